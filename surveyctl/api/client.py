@@ -1,0 +1,240 @@
+"""HTTP client of the marketplace API (spec section 4).
+
+One `ApiClient` per environment: a requests session carrying the `access-token` header,
+retries with exponential backoff and jitter for 429/502/503/504 and connection errors on
+the idempotent methods (GET, PUT, DELETE), honouring `Retry-After`. A POST is never retried
+after it may have reached the service: a create retried blindly can make a duplicate survey.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import requests
+from requests.adapters import HTTPAdapter
+from urllib3.util.retry import Retry
+
+from surveyctl import __version__
+from surveyctl.api import paths
+from surveyctl.errors import ApiError, ConnectionFailed
+
+log = logging.getLogger("surveyctl.http")
+
+RETRY_STATUSES = (429, 502, 503, 504)
+_LOG_BODY_LIMIT = 2000
+
+
+def _retry_policy(retries: int, backoff: float) -> Retry:
+    return Retry(
+        total=retries,
+        connect=retries,
+        read=retries,
+        status=retries,
+        backoff_factor=backoff,
+        backoff_jitter=backoff,
+        backoff_max=30,
+        status_forcelist=RETRY_STATUSES,
+        allowed_methods=frozenset({"GET", "PUT", "DELETE"}),
+        respect_retry_after_header=True,
+        raise_on_status=False,
+    )
+
+
+def _error_message(response: requests.Response) -> tuple[int | None, str]:
+    """The service's error code and message; 401 bodies may say `msg` instead (public facts)."""
+    try:
+        body = response.json()
+    except ValueError:
+        return None, (response.text or response.reason or "").strip()[:300]
+    if not isinstance(body, dict):
+        return None, str(body)[:300]
+    code = body.get("ps_api_response_code")
+    message = body.get("ps_api_response_message") or body.get("msg") or response.reason
+    return (code if isinstance(code, int) else None), str(message)
+
+
+class ApiClient:
+    """Calls the marketplace API of one environment: `{host}/buyers/v2` and `{host}/buyers/v3`."""
+
+    def __init__(
+        self,
+        host: str,
+        api_key: str,
+        *,
+        timeout: float = 30.0,
+        retries: int = 5,
+        backoff: float = 0.5,
+        pool_size: int = 32,
+    ):
+        self.host = host.rstrip("/")
+        self.timeout = timeout
+        self._session = requests.Session()
+        self._session.headers.update(
+            {"access-token": api_key, "User-Agent": f"surveyctl/{__version__}"}
+        )
+        adapter = HTTPAdapter(
+            max_retries=_retry_policy(retries, backoff),
+            pool_connections=pool_size,
+            pool_maxsize=pool_size,
+        )
+        self._session.mount("http://", adapter)
+        self._session.mount("https://", adapter)
+        # Counts requests by "METHOD kind" for benchmarks and tests of request economy.
+        self.request_counts: dict[str, int] = {}
+        self._counts_lock = threading.Lock()
+
+    def url(self, path: paths.Path) -> str:
+        return f"{self.host}/buyers/{path.version}{path.path}"
+
+    def close(self) -> None:
+        self._session.close()
+
+    # -- transport -------------------------------------------------------------------------
+
+    def request(
+        self,
+        method: str,
+        path: paths.Path,
+        *,
+        body: Any = None,
+        params: dict[str, Any] | None = None,
+        expected: tuple[int, ...] = (200,),
+    ) -> requests.Response:
+        """Sends one request and returns the response, or raises ApiError/ConnectionFailed."""
+        url = self.url(path)
+        key = f"{method} {path.name}"
+        with self._counts_lock:
+            self.request_counts[key] = self.request_counts.get(key, 0) + 1
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("> %s %s params=%s body=%s", method, url, params, _clip(body))
+        try:
+            response = self._session.request(
+                method, url, json=body, params=params, timeout=self.timeout
+            )
+        except requests.RequestException as exc:
+            raise ConnectionFailed(f"{method} {url} failed: {type(exc).__name__}: {exc}") from exc
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("< %s %s %s", response.status_code, url, _clip(response.text))
+        if response.status_code not in expected:
+            code, message = _error_message(response)
+            raise ApiError(method, url, response.status_code, code, message)
+        return response
+
+    def _json(self, method: str, path: paths.Path, **kwargs: Any) -> Any:
+        response = self.request(method, path, **kwargs)
+        try:
+            return response.json()
+        except ValueError as exc:
+            raise ApiError(
+                method, self.url(path), response.status_code, None, "the body is not JSON"
+            ) from exc
+
+    # -- surveys (v2) ----------------------------------------------------------------------
+
+    def create_survey(self, body: dict) -> dict:
+        return self._json("POST", paths.surveys(), body=body, expected=(201,))
+
+    def update_survey(self, survey_id: int, body: dict) -> dict:
+        return self._json("PUT", paths.survey(survey_id), body=body)
+
+    def get_survey(self, survey_id: int) -> dict:
+        return self._json("GET", paths.survey(survey_id))
+
+    def list_surveys(self) -> list[dict]:
+        return self._json("GET", paths.surveys())
+
+    def delete_survey(self, survey_id: int) -> None:
+        self.request("DELETE", paths.survey(survey_id), expected=(200, 204))
+
+    def set_survey_status(self, survey_id: int, status: int) -> dict:
+        return self._json("PUT", paths.survey_status(survey_id), body={"ps_survey_status": status})
+
+    def update_quota(self, survey_id: int, buyer_quota_id: str, body: dict) -> dict:
+        return self._json("PUT", paths.quota(survey_id, buyer_quota_id), body=body)
+
+    def quota_performance(self, survey_id: int) -> list[dict]:
+        return self._json("GET", paths.quota_performance(survey_id))
+
+    # -- exclusion groups (v2) -------------------------------------------------------------
+
+    def create_group(self, body: dict) -> dict:
+        return self._json("POST", paths.survey_groups(), body=body, expected=(201,))
+
+    def update_group(self, ref: str, body: dict) -> dict:
+        return self._json("PUT", paths.survey_group(ref), body=body)
+
+    def get_group(self, ref: str) -> dict:
+        return self._json("GET", paths.survey_group(ref))
+
+    def delete_group(self, ref: str) -> None:
+        self.request("DELETE", paths.survey_group(ref), expected=(200, 204))
+
+    # -- catalogue, transactions, checks (v3) ----------------------------------------------
+
+    def get_attributes_page(
+        self, localization: str, classes: list[int] | None = None, page: int = 1
+    ) -> tuple[list[dict], int]:
+        """One page of the catalogue and the `total_pages` header."""
+        params: dict[str, Any] = {"localization": localization, "page": page}
+        if classes:
+            params["class"] = ",".join(str(c) for c in classes)
+        response = self.request("GET", paths.attributes(), params=params)
+        return response.json(), _total_pages(response)
+
+    def get_transactions_page(
+        self,
+        survey_id: int,
+        *,
+        page: int = 1,
+        limit: int | None = None,
+        status: list[int] | None = None,
+        supplier_ids: list[int] | None = None,
+    ) -> tuple[list[dict], int]:
+        """One page of a survey's transactions and the `total_pages` header."""
+        params: dict[str, Any] = {"page": page}
+        if limit is not None:
+            params["limit"] = limit
+        if status:
+            params["status"] = ",".join(str(s) for s in status)
+        if supplier_ids:
+            params["supplier_ids"] = ",".join(str(s) for s in supplier_ids)
+        response = self.request("GET", paths.transactions(survey_id), params=params)
+        return response.json(), _total_pages(response)
+
+    def iter_pages(self, fetch_page, **kwargs: Any) -> Iterator[list[dict]]:
+        """Yields every page of a paged call, `fetch_page(page=N, **kwargs)`, from page 1."""
+        page, total = 1, 1
+        while page <= total:
+            items, total = fetch_page(page=page, **kwargs)
+            yield items
+            page += 1
+
+    def get_transaction(self, survey_id: int, transaction_id: str) -> dict:
+        return self._json("GET", paths.transaction(survey_id, transaction_id))
+
+    def text_check(self, transaction_id: str, questions: list[dict]) -> dict:
+        body = {"transaction_id": transaction_id, "questions": questions}
+        return self._json("POST", paths.text_check(), body=body)
+
+    # -- reconciliation (v2) ---------------------------------------------------------------
+
+    def adjust(self, transaction_ids: list[str], survey_id: int | None = None) -> dict:
+        path = paths.adjustments() if survey_id is None else paths.survey_adjustments(survey_id)
+        body = [{"transaction_id": t} for t in transaction_ids]
+        return self._json("POST", path, body=body, expected=(200, 202))
+
+
+def _total_pages(response: requests.Response) -> int:
+    try:
+        return max(1, int(response.headers.get("total_pages", "1")))
+    except ValueError:
+        return 1
+
+
+def _clip(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value)
+    return text if len(text) <= _LOG_BODY_LIMIT else text[:_LOG_BODY_LIMIT] + "..."

@@ -1,0 +1,1 @@
+"""The command line: a thin face over the core. One module per command group."""

@@ -1,0 +1,78 @@
+"""The `surveyctl` root command: global options, lazy sub-commands, and error reporting.
+
+Sub-commands are imported only when used, so `surveyctl --help` and a plain `validate` stay
+fast. A `SurveyctlError` becomes one line on stderr and exit code 1; `--debug` shows the
+traceback and the HTTP exchange (the access-token header is never logged).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+from pathlib import Path
+
+import click
+
+from surveyctl import __version__
+from surveyctl.cli.context import CliContext
+from surveyctl.errors import SurveyctlError
+
+# command name -> "module:attribute"; each command group lives in its own module.
+COMMANDS: dict[str, str] = {
+}
+
+
+class UserError(click.ClickException):
+    """A SurveyctlError on its way out: click prints `Error: <message>` and exits 1."""
+
+
+class LazyGroup(click.Group):
+    """A group whose sub-commands are imported on first use, and that reports user errors."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        target = COMMANDS.get(name)
+        if target is None:
+            return None
+        module_name, attribute = target.split(":")
+        return getattr(importlib.import_module(module_name), attribute)
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except SurveyctlError as exc:
+            if isinstance(ctx.obj, CliContext) and ctx.obj.debug:
+                raise
+            raise UserError(str(exc)) from exc
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="surveyctl")
+@click.option("--env", "env_name", metavar="NAME", help="Environment to use (or $SURVEYCTL_ENV).")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Configuration file (default: ./surveyctl.yaml when present).",
+)
+@click.option("--debug", is_flag=True, help="Show tracebacks and the HTTP exchange.")
+@click.pass_context
+def cli(ctx: click.Context, env_name: str | None, config_path: Path | None, debug: bool) -> None:
+    """Survey-as-code for buyers on a respondent marketplace.
+
+    Without configuration every command targets the embedded sandbox, a local marketplace
+    whose data lives in .surveyctl/sandbox.db.
+    """
+    ctx.obj = CliContext(env_name=env_name, config_path=config_path, debug=debug)
+    if debug:
+        logging.basicConfig(level=logging.DEBUG, stream=sys.stderr, format="%(name)s %(message)s")
+        # urllib3 logs no headers, so the access token stays out of the debug output.
+        logging.getLogger("urllib3").setLevel(logging.INFO)
+
+
+def main() -> None:
+    """Entry point of the console script and of `python -m surveyctl`."""
+    cli(prog_name="surveyctl")

@@ -1,0 +1,17 @@
+"""Opens an API client for an environment, starting the embedded sandbox when that is the target."""
+
+from __future__ import annotations
+
+from surveyctl.api import ApiClient
+from surveyctl.config import Config, Environment
+
+
+def open_client(config: Config, environment: Environment, **client_options) -> ApiClient:
+    """A client for `environment`; the embedded sandbox is started on a free loopback port."""
+    if environment.embedded:
+        from surveyctl.sandbox.server import SandboxOptions, start
+
+        config.work_dir.mkdir(parents=True, exist_ok=True)
+        running = start(SandboxOptions(db_path=config.sandbox_db))
+        return ApiClient(running.url, environment.api_key(), **client_options)
+    return ApiClient(environment.host, environment.api_key(), **client_options)

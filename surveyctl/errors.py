@@ -1,0 +1,53 @@
+"""Errors a user can cause or fix.
+
+Every exception here is caught by the CLI, printed as one sentence (with file:line where the
+error comes from a file) and turned into exit code 1. Anything else is a bug in surveyctl.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a value came from: a file, its 1-based line and column."""
+
+    file: str
+    line: int
+    column: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}" + (f":{self.column}" if self.column else "")
+
+
+class SurveyctlError(Exception):
+    """Base of every error surveyctl reports to the user instead of a traceback."""
+
+    def __init__(self, message: str, location: Location | None = None):
+        super().__init__(message)
+        self.message = message
+        self.location = location
+
+    def __str__(self) -> str:
+        return f"{self.location}: {self.message}" if self.location else self.message
+
+
+class ConfigError(SurveyctlError):
+    """surveyctl.yaml or the environment variables are wrong."""
+
+
+class ApiError(SurveyctlError):
+    """The marketplace answered a request with an error status."""
+
+    def __init__(self, method: str, url: str, status: int, code: int | None, message: str):
+        self.method = method
+        self.url = url
+        self.status = status
+        self.code = code
+        detail = f" (code {code})" if code is not None else ""
+        super().__init__(f"{method} {url} answered {status}{detail}: {message}")
+
+
+class ConnectionFailed(SurveyctlError):
+    """The marketplace could not be reached at all."""

@@ -1,0 +1,55 @@
+"""The root command: version, help on every command, and environment selection."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from surveyctl import __version__
+from surveyctl.cli.main import COMMANDS, cli
+from surveyctl.config import SANDBOX, load_config
+from surveyctl.errors import ConfigError
+
+
+def test_version_prints_the_package_version():
+    result = CliRunner().invoke(cli, ["--version"])
+    assert result.exit_code == 0
+    assert __version__ in result.output
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_every_command_has_help(name):
+    result = CliRunner().invoke(cli, [name, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Usage:" in result.output
+
+
+def test_sandbox_is_the_environment_when_nothing_is_configured(tmp_path, monkeypatch):
+    monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
+    config = load_config(cwd=tmp_path)
+    assert config.environment().name == SANDBOX
+    assert config.environment().embedded
+
+
+def test_env_variable_selects_a_configured_environment(tmp_path, monkeypatch):
+    (tmp_path / "surveyctl.yaml").write_text(
+        "environments:\n  staging: {host: 'https://staging.example.com', api_key_env: K}\n"
+    )
+    monkeypatch.setenv("SURVEYCTL_ENV", "staging")
+    assert load_config(cwd=tmp_path).environment().host == "https://staging.example.com"
+
+
+def test_unknown_environment_names_the_known_ones(tmp_path, monkeypatch):
+    monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
+    with pytest.raises(ConfigError, match="unknown environment 'prod'.*known: sandbox"):
+        load_config(cwd=tmp_path).environment("prod")
+
+
+def test_missing_api_key_names_the_variable(tmp_path, monkeypatch):
+    (tmp_path / "surveyctl.yaml").write_text(
+        "environments:\n  staging: {host: 'https://staging.example.com', api_key_env: STG_KEY}\n"
+    )
+    monkeypatch.delenv("STG_KEY", raising=False)
+    environment = load_config(cwd=tmp_path).environment("staging")
+    with pytest.raises(ConfigError, match=r"\$STG_KEY"):
+        environment.api_key()
