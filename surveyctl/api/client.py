@@ -2,8 +2,12 @@
 
 One `ApiClient` per environment: a requests session carrying the `access-token` header,
 retries with exponential backoff and jitter for 429/502/503/504 and connection errors on
-the idempotent methods (GET, PUT, DELETE), honouring `Retry-After`. A POST is never retried
-after it may have reached the service: a create retried blindly can make a duplicate survey.
+the idempotent methods (GET, PUT, DELETE), honouring `Retry-After`.
+
+A POST is never retried after it may have been processed: a create retried blindly can make a
+duplicate survey. It is retried only where the service said it did not process it (429 Too
+Many Requests, 503 Service Unavailable) or where the connection was never made; a 502/504,
+a reset or a read timeout after sending is left to the caller (the applier's create journal).
 """
 
 from __future__ import annotations
@@ -25,15 +29,18 @@ from surveyctl.errors import ApiError, ConnectionFailed
 log = logging.getLogger("surveyctl.http")
 
 RETRY_STATUSES = (429, 502, 503, 504)
+POST_RETRY_STATUSES = (429, 503)
 _LOG_BODY_LIMIT = 2000
 
 
 def _retry_policy(retries: int, backoff: float) -> Retry:
+    """Idempotent methods: retry statuses, connection and read errors."""
     return Retry(
         total=retries,
         connect=retries,
         read=retries,
         status=retries,
+        other=0,
         backoff_factor=backoff,
         backoff_jitter=backoff,
         backoff_max=30,
@@ -42,6 +49,33 @@ def _retry_policy(retries: int, backoff: float) -> Retry:
         respect_retry_after_header=True,
         raise_on_status=False,
     )
+
+
+def _post_retry_policy(retries: int, backoff: float) -> Retry:
+    """POST: only refusals the service states (429, 503) and connections never made."""
+    return Retry(
+        total=retries,
+        connect=retries,
+        read=0,
+        status=retries,
+        other=0,
+        backoff_factor=backoff,
+        backoff_jitter=backoff,
+        backoff_max=30,
+        status_forcelist=POST_RETRY_STATUSES,
+        allowed_methods=frozenset({"POST"}),
+        respect_retry_after_header=True,
+        raise_on_status=False,
+    )
+
+
+def _session(api_key: str, retry: Retry, pool_size: int) -> requests.Session:
+    session = requests.Session()
+    session.headers.update({"access-token": api_key, "User-Agent": f"surveyctl/{__version__}"})
+    adapter = HTTPAdapter(max_retries=retry, pool_connections=pool_size, pool_maxsize=pool_size)
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session
 
 
 def _error_message(response: requests.Response) -> tuple[int | None, str]:
@@ -72,17 +106,8 @@ class ApiClient:
     ):
         self.host = host.rstrip("/")
         self.timeout = timeout
-        self._session = requests.Session()
-        self._session.headers.update(
-            {"access-token": api_key, "User-Agent": f"surveyctl/{__version__}"}
-        )
-        adapter = HTTPAdapter(
-            max_retries=_retry_policy(retries, backoff),
-            pool_connections=pool_size,
-            pool_maxsize=pool_size,
-        )
-        self._session.mount("http://", adapter)
-        self._session.mount("https://", adapter)
+        self._session = _session(api_key, _retry_policy(retries, backoff), pool_size)
+        self._post_session = _session(api_key, _post_retry_policy(retries, backoff), pool_size)
         # Counts requests by "METHOD kind" for benchmarks and tests of request economy.
         self.request_counts: dict[str, int] = {}
         self._counts_lock = threading.Lock()
@@ -92,6 +117,7 @@ class ApiClient:
 
     def close(self) -> None:
         self._session.close()
+        self._post_session.close()
 
     # -- transport -------------------------------------------------------------------------
 
@@ -112,9 +138,8 @@ class ApiClient:
         if log.isEnabledFor(logging.DEBUG):
             log.debug("> %s %s params=%s body=%s", method, url, params, _clip(body))
         try:
-            response = self._session.request(
-                method, url, json=body, params=params, timeout=self.timeout
-            )
+            session = self._post_session if method == "POST" else self._session
+            response = session.request(method, url, json=body, params=params, timeout=self.timeout)
         except requests.RequestException as exc:
             raise ConnectionFailed(f"{method} {url} failed: {type(exc).__name__}: {exc}") from exc
         if log.isEnabledFor(logging.DEBUG):

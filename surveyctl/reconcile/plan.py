@@ -1,0 +1,139 @@
+"""The Plan: pure data describing what `apply` will do, and nothing else.
+
+A plan is made by the planner from manifests, state and live bodies; it is rendered for people
+(text, markdown) and programs (json), saved with `plan --out FILE`, and executed by the
+applier. It never holds the API key. Each planned resource carries a fingerprint of the live
+body it was planned against, so a saved plan can refuse to apply after a change made elsewhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+FORMAT_VERSION = 1
+
+Action = Literal["no-op", "create", "update", "quota-update", "delete"]
+Severity = Literal["error", "warning", "note"]
+
+SURVEY = "Survey"
+GROUP = "ExclusionGroup"
+
+
+@dataclass
+class FieldChange:
+    """One field that differs: `path` like `quotas[male].required_count`, old and new values."""
+
+    path: str
+    old: Any = None
+    new: Any = None
+
+
+@dataclass
+class Note:
+    """Something the reviewer should know; an `error` note blocks the apply."""
+
+    severity: Severity
+    address: str
+    message: str
+    location: str | None = None  # file:line of the manifest, when there is one
+
+
+@dataclass
+class Spend:
+    """Estimated spend of one survey: offer_price x completes_required (US dollars)."""
+
+    before: float | None = None
+    after: float | None = None
+
+
+@dataclass
+class ResourceChange:
+    """What happens to one resource. `body` is exactly what the write sends."""
+
+    kind: str  # SURVEY or GROUP
+    name: str
+    action: Action
+    remote_id: int | str | None = None  # ps_survey_id, or buyer_surveygroup_ref
+    body: dict | None = None  # POST/PUT body (group bodies name surveys by manifest name)
+    quota_updates: dict[str, dict] = field(default_factory=dict)  # buyer_quota_id -> PUT body
+    changes: list[FieldChange] = field(default_factory=list)
+    drift: list[FieldChange] = field(default_factory=list)  # managed fields changed elsewhere
+    fingerprint: str | None = None  # of the live body planned against; None for creates
+    spend: Spend | None = None
+    location: str | None = None
+
+    @property
+    def address(self) -> str:
+        return f"{self.kind}/{self.name}"
+
+    @property
+    def is_change(self) -> bool:
+        return self.action != "no-op"
+
+
+@dataclass
+class Plan:
+    """Every planned resource, in apply order, with notes and the state it was made from."""
+
+    environment: str
+    state_lineage: str
+    state_serial: int
+    resources: list[ResourceChange] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    destroy: bool = False
+    format_version: int = FORMAT_VERSION
+
+    @property
+    def errors(self) -> list[Note]:
+        return [note for note in self.notes if note.severity == "error"]
+
+    @property
+    def has_changes(self) -> bool:
+        return any(resource.is_change for resource in self.resources)
+
+    def counts(self) -> dict[str, int]:
+        """Terraform's summary: creates, changes (full or quota updates), destroys."""
+        actions = [resource.action for resource in self.resources]
+        return {
+            "add": actions.count("create"),
+            "change": actions.count("update") + actions.count("quota-update"),
+            "destroy": actions.count("delete"),
+        }
+
+    def spend_totals(self) -> Spend:
+        """Total estimated spend of the surveys before and after the plan."""
+        before = after = 0.0
+        for resource in self.resources:
+            if resource.spend is not None:
+                before += resource.spend.before or 0.0
+                after += resource.spend.after or 0.0
+        return Spend(before=round(before, 2), after=round(after, 2))
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Plan:
+        resources = [
+            ResourceChange(
+                **{
+                    **item,
+                    "changes": [FieldChange(**c) for c in item.get("changes", [])],
+                    "drift": [FieldChange(**c) for c in item.get("drift", [])],
+                    "spend": Spend(**item["spend"]) if item.get("spend") else None,
+                }
+            )
+            for item in data.get("resources", [])
+        ]
+        notes = [Note(**note) for note in data.get("notes", [])]
+        rest = {k: v for k, v in data.items() if k not in ("resources", "notes")}
+        return cls(**rest, resources=resources, notes=notes)
+
+
+def fingerprint(body: Any) -> str:
+    """A stable digest of a JSON value (key order and float formatting do not matter)."""
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()

@@ -1,0 +1,103 @@
+"""The plan as text, in the manner of `terraform plan`: `+` create, `~` update, `-` delete."""
+
+from __future__ import annotations
+
+from surveyctl.reconcile.plan import Plan, ResourceChange
+from surveyctl.render.values import money, money_delta, show
+
+SYMBOLS = {"create": "+", "update": "~", "quota-update": "~", "delete": "-", "no-op": " "}
+COLOURS = {"+": "32", "~": "33", "-": "31", "!": "35"}  # ANSI: green, yellow, red, magenta
+
+
+def render(plan: Plan, color: bool = False, show_no_op: bool = False) -> str:
+    """The whole plan; `color` adds ANSI colours (the CLI decides: terminal, no NO_COLOR)."""
+
+    def paint(symbol: str, text: str) -> str:
+        return f"\033[{COLOURS[symbol]}m{text}\033[0m" if color and symbol in COLOURS else text
+
+    lines: list[str] = []
+    for resource in plan.resources:
+        if resource.is_change or show_no_op or resource.drift:
+            lines.extend(_resource(resource, paint))
+    if lines:
+        lines.append("")
+    if plan.notes:
+        lines.append("Notes:")
+        for note in plan.notes:
+            where = f" ({note.location})" if note.location else ""
+            lines.append(f"  {note.severity}: {note.address}: {note.message}{where}")
+        lines.append("")
+    lines.append(summary_line(plan))
+    return "\n".join(lines) + "\n"
+
+
+def summary_line(plan: Plan) -> str:
+    if not plan.has_changes:
+        line = "No changes. The live surveys match the manifests."
+    else:
+        counts = plan.counts()
+        line = (
+            f"Plan: {counts['add']} to add, {counts['change']} to change, "
+            f"{counts['destroy']} to destroy."
+        )
+    spend = plan.spend_totals()
+    if spend.before or spend.after:
+        line += (
+            f" Estimated spend: {money(spend.before)} -> {money(spend.after)} "
+            f"({money_delta(spend.before, spend.after)})."
+        )
+    return line
+
+
+def _resource(resource: ResourceChange, paint) -> list[str]:
+    symbol = SYMBOLS[resource.action]
+    ident = f" ({_ident(resource)})" if resource.remote_id is not None else ""
+    how = {
+        "create": "will be created",
+        "update": "will be updated (full overwrite PUT)",
+        "quota-update": f"quotas will be updated ({len(resource.quota_updates)} quota PUT)",
+        "delete": "will be destroyed",
+        "no-op": "unchanged",
+    }[resource.action]
+    lines = [paint(symbol, f"{symbol} {resource.address}{ident} {how}")]
+    if resource.action == "create" and resource.body:
+        lines.extend(
+            paint("+", f"    + {key}: {_summary(key, value)}")
+            for key, value in sorted(resource.body.items())
+        )
+    elif resource.action in ("update", "quota-update"):
+        for change in resource.changes:
+            if change.old is None:
+                lines.append(paint("+", f"    + {change.path}: {show(change.new)}"))
+            elif change.new is None:
+                lines.append(paint("-", f"    - {change.path}: {show(change.old)}"))
+            else:
+                lines.append(
+                    paint("~", f"    ~ {change.path}: {show(change.old)} -> {show(change.new)}")
+                )
+    if resource.spend and resource.spend.before != resource.spend.after:
+        lines.append(
+            f"      spend: {money(resource.spend.before)} -> {money(resource.spend.after)}"
+        )
+    for change in resource.drift:
+        lines.append(
+            paint(
+                "!",
+                f"    ! drift: {change.path} was {show(change.old)} when last "
+                f"applied, is {show(change.new)} live",
+            )
+        )
+    return lines
+
+
+def _ident(resource: ResourceChange) -> str:
+    label = "ps_survey_id" if resource.kind == "Survey" else "ref"
+    return f"{label} {resource.remote_id}"
+
+
+def _summary(key: str, value) -> str:
+    """Quotas of a create are listed by id with their counts; other fields as values."""
+    if key == "quotas" and isinstance(value, list):
+        cells = [f"{q.get('buyer_quota_id')} ({q.get('required_count')})" for q in value]
+        return f"{len(cells)}: " + ", ".join(cells)
+    return show(value)
