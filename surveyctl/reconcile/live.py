@@ -1,0 +1,44 @@
+"""Reads the live state of every managed resource: one GET each, in parallel."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from surveyctl.api import ApiClient
+from surveyctl.errors import ApiError, SurveyctlError
+
+
+@dataclass
+class LiveResult:
+    """The live body of one resource; `gone` when the service answered 404."""
+
+    address: str
+    body: dict | None = None
+    gone: bool = False
+    error: str | None = None
+
+
+def fetch_all(
+    client: ApiClient,
+    requests: Iterable[tuple[str, Callable[[ApiClient], Any]]],
+    parallelism: int = 10,
+) -> dict[str, LiveResult]:
+    """Runs `fetch(client)` for each (address, fetch) with `parallelism` workers."""
+
+    def one(item: tuple[str, Callable[[ApiClient], Any]]) -> LiveResult:
+        address, fetch = item
+        try:
+            return LiveResult(address, body=fetch(client))
+        except ApiError as exc:
+            if exc.status == 404:
+                return LiveResult(address, gone=True)
+            return LiveResult(address, error=str(exc))
+        except SurveyctlError as exc:
+            return LiveResult(address, error=str(exc))
+
+    items = list(requests)
+    with ThreadPoolExecutor(max_workers=max(1, parallelism)) as pool:
+        return {result.address: result for result in pool.map(one, items)}
