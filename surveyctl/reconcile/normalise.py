@@ -1,0 +1,251 @@
+"""Canonical forms of survey and group bodies, so that only real changes show up in a plan.
+
+Diff noise is a bug. The service answers with more fields than it accepts, in its own order,
+and with numbers and codes spelled its own way; a manifest says the same things differently.
+`normalise_survey` maps both onto one form, for comparison only (never send it):
+
+- response-only fields (spec 2.5 fields that are not 2.2 update fields, and `ps_quota_id`
+  inside quotas) are dropped;
+- null, "", [] and {} are the same as absent (the update resets what it does not carry);
+- inside `qlc`, false is the same as absent (2.7: every option defaults to false, and the
+  response always carries the full object);
+- numbers compare by value (5 == 5.0), booleans stay booleans;
+- `condition_codes` are a set of strings, `range_sets` a set of ranges; so are the other
+  lists whose order means nothing (`subscriber_emails`, `buyer_surveygroup_refs`,
+  `qbp.quota_ids`, `feasibility_exclusions.criteriaSurveys` and `.statuses`);
+- `qualifications` are keyed by qualification_code, `quotas` by buyer_quota_id and each
+  quota's `criteria` by qualification_code (a keyed collection must have unique keys; the
+  manifest rules check that before planning).
+
+`update_body(live)` is different: it turns a live response into a body the update (PUT, 2.2)
+accepts, in the API's own list form, because the service rejects unknown fields.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+# Spec 2.2, in the spec's order: the only fields an update body may carry.
+UPDATE_FIELDS: tuple[str, ...] = (
+    "survey_title",
+    "survey_category_code",
+    "survey_localization",
+    "completes_required",
+    "offer_price",
+    "survey_pause_threshold",
+    "schedule_pause",
+    "incl_excl",
+    "quota_throttling",
+    "click_balancing",
+    "expected_ir",
+    "expected_loi",
+    "live_url",
+    "test_url",
+    "feasibility_exclusions",
+    "subscriber_emails",
+    "field_time",
+    "global_flexibility",
+    "buyer_message",
+    "billing_id",
+    "mc_unique_id",
+    "qualifications",
+    "qbp",
+    "qlc",
+    "quotas",
+    "is_feot_enabled",
+    "feot",
+    "is_dq_enable",
+    "blend_id",
+    "buyer_surveygroup_ref",
+    "buyer_surveygroup_refs",
+    "template_id",
+    "external_project_id",
+)
+
+# Spec 2.5 fields that an update does not accept: the service's own bookkeeping.
+RESPONSE_ONLY_FIELDS: frozenset[str] = frozenset(
+    {
+        "ps_survey_id",
+        "ps_survey_status",
+        "estimated_clicks",
+        "survey_external_id",
+        "soft_launch",
+        "unique_links",
+        "uniqueLinks",
+        "url_transform",
+        "is_modular_survey",
+        "test_ps_survey_entry_link",
+        "survey_grouping",
+        "schedule_launch",
+        "price_reco",
+        "project_creation_date",
+        "project_last_complete_date",
+        "mc_count",
+        "tc_count",
+        "basic_token",
+        "is_core_price_rate_card_enable",
+        "dq_settings",
+        "product",
+        "pds_ignore_override",
+        "supplier_allocation_throttle",
+        "blend_applied",
+        "mcqb",
+    }
+)
+
+# Spec 2.4: what a quota inside an update body may carry; ps_quota_id is the service's.
+QUOTA_UPDATE_FIELDS: tuple[str, ...] = (
+    "buyer_quota_id",
+    "buyer_quota_supplier_id",
+    "quota_title",
+    "required_count",
+    "criteria",
+    "group_key",
+)
+QUOTA_RESPONSE_ONLY_FIELDS: frozenset[str] = frozenset({"ps_quota_id"})
+
+# Spec 2.9: the fields of an exclusion group.
+GROUP_FIELDS: tuple[str, ...] = (
+    "buyer_surveygroup_ref",
+    "name",
+    "surveys_in_group",
+    "exclusion_period",
+)
+
+# Collections whose items have an identity: the key each item is filed under.
+KEYED_COLLECTIONS: dict[str, str] = {
+    "qualifications": "qualification_code",
+    "quotas": "buyer_quota_id",
+    "criteria": "qualification_code",
+}
+
+# Lists whose order carries no meaning; compared as sets.
+_UNORDERED_LISTS = frozenset(
+    {
+        "condition_codes",
+        "range_sets",
+        "subscriber_emails",
+        "buyer_surveygroup_refs",
+        "quota_ids",
+        "criteriaSurveys",
+        "statuses",
+        "surveys_in_group",
+    }
+)
+_STRING_SETS = frozenset({"condition_codes"})
+
+
+def update_body(live_response: dict) -> dict:
+    """The live survey as an update body (2.2): update fields only, API list form, no nulls."""
+    body: dict[str, Any] = {}
+    for name in UPDATE_FIELDS:
+        value = live_response.get(name)
+        if value is None:
+            continue
+        if name == "quotas":
+            value = [_quota_update(quota) for quota in value]
+        body[name] = copy.deepcopy(value)
+    return body
+
+
+def _quota_update(quota: dict) -> dict:
+    return {
+        name: copy.deepcopy(quota[name])
+        for name in QUOTA_UPDATE_FIELDS
+        if quota.get(name) is not None
+    }
+
+
+def group_update_body(live_group: dict) -> dict:
+    """The live exclusion group reduced to the four fields of 2.9, without nulls."""
+    return {
+        name: copy.deepcopy(live_group[name])
+        for name in GROUP_FIELDS
+        if live_group.get(name) is not None
+    }
+
+
+def normalise_survey(body: dict) -> dict:
+    """The canonical form of a survey body (request or response), for comparison only."""
+    kept = {name: value for name, value in body.items() if name not in RESPONSE_ONLY_FIELDS}
+    return _normalise_mapping(kept, parent=None)
+
+
+def normalise_group(body: dict) -> dict:
+    """The canonical form of an exclusion group body, for comparison only."""
+    return _normalise_mapping({k: v for k, v in body.items() if k in GROUP_FIELDS}, parent=None)
+
+
+def is_empty(value: Any) -> bool:
+    """Whether a value means "not set": null, "", [] or {}."""
+    return value is None or (isinstance(value, str | list | dict) and len(value) == 0)
+
+
+def _normalise_mapping(mapping: dict, parent: str | None) -> dict:
+    result: dict[str, Any] = {}
+    for name, value in mapping.items():
+        if parent == "quota" and name in QUOTA_RESPONSE_ONLY_FIELDS:
+            continue
+        normal = _normalise_field(name, value, parent)
+        if is_empty(normal):
+            continue
+        if parent == "qlc" and normal is False:
+            continue
+        result[name] = normal
+    return result
+
+
+def _normalise_field(name: str, value: Any, parent: str | None) -> Any:
+    if name in KEYED_COLLECTIONS and isinstance(value, list):
+        key = KEYED_COLLECTIONS[name]
+        item_parent = "quota" if name == "quotas" else name
+        return {
+            _scalar(item.get(key)): _normalise_mapping(item, item_parent)
+            for item in value
+            if isinstance(item, dict)
+        }
+    if isinstance(value, dict):
+        # qlc's nested multiple_quotas shares qlc's false-means-absent default.
+        child_parent = "qlc" if name == "qlc" or parent == "qlc" else name
+        return _normalise_mapping(value, child_parent)
+    if isinstance(value, list):
+        items = [_normalise_value(item) for item in value]
+        if name in _STRING_SETS:
+            items = [str(item) for item in items]
+        if name in _UNORDERED_LISTS:
+            return _sorted_set(items)
+        return items
+    return _scalar(value)
+
+
+def _normalise_value(value: Any) -> Any:
+    if isinstance(value, dict):
+        return _normalise_mapping(value, parent=None)
+    if isinstance(value, list):
+        return [_normalise_value(item) for item in value]
+    return _scalar(value)
+
+
+def _scalar(value: Any) -> Any:
+    # 5.0 and 5 are the same number to the service; bool is an int subclass and must stay bool.
+    if isinstance(value, float) and not isinstance(value, bool) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _sorted_set(items: list) -> list:
+    unique: dict[tuple, Any] = {}
+    for item in items:
+        unique.setdefault(_sort_key(item), item)
+    return [unique[key] for key in sorted(unique)]
+
+
+def _sort_key(item: Any) -> tuple:
+    # Numbers sort as numbers, then strings, then anything else by its JSON text.
+    if isinstance(item, int | float) and not isinstance(item, bool):
+        return (0, item, "")
+    if isinstance(item, str):
+        return (1, 0, item)
+    return (2, 0, json.dumps(item, sort_keys=True, default=str))
