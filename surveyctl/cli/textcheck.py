@@ -1,0 +1,48 @@
+"""`surveyctl text-check`: the open-ended response check of free-text answers (spec 4.7)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.ops.textcheck import FLAGS, check_answers, load_answers
+
+
+@click.command(name="text-check")
+@click.argument("transaction_id")
+@click.option(
+    "--answers",
+    "answers_path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="JSON list of {question_id, text}, or CSV with columns question_id,text.",
+)
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table")
+@pass_context
+def text_check(ctx: CliContext, transaction_id: str, answers_path: Path, fmt: str) -> None:
+    """Check the free-text answers of TRANSACTION_ID: one row of flags per answer.
+
+    Answers are sent in batches of at most 20, the service's limit per call.
+    """
+    answers = load_answers(answers_path)
+    results = check_answers(ctx.client(), transaction_id, answers)
+    if fmt == "json":
+        payload = {"transaction_id": transaction_id, "data": [r.as_dict() for r in results]}
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        return
+    table = Table(box=None, pad_edge=False)
+    table.add_column("question_id")
+    for _, label in FLAGS:
+        table.add_column(label, justify="center")
+    table.add_column("text", overflow="ellipsis", no_wrap=True, max_width=40)
+    for result in results:
+        marks = ["yes" if result.flags.get(key) else "-" for key, _ in FLAGS]
+        table.add_row(result.question_id, *marks, result.text)
+    Console(soft_wrap=False).print(table)
+    flagged = sum(1 for r in results if r.raised)
+    click.echo(f"{len(results)} answer(s) checked, {flagged} flagged", err=True)

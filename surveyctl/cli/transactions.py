@@ -1,0 +1,125 @@
+"""`surveyctl transactions list|get`: a survey's respondent sessions (spec 4.4, 4.5).
+
+`list` reads every page and writes rows as they arrive, so a survey of any size exports in
+flat memory. Progress goes to stderr; stdout (or --output) holds only the data.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.ops.transactions import (
+    DEFAULT_PAGE_SIZE,
+    FORMATS,
+    ExportProgress,
+    TransactionQuery,
+    export,
+    iter_pages,
+    make_writer,
+)
+
+
+def _int_list(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, ...]:
+    if not value:
+        return ()
+    try:
+        return tuple(int(part) for part in value.split(",") if part.strip())
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a comma-separated list of integers") from None
+
+
+@click.group(name="transactions")
+def transactions() -> None:
+    """Read a survey's transactions (respondent sessions)."""
+
+
+@transactions.command(name="list")
+@click.argument("survey_id", type=int)
+@click.option("--status", callback=_int_list, help="Status codes, e.g. 21,18.")
+@click.option("--supplier", callback=_int_list, help="Supplier ids, e.g. 12,13.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write to this file instead of stdout.",
+)
+@click.option(
+    "--page-size",
+    type=click.IntRange(1, 10_000),
+    default=DEFAULT_PAGE_SIZE,
+    show_default=True,
+    help="Transactions per request (`limit`).",
+)
+@pass_context
+def list_transactions(
+    ctx: CliContext,
+    survey_id: int,
+    status: tuple[int, ...],
+    supplier: tuple[int, ...],
+    fmt: str,
+    output: Path | None,
+    page_size: int,
+) -> None:
+    """Every transaction of SURVEY_ID, all pages, written as they arrive."""
+    client = ctx.client()
+    query = TransactionQuery(survey_id, status, supplier, page_size)
+    with ExitStack() as stack:
+        if output is None:
+            out = click.get_text_stream("stdout")
+        else:
+            out = stack.enter_context(open(output, "w", encoding="utf-8", newline=""))
+        console = Console(file=out, soft_wrap=False) if fmt == "table" else None
+        writer = make_writer(fmt, out, console)
+        report = stack.enter_context(_ProgressReporter())
+        final = export(iter_pages(client, query), writer, report)
+    where = f" to {output}" if output else ""
+    click.echo(f"{final.rows} transaction(s) in {final.page} page(s){where}", err=True)
+
+
+class _ProgressReporter:
+    """A rich progress bar on a terminal, else one plain line per page, both on stderr."""
+
+    def __enter__(self):
+        self._bar: Progress | None = None
+        if sys.stderr.isatty():
+            self._bar = Progress(
+                TextColumn("pages"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[rows]} rows"),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self._bar.__enter__()
+            self._task = self._bar.add_task("pages", total=None, rows=0)
+        return self
+
+    def __call__(self, state: ExportProgress) -> None:
+        if self._bar is not None:
+            self._bar.update(
+                self._task, completed=state.page, total=state.total_pages, rows=state.rows
+            )
+        else:
+            click.echo(f"page {state.page}/{state.total_pages}: {state.rows} rows", err=True)
+
+    def __exit__(self, *exc_info) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(*exc_info)
+
+
+@transactions.command(name="get")
+@click.argument("survey_id", type=int)
+@click.argument("transaction_id")
+@pass_context
+def get_transaction(ctx: CliContext, survey_id: int, transaction_id: str) -> None:
+    """One transaction record, as JSON."""
+    record = ctx.client().get_transaction(survey_id, transaction_id)
+    click.echo(json.dumps(record, indent=2, ensure_ascii=False))

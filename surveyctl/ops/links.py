@@ -1,0 +1,119 @@
+"""The respondent return link: build it with its `ps_hash`, and verify one.
+
+The hash rule (from the service's public documentation): ps_hash is the hex SHA-1 of the full
+return URL without the ps_hash parameter, followed directly by the buyer's shared secret. It is
+a plain hash of that concatenation, not an HMAC. The parameters come in a fixed order: `st`
+first, then `transaction_id`, then the others (`quota_id`, `sqlc`, then any the URL already
+carried). The receiver hashes the URL exactly as it arrives, so verification works on the raw
+query text and never re-encodes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from dataclasses import dataclass
+from urllib.parse import quote, unquote_plus, urlsplit, urlunsplit
+
+from surveyctl.errors import SurveyctlError
+
+# st values the buyer's survey sends back (public facts).
+RETURN_STATUSES: dict[str, int] = {
+    "complete": 21,
+    "overquota": 17,
+    "term": 18,
+    "quality": 20,
+    "security": 30,
+}
+STATUS_NAMES: dict[int, str] = {code: name for name, code in RETURN_STATUSES.items()}
+HASH_PARAMETER = "ps_hash"
+
+
+class LinkError(SurveyctlError):
+    """A return link cannot be built, or does not verify."""
+
+
+@dataclass(frozen=True)
+class ReturnLink:
+    """The parts of a return link that matter to the marketplace."""
+
+    status: int
+    transaction_id: str
+    quota_ids: tuple[str, ...] = ()
+    sqlc: bool = False
+
+    @property
+    def status_name(self) -> str:
+        return STATUS_NAMES.get(self.status, "unknown")
+
+
+def link_hash(unsigned_url: str, secret: str) -> str:
+    """Hex SHA-1 of the URL (without ps_hash) followed directly by the shared secret."""
+    return hashlib.sha1((unsigned_url + secret).encode("utf-8")).hexdigest()
+
+
+def build_return_link(redirect_url: str, link: ReturnLink, secret: str) -> str:
+    """`redirect_url` with st, transaction_id, quota_id, sqlc and a trailing ps_hash."""
+    if not secret:
+        raise LinkError("the shared secret is empty")
+    if link.sqlc and not link.quota_ids:
+        raise LinkError("sqlc needs a quota id (supplier-level QLC names the buyer quota)")
+    if link.status not in STATUS_NAMES:
+        raise LinkError(f"st {link.status} is not one of {sorted(STATUS_NAMES)}")
+    parts = urlsplit(redirect_url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise LinkError(f"{redirect_url!r} is not an http(s) URL")
+    existing = [item for item in parts.query.split("&") if item and _name(item) != HASH_PARAMETER]
+    ours = [f"st={link.status}", f"transaction_id={quote(link.transaction_id, safe='')}"]
+    if link.quota_ids:
+        # Commas stay literal: the comma list is the documented QLC form.
+        ours.append("quota_id=" + ",".join(quote(q, safe="") for q in link.quota_ids))
+    if link.sqlc:
+        ours.append("sqlc=true")
+    unsigned = urlunsplit(parts._replace(query="&".join(ours + existing), fragment=""))
+    return f"{unsigned}&{HASH_PARAMETER}={link_hash(unsigned, secret)}"
+
+
+def verify_return_link(url: str, secret: str) -> ReturnLink:
+    """The link's content when its ps_hash matches; LinkError with the reason otherwise."""
+    if not secret:
+        raise LinkError("the shared secret is empty")
+    parts = urlsplit(url)
+    items = parts.query.split("&") if parts.query else []
+    hashes = [item for item in items if _name(item) == HASH_PARAMETER]
+    if not hashes:
+        raise LinkError("the link has no ps_hash parameter")
+    if len(hashes) > 1:
+        raise LinkError("the link carries ps_hash more than once")
+    given = hashes[0].partition("=")[2].lower()
+    rest = [item for item in items if _name(item) != HASH_PARAMETER]
+    unsigned = urlunsplit(parts._replace(query="&".join(rest), fragment=""))
+    expected = link_hash(unsigned, secret)
+    if not hmac.compare_digest(given.encode("ascii", "replace"), expected.encode("ascii")):
+        raise LinkError(
+            "ps_hash does not match: the link was altered or signed with another secret"
+        )
+    return _content(rest)
+
+
+def _content(items: list[str]) -> ReturnLink:
+    names = [_name(item) for item in items]
+    if names[:2] != ["st", "transaction_id"]:
+        raise LinkError("the hash matches, but st and transaction_id are not the first parameters")
+    # Raw values: the quota list is split on literal commas before decoding, so a quota id
+    # holding an encoded comma stays one id.
+    raw = {name: item.partition("=")[2] for name, item in zip(names, items, strict=True)}
+    try:
+        status = int(raw["st"])
+    except ValueError as exc:
+        raise LinkError(f"st {unquote_plus(raw['st'])!r} is not a status code") from exc
+    return ReturnLink(
+        status=status,
+        transaction_id=unquote_plus(raw["transaction_id"]),
+        quota_ids=tuple(unquote_plus(q) for q in raw.get("quota_id", "").split(",") if q),
+        sqlc=raw.get("sqlc", "").lower() == "true",
+    )
+
+
+def _name(item: str) -> str:
+    return item.partition("=")[0]

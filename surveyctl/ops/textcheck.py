@@ -1,0 +1,196 @@
+"""The open-ended response check (spec 2.11, 4.7): read answers, send batches, read flags.
+
+Answers come from a JSON file (a list of {question_id, text}, or {"questions": [...]}) or a
+CSV file with the columns question_id and text. The service takes at most 20 answers per call,
+so they are sent in batches of 20 and the results joined back to the answers by question_id.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from surveyctl.api import ApiClient
+from surveyctl.errors import Location, SurveyctlError
+
+BATCH_SIZE = 20
+
+# result field of the service -> the name shown to people, in display order.
+FLAGS: tuple[tuple[str, str], ...] = (
+    ("duplicate_response", "duplicate"),
+    ("language_mismatch", "language mismatch"),
+    ("ai_generated_response", "machine-generated"),
+    ("incoherent_response", "incoherent"),
+    ("coretext_api_fail", "check failed"),
+)
+
+
+class AnswersError(SurveyctlError):
+    """The answers file cannot be read as a list of question_id/text pairs."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One free-text answer to check, with the line it came from."""
+
+    question_id: str
+    text: str
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class AnswerFlags:
+    """The check's verdict on one answer: every flag by its service field name."""
+
+    question_id: str
+    text: str
+    flags: dict[str, int]
+
+    @property
+    def raised(self) -> list[str]:
+        """The names of the flags that are set (value other than 0)."""
+        return [label for key, label in FLAGS if self.flags.get(key)]
+
+    def as_dict(self) -> dict:
+        return {"question_id": self.question_id, "text": self.text, **self.flags}
+
+
+def load_answers(path: Path) -> list[Answer]:
+    """Answers from `path` (.json or .csv); AnswersError names the file, line and field."""
+    try:
+        raw = path.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise AnswersError(f"{path}: cannot read the answers file: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise AnswersError(f"{path}: the answers file is not UTF-8 text") from exc
+    answers = _from_csv(path, raw) if path.suffix.lower() == ".csv" else _from_json(path, raw)
+    if not answers:
+        raise AnswersError(f"{path}: the file holds no answers")
+    seen: dict[str, int] = {}
+    for answer in answers:
+        if answer.question_id in seen:
+            raise AnswersError(
+                f"question_id {answer.question_id!r} appears twice (first on line "
+                f"{seen[answer.question_id]})",
+                Location(str(path), answer.line),
+            )
+        seen[answer.question_id] = answer.line
+    return answers
+
+
+def _from_csv(path: Path, raw: str) -> list[Answer]:
+    reader = csv.DictReader(raw.splitlines())
+    missing = {"question_id", "text"} - set(reader.fieldnames or [])
+    if missing:
+        raise AnswersError(
+            f"the CSV header needs the columns question_id and text (missing: "
+            f"{', '.join(sorted(missing))})",
+            Location(str(path), 1),
+        )
+    answers = []
+    for row in reader:
+        line = reader.line_num
+        answers.append(_answer(path, line, row.get("question_id"), row.get("text")))
+    return answers
+
+
+def _from_json(path: Path, raw: str) -> list[Answer]:
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise AnswersError(f"not valid JSON: {exc.msg}", Location(str(path), exc.lineno)) from exc
+    depth = 2
+    if isinstance(data, dict):
+        data, depth = data.get("questions"), 3
+    if not isinstance(data, list):
+        raise AnswersError(
+            "the JSON must be a list of {question_id, text} objects", Location(str(path), 1)
+        )
+    lines = _object_lines(raw, depth)
+    answers = []
+    for index, item in enumerate(data):
+        line = lines[index] if index < len(lines) else 1
+        if not isinstance(item, dict):
+            raise AnswersError(
+                f"answer {index + 1} is not a {{question_id, text}} object",
+                Location(str(path), line),
+            )
+        answers.append(_answer(path, line, item.get("question_id"), item.get("text")))
+    return answers
+
+
+def _object_lines(raw: str, depth_of_items: int) -> list[int]:
+    """1-based line of each object opening at `depth_of_items` (the answers), in order."""
+    lines, depth, line, in_string, escaped = [], 0, 1, False, False
+    for char in raw:
+        if char == "\n":
+            line += 1
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+            continue
+        if char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if char == "{" and depth == depth_of_items:
+                lines.append(line)
+        elif char in "]}":
+            depth -= 1
+    return lines
+
+
+def _answer(path: Path, line: int, question_id: object, text: object) -> Answer:
+    where = Location(str(path), line)
+    if isinstance(question_id, int) and not isinstance(question_id, bool):
+        question_id = str(question_id)
+    if not isinstance(question_id, str) or not question_id.strip():
+        raise AnswersError("question_id is missing or empty", where)
+    if not isinstance(text, str):
+        raise AnswersError(f"text of question {question_id!r} is missing or not a string", where)
+    return Answer(question_id.strip(), text, line)
+
+
+def batches(answers: list[Answer], size: int = BATCH_SIZE) -> Iterator[list[Answer]]:
+    """Consecutive slices of at most `size` answers."""
+    for start in range(0, len(answers), size):
+        yield answers[start : start + size]
+
+
+def check_answers(
+    client: ApiClient, transaction_id: str, answers: list[Answer]
+) -> list[AnswerFlags]:
+    """Checks every answer, one call per batch of 20; results in the order of the answers.
+
+    An answer the service leaves out of its result is reported with `coretext_api_fail` set,
+    so a missing verdict never reads as a clean one.
+    """
+    results: list[AnswerFlags] = []
+    for batch in batches(answers):
+        body = client.text_check(
+            transaction_id, [{"question_id": a.question_id, "text": a.text} for a in batch]
+        )
+        by_id = {
+            str(item.get("question_id")): item
+            for item in (body.get("data") or [])
+            if isinstance(item, dict)
+        }
+        for answer in batch:
+            item = by_id.get(answer.question_id)
+            flags = {key: _flag(item, key) for key, _ in FLAGS}
+            if item is None:
+                flags["coretext_api_fail"] = 1
+            results.append(AnswerFlags(answer.question_id, answer.text, flags))
+    return results
+
+
+def _flag(item: dict | None, key: str) -> int:
+    value = (item or {}).get(key, 0)
+    return value if isinstance(value, int) else int(bool(value))

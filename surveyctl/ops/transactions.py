@@ -1,0 +1,206 @@
+"""Streaming export of a survey's transactions (spec 4.4, records as in 2.10).
+
+Rows are written as each page arrives and the page is then dropped, so memory stays flat
+however many transactions a survey has. Writers share one small interface: `begin(columns)`
+is called with the keys of the first row, `rows(page)` for every page, `end()` once.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import IO, Protocol
+
+from rich.console import Console
+from rich.table import Table
+
+from surveyctl.api import ApiClient
+
+FORMATS = ("table", "csv", "json", "jsonl")
+DEFAULT_PAGE_SIZE = 500
+
+# The columns a person wants on a terminal; csv/json/jsonl carry every key.
+TABLE_COLUMNS: tuple[tuple[str, int], ...] = (
+    ("Transaction ID", 38),
+    ("Respondent Status Code", 6),
+    ("Respondent Status Description", 30),
+    ("Supplier ID", 8),
+    ("PS Entry DateTime", 20),
+    ("Respondent LOI", 6),
+    ("Reconciliation Status", 6),
+)
+
+
+@dataclass(frozen=True)
+class TransactionQuery:
+    """Which transactions to read: a survey, optional status and supplier filters, page size."""
+
+    survey_id: int
+    status: tuple[int, ...] = ()
+    supplier_ids: tuple[int, ...] = ()
+    page_size: int = DEFAULT_PAGE_SIZE
+
+
+@dataclass
+class ExportProgress:
+    """Where the export is: pages read of the total the service announced, rows written."""
+
+    page: int = 0
+    total_pages: int = 0
+    rows: int = 0
+
+
+ProgressCallback = Callable[[ExportProgress], None]
+
+
+def iter_pages(client: ApiClient, query: TransactionQuery) -> Iterator[tuple[list[dict], int]]:
+    """Every page of the query, with the `total_pages` the service announced for it."""
+    page, total = 1, 1
+    while page <= total:
+        items, total = client.get_transactions_page(
+            query.survey_id,
+            page=page,
+            limit=query.page_size,
+            status=list(query.status) or None,
+            supplier_ids=list(query.supplier_ids) or None,
+        )
+        yield items, total
+        if not items:
+            # A page that comes back empty ends the read even if total_pages said more:
+            # transactions can disappear from a filter while we page (e.g. reconciled).
+            break
+        page += 1
+
+
+class RowWriter(Protocol):
+    def begin(self, columns: list[str]) -> None: ...
+    def rows(self, page: list[dict]) -> None: ...
+    def end(self) -> None: ...
+
+
+@dataclass
+class CsvWriter:
+    """CSV with a header taken from the first row's keys (the service's key order)."""
+
+    out: IO[str]
+    _writer: csv.DictWriter | None = None
+
+    def begin(self, columns: list[str]) -> None:
+        self._writer = csv.DictWriter(
+            self.out, fieldnames=columns, extrasaction="ignore", restval="", lineterminator="\n"
+        )
+        self._writer.writeheader()
+
+    def rows(self, page: list[dict]) -> None:
+        assert self._writer is not None
+        self._writer.writerows(page)
+        self.out.flush()
+
+    def end(self) -> None:
+        self.out.flush()
+
+
+@dataclass
+class JsonLinesWriter:
+    """One JSON object per line."""
+
+    out: IO[str]
+
+    def begin(self, columns: list[str]) -> None:
+        pass
+
+    def rows(self, page: list[dict]) -> None:
+        self.out.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in page)
+        self.out.flush()
+
+    def end(self) -> None:
+        self.out.flush()
+
+
+@dataclass
+class JsonArrayWriter:
+    """A JSON array written element by element, so it never exists whole in memory."""
+
+    out: IO[str]
+    _count: int = 0
+
+    def begin(self, columns: list[str]) -> None:
+        pass
+
+    def rows(self, page: list[dict]) -> None:
+        for row in page:
+            self.out.write("[\n  " if self._count == 0 else ",\n  ")
+            self.out.write(json.dumps(row, ensure_ascii=False))
+            self._count += 1
+        self.out.flush()
+
+    def end(self) -> None:
+        self.out.write("[]\n" if self._count == 0 else "\n]\n")
+        self.out.flush()
+
+
+@dataclass
+class TableWriter:
+    """A table with fixed column widths, printed page by page so the columns line up."""
+
+    console: Console
+    _header_done: bool = False
+    _columns: tuple[tuple[str, int], ...] = field(default=TABLE_COLUMNS)
+
+    def begin(self, columns: list[str]) -> None:
+        pass
+
+    def rows(self, page: list[dict]) -> None:
+        table = Table(box=None, show_header=not self._header_done, pad_edge=False)
+        for name, width in self._columns:
+            table.add_column(name, width=width, no_wrap=True, overflow="ellipsis")
+        for row in page:
+            table.add_row(*(_cell(row.get(name)) for name, _ in self._columns))
+        self.console.print(table)
+        self._header_done = True
+
+    def end(self) -> None:
+        if not self._header_done:
+            self.console.print("no transactions")
+
+
+def make_writer(fmt: str, out: IO[str], console: Console | None = None) -> RowWriter:
+    """The writer for a format name of FORMATS."""
+    if fmt == "csv":
+        return CsvWriter(out)
+    if fmt == "jsonl":
+        return JsonLinesWriter(out)
+    if fmt == "json":
+        return JsonArrayWriter(out)
+    if fmt == "table":
+        return TableWriter(console or Console(file=out))
+    raise ValueError(f"unknown format {fmt!r}")
+
+
+def export(
+    pages: Iterable[tuple[list[dict], int]],
+    writer: RowWriter,
+    progress: ProgressCallback | None = None,
+) -> ExportProgress:
+    """Writes every page as it arrives; returns the final counts."""
+    state = ExportProgress()
+    begun = False
+    for items, total in pages:
+        state.page += 1
+        state.total_pages = total
+        if items and not begun:
+            writer.begin(list(items[0]))
+            begun = True
+        if items:
+            writer.rows(items)
+        state.rows += len(items)
+        if progress:
+            progress(state)
+    writer.end()
+    return state
+
+
+def _cell(value: object) -> str:
+    return "" if value is None else str(value)

@@ -1,0 +1,90 @@
+"""Reading answer files for the text check and id files for adjustments: content and errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from surveyctl.ops.adjust import AdjustmentInputError, load_upload
+from surveyctl.ops.textcheck import Answer, AnswersError, batches, load_answers
+
+
+def test_answers_are_read_from_a_json_list(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_text('[{"question_id": "q1", "text": "Hello"},\n {"question_id": 2, "text": "x"}]')
+    assert [(a.question_id, a.text) for a in load_answers(path)] == [("q1", "Hello"), ("2", "x")]
+
+
+def test_answers_are_read_from_a_csv_with_question_id_and_text(tmp_path):
+    path = tmp_path / "a.csv"
+    path.write_text('question_id,text\nq1,"I like it, a lot"\nq2,No\n')
+    answers = load_answers(path)
+    assert [(a.question_id, a.text, a.line) for a in answers] == [
+        ("q1", "I like it, a lot", 2),
+        ("q2", "No", 3),
+    ]
+
+
+def test_a_json_answer_without_text_names_file_and_line(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_text('[\n  {"question_id": "q1", "text": "ok"},\n  {"question_id": "q2"}\n]')
+    with pytest.raises(AnswersError) as raised:
+        load_answers(path)
+    assert str(raised.value) == f"{path}:3: text of question 'q2' is missing or not a string"
+
+
+def test_a_csv_without_the_text_column_is_refused_at_line_1(tmp_path):
+    path = tmp_path / "a.csv"
+    path.write_text("question_id,answer\nq1,x\n")
+    with pytest.raises(AnswersError, match=r"a\.csv:1: .*missing: text"):
+        load_answers(path)
+
+
+def test_a_question_id_given_twice_is_refused(tmp_path):
+    path = tmp_path / "a.csv"
+    path.write_text("question_id,text\nq1,a\nq1,b\n")
+    with pytest.raises(AnswersError, match=r":3: question_id 'q1' appears twice"):
+        load_answers(path)
+
+
+def test_25_answers_make_a_batch_of_20_and_one_of_5():
+    answers = [Answer(f"q{n}", "t") for n in range(25)]
+    assert [len(b) for b in batches(answers)] == [20, 5]
+
+
+def test_upload_reads_an_export_with_transaction_and_survey_columns(tmp_path):
+    path = tmp_path / "ids.csv"
+    path.write_text("Transaction ID,Survey ID,Respondent Status Code\nt1,7,21\nt2,7,21\nt3,8,18\n")
+    upload = load_upload(path)
+    assert upload.transaction_ids == ["t1", "t2", "t3"]
+    assert upload.per_survey == {7: 2, 8: 1}
+
+
+def test_upload_reads_one_id_per_line_without_header(tmp_path):
+    path = tmp_path / "ids.csv"
+    path.write_text("t1\nt2\n\nt1\n")
+    upload = load_upload(path)
+    assert upload.transaction_ids == ["t1", "t2"]
+    assert upload.duplicates == 1
+    assert upload.per_survey == {None: 2}
+
+
+def test_upload_reads_the_api_shape_from_json(tmp_path):
+    path = tmp_path / "ids.json"
+    path.write_text('[{"transaction_id": "t1"}, "t2", {"transaction_id": "t3", "survey_id": 4}]')
+    upload = load_upload(path)
+    assert upload.transaction_ids == ["t1", "t2", "t3"]
+    assert upload.per_survey == {None: 2, 4: 1}
+
+
+def test_upload_with_an_empty_id_names_the_line(tmp_path):
+    path = tmp_path / "ids.csv"
+    path.write_text("transaction_id,survey_id\nt1,1\n,1\n")
+    with pytest.raises(AdjustmentInputError, match=r"ids\.csv:3: transaction_id is missing"):
+        load_upload(path)
+
+
+def test_upload_with_a_non_integer_survey_id_names_the_line(tmp_path):
+    path = tmp_path / "ids.csv"
+    path.write_text("transaction_id,survey_id\nt1,abc\n")
+    with pytest.raises(AdjustmentInputError, match=r"ids\.csv:2: survey id 'abc'"):
+        load_upload(path)

@@ -1,0 +1,80 @@
+"""Export writers: rows leave as pages arrive, and every format is complete and parseable."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from surveyctl.ops.transactions import export, make_writer
+
+
+def _pages(count: int, size: int):
+    for page in range(count):
+        items = [
+            {"Transaction ID": f"t{page}-{n}", "Respondent Status Code": 21} for n in range(size)
+        ]
+        yield items, count
+
+
+def test_csv_rows_of_a_page_are_written_before_the_next_page_is_read():
+    out = io.StringIO()
+    seen_before_next_page = []
+
+    def pages():
+        for items, total in _pages(3, 2):
+            yield items, total
+            seen_before_next_page.append(out.getvalue().count("\n"))
+
+    export(pages(), make_writer("csv", out))
+    assert seen_before_next_page == [3, 5, 7]  # header + 2 rows per page
+
+
+def test_csv_export_has_one_header_and_every_row():
+    out = io.StringIO()
+    state = export(_pages(4, 3), make_writer("csv", out))
+    rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+    assert state.rows == 12 and len(rows) == 12
+    assert rows[0] == {"Transaction ID": "t0-0", "Respondent Status Code": "21"}
+
+
+def test_json_export_is_one_valid_array():
+    out = io.StringIO()
+    export(_pages(2, 2), make_writer("json", out))
+    assert [r["Transaction ID"] for r in json.loads(out.getvalue())] == [
+        "t0-0",
+        "t0-1",
+        "t1-0",
+        "t1-1",
+    ]
+
+
+def test_json_export_of_nothing_is_an_empty_array():
+    out = io.StringIO()
+    export(iter([([], 1)]), make_writer("json", out))
+    assert json.loads(out.getvalue()) == []
+
+
+def test_jsonl_export_has_one_object_per_line():
+    out = io.StringIO()
+    export(_pages(2, 3), make_writer("jsonl", out))
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 6 and json.loads(lines[5])["Transaction ID"] == "t1-2"
+
+
+def test_table_export_shows_the_header_once():
+    out = io.StringIO()
+    export(_pages(3, 1), make_writer("table", out))
+    text = out.getvalue()
+    assert text.count("Transaction ID") == 1
+    assert "t2-0" in text
+
+
+def test_progress_reports_each_page_with_the_announced_total():
+    reports = []
+    export(
+        _pages(3, 2),
+        make_writer("jsonl", io.StringIO()),
+        lambda s: reports.append((s.page, s.total_pages, s.rows)),
+    )
+    assert reports == [(1, 3, 2), (2, 3, 4), (3, 3, 6)]

@@ -1,0 +1,73 @@
+"""`surveyctl link build|verify` from the command line, with the secret in a variable."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from surveyctl.cli.main import cli
+
+RETURN_URL = "https://market.example.com/return"
+
+
+@pytest.fixture
+def secret(monkeypatch):
+    monkeypatch.setenv("MY_SECRET", "s3cret")
+    return "MY_SECRET"
+
+
+def _run(*args: str):
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_build_prints_the_link_with_the_known_hash(secret):
+    result = _run(
+        "link", "build", "--status", "complete", "--transaction-id", "TX-1001",
+        "--quota-id", "male,age-18-34", "--url", RETURN_URL, "--secret-env", secret,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == (
+        "https://market.example.com/return?st=21&transaction_id=TX-1001"
+        "&quota_id=male,age-18-34&ps_hash=305bc34e9444bf2199410f067182d0430901b141"
+    )
+
+
+def test_build_then_verify_round_trips(secret):
+    built = _run(
+        "link", "build", "--status", "overquota", "--transaction-id", "T7",
+        "--url", RETURN_URL, "--secret-env", secret,
+    ).stdout.strip()  # fmt: skip
+    result = _run("link", "verify", built, "--secret-env", secret)
+    assert result.exit_code == 0
+    assert "ps_hash matches: st 17 (overquota), transaction T7" in result.stdout
+
+
+def test_verify_exits_1_with_the_reason_when_the_hash_is_wrong(secret, monkeypatch):
+    built = _run(
+        "link", "build", "--status", "term", "--transaction-id", "T7",
+        "--url", RETURN_URL, "--secret-env", secret,
+    ).stdout.strip()  # fmt: skip
+    monkeypatch.setenv("MY_SECRET", "another")
+    result = _run("link", "verify", built, "--secret-env", secret)
+    assert result.exit_code == 1
+    assert "ps_hash does not match" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_a_missing_secret_variable_is_named_and_the_secret_never_printed(monkeypatch):
+    monkeypatch.delenv("NOT_SET_SECRET", raising=False)
+    result = _run(
+        "link", "build", "--status", "complete", "--transaction-id", "T1",
+        "--url", RETURN_URL, "--secret-env", "NOT_SET_SECRET",
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "$NOT_SET_SECRET, which is not set" in result.stderr
+
+
+def test_build_output_does_not_contain_the_secret(secret):
+    result = _run(
+        "link", "build", "--status", "complete", "--transaction-id", "T1",
+        "--url", RETURN_URL, "--secret-env", secret,
+    )  # fmt: skip
+    assert result.exit_code == 0
+    assert "s3cret" not in result.output

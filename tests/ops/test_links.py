@@ -1,0 +1,95 @@
+"""Return links: build then verify round-trips; a known URL and secret give the known SHA-1."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from surveyctl.ops.links import (
+    LinkError,
+    ReturnLink,
+    build_return_link,
+    link_hash,
+    verify_return_link,
+)
+
+# Computed once by hand: python3 -c "import hashlib; print(hashlib.sha1((URL + SECRET)
+# .encode()).hexdigest())" with the URL and secret below.
+KNOWN_URL = "https://market.example.com/return?st=21&transaction_id=TX-1001&quota_id=male,age-18-34"
+KNOWN_SECRET = "s3cret"
+KNOWN_HASH = "305bc34e9444bf2199410f067182d0430901b141"
+
+
+def test_known_url_and_secret_give_the_known_sha1():
+    assert link_hash(KNOWN_URL, KNOWN_SECRET) == KNOWN_HASH
+
+
+def test_built_link_orders_st_then_transaction_id_then_quota_and_ends_with_the_known_hash():
+    link = ReturnLink(21, "TX-1001", ("male", "age-18-34"))
+    built = build_return_link("https://market.example.com/return", link, KNOWN_SECRET)
+    assert built == f"{KNOWN_URL}&ps_hash={KNOWN_HASH}"
+
+
+def test_sqlc_is_appended_after_the_quota_id():
+    link = ReturnLink(21, "T1", ("male",), sqlc=True)
+    built = build_return_link("https://m.example.com/r", link, "k")
+    assert "?st=21&transaction_id=T1&quota_id=male&sqlc=true&ps_hash=" in built
+
+
+def test_parameters_the_return_url_already_carries_come_after_ours():
+    built = build_return_link("https://m.example.com/r?src=abc", ReturnLink(18, "T1"), "k")
+    assert built.startswith("https://m.example.com/r?st=18&transaction_id=T1&src=abc&ps_hash=")
+    assert verify_return_link(built, "k").status == 18
+
+
+def test_sqlc_without_a_quota_id_is_refused():
+    with pytest.raises(LinkError, match="sqlc needs a quota id"):
+        build_return_link("https://m.example.com/r", ReturnLink(21, "T1", sqlc=True), "k")
+
+
+def test_verify_returns_the_content_of_a_good_link():
+    built = build_return_link(
+        "https://m.example.com/r", ReturnLink(21, "T 1/x", ("a", "b"), sqlc=True), "k"
+    )
+    content = verify_return_link(built, "k")
+    assert content == ReturnLink(21, "T 1/x", ("a", "b"), sqlc=True)
+    assert content.status_name == "complete"
+
+
+def test_verify_refuses_a_link_signed_with_another_secret():
+    built = build_return_link("https://m.example.com/r", ReturnLink(21, "T1"), "right")
+    with pytest.raises(LinkError, match="ps_hash does not match"):
+        verify_return_link(built, "wrong")
+
+
+def test_verify_refuses_a_link_whose_status_was_altered():
+    built = build_return_link("https://m.example.com/r", ReturnLink(18, "T1"), "k")
+    with pytest.raises(LinkError, match="ps_hash does not match"):
+        verify_return_link(built.replace("st=18", "st=21"), "k")
+
+
+def test_verify_refuses_a_link_without_ps_hash():
+    with pytest.raises(LinkError, match="no ps_hash"):
+        verify_return_link("https://m.example.com/r?st=21&transaction_id=T1", "k")
+
+
+def test_verify_accepts_an_uppercase_hex_hash():
+    unsigned = "https://m.example.com/r?st=17&transaction_id=T9"
+    digest = hashlib.sha1((unsigned + "k").encode()).hexdigest().upper()
+    assert verify_return_link(f"{unsigned}&ps_hash={digest}", "k").status == 17
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    status=st.sampled_from([17, 18, 20, 21, 30]),
+    transaction_id=st.text(min_size=1, max_size=30),
+    quotas=st.lists(st.text(min_size=1, max_size=10), max_size=3),
+    secret=st.text(min_size=1, max_size=20),
+)
+def test_any_built_link_verifies_with_its_secret(status, transaction_id, quotas, secret):
+    link = ReturnLink(status, transaction_id, tuple(quotas), sqlc=bool(quotas))
+    built = build_return_link("https://m.example.com/return", link, secret)
+    assert verify_return_link(built, secret) == link
