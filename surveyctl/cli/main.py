@@ -20,6 +20,10 @@ from surveyctl.errors import SurveyctlError
 
 # command name -> "module:attribute"; each command group lives in its own module.
 COMMANDS: dict[str, str] = {
+    "transactions": "surveyctl.cli.transactions:transactions",
+    "text-check": "surveyctl.cli.textcheck:text_check",
+    "adjust": "surveyctl.cli.adjust:adjust",
+    "link": "surveyctl.cli.link:link",
 }
 
 
