@@ -24,6 +24,8 @@ COMMANDS: dict[str, str] = {
     "text-check": "surveyctl.cli.textcheck:text_check",
     "adjust": "surveyctl.cli.adjust:adjust",
     "link": "surveyctl.cli.link:link",
+    "state": "surveyctl.cli.state:state",
+    "force-unlock": "surveyctl.cli.state:force_unlock_command",
 }
 
 

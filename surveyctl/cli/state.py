@@ -1,0 +1,153 @@
+"""`surveyctl state list|show|rm|mv` and `surveyctl force-unlock ID`: look at and repair state.
+
+None of these calls the marketplace. `rm` and `mv` change only the local state file, under
+the environment's lock; they are the way out after a manifest rename, a resource deleted by
+hand, or a create interrupted between its POST and the state write.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import click
+
+from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.lock import StateLock, force_unlock
+from surveyctl.state import State, StateError, StateStore, split_address, state_file
+
+_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+lock_timeout_option = click.option(
+    "--lock-timeout",
+    type=click.FloatRange(min=0),
+    default=0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Wait this long for another command's lock before giving up.",
+)
+
+
+def _store(ctx: CliContext) -> tuple[StateStore, str]:
+    environment = ctx.environment()
+    click.echo(f"surveyctl: environment {environment.describe()}", err=True)
+    return StateStore(state_file(ctx.config().state_dir, environment.name)), environment.name
+
+
+def _resolve(state: State, name: str, path: object) -> str:
+    """An address from `Survey/x`, `ExclusionGroup/x`, or a bare name that is unambiguous."""
+    known = state.addresses()
+    if "/" in name:
+        split_address(name)
+        if name not in known:
+            raise StateError(f"{name} is not in the state file {path}")
+        return name
+    matches = [candidate for candidate in known if candidate.split("/", 1)[1] == name]
+    if not matches:
+        raise StateError(f"no resource named {name!r} in the state file {path}")
+    if len(matches) > 1:
+        raise StateError(f"{name!r} is ambiguous in {path}; use one of {', '.join(matches)}")
+    return matches[0]
+
+
+def _target(old: str, new: str) -> str:
+    """NEW as a full address; a bare name keeps OLD's kind."""
+    kind = old.split("/", 1)[0]
+    if "/" in new:
+        kind, name = split_address(new)
+    else:
+        name = new
+    if not _NAME.match(name):
+        raise StateError(
+            f"{name!r} is not a valid resource name (lowercase letters, digits and dashes)"
+        )
+    return f"{kind}/{name}"
+
+
+@click.group("state")
+def state() -> None:
+    """Show and repair the local state of the environment (no marketplace calls)."""
+
+
+@state.command("list")
+@pass_context
+def list_command(ctx: CliContext) -> None:
+    """List the resources in state with their service ids."""
+    store, _ = _store(ctx)
+    current = store.load()
+    if not current.addresses():
+        click.echo(f"No resources in {store.path}.", err=True)
+    for resource_address in current.addresses():
+        record = current.resources.get(resource_address)
+        pending = current.pending_create(resource_address)
+        parts = [resource_address]
+        if record is not None:
+            parts.append(record.ids())
+        if pending is not None:
+            parts.append(f"(unresolved create since {pending.started_at})")
+        click.echo("  ".join(parts))
+
+
+@state.command("show")
+@click.argument("name")
+@pass_context
+def show_command(ctx: CliContext, name: str) -> None:
+    """Print one resource of the state as JSON (NAME: Survey/x, ExclusionGroup/y or x)."""
+    store, _ = _store(ctx)
+    current = store.load()
+    resource_address = _resolve(current, name, store.path)
+    shown: dict = {"address": resource_address}
+    record = current.resources.get(resource_address)
+    if record is not None:
+        shown.update(record.to_json())
+    pending = current.pending_create(resource_address)
+    if pending is not None:
+        shown["unresolved_create"] = pending.to_json()
+    click.echo(json.dumps(shown, indent=2, ensure_ascii=False))
+
+
+@state.command("rm")
+@click.argument("name")
+@lock_timeout_option
+@pass_context
+def rm_command(ctx: CliContext, name: str, lock_timeout: float) -> None:
+    """Forget a resource, or an unresolved create, without touching the marketplace."""
+    store, environment = _store(ctx)
+    with StateLock(store.path, "state rm", timeout=lock_timeout, environment=environment):
+        resource_address = _resolve(store.load(), name, store.path)
+        store.forget(resource_address)
+    click.echo(
+        f"Removed {resource_address} from the state of {environment}; the marketplace is unchanged."
+    )
+
+
+@state.command("mv")
+@click.argument("old")
+@click.argument("new")
+@lock_timeout_option
+@pass_context
+def mv_command(ctx: CliContext, old: str, new: str, lock_timeout: float) -> None:
+    """Rename a resource in state after renaming it in the manifests."""
+    store, environment = _store(ctx)
+    with StateLock(store.path, "state mv", timeout=lock_timeout, environment=environment):
+        source = _resolve(store.load(), old, store.path)
+        target = _target(source, new)
+        store.move(source, target)
+    click.echo(f"Moved {source} to {target} in the state of {environment}.")
+
+
+@click.command("force-unlock")
+@click.argument("lock_id", metavar="ID")
+@pass_context
+def force_unlock_command(ctx: CliContext, lock_id: str) -> None:
+    """Remove the environment's state lock left by a command that did not finish.
+
+    Only the lock with this ID is removed. Use it only when no command holding the lock is
+    still running: two writers at once can lose changes to the state.
+    """
+    store, environment = _store(ctx)
+    holder = force_unlock(store.path, lock_id)
+    click.echo(
+        f"Removed the lock {holder.id} of {environment}, held by {holder.who} "
+        f"(pid {holder.pid}) since {holder.created} for {holder.operation!r}."
+    )
