@@ -1,0 +1,225 @@
+"""The state lock: one holder at a time across threads and processes, with a clear refusal."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from surveyctl.lock import LockError, LockHeld, StateLock, force_unlock, lock_file, read_lock
+
+# A separate process that takes the lock, says so, and holds it until told (or crashes).
+HOLDER = textwrap.dedent(
+    """
+    import os, sys, time
+    from pathlib import Path
+    from surveyctl.lock import StateLock
+    state, ready, hold, mode = sys.argv[1:5]
+    lock = StateLock(Path(state), "apply", timeout=float(sys.argv[5]) if len(sys.argv) > 5 else 0)
+    try:
+        lock.acquire()
+    except Exception as exc:
+        print("REFUSED", exc, flush=True)
+        sys.exit(3)
+    Path(ready).write_text(lock.info.id)
+    if mode == "crash":
+        os._exit(0)  # dies without releasing, like a killed apply
+    if mode == "until":  # hold until the file named by `hold` appears
+        while not Path(hold).exists():
+            time.sleep(0.02)
+    else:
+        deadline = time.monotonic() + float(hold)
+        while time.monotonic() < deadline:
+            time.sleep(0.02)
+    lock.release()
+    print("HELD", flush=True)
+    """
+)
+
+
+@pytest.fixture
+def state_path(tmp_path) -> Path:
+    return tmp_path / "state" / "staging.json"
+
+
+def start_holder(state_path: Path, tmp_path: Path, hold: float, mode: str = "hold", tag="a"):
+    ready = tmp_path / f"ready-{tag}"
+    process = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(state_path), str(ready), str(hold), mode],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 20
+    while not ready.exists():
+        assert process.poll() is None or mode == "crash", "the holder process failed"
+        assert time.monotonic() < deadline, "the holder process never took the lock"
+        time.sleep(0.02)
+    return process, ready.read_text()
+
+
+def test_lock_records_who_when_what_and_an_id(state_path):
+    with StateLock(state_path, "import") as lock:
+        on_disk = json.loads(lock_file(state_path).read_text())
+        assert on_disk["operation"] == "import"
+        assert on_disk["id"] == lock.info.id
+        assert "@" in on_disk["who"] and on_disk["pid"] > 0 and on_disk["created"]
+    assert read_lock(state_path) is None
+
+
+def test_second_process_is_refused_at_once_with_the_holders_details(state_path, tmp_path):
+    process, lock_id = start_holder(state_path, tmp_path, hold=30)
+    try:
+        started = time.monotonic()
+        with pytest.raises(LockHeld) as refused:
+            StateLock(state_path, "apply", environment="staging").acquire()
+        assert time.monotonic() - started < 1.0
+        message = str(refused.value)
+        assert f"pid {process.pid}" in message and "'apply'" in message
+        assert f"surveyctl --env staging force-unlock {lock_id}" in message
+        assert refused.value.holder.id == lock_id
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_waiter_gets_the_lock_when_the_holder_releases_within_the_timeout(state_path, tmp_path):
+    process, _ = start_holder(state_path, tmp_path, hold=0.5)
+    with StateLock(state_path, "apply", timeout=15) as lock:
+        assert read_lock(state_path).id == lock.info.id
+    assert process.wait(timeout=10) == 0
+
+
+def test_waiter_gives_up_after_the_timeout_naming_the_wait(state_path, tmp_path):
+    process, _ = start_holder(state_path, tmp_path, hold=30)
+    try:
+        started = time.monotonic()
+        with pytest.raises(LockHeld, match=r"after waiting 0\.5s"):
+            StateLock(state_path, "apply", timeout=0.5).acquire()
+        assert 0.5 <= time.monotonic() - started < 3
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_of_processes_racing_for_the_lock_exactly_one_wins(state_path, tmp_path):
+    state_path.parent.mkdir(parents=True)
+    release = tmp_path / "release"
+    racers = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                HOLDER,
+                str(state_path),
+                str(tmp_path / f"r{i}"),
+                str(release),
+                "until",
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(4)
+    ]
+    # The winner holds until released, so however slowly the others start, they find it held.
+    deadline = time.monotonic() + 60
+    while sum(racer.poll() is not None for racer in racers) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    release.write_text("go")
+    outputs = [racer.communicate(timeout=60)[0] for racer in racers]
+    assert sum("HELD" in out for out in outputs) == 1, outputs
+    assert sum("REFUSED" in out for out in outputs) == 3, outputs
+
+
+def test_of_threads_racing_for_the_lock_exactly_one_wins(state_path):
+    barrier = threading.Barrier(6)
+    results: list[str] = []
+    others_done = threading.Semaphore(0)
+
+    def contend():
+        lock = StateLock(state_path, "apply")
+        barrier.wait()
+        try:
+            lock.acquire()
+        except LockHeld:
+            results.append("refused")
+            others_done.release()
+            return
+        results.append("held")
+        for _ in range(5):  # hold until every other thread has tried
+            others_done.acquire(timeout=10)
+        lock.release()
+
+    threads = [threading.Thread(target=contend) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(results) == ["held"] + ["refused"] * 5
+
+
+def test_lock_of_a_crashed_process_is_reported_as_left_behind(state_path, tmp_path):
+    process, lock_id = start_holder(state_path, tmp_path, hold=0, mode="crash")
+    process.wait(timeout=10)
+    with pytest.raises(LockHeld, match="no longer running on this host") as refused:
+        StateLock(state_path, "apply").acquire()
+    assert f"force-unlock {lock_id}" in str(refused.value)
+
+
+def test_force_unlock_with_the_right_id_frees_the_lock(state_path, tmp_path):
+    process, lock_id = start_holder(state_path, tmp_path, hold=0, mode="crash")
+    process.wait(timeout=10)
+    removed = force_unlock(state_path, lock_id)
+    assert removed.id == lock_id and removed.operation == "apply"
+    with StateLock(state_path, "apply") as lock:
+        assert lock.info.id != lock_id
+
+
+def test_force_unlock_with_another_id_leaves_the_lock(state_path):
+    with StateLock(state_path, "apply") as lock:
+        with pytest.raises(LockError, match=f"the lock has ID {lock.info.id}, not wrong-id"):
+            force_unlock(state_path, "wrong-id")
+        assert read_lock(state_path).id == lock.info.id
+
+
+def test_force_unlock_without_a_lock_says_so(state_path):
+    with pytest.raises(LockError, match="not locked"):
+        force_unlock(state_path, "any")
+
+
+def test_release_after_a_force_unlock_does_not_remove_the_next_holders_lock(state_path):
+    first = StateLock(state_path, "apply")
+    first.acquire()
+    force_unlock(state_path, first.info.id)
+    with StateLock(state_path, "state rm") as second:
+        first.release()
+        assert read_lock(state_path).id == second.info.id
+
+
+def test_holder_on_another_host_is_not_called_dead(state_path):
+    state_path.parent.mkdir(parents=True)
+    record = {
+        "id": "remote-1",
+        "operation": "apply",
+        "who": "ci@runner-7",
+        "host": "runner-7.invalid",
+        "pid": 999999,
+        "created": "2026-01-01T00:00:00+00:00",
+    }
+    lock_file(state_path).write_text(json.dumps(record))
+    with pytest.raises(LockHeld) as refused:
+        StateLock(state_path, "apply").acquire()
+    assert "ci@runner-7 (pid 999999)" in str(refused.value)
+    assert "no longer running" not in str(refused.value)
+
+
+def test_unreadable_lock_record_is_reported_with_its_path(state_path):
+    state_path.parent.mkdir(parents=True)
+    lock_file(state_path).write_text("{not json")
+    with pytest.raises(LockError, match=r"staging\.lock\.json: the lock record is unreadable"):
+        StateLock(state_path, "apply").acquire()

@@ -1,0 +1,188 @@
+"""The state store: file format, lineage and serial, atomic writes, journal, thread safety."""
+
+from __future__ import annotations
+
+import json
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from surveyctl.state import (
+    FORMAT_VERSION,
+    GroupRecord,
+    State,
+    StateError,
+    StateStore,
+    SurveyRecord,
+    state_file,
+)
+
+
+@pytest.fixture
+def store(tmp_path) -> StateStore:
+    return StateStore(state_file(tmp_path / ".surveyctl" / "state", "staging"))
+
+
+def survey(ps_survey_id: int = 101) -> SurveyRecord:
+    return SurveyRecord(
+        ps_survey_id=ps_survey_id,
+        quota_ids={"male": "6f1c0b9e-0000-4000-8000-000000000001"},
+        last_applied={"survey_title": "Brand tracker", "completes_required": 100},
+    )
+
+
+def test_state_file_is_named_after_the_environment(tmp_path):
+    assert state_file(tmp_path, "production") == tmp_path / "production.json"
+
+
+def test_missing_file_loads_as_empty_state_without_creating_it(store):
+    state = store.load()
+    assert state.resources == {} and state.journal == {} and state.serial == 0
+    assert state.lineage
+    assert not store.path.exists()
+
+
+def test_recorded_survey_survives_a_reload(store):
+    store.record("Survey/brand-tracker", survey())
+    reloaded = StateStore(store.path).load()
+    assert reloaded.survey("brand-tracker") == survey()
+
+
+def test_recorded_group_survives_a_reload(store):
+    group = GroupRecord("trackers-2026", [101, 102], {"name": "Trackers"})
+    store.record("ExclusionGroup/trackers", group)
+    assert StateStore(store.path).load().group("trackers") == group
+
+
+def test_every_write_bumps_the_serial_and_keeps_the_lineage(store):
+    first = store.record("Survey/a", survey(1))
+    second = store.record("Survey/b", survey(2))
+    third = store.forget("Survey/a")
+    assert [first.serial, second.serial, third.serial] == [1, 2, 3]
+    assert first.lineage == second.lineage == third.lineage
+    on_disk = json.loads(store.path.read_text())
+    assert on_disk["serial"] == 3 and on_disk["lineage"] == first.lineage
+
+
+def test_file_records_format_version_and_resources_by_address(store):
+    store.record("Survey/brand-tracker", survey())
+    on_disk = json.loads(store.path.read_text())
+    assert on_disk["format_version"] == FORMAT_VERSION
+    assert on_disk["resources"]["Survey/brand-tracker"]["ps_survey_id"] == 101
+    assert on_disk["resources"]["Survey/brand-tracker"]["quota_ids"] == survey().quota_ids
+
+
+def test_unknown_format_version_is_refused_naming_the_file(store):
+    store.path.parent.mkdir(parents=True)
+    store.path.write_text(json.dumps({"format_version": 99, "lineage": "x", "serial": 1}))
+    with pytest.raises(StateError, match=r"staging\.json.*format_version 99"):
+        store.load()
+
+
+def test_corrupt_file_is_refused_with_its_name_and_line(store):
+    store.path.parent.mkdir(parents=True)
+    store.path.write_text('{\n  "format_version": 1,\n  "lineage": oops\n}')
+    with pytest.raises(StateError, match=r"staging\.json:3: the state file is corrupt"):
+        store.load()
+
+
+def test_file_of_the_wrong_shape_is_refused_naming_the_field(store):
+    store.path.parent.mkdir(parents=True)
+    bad = {
+        "format_version": FORMAT_VERSION,
+        "lineage": "x",
+        "serial": 1,
+        "resources": {"Survey/a": {"ps_survey_id": "not a number"}},
+    }
+    store.path.write_text(json.dumps(bad))
+    with pytest.raises(StateError, match=r"staging\.json: .*resources\.Survey/a\.ps_survey_id"):
+        store.load()
+
+
+def test_failed_rename_leaves_the_previous_file_intact(store, monkeypatch):
+    store.record("Survey/a", survey(1))
+    before = store.path.read_text()
+
+    def crash(*args, **kwargs):
+        raise OSError("disk on fire")
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(StateError, match="cannot write the state file"):
+        store.record("Survey/b", survey(2))
+    monkeypatch.undo()
+    assert store.path.read_text() == before
+    assert [p.name for p in store.path.parent.iterdir()] == [store.path.name]
+    # The store did not move on in memory either: the next write continues from serial 1.
+    assert store.record("Survey/c", survey(3)).serial == 2
+    assert "Survey/b" not in StateStore(store.path).load().resources
+
+
+def test_create_is_journaled_before_and_resolved_after(store):
+    entry = store.journal_create("Survey/new-one", {"survey_title": "New"})
+    pending = StateStore(store.path).load().pending_create("Survey/new-one")
+    assert pending == entry and pending.fingerprint.startswith("sha256:")
+    store.resolve_create("Survey/new-one", survey(555))
+    after = StateStore(store.path).load()
+    assert after.pending_create("Survey/new-one") is None
+    assert after.survey("new-one").ps_survey_id == 555
+
+
+def test_unresolved_create_blocks_a_second_create_of_that_name(store):
+    store.journal_create("Survey/new-one", {"survey_title": "New"})
+    crashed_then_restarted = StateStore(store.path)
+    with pytest.raises(StateError, match="Survey/new-one is already in flight"):
+        crashed_then_restarted.journal_create("Survey/new-one", {"survey_title": "New"})
+
+
+def test_failed_create_is_resolved_without_a_record(store):
+    store.journal_create("Survey/new-one", {"survey_title": "New"})
+    state = store.resolve_create("Survey/new-one", None)
+    assert state.journal == {} and state.resources == {}
+
+
+def test_fingerprint_ignores_key_order_but_not_content(store):
+    a = store.journal_create("Survey/a", {"x": 1, "y": 2})
+    b = store.journal_create("Survey/b", {"y": 2, "x": 1})
+    c = store.journal_create("Survey/c", {"y": 2, "x": 3})
+    assert a.fingerprint == b.fingerprint != c.fingerprint
+
+
+def test_forget_removes_a_resource_and_its_unresolved_create(store):
+    store.record("Survey/a", survey(1))
+    store.journal_create("Survey/a", {"survey_title": "again"})
+    state = store.forget("Survey/a")
+    assert "Survey/a" not in state.resources and "Survey/a" not in state.journal
+
+
+def test_forget_of_an_unknown_address_is_an_error(store):
+    with pytest.raises(StateError, match="Survey/ghost is not in the state file"):
+        store.forget("Survey/ghost")
+
+
+def test_move_renames_keeping_ids_and_last_applied(store):
+    store.record("Survey/old-name", survey(7))
+    state = store.move("Survey/old-name", "Survey/new-name")
+    assert state.survey("new-name") == survey(7) and state.survey("old-name") is None
+
+
+def test_move_refuses_to_change_kind_or_overwrite(store):
+    store.record("Survey/a", survey(1))
+    store.record("Survey/b", survey(2))
+    with pytest.raises(StateError, match="keeps its kind"):
+        store.move("Survey/a", "ExclusionGroup/a")
+    with pytest.raises(StateError, match="Survey/b is already in the state file"):
+        store.move("Survey/a", "Survey/b")
+
+
+def test_writes_from_many_threads_all_land_with_one_serial_each(store):
+    names = [f"s-{i}" for i in range(40)]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(lambda n: store.record(f"Survey/{n}", survey(names.index(n))), names))
+    reloaded = StateStore(store.path).load()
+    assert sorted(reloaded.resources) == sorted(f"Survey/{n}" for n in names)
+    assert reloaded.serial == len(names)
+
+
+def test_empty_state_has_a_fresh_lineage_each_time():
+    assert State.empty().lineage != State.empty().lineage
