@@ -1,0 +1,218 @@
+"""The attribute catalogue of an environment, per locale: every page, de-duplicated, cached.
+
+The marketplace pages its catalogue (`total_pages` header) and repeats some questions across
+pages (spec 4.6); `Catalog.locale()` reads them all and keeps the first occurrence of each
+qualification_code. Each locale is cached under `.surveyctl/cache/catalog/<env>/<locale>.json`
+for `ttl` seconds (a day by default); `refresh=True` fetches again. Staging and production
+catalogues differ, hence one cache per environment.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from surveyctl.api import ApiClient
+from surveyctl.errors import ApiError, SurveyctlError
+
+DEFAULT_TTL = 24 * 3600
+CACHE_FORMAT = 1
+
+
+class CatalogError(SurveyctlError):
+    """The catalogue of a locale cannot be had (unknown locale, malformed answer)."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer of a choice attribute: its condition code (as text) and its texts."""
+
+    condition_code: str
+    local_text: str
+    eng_text: str
+
+    def matches(self, text: str) -> bool:
+        wanted = text.strip().casefold()
+        return wanted in (self.local_text.strip().casefold(), self.eng_text.strip().casefold())
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """A qualification of the catalogue in one locale; `answers` is empty for free entry."""
+
+    qualification_code: int
+    desc: str
+    text: str = ""
+    answers: tuple[Answer, ...] = ()
+
+    def answer(self, text: str) -> Answer | None:
+        return next((a for a in self.answers if a.matches(text)), None)
+
+    def answer_texts(self) -> list[str]:
+        return [a.eng_text or a.local_text for a in self.answers]
+
+    @property
+    def condition_codes(self) -> set[str]:
+        return {a.condition_code for a in self.answers}
+
+
+class LocaleCatalog:
+    """The attributes of one locale, found by qualification code or by name (desc)."""
+
+    def __init__(self, locale: str, attributes: list[Attribute]):
+        self.locale = locale
+        self.by_code = {a.qualification_code: a for a in attributes}
+        self._by_name: dict[str, Attribute] = {}
+        for attribute in attributes:
+            self._by_name.setdefault(attribute.desc.strip().casefold(), attribute)
+
+    def by_name(self, name: str) -> Attribute | None:
+        return self._by_name.get(name.strip().casefold())
+
+    def closest_names(self, name: str, n: int = 3) -> list[str]:
+        close = difflib.get_close_matches(name.strip().casefold(), list(self._by_name), n, 0.5)
+        return [self._by_name[c].desc for c in close]
+
+    def __len__(self) -> int:
+        return len(self.by_code)
+
+
+class Catalog:
+    """The catalogue of one environment; locales are fetched (or read from cache) on demand.
+
+    `client` is a callable returning the ApiClient, so that no connection is opened (and no
+    embedded sandbox started) while every locale needed is fresh in the cache.
+    """
+
+    def __init__(
+        self,
+        client: Callable[[], ApiClient],
+        environment: str,
+        cache_dir: Path | None = None,
+        *,
+        ttl: float = DEFAULT_TTL,
+        refresh: bool = False,
+        classes: list[int] | None = None,
+    ):
+        self._client = client
+        self.environment = environment
+        self.cache_dir = cache_dir
+        self.ttl = ttl
+        self.refresh = refresh
+        self.classes = classes
+        self._locales: dict[str, LocaleCatalog] = {}
+        self.fetched: list[str] = []  # locales read from the API in this run
+
+    def locale(self, localization: str) -> LocaleCatalog:
+        """The catalogue of `localization`; CatalogError when the service has none."""
+        if localization not in self._locales:
+            items = None if self.refresh else self._read_cache(localization)
+            if items is None:
+                items = self._fetch(localization)
+                self._write_cache(localization, items)
+            self._locales[localization] = LocaleCatalog(
+                localization, [_attribute(item, localization) for item in items]
+            )
+        return self._locales[localization]
+
+    def _fetch(self, localization: str) -> list[dict]:
+        client = self._client()
+        seen: dict[int, dict] = {}
+        try:
+            for page in client.iter_pages(
+                client.get_attributes_page, localization=localization, classes=self.classes
+            ):
+                for item in page if isinstance(page, list) else []:
+                    code = item.get("qualification_code") if isinstance(item, dict) else None
+                    if isinstance(code, int) and code not in seen:
+                        seen[code] = item
+        except ApiError as exc:
+            if exc.status in (400, 404):
+                raise CatalogError(
+                    f"environment {self.environment!r} has no attribute catalogue for locale "
+                    f"{localization!r} ({exc.status}: {exc.message})"
+                ) from exc
+            raise
+        self.fetched.append(localization)
+        return list(seen.values())
+
+    def _cache_file(self, localization: str) -> Path | None:
+        if self.cache_dir is None:
+            return None
+        safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in localization)
+        return self.cache_dir / "catalog" / self.environment / f"{safe}.json"
+
+    def _read_cache(self, localization: str) -> list[dict] | None:
+        path = self._cache_file(localization)
+        if path is None or not path.is_file():
+            return None
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None  # a damaged cache is only a cache: fetch again
+        if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT:
+            return None
+        fetched_at = data.get("fetched_at")
+        if not isinstance(fetched_at, (int, float)) or time.time() - fetched_at > self.ttl:
+            return None
+        items = data.get("attributes")
+        return items if isinstance(items, list) else None
+
+    def _write_cache(self, localization: str, items: list[dict]) -> None:
+        path = self._cache_file(localization)
+        if path is None:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        payload = {
+            "format": CACHE_FORMAT,
+            "environment": self.environment,
+            "locale": localization,
+            "fetched_at": time.time(),
+            "attributes": items,
+        }
+        handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".catalog-", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                json.dump(payload, out)
+            os.replace(temp, path)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+
+
+def _attribute(item: dict, localization: str) -> Attribute:
+    localization_entry = _localization(item.get("localizations"), localization)
+    answers = tuple(
+        Answer(
+            condition_code=str(answer.get("condition_code")),
+            local_text=str(answer.get("local_text") or ""),
+            eng_text=str(answer.get("eng_text") or ""),
+        )
+        for answer in localization_entry.get("answers") or []
+        if isinstance(answer, dict) and answer.get("condition_code") is not None
+    )
+    return Attribute(
+        qualification_code=item["qualification_code"],
+        desc=str(item.get("desc") or ""),
+        text=str(localization_entry.get("text") or ""),
+        answers=answers,
+    )
+
+
+def _localization(entries: Any, localization: str) -> dict:
+    """The entry of `localization`, else the first one (the service answers per locale)."""
+    if not isinstance(entries, list):
+        return {}
+    wanted = localization.replace("-", "_").casefold()
+    dicts = [e for e in entries if isinstance(e, dict)]
+    for entry in dicts:
+        if str(entry.get("locale", "")).replace("-", "_").casefold() == wanted:
+            return entry
+    return dicts[0] if dicts else {}

@@ -1,0 +1,182 @@
+"""`surveyctl validate` and `surveyctl render`: manifests checked, and shown as API bodies."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from surveyctl.catalog import Catalog
+from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.errors import ConfigError
+from surveyctl.manifests import Diagnostics, load_manifests
+from surveyctl.manifests.diagnostics import ERROR, NOTE, WARNING
+from surveyctl.model import DesiredState
+
+_paths = click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+_offline = click.option(
+    "--offline", is_flag=True, help="Skip every check against the attribute catalogue."
+)
+_refresh = click.option(
+    "--refresh-catalog", is_flag=True, help="Fetch the attribute catalogue even if cached."
+)
+
+
+def _manifest_paths(ctx: CliContext, paths: tuple[Path, ...]) -> list[Path]:
+    if paths:
+        return list(paths)
+    config = ctx.config()
+    if config.manifests:
+        return [config.root / entry for entry in config.manifests]
+    raise ConfigError(
+        "no manifests given: name files or folders, or list them under 'manifests:' in "
+        "surveyctl.yaml"
+    )
+
+
+def _catalog(ctx: CliContext, offline: bool, refresh: bool) -> Catalog | None:
+    if offline:
+        return None
+    config, environment = ctx.config(), ctx.environment()
+    return Catalog(ctx.client, environment.name, config.cache_dir, refresh=refresh)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _verdict(state: DesiredState, diagnostics: Diagnostics, catalog: Catalog | None) -> str:
+    errors = diagnostics.count(ERROR)
+    files = _plural(len(state.files), "file")
+    if errors:
+        return (
+            f"{_plural(errors, 'error')} and {_plural(diagnostics.count(WARNING), 'warning')} "
+            f"in {files}: the manifests are not valid."
+        )
+    checked = (
+        f"checked against the attribute catalogue of environment {catalog.environment!r}"
+        if catalog
+        else "not checked against any attribute catalogue (--offline)"
+    )
+    return (
+        f"Valid: {_plural(len(state.surveys), 'survey')} and "
+        f"{_plural(len(state.groups), 'exclusion group')} in {files}, {checked}."
+    )
+
+
+@click.command("validate")
+@_paths
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+)
+@_offline
+@_refresh
+@pass_context
+def validate_command(
+    ctx: CliContext,
+    paths: tuple[Path, ...],
+    output_format: str,
+    offline: bool,
+    refresh_catalog: bool,
+) -> None:
+    """Check manifests (files or folders) before anything is sent; exit 1 when invalid.
+
+    Without PATHS the `manifests:` of surveyctl.yaml are read. Attribute names are resolved
+    and codes checked against the catalogue of the environment (cached for a day).
+    """
+    catalog = _catalog(ctx, offline, refresh_catalog)
+    state, diagnostics = load_manifests(_manifest_paths(ctx, paths), catalog)
+    if output_format == "json":
+        click.echo(
+            json.dumps(
+                {
+                    "valid": not diagnostics.has_errors,
+                    "error_count": diagnostics.count(ERROR),
+                    "warning_count": diagnostics.count(WARNING),
+                    "note_count": diagnostics.count(NOTE),
+                    "summary": _verdict(state, diagnostics, catalog),
+                    "diagnostics": [d.to_json() for d in diagnostics.sorted()],
+                },
+                indent=2,
+            )
+        )
+    else:
+        for diagnostic in diagnostics.sorted():
+            click.echo(str(diagnostic))
+        click.echo(_verdict(state, diagnostics, catalog))
+    if diagnostics.has_errors:
+        click.get_current_context().exit(1)
+
+
+@click.command("render")
+@_paths
+@click.option(
+    "--name",
+    "names",
+    multiple=True,
+    metavar="NAME",
+    help="Print only this survey's body (repeatable).",
+)
+@_offline
+@_refresh
+@pass_context
+def render_command(
+    ctx: CliContext,
+    paths: tuple[Path, ...],
+    names: tuple[str, ...],
+    offline: bool,
+    refresh_catalog: bool,
+) -> None:
+    """Print each survey as the exact API body surveyctl sends, as JSON.
+
+    Generators are expanded and attribute names resolved (which needs the catalogue, so
+    --offline works only for manifests written with codes). With one --name the bare body is
+    printed; otherwise an object of surveys and exclusion groups by name.
+    """
+    catalog = _catalog(ctx, offline, refresh_catalog)
+    state, diagnostics = load_manifests(_manifest_paths(ctx, paths), catalog)
+    unresolved = [s for s in state.surveys.values() if not s.resolved]
+    for survey in unresolved:
+        diagnostics.error(
+            f"Survey {survey.name!r} names attributes, which need the catalogue; "
+            "render it without --offline",
+            survey.location,
+        )
+    problems = [d for d in diagnostics.sorted() if d.severity == ERROR]
+    if problems:
+        for diagnostic in problems:
+            click.echo(str(diagnostic), err=True)
+        click.echo(_verdict(state, diagnostics, catalog), err=True)
+        click.get_current_context().exit(1)
+    missing = [n for n in names if n not in state.surveys]
+    if missing:
+        raise ConfigError(f"no Survey manifest is named {missing[0]!r}")
+    if len(names) == 1:
+        click.echo(json.dumps(state.surveys[names[0]].body(), indent=2))
+        return
+    chosen = names or tuple(state.surveys)
+    output = {
+        "surveys": {name: state.surveys[name].body() for name in chosen},
+        "exclusion_groups": {}
+        if names
+        else {
+            name: {
+                "buyer_surveygroup_ref": group.buyer_surveygroup_ref,
+                "name": group.group_name,
+                **(
+                    {"exclusion_period": group.exclusion_period}
+                    if group.exclusion_period is not None
+                    else {}
+                ),
+                "surveys_in_group": list(group.survey_ids),
+                "surveys": list(group.surveys),
+            }
+            for name, group in state.groups.items()
+        },
+    }
+    click.echo(json.dumps(output, indent=2))

@@ -1,0 +1,101 @@
+"""Manifests -> desired state, with every problem reported at its file and line.
+
+The one entry point is `load_manifests(paths, catalog)`:
+
+```python
+state, diagnostics = load_manifests(["examples/"], catalog)   # catalog=None: offline
+if diagnostics.has_errors: ...       # each Diagnostic has severity, summary, location
+state.surveys["brand-tracker-us"].body()   # the exact API body: generators expanded,
+                                           # attribute names resolved to codes
+```
+Stages, each adding to the same Diagnostics so that one run shows every problem:
+`load` (YAML with file:line marks) -> `schema` (manifest.schema.json) -> `build` (model
+objects; `generate` expands quota generators) -> `rules` (checks across fields and
+manifests) -> `names` (attribute names resolved and codes checked against the catalogue of
+each survey's locale; skipped when `catalog` is None). `load_desired` is the same but raises
+ManifestError on any error, for callers that need a valid state or nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from surveyctl.catalog import Catalog
+from surveyctl.errors import Location
+from surveyctl.manifests import build, names, rules, schema
+from surveyctl.manifests.diagnostics import Diagnostic, Diagnostics, ManifestError
+from surveyctl.manifests.load import Document, discover, load_file
+from surveyctl.model import DesiredState
+
+__all__ = [
+    "Diagnostic",
+    "Diagnostics",
+    "ManifestError",
+    "load_desired",
+    "load_manifests",
+]
+
+
+def load_manifests(
+    paths: Iterable[str | Path], catalog: Catalog | None = None
+) -> tuple[DesiredState, Diagnostics]:
+    """The desired state of the manifests under `paths`, and everything found wrong.
+
+    Resources whose manifest has errors are left out of the state; check
+    `diagnostics.has_errors` before using it.
+    """
+    diagnostics = Diagnostics()
+    paths = list(paths)
+    files = discover(paths, diagnostics)
+    if not files and not diagnostics.has_errors:
+        shown = ", ".join(str(p) for p in paths) or "the current folder"
+        diagnostics.error(f"No manifest files (*.yaml, *.yml) found in {shown}")
+    state = DesiredState(files=[str(f) for f in files])
+    documents = [doc for path in files for doc in load_file(path, diagnostics)]
+    specs = {}
+    unbuilt: set[str] = set()
+    defined: dict[tuple[str, str], Location] = {}
+    for document in documents:
+        valid = schema.check_document(document, diagnostics)
+        kind, name = document.data.get("kind"), document.data.get("name")
+        if isinstance(kind, str) and isinstance(name, str):
+            key = (kind, name)
+            if key in defined:
+                first = defined[key]
+                diagnostics.error(
+                    f"{kind} {name!r} is defined twice; first in {first.file} at line {first.line}",
+                    document.data.where("name"),
+                )
+                continue
+            defined[key] = document.data.where("name")
+        if not valid:
+            if kind == "Survey" and isinstance(name, str):
+                unbuilt.add(name)
+            continue
+        _add(document, state, specs, diagnostics)
+    for survey in state.surveys.values():
+        rules.check_survey(survey, specs[survey.name], diagnostics)
+    rules.check_groups(state, diagnostics, frozenset(unbuilt))
+    if catalog is not None:
+        for survey in state.surveys.values():
+            names.resolve_survey(survey, catalog, diagnostics)
+    return state, diagnostics
+
+
+def _add(document: Document, state: DesiredState, specs: dict, diagnostics: Diagnostics) -> None:
+    if document.data["kind"] == "Survey":
+        survey = build.survey(document, diagnostics)
+        state.surveys[survey.name] = survey
+        specs[survey.name] = document.data["spec"]
+    else:
+        group = build.exclusion_group(document)
+        state.groups[group.name] = group
+
+
+def load_desired(paths: Iterable[str | Path], catalog: Catalog | None = None) -> DesiredState:
+    """Like load_manifests, but raises ManifestError when any manifest has an error."""
+    state, diagnostics = load_manifests(paths, catalog)
+    if diagnostics.has_errors:
+        raise ManifestError(diagnostics)
+    return state

@@ -1,0 +1,124 @@
+"""Turns schema-valid documents into model objects (generators expanded, names kept)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from surveyctl.errors import Location
+from surveyctl.manifests import generate
+from surveyctl.manifests.diagnostics import Diagnostics
+from surveyctl.manifests.load import Document, MarkedDict, MarkedList
+from surveyctl.model import (
+    Criterion,
+    ExclusionGroup,
+    Lifecycle,
+    Qualification,
+    Quota,
+    RangeSet,
+    Survey,
+)
+
+_LISTS = ("qualifications", "quotas")
+
+
+def plain(value: Any) -> Any:
+    """A copy without marks: plain dicts and lists, as the JSON body will carry them."""
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    return value
+
+
+def survey(document: Document, diagnostics: Diagnostics) -> Survey:
+    """The Survey of a schema-valid document."""
+
+    data = document.data
+    spec: MarkedDict = data["spec"]
+    settings = {key: plain(value) for key, value in spec.items() if key not in _LISTS}
+    qualifications = None
+    if "qualifications" in spec:
+        items: MarkedList = spec["qualifications"]
+        qualifications = [
+            _qualification(item, items.where(i), Qualification) for i, item in enumerate(items)
+        ]
+    quotas = None
+    if "quotas" in spec:
+        quotas = []
+        entries: MarkedList = spec["quotas"]
+        for index, entry in enumerate(entries):
+            if "generate" in entry:
+                quotas.extend(generate.expand(entry, spec["completes_required"], diagnostics))
+            else:
+                quotas.append(_quota(entry, entries.where(index)))
+    return Survey(
+        name=data["name"],
+        settings=settings,
+        qualifications=qualifications,
+        quotas=quotas,
+        lifecycle=_lifecycle(data.get("lifecycle")),
+        location=document.location,
+        field_locations={key: spec.where(key) for key in spec},
+    )
+
+
+def exclusion_group(document: Document) -> ExclusionGroup:
+    """The ExclusionGroup of a schema-valid document; `surveys[i]` lines are kept too."""
+    data = document.data
+    spec: MarkedDict = data["spec"]
+    locations = {key: spec.where(key) for key in spec}
+    members = spec.get("surveys")
+    if isinstance(members, MarkedList):
+        locations.update({f"surveys[{i}]": members.where(i) for i in range(len(members))})
+    return ExclusionGroup(
+        name=data["name"],
+        buyer_surveygroup_ref=spec["buyer_surveygroup_ref"],
+        group_name=spec["name"],
+        exclusion_period=spec.get("exclusion_period"),
+        surveys=list(spec.get("surveys") or []),
+        survey_ids=list(spec.get("surveys_in_group") or []),
+        lifecycle=_lifecycle(data.get("lifecycle")),
+        location=document.location,
+        field_locations=locations,
+    )
+
+
+def _lifecycle(data: MarkedDict | None) -> Lifecycle:
+    if not data:
+        return Lifecycle()
+    return Lifecycle(
+        prevent_destroy=bool(data.get("prevent_destroy", False)),
+        ignore_changes=tuple(data.get("ignore_changes") or ()),
+    )
+
+
+def _qualification(item: MarkedDict, where: Location, cls: type[Qualification]) -> Any:
+    codes = item.get("condition_codes")
+    ranges = item.get("range_sets")
+    extra = {"child_age_unit": item["child_age_unit"]} if "child_age_unit" in item else {}
+    return cls(
+        qualification_code=item.get("qualification_code"),
+        attribute=item.get("attribute"),
+        condition_codes=[str(c) for c in codes] if codes is not None else None,
+        answers=list(item["answers"]) if "answers" in item else None,
+        range_sets=[RangeSet(r["from"], r["to"], r["units"]) for r in ranges]
+        if ranges is not None
+        else None,
+        location=where,
+        **extra,
+    )
+
+
+def _quota(entry: MarkedDict, where: Location) -> Quota:
+    criteria: MarkedList = entry.get("criteria") or MarkedList()
+    return Quota(
+        buyer_quota_id=entry["buyer_quota_id"],
+        required_count=entry["required_count"],
+        criteria=[
+            _qualification(item, criteria.where(i), Criterion) for i, item in enumerate(criteria)
+        ],
+        quota_title=entry.get("quota_title"),
+        buyer_quota_supplier_id=entry.get("buyer_quota_supplier_id"),
+        group_key=entry.get("group_key"),
+        location=where,
+    )

@@ -1,0 +1,106 @@
+"""Attribute and answer names -> codes, through the catalogue of the survey's locale.
+
+A qualification or criterion may say `attribute: Gender` and `answers: [Female]` instead of
+codes; names match the catalogue's `desc` and the answers' local or English text, without
+regard to case. Codes written directly are checked against the same catalogue. Resolving per
+environment lets one manifest serve staging and production even where their codes differ.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from surveyctl.catalog import Attribute, Catalog, CatalogError, LocaleCatalog
+from surveyctl.manifests.diagnostics import Diagnostics
+from surveyctl.model import Qualification, Survey
+
+_LISTED = 8
+
+
+def resolve_survey(survey: Survey, catalog: Catalog, diagnostics: Diagnostics) -> None:
+    """Fills in codes for names and checks every code; problems become diagnostics."""
+    try:
+        locale = catalog.locale(survey.localization)
+    except CatalogError as exc:
+        diagnostics.error(
+            f"Survey {survey.name!r}: {exc.message}", survey.location_of("survey_localization")
+        )
+        return
+    for item in survey.qualifications or []:
+        _resolve(item, locale, catalog.environment, diagnostics)
+    for quota in survey.quotas or []:
+        for criterion in quota.criteria:
+            _resolve(criterion, locale, catalog.environment, diagnostics)
+
+
+def _resolve(
+    item: Qualification, locale: LocaleCatalog, environment: str, diagnostics: Diagnostics
+) -> None:
+    where = f"the {locale.locale} catalogue of environment {environment!r}"
+    if item.attribute is not None:
+        attribute = locale.by_name(item.attribute)
+        if attribute is None:
+            close = locale.closest_names(item.attribute)
+            hint = f"; closest: {', '.join(close)}" if close else ""
+            diagnostics.error(
+                f"Unknown attribute {item.attribute!r} in {where}{hint}", item.location
+            )
+            return
+        if item.qualification_code not in (None, attribute.qualification_code):
+            diagnostics.error(
+                f"Attribute {item.attribute!r} is qualification {attribute.qualification_code} "
+                f"in {where}, not {item.qualification_code}",
+                item.location,
+            )
+            return
+        item.qualification_code = attribute.qualification_code
+    else:
+        attribute = locale.by_code.get(item.qualification_code)
+        if attribute is None:
+            diagnostics.error(
+                f"qualification_code {item.qualification_code} is not in {where}",
+                item.location,
+            )
+            return
+    if item.answers is not None:
+        _resolve_answers(item, attribute, where, diagnostics)
+    elif item.condition_codes is not None and attribute.answers:
+        unknown = [c for c in item.condition_codes if c not in attribute.condition_codes]
+        if unknown:
+            diagnostics.error(
+                f"condition code {unknown[0]!r} is not an answer of qualification "
+                f"{attribute.qualification_code} ({attribute.desc}) in {where}; its answers: "
+                + _answer_list(attribute),
+                item.location,
+            )
+
+
+def _resolve_answers(
+    item: Qualification, attribute: Attribute, where: str, diagnostics: Diagnostics
+) -> None:
+    codes: list[str] = []
+    for text in item.answers or []:
+        answer = attribute.answer(text)
+        if answer is None:
+            texts = attribute.answer_texts()
+            lowered = {t.casefold(): t for t in texts}
+            close = difflib.get_close_matches(text.casefold(), list(lowered), 3, 0.4)
+            hint = (
+                f"; closest: {', '.join(lowered[c] for c in close)}"
+                if close
+                else (f"; its answers: {_answer_list(attribute)}" if texts else "")
+            )
+            diagnostics.error(
+                f"Attribute {attribute.desc!r} has no answer {text!r} in {where}{hint}",
+                item.location,
+            )
+            return
+        if answer.condition_code not in codes:
+            codes.append(answer.condition_code)
+    item.condition_codes = codes
+
+
+def _answer_list(attribute: Attribute) -> str:
+    shown = [f"{a.condition_code} {a.eng_text or a.local_text}" for a in attribute.answers]
+    more = f", ... ({len(shown)} in all)" if len(shown) > _LISTED else ""
+    return ", ".join(shown[:_LISTED]) + more

@@ -1,0 +1,209 @@
+"""Rules beyond the schema (spec 2.4, 2.6, 2.7, 2.9 and section 8), checked before any call.
+
+Each rule adds every violation it finds, with the line of the field concerned, so that one
+run of `surveyctl validate` shows all of them.
+"""
+
+from __future__ import annotations
+
+from surveyctl.manifests.diagnostics import Diagnostics
+from surveyctl.manifests.load import MarkedDict, MarkedList
+from surveyctl.manifests.schema import suggest
+from surveyctl.model import DesiredState, ExclusionGroup, Qualification, Survey
+
+RECONTACT = 1  # incl_excl value of a recontact survey (spec 2.1)
+
+
+def check_survey(survey: Survey, spec: MarkedDict, diagnostics: Diagnostics) -> None:
+    """Every per-survey rule."""
+    _unique_quota_ids(survey, diagnostics)
+    _qlc(survey, spec, diagnostics)
+    _qbp(survey, spec, diagnostics)
+    _targeting(survey, diagnostics)
+    _quota_sum(survey, diagnostics)
+    if survey.settings.get("incl_excl") == RECONTACT:
+        for field in ("buyer_surveygroup_ref", "buyer_surveygroup_refs"):
+            if survey.settings.get(field):
+                diagnostics.error(
+                    f"Survey {survey.name!r} is a recontact survey (incl_excl 1) and cannot "
+                    f"join an exclusion group through {field}",
+                    survey.location_of(field),
+                )
+
+
+def _unique_quota_ids(survey: Survey, diagnostics: Diagnostics) -> None:
+    first: dict[str, object] = {}
+    for quota in survey.quotas or []:
+        seen = first.get(quota.buyer_quota_id)
+        if seen is None:
+            first[quota.buyer_quota_id] = quota.location
+            continue
+        origin = " (made by a generator)" if quota.generated else ""
+        diagnostics.error(
+            f"buyer_quota_id {quota.buyer_quota_id!r}{origin} is used twice in survey "
+            f"{survey.name!r}; first at line {getattr(seen, 'line', '?')}",
+            quota.location,
+        )
+
+
+def _qlc(survey: Survey, spec: MarkedDict, diagnostics: Diagnostics) -> None:
+    qlc = spec.get("qlc")
+    if not isinstance(qlc, MarkedDict):
+        return
+    multiple = qlc.get("multiple_quotas")
+    multiple = multiple if isinstance(multiple, MarkedDict) else MarkedDict()
+    if qlc.get("enable"):
+        if not survey.quotas:
+            diagnostics.error(
+                "qlc.enable is true but the survey has no quotas; quota level complete needs "
+                "at least one quota (the service answers 1014)",
+                qlc.where("enable"),
+            )
+        if multiple.get("enable") is not True:
+            diagnostics.error(
+                "qlc.multiple_quotas.enable must be true when qlc.enable is true",
+                multiple.where("enable") if "enable" in multiple else qlc.where("enable"),
+            )
+        return
+    for option in ("enable", "count_by_quota", "compensate_by_quota"):
+        if multiple.get(option) is True:
+            diagnostics.error(
+                f"qlc.multiple_quotas.{option} is true while qlc.enable is not; no other QLC "
+                "option may be true when QLC is off",
+                multiple.where(option),
+            )
+
+
+def _qbp(survey: Survey, spec: MarkedDict, diagnostics: Diagnostics) -> None:
+    qbp = spec.get("qbp")
+    if not isinstance(qbp, MarkedDict) or not isinstance(qbp.get("quota_ids"), MarkedList):
+        return
+    ids = [quota.buyer_quota_id for quota in survey.quotas or []]
+    listed: MarkedList = qbp["quota_ids"]
+    for index, quota_id in enumerate(listed):
+        if quota_id not in ids:
+            diagnostics.error(
+                f"qbp.quota_ids names {quota_id!r}, which is not a buyer_quota_id of survey "
+                f"{survey.name!r}{suggest(quota_id, ids)}",
+                listed.where(index),
+            )
+
+
+def _targeting(survey: Survey, diagnostics: Diagnostics) -> None:
+    """Each qualification or criterion says what it targets, once, with sound ranges."""
+    seen: dict[object, int] = {}
+    for item in survey.qualifications or []:
+        _criterion_shape(item, "qualification", diagnostics)
+        key = item.qualification_code if item.resolved else (item.attribute or "").casefold()
+        if key in seen:
+            diagnostics.error(
+                f"Qualification {item.attribute or item.qualification_code} is given twice "
+                f"in survey {survey.name!r} (first at line {seen[key]})",
+                item.location,
+            )
+        else:
+            seen[key] = item.location.line if item.location else 0
+    for quota in survey.quotas or []:
+        for criterion in quota.criteria:
+            # Generated quotas share their cells' criteria: report a bad cell once.
+            label = "generated criterion" if quota.generated else "criterion"
+            _criterion_shape(
+                criterion,
+                f"{label} of quota {quota.buyer_quota_id!r}" if not quota.generated else label,
+                diagnostics,
+            )
+
+
+def _criterion_shape(item: Qualification, label: str, diagnostics: Diagnostics) -> None:
+    given = [
+        name
+        for name, value in (
+            ("condition_codes", item.condition_codes),
+            ("answers", item.answers),
+            ("range_sets", item.range_sets),
+        )
+        if value is not None
+    ]
+    target = item.attribute or item.qualification_code
+    if len(given) != 1:
+        what = "none" if not given else " and ".join(given)
+        diagnostics.error(
+            f"The {label} for {target} needs exactly one of condition_codes, answers or "
+            f"range_sets, not {what}",
+            item.location,
+        )
+    for range_set in item.range_sets or []:
+        if range_set.start > range_set.end:
+            diagnostics.error(
+                f"The {label} for {target} has a range from {range_set.start:g} to "
+                f"{range_set.end:g}; from must not exceed to",
+                item.location,
+            )
+
+
+def _quota_sum(survey: Survey, diagnostics: Diagnostics) -> None:
+    if not survey.quotas:
+        return
+    total = sum(quota.required_count for quota in survey.quotas)
+    goal = survey.settings["completes_required"]
+    where = survey.location_of("quotas")
+    if total < goal:
+        diagnostics.note(
+            f"Soft launch: the quotas of survey {survey.name!r} sum to {total}, below "
+            f"completes_required {goal}",
+            where,
+        )
+    elif total > goal:
+        diagnostics.note(
+            f"Quota flexibility: the quotas of survey {survey.name!r} sum to {total}, above "
+            f"completes_required {goal}",
+            where,
+        )
+
+
+def check_groups(
+    state: DesiredState, diagnostics: Diagnostics, unbuilt: frozenset[str] = frozenset()
+) -> None:
+    """Exclusion groups name Survey manifests, no recontact survey, unique references.
+
+    `unbuilt` holds names of Survey manifests that exist but failed the schema: a group
+    naming one of them is not reported again.
+    """
+    refs: dict[str, ExclusionGroup] = {}
+    for group in state.groups.values():
+        ref_line = group.field_locations.get("buyer_surveygroup_ref", group.location)
+        other = refs.get(group.buyer_surveygroup_ref)
+        if other is not None:
+            diagnostics.error(
+                f"buyer_surveygroup_ref {group.buyer_surveygroup_ref!r} of exclusion group "
+                f"{group.name!r} is already used by exclusion group {other.name!r}",
+                ref_line,
+            )
+        else:
+            refs[group.buyer_surveygroup_ref] = group
+        _group_members(group, state, diagnostics, unbuilt)
+
+
+def _group_members(
+    group: ExclusionGroup, state: DesiredState, diagnostics: Diagnostics, unbuilt: frozenset[str]
+) -> None:
+    listed: set[str] = set()
+    for index, name in enumerate(group.surveys):
+        where = group.field_locations.get(f"surveys[{index}]", group.location)
+        if name in listed:
+            diagnostics.error(f"Exclusion group {group.name!r} lists survey {name!r} twice", where)
+        listed.add(name)
+        survey = state.surveys.get(name)
+        if survey is None:
+            if name not in unbuilt:
+                diagnostics.error(
+                    f"Exclusion group {group.name!r} names survey {name!r}, which is not a "
+                    f"Survey manifest{suggest(name, state.surveys)}",
+                    where,
+                )
+        elif survey.settings.get("incl_excl") == RECONTACT:
+            diagnostics.error(
+                f"Exclusion group {group.name!r} cannot hold survey {name!r}: it is a recontact "
+                "survey (incl_excl 1)",
+                where,
+            )

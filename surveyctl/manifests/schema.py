@@ -1,0 +1,170 @@
+"""Checks each document against `schemas/manifest.schema.json` and words what it finds.
+
+jsonschema's own messages name Python reprs; here every error becomes one sentence that
+names the field by its path (`spec.quotas[2].required_count`), the line of that field, and
+for an unknown field or value the closest known one ("did you mean ...?").
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Iterable
+from functools import cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+from surveyctl.errors import Location
+from surveyctl.manifests.diagnostics import Diagnostics
+from surveyctl.manifests.load import Document, MarkedDict, MarkedList
+from surveyctl.resources import load_schema
+
+KINDS = ("Survey", "ExclusionGroup")
+_TYPE_WORDS = {
+    "string": "text",
+    "integer": "a whole number",
+    "number": "a number",
+    "boolean": "true or false",
+    "object": "a mapping",
+    "array": "a list",
+    "null": "empty",
+}
+
+
+@cache
+def _validator(kind: str) -> Draft202012Validator:
+    schema = load_schema("manifest.schema.json")
+    root = {"$ref": f"#/$defs/{kind}Manifest", "$defs": schema["$defs"]}
+    return Draft202012Validator(root)
+
+
+def suggest(word: str, choices: Iterable[str]) -> str:
+    """' (did you mean X?)' for the closest choice, or ''."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def check_document(document: Document, diagnostics: Diagnostics) -> bool:
+    """Adds the document's schema errors to `diagnostics`; True when it has none."""
+    data = document.data
+    kind = data.get("kind")
+    if "kind" not in data:
+        diagnostics.error(
+            "The document has no 'kind'; expected one of: " + ", ".join(KINDS), data.location
+        )
+        return False
+    if kind not in KINDS:
+        hint = suggest(kind, KINDS) if isinstance(kind, str) else ""
+        diagnostics.error(
+            f"Unknown kind {_show(kind)}{hint}; expected one of: " + ", ".join(KINDS),
+            data.where("kind"),
+        )
+        return False
+    before = len(diagnostics)
+    errors = sorted(_validator(kind).iter_errors(data), key=lambda e: list(map(str, e.path)))
+    for error in errors:
+        for leaf in _leaves(error):
+            summary, location = _describe(leaf, data)
+            diagnostics.error(summary, location)
+    _check_finite(data, "", data.location, diagnostics)
+    return len(diagnostics) == before
+
+
+def _leaves(error: ValidationError) -> list[ValidationError]:
+    """The most specific errors; if/then/else and $ref report their own, no wrapper needed."""
+    if error.context:
+        return [leaf for sub in error.context for leaf in _leaves(sub)]
+    return [error]
+
+
+def field_path(path: Iterable[Any]) -> str:
+    """`spec.quotas[2].criteria` from a jsonschema path."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def locate(data: Any, path: Iterable[Any], fallback: Location) -> Location:
+    """The Location of the deepest value along `path` that carries one."""
+    where, node = getattr(data, "location", fallback), data
+    for part in path:
+        if isinstance(node, MarkedDict) and isinstance(part, str) and part in node:
+            where, node = node.where(part), node[part]
+        elif isinstance(node, MarkedList) and isinstance(part, int) and part < len(node):
+            where, node = node.where(part), node[part]
+        else:
+            break
+    return where
+
+
+def _describe(error: ValidationError, data: MarkedDict) -> tuple[str, Location]:
+    path = list(error.absolute_path)
+    name = field_path(path) or "The document"
+    where = locate(data, path, data.location)
+    value, schema, kind = error.instance, error.schema, error.validator
+    if kind == "additionalProperties" and isinstance(value, dict):
+        known = set(schema.get("properties", {}))
+        extra = sorted(k for k in value if k not in known)
+        field = extra[0] if extra else "?"
+        owner = name if path else "The manifest"
+        spot = value.where(field) if isinstance(value, MarkedDict) else where
+        return f"{owner}: unknown field {field!r}{suggest(field, known)}", spot
+    if kind == "required":
+        missing = error.validator_value
+        absent = [m for m in missing if isinstance(value, dict) and m not in value]
+        owner = name if path else "The manifest"
+        return f"{owner}: missing required field {absent[0] if absent else missing[0]!r}", where
+    if kind == "type":
+        expected = error.validator_value
+        expected = expected if isinstance(expected, list) else [expected]
+        words = " or ".join(_TYPE_WORDS.get(t, t) for t in expected)
+        return f"{name} must be {words}, not {_show(value)}", where
+    if kind in ("enum", "const"):
+        allowed = error.validator_value if kind == "enum" else [error.validator_value]
+        hint = suggest(value, [str(a) for a in allowed]) if isinstance(value, str) else ""
+        if hint:
+            return f"{name} is {_show(value)}, which is not allowed{hint}", where
+        listed = ", ".join(map(str, allowed[:12])) + (", ..." if len(allowed) > 12 else "")
+        return f"{name} is {_show(value)}, which is not one of: {listed}", where
+    if kind in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        symbol = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">"}.get(kind, "<")
+        return f"{name} must be {symbol} {error.validator_value}, not {_show(value)}", where
+    if kind == "pattern":
+        description = schema.get("description") or f"match {error.validator_value}"
+        return f"{name} is {_show(value)}, which is not valid: {description}", where
+    if kind in ("minItems", "minProperties"):
+        return f"{name} must not be empty", where
+    if kind == "minLength":
+        return f"{name} must not be empty text", where
+    if kind == "maxLength":
+        return f"{name} is longer than {error.validator_value} characters", where
+    return f"{name}: {error.message}", where
+
+
+def _check_finite(value: Any, path: str, where: Location, diagnostics: Diagnostics) -> None:
+    """.inf and .nan are valid YAML numbers but cannot be sent as JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        diagnostics.error(f"{path or 'The value'} must be a finite number, not {value}", where)
+    elif isinstance(value, MarkedDict):
+        for key, item in value.items():
+            sub = f"{path}.{key}" if path else key
+            _check_finite(item, sub, value.where(key), diagnostics)
+    elif isinstance(value, MarkedList):
+        for index, item in enumerate(value):
+            _check_finite(item, f"{path}[{index}]", value.where(index), diagnostics)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, MarkedDict) or isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "empty"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
