@@ -26,6 +26,8 @@ COMMANDS: dict[str, str] = {
     "link": "surveyctl.cli.link:link",
     "state": "surveyctl.cli.state:state",
     "force-unlock": "surveyctl.cli.state:force_unlock_command",
+    "validate": "surveyctl.cli.validate:validate_command",
+    "render": "surveyctl.cli.validate:render_command",
 }
 
 
