@@ -1,0 +1,138 @@
+"""The Flask app of the sandbox: blueprints, authentication, faults, errors and the contract.
+
+`create_app(store, ...)` registers every blueprint of `BLUEPRINTS`; another module adds its
+routes by appending one "module:attribute" entry there. A blueprint reaches the data through
+`get_store()` and the calling buyer through `accounts.current_buyer()`; it answers through
+`contract.reply(body, status, schema)` so that its responses are checked like the others.
+
+Order of work for a request under `/buyers`: latency, fault injection (before any data is
+touched), authentication, then the view.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from flask import Blueprint, Flask, current_app, json, request
+from werkzeug.exceptions import HTTPException
+
+from surveyctl.sandbox import contract
+from surveyctl.sandbox.accounts import Accounts
+from surveyctl.sandbox.errors import (
+    CONTRACT_VIOLATION,
+    INVALID_BODY,
+    METHOD_NOT_ALLOWED,
+    NOT_FOUND,
+    ApiProblem,
+)
+from surveyctl.sandbox.faults import Faults
+from surveyctl.sandbox.store import Store
+
+STORE_KEY = "surveyctl_store"
+API_PREFIX = "/buyers/"
+ERROR_SCHEMA = "error.response.json"
+
+# "module:attribute" of every blueprint the app serves; append to add routes.
+BLUEPRINTS: list[str] = [
+    "surveyctl.sandbox.routes_surveys:blueprint",
+    "surveyctl.sandbox.routes_quotas:blueprint",
+    "surveyctl.sandbox.routes_groups:blueprint",
+    "surveyctl.sandbox.routes_transactions:blueprint",
+    "surveyctl.sandbox.routes_adjustments:blueprint",
+    "surveyctl.sandbox.routes_attributes:blueprint",
+    "surveyctl.sandbox.routes_sandbox:blueprint",
+]
+
+
+def get_store() -> Store:
+    """The store of the app serving the current request."""
+    return current_app.extensions[STORE_KEY]
+
+
+def request_body(schema: str) -> Any:
+    """The request's JSON body, checked against `schemas/api/<schema>` (400 otherwise)."""
+    if not request.is_json:
+        raise ApiProblem(
+            400, INVALID_BODY, "the body must be JSON (Content-Type: application/json)"
+        )
+    body = request.get_json(silent=True)
+    if body is None:
+        raise ApiProblem(400, INVALID_BODY, "the body is not valid JSON")
+    contract.check_request(schema, body)
+    return body
+
+
+def _load(target: str) -> Blueprint:
+    module_name, attribute = target.split(":")
+    return getattr(importlib.import_module(module_name), attribute)
+
+
+def create_app(
+    store: Store,
+    *,
+    accounts: Accounts | None = None,
+    faults: Faults | None = None,
+    check_responses: bool = False,
+    blueprints: list[str] | None = None,
+) -> Flask:
+    """The sandbox app over `store`, with the given accounts, faults and blueprints."""
+    app = Flask("surveyctl.sandbox")
+    app.extensions[STORE_KEY] = store
+    accounts = accounts or Accounts()
+    faults = faults or Faults()
+    for buyer_id in sorted(accounts.buyer_ids()):
+        store.ensure_buyer(buyer_id)
+    for target in BLUEPRINTS if blueprints is None else blueprints:
+        app.register_blueprint(_load(target))
+
+    @app.before_request
+    def _before() -> None:
+        faults.delay()
+        if request.path.startswith(API_PREFIX):
+            faults.maybe_refuse()
+            accounts.authenticate()
+
+    @app.errorhandler(ApiProblem)
+    def _problem(problem: ApiProblem):
+        return contract.reply(problem.body(), problem.status, ERROR_SCHEMA, problem.headers)
+
+    @app.errorhandler(HTTPException)
+    def _http(error: HTTPException):
+        code = NOT_FOUND if error.code == 404 else METHOD_NOT_ALLOWED
+        if error.code not in (404, 405):
+            code = INVALID_BODY
+        message = error.description or error.name
+        return contract.reply(
+            {"ps_api_response_code": code, "ps_api_response_message": message},
+            error.code or 500,
+            ERROR_SCHEMA,
+        )
+
+    if check_responses:
+        app.after_request(_check_response)
+    return app
+
+
+def _check_response(response):
+    """Answers 500 naming the violation when a response breaks its schema."""
+    schema = getattr(response, "contract_schema", None)
+    if schema is None:
+        if response.is_json and request.path.startswith(API_PREFIX):
+            return _violation(f"{request.method} {request.path} answered without a contract")
+        return response
+    problem = contract.violation(schema, response.get_json())
+    if problem is None:
+        return response
+    return _violation(f"{request.method} {request.path} broke {schema}: {problem}")
+
+
+def _violation(message: str):
+    response = current_app.response_class(
+        json.dumps(
+            {"ps_api_response_code": CONTRACT_VIOLATION, "ps_api_response_message": message}
+        ),
+        status=500,
+        mimetype="application/json",
+    )
+    return response

@@ -1,0 +1,35 @@
+"""Sandbox-only routes under `/sandbox`: NOT part of the marketplace API.
+
+They show what the real service keeps to itself, so that tests and users can watch it over
+HTTP: `GET /sandbox/surveys/{id}/quotas` lists each quota's current_target, completes and
+whether it is open. No access-token is needed.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint
+
+from surveyctl.sandbox.app import get_store
+from surveyctl.sandbox.contract import reply
+from surveyctl.sandbox.errors import not_found
+
+blueprint = Blueprint("sandbox_internals", __name__, url_prefix="/sandbox")
+
+
+@blueprint.get("/surveys/<int:survey_id>/quotas")
+def quota_internals(survey_id: int):
+    survey = get_store().survey(survey_id)
+    if survey is None:
+        raise not_found(f"survey {survey_id}")
+    answer = [
+        {
+            "buyer_quota_id": q.buyer_quota_id,
+            "ps_quota_id": q.ps_quota_id,
+            "required_count": q.required_count,
+            "current_target": q.current_target,
+            "completes": q.completes,
+            "open": q.open,
+        }
+        for q in survey.quotas
+    ]
+    return reply(answer, 200, "sandbox-quotas.response.json")

@@ -1,0 +1,90 @@
+"""Targeting checked against the attribute catalogue of the survey's locale.
+
+Every qualification and quota criterion must name an attribute of the locale; choice attributes
+take `condition_codes` among their answers (compared as strings), numeric-range attributes take
+`range_sets` in the attribute's units, free-entry attributes take `condition_codes` matching the
+attribute's format.
+"""
+
+from __future__ import annotations
+
+import re
+
+from surveyctl.sandbox import catalogue
+from surveyctl.sandbox.errors import CATALOGUE, bad_request
+
+
+def check_targeting(body: dict) -> None:
+    """Raises a 400 for the first qualification or criterion the catalogue does not allow."""
+    locale = body["survey_localization"]
+    if locale not in catalogue.locales():
+        known = ", ".join(catalogue.locales())
+        raise bad_request(
+            CATALOGUE, f"survey_localization {locale!r} is not a known locale ({known})"
+        )
+    for n, qualification in enumerate(body.get("qualifications") or []):
+        _check_one(locale, qualification, f"qualifications[{n}]")
+    for n, quota in enumerate(body.get("quotas") or []):
+        for m, criterion in enumerate(quota.get("criteria") or []):
+            _check_one(locale, criterion, f"quotas[{n}].criteria[{m}]")
+
+
+def check_criteria(locale: str, criteria: list[dict], where: str = "criteria") -> None:
+    """The same checks for the criteria of a quota update (4.3)."""
+    for m, criterion in enumerate(criteria):
+        _check_one(locale, criterion, f"{where}[{m}]")
+
+
+def _check_one(locale: str, target: dict, where: str) -> None:
+    code = target["qualification_code"]
+    attribute = catalogue.attribute(locale, code)
+    if attribute is None:
+        raise bad_request(
+            CATALOGUE, f"{where}.qualification_code {code} is not an attribute of {locale}"
+        )
+    codes, ranges = target.get("condition_codes"), target.get("range_sets")
+    if codes is None and ranges is None:
+        raise bad_request(CATALOGUE, f"{where} needs condition_codes or range_sets")
+    units = catalogue.range_units(locale, code)
+    if attribute["type"] == catalogue.TYPE_NUMERIC_RANGE:
+        if codes is not None:
+            raise bad_request(
+                CATALOGUE, f"{where}: attribute {code} takes range_sets, not condition_codes"
+            )
+        for r, range_set in enumerate(ranges):
+            if range_set["from"] > range_set["to"]:
+                raise bad_request(CATALOGUE, f"{where}.range_sets[{r}]: from is above to")
+            if units is not None and range_set["units"] != units:
+                raise bad_request(
+                    CATALOGUE,
+                    f"{where}.range_sets[{r}].units must be {units} for attribute {code}",
+                )
+        return
+    if ranges is not None:
+        raise bad_request(
+            CATALOGUE, f"{where}: attribute {code} does not take ranges, use condition_codes"
+        )
+    localization = _localization(attribute, locale)
+    answers = {str(a["condition_code"]) for a in localization.get("answers", [])}
+    if answers:
+        wrong = [c for c in codes if c not in answers]
+        if wrong:
+            raise bad_request(
+                CATALOGUE,
+                f"{where}.condition_codes: {', '.join(wrong)} not among the answers of "
+                f"attribute {code} in {locale}",
+            )
+        return
+    pattern = (localization.get("format") or {}).get("regex") or ""
+    wrong = [c for c in codes if pattern and not re.fullmatch(pattern, c)]
+    if wrong:
+        raise bad_request(
+            CATALOGUE, f"{where}.condition_codes: {', '.join(wrong)} do not match {pattern!r}"
+        )
+
+
+def _localization(attribute: dict, locale: str) -> dict:
+    for localization in attribute.get("localizations", []):
+        if localization.get("locale") == locale:
+            return localization
+    return (attribute.get("localizations") or [{}])[0]
