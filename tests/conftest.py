@@ -20,7 +20,11 @@ def sandbox(tmp_path_factory):
     """One sandbox server for the session; tests create their own surveys in it."""
     from surveyctl.sandbox.server import SandboxOptions, start
 
-    running = start(SandboxOptions(db_path=tmp_path_factory.mktemp("sandbox") / "sandbox.db"))
+    running = start(
+        SandboxOptions(
+            db_path=tmp_path_factory.mktemp("sandbox") / "sandbox.db", check_responses=True
+        )
+    )
     yield running
     running.stop()
 

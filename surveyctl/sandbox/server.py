@@ -8,16 +8,22 @@ listens; `RunningSandbox.url` is the host root (the API lives under `/buyers/v2`
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from werkzeug.serving import BaseWSGIServer, make_server
 
+from surveyctl.errors import SurveyctlError
 from surveyctl.sandbox.accounts import Accounts
 from surveyctl.sandbox.app import create_app
 from surveyctl.sandbox.faults import Faults
 from surveyctl.sandbox.store import Store
+
+
+class SandboxStartError(SurveyctlError):
+    """The sandbox cannot listen or open its data file."""
 
 
 @dataclass
@@ -54,7 +60,10 @@ class RunningSandbox:
 
 def build(options: SandboxOptions) -> tuple[BaseWSGIServer, Store, Accounts]:
     """The server (bound, not yet serving), its store and accounts."""
-    store = Store(options.db_path)
+    try:
+        store = Store(options.db_path)
+    except sqlite3.Error as exc:
+        raise SandboxStartError(f"{options.db_path}: cannot open the sandbox data: {exc}") from exc
     accounts = Accounts(options.keys)
     faults = Faults(options.latency_ms, options.fail_rate, options.seed, options.retry_after)
     app = create_app(
@@ -62,7 +71,13 @@ def build(options: SandboxOptions) -> tuple[BaseWSGIServer, Store, Accounts]:
     )
     # werkzeug logs one line per request; the CLI's stderr is for surveyctl's own messages.
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    server = make_server(options.host, options.port, app, threaded=True)
+    try:
+        server = make_server(options.host, options.port, app, threaded=True)
+    except OSError as exc:
+        store.close()
+        raise SandboxStartError(
+            f"cannot listen on {options.host}:{options.port}: {exc.strerror or exc}"
+        ) from exc
     return server, store, accounts
 
 

@@ -1,0 +1,85 @@
+"""`surveyctl sandbox`: the local marketplace, served for other programs to use."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.errors import SurveyctlError
+
+
+class SandboxOptionError(SurveyctlError):
+    """An option of `sandbox serve` cannot be used."""
+
+
+def _parse_key(value: str) -> tuple[str, int]:
+    token, sep, buyer = value.partition("=")
+    if not sep or not token or not buyer.strip().isdigit():
+        raise SandboxOptionError(f"--key {value!r} must look like TOKEN=BUYER_ID, e.g. mine=3")
+    return token, int(buyer)
+
+
+@click.group()
+def sandbox() -> None:
+    """The local marketplace: the Buyer API served from a SQLite file."""
+
+
+@sandbox.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8080, show_default=True, type=click.IntRange(0, 65535),
+              help="Port to listen on (0 picks a free one).")  # fmt: skip
+@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="SQLite data file (default: .surveyctl/sandbox.db).")  # fmt: skip
+@click.option("--latency-ms", default=0, show_default=True, type=click.IntRange(min=0),
+              help="Delay every response by this many milliseconds.")  # fmt: skip
+@click.option("--fail-rate", default=0.0, show_default=True, type=click.FloatRange(0.0, 1.0),
+              help="Share of /buyers requests answered 503 or 429 (with Retry-After).")  # fmt: skip
+@click.option("--seed", type=int, help="Seed of the fault draws, for reproducible runs.")
+@click.option("--key", "keys", multiple=True, metavar="TOKEN=BUYER_ID",
+              help="Add an access token for a buyer (repeatable).")  # fmt: skip
+@pass_context
+def serve(
+    context: CliContext,
+    host: str,
+    port: int,
+    db_path: Path | None,
+    latency_ms: int,
+    fail_rate: float,
+    seed: int | None,
+    keys: tuple[str, ...],
+) -> None:
+    """Serve the Buyer API on HOST:PORT until Ctrl-C; data persists in the db file."""
+    from surveyctl.sandbox.server import SandboxOptions, build
+
+    extra = dict(_parse_key(k) for k in keys)
+    if db_path is None:
+        db_path = context.config().sandbox_db
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    options = SandboxOptions(
+        db_path=db_path,
+        host=host,
+        port=port,
+        latency_ms=latency_ms,
+        fail_rate=fail_rate,
+        seed=seed,
+        keys=extra,
+    )
+    server, store, accounts = build(options)
+    root = f"http://{host}:{server.server_port}"
+    click.echo(f"sandbox marketplace serving {root} (data: {db_path})")
+    click.echo(f"  v2 root: {root}/buyers/v2")
+    click.echo(f"  v3 root: {root}/buyers/v3")
+    for token, buyer_id in sorted(accounts.keys.items(), key=lambda item: (item[1], item[0])):
+        click.echo(f"  access-token {token}  (buyer {buyer_id})")
+    if latency_ms or fail_rate:
+        click.echo(f"  faults: latency {latency_ms} ms, fail rate {fail_rate}, seed {seed}")
+    click.echo("Press Ctrl-C to stop.", nl=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        click.echo("stopped", err=True)
+    finally:
+        server.server_close()
+        store.close()
