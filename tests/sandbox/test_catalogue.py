@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from surveyctl.errors import ApiError
 from surveyctl.resources import load_schema
 from surveyctl.sandbox import catalogue
 from surveyctl.sandbox.catalogue import (
@@ -311,3 +312,19 @@ def test_changing_a_served_item_does_not_change_the_catalogue():
     again = catalogue.attribute("fr_FR", items[0]["qualification_code"])
     assert again["desc"] != "changed"
     assert again["localizations"][0]["answers"] != []
+
+
+def test_the_sandbox_serves_the_catalogue_pages_over_http(api):
+    first, total = api.get_attributes_page("de_DE", [2, 3], 1)
+    served = {item["qualification_code"]: item for item in first}
+    for page in range(2, total + 1):
+        items, _ = api.get_attributes_page("de_DE", [2, 3], page)
+        served.update({item["qualification_code"]: item for item in items})
+    assert total == catalogue.attributes_page("de_DE", {2, 3}, 1)[1] == 2
+    assert served == full_list("de_DE", {2, 3})
+
+
+def test_the_sandbox_answers_404_for_an_unknown_locale(api):
+    with pytest.raises(ApiError) as raised:
+        api.get_attributes_page("xx_XX")
+    assert raised.value.status == 404
