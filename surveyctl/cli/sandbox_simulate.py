@@ -1,0 +1,101 @@
+"""`surveyctl sandbox simulate SURVEY_ID`: respondent traffic for a survey of the sandbox.
+
+The route behind it lives under `/sandbox`, outside the marketplace API; against a real
+environment it does not exist, and the command says so instead of pretending.
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.errors import ApiError, SurveyctlError
+
+STATUS_NAMES = {
+    12: "platform quota full",
+    13: "platform termination",
+    15: "platform quality / de-dupe",
+    16: "in progress on the buyer survey",
+    17: "buyer quota full",
+    18: "buyer termination",
+    20: "buyer quality termination",
+    21: "complete",
+    22: "survey closed termination",
+    23: "survey paused termination",
+    24: "unopened quota termination",
+    30: "buyer security",
+}
+
+
+def _suppliers(ctx: click.Context, param: click.Parameter, value: str | None) -> list[int] | None:
+    if not value:
+        return None
+    try:
+        return [int(part) for part in value.split(",") if part.strip()]
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a comma-separated list of integers") from None
+
+
+@click.command(name="simulate")
+@click.argument("survey_id", type=int)
+@click.option("--respondents", default=100, show_default=True, type=click.IntRange(1, 10_000))
+@click.option("--seed", type=int, help="Same seed, same respondents (and same outcomes).")
+@click.option("--supplier-ids", callback=_suppliers, help="Suppliers to draw from, e.g. 12,13.")
+@click.option(
+    "--bad-hash-share",
+    type=click.FloatRange(0.0, 1.0),
+    help="Share of returns signed with a wrong secret (recorded as fraud). Default 0.02.",
+)
+@click.option(
+    "--hold",
+    is_flag=True,
+    help="Leave respondents in the buyer survey (16) so that returns can be sent by hand.",
+)
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table")
+@pass_context
+def simulate(
+    ctx: CliContext,
+    survey_id: int,
+    respondents: int,
+    seed: int | None,
+    supplier_ids: list[int] | None,
+    bad_hash_share: float | None,
+    hold: bool,
+    fmt: str,
+) -> None:
+    """Send simulated respondents at live survey SURVEY_ID (sandbox only)."""
+    body: dict = {"respondents": respondents, "hold": hold}
+    if seed is not None:
+        body["seed"] = seed
+    if supplier_ids:
+        body["supplier_ids"] = supplier_ids
+    if bad_hash_share is not None:
+        body["bad_hash_share"] = bad_hash_share
+    client = ctx.client()
+    try:
+        result = client.simulate_traffic(survey_id, body)
+    except ApiError as exc:
+        if exc.status in (404, 405) and exc.code is None:
+            raise SurveyctlError(
+                f"environment {ctx.environment().name!r} is not a sandbox: "
+                "simulated traffic exists only in the sandbox marketplace"
+            ) from exc
+        raise
+    if fmt == "json":
+        click.echo(json.dumps(result, indent=2))
+        return
+    table = Table(box=None, pad_edge=False, title=f"survey {survey_id}", title_justify="left")
+    table.add_column("st", justify="right")
+    table.add_column("status")
+    table.add_column("respondents", justify="right")
+    for code, count in result["statuses"].items():
+        table.add_row(code, STATUS_NAMES.get(int(code), ""), str(count))
+    Console().print(table)
+    click.echo(
+        f"{result['respondents']} respondent(s), {result['completes']} complete(s); "
+        f"survey status now {result['ps_survey_status']}"
+    )
