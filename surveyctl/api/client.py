@@ -113,6 +113,8 @@ class ApiClient:
         self._counts_lock = threading.Lock()
 
     def url(self, path: paths.Path) -> str:
+        if path.version == paths.SANDBOX:
+            return f"{self.host}/sandbox{path.path}"
         return f"{self.host}/buyers/{path.version}{path.path}"
 
     def close(self) -> None:
@@ -251,6 +253,12 @@ class ApiClient:
         path = paths.adjustments() if survey_id is None else paths.survey_adjustments(survey_id)
         body = [{"transaction_id": t} for t in transaction_ids]
         return self._json("POST", path, body=body, expected=(200, 202))
+
+    # -- sandbox only (not part of the marketplace API) ------------------------------------
+
+    def simulate_traffic(self, survey_id: int, body: dict) -> dict:
+        """Sends simulated respondents at a survey of the sandbox; 404 elsewhere."""
+        return self._json("POST", paths.sandbox_simulate(survey_id), body=body)
 
 
 def _total_pages(response: requests.Response) -> int:

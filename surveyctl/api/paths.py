@@ -13,6 +13,8 @@ from urllib.parse import quote
 
 V2 = "v2"
 V3 = "v3"
+# Sandbox-only routes under {host}/sandbox: not part of the marketplace API.
+SANDBOX = "sandbox"
 
 
 class Path(NamedTuple):
@@ -91,3 +93,8 @@ def adjustments() -> Path:
 def survey_adjustments(survey_id: int) -> Path:
     """POST reconciliation adjustments for one survey (public facts)."""
     return Path(V2, f"/adjustments/surveys/{_segment(survey_id)}", "survey_adjustments")
+
+
+def sandbox_simulate(survey_id: int) -> Path:
+    """POST simulated respondent traffic at a survey (sandbox only, outside /buyers)."""
+    return Path(SANDBOX, f"/surveys/{_segment(survey_id)}/simulate", "sandbox_simulate")

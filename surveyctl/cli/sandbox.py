@@ -83,3 +83,8 @@ def serve(
     finally:
         server.server_close()
         store.close()
+
+
+from surveyctl.cli.sandbox_simulate import simulate  # noqa: E402  (sandbox-only traffic)
+
+sandbox.add_command(simulate)

@@ -42,6 +42,7 @@ BLUEPRINTS: list[str] = [
     "surveyctl.sandbox.routes_adjustments:blueprint",
     "surveyctl.sandbox.routes_attributes:blueprint",
     "surveyctl.sandbox.routes_sandbox:blueprint",
+    "surveyctl.sandbox.routes_traffic:blueprint",
 ]
 
 
