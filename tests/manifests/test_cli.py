@@ -1,0 +1,140 @@
+"""`surveyctl validate` and `surveyctl render` driven as a user would, against the sandbox."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+BAD = """\
+kind: Survey
+name: bad
+spec:
+  survey_title: Bad
+  survey_category_code: 231
+  survey_localization: en_US
+  completes_required: many
+  expected_ir: 50
+  expected_loi: 10
+  field_time: 7
+  live_url: https://survey.example.com/s
+  qlc: {enable: true, multiple_quotas: {enable: true}}
+"""
+
+
+def test_examples_validate_clean_against_the_catalogue(run_cli):
+    result = run_cli("validate", str(EXAMPLES))
+    assert result.exit_code == 0, result.output
+    assert (
+        "Valid: 6 surveys and 1 exclusion group in 7 files, checked against the attribute "
+        "catalogue of environment 'local'." in result.stdout
+    )
+    assert "error" not in result.stdout
+
+
+def test_invalid_manifest_exits_1_with_file_and_line(run_cli, project):
+    (project / "bad.yaml").write_text(BAD)
+    result = run_cli("validate", "bad.yaml")
+    assert result.exit_code == 1
+    assert "bad.yaml:7:3: error: spec.completes_required must be a whole number, not 'many'." in (
+        result.stdout
+    )
+    assert "1 error and 0 warnings in 1 file: the manifests are not valid." in result.stdout
+    assert "Traceback" not in result.output
+
+
+def test_json_output_lists_every_diagnostic(run_cli, project):
+    (project / "bad.yaml").write_text(BAD.replace("many", "100"))
+    result = run_cli("validate", "bad.yaml", "--format", "json")
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert report["valid"] is False
+    assert report["error_count"] == 1 and report["warning_count"] == 0
+    (diagnostic,) = report["diagnostics"]
+    assert diagnostic == {
+        "severity": "error",
+        "summary": diagnostic["summary"],
+        "file": "bad.yaml",
+        "line": 12,
+        "column": 9,
+    }
+    assert diagnostic["summary"].startswith("qlc.enable is true but the survey has no quotas")
+
+
+def test_without_paths_the_configured_manifests_are_read(run_cli, project):
+    config = project / "surveyctl.yaml"
+    config.write_text("manifests: [surveys/]\n" + config.read_text())
+    (project / "surveys").mkdir()
+    (project / "surveys" / "bad.yaml").write_text(BAD)
+    result = run_cli("validate")
+    assert result.exit_code == 1
+    assert "surveys/bad.yaml:7:3: error" in result.stdout.replace(str(project) + "/", "")
+
+
+def test_without_paths_or_configured_manifests_it_says_what_to_do(run_cli):
+    result = run_cli("validate")
+    assert result.exit_code == 1
+    assert "no manifests given" in result.output
+
+
+def test_offline_validation_opens_no_connection(run_cli, project, tmp_path):
+    (project / "surveyctl.yaml").write_text(
+        "environments:\n  dead: {host: 'http://127.0.0.1:9', api_key_env: SURVEYCTL_LOCAL_KEY}\n"
+        "default_environment: dead\n"
+    )
+    result = run_cli("validate", "--offline", str(EXAMPLES))
+    assert result.exit_code == 0, result.output
+    assert "not checked against any attribute catalogue (--offline)" in result.stdout
+
+
+def test_render_of_the_interlocked_example_sums_to_its_total(run_cli):
+    result = run_cli("render", str(EXAMPLES), "--name", "media-habits-us")
+    assert result.exit_code == 0, result.output
+    body = json.loads(result.stdout)
+    assert len(body["quotas"]) == 6
+    assert sum(q["required_count"] for q in body["quotas"]) == 1000
+
+
+def test_render_resolves_names_to_codes(run_cli):
+    result = run_cli("render", str(EXAMPLES), "--name", "brand-tracker-gb")
+    body = json.loads(result.stdout)
+    assert body["qualifications"][0] == {
+        "qualification_code": 211,
+        "condition_codes": ["111", "112"],
+    }
+    assert body["quotas"][0]["criteria"] == [
+        {"qualification_code": 230, "condition_codes": ["23007"]}
+    ]
+
+
+def test_rendered_bodies_are_accepted_by_the_marketplace(run_cli, api):
+    result = run_cli("render", str(EXAMPLES))
+    rendered = json.loads(result.stdout)
+    assert set(rendered["exclusion_groups"]) == {"brand-trackers"}
+    for name, body in rendered["surveys"].items():
+        created = api.create_survey(body)
+        assert created["survey_title"] == body["survey_title"], name
+        assert len(created.get("quotas") or []) == len(body.get("quotas") or []), name
+
+
+def test_render_offline_refuses_names_it_cannot_resolve(run_cli):
+    result = run_cli("render", "--offline", str(EXAMPLES))
+    assert result.exit_code == 1
+    assert "Survey 'brand-tracker-gb' names attributes, which need the catalogue" in result.stderr
+    assert result.stdout == ""
+
+
+def test_render_of_an_unknown_name_is_an_error(run_cli):
+    result = run_cli("render", str(EXAMPLES), "--name", "nope")
+    assert result.exit_code == 1
+    assert "no Survey manifest is named 'nope'" in result.output
+
+
+def test_refresh_catalog_fetches_again(run_cli, project):
+    run_cli("validate", str(EXAMPLES))
+    cache = project / ".surveyctl" / "cache" / "catalog" / "local" / "en_US.json"
+    first = json.loads(cache.read_text())["fetched_at"]
+    run_cli("validate", str(EXAMPLES))
+    assert json.loads(cache.read_text())["fetched_at"] == first
+    run_cli("validate", "--refresh-catalog", str(EXAMPLES))
+    assert json.loads(cache.read_text())["fetched_at"] > first

@@ -1,0 +1,119 @@
+"""Attribute and answer names resolved, and codes checked, through the sandbox's catalogue."""
+
+from __future__ import annotations
+
+import pytest
+
+from surveyctl.catalog import Catalog
+from surveyctl.manifests import load_manifests
+
+
+@pytest.fixture
+def resolve(api, write, tmp_path):
+    """resolve(text) -> (state, errors) validated against the sandbox catalogue over HTTP."""
+    catalog = Catalog(lambda: api, "local", tmp_path / "cache")
+
+    def _resolve(text: str):
+        state, diagnostics = load_manifests([write("m.yaml", text)], catalog)
+        return state, [d for d in diagnostics.sorted() if d.severity == "error"]
+
+    return _resolve
+
+
+def test_attribute_and_answer_names_resolve_to_codes(resolve, survey_yaml):
+    text = survey_yaml(
+        "qualifications:\n"
+        "  - {attribute: gender, answers: [FEMALE]}\n"
+        "  - {attribute: Age, range_sets: [{from: 18, to: 30, units: 311}]}\n"
+    )
+    state, errors = resolve(text)
+    assert errors == []
+    assert state.surveys["test-survey"].body()["qualifications"] == [
+        {"qualification_code": 211, "condition_codes": ["112"]},
+        {"qualification_code": 212, "range_sets": [{"from": 18, "to": 30, "units": 311}]},
+    ]
+
+
+def test_the_same_name_resolves_per_locale(resolve, survey_yaml):
+    region = "qualifications:\n  - {attribute: Region, answers: [%s]}\n"
+    gb, gb_errors = resolve(survey_yaml(region % "London", locale="en_GB"))
+    us, us_errors = resolve(survey_yaml(region % "West", locale="en_US"))
+    assert gb_errors == [] and us_errors == []
+    assert gb.surveys["test-survey"].qualifications[0].qualification_code == 230
+    assert us.surveys["test-survey"].qualifications[0].qualification_code == 226
+
+
+def test_unknown_attribute_lists_the_closest_names(resolve, survey_yaml, line_of):
+    text = survey_yaml("qualifications:\n  - {attribute: Gendre, answers: [Male]}\n")
+    _, errors = resolve(text)
+    (error,) = errors
+    assert "Unknown attribute 'Gendre' in the en_US catalogue of environment 'local'" in (
+        error.summary
+    )
+    assert "closest: Gender" in error.summary
+    assert error.location.line == line_of(text, "Gendre")
+
+
+def test_unknown_answer_lists_the_closest_answers(resolve, survey_yaml, line_of):
+    text = survey_yaml("qualifications:\n  - {attribute: Gender, answers: [Femal]}\n")
+    _, errors = resolve(text)
+    (error,) = errors
+    assert "Attribute 'Gender' has no answer 'Femal'" in error.summary
+    assert "closest: Female" in error.summary
+    assert error.location.line == line_of(text, "Femal")
+
+
+def test_unknown_qualification_code_is_an_error(resolve, survey_yaml, line_of):
+    text = survey_yaml('qualifications:\n  - {qualification_code: 999, condition_codes: ["1"]}\n')
+    _, errors = resolve(text)
+    (error,) = errors
+    assert "qualification_code 999 is not in the en_US catalogue" in error.summary
+    assert error.location.line == line_of(text, "999")
+
+
+def test_condition_code_must_be_an_answer_of_the_attribute(resolve, survey_yaml, line_of):
+    text = survey_yaml('qualifications:\n  - {qualification_code: 211, condition_codes: ["113"]}\n')
+    _, errors = resolve(text)
+    (error,) = errors
+    assert "condition code '113' is not an answer of qualification 211 (Gender)" in error.summary
+    assert "111 Male, 112 Female" in error.summary
+    assert error.location.line == line_of(text, "113")
+
+
+def test_region_code_of_another_locale_is_rejected(resolve, survey_yaml):
+    text = survey_yaml(
+        'qualifications:\n  - {qualification_code: 230, condition_codes: ["23007"]}\n'
+    )
+    _, errors = resolve(text)
+    assert "qualification_code 230 is not in the en_US catalogue" in errors[0].summary
+
+
+def test_generator_cells_may_use_answer_names(resolve, survey_yaml):
+    text = survey_yaml(
+        """\
+        quotas:
+          - generate:
+              interlock:
+                gender:
+                  attribute: Gender
+                  cells:
+                    men: {answers: [male], share: 0.5}
+                    women: {answers: [female], share: 0.5}
+        """
+    )
+    state, errors = resolve(text)
+    assert errors == []
+    assert [q.body() for q in state.surveys["test-survey"].quotas] == [
+        {"buyer_quota_id": "men", "required_count": 50,
+         "criteria": [{"qualification_code": 211, "condition_codes": ["111"]}]},
+        {"buyer_quota_id": "women", "required_count": 50,
+         "criteria": [{"qualification_code": 211, "condition_codes": ["112"]}]},
+    ]  # fmt: skip
+
+
+def test_unknown_locale_is_an_error_at_the_localization_line(resolve, survey_yaml, line_of):
+    text = survey_yaml(locale="pt_BR")
+    _, errors = resolve(text)
+    (error,) = errors
+    assert "has no attribute catalogue for locale 'pt_BR'" in error.summary
+    assert error.location.line == line_of(text, "survey_localization")

@@ -1,0 +1,165 @@
+"""Rules beyond the schema: each bad manifest gets its message at the right line."""
+
+from __future__ import annotations
+
+GENDER = '[{qualification_code: 211, condition_codes: ["111"]}]'
+
+
+def quotas(*ids: str, count: int = 50) -> str:
+    lines = ["quotas:"]
+    lines += [
+        f"  - {{buyer_quota_id: {i}, required_count: {count}, criteria: {GENDER}}}" for i in ids
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def test_buyer_quota_id_must_be_unique_in_a_survey(check, survey_yaml, line_of):
+    text = survey_yaml(quotas("men", "men"))
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert "buyer_quota_id 'men' is used twice in survey 'test-survey'" in error.summary
+    assert error.location.line == line_of(text, "buyer_quota_id: men", occurrence=2)
+
+
+def test_qlc_needs_at_least_one_quota(check, survey_yaml, line_of):
+    text = survey_yaml("qlc: {enable: true, multiple_quotas: {enable: true}}\n")
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert "qlc.enable is true but the survey has no quotas" in error.summary
+    assert "1014" in error.summary
+    assert error.location.line == line_of(text, "qlc:")
+
+
+def test_qlc_needs_multiple_quotas_enabled(check, survey_yaml, line_of):
+    text = survey_yaml("qlc:\n  enable: true\n  multiple_quotas: {enable: false}\n" + quotas("a"))
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == "qlc.multiple_quotas.enable must be true when qlc.enable is true."
+    assert error.location.line == line_of(text, "multiple_quotas")
+
+
+def test_no_qlc_option_may_be_true_with_qlc_off(check, survey_yaml, line_of):
+    text = survey_yaml(
+        "qlc:\n  enable: false\n  multiple_quotas:\n    enable: false\n"
+        "    count_by_quota: true\n" + quotas("a")
+    )
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert "qlc.multiple_quotas.count_by_quota is true while qlc.enable is not" in error.summary
+    assert error.location.line == line_of(text, "count_by_quota")
+
+
+def test_qbp_quota_ids_must_name_quotas_of_the_survey(check, survey_yaml, line_of):
+    text = survey_yaml(
+        "qbp:\n  enable: true\n  quota_ids:\n    - men\n    - womn\n" + quotas("men", "women")
+    )
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert "qbp.quota_ids names 'womn', which is not a buyer_quota_id" in error.summary
+    assert "(did you mean 'women'?)" in error.summary
+    assert error.location.line == line_of(text, "- womn")
+
+
+def test_range_from_must_not_exceed_to(check, survey_yaml, line_of):
+    text = survey_yaml(
+        "qualifications:\n  - qualification_code: 212\n"
+        "    range_sets: [{from: 65, to: 18, units: 311}]\n"
+    )
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert "has a range from 65 to 18; from must not exceed to" in error.summary
+    assert error.location.line == line_of(text, "qualification_code: 212")
+
+
+def test_a_criterion_needs_codes_or_ranges(check, survey_yaml, line_of):
+    text = survey_yaml("qualifications:\n  - {qualification_code: 211}\n")
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert "needs exactly one of condition_codes, answers or range_sets, not none" in error.summary
+    assert error.location.line == line_of(text, "qualification_code: 211")
+
+
+def test_a_qualification_code_may_appear_once(check, survey_yaml, line_of):
+    text = survey_yaml(
+        "qualifications:\n"
+        '  - {qualification_code: 211, condition_codes: ["111"]}\n'
+        '  - {qualification_code: 211, condition_codes: ["112"]}\n'
+    )
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert "Qualification 211 is given twice" in error.summary
+    assert error.location.line == line_of(text, "112")
+
+
+def test_quotas_below_the_goal_are_a_soft_launch_note(check, survey_yaml):
+    state, errors, diagnostics = check(survey_yaml(quotas("a", count=30)))
+    assert errors == []
+    (note,) = [d for d in diagnostics if d.severity == "note"]
+    assert (
+        "Soft launch" in note.summary and "sum to 30, below completes_required 100" in note.summary
+    )
+
+
+def test_quotas_above_the_goal_are_a_quota_flexibility_note(check, survey_yaml):
+    _, errors, diagnostics = check(survey_yaml(quotas("a", "b", "c", count=50)))
+    assert errors == []
+    (note,) = [d for d in diagnostics if d.severity == "note"]
+    assert "Quota flexibility" in note.summary and "sum to 150" in note.summary
+
+
+GROUP = """\
+---
+kind: ExclusionGroup
+name: {name}
+spec:
+  buyer_surveygroup_ref: {ref}
+  name: Group
+  exclusion_period: 30
+  surveys:
+{members}
+"""
+
+
+def group(name: str, ref: str, *members: str) -> str:
+    return GROUP.format(name=name, ref=ref, members="\n".join(f"    - {m}" for m in members))
+
+
+def test_exclusion_group_must_name_survey_manifests(check, survey_yaml, line_of):
+    text = survey_yaml(name="tracker-us") + group("g", "ref-1", "tracker-us", "tracker-uk")
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert "Exclusion group 'g' names survey 'tracker-uk', which is not a Survey manifest" in (
+        error.summary
+    )
+    assert "(did you mean 'tracker-us'?)" in error.summary
+    assert error.location.line == line_of(text, "- tracker-uk")
+
+
+def test_exclusion_group_cannot_hold_a_recontact_survey(check, survey_yaml, line_of):
+    text = (
+        survey_yaml("incl_excl: 1\n", name="recontact")
+        + "---\n"
+        + survey_yaml(name="fresh")
+        + group("g", "ref-1", "fresh", "recontact")
+    )
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert "cannot hold survey 'recontact': it is a recontact survey (incl_excl 1)" in error.summary
+    assert error.location.line == line_of(text, "- recontact")
+
+
+def test_buyer_surveygroup_ref_must_be_unique(check, survey_yaml, line_of):
+    text = survey_yaml(name="s") + group("g1", "shared", "s") + group("g2", "shared", "s")
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert "buyer_surveygroup_ref 'shared' of exclusion group 'g2' is already used" in error.summary
+    assert error.location.line == line_of(text, "buyer_surveygroup_ref: shared", occurrence=2)
+
+
+def test_every_rule_violation_is_reported_at_once(check, survey_yaml):
+    text = survey_yaml(
+        "qlc: {enable: true, multiple_quotas: {enable: false}}\n"
+        "qbp: {enable: true, quota_ids: [nope]}\n"
+    )
+    _, errors, _ = check(text)
+    assert len(errors) == 3  # no quotas, multiple_quotas off, unknown qbp quota

@@ -1,0 +1,109 @@
+"""The manifest schema: types, required fields and unknown fields, worded for people."""
+
+from __future__ import annotations
+
+import json
+
+from jsonschema import Draft202012Validator
+
+from surveyctl.resources import load_schema
+
+
+def test_the_schema_is_valid_json_schema_2020_12():
+    schema = load_schema("manifest.schema.json")
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    Draft202012Validator.check_schema(schema)
+
+
+def test_unknown_field_is_an_error_with_a_suggestion(check, survey_yaml, line_of):
+    text = survey_yaml("survey_tittle: Oops\n")
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == "spec: unknown field 'survey_tittle' (did you mean 'survey_title'?)."
+    assert error.location.line == line_of(text, "survey_tittle")
+
+
+def test_unknown_field_in_a_quota_names_its_path(check, survey_yaml, line_of):
+    text = survey_yaml(
+        """\
+        quotas:
+          - buyer_quota_id: a
+            required_count: 10
+            critera: []
+        """
+    )
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert "spec.quotas[0]: unknown field 'critera' (did you mean 'criteria'?)" in error.summary
+    assert error.location.line == line_of(text, "critera")
+
+
+def test_wrong_type_names_the_field_the_type_and_the_line(check, survey_yaml, line_of):
+    text = survey_yaml().replace("completes_required: 100", "completes_required: lots")
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == "spec.completes_required must be a whole number, not 'lots'."
+    assert error.location.line == line_of(text, "completes_required")
+
+
+def test_missing_required_field_is_an_error(check, survey_yaml, line_of):
+    text = "\n".join(line for line in survey_yaml().splitlines() if "live_url" not in line)
+    _, errors, _ = check(text + "\n")
+    (error,) = errors
+    assert error.summary == "spec: missing required field 'live_url'."
+    assert error.location.line == line_of(text, "spec:")
+
+
+def test_required_count_below_zero_is_an_error(check, survey_yaml, line_of):
+    text = survey_yaml(
+        """\
+        quotas:
+          - {buyer_quota_id: a, required_count: -5, criteria: []}
+        """
+    )
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == "spec.quotas[0].required_count must be >= 0, not -5."
+    assert error.location.line == line_of(text, "required_count")
+
+
+def test_manifest_name_must_be_lowercase_with_dashes(check, survey_yaml):
+    _, errors, _ = check(survey_yaml(name="Brand_Tracker"))
+    assert "name is 'Brand_Tracker', which is not valid" in errors[0].summary
+    assert errors[0].location.line == 2
+
+
+def test_ignore_changes_must_name_spec_fields(check, survey_yaml, line_of):
+    text = survey_yaml() + "lifecycle:\n  ignore_changes: [offer_prize]\n"
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert "'offer_prize', which is not allowed (did you mean 'offer_price'?)" in error.summary
+    assert error.location.line == line_of(text, "offer_prize")
+
+
+def test_infinite_number_is_an_error(check, survey_yaml, line_of):
+    text = survey_yaml(
+        """\
+        qualifications:
+          - {qualification_code: 212, range_sets: [{from: 18, to: .inf, units: 311}]}
+        """
+    )
+    _, errors, _ = check(text)
+    assert any("must be a finite number" in e.summary for e in errors)
+    assert all(e.location.line == line_of(text, ".inf") for e in errors)
+
+
+def test_integer_condition_codes_are_sent_as_text(check, survey_yaml):
+    text = survey_yaml("qualifications:\n  - {qualification_code: 211, condition_codes: [111]}\n")
+    state, errors, _ = check(text)
+    assert errors == []
+    body = state.surveys["test-survey"].body()
+    assert body["qualifications"] == [{"qualification_code": 211, "condition_codes": ["111"]}]
+    json.dumps(body)  # the body is plain JSON
+
+
+def test_every_schema_error_of_a_document_is_reported(check, survey_yaml):
+    text = survey_yaml().replace("expected_ir: 50", "expected_ir: high")
+    text = text.replace("field_time: 7", "field_time: [7]")
+    _, errors, _ = check(text)
+    assert {e.summary.split(" ")[0] for e in errors} == {"spec.expected_ir", "spec.field_time"}
