@@ -29,6 +29,8 @@ COMMANDS: dict[str, str] = {
     "force-unlock": "surveyctl.cli.state:force_unlock_command",
     "validate": "surveyctl.cli.validate:validate_command",
     "render": "surveyctl.cli.validate:render_command",
+    "plan": "surveyctl.cli.plan:plan_command",
+    "apply": "surveyctl.cli.plan:apply_command",
 }
 
 

@@ -1,0 +1,251 @@
+"""The applier: carries out a Plan, step by step, and records every success at once.
+
+Order: survey creates and updates, then groups (which name the surveys), then group deletes,
+then survey deletes (a group is gone before the surveys it names). Within a step the writes
+run in parallel. A failure does not stop the others; the result lists what was and was not
+done, and the state holds everything that was.
+
+A create is journaled in state BEFORE its POST and resolved right after the answer. When the
+answer is lost (connection reset, timeout, 502/504) the entry stays and blocks a second
+create of that name until a person resolves it: a blind retry could make a duplicate survey.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from surveyctl.api import ApiClient
+from surveyctl.errors import ApiError, SurveyctlError
+from surveyctl.reconcile.groups import api_body, group_fingerprint
+from surveyctl.reconcile.live import fetch_all
+from surveyctl.reconcile.plan import GROUP, SURVEY, Plan, ResourceChange
+from surveyctl.reconcile.planner import live_fingerprint
+from surveyctl.state import GroupRecord, State, StateStore, SurveyRecord
+
+# Answers that say for certain the create was not made (the request was refused as it stood).
+DEFINITE_REFUSALS = frozenset({400, 401, 403, 404, 409, 422, 429, 503})
+
+
+class PlanOutdated(SurveyctlError):
+    """A saved plan whose state or live resources moved since it was made."""
+
+
+@dataclass
+class Outcome:
+    """What happened to one planned resource."""
+
+    address: str
+    action: str
+    status: str  # "done", "failed", "skipped"
+    message: str = ""
+
+
+@dataclass
+class ApplyResult:
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.status != "done"]
+
+    def count(self, status: str) -> int:
+        return sum(1 for o in self.outcomes if o.status == status)
+
+
+def check_saved_plan(plan: Plan, state: State, client: ApiClient, parallelism: int) -> None:
+    """Refuses a saved plan when the state or a resource it changes moved since it was made."""
+    if (state.lineage, state.serial) != (plan.state_lineage, plan.state_serial):
+        raise PlanOutdated(
+            f"the state changed since this plan was made (serial {plan.state_serial} -> "
+            f"{state.serial}); make a new plan"
+        )
+    to_check = [r for r in plan.resources if r.is_change and r.fingerprint]
+    live = fetch_all(client, ((r.address, _reader(r)) for r in to_check), parallelism)
+    moved = []
+    for resource in to_check:
+        result = live[resource.address]
+        body = result.body
+        now = None
+        if body is not None:
+            now = live_fingerprint(body) if resource.kind == SURVEY else group_fingerprint(body)
+        if now != resource.fingerprint:
+            moved.append(resource.address)
+    if moved:
+        raise PlanOutdated(
+            f"changed outside this plan since it was made: {', '.join(moved)}; make a new plan"
+        )
+
+
+def apply_plan(
+    plan: Plan,
+    client: ApiClient,
+    store: StateStore,
+    parallelism: int = 10,
+    on_outcome: Callable[[Outcome], None] | None = None,
+) -> ApplyResult:
+    """Runs the plan's writes in order; returns every outcome (never raises for one failure)."""
+    result = ApplyResult()
+    changes = [r for r in plan.resources if r.is_change]
+    steps = [
+        [r for r in changes if r.kind == SURVEY and r.action != "delete"],
+        [r for r in changes if r.kind == GROUP and r.action != "delete"],
+        [r for r in changes if r.kind == GROUP and r.action == "delete"],
+        [r for r in changes if r.kind == SURVEY and r.action == "delete"],
+    ]
+    failed: set[str] = set()
+    with ThreadPoolExecutor(max_workers=max(1, parallelism)) as pool:
+        for step in steps:
+
+            def run(resource: ResourceChange) -> Outcome:
+                return _run_one(resource, client, store, failed)
+
+            for outcome in pool.map(run, step):
+                result.outcomes.append(outcome)
+                if outcome.status != "done":
+                    failed.add(outcome.address)
+                if on_outcome:
+                    on_outcome(outcome)
+    return result
+
+
+def _reader(resource: ResourceChange):
+    if resource.kind == SURVEY:
+        return lambda client: client.get_survey(resource.remote_id)
+    return lambda client: client.get_group(resource.remote_id)
+
+
+def _run_one(
+    resource: ResourceChange, client: ApiClient, store: StateStore, failed: set[str]
+) -> Outcome:
+    try:
+        message = _WRITERS[(resource.kind, resource.action)](resource, client, store, failed)
+        return Outcome(resource.address, resource.action, "done", message)
+    except _Skipped as exc:
+        return Outcome(resource.address, resource.action, "skipped", str(exc))
+    except SurveyctlError as exc:
+        return Outcome(resource.address, resource.action, "failed", str(exc))
+
+
+class _Skipped(Exception):
+    """Not attempted, because something it depends on failed."""
+
+
+def _survey_record(response: dict, last_applied: dict | None) -> SurveyRecord:
+    quota_ids = {
+        q["buyer_quota_id"]: q["ps_quota_id"]
+        for q in response.get("quotas") or []
+        if q.get("buyer_quota_id") and q.get("ps_quota_id")
+    }
+    return SurveyRecord(int(response["ps_survey_id"]), quota_ids, last_applied)
+
+
+def _create_survey(resource, client, store, failed) -> str:
+    store.journal_create(resource.address, resource.body)
+    try:
+        response = client.create_survey(resource.body)
+    except ApiError as exc:
+        if exc.status in DEFINITE_REFUSALS:
+            store.resolve_create(resource.address, None)
+        raise _ambiguous(resource, exc) from exc
+    except SurveyctlError as exc:
+        raise _ambiguous(resource, exc) from exc
+    record = _survey_record(response, resource.last_applied)
+    store.resolve_create(resource.address, record)
+    return f"created ps_survey_id {record.ps_survey_id}"
+
+
+def _ambiguous(resource: ResourceChange, exc: SurveyctlError) -> SurveyctlError:
+    if isinstance(exc, ApiError) and exc.status in DEFINITE_REFUSALS:
+        return exc
+    return SurveyctlError(
+        f"{exc}; the create may or may not have been made, so {resource.address} stays "
+        "journaled: run `surveyctl plan` for how to resolve it"
+    )
+
+
+def _update_survey(resource, client, store, failed) -> str:
+    response = client.update_survey(resource.remote_id, resource.body)
+    store.record(resource.address, _survey_record(response, resource.last_applied))
+    return f"updated ps_survey_id {resource.remote_id}"
+
+
+def _update_quotas(resource, client, store, failed) -> str:
+    done = []
+    for quota_id, body in resource.quota_updates.items():
+        try:
+            client.update_quota(resource.remote_id, quota_id, body)
+        except SurveyctlError as exc:
+            raise SurveyctlError(
+                f"{exc} (quotas already updated: {', '.join(done) or 'none'})"
+            ) from exc
+        done.append(quota_id)
+    previous = store.current().survey(resource.name)
+    quota_ids = previous.quota_ids if previous else {}
+    store.record(
+        resource.address,
+        SurveyRecord(int(resource.remote_id), dict(quota_ids), resource.last_applied),
+    )
+    return f"updated quotas {', '.join(done)} of ps_survey_id {resource.remote_id}"
+
+
+def _delete_survey(resource, client, store, failed) -> str:
+    client.delete_survey(resource.remote_id)
+    store.forget(resource.address)
+    return f"deleted ps_survey_id {resource.remote_id}"
+
+
+def _group_api_body(resource: ResourceChange, store: StateStore, failed: set[str]) -> dict:
+    state = store.current()
+    ids: dict[str, int] = {}
+    for name in resource.body.get("surveys") or []:
+        if f"{SURVEY}/{name}" in failed:
+            raise _Skipped(f"Survey/{name}, which the group names, failed")
+        record = state.survey(name)
+        if record is None:
+            raise _Skipped(f"Survey/{name}, which the group names, has no ps_survey_id")
+        ids[name] = record.ps_survey_id
+    return api_body(resource.body, ids)
+
+
+def _create_group(resource, client, store, failed) -> str:
+    body = _group_api_body(resource, store, failed)
+    store.journal_create(resource.address, body)
+    try:
+        client.create_group(body)
+    except ApiError as exc:
+        if exc.status in DEFINITE_REFUSALS:
+            store.resolve_create(resource.address, None)
+        raise _ambiguous(resource, exc) from exc
+    except SurveyctlError as exc:
+        raise _ambiguous(resource, exc) from exc
+    ref = body["buyer_surveygroup_ref"]
+    store.resolve_create(resource.address, GroupRecord(ref, list(body["surveys_in_group"]), body))
+    return f"created group {ref}"
+
+
+def _update_group(resource, client, store, failed) -> str:
+    body = _group_api_body(resource, store, failed)
+    client.update_group(resource.remote_id, body)
+    store.record(
+        resource.address, GroupRecord(resource.remote_id, list(body["surveys_in_group"]), body)
+    )
+    return f"updated group {resource.remote_id}"
+
+
+def _delete_group(resource, client, store, failed) -> str:
+    client.delete_group(resource.remote_id)
+    store.forget(resource.address)
+    return f"deleted group {resource.remote_id}"
+
+
+_WRITERS = {
+    (SURVEY, "create"): _create_survey,
+    (SURVEY, "update"): _update_survey,
+    (SURVEY, "quota-update"): _update_quotas,
+    (SURVEY, "delete"): _delete_survey,
+    (GROUP, "create"): _create_group,
+    (GROUP, "update"): _update_group,
+    (GROUP, "delete"): _delete_group,
+}

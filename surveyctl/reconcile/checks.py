@@ -1,0 +1,114 @@
+"""Checks and notes of the planner: the spec's rules checked before any write, and what a
+reviewer should know (soft launch, quota flexibility, quotas that will close, spend)."""
+
+from __future__ import annotations
+
+from surveyctl.reconcile.plan import FieldChange, Note, Spend
+
+DRAFT = 11
+STATUS_NAMES = {11: "draft", 22: "live", 33: "paused", 44: "closed"}
+
+
+def spend(body: dict | None) -> float | None:
+    """offer_price x completes_required, in US dollars (public facts); None when unpriced."""
+    if not body or body.get("offer_price") is None or body.get("completes_required") is None:
+        return None
+    return round(float(body["offer_price"]) * int(body["completes_required"]), 2)
+
+
+def survey_spend(before: dict | None, after: dict | None) -> Spend:
+    return Spend(before=spend(before), after=spend(after))
+
+
+def quota_balance(address: str, body: dict, location: str | None) -> list[Note]:
+    """Soft launch (quotas sum below the goal) or quota flexibility (above), spec 1.3/1.4."""
+    quotas = body.get("quotas") or []
+    goal = body.get("completes_required")
+    if not quotas or goal is None:
+        return []
+    total = sum(int(q.get("required_count") or 0) for q in quotas)
+    if total < goal:
+        text = f"soft launch: the quotas sum to {total}, below completes_required {goal}"
+    elif total > goal:
+        text = f"quota flexibility: the quotas sum to {total}, above completes_required {goal}"
+    else:
+        return []
+    return [Note("note", address, text, location)]
+
+
+def frozen_fields(
+    address: str, status: int | None, changes: list[FieldChange], location: str | None
+) -> list[Note]:
+    """QLC is frozen once a survey has been live (spec 2.7 rule 3); QBP changes only in draft
+    (public facts, code 1007). Both would be refused by the service: block them here."""
+    if status is None or status == DRAFT:
+        return []
+    state = f"{STATUS_NAMES.get(status, status)} ({status})"
+    notes = []
+    touched = {change.path.split(".")[0].split("[")[0] for change in changes}
+    if "qlc" in touched:
+        notes.append(
+            Note(
+                "error",
+                address,
+                f"QLC cannot change once a survey has been live; this survey is {state}",
+                location,
+            )
+        )
+    if "qbp" in touched:
+        notes.append(
+            Note(
+                "error",
+                address,
+                f"QBP can change only while a survey is a draft; this survey is {state}",
+                location,
+            )
+        )
+    return notes
+
+
+def closing_quotas(
+    address: str, body: dict, performance: list[dict], location: str | None
+) -> list[Note]:
+    """A required_count at or below a quota's completes closes that quota (spec 2.4 rule 3)."""
+    fielded = {row.get("buyer_quota_id"): row.get("completes_fielded") or 0 for row in performance}
+    notes = []
+    for quota in body.get("quotas") or []:
+        quota_id = quota.get("buyer_quota_id")
+        completes = fielded.get(quota_id)
+        if completes and quota.get("required_count", 0) <= completes:
+            notes.append(
+                Note(
+                    "warning",
+                    address,
+                    f"quota {quota_id} will close: required_count {quota.get('required_count')} "
+                    f"is at or below its {completes} completes, so it gets no more traffic",
+                    location,
+                )
+            )
+    return notes
+
+
+def lowered_quotas(changes: list[FieldChange]) -> bool:
+    """True when a change lowers some quota's required_count (worth a performance read)."""
+    return any(
+        change.path.startswith("quotas[")
+        and change.path.endswith("].required_count")
+        and isinstance(change.old, int | float)
+        and isinstance(change.new, int | float)
+        and change.new < change.old
+        for change in changes
+    )
+
+
+def unresolved_create_message(address: str, journal) -> str:
+    """How to resolve a create whose answer was never recorded (a crash, a lost answer)."""
+    name = address.split("/", 1)[1]
+    survey = address.startswith("Survey/")
+    command, what = ("import", "SURVEY_ID") if survey else ("import-group", "REF")
+    return (
+        f"a create of {address} was sent at {journal.started_at} and its answer was never "
+        f"recorded, so it may exist in the marketplace; if it does, adopt it with "
+        f"`surveyctl {command} {what} --name {name}`, otherwise forget the attempt with "
+        f"`surveyctl state rm {address}`"
+    )

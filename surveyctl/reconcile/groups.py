@@ -1,0 +1,159 @@
+"""Planning of exclusion groups: after the surveys they name, by the same three-way rules.
+
+A group's manifest names surveys by manifest name; their ps_survey_ids come from state. A
+survey created in the same apply has no id yet: the plan shows it as `<name> (known after
+apply)` and the applier resolves it once the survey exists. The plan's body for a group keeps
+the names (`surveys`) beside any ids written directly (`surveys_in_group`).
+"""
+
+from __future__ import annotations
+
+from surveyctl.model import DesiredState, ExclusionGroup
+from surveyctl.reconcile.checks import unresolved_create_message
+from surveyctl.reconcile.diff import diff_group
+from surveyctl.reconcile.live import LiveResult
+from surveyctl.reconcile.merge import merge_group
+from surveyctl.reconcile.normalise import normalise_group
+from surveyctl.reconcile.plan import GROUP, FieldChange, Note, Plan, ResourceChange, fingerprint
+from surveyctl.state import State
+
+RECONTACT = 1
+
+
+def group_fingerprint(live: dict) -> str:
+    return fingerprint(normalise_group(live))
+
+
+def plan_groups(
+    desired: DesiredState, state: State, live: dict[str, LiveResult], plan: Plan
+) -> list[ResourceChange]:
+    changes = []
+    for name, group in sorted(desired.groups.items()):
+        change = _plan_group(name, group, desired, state, live, plan)
+        if change is not None:
+            changes.append(change)
+    return changes
+
+
+def planned_body(group: ExclusionGroup) -> dict:
+    """The group as the plan carries it: survey names still unresolved."""
+    body = {
+        "buyer_surveygroup_ref": group.buyer_surveygroup_ref,
+        "name": group.group_name,
+        "surveys": list(group.surveys),
+        "surveys_in_group": list(group.survey_ids),
+    }
+    if group.exclusion_period is not None:
+        body["exclusion_period"] = group.exclusion_period
+    return body
+
+
+def api_body(planned: dict, ps_survey_ids: dict[str, int]) -> dict:
+    """The API body of a planned group, survey names turned into ids (KeyError if unknown)."""
+    body = {k: v for k, v in planned.items() if k != "surveys"}
+    body["surveys_in_group"] = list(planned.get("surveys_in_group") or []) + [
+        ps_survey_ids[name] for name in planned.get("surveys") or []
+    ]
+    return body
+
+
+def _plan_group(
+    name: str,
+    group: ExclusionGroup,
+    desired: DesiredState,
+    state: State,
+    live: dict[str, LiveResult],
+    plan: Plan,
+) -> ResourceChange | None:
+    address = f"{GROUP}/{name}"
+    where = str(group.location) if group.location else None
+    for survey_name in group.surveys:
+        survey = desired.surveys.get(survey_name)
+        if survey is not None and survey.settings.get("incl_excl") == RECONTACT:
+            plan.notes.append(
+                Note(
+                    "error",
+                    address,
+                    f"Survey/{survey_name} is a recontact survey (incl_excl 1), "
+                    "which cannot be grouped",
+                    where,
+                )
+            )
+            return None
+    record = state.group(name)
+    journal = state.pending_create(address)
+    if journal is not None and record is None:
+        plan.notes.append(
+            Note("error", address, unresolved_create_message(address, journal), where)
+        )
+        return None
+    known = {n: r.ps_survey_id for n in group.surveys if (r := state.survey(n)) is not None}
+    unknown = [n for n in group.surveys if n not in known]
+    planned = planned_body(group)
+    desired_ids = api_body({**planned, "surveys": [n for n in group.surveys if n in known]}, known)
+    result = live.get(address)
+    if record is None or (result is not None and result.gone):
+        return ResourceChange(
+            GROUP, name, "create", body=planned, location=where, changes=_pending(unknown, [])
+        )
+    if record.buyer_surveygroup_ref != group.buyer_surveygroup_ref:
+        plan.notes.append(
+            Note(
+                "error",
+                address,
+                f"buyer_surveygroup_ref changed from {record.buyer_surveygroup_ref!r} to "
+                f"{group.buyer_surveygroup_ref!r}; a group's reference cannot change in place: give "
+                "the manifest a new name (a new group) and delete the old one with --destroy",
+                where,
+            )
+        )
+        return None
+    if result is None or result.error:
+        plan.notes.append(
+            Note(
+                "error",
+                address,
+                f"cannot read the live group: {result.error if result else 'not fetched'}",
+                where,
+            )
+        )
+        return None
+    ignored = group.lifecycle.ignore_changes
+    merged = merge_group(result.body, desired_ids, record.last_applied, ignored)
+    changes = [FieldChange(c.path, c.old, c.new) for c in diff_group(result.body, merged)]
+    live_ids = list(result.body.get("surveys_in_group") or [])
+    changes += _pending(unknown, live_ids)
+    action = "update" if changes else "no-op"
+    if "exclusion_period" not in planned and "exclusion_period" in merged:
+        planned["exclusion_period"] = merged["exclusion_period"]
+    return ResourceChange(
+        GROUP,
+        name,
+        action,
+        remote_id=group.buyer_surveygroup_ref,
+        body=planned if changes else None,
+        changes=changes,
+        location=where,
+        fingerprint=group_fingerprint(result.body),
+        drift=[FieldChange(c.path, c.old, c.new) for c in _group_drift(result.body, record)],
+    )
+
+
+def _pending(unknown: list[str], live_ids: list) -> list[FieldChange]:
+    """Surveys whose ids are known only after apply, shown by name."""
+    if not unknown:
+        return []
+    return [
+        FieldChange(
+            "surveys_in_group",
+            sorted(live_ids) or None,
+            sorted(live_ids) + [f"{n} (known after apply)" for n in unknown],
+        )
+    ]
+
+
+def _group_drift(live: dict, record) -> list:
+    if not record.last_applied:
+        return []
+    managed = {k: v for k, v in live.items() if k in record.last_applied}
+    return diff_group(record.last_applied, managed) if managed else []

@@ -1,0 +1,256 @@
+"""The planner: manifests + state + live bodies -> Plan.
+
+It reads the live body of every managed resource (one GET each, in parallel), builds each
+survey's full PUT body by the three-way merge, diffs it against live, and classifies the
+result: no-op, create, update (full PUT), quota-update (per-quota PUTs) or delete (only with
+`destroy`). It checks the spec's rules before any write and adds notes for the reviewer.
+The planner never writes: the Plan is pure data for the renderers and the applier.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from surveyctl.api import ApiClient
+from surveyctl.model import DesiredState, Survey
+from surveyctl.reconcile import checks, groups
+from surveyctl.reconcile.checks import unresolved_create_message
+from surveyctl.reconcile.diff import classify, diff_survey, drift, quota_update_bodies
+from surveyctl.reconcile.live import LiveResult, fetch_all
+from surveyctl.reconcile.merge import merge_survey
+from surveyctl.reconcile.normalise import normalise_survey
+from surveyctl.reconcile.plan import (
+    SURVEY,
+    FieldChange,
+    Note,
+    Plan,
+    ResourceChange,
+    fingerprint,
+)
+from surveyctl.state import State, SurveyRecord
+
+
+@dataclass
+class PlanRequest:
+    """What to plan: the desired state against one environment's state."""
+
+    desired: DesiredState
+    state: State
+    environment: str
+    destroy: bool = False
+    parallelism: int = 10
+
+
+def make_plan(client: ApiClient, request: PlanRequest) -> Plan:
+    """The plan for `request`; reads live bodies through `client`, writes nothing."""
+    state = request.state
+    plan = Plan(
+        environment=request.environment,
+        state_lineage=state.lineage,
+        state_serial=state.serial,
+        destroy=request.destroy,
+    )
+    live = fetch_all(client, _live_requests(state), request.parallelism)
+    surveys = [
+        _plan_survey(name, survey, state, live, plan)
+        for name, survey in sorted(request.desired.surveys.items())
+    ]
+    surveys = [change for change in surveys if change is not None]
+    _add_quota_closures(client, surveys, plan, request.parallelism)
+    plan.resources.extend(surveys)
+    plan.resources.extend(groups.plan_groups(request.desired, state, live, plan))
+    _plan_removed(request, live, plan)
+    return plan
+
+
+def live_fingerprint(live: dict) -> str:
+    """What a saved plan depends on: the live update fields and the survey's status."""
+    return fingerprint({"status": live.get("ps_survey_status"), "body": normalise_survey(live)})
+
+
+def _live_requests(state: State):
+    for address, record in sorted(state.resources.items()):
+        if isinstance(record, SurveyRecord):
+            yield address, lambda client, i=record.ps_survey_id: client.get_survey(i)
+        else:
+            yield address, lambda client, r=record.buyer_surveygroup_ref: client.get_group(r)
+
+
+def _plan_survey(
+    name: str, survey: Survey, state: State, live: dict[str, LiveResult], plan: Plan
+) -> ResourceChange | None:
+    address = f"{SURVEY}/{name}"
+    where = str(survey.location) if survey.location else None
+    desired = survey.body()
+    record = state.survey(name)
+    journal = state.pending_create(address)
+    if journal is not None and record is None:
+        plan.notes.append(
+            Note("error", address, unresolved_create_message(address, journal), where)
+        )
+        return None
+    result = live.get(address)
+    if record is None or (result is not None and result.gone):
+        if record is not None:
+            plan.notes.append(
+                Note(
+                    "warning",
+                    address,
+                    f"survey {record.ps_survey_id} was deleted outside surveyctl; it will be "
+                    "created again",
+                    where,
+                )
+            )
+        plan.notes.extend(checks.quota_balance(address, desired, where))
+        return ResourceChange(
+            SURVEY,
+            name,
+            "create",
+            body=desired,
+            last_applied=desired,
+            spend=checks.survey_spend(None, desired),
+            location=where,
+        )
+    if result is None or result.error:
+        plan.notes.append(
+            Note(
+                "error",
+                address,
+                f"cannot read the live survey: {result.error if result else 'not fetched'}",
+                where,
+            )
+        )
+        return None
+    return _update(name, survey, record, result.body, plan)
+
+
+def _update(
+    name: str, survey: Survey, record: SurveyRecord, live: dict, plan: Plan
+) -> ResourceChange:
+    address = f"{SURVEY}/{name}"
+    where = str(survey.location) if survey.location else None
+    desired = survey.body()
+    ignored = survey.lifecycle.ignore_changes
+    merged = merge_survey(live, desired, record.last_applied, ignored)
+    changes = [FieldChange(c.path, c.old, c.new) for c in diff_survey(live, merged)]
+    action = classify(diff_survey(live, merged))
+    change = ResourceChange(
+        SURVEY,
+        name,
+        action,
+        remote_id=record.ps_survey_id,
+        last_applied=desired,
+        changes=changes,
+        fingerprint=live_fingerprint(live),
+        spend=checks.survey_spend(live, merged),
+        location=where,
+        drift=[
+            FieldChange(c.path, c.old, c.new)
+            for c in drift(live, record.last_applied)
+            if c.path.split(".")[0].split("[")[0] not in ignored
+        ],
+    )
+    if action == "update":
+        change.body = merged
+    elif action == "quota-update":
+        change.body = merged
+        change.quota_updates = quota_update_bodies(merged, diff_survey(live, merged))
+    if action != "no-op":
+        plan.notes.extend(
+            checks.frozen_fields(address, live.get("ps_survey_status"), changes, where)
+        )
+        touched = {c.path.split(".")[0].split("[")[0] for c in changes}
+        if touched & {"quotas", "completes_required"}:
+            plan.notes.extend(checks.quota_balance(address, merged, where))
+    return change
+
+
+def _add_quota_closures(
+    client: ApiClient, surveys: list[ResourceChange], plan: Plan, parallelism: int
+) -> None:
+    """Reads quota performance only for surveys whose plan lowers a required_count."""
+    lowered = {c.address: c for c in surveys if c.is_change and checks.lowered_quotas(c.changes)}
+    performance = fetch_all(
+        client,
+        (
+            (address, lambda cl, i=c.remote_id: cl.quota_performance(i))
+            for address, c in lowered.items()
+        ),
+        parallelism,
+    )
+    for address, result in sorted(performance.items()):
+        change = lowered[address]
+        if result.body is not None:
+            plan.notes.extend(
+                checks.closing_quotas(address, change.body or {}, result.body, change.location)
+            )
+
+
+def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan) -> None:
+    """Resources in state but no longer in the manifests: deleted only with `destroy`.
+
+    Groups come before surveys, so a group is gone before the surveys it names."""
+    desired = {f"{SURVEY}/{n}" for n in request.desired.surveys}
+    desired |= {f"{groups.GROUP}/{n}" for n in request.desired.groups}
+    removed = [a for a in request.state.resources if a not in desired]
+    removed.sort(key=lambda a: (not a.startswith(groups.GROUP), a))
+    for address in removed:
+        record = request.state.resources[address]
+        kind, name = address.split("/", 1)
+        result = live.get(address)
+        remote = getattr(record, "ps_survey_id", None) or getattr(
+            record, "buyer_surveygroup_ref", None
+        )
+        if result is not None and result.gone:
+            plan.notes.append(
+                Note(
+                    "warning",
+                    address,
+                    "no longer in the manifests and already gone from the "
+                    "marketplace; `surveyctl state rm` forgets it",
+                )
+            )
+            continue
+        if not request.destroy:
+            plan.notes.append(
+                Note(
+                    "warning",
+                    address,
+                    "no longer in the manifests; left alone (plan with --destroy "
+                    "to delete it, or `surveyctl state rm` to stop managing it)",
+                )
+            )
+            continue
+        if getattr(record, "prevent_destroy", False):
+            plan.notes.append(
+                Note(
+                    "error",
+                    address,
+                    "lifecycle.prevent_destroy forbids deleting it; restore its "
+                    "manifest or `surveyctl state rm` it",
+                )
+            )
+            continue
+        body = result.body if result is not None else None
+        if kind == SURVEY and body and body.get("ps_survey_status") != checks.DRAFT:
+            status = body.get("ps_survey_status")
+            plan.notes.append(
+                Note(
+                    "warning",
+                    address,
+                    f"deleting a {checks.STATUS_NAMES.get(status, status)} "
+                    "survey stops its fieldwork",
+                )
+            )
+        plan.resources.append(
+            ResourceChange(
+                kind,
+                name,
+                "delete",
+                remote_id=remote,
+                fingerprint=live_fingerprint(body)
+                if kind == SURVEY and body
+                else (groups.group_fingerprint(body) if body else None),
+                spend=checks.survey_spend(body, None) if kind == SURVEY else None,
+            )
+        )
