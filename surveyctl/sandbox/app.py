@@ -33,8 +33,8 @@ STORE_KEY = "surveyctl_store"
 API_PREFIX = "/buyers/"
 ERROR_SCHEMA = "error.response.json"
 
-# "module:attribute" of every blueprint the app serves; append to add routes.
-BLUEPRINTS: list[str] = [
+# "module:attribute" (or a Blueprint) of every blueprint the app serves; append to add routes.
+BLUEPRINTS: list[str | Blueprint] = [
     "surveyctl.sandbox.routes_surveys:blueprint",
     "surveyctl.sandbox.routes_quotas:blueprint",
     "surveyctl.sandbox.routes_groups:blueprint",
@@ -64,7 +64,9 @@ def request_body(schema: str) -> Any:
     return body
 
 
-def _load(target: str) -> Blueprint:
+def _load(target: str | Blueprint) -> Blueprint:
+    if isinstance(target, Blueprint):
+        return target
     module_name, attribute = target.split(":")
     return getattr(importlib.import_module(module_name), attribute)
 
@@ -75,7 +77,7 @@ def create_app(
     accounts: Accounts | None = None,
     faults: Faults | None = None,
     check_responses: bool = False,
-    blueprints: list[str] | None = None,
+    blueprints: list[str | Blueprint] | None = None,
 ) -> Flask:
     """The sandbox app over `store`, with the given accounts, faults and blueprints."""
     app = Flask("surveyctl.sandbox")

@@ -1,0 +1,70 @@
+"""Fault injection: latency, and refusals (503, or 429 with Retry-After) decided before data."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import requests
+
+from surveyctl.sandbox.server import SandboxOptions, start
+
+HEADERS = {"access-token": "sandbox-buyer-1"}
+
+
+@pytest.fixture
+def faulty(tmp_path):
+    """`faulty(**options)` starts a sandbox with those options; all are stopped afterwards."""
+    running = []
+
+    def make(**options):
+        sandbox = start(SandboxOptions(db_path=tmp_path / f"{len(running)}.db", **options))
+        running.append(sandbox)
+        return sandbox
+
+    yield make
+    for sandbox in running:
+        sandbox.stop()
+
+
+def test_every_request_is_refused_at_fail_rate_one(faulty, make_body):
+    sandbox = faulty(fail_rate=1.0, seed=1, retry_after=7)
+    statuses = set()
+    for _ in range(12):
+        response = requests.post(
+            sandbox.url + "/buyers/v2/surveys", json=make_body(), headers=HEADERS, timeout=10
+        )
+        statuses.add(response.status_code)
+        if response.status_code == 429:
+            assert response.headers["Retry-After"] == "7"
+        assert response.json()["ps_api_response_code"] in (1019, 1020)
+    assert statuses == {429, 503}
+    assert sandbox.store.surveys_of(1) == []
+
+
+def test_refusals_are_the_same_for_the_same_seed(faulty):
+    def draws(sandbox) -> list[int]:
+        return [
+            requests.get(
+                sandbox.url + "/buyers/v2/surveys", headers=HEADERS, timeout=10
+            ).status_code
+            for _ in range(20)
+        ]
+
+    first = draws(faulty(fail_rate=0.5, seed=42))
+    second = draws(faulty(fail_rate=0.5, seed=42))
+    assert first == second
+    assert {200} < set(first)
+
+
+def test_sandbox_only_routes_are_never_refused(faulty):
+    sandbox = faulty(fail_rate=1.0, seed=3)
+    response = requests.get(sandbox.url + "/sandbox/surveys/1/quotas", timeout=10)
+    assert response.status_code == 404
+
+
+def test_latency_delays_every_response(faulty):
+    sandbox = faulty(latency_ms=150)
+    started = time.perf_counter()
+    requests.get(sandbox.url + "/buyers/v2/surveys", headers=HEADERS, timeout=10)
+    assert time.perf_counter() - started >= 0.15

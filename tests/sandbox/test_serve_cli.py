@@ -1,0 +1,103 @@
+"""`surveyctl sandbox serve`: prints where it listens and the tokens, persists its data."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+
+import pytest
+import requests
+from click.testing import CliRunner
+
+from surveyctl.cli.main import cli
+
+HEADERS = {"access-token": "sandbox-buyer-1"}
+
+
+class Served:
+    """A `surveyctl sandbox serve` process on a free port."""
+
+    def __init__(self, db, *extra: str):
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "surveyctl", "sandbox", "serve", "--port", "0", "--db", str(db)]
+            + list(extra),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.banner = []
+        while True:
+            line = self.process.stdout.readline()
+            if not line:
+                raise AssertionError(self.process.stderr.read())
+            self.banner.append(line)
+            if line.startswith("Press Ctrl-C"):
+                break
+        self.url = re.search(r"http://127\.0\.0\.1:\d+", self.banner[0]).group(0)
+
+    def stop(self) -> int:
+        self.process.send_signal(signal.SIGINT)
+        return self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def served(tmp_path):
+    processes = []
+
+    def serve(*extra: str) -> Served:
+        process = Served(tmp_path / "sandbox.db", *extra)
+        processes.append(process)
+        return process
+
+    yield serve
+    for process in processes:
+        if process.process.poll() is None:
+            process.process.kill()
+            process.process.wait()
+
+
+def test_serve_prints_both_roots_and_the_access_tokens(served):
+    banner = "".join(served("--key", "team=5").banner)
+    assert "/buyers/v2" in banner and "/buyers/v3" in banner
+    assert "sandbox-buyer-1" in banner and "sandbox-buyer-2" in banner
+    assert "team" in banner and "buyer 5" in banner
+
+
+def test_serve_answers_the_api_and_stops_cleanly_on_ctrl_c(served):
+    server = served()
+    response = requests.get(server.url + "/buyers/v2/surveys", headers=HEADERS, timeout=10)
+    assert response.status_code == 200
+    assert server.stop() == 0
+
+
+def test_data_persists_in_the_db_file_across_restarts(served, make_body):
+    first = served()
+    created = requests.post(
+        first.url + "/buyers/v2/surveys", json=make_body(), headers=HEADERS, timeout=10
+    )
+    survey_id = created.json()["ps_survey_id"]
+    first.stop()
+    second = served()
+    again = requests.get(f"{second.url}/buyers/v2/surveys/{survey_id}", headers=HEADERS, timeout=10)
+    assert again.status_code == 200
+    link = "test_ps_survey_entry_link"  # names the host, whose port changed
+    assert {k: v for k, v in again.json().items() if k != link} == {
+        k: v for k, v in created.json().items() if k != link
+    }
+
+
+def test_a_malformed_key_option_is_one_clear_error(tmp_path):
+    result = CliRunner().invoke(
+        cli, ["sandbox", "serve", "--db", str(tmp_path / "s.db"), "--key", "no-buyer"]
+    )
+    assert result.exit_code == 1
+    assert "TOKEN=BUYER_ID" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_serve_has_help():
+    result = CliRunner().invoke(cli, ["sandbox", "serve", "--help"])
+    assert result.exit_code == 0
+    assert "--fail-rate" in result.output and "--latency-ms" in result.output

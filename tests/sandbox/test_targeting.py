@@ -1,0 +1,64 @@
+"""Survey targeting is checked against the attribute catalogue of the survey's locale."""
+
+from __future__ import annotations
+
+AGE_RANGE = {"qualification_code": 212, "range_sets": [{"from": 18, "to": 34, "units": 311}]}
+
+
+def _refused(raw, body) -> str:
+    response = raw.v2("POST", "/surveys", json=body)
+    assert response.status_code == 400, response.text
+    return response.json()["ps_api_response_message"]
+
+
+def test_an_unknown_locale_is_refused(raw, make_body):
+    assert "xx_XX" in _refused(raw, make_body(survey_localization="xx_XX"))
+
+
+def test_a_qualification_code_missing_from_the_locale_is_refused(raw, make_body):
+    body = make_body(qualifications=[{"qualification_code": 98765, "condition_codes": ["1"]}])
+    assert "98765" in _refused(raw, body)
+
+
+def test_a_condition_code_that_is_not_an_answer_is_refused(raw, make_body):
+    body = make_body(qualifications=[{"qualification_code": 211, "condition_codes": ["111", "5"]}])
+    message = _refused(raw, body)
+    assert "qualifications[0].condition_codes" in message
+    assert "5" in message
+
+
+def test_a_quota_criterion_is_checked_too(raw, make_body):
+    body = make_body()
+    body["quotas"][1]["criteria"] = [{"qualification_code": 211, "condition_codes": ["113"]}]
+    assert "quotas[1].criteria[0]" in _refused(raw, body)
+
+
+def test_ranges_are_accepted_where_the_attribute_takes_ranges(raw):
+    survey = raw.create(qualifications=[AGE_RANGE])
+    assert survey["qualifications"] == [AGE_RANGE]
+
+
+def test_ranges_are_refused_on_a_choice_attribute(raw, make_body):
+    target = {"qualification_code": 211, "range_sets": [{"from": 1, "to": 2, "units": 311}]}
+    assert "ranges" in _refused(raw, make_body(qualifications=[target]))
+
+
+def test_condition_codes_are_refused_on_a_range_attribute(raw, make_body):
+    target = {"qualification_code": 212, "condition_codes": ["18"]}
+    assert "range_sets" in _refused(raw, make_body(qualifications=[target]))
+
+
+def test_a_range_in_the_wrong_units_is_refused(raw, make_body):
+    target = {"qualification_code": 212, "range_sets": [{"from": 18, "to": 34, "units": 321}]}
+    assert "units" in _refused(raw, make_body(qualifications=[target]))
+
+
+def test_a_range_that_runs_backwards_is_refused(raw, make_body):
+    target = {"qualification_code": 212, "range_sets": [{"from": 40, "to": 18, "units": 311}]}
+    assert "from" in _refused(raw, make_body(qualifications=[target]))
+
+
+def test_a_target_without_codes_or_ranges_is_refused(raw, make_body):
+    assert "condition_codes or range_sets" in _refused(
+        raw, make_body(qualifications=[{"qualification_code": 211}])
+    )
