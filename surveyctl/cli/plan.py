@@ -227,3 +227,52 @@ def _report(result: ApplyResult) -> None:
         click.echo(f"  {outcome.status}: {outcome.address} ({outcome.action}): {outcome.message}")
     click.echo("What was done is recorded in the state; run `surveyctl plan` to see what remains.")
     click.get_current_context().exit(1)
+
+
+def _write_manifest(manifest: dict, out: Path | None, source: str) -> None:
+    from surveyctl.reconcile.importer import manifest_yaml
+
+    text = manifest_yaml(manifest, source)
+    if out is None:
+        click.echo(text, nl=False)
+        return
+    if out.exists():
+        raise SurveyctlError(f"{out} exists already; choose another --out")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    click.echo(f"Wrote {out}.", err=True)
+
+
+_name = click.option("--name", required=True, help="Manifest name for it (lowercase, dashes).")
+_out = click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+                    help="Write the manifest to this file (default: print it).")
+
+
+@click.command("import")
+@click.argument("survey_id", type=int)
+@_name
+@_out
+@pass_context
+def import_command(ctx: CliContext, survey_id: int, name: str, out: Path | None) -> None:
+    """Adopt live survey SURVEY_ID: write its manifest and record it in state."""
+    from surveyctl.reconcile.importer import import_survey
+
+    store = _store(ctx)
+    with StateLock(store.path, "import", environment=ctx.environment().name):
+        manifest = import_survey(ctx.client(), store, survey_id, name)
+    _write_manifest(manifest, out, f"survey {survey_id}")
+
+
+@click.command("import-group")
+@click.argument("ref")
+@_name
+@_out
+@pass_context
+def import_group_command(ctx: CliContext, ref: str, name: str, out: Path | None) -> None:
+    """Adopt live exclusion group REF (its surveys must be managed already)."""
+    from surveyctl.reconcile.importer import import_group
+
+    store = _store(ctx)
+    with StateLock(store.path, "import", environment=ctx.environment().name):
+        manifest = import_group(ctx.client(), store, ref, name)
+    _write_manifest(manifest, out, f"exclusion group {ref}")

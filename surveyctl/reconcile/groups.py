@@ -102,8 +102,8 @@ def _plan_group(
                 "error",
                 address,
                 f"buyer_surveygroup_ref changed from {record.buyer_surveygroup_ref!r} to "
-                f"{group.buyer_surveygroup_ref!r}; a group's reference cannot change in place: give "
-                "the manifest a new name (a new group) and delete the old one with --destroy",
+                f"{group.buyer_surveygroup_ref!r}; a group's reference cannot change in place: "
+                "give the manifest a new name (a new group) and delete the old one with --destroy",
                 where,
             )
         )

@@ -41,7 +41,9 @@ def summary_line(plan: Plan) -> str:
             f"{counts['destroy']} to destroy."
         )
     spend = plan.spend_totals()
-    if spend.before or spend.after:
+    if spend.before == spend.after and spend.after:
+        line += f" Estimated spend: {money(spend.after)} (unchanged)."
+    elif spend.before or spend.after:
         line += (
             f" Estimated spend: {money(spend.before)} -> {money(spend.after)} "
             f"({money_delta(spend.before, spend.after)})."

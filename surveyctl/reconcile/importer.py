@@ -1,0 +1,90 @@
+"""Import: adopt a live survey or exclusion group into manifests and state.
+
+The manifest written is the live resource reduced to what a person would write: update
+fields only (response-only fields dropped), no nulls, no settings left at their defaults, and
+no group membership (that belongs to ExclusionGroup manifests). Its body is recorded in state
+as last applied, so a plan right after the import shows no changes. An import also resolves
+a create left unresolved in the journal, which is how a lost create answer is adopted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from surveyctl.api import ApiClient
+from surveyctl.errors import SurveyctlError
+from surveyctl.reconcile.merge import GROUP_MEMBERSHIP_FIELDS
+from surveyctl.reconcile.normalise import group_update_body, update_body
+from surveyctl.reconcile.plan import GROUP, SURVEY
+from surveyctl.state import GroupRecord, StateStore, SurveyRecord
+
+NAME_HINT = "lowercase letters, digits and dashes"
+
+
+def import_survey(client: ApiClient, store: StateStore, survey_id: int, name: str) -> dict:
+    """Records live survey `survey_id` as `Survey/<name>`; returns its manifest."""
+    address = _free_address(store, SURVEY, name)
+    for other, record in store.current().resources.items():
+        if isinstance(record, SurveyRecord) and record.ps_survey_id == survey_id:
+            raise SurveyctlError(f"survey {survey_id} is already managed as {other}")
+    live = client.get_survey(survey_id)
+    spec = {
+        key: value
+        for key, value in update_body(live).items()
+        if key not in GROUP_MEMBERSHIP_FIELDS and not _is_default(value)
+    }
+    quota_ids = {q["buyer_quota_id"]: q["ps_quota_id"] for q in live.get("quotas") or []
+                 if q.get("buyer_quota_id") and q.get("ps_quota_id")}
+    store.resolve_create(address, SurveyRecord(int(live["ps_survey_id"]), quota_ids, spec))
+    return {"kind": SURVEY, "name": name, "spec": spec}
+
+
+def import_group(client: ApiClient, store: StateStore, ref: str, name: str) -> dict:
+    """Records live exclusion group `ref` as `ExclusionGroup/<name>`; returns its manifest.
+
+    Its surveys must already be managed here, so that the manifest can name them."""
+    address = _free_address(store, GROUP, name)
+    for other, record in store.current().resources.items():
+        if isinstance(record, GroupRecord) and record.buyer_surveygroup_ref == ref:
+            raise SurveyctlError(f"exclusion group {ref} is already managed as {other}")
+    live = group_update_body(client.get_group(ref))
+    names = {record.ps_survey_id: survey_address.split("/", 1)[1]
+             for survey_address, record in store.current().resources.items()
+             if isinstance(record, SurveyRecord)}
+    ids = list(live.get("surveys_in_group") or [])
+    unmanaged = [i for i in ids if i not in names]
+    if unmanaged:
+        raise SurveyctlError(
+            f"group {ref} holds survey(s) {', '.join(map(str, unmanaged))} that surveyctl does "
+            f"not manage in this environment; import them first with "
+            f"`surveyctl import {unmanaged[0]} --name NAME`"
+        )
+    spec: dict[str, Any] = {"buyer_surveygroup_ref": live["buyer_surveygroup_ref"],
+                            "name": live.get("name", "")}
+    if live.get("exclusion_period") is not None:
+        spec["exclusion_period"] = live["exclusion_period"]
+    spec["surveys"] = [names[i] for i in ids]
+    store.resolve_create(address, GroupRecord(ref, ids, live))
+    return {"kind": GROUP, "name": name, "spec": spec}
+
+
+def manifest_yaml(manifest: dict, source: str) -> str:
+    header = f"# Imported by surveyctl from {source}.\n"
+    return header + yaml.safe_dump(manifest, sort_keys=False, allow_unicode=True, width=100)
+
+
+def _free_address(store: StateStore, kind: str, name: str) -> str:
+    address = f"{kind}/{name}"
+    if address in store.current().resources:
+        raise SurveyctlError(f"{address} is already managed in this environment; "
+                             f"`surveyctl state rm {address}` first to re-import it")
+    return address
+
+
+def _is_default(value: Any) -> bool:
+    """Null, empty, false, or an object of nothing but such values (qlc/qbp switched off)."""
+    if value is None or value is False or value == "" or value == [] or value == {}:
+        return True
+    return isinstance(value, dict) and all(_is_default(v) for v in value.values())
