@@ -78,9 +78,11 @@ def test_second_process_is_refused_at_once_with_the_holders_details(state_path, 
         started = time.monotonic()
         with pytest.raises(LockHeld) as refused:
             StateLock(state_path, "apply", environment="staging").acquire()
-        assert time.monotonic() - started < 1.0
+        waited = time.monotonic() - started
+        assert waited < 2.0, f"refusal took {waited:.2f}s"  # no waiting, even on a busy machine
         message = str(refused.value)
-        assert f"pid {process.pid}" in message and "'apply'" in message
+        assert f"pid {process.pid}" in message, message
+        assert "'apply'" in message, message
         assert f"surveyctl --env staging force-unlock {lock_id}" in message
         assert refused.value.holder.id == lock_id
     finally:
