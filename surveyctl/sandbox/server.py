@@ -84,7 +84,12 @@ def build(options: SandboxOptions) -> tuple[BaseWSGIServer, Store, Accounts]:
 def start(options: SandboxOptions) -> RunningSandbox:
     """Starts a sandbox in a daemon thread; returns once it accepts connections."""
     server, store, accounts = build(options)
-    thread = threading.Thread(target=server.serve_forever, name="surveyctl-sandbox", daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever,
+        kwargs={"poll_interval": 0.1},
+        name="surveyctl-sandbox",
+        daemon=True,
+    )
     thread.start()
     url = f"http://{_url_host(options.host)}:{server.server_port}"
     return RunningSandbox(url=url, server=server, thread=thread, store=store, accounts=accounts)

@@ -28,11 +28,13 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
 from surveyctl.sandbox import lifecycle
-from surveyctl.sandbox import transactions as records
+from surveyctl.sandbox.store_groups import GroupRecord, GroupTables
+from surveyctl.sandbox.store_transactions import TransactionTables, now_iso
+
+__all__ = ["GroupRecord", "QuotaRecord", "Store", "SurveyRecord", "now_iso"]
 
 BUSY_TIMEOUT_S = 30.0
 FIRST_SURVEY_ID = 10001
@@ -93,11 +95,6 @@ CREATE TABLE IF NOT EXISTS adjustments (
 """
 
 
-def now_iso() -> str:
-    """The current UTC time in ISO 8601 with milliseconds and a Z suffix."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
 @dataclass
 class QuotaRecord:
     """A stored quota: the body as sent plus the service's counters."""
@@ -131,18 +128,7 @@ class SurveyRecord:
     groups: list[str] = field(default_factory=list)
 
 
-@dataclass
-class GroupRecord:
-    """A stored exclusion group and the ids of its surveys, in the order they joined."""
-
-    ref: str
-    buyer_id: int
-    name: str
-    exclusion_period: int
-    surveys: list[int] = field(default_factory=list)
-
-
-class Store:
+class Store(GroupTables, TransactionTables):
     """All sandbox data in one SQLite file; safe to share between threads and processes."""
 
     def __init__(self, db_path: Path):
@@ -390,149 +376,6 @@ class Store:
                 if counted.rowcount == 0:
                     raise KeyError(f"survey {survey_id} has no quota {buyer_quota_id!r}")
             return self.auto_pause(conn, survey_id)
-
-    # -- exclusion groups -------------------------------------------------------------------
-
-    def group(self, ref: str, conn: sqlite3.Connection | None = None) -> GroupRecord | None:
-        if conn is None:
-            with self.read() as own:
-                return self._group(own, ref)
-        return self._group(conn, ref)
-
-    def _group(self, conn: sqlite3.Connection, ref: str) -> GroupRecord | None:
-        row = conn.execute(
-            "SELECT ref, buyer_id, name, exclusion_period FROM survey_groups WHERE ref = ?",
-            (ref,),
-        ).fetchone()
-        if row is None:
-            return None
-        members = conn.execute(
-            "SELECT survey_id FROM group_members WHERE ref = ? ORDER BY position, survey_id",
-            (ref,),
-        )
-        return GroupRecord(*row, surveys=[m[0] for m in members])
-
-    def survey_groups(self, survey_id: int) -> list[GroupRecord]:
-        """The exclusion groups `survey_id` belongs to, by ref."""
-        with self.read() as conn:
-            refs = conn.execute(
-                "SELECT ref FROM group_members WHERE survey_id = ? ORDER BY ref", (survey_id,)
-            )
-            return [g for g in (self._group(conn, r[0]) for r in refs.fetchall()) if g]
-
-    def save_group(self, conn: sqlite3.Connection, group: GroupRecord) -> None:
-        """Creates or overwrites a group and its member list."""
-        conn.execute(
-            "INSERT INTO survey_groups (ref, buyer_id, name, exclusion_period) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (ref) DO UPDATE SET name = excluded.name, "
-            "exclusion_period = excluded.exclusion_period",
-            (group.ref, group.buyer_id, group.name, group.exclusion_period),
-        )
-        conn.execute("DELETE FROM group_members WHERE ref = ?", (group.ref,))
-        conn.executemany(
-            "INSERT INTO group_members (ref, survey_id, position) VALUES (?, ?, ?)",
-            [(group.ref, survey_id, n) for n, survey_id in enumerate(dict.fromkeys(group.surveys))],
-        )
-
-    def delete_group(self, conn: sqlite3.Connection, ref: str) -> None:
-        conn.execute("DELETE FROM survey_groups WHERE ref = ?", (ref,))
-
-    def set_memberships(self, conn: sqlite3.Connection, survey_id: int, refs: list[str]) -> None:
-        """Makes `refs` exactly the groups of the survey (a survey PUT overwrites membership)."""
-        conn.execute(
-            "DELETE FROM group_members WHERE survey_id = ? AND ref NOT IN (SELECT value FROM "
-            "json_each(?))",
-            (survey_id, json.dumps(refs)),
-        )
-        conn.executemany(
-            "INSERT OR IGNORE INTO group_members (ref, survey_id, position) VALUES (?, ?, "
-            "(SELECT COALESCE(MAX(position), -1) + 1 FROM group_members WHERE ref = ?))",
-            [(ref, survey_id, ref) for ref in refs],
-        )
-
-    # -- transactions and adjustments -------------------------------------------------------
-
-    def insert_transaction(self, survey_id: int, record: dict) -> dict:
-        """Stores one transaction record of the survey; returns the record as stored."""
-        full = records.complete_record(survey_id, record)
-        with self.write() as conn:
-            conn.execute(
-                "INSERT INTO transactions (transaction_id, survey_id, status, supplier_id, "
-                "reconciliation, record) VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    full["Transaction ID"],
-                    survey_id,
-                    full["Respondent Status Code"],
-                    full["Supplier ID"],
-                    full["Reconciliation Status"],
-                    json.dumps(full),
-                ),
-            )
-        return full
-
-    def transactions_page(
-        self,
-        survey_id: int,
-        statuses: list[int] | None,
-        supplier_ids: list[int] | None,
-        page: int,
-        limit: int,
-    ) -> tuple[list[dict], int]:
-        """One page (from 1) of the survey's matching records, oldest first, and the total."""
-        where, args = "survey_id = ?", [survey_id]
-        if statuses:
-            where += f" AND status IN ({','.join('?' * len(statuses))})"
-            args += statuses
-        if supplier_ids:
-            where += f" AND supplier_id IN ({','.join('?' * len(supplier_ids))})"
-            args += supplier_ids
-        with self.read() as conn:
-            total = conn.execute(f"SELECT COUNT(*) FROM transactions WHERE {where}", args)
-            count = total.fetchone()[0]
-            rows = conn.execute(
-                f"SELECT record FROM transactions WHERE {where} ORDER BY seq LIMIT ? OFFSET ?",
-                [*args, limit, (page - 1) * limit],
-            ).fetchall()
-        return [json.loads(r[0]) for r in rows], count
-
-    def transaction(
-        self, transaction_id: str, conn: sqlite3.Connection | None = None
-    ) -> dict | None:
-        """The stored record with this Transaction ID, or None."""
-        if conn is None:
-            with self.read() as own:
-                return self.transaction(transaction_id, own)
-        row = conn.execute(
-            "SELECT record FROM transactions WHERE transaction_id = ?", (transaction_id,)
-        ).fetchone()
-        return json.loads(row[0]) if row else None
-
-    def survey_transactions(self, conn: sqlite3.Connection, survey_id: int) -> list[dict]:
-        rows = conn.execute(
-            "SELECT record FROM transactions WHERE survey_id = ? ORDER BY seq", (survey_id,)
-        )
-        return [json.loads(r[0]) for r in rows]
-
-    def replace_transaction(self, conn: sqlite3.Connection, record: dict) -> None:
-        conn.execute(
-            "UPDATE transactions SET status = ?, reconciliation = ?, record = ? "
-            "WHERE transaction_id = ?",
-            (
-                record["Respondent Status Code"],
-                record["Reconciliation Status"],
-                json.dumps(record),
-                record["Transaction ID"],
-            ),
-        )
-
-    def save_adjustment(
-        self, conn: sqlite3.Connection, adjustment_id: str, buyer_id: int, summary: dict
-    ) -> None:
-        conn.execute(
-            "INSERT INTO adjustments (adjustment_id, buyer_id, created, summary) "
-            "VALUES (?, ?, ?, ?)",
-            (adjustment_id, buyer_id, now_iso(), json.dumps(summary)),
-        )
 
 
 def current_target(required_count: int, completes_required: int) -> int:
