@@ -1,0 +1,91 @@
+"""`surveyctl adjust FILE`: preview, confirmation, and the summary of the sandbox's answer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+
+@pytest.fixture
+def completes(api, live_survey):
+    """A survey with simulated traffic, and the ids of three of its completes."""
+    survey_id = live_survey(expected_ir=90)
+    api.simulate_traffic(survey_id, {"respondents": 30, "seed": 12, "bad_hash_share": 0})
+    items, _ = api.get_transactions_page(survey_id, status=[21])
+    return survey_id, [item["Transaction ID"] for item in items[:3]]
+
+
+def _write_ids(project, survey_id, ids, name="ids.csv"):
+    lines = ["transaction_id,survey_id"] + [f"{t},{survey_id}" for t in ids]
+    (project / name).write_text("\n".join(lines) + "\n")
+    return name
+
+
+def test_preview_names_the_surveys_and_counts_before_anything_is_sent(completes, run_cli, project):
+    survey_id, ids = completes
+    result = run_cli("adjust", _write_ids(project, survey_id, ids))
+    assert result.exit_code == 1
+    assert "3 transaction(s) will be submitted" in result.stdout
+    assert str(survey_id) in result.stdout
+    assert "confirm with --yes" in result.stderr
+
+
+def test_without_yes_and_without_a_terminal_nothing_is_submitted(api, completes, run_cli, project):
+    survey_id, ids = completes
+    run_cli("adjust", _write_ids(project, survey_id, ids))
+    record = api.get_transaction(survey_id, ids[0])
+    assert record["Reconciliation Status"] == 0
+
+
+def test_adjust_with_yes_submits_and_renders_the_summary(api, completes, run_cli, project):
+    survey_id, ids = completes
+    result = run_cli("adjust", _write_ids(project, survey_id, ids), "--yes", "--output", "a.json")
+    answer = json.loads((project / "a.json").read_text())
+    assert result.exit_code == 0, result.output
+    assert answer["status"] == 1
+    assert answer["summary"]["transactions"] == 3
+    assert "status 1 (Pending)" in result.stdout
+    assert "reject percentage:" in result.stdout
+    assert api.get_transaction(survey_id, ids[0])["Reconciliation Status"] != 0
+
+
+def test_adjusting_the_same_transactions_twice_counts_them_as_already_reconciled(
+    completes, run_cli, project
+):
+    survey_id, ids = completes
+    name = _write_ids(project, survey_id, ids)
+    run_cli("adjust", name, "--yes")
+    run_cli("adjust", name, "--yes", "--output", "second.json")
+    summary = json.loads((project / "second.json").read_text())["summary"]
+    assert summary["alreadyReconciled"] == 3
+    assert summary["eligible"] == 0
+
+
+def test_unknown_transaction_ids_count_as_invalid(completes, run_cli, project):
+    survey_id, ids = completes
+    (project / "ids.json").write_text(json.dumps([ids[0], "no-such-transaction"]))
+    run_cli("adjust", "ids.json", "--yes", "--output", "out.json")
+    summary = json.loads((project / "out.json").read_text())["summary"]
+    assert summary["invalid"] == 1
+    assert summary["transactions"] == 2
+
+
+def test_the_answer_on_a_terminal_decides(completes, run_cli, project, monkeypatch, api):
+    survey_id, ids = completes
+    monkeypatch.setattr("surveyctl.cli.adjust._interactive", lambda: True)
+    name = _write_ids(project, survey_id, ids)
+    declined = run_cli("adjust", name, input="n\n")
+    assert declined.exit_code == 0
+    assert "nothing submitted" in declined.stderr
+    assert api.get_transaction(survey_id, ids[0])["Reconciliation Status"] == 0
+    accepted = run_cli("adjust", name, input="y\n")
+    assert accepted.exit_code == 0
+    assert "Pending" in accepted.stdout
+
+
+def test_a_file_without_ids_is_refused_with_its_name(run_cli, project):
+    (project / "ids.csv").write_text("transaction_id\n")
+    result = run_cli("adjust", "ids.csv", "--yes")
+    assert result.exit_code == 1
+    assert "ids.csv: the file names no transactions" in result.stderr

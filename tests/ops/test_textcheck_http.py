@@ -1,0 +1,133 @@
+"""The open-ended check: the sandbox's rules and limits, and `surveyctl text-check` over HTTP."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import requests
+
+from surveyctl.errors import ApiError
+
+CLEAN = "I really like the taste of this coffee and the price is fair for me."
+
+
+@pytest.fixture
+def transaction_id(api, live_survey) -> str:
+    survey_id = live_survey()
+    api.simulate_traffic(survey_id, {"respondents": 3, "seed": 1})
+    items, _ = api.get_transactions_page(survey_id)
+    return items[0]["Transaction ID"]
+
+
+def _flags(api, transaction_id, *texts):
+    questions = [{"question_id": f"q{n}", "text": t} for n, t in enumerate(texts)]
+    return api.text_check(transaction_id, questions)["data"]
+
+
+def test_a_clean_answer_raises_no_flag(api, transaction_id):
+    (item,) = _flags(api, transaction_id, CLEAN)
+    assert item == {
+        "question_id": "q0",
+        "coretext_api_fail": 0,
+        "ai_generated_response": 0,
+        "incoherent_response": 0,
+        "duplicate_response": 0,
+        "language_mismatch": 0,
+    }
+
+
+def test_the_same_text_again_in_the_survey_is_a_duplicate(api, transaction_id):
+    first = _flags(api, transaction_id, "The packaging was too hard to open for my mother.")
+    again = _flags(api, transaction_id, "the packaging was too hard to open for my MOTHER")
+    assert first[0]["duplicate_response"] == 0
+    assert again[0]["duplicate_response"] == 1
+
+
+def test_an_answer_in_another_language_than_the_survey_is_a_mismatch(api, transaction_id):
+    (item,) = _flags(api, transaction_id, "Je pense que le produit est très bon pour nous")
+    assert item["language_mismatch"] == 1
+
+
+def test_gibberish_and_curse_words_are_incoherent(api, transaction_id):
+    items = _flags(api, transaction_id, "asdfgh asdfgh", "this survey is shit", "xzkq wrtp bbbbbbb")
+    assert [i["incoherent_response"] for i in items] == [1, 1, 1]
+
+
+def test_an_assistants_phrasing_is_machine_generated(api, transaction_id):
+    (item,) = _flags(api, transaction_id, "As an AI language model, I do not drink coffee.")
+    assert item["ai_generated_response"] == 1
+
+
+def test_21_answers_in_one_call_are_a_parameter_error(api, transaction_id):
+    questions = [{"question_id": f"q{n}", "text": CLEAN} for n in range(21)]
+    with pytest.raises(ApiError) as refused:
+        api.text_check(transaction_id, questions)
+    assert refused.value.status == 422
+
+
+def test_a_malformed_body_is_a_bad_request(sandbox, transaction_id):
+    response = requests.post(
+        f"{sandbox.url}/buyers/v3/transactions/ps_api_fail",
+        json={"transaction_id": transaction_id, "questions": [{"question_id": "q1"}]},
+        headers={"access-token": "sandbox-buyer-1"},
+        timeout=10,
+    )
+    assert response.status_code == 400
+    assert "text" in response.json()["ps_api_response_message"]
+
+
+def test_an_unknown_transaction_is_refused(api):
+    with pytest.raises(ApiError) as refused:
+        api.text_check("no-such-transaction", [{"question_id": "q1", "text": CLEAN}])
+    assert refused.value.status == 400
+
+
+def test_another_buyers_transaction_is_refused(other_buyer_api, transaction_id):
+    with pytest.raises(ApiError) as refused:
+        other_buyer_api.text_check(transaction_id, [{"question_id": "q1", "text": CLEAN}])
+    assert refused.value.status == 400
+
+
+def test_cli_sends_25_answers_in_two_calls_and_prints_a_row_per_answer(
+    api, transaction_id, run_cli, project, monkeypatch
+):
+    from surveyctl.api import client as client_module
+
+    calls = []
+    original = client_module.ApiClient.text_check
+
+    def counting(self, tid, questions):
+        calls.append(len(questions))
+        return original(self, tid, questions)
+
+    monkeypatch.setattr(client_module.ApiClient, "text_check", counting)
+    answers = [
+        {"question_id": f"q{n:02d}", "text": f"Answer number {n} is fine"} for n in range(25)
+    ]
+    (project / "answers.json").write_text(json.dumps(answers))
+    result = run_cli("text-check", transaction_id, "--answers", "answers.json", "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert calls == [20, 5]
+    data = json.loads(result.stdout)["data"]
+    assert [d["question_id"] for d in data] == [a["question_id"] for a in answers]
+
+
+def test_cli_table_marks_the_raised_flags(transaction_id, run_cli, project):
+    (project / "answers.csv").write_text(
+        'question_id,text\nq1,"I like the coffee and the price is fair"\nq2,asdf asdf asdf\n'
+    )
+    result = run_cli("text-check", transaction_id, "--answers", "answers.csv")
+    assert result.exit_code == 0, result.output
+    q2 = next(line for line in result.stdout.splitlines() if line.startswith("q2"))
+    assert "yes" in q2
+    q1 = next(line for line in result.stdout.splitlines() if line.startswith("q1"))
+    assert "yes" not in q1
+    assert "2 answer(s) checked, 1 flagged" in result.stderr
+
+
+def test_cli_names_the_line_of_a_bad_answers_file(transaction_id, run_cli, project):
+    (project / "answers.csv").write_text("question_id,text\nq1,ok\n,missing id\n")
+    result = run_cli("text-check", transaction_id, "--answers", "answers.csv")
+    assert result.exit_code == 1
+    assert "answers.csv:3: question_id is missing or empty" in result.stderr
