@@ -133,7 +133,10 @@ def signed_return_url(
 def simulate(store: Store, survey_id: int, plan: Simulation, return_base: str) -> SimulationResult:
     """Runs the respondents of `plan` through the survey, one after the other."""
     _ensure_schema(store)
-    rng = random.Random(plan.seed)
+    # PSIDs come from their own stream, so the same seed meets the same people in the same
+    # order whatever happens to them (outcomes draw a varying number of numbers).
+    people = random.Random(plan.seed)
+    rng = random.Random(None if plan.seed is None else f"{plan.seed}:outcomes")
     survey = store.survey(survey_id)
     if survey is None:
         raise KeyError(survey_id)
@@ -144,7 +147,7 @@ def simulate(store: Store, survey_id: int, plan: Simulation, return_base: str) -
     secret = store.buyer_secret(survey.buyer_id) or ""
     now = datetime.now(UTC)
     for _ in range(plan.respondents):
-        person = profile(draw_psid(rng), survey.body["survey_localization"], codes, free_values)
+        person = profile(draw_psid(people), survey.body["survey_localization"], codes, free_values)
         supplier = rng.choice(plan.supplier_ids)
         survey = store.survey(survey_id)  # completes may have paused it
         loi = float(survey.body.get("expected_loi") or 10)
