@@ -1,0 +1,91 @@
+"""`surveyctl attributes`: the attribute catalogue of a locale, every page, de-duplicated.
+
+Without `--class` the full catalogue comes from the per-environment cache that manifests use
+(`.surveyctl/cache/catalog/`), fetched when missing or stale. With `--class` the service
+filters, and the answer is not cached, so a filtered list never stands in for the full one.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from surveyctl.catalog import Attribute, Catalog
+from surveyctl.cli.context import CliContext, pass_context
+
+
+def _classes(ctx: click.Context, param: click.Parameter, value: str | None) -> list[int] | None:
+    if not value:
+        return None
+    try:
+        classes = [int(part) for part in value.split(",") if part.strip()]
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a comma-separated list of 1, 2, 3") from None
+    if not set(classes) <= {1, 2, 3}:
+        raise click.BadParameter("classes are 1 (core), 2 (extended) and 3 (custom)")
+    return classes
+
+
+def _matches(attribute: Attribute, needle: str) -> bool:
+    needle = needle.casefold()
+    texts = [attribute.desc, attribute.text, str(attribute.qualification_code)]
+    texts += [a.local_text for a in attribute.answers] + [a.eng_text for a in attribute.answers]
+    return any(needle in text.casefold() for text in texts)
+
+
+@click.command(name="attributes")
+@click.option("--locale", default="en_US", show_default=True, help="Locale, e.g. en_US.")
+@click.option("--class", "classes", callback=_classes, help="1 core, 2 extended, 3 custom: 1,2")
+@click.option("--search", help="Only attributes whose name, question or answers contain TEXT.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table")
+@click.option("--refresh", is_flag=True, help="Ignore the cache and read the catalogue again.")
+@pass_context
+def attributes(
+    ctx: CliContext,
+    locale: str,
+    classes: list[int] | None,
+    search: str | None,
+    fmt: str,
+    refresh: bool,
+) -> None:
+    """The qualifications a survey of LOCALE can target, with their answer codes."""
+    environment = ctx.environment()
+    catalog = Catalog(
+        ctx.client,
+        environment.name,
+        None if classes else ctx.config().cache_dir,
+        refresh=refresh,
+        classes=classes,
+    )
+    found = sorted(catalog.locale(locale).by_code.values(), key=lambda a: a.qualification_code)
+    if search:
+        found = [a for a in found if _matches(a, search)]
+    if fmt == "json":
+        click.echo(json.dumps([asdict(a) for a in found], indent=2, ensure_ascii=False))
+    else:
+        _print_table(found)
+    # The cache may have answered without a connection; name the environment all the same.
+    click.echo(f"{len(found)} attribute(s) in {locale}, {environment.describe()}", err=True)
+
+
+def _print_table(found: list[Attribute]) -> None:
+    table = Table(box=None, pad_edge=False)
+    table.add_column("code", justify="right")
+    table.add_column("name")
+    table.add_column("question", overflow="fold")
+    table.add_column("answers (condition_code=text)", overflow="fold")
+    for attribute in found:
+        answers = ", ".join(
+            f"{a.condition_code}={a.eng_text or a.local_text}" for a in attribute.answers
+        )
+        table.add_row(
+            str(attribute.qualification_code),
+            attribute.desc,
+            attribute.text,
+            answers or "(free entry)",
+        )
+    Console().print(table)

@@ -1,0 +1,58 @@
+"""`surveyctl attributes`: the whole de-duplicated catalogue, filters, and the shared cache."""
+
+from __future__ import annotations
+
+import json
+import re
+
+
+def _all_codes(api, classes=None):
+    codes = set()
+    for page in api.iter_pages(api.get_attributes_page, localization="en_US", classes=classes):
+        codes |= {item["qualification_code"] for item in page}
+    return codes
+
+
+def test_lists_every_attribute_of_the_locale_once(api, run_cli):
+    result = run_cli("attributes", "--locale", "en_US", "--format", "json")
+    codes = [a["qualification_code"] for a in json.loads(result.stdout)]
+    assert result.exit_code == 0, result.output
+    assert len(codes) == len(set(codes))
+    assert set(codes) == _all_codes(api)
+
+
+def test_class_filter_keeps_only_those_classes(api, run_cli):
+    result = run_cli("attributes", "--class", "1", "--format", "json")
+    codes = {a["qualification_code"] for a in json.loads(result.stdout)}
+    assert codes == _all_codes(api, [1])
+    assert codes < _all_codes(api)
+
+
+def test_search_matches_names_questions_and_answers(run_cli):
+    result = run_cli("attributes", "--search", "female", "--format", "json")
+    found = json.loads(result.stdout)
+    assert [a["qualification_code"] for a in found] == [211]
+
+
+def test_the_full_catalogue_is_cached_and_read_back_without_the_service(run_cli, project):
+    run_cli("attributes", "--locale", "en_US")
+    cached = project / ".surveyctl" / "cache" / "catalog" / "local" / "en_US.json"
+    config = project / "surveyctl.yaml"
+    # Point the environment at a port nobody listens on: only the cache can answer now.
+    config.write_text(re.sub(r"http://[^']+", "http://127.0.0.1:9", config.read_text()))
+    again = run_cli("attributes", "--locale", "en_US", "--search", "Gender")
+    assert cached.is_file()
+    assert again.exit_code == 0, again.output
+    assert "What is your gender?" in again.stdout
+    assert "local (http://127.0.0.1:9)" in again.stderr
+
+
+def test_a_class_filtered_list_is_not_cached(run_cli, project):
+    run_cli("attributes", "--class", "3")
+    assert not (project / ".surveyctl" / "cache" / "catalog" / "local" / "en_US.json").exists()
+
+
+def test_an_unknown_locale_is_one_sentence(run_cli):
+    result = run_cli("attributes", "--locale", "xx_XX")
+    assert result.exit_code == 1
+    assert "no attribute catalogue for locale 'xx_XX'" in result.stderr
