@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "text-check": "surveyctl.cli.textcheck:text_check",
     "adjust": "surveyctl.cli.adjust:adjust",
     "link": "surveyctl.cli.link:link",
+    "attributes": "surveyctl.cli.attributes:attributes",
     "sandbox": "surveyctl.cli.sandbox:sandbox",
     "state": "surveyctl.cli.state:state",
     "force-unlock": "surveyctl.cli.state:force_unlock_command",
