@@ -82,7 +82,9 @@ def cli(ctx: click.Context, env_name: str | None, config_path: Path | None, debu
     """
     ctx.obj = CliContext(env_name=env_name, config_path=config_path, debug=debug)
     if debug:
-        logging.basicConfig(level=logging.DEBUG, stream=sys.stderr, format="%(name)s %(message)s")
+        logging.basicConfig(
+            level=logging.DEBUG, stream=sys.stderr, format="%(name)s %(message)s", force=True
+        )
         # urllib3 logs no headers, so the access token stays out of the debug output.
         logging.getLogger("urllib3").setLevel(logging.INFO)
 

@@ -56,7 +56,12 @@ class ApplyResult:
 
 def check_saved_plan(plan: Plan, state: State, client: ApiClient, parallelism: int) -> None:
     """Refuses a saved plan when the state or a resource it changes moved since it was made."""
-    if (state.lineage, state.serial) != (plan.state_lineage, plan.state_serial):
+    # Serial 0 is a state never written, whose lineage is made afresh on every load.
+    never_written = state.serial == 0 and plan.state_serial == 0
+    if not never_written and (state.lineage, state.serial) != (
+        plan.state_lineage,
+        plan.state_serial,
+    ):
         raise PlanOutdated(
             f"the state changed since this plan was made (serial {plan.state_serial} -> "
             f"{state.serial}); make a new plan"

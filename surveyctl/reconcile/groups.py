@@ -94,7 +94,7 @@ def _plan_group(
     result = live.get(address)
     if record is None or (result is not None and result.gone):
         return ResourceChange(
-            GROUP, name, "create", body=planned, location=where, changes=_pending(unknown, [])
+            GROUP, name, "create", body=planned, location=where
         )
     if record.buyer_surveygroup_ref != group.buyer_surveygroup_ref:
         plan.notes.append(

@@ -2,9 +2,11 @@
 
 The manifest written is the live resource reduced to what a person would write: update
 fields only (response-only fields dropped), no nulls, no settings left at their defaults, and
-no group membership (that belongs to ExclusionGroup manifests). Its body is recorded in state
-as last applied, so a plan right after the import shows no changes. An import also resolves
-a create left unresolved in the journal, which is how a lost create answer is adopted.
+no group membership (that belongs to ExclusionGroup manifests). The state records the ids and
+no last-applied body: nothing was applied by surveyctl yet, so the three-way merge keeps every
+live field the manifest does not set, and a plan right after the import shows no changes
+whether the written manifest or one the user already had is used. An import also resolves a
+create left unresolved in the journal, which is how a lost create answer is adopted.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ def import_survey(client: ApiClient, store: StateStore, survey_id: int, name: st
     }
     quota_ids = {q["buyer_quota_id"]: q["ps_quota_id"] for q in live.get("quotas") or []
                  if q.get("buyer_quota_id") and q.get("ps_quota_id")}
-    store.resolve_create(address, SurveyRecord(int(live["ps_survey_id"]), quota_ids, spec))
+    store.resolve_create(address, SurveyRecord(int(live["ps_survey_id"]), quota_ids, None))
     return {"kind": SURVEY, "name": name, "spec": spec}
 
 
@@ -66,7 +68,7 @@ def import_group(client: ApiClient, store: StateStore, ref: str, name: str) -> d
     if live.get("exclusion_period") is not None:
         spec["exclusion_period"] = live["exclusion_period"]
     spec["surveys"] = [names[i] for i in ids]
-    store.resolve_create(address, GroupRecord(ref, ids, live))
+    store.resolve_create(address, GroupRecord(ref, ids, None))
     return {"kind": GROUP, "name": name, "spec": spec}
 
 

@@ -1,0 +1,195 @@
+"""Safety of apply: saved plans, the state lock, faults, crashes and the API key."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from surveyctl.api import ApiClient
+from surveyctl.lock import StateLock
+from surveyctl.reconcile.normalise import update_body
+from surveyctl.sandbox.server import SandboxOptions, start
+from surveyctl.state import StateStore
+
+from .conftest import survey_manifest
+
+SECRET_KEY = "sk-live-7f3c9a1e5b2d4c6e8a0b1c2d3e4f5a6b"
+
+
+def _state_path(project: Path, environment: str = "local") -> Path:
+    return project / ".surveyctl" / "state" / f"{environment}.json"
+
+
+def _point_project_at(project: Path, url: str, env_var: str = "SURVEYCTL_LOCAL_KEY") -> None:
+    (project / "surveyctl.yaml").write_text(
+        f"environments:\n  local: {{host: '{url}', api_key_env: {env_var}}}\n"
+        "default_environment: local\n",
+        encoding="utf-8",
+    )
+
+
+@pytest.fixture
+def own_sandbox(tmp_path):
+    """Starts a sandbox with the given options for one test."""
+    running = []
+
+    def make(**options):
+        sandbox = start(SandboxOptions(db_path=tmp_path / f"own-{len(running)}.db", **options))
+        running.append(sandbox)
+        return sandbox
+
+    yield make
+    for sandbox in running:
+        sandbox.stop()
+
+
+def test_saved_plan_is_refused_after_a_change_made_elsewhere(project, manifests, api, run_cli):
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    manifests.write(survey_manifest("tracker", survey_title="New title"))
+    assert run_cli("plan", "manifests", "--out", "change.plan").exit_code == 0
+    survey_id = StateStore(_state_path(project)).load().survey("tracker").ps_survey_id
+    api.update_survey(survey_id, {**update_body(api.get_survey(survey_id)), "field_time": 30})
+    result = run_cli("apply", "change.plan")
+    assert result.exit_code == 1
+    assert "changed outside this plan since it was made: Survey/tracker" in result.stderr
+    assert api.get_survey(survey_id)["survey_title"] == "Survey tracker"
+
+
+def test_saved_plan_is_refused_after_the_state_moved(project, manifests, run_cli):
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("plan", "manifests", "--out", "create.plan").exit_code == 0
+    manifests.write(survey_manifest("other"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    result = run_cli("apply", "create.plan")
+    assert result.exit_code == 1
+    assert "the state changed since this plan was made" in result.stderr
+
+
+def test_saved_plan_applies_exactly_what_was_planned(project, manifests, api, run_cli):
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("plan", "manifests", "--out", "create.plan").exit_code == 0
+    manifests.write(survey_manifest("tracker", survey_title="Edited after planning"))
+    result = run_cli("apply", "create.plan")
+    assert result.exit_code == 0, result.stderr
+    survey_id = StateStore(_state_path(project)).load().survey("tracker").ps_survey_id
+    assert api.get_survey(survey_id)["survey_title"] == "Survey tracker"
+
+
+def test_edited_plan_file_is_refused(project, manifests, run_cli):
+    manifests.write(survey_manifest("tracker"))
+    run_cli("plan", "manifests", "--out", "create.plan")
+    path = project / "create.plan"
+    path.write_text(path.read_text().replace("Survey tracker", "Survey tempered"))
+    result = run_cli("apply", "create.plan")
+    assert result.exit_code == 1
+    assert "damaged or was edited" in result.stderr
+
+
+def test_apply_fails_at_once_while_another_holds_the_lock(project, manifests, run_cli):
+    manifests.write(survey_manifest("tracker"))
+    with StateLock(_state_path(project), "apply", environment="local") as held:
+        holder_id = held.info.id
+        result = run_cli("apply", "manifests", "--auto-approve")
+    assert result.exit_code == 1
+    assert holder_id in result.stderr
+    assert "apply" in result.stderr
+    assert StateStore(_state_path(project)).load().survey("tracker") is None
+
+
+def test_two_concurrent_applies_one_is_refused(project, manifests, own_sandbox):
+    slow = own_sandbox(latency_ms=300)
+    _point_project_at(project, slow.url)
+    for index in range(3):
+        manifests.write(survey_manifest(f"tracker-{index}"))
+    env = {**os.environ, "SURVEYCTL_LOCAL_KEY": "sandbox-buyer-1"}
+    command = [sys.executable, "-m", "surveyctl", "apply", "manifests", "--auto-approve"]
+    first = subprocess.Popen(command, cwd=project, env=env, text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    second = subprocess.Popen(command, cwd=project, env=env, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    results = [process.communicate(timeout=120) for process in (first, second)]
+    codes = sorted([first.returncode, second.returncode])
+    assert codes == [0, 1], results
+    refused = next(err for (out, err), p in zip(results, (first, second), strict=True)
+                   if p.returncode == 1)
+    assert "locked" in refused.lower()
+    titles = [s["survey_title"] for s in ApiClient(slow.url, "sandbox-buyer-1").list_surveys()]
+    assert sorted(titles) == ["Survey tracker-0", "Survey tracker-1", "Survey tracker-2"]
+
+
+def test_apply_converges_without_duplicates_when_the_service_fails_a_fifth_of_requests(
+    project, manifests, own_sandbox, run_cli
+):
+    flaky = own_sandbox(fail_rate=0.2, seed=11, retry_after=0)
+    _point_project_at(project, flaky.url)
+    names = [f"tracker-{index}" for index in range(8)]
+    for name in names:
+        manifests.write(survey_manifest(name))
+    for _attempt in range(3):
+        run_cli("apply", "manifests", "--auto-approve", "--parallelism", "4")
+        if run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0:
+            break
+    assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
+    titles = [s["survey_title"] for s in ApiClient(flaky.url, "sandbox-buyer-1").list_surveys()]
+    assert sorted(titles) == sorted(f"Survey {name}" for name in names)
+
+
+class Crash(BaseException):
+    """The process dying between the create's answer and the state write."""
+
+
+def test_a_crash_between_post_and_state_write_blocks_a_duplicate_create(
+    project, manifests, api, run_cli, monkeypatch
+):
+    manifests.write(survey_manifest("tracker"))
+
+    def crash(self, address, record):
+        raise Crash()
+
+    with monkeypatch.context() as patch:
+        patch.setattr(StateStore, "resolve_create", crash)
+        with pytest.raises(Crash):
+            run_cli("apply", "manifests", "--auto-approve")
+    plan = run_cli("plan", "manifests")
+    assert plan.exit_code == 1
+    assert "its answer was never recorded" in plan.stdout
+    assert "surveyctl import SURVEY_ID --name tracker" in plan.stdout
+    assert "surveyctl state rm Survey/tracker" in plan.stdout
+    before = {s["ps_survey_id"] for s in api.list_surveys()}
+    again = run_cli("apply", "manifests", "--auto-approve")
+    assert again.exit_code == 1
+    assert {s["ps_survey_id"] for s in api.list_surveys()} == before  # no second create
+    newest = max(s["ps_survey_id"] for s in api.list_surveys()
+                 if s["survey_title"] == "Survey tracker")
+    adopted = run_cli("import", str(newest), "--name", "tracker")
+    assert adopted.exit_code == 0, adopted.stderr
+    assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
+
+
+def test_the_api_key_never_appears_in_output_or_files(project, manifests, own_sandbox, run_cli,
+                                                      monkeypatch):
+    private = own_sandbox(keys={SECRET_KEY: 1})
+    _point_project_at(project, private.url, "SURVEYCTL_SECRET_KEY")
+    monkeypatch.setenv("SURVEYCTL_SECRET_KEY", SECRET_KEY)
+    manifests.write(survey_manifest("tracker"))
+    outputs = []
+    for args in (
+        ("validate", "manifests"),
+        ("--debug", "plan", "manifests", "--out", "saved.plan"),
+        ("--debug", "apply", "saved.plan"),
+        ("plan", "manifests", "--format", "json"),
+        ("plan", "manifests", "--format", "markdown"),
+        ("state", "show", "tracker"),
+    ):
+        result = run_cli(*args)
+        outputs.append(result.stdout + result.stderr)
+    assert "> PUT" in "".join(outputs) or "> POST" in "".join(outputs)  # debug shows HTTP
+    assert not any(SECRET_KEY in text for text in outputs)
+    for path in project.rglob("*"):
+        if path.is_file():
+            assert SECRET_KEY not in path.read_text(errors="replace"), path

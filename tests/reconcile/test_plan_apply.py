@@ -1,0 +1,318 @@
+"""plan and apply over real HTTP against the sandbox: what the plan shows is what apply does."""
+
+from __future__ import annotations
+
+import json
+
+from surveyctl.api import ApiClient
+from surveyctl.catalog import Catalog
+from surveyctl.manifests import load_desired
+from surveyctl.reconcile.apply import apply_plan
+from surveyctl.reconcile.planner import PlanRequest, make_plan
+from surveyctl.state import StateStore
+
+from .conftest import survey_manifest
+
+
+def _store(project) -> StateStore:
+    return StateStore(project / ".surveyctl" / "state" / "local.json")
+
+
+def _plan(project, client: ApiClient, destroy: bool = False):
+    desired = load_desired([project / "manifests"], Catalog(lambda: client, "local", None))
+    return make_plan(client, PlanRequest(desired, _store(project).load(), "local", destroy))
+
+
+def _apply(project, client: ApiClient, destroy: bool = False):
+    plan = _plan(project, client, destroy)
+    result = apply_plan(plan, client, _store(project))
+    assert not result.failed, result.failed
+    return plan
+
+
+def _fresh_client(sandbox) -> ApiClient:
+    return ApiClient(sandbox.url, "sandbox-buyer-1", retries=0)
+
+
+def test_apply_then_plan_shows_no_changes(run_cli, manifests):
+    manifests.write(survey_manifest("tracker"))
+    manifests.write(survey_manifest("concept", completes_required=300))
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    assert applied.exit_code == 0, applied.output + applied.stderr
+    assert "Apply complete: 2 resource(s) changed." in applied.stdout
+    replanned = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert replanned.exit_code == 0, replanned.stdout
+    assert "No changes." in replanned.stdout
+
+
+def test_plan_of_a_new_survey_lists_it_as_a_create(run_cli, manifests):
+    manifests.write(survey_manifest("tracker"))
+    result = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert result.exit_code == 2
+    assert "+ Survey/tracker will be created" in result.stdout
+    assert "quotas: 2: male (100), female (100)" in result.stdout
+    assert "Plan: 1 to add, 0 to change, 0 to destroy." in result.stdout
+
+
+def test_every_command_names_its_environment_on_stderr(run_cli, manifests):
+    manifests.write(survey_manifest("tracker"))
+    result = run_cli("plan", "manifests")
+    assert "environment local" in result.stderr
+    assert "environment" not in result.stdout.split("\n")[0]
+
+
+def test_editing_a_quota_count_sends_only_that_quota_put(project, manifests, sandbox):
+    manifests.write(survey_manifest("tracker"))
+    _apply(project, _fresh_client(sandbox))
+    edited = survey_manifest("tracker")
+    edited["spec"]["quotas"][0]["required_count"] = 80
+    manifests.write(edited)
+    client = _fresh_client(sandbox)
+    plan = _plan(project, client)
+    (change,) = [r for r in plan.resources if r.is_change]
+    assert change.action == "quota-update"
+    assert list(change.quota_updates) == ["male"]
+    client.request_counts.clear()
+    apply_plan(plan, client, _store(project))
+    assert client.request_counts == {"PUT quota": 1}
+    live = client.get_survey(change.remote_id)
+    assert {q["buyer_quota_id"]: q["required_count"] for q in live["quotas"]} == {
+        "male": 80, "female": 100}
+
+
+def test_title_edit_is_one_full_put_that_keeps_outside_fields_and_resets_dropped_ones(
+    project, manifests, sandbox
+):
+    manifests.write(survey_manifest("tracker"))
+    client = _fresh_client(sandbox)
+    plan = _apply(project, client)
+    survey_id = plan.resources[0].remote_id or _store(project).load().survey("tracker").ps_survey_id
+    # Someone sets buyer_message by a direct API call, outside surveyctl.
+    live = client.get_survey(survey_id)
+    from surveyctl.reconcile.normalise import update_body
+
+    client.update_survey(survey_id, {**update_body(live), "buyer_message": "set by hand"})
+    edited = survey_manifest("tracker", survey_title="Tracker, renamed")
+    del edited["spec"]["test_url"]
+    manifests.write(edited)
+    client.request_counts.clear()
+    plan = _plan(project, client)
+    (change,) = [r for r in plan.resources if r.is_change]
+    assert change.action == "update"
+    assert {c.path for c in change.changes} == {"survey_title", "test_url"}
+    apply_plan(plan, client, _store(project))
+    assert client.request_counts["PUT survey"] == 1
+    after = client.get_survey(survey_id)
+    assert after["survey_title"] == "Tracker, renamed"
+    assert after["buyer_message"] == "set by hand"
+    assert after["test_url"] is None
+
+
+def test_plan_marks_drift_of_a_managed_field_changed_outside(project, manifests, sandbox, run_cli):
+    manifests.write(survey_manifest("tracker"))
+    client = _fresh_client(sandbox)
+    _apply(project, client)
+    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    from surveyctl.reconcile.normalise import update_body
+
+    client.update_survey(survey_id, {**update_body(client.get_survey(survey_id)),
+                                     "offer_price": 4.0})
+    result = run_cli("plan", "manifests")
+    assert "! drift: offer_price was 2.5 when last applied, is 4 live" in result.stdout
+    assert "~ offer_price: 4 -> 2.5" in result.stdout
+
+
+def test_json_plan_has_format_version_and_the_changes(run_cli, manifests):
+    manifests.write(survey_manifest("tracker"))
+    result = run_cli("plan", "manifests", "--format", "json")
+    data = json.loads(result.stdout)
+    assert data["format_version"] == 1
+    assert data["summary"]["add"] == 1
+    assert data["resources"][0]["address"] == "Survey/tracker"
+    assert data["resources"][0]["action"] == "create"
+
+
+def test_markdown_plan_starts_with_a_summary_table(run_cli, manifests):
+    manifests.write(survey_manifest("tracker"))
+    result = run_cli("plan", "manifests", "--format", "markdown")
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("### surveyctl plan")
+    assert "| `+` | `Survey/tracker` | create |" in result.stdout
+    assert "<details>" in result.stdout
+
+
+def test_plan_shows_estimated_spend_before_and_after(project, manifests, sandbox, run_cli):
+    manifests.write(survey_manifest("tracker"))
+    _apply(project, _fresh_client(sandbox))
+    manifests.write(survey_manifest("tracker", offer_price=3.0))
+    result = run_cli("plan", "manifests")
+    assert "spend: $500.00 -> $600.00" in result.stdout
+    assert "Estimated spend: $500.00 -> $600.00 (+$100.00)." in result.stdout
+
+
+def test_lowering_a_quota_to_its_completes_notes_that_it_closes(project, manifests, sandbox):
+    manifests.write(survey_manifest("tracker"))
+    _apply(project, _fresh_client(sandbox))
+    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    store = sandbox.store
+    for _ in range(3):
+        store.record_complete(survey_id, ["male"])
+    edited = survey_manifest("tracker")
+    edited["spec"]["quotas"][0]["required_count"] = 3
+    manifests.write(edited)
+    plan = _plan(project, _fresh_client(sandbox))
+    assert any("quota male will close" in note.message for note in plan.notes)
+
+
+def test_removed_survey_is_left_alone_without_destroy(project, manifests, sandbox, run_cli):
+    manifests.write(survey_manifest("tracker"))
+    manifests.write(survey_manifest("other"))
+    _apply(project, _fresh_client(sandbox))
+    manifests.remove("other")
+    result = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert result.exit_code == 0
+    assert "Survey/other: no longer in the manifests; left alone" in result.stdout
+
+
+def test_destroy_deletes_a_removed_survey(project, manifests, sandbox, run_cli):
+    manifests.write(survey_manifest("tracker"))
+    manifests.write(survey_manifest("other"))
+    client = _fresh_client(sandbox)
+    _apply(project, client)
+    survey_id = _store(project).load().survey("other").ps_survey_id
+    manifests.remove("other")
+    result = run_cli("apply", "manifests", "--destroy", "--auto-approve")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "- Survey/other" in result.stdout
+    assert _store(project).load().survey("other") is None
+    assert survey_id not in {s["ps_survey_id"] for s in client.list_surveys()}
+
+
+def test_prevent_destroy_blocks_a_destroy(project, manifests, sandbox, run_cli):
+    guarded = survey_manifest("guarded")
+    guarded["lifecycle"] = {"prevent_destroy": True}
+    manifests.write(guarded)
+    manifests.write(survey_manifest("tracker"))
+    _apply(project, _fresh_client(sandbox))
+    manifests.remove("guarded")
+    result = run_cli("plan", "manifests", "--destroy")
+    assert result.exit_code == 1
+    assert "prevent_destroy forbids deleting it" in result.stdout
+
+
+def test_ignore_changes_keeps_the_live_value(project, manifests, sandbox, run_cli):
+    manifests.write(survey_manifest("tracker"))
+    _apply(project, _fresh_client(sandbox))
+    edited = survey_manifest("tracker", offer_price=9.0)
+    edited["lifecycle"] = {"ignore_changes": ["offer_price"]}
+    manifests.write(edited)
+    result = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert result.exit_code == 0, result.stdout
+    assert "No changes." in result.stdout
+
+
+def test_qlc_change_on_a_survey_that_has_been_live_is_an_error_before_any_write(
+    project, manifests, sandbox, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    client = _fresh_client(sandbox)
+    _apply(project, client)
+    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    client.set_survey_status(survey_id, 22)
+    manifests.write(survey_manifest(
+        "tracker", qlc={"enable": True, "multiple_quotas": {"enable": True}}))
+    result = run_cli("apply", "manifests", "--auto-approve")
+    assert result.exit_code == 1
+    assert "QLC cannot change once a survey has been live" in result.stdout
+    assert client.get_survey(survey_id)["qlc"]["enable"] is False
+
+
+def test_exclusion_group_is_created_after_the_surveys_it_names(
+    project, manifests, sandbox, unique, run_cli
+):
+    manifests.write(survey_manifest("tracker-a"))
+    manifests.write(survey_manifest("tracker-b"))
+    ref = f"trackers-{unique}"
+    manifests.write({"kind": "ExclusionGroup", "name": "trackers",
+                     "spec": {"buyer_surveygroup_ref": ref, "name": "Trackers",
+                              "exclusion_period": 30, "surveys": ["tracker-a", "tracker-b"]}})
+    plan = run_cli("plan", "manifests")
+    assert '+ surveys: ["tracker-a", "tracker-b"]' in plan.stdout
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    assert applied.exit_code == 0, applied.stdout + applied.stderr
+    state = _store(project).load()
+    ids = sorted([state.survey("tracker-a").ps_survey_id, state.survey("tracker-b").ps_survey_id])
+    group = _fresh_client(sandbox).get_group(ref)
+    assert sorted(group["surveys_in_group"]) == ids
+    replanned = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert replanned.exit_code == 0, replanned.stdout
+
+
+def test_group_membership_is_carried_over_by_a_survey_update(
+    project, manifests, sandbox, unique, run_cli
+):
+    manifests.write(survey_manifest("tracker-a"))
+    manifests.write(survey_manifest("tracker-b"))
+    ref = f"trackers-{unique}"
+    manifests.write({"kind": "ExclusionGroup", "name": "trackers",
+                     "spec": {"buyer_surveygroup_ref": ref, "name": "Trackers",
+                              "exclusion_period": 30, "surveys": ["tracker-a", "tracker-b"]}})
+    run_cli("apply", "manifests", "--auto-approve")
+    manifests.write(survey_manifest("tracker-a", survey_title="Renamed"))
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    assert applied.exit_code == 0, applied.stdout
+    assert len(_fresh_client(sandbox).get_group(ref)["surveys_in_group"]) == 2
+
+
+def test_import_writes_a_manifest_and_a_plan_after_it_shows_no_changes(
+    project, api, run_cli
+):
+    created = api.create_survey(survey_manifest("x")["spec"])
+    result = run_cli("import", str(created["ps_survey_id"]), "--name", "adopted",
+                     "--out", "manifests/adopted.yaml")
+    assert result.exit_code == 0, result.stderr
+    text = (project / "manifests" / "adopted.yaml").read_text()
+    assert "ps_survey_id" not in text and "ps_quota_id" not in text
+    replanned = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert replanned.exit_code == 0, replanned.stdout
+    assert "No changes." in replanned.stdout
+
+
+def test_import_refuses_a_survey_already_managed(project, manifests, sandbox, run_cli):
+    manifests.write(survey_manifest("tracker"))
+    _apply(project, _fresh_client(sandbox))
+    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    result = run_cli("import", str(survey_id), "--name", "again")
+    assert result.exit_code == 1
+    assert "already managed as Survey/tracker" in result.stderr
+
+
+def test_apply_without_a_terminal_needs_auto_approve(run_cli, manifests):
+    manifests.write(survey_manifest("tracker"))
+    result = run_cli("apply", "manifests")
+    assert result.exit_code == 1
+    assert "--auto-approve" in result.stderr
+
+
+def test_protected_environment_refuses_auto_approve_unless_named(project, sandbox, monkeypatch,
+                                                                 run_cli, manifests):
+    (project / "surveyctl.yaml").write_text(
+        "environments:\n"
+        f"  prod: {{host: '{sandbox.url}', api_key_env: SURVEYCTL_LOCAL_KEY, protected: true}}\n"
+        "default_environment: prod\n")
+    manifests.write(survey_manifest("tracker"))
+    refused = run_cli("apply", "manifests", "--auto-approve")
+    assert refused.exit_code == 1
+    assert "protected" in refused.stderr and "--env prod" in refused.stderr
+    allowed = run_cli("--env", "prod", "apply", "manifests", "--auto-approve")
+    assert allowed.exit_code == 0, allowed.stdout + allowed.stderr
+
+
+def test_manifest_errors_stop_the_plan_with_file_and_line(run_cli, manifests):
+    broken = survey_manifest("tracker")
+    broken["spec"]["completes_required"] = "many"
+    path = manifests.write(broken)
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 1
+    assert f"{path.name}:" in result.stderr or str(path) in result.stderr
+    assert "Traceback" not in result.stderr
