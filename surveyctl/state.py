@@ -134,7 +134,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-@dataclass
+@dataclass(frozen=True)
 class SurveyRecord:
     """A managed survey: its id, its quotas' ids (buyer_quota_id -> ps_quota_id), last body sent."""
 
@@ -155,7 +155,7 @@ class SurveyRecord:
         }
 
 
-@dataclass
+@dataclass(frozen=True)
 class GroupRecord:
     """A managed exclusion group: its reference, its surveys' ids, and the last body sent."""
 
@@ -180,7 +180,7 @@ class GroupRecord:
 Record = SurveyRecord | GroupRecord
 
 
-@dataclass
+@dataclass(frozen=True)
 class JournalEntry:
     """A create sent (or about to be sent) whose answer has not been recorded yet."""
 
@@ -209,6 +209,16 @@ class State:
     @classmethod
     def empty(cls) -> State:
         return cls(lineage=str(uuid.uuid4()))
+
+    def copy(self) -> State:
+        """A copy whose maps can change freely; the (frozen) records themselves are shared."""
+        return State(
+            lineage=self.lineage,
+            serial=self.serial,
+            resources=dict(self.resources),
+            journal=dict(self.journal),
+            format_version=self.format_version,
+        )
 
     def survey(self, name: str) -> SurveyRecord | None:
         record = self.resources.get(address(SURVEY, name))
@@ -276,10 +286,14 @@ class State:
         )
 
 
+_VALIDATORS = {
+    id(schema): jsonschema.Draft202012Validator(schema)
+    for schema in (_SCHEMA, _SURVEY_SCHEMA, _GROUP_SCHEMA)
+}
+
+
 def _check(value: Any, schema: dict, source: Path, where: str) -> None:
-    error = jsonschema.exceptions.best_match(
-        jsonschema.Draft202012Validator(schema).iter_errors(value)
-    )
+    error = jsonschema.exceptions.best_match(_VALIDATORS[id(schema)].iter_errors(value))
     if error is not None:
         place = ".".join(str(p) for p in [where, *error.absolute_path] if p != "") or "top level"
         raise StateError(f"{source}: not a valid surveyctl state file at {place}: {error.message}")
@@ -292,37 +306,43 @@ class StateStore:
     a copy of the current state under an in-process lock, bumps the serial and writes the file.
     When the write fails the in-memory state stays as it was, like the file. The cross-process
     guard is `surveyctl.lock.StateLock`, which commands that write hold for their whole run.
+
+    The applier records every success at once, so a write must stay cheap with hundreds of
+    surveys in state: records are frozen and shared between copies (replace a record, never
+    change one in place; treat the `last_applied` bodies as read-only), and each record's JSON
+    is encoded once and reused until the record is replaced.
     """
 
     def __init__(self, path: Path):
         self.path = Path(path)
         self._lock = threading.Lock()
         self._state: State | None = None
+        self._encoded: dict[str, tuple[Record, str]] = {}
 
     def load(self) -> State:
         """The state in the file; an empty state with a fresh lineage when there is none yet."""
         with self._lock:
             self._state = self._read()
-            return copy.deepcopy(self._state)
+            return self._state.copy()
 
     def current(self) -> State:
         """A copy of the state as last loaded or written (loads it on first use)."""
         with self._lock:
             if self._state is None:
                 self._state = self._read()
-            return copy.deepcopy(self._state)
+            return self._state.copy()
 
     def update(self, change: Callable[[State], None]) -> State:
         """Applies `change` to the state, writes it with serial + 1, and returns a copy."""
         with self._lock:
             if self._state is None:
                 self._state = self._read()
-            new = copy.deepcopy(self._state)
+            new = self._state.copy()
             change(new)
             new.serial = self._state.serial + 1
             self._write(new)
             self._state = new
-            return copy.deepcopy(new)
+            return new.copy()
 
     # The operations the applier and the state commands need, each one write.
 
@@ -408,10 +428,35 @@ class StateStore:
             ) from exc
         return State.from_json(data, self.path)
 
+    def _encode(self, state: State) -> str:
+        """The file's text: one line per resource, so that a diff of the file stays readable."""
+        encoded: dict[str, tuple[Record, str]] = {}
+        for key in sorted(state.resources):
+            record = state.resources[key]
+            cached = self._encoded.get(key)
+            if cached is None or cached[0] is not record:
+                cached = (record, _compact(record.to_json()))
+            encoded[key] = cached
+        self._encoded = encoded
+        resources = ",\n".join(f"    {_compact(key)}: {text}" for key, (_, text) in encoded.items())
+        journal = ",\n".join(
+            f"    {_compact(key)}: {_compact(state.journal[key].to_json())}"
+            for key in sorted(state.journal)
+        )
+        return (
+            "{\n"
+            f'  "format_version": {state.format_version},\n'
+            f'  "lineage": {_compact(state.lineage)},\n'
+            f'  "serial": {state.serial},\n'
+            f'  "resources": {{{_block(resources)}}},\n'
+            f'  "journal": {{{_block(journal)}}}\n'
+            "}\n"
+        )
+
     def _write(self, state: State) -> None:
         """Temp file in the same folder + fsync + rename: readers see the old or the new file."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(state.to_json(), indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+        text = self._encode(state)
         handle = tempfile.NamedTemporaryFile(
             "w",
             encoding="utf-8",
@@ -433,6 +478,14 @@ class StateStore:
             Path(handle.name).unlink(missing_ok=True)
             raise
         _fsync_directory(self.path.parent)
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _block(lines: str) -> str:
+    return f"\n{lines}\n  " if lines else ""
 
 
 def _fsync_directory(folder: Path) -> None:

@@ -186,3 +186,21 @@ def test_writes_from_many_threads_all_land_with_one_serial_each(store):
 
 def test_empty_state_has_a_fresh_lineage_each_time():
     assert State.empty().lineage != State.empty().lineage
+
+
+def test_file_is_json_of_the_state_with_one_line_per_resource(store):
+    store.record("Survey/a", survey(1))
+    state = store.record("ExclusionGroup/g", GroupRecord("g-ref", [1], {"name": "G"}))
+    text = store.path.read_text()
+    assert json.loads(text) == state.to_json()
+    lines = text.splitlines()
+    assert any(line.startswith('    "Survey/a": {"ps_survey_id": 1, ') for line in lines)
+    assert len(lines) == 10  # 2 resources, 1 line each, around 8 lines of frame
+
+
+def test_copies_handed_out_do_not_change_the_store(store):
+    store.record("Survey/a", survey(1))
+    copy = store.current()
+    copy.resources.pop("Survey/a")
+    assert "Survey/a" in store.current().resources
+    assert "Survey/a" in store.record("Survey/b", survey(2)).resources
