@@ -108,6 +108,8 @@ def _is_quota_field_change(change: FieldChange) -> bool:
 
 
 def _diff(before: dict, after: dict, field_order: tuple[str, ...]) -> list[FieldChange]:
+    if _identical(before, after):
+        return []  # most surveys of most plans: skip DeepDiff's much slower walk
     tree = DeepDiff(before, after, view="tree")
     found: dict[tuple, FieldChange] = {}
     for report in tree.values():
@@ -124,6 +126,17 @@ def _diff(before: dict, after: dict, field_order: tuple[str, ...]) -> list[Field
             change.path,
         ),
     )
+
+
+def _identical(a: Any, b: Any) -> bool:
+    """Equal and of the same types throughout (== alone says True == 1)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_identical(a[key], b[key]) for key in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_identical(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
 
 
 def _expand(parts: tuple, old: Any, new: Any) -> list[FieldChange]:

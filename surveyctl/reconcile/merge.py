@@ -82,7 +82,9 @@ def _merge(
     keep_live: Iterable[str],
     fields: tuple[str, ...],
 ) -> dict:
-    body = copy.deepcopy(live_body)
+    # live_body is a fresh copy made by update_body; top-level values are replaced, never
+    # changed in place, so a shallow copy keeps the live side intact for rule 5.
+    body = dict(live_body)
     for name in last_applied or {}:
         if name not in desired:
             body.pop(name, None)
