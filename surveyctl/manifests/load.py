@@ -25,8 +25,12 @@ from surveyctl.manifests.diagnostics import Diagnostics
 SUFFIXES = (".yaml", ".yml")
 SKIPPED_FILES = frozenset({"surveyctl.yaml", "surveyctl.yml"})
 SKIPPED_FOLDERS = frozenset({"ci"})
-# Deeper than any real manifest; also keeps libyaml's recursive composer off the C stack limit.
+# Deeper than any real manifest.
 MAX_DEPTH = 32
+# libyaml composes recursively on the C stack, which a few ten thousand nested levels
+# overflow (a crash, not an exception). Text whose nesting cannot exceed this bound is
+# composed directly; other text is first walked as events, which libyaml does iteratively.
+_SAFE_NESTING = 2000
 
 _BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MERGE_TAG = "tag:yaml.org,2002:merge"
@@ -36,22 +40,28 @@ class MarkedDict(dict):
     """A mapping from YAML with the Location of itself and of each of its keys."""
 
     location: Location
-    key_locations: dict[str, Location]
+    # (line, column) per key, 1-based; Locations are made only when asked for, which keeps
+    # loading a thousand manifests fast.
+    _marks: dict[str, tuple[int, int]]
 
     def where(self, key: str) -> Location:
         """The line of `key`, or of the mapping when the key is absent."""
-        return self.key_locations.get(key, self.location)
+        mark = getattr(self, "_marks", {}).get(key)
+        if mark is None:
+            return self.location
+        return Location(self.location.file, mark[0], mark[1])
 
 
 class MarkedList(list):
     """A list from YAML with the Location of itself and of each item."""
 
     location: Location
-    item_locations: list[Location]
+    _marks: list[tuple[int, int]]
 
     def where(self, index: int) -> Location:
-        if 0 <= index < len(self.item_locations):
-            return self.item_locations[index]
+        marks = getattr(self, "_marks", [])
+        if 0 <= index < len(marks):
+            return Location(self.location.file, marks[index][0], marks[index][1])
         return self.location
 
 
@@ -85,35 +95,35 @@ class _MarkedLoader(_BaseLoader):
     def construct_marked_mapping(self, node: yaml.MappingNode):
         data = MarkedDict()
         data.location = _mark(self.filename, node.start_mark)
-        data.key_locations = {}
+        data._marks = marks = {}
         yield data
         own = sum(1 for key_node, _ in node.value if key_node.tag != _MERGE_TAG)
         self.flatten_mapping(node)
         merged = len(node.value) - own
-        explicit: dict[str, Location] = {}
+        explicit: dict[str, int] = {}
         for position, (key_node, value_node) in enumerate(node.value):
             key = self.construct_object(key_node, deep=True)
             if not isinstance(key, str):
                 raise _StructureError(
                     None, None, f"Keys must be text, found {_short(key)}", key_node.start_mark
                 )
-            where = _mark(self.filename, key_node.start_mark)
+            start = key_node.start_mark
             if position >= merged:  # keys brought in by a merge (<<) may be overridden
                 if key in explicit:
                     raise _StructureError(
                         None,
                         None,
-                        f"Duplicate key {key!r} (first given on line {explicit[key].line})",
+                        f"Duplicate key {key!r} (first given on line {explicit[key]})",
                         key_node.start_mark,
                     )
-                explicit[key] = where
+                explicit[key] = start.line + 1
             data[key] = self.construct_object(value_node, deep=True)
-            data.key_locations[key] = where
+            marks[key] = (start.line + 1, start.column + 1)
 
     def construct_marked_sequence(self, node: yaml.SequenceNode):
         data = MarkedList()
         data.location = _mark(self.filename, node.start_mark)
-        data.item_locations = [_mark(self.filename, child.start_mark) for child in node.value]
+        data._marks = [(c.start_mark.line + 1, c.start_mark.column + 1) for c in node.value]
         yield data
         data.extend(self.construct_object(child, deep=True) for child in node.value)
 
@@ -174,7 +184,7 @@ def load_file(path: Path, diagnostics: Diagnostics) -> list[Document]:
 
 def load_text(text: str, filename: str, diagnostics: Diagnostics) -> list[Document]:
     """The documents of YAML `text` read as file `filename`."""
-    if not _shallow_enough(text, filename, diagnostics):
+    if _nesting_bound(text) > _SAFE_NESTING and not _shallow_enough(text, filename, diagnostics):
         return []
     loader = _MarkedLoader(text)
     loader.filename = filename
@@ -189,6 +199,10 @@ def load_text(text: str, filename: str, diagnostics: Diagnostics) -> list[Docume
                 diagnostics.error(f"Document {index} is empty", where)
                 continue
             data = loader.construct_document(node)
+            problem = _too_deep(data, budget=10 * len(text) + 1000)
+            if problem is not None:
+                diagnostics.error(problem[0], problem[1] or where)
+                continue
             if not isinstance(data, MarkedDict):
                 kind = "a list" if isinstance(data, list) else f"the value {_short(data)}"
                 diagnostics.error(f"Document {index} must be a mapping, not {kind}", where)
@@ -205,6 +219,37 @@ def load_text(text: str, filename: str, diagnostics: Diagnostics) -> list[Docume
     if index == 0 and len(diagnostics) == before:
         diagnostics.error("The file holds no YAML document", Location(filename, 1))
     return documents
+
+
+def _nesting_bound(text: str) -> int:
+    """An upper bound of the nesting depth: every level opens on a new line or with one of
+    these indicators (a flow sequence may hold an implicit single-pair mapping: twice '[')."""
+    return (
+        text.count("\n")
+        + text.count("-")
+        + 2 * text.count("[")
+        + text.count("{")
+        + text.count("?")
+        + 1
+    )
+
+
+def _too_deep(data: Any, budget: int) -> tuple[str, Location | None] | None:
+    """Why the document cannot be a manifest: nesting deeper than MAX_DEPTH, or more
+    collections than `budget` (aliases repeated into a huge expansion); None when fine."""
+    stack = [(data, 1)] if isinstance(data, (dict, list)) else []
+    while stack:
+        value, depth = stack.pop()
+        budget -= 1
+        if budget < 0:
+            return "The YAML expands to too many values (repeated aliases?)", None
+        if depth > MAX_DEPTH:
+            return f"The YAML nests deeper than {MAX_DEPTH} levels", getattr(
+                value, "location", None
+            )
+        items = value.values() if isinstance(value, dict) else value
+        stack.extend((item, depth + 1) for item in items if isinstance(item, (dict, list)))
+    return None
 
 
 def _shallow_enough(text: str, filename: str, diagnostics: Diagnostics) -> bool:

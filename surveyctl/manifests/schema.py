@@ -8,8 +8,9 @@ for an unknown field or value the closest known one ("did you mean ...?").
 from __future__ import annotations
 
 import difflib
+import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import cache
 from typing import Any
 
@@ -33,11 +34,71 @@ _TYPE_WORDS = {
 }
 
 
+# Lists whose items are checked one by one, so that an item seen before (the same criterion
+# in many quotas, the same quota in many surveys) is not checked again: property -> $defs name.
+_ITEMS = {"qualifications": "Qualification", "quotas": "QuotaEntry", "criteria": "Criterion"}
+_valid_items: set[tuple[str, str]] = set()
+
+
 @cache
-def _validator(kind: str) -> Draft202012Validator:
-    schema = load_schema("manifest.schema.json")
-    root = {"$ref": f"#/$defs/{kind}Manifest", "$defs": schema["$defs"]}
-    return Draft202012Validator(root)
+def _validator(name: str) -> Draft202012Validator:
+    """The validator of `$defs/<name>`, with $refs inlined and the lists of _ITEMS left open.
+
+    The schema has no cycles: inlining its $refs spares a reference lookup per value.
+    """
+    definitions = load_schema("manifest.schema.json")["$defs"]
+    return Draft202012Validator(_inline(definitions[name], definitions))
+
+
+def _inline(node: Any, definitions: dict) -> Any:
+    if isinstance(node, dict):
+        reference = node.get("$ref")
+        if isinstance(reference, str) and reference.startswith("#/$defs/"):
+            target = _inline(definitions[reference.removeprefix("#/$defs/")], definitions)
+            rest = {k: _inline(v, definitions) for k, v in node.items() if k != "$ref"}
+            return {**target, **rest}
+        out = {key: _inline(value, definitions) for key, value in node.items()}
+        properties = out.get("properties")
+        if isinstance(properties, dict):
+            for name in _ITEMS.keys() & properties.keys():
+                properties[name] = {**properties[name], "items": True}
+        return out
+    if isinstance(node, list):
+        return [_inline(item, definitions) for item in node]
+    return node
+
+
+_NESTED = {
+    "SurveyManifest": (("spec", "qualifications"), ("spec", "quotas")),
+    "QuotaEntry": (("criteria",),),
+}
+
+
+def _errors(name: str, value: Any, prefix: list) -> Iterator[tuple[list, ValidationError]]:
+    """(path prefix, error) for `value` against `$defs/<name>` and for its listed items."""
+    key = None
+    if name in _ITEMS.values():
+        try:
+            key = (name, json.dumps(value, sort_keys=True))
+        except (TypeError, ValueError):
+            key = None  # not plain JSON (a date, NaN): always checked in full
+        if key in _valid_items:
+            return
+    found = False
+    for error in _validator(name).iter_errors(value):
+        found = True
+        yield prefix, error
+    for path in _NESTED.get(name, ()):
+        items = value
+        for part in path:
+            items = items.get(part) if isinstance(items, dict) else None
+        if isinstance(items, list):
+            for index, item in enumerate(items):
+                for sub in _errors(_ITEMS[path[-1]], item, [*prefix, *path, index]):
+                    found = True
+                    yield sub
+    if not found and key is not None:
+        _valid_items.add(key)
 
 
 def suggest(word: str, choices: Iterable[str]) -> str:
@@ -63,10 +124,17 @@ def check_document(document: Document, diagnostics: Diagnostics) -> bool:
         )
         return False
     before = len(diagnostics)
-    errors = sorted(_validator(kind).iter_errors(data), key=lambda e: list(map(str, e.path)))
-    for error in errors:
+    found = list(_errors(f"{kind}Manifest", data, []))
+    for prefix, error in sorted(found, key=lambda pe: [*map(str, pe[0]), *map(str, pe[1].path)]):
+        path = [*prefix, *error.absolute_path]
+        if error.validator == "anyOf" and all(e.validator == "required" for e in error.context):
+            wanted = " or ".join(repr(e.validator_value[0]) for e in error.context)
+            diagnostics.error(
+                f"{field_path(path)} needs {wanted}", locate(data, path, data.location)
+            )
+            continue
         for leaf in _leaves(error):
-            summary, location = _describe(leaf, data)
+            summary, location = _describe(leaf, data, prefix)
             diagnostics.error(summary, location)
     _check_finite(data, "", data.location, diagnostics)
     return len(diagnostics) == before
@@ -100,8 +168,8 @@ def locate(data: Any, path: Iterable[Any], fallback: Location) -> Location:
     return where
 
 
-def _describe(error: ValidationError, data: MarkedDict) -> tuple[str, Location]:
-    path = list(error.absolute_path)
+def _describe(error: ValidationError, data: MarkedDict, prefix: list) -> tuple[str, Location]:
+    path = [*prefix, *error.absolute_path]
     name = field_path(path) or "The document"
     where = locate(data, path, data.location)
     value, schema, kind = error.instance, error.schema, error.validator

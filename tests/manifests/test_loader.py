@@ -106,3 +106,19 @@ def test_merge_keys_may_be_overridden(check, survey_yaml):
     state, errors, _ = check(text)
     assert errors == []
     assert [q.buyer_quota_id for q in state.surveys["test-survey"].quotas] == ["a", "b"]
+
+
+def test_aliases_expanding_to_huge_documents_are_an_error(check):
+    lines = ["kind: Survey", "a0: &a0 [x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 9)]
+    _, errors, _ = check("\n".join(lines) + "\n")
+    (error,) = errors
+    assert error.summary == "The YAML expands to too many values (repeated aliases?)."
+    assert error.location.line == 1
+
+
+def test_a_document_that_contains_itself_is_an_error(check):
+    _, errors, _ = check("kind: Survey\nspec: &loop\n  inner: *loop\n")
+    (error,) = errors
+    assert error.summary == "Invalid YAML: found unconstructable recursive node."
+    assert error.location.line == 2

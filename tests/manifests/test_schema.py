@@ -107,3 +107,40 @@ def test_every_schema_error_of_a_document_is_reported(check, survey_yaml):
     text = text.replace("field_time: 7", "field_time: [7]")
     _, errors, _ = check(text)
     assert {e.summary.split(" ")[0] for e in errors} == {"spec.expected_ir", "spec.field_time"}
+
+
+def test_a_qualification_needs_a_code_or_an_attribute(check, survey_yaml, line_of):
+    text = survey_yaml('qualifications:\n  - {condition_codes: ["111"]}\n')
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == "spec.qualifications[0] needs 'qualification_code' or 'attribute'."
+    assert error.location.line == line_of(text, "condition_codes")
+
+
+def test_errors_inside_criteria_name_the_full_path(check, survey_yaml, line_of):
+    text = survey_yaml(
+        """\
+        quotas:
+          - buyer_quota_id: a
+            required_count: 10
+            criteria:
+              - {qualification_code: 211, condition_codes: ["111"]}
+              - {qualification_code: 212, range_sets: [{from: 18, to: 34}]}
+          - buyer_quota_id: b
+            required_count: 10
+            criteria:
+              - {qualification_code: 211, condition_codes: ["111"]}
+              - {qualification_code: 212, range_sets: [{from: 18, to: 34}]}
+        """
+    )
+    _, errors, _ = check(text)
+    assert [(e.summary, e.location.line) for e in errors] == [
+        (
+            "spec.quotas[0].criteria[1].range_sets[0]: missing required field 'units'.",
+            line_of(text, "range_sets", occurrence=1),
+        ),
+        (
+            "spec.quotas[1].criteria[1].range_sets[0]: missing required field 'units'.",
+            line_of(text, "range_sets", occurrence=2),
+        ),
+    ]
