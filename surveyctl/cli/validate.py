@@ -59,8 +59,10 @@ def _verdict(state: DesiredState, diagnostics: Diagnostics, catalog: Catalog | N
         if catalog
         else "not checked against any attribute catalogue (--offline)"
     )
+    warnings = diagnostics.count(WARNING)
+    with_warnings = f" with {_plural(warnings, 'warning')}" if warnings else ""
     return (
-        f"Valid: {_plural(len(state.surveys), 'survey')} and "
+        f"Valid{with_warnings}: {_plural(len(state.surveys), 'survey')} and "
         f"{_plural(len(state.groups), 'exclusion group')} in {files}, {checked}."
     )
 

@@ -77,9 +77,15 @@ def load_manifests(
     for survey in state.surveys.values():
         rules.check_survey(survey, specs[survey.name], diagnostics)
     rules.check_groups(state, diagnostics, frozenset(unbuilt))
-    if catalog is not None:
-        for survey in state.surveys.values():
+    for survey in state.surveys.values():
+        if catalog is not None:
             names.resolve_survey(survey, catalog, diagnostics)
+        elif not survey.resolved:
+            diagnostics.note(
+                f"Survey {survey.name!r} names attributes; they are resolved and checked only "
+                "against a catalogue (not with --offline)",
+                survey.location,
+            )
     return state, diagnostics
 
 

@@ -12,6 +12,7 @@ from surveyctl.manifests.schema import suggest
 from surveyctl.model import DesiredState, ExclusionGroup, Qualification, Survey
 
 RECONTACT = 1  # incl_excl value of a recontact survey (spec 2.1)
+TRANSACTION_PLACEHOLDER = "[%%transaction_id%%]"
 
 
 def check_survey(survey: Survey, spec: MarkedDict, diagnostics: Diagnostics) -> None:
@@ -21,6 +22,14 @@ def check_survey(survey: Survey, spec: MarkedDict, diagnostics: Diagnostics) -> 
     _qbp(survey, spec, diagnostics)
     _targeting(survey, diagnostics)
     _quota_sum(survey, diagnostics)
+    live_url = survey.settings.get("live_url", "")
+    if TRANSACTION_PLACEHOLDER not in live_url:
+        # Without it the buyer's survey cannot send the respondent back with the transaction.
+        diagnostics.warning(
+            f"live_url of survey {survey.name!r} carries no {TRANSACTION_PLACEHOLDER}, so the "
+            "return link cannot name the respondent's transaction",
+            survey.location_of("live_url"),
+        )
     if survey.settings.get("incl_excl") == RECONTACT:
         for field in ("buyer_surveygroup_ref", "buyer_surveygroup_refs"):
             if survey.settings.get(field):

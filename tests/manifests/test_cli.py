@@ -17,7 +17,7 @@ spec:
   expected_ir: 50
   expected_loi: 10
   field_time: 7
-  live_url: https://survey.example.com/s
+  live_url: https://survey.example.com/s?tid=[%%transaction_id%%]
   qlc: {enable: true, multiple_quotas: {enable: true}}
 """
 

@@ -163,3 +163,33 @@ def test_every_rule_violation_is_reported_at_once(check, survey_yaml):
     )
     _, errors, _ = check(text)
     assert len(errors) == 3  # no quotas, multiple_quotas off, unknown qbp quota
+
+
+def test_live_url_without_the_transaction_placeholder_is_a_warning(check, survey_yaml, line_of):
+    text = survey_yaml().replace("?tid=[%%transaction_id%%]", "")
+    _, errors, diagnostics = check(text)
+    assert errors == []
+    (warning,) = [d for d in diagnostics if d.severity == "warning"]
+    assert "live_url of survey 'test-survey' carries no [%%transaction_id%%]" in warning.summary
+    assert warning.location.line == line_of(text, "live_url")
+
+
+def test_offline_names_are_noted_as_unchecked(check, survey_yaml):
+    text = survey_yaml("qualifications:\n  - {attribute: Gender, answers: [Female]}\n")
+    state, errors, diagnostics = check(text)
+    assert errors == []
+    assert not state.surveys["test-survey"].resolved
+    (note,) = [d for d in diagnostics if d.severity == "note"]
+    assert "names attributes; they are resolved and checked only against a catalogue" in (
+        note.summary
+    )
+
+
+def test_a_recontact_survey_cannot_join_a_group_by_reference(check, survey_yaml, line_of):
+    text = survey_yaml("incl_excl: 1\nbuyer_surveygroup_ref: trackers\n")
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert "is a recontact survey (incl_excl 1) and cannot join an exclusion group" in (
+        error.summary
+    )
+    assert error.location.line == line_of(text, "buyer_surveygroup_ref")
