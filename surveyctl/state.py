@@ -85,6 +85,7 @@ _SURVEY_SCHEMA: dict[str, Any] = {
         "ps_survey_id": {"type": "integer"},
         "quota_ids": {"type": "object", "additionalProperties": {"type": "string"}},
         "last_applied": {"type": ["object", "null"]},
+        "prevent_destroy": {"type": "boolean"},
     },
 }
 _GROUP_SCHEMA: dict[str, Any] = {
@@ -94,6 +95,7 @@ _GROUP_SCHEMA: dict[str, Any] = {
         "buyer_surveygroup_ref": {"type": "string"},
         "ps_survey_ids": {"type": "array", "items": {"type": "integer"}},
         "last_applied": {"type": ["object", "null"]},
+        "prevent_destroy": {"type": "boolean"},
     },
 }
 
@@ -141,6 +143,8 @@ class SurveyRecord:
     ps_survey_id: int
     quota_ids: dict[str, str] = field(default_factory=dict)
     last_applied: dict | None = None
+    # Kept here because a manifest that was removed can no longer protect its resource.
+    prevent_destroy: bool = False
 
     kind = SURVEY
 
@@ -152,6 +156,7 @@ class SurveyRecord:
             "ps_survey_id": self.ps_survey_id,
             "quota_ids": dict(self.quota_ids),
             "last_applied": self.last_applied,
+            "prevent_destroy": self.prevent_destroy,
         }
 
 
@@ -162,6 +167,7 @@ class GroupRecord:
     buyer_surveygroup_ref: str
     ps_survey_ids: list[int] = field(default_factory=list)
     last_applied: dict | None = None
+    prevent_destroy: bool = False
 
     kind = EXCLUSION_GROUP
 
@@ -174,6 +180,7 @@ class GroupRecord:
             "buyer_surveygroup_ref": self.buyer_surveygroup_ref,
             "ps_survey_ids": list(self.ps_survey_ids),
             "last_applied": self.last_applied,
+            "prevent_destroy": self.prevent_destroy,
         }
 
 
@@ -266,6 +273,7 @@ class State:
                     ps_survey_id=value["ps_survey_id"],
                     quota_ids=dict(value.get("quota_ids") or {}),
                     last_applied=value.get("last_applied"),
+                    prevent_destroy=bool(value.get("prevent_destroy", False)),
                 )
             else:
                 _check(value, _GROUP_SCHEMA, source, f"resources.{key}")
@@ -273,6 +281,7 @@ class State:
                     buyer_surveygroup_ref=value["buyer_surveygroup_ref"],
                     ps_survey_ids=list(value.get("ps_survey_ids") or []),
                     last_applied=value.get("last_applied"),
+                    prevent_destroy=bool(value.get("prevent_destroy", False)),
                 )
         journal = {
             key: JournalEntry(value["address"], value["started_at"], value["fingerprint"])

@@ -14,7 +14,13 @@ from surveyctl.errors import SurveyctlError
 from surveyctl.lock import StateLock
 from surveyctl.manifests import load_manifests
 from surveyctl.manifests.diagnostics import ERROR
-from surveyctl.reconcile.apply import ApplyResult, Outcome, apply_plan, check_saved_plan
+from surveyctl.reconcile.apply import (
+    ApplyResult,
+    Outcome,
+    apply_plan,
+    check_saved_plan,
+    sync_lifecycle,
+)
 from surveyctl.reconcile.plan import Plan
 from surveyctl.reconcile.planfile import load_plan, save_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
@@ -179,6 +185,7 @@ def apply_command(
         _show(plan, output_format)
         if plan.errors:
             raise SurveyctlError("the plan has errors; nothing was applied")
+        sync_lifecycle(plan, store)
         if not plan.has_changes:
             return
         if saved is None and not auto_approve:
@@ -244,8 +251,11 @@ def _write_manifest(manifest: dict, out: Path | None, source: str) -> None:
 
 
 _name = click.option("--name", required=True, help="Manifest name for it (lowercase, dashes).")
-_out = click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
-                    help="Write the manifest to this file (default: print it).")
+_out = click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the manifest to this file (default: print it).",
+)
 
 
 @click.command("import")

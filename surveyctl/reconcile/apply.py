@@ -12,6 +12,7 @@ create of that name until a person resolves it: a blind retry could make a dupli
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -115,6 +116,31 @@ def apply_plan(
     return result
 
 
+def sync_lifecycle(plan: Plan, store: StateStore) -> int:
+    """Records `lifecycle.prevent_destroy` of unchanged resources (a state-only write): a
+    manifest that is later removed can no longer protect its resource, the state must."""
+
+    def change(state: State) -> None:
+        for resource in plan.resources:
+            record = state.resources.get(resource.address)
+            if resource.action == "no-op" and record is not None:
+                if record.prevent_destroy != resource.prevent_destroy:
+                    state.resources[resource.address] = dataclasses.replace(
+                        record, prevent_destroy=resource.prevent_destroy
+                    )
+
+    stale = [
+        r
+        for r in plan.resources
+        if r.action == "no-op"
+        and (rec := store.current().resources.get(r.address)) is not None
+        and rec.prevent_destroy != r.prevent_destroy
+    ]
+    if stale:
+        store.update(change)
+    return len(stale)
+
+
 def _reader(resource: ResourceChange):
     if resource.kind == SURVEY:
         return lambda client: client.get_survey(resource.remote_id)
@@ -137,13 +163,15 @@ class _Skipped(Exception):
     """Not attempted, because something it depends on failed."""
 
 
-def _survey_record(response: dict, last_applied: dict | None) -> SurveyRecord:
+def _survey_record(response: dict, resource: ResourceChange) -> SurveyRecord:
     quota_ids = {
         q["buyer_quota_id"]: q["ps_quota_id"]
         for q in response.get("quotas") or []
         if q.get("buyer_quota_id") and q.get("ps_quota_id")
     }
-    return SurveyRecord(int(response["ps_survey_id"]), quota_ids, last_applied)
+    return SurveyRecord(
+        int(response["ps_survey_id"]), quota_ids, resource.last_applied, resource.prevent_destroy
+    )
 
 
 def _create_survey(resource, client, store, failed) -> str:
@@ -156,7 +184,7 @@ def _create_survey(resource, client, store, failed) -> str:
         raise _ambiguous(resource, exc) from exc
     except SurveyctlError as exc:
         raise _ambiguous(resource, exc) from exc
-    record = _survey_record(response, resource.last_applied)
+    record = _survey_record(response, resource)
     store.resolve_create(resource.address, record)
     return f"created ps_survey_id {record.ps_survey_id}"
 
@@ -172,7 +200,7 @@ def _ambiguous(resource: ResourceChange, exc: SurveyctlError) -> SurveyctlError:
 
 def _update_survey(resource, client, store, failed) -> str:
     response = client.update_survey(resource.remote_id, resource.body)
-    store.record(resource.address, _survey_record(response, resource.last_applied))
+    store.record(resource.address, _survey_record(response, resource))
     return f"updated ps_survey_id {resource.remote_id}"
 
 
@@ -190,7 +218,12 @@ def _update_quotas(resource, client, store, failed) -> str:
     quota_ids = previous.quota_ids if previous else {}
     store.record(
         resource.address,
-        SurveyRecord(int(resource.remote_id), dict(quota_ids), resource.last_applied),
+        SurveyRecord(
+            int(resource.remote_id),
+            dict(quota_ids),
+            resource.last_applied,
+            resource.prevent_destroy,
+        ),
     )
     return f"updated quotas {', '.join(done)} of ps_survey_id {resource.remote_id}"
 
@@ -226,7 +259,8 @@ def _create_group(resource, client, store, failed) -> str:
     except SurveyctlError as exc:
         raise _ambiguous(resource, exc) from exc
     ref = body["buyer_surveygroup_ref"]
-    store.resolve_create(resource.address, GroupRecord(ref, list(body["surveys_in_group"]), body))
+    record = GroupRecord(ref, list(body["surveys_in_group"]), body, resource.prevent_destroy)
+    store.resolve_create(resource.address, record)
     return f"created group {ref}"
 
 
@@ -234,7 +268,10 @@ def _update_group(resource, client, store, failed) -> str:
     body = _group_api_body(resource, store, failed)
     client.update_group(resource.remote_id, body)
     store.record(
-        resource.address, GroupRecord(resource.remote_id, list(body["surveys_in_group"]), body)
+        resource.address,
+        GroupRecord(
+            resource.remote_id, list(body["surveys_in_group"]), body, resource.prevent_destroy
+        ),
     )
     return f"updated group {resource.remote_id}"
 

@@ -55,7 +55,13 @@ class FieldChange:
 
 def diff_survey(before: dict, after: dict) -> list[FieldChange]:
     """Changes from `before` to `after` (survey bodies in API form, e.g. live and PUT body)."""
-    return _diff(normalise_survey(before), normalise_survey(after), UPDATE_FIELDS)
+    return diff_normalised(normalise_survey(before), normalise_survey(after))
+
+
+def diff_normalised(before: dict, after: dict) -> list[FieldChange]:
+    """`diff_survey` of bodies already normalised by `normalise_survey`: a planner that needs
+    the live body for both the diff and the drift normalises it once."""
+    return _diff(before, after, UPDATE_FIELDS)
 
 
 def diff_group(before: dict, after: dict) -> list[FieldChange]:
@@ -66,11 +72,16 @@ def diff_group(before: dict, after: dict) -> list[FieldChange]:
 def drift(live: dict, last_applied: dict | None) -> list[FieldChange]:
     """Managed fields (those of the last-applied body) whose live value differs: changed
     outside surveyctl since the last apply. `old` is the applied value, `new` the live one."""
+    return drift_normalised(normalise_survey(live), last_applied)
+
+
+def drift_normalised(live: dict, last_applied: dict | None) -> list[FieldChange]:
+    """`drift` with the live body already normalised by `normalise_survey`."""
     if not last_applied:
         return []
     managed = set(last_applied)
     live_managed = {name: value for name, value in live.items() if name in managed}
-    return diff_survey(last_applied, live_managed)
+    return _diff(normalise_survey(last_applied), live_managed, UPDATE_FIELDS)
 
 
 def classify(changes: list[FieldChange]) -> Classification:

@@ -94,7 +94,12 @@ def _plan_group(
     result = live.get(address)
     if record is None or (result is not None and result.gone):
         return ResourceChange(
-            GROUP, name, "create", body=planned, location=where
+            GROUP,
+            name,
+            "create",
+            body=planned,
+            location=where,
+            prevent_destroy=group.lifecycle.prevent_destroy,
         )
     if record.buyer_surveygroup_ref != group.buyer_surveygroup_ref:
         plan.notes.append(
@@ -130,6 +135,7 @@ def _plan_group(
         GROUP,
         name,
         action,
+        prevent_destroy=group.lifecycle.prevent_destroy,
         remote_id=group.buyer_surveygroup_ref,
         body=planned if changes else None,
         changes=changes,

@@ -37,8 +37,11 @@ def import_survey(client: ApiClient, store: StateStore, survey_id: int, name: st
         for key, value in update_body(live).items()
         if key not in GROUP_MEMBERSHIP_FIELDS and not _is_default(value)
     }
-    quota_ids = {q["buyer_quota_id"]: q["ps_quota_id"] for q in live.get("quotas") or []
-                 if q.get("buyer_quota_id") and q.get("ps_quota_id")}
+    quota_ids = {
+        q["buyer_quota_id"]: q["ps_quota_id"]
+        for q in live.get("quotas") or []
+        if q.get("buyer_quota_id") and q.get("ps_quota_id")
+    }
     store.resolve_create(address, SurveyRecord(int(live["ps_survey_id"]), quota_ids, None))
     return {"kind": SURVEY, "name": name, "spec": spec}
 
@@ -52,9 +55,11 @@ def import_group(client: ApiClient, store: StateStore, ref: str, name: str) -> d
         if isinstance(record, GroupRecord) and record.buyer_surveygroup_ref == ref:
             raise SurveyctlError(f"exclusion group {ref} is already managed as {other}")
     live = group_update_body(client.get_group(ref))
-    names = {record.ps_survey_id: survey_address.split("/", 1)[1]
-             for survey_address, record in store.current().resources.items()
-             if isinstance(record, SurveyRecord)}
+    names = {
+        record.ps_survey_id: survey_address.split("/", 1)[1]
+        for survey_address, record in store.current().resources.items()
+        if isinstance(record, SurveyRecord)
+    }
     ids = list(live.get("surveys_in_group") or [])
     unmanaged = [i for i in ids if i not in names]
     if unmanaged:
@@ -63,8 +68,10 @@ def import_group(client: ApiClient, store: StateStore, ref: str, name: str) -> d
             f"not manage in this environment; import them first with "
             f"`surveyctl import {unmanaged[0]} --name NAME`"
         )
-    spec: dict[str, Any] = {"buyer_surveygroup_ref": live["buyer_surveygroup_ref"],
-                            "name": live.get("name", "")}
+    spec: dict[str, Any] = {
+        "buyer_surveygroup_ref": live["buyer_surveygroup_ref"],
+        "name": live.get("name", ""),
+    }
     if live.get("exclusion_period") is not None:
         spec["exclusion_period"] = live["exclusion_period"]
     spec["surveys"] = [names[i] for i in ids]
@@ -80,8 +87,10 @@ def manifest_yaml(manifest: dict, source: str) -> str:
 def _free_address(store: StateStore, kind: str, name: str) -> str:
     address = f"{kind}/{name}"
     if address in store.current().resources:
-        raise SurveyctlError(f"{address} is already managed in this environment; "
-                             f"`surveyctl state rm {address}` first to re-import it")
+        raise SurveyctlError(
+            f"{address} is already managed in this environment; "
+            f"`surveyctl state rm {address}` first to re-import it"
+        )
     return address
 
 

@@ -28,17 +28,19 @@ def fetch_all(
 ) -> dict[str, LiveResult]:
     """Runs `fetch(client)` for each (address, fetch) with `parallelism` workers."""
 
-    def one(item: tuple[str, Callable[[ApiClient], Any]]) -> LiveResult:
-        address, fetch = item
-        try:
-            return LiveResult(address, body=fetch(client))
-        except ApiError as exc:
-            if exc.status == 404:
-                return LiveResult(address, gone=True)
-            return LiveResult(address, error=str(exc))
-        except SurveyctlError as exc:
-            return LiveResult(address, error=str(exc))
-
     items = list(requests)
     with ThreadPoolExecutor(max_workers=max(1, parallelism)) as pool:
-        return {result.address: result for result in pool.map(one, items)}
+        results = pool.map(lambda item: fetch_one(client, *item), items)
+        return {result.address: result for result in results}
+
+
+def fetch_one(client: ApiClient, address: str, fetch: Callable[[ApiClient], Any]) -> LiveResult:
+    """`fetch(client)` as a LiveResult: a 404 means gone, other errors are kept as text."""
+    try:
+        return LiveResult(address, body=fetch(client))
+    except ApiError as exc:
+        if exc.status == 404:
+            return LiveResult(address, gone=True)
+        return LiveResult(address, error=str(exc))
+    except SurveyctlError as exc:
+        return LiveResult(address, error=str(exc))

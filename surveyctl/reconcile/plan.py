@@ -59,6 +59,7 @@ class ResourceChange:
     remote_id: int | str | None = None  # ps_survey_id, or buyer_surveygroup_ref
     body: dict | None = None  # POST/PUT body (group bodies name surveys by manifest name)
     last_applied: dict | None = None  # the manifest's body, recorded in state when done
+    prevent_destroy: bool = False  # the manifest's lifecycle, recorded in state when done
     quota_updates: dict[str, dict] = field(default_factory=dict)  # buyer_quota_id -> PUT body
     changes: list[FieldChange] = field(default_factory=list)
     drift: list[FieldChange] = field(default_factory=list)  # managed fields changed elsewhere

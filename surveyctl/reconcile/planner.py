@@ -9,16 +9,22 @@ The planner never writes: the Plan is pure data for the renderers and the applie
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from surveyctl.api import ApiClient
 from surveyctl.model import DesiredState, Survey
 from surveyctl.reconcile import checks, groups
 from surveyctl.reconcile.checks import unresolved_create_message
-from surveyctl.reconcile.diff import classify, diff_survey, drift, quota_update_bodies
-from surveyctl.reconcile.live import LiveResult, fetch_all
+from surveyctl.reconcile.diff import (
+    classify,
+    diff_normalised,
+    drift_normalised,
+    quota_update_bodies,
+)
+from surveyctl.reconcile.live import LiveResult, fetch_all, fetch_one
 from surveyctl.reconcile.merge import merge_survey
-from surveyctl.reconcile.normalise import normalise_survey
+from surveyctl.reconcile.normalise import UPDATE_FIELDS, normalise_survey
 from surveyctl.reconcile.plan import (
     SURVEY,
     FieldChange,
@@ -50,12 +56,20 @@ def make_plan(client: ApiClient, request: PlanRequest) -> Plan:
         state_serial=state.serial,
         destroy=request.destroy,
     )
-    live = fetch_all(client, _live_requests(state), request.parallelism)
-    surveys = [
-        _plan_survey(name, survey, state, live, plan)
-        for name, survey in sorted(request.desired.surveys.items())
-    ]
-    surveys = [change for change in surveys if change is not None]
+    with ThreadPoolExecutor(max_workers=max(1, request.parallelism)) as pool:
+        # The workers only fetch; this thread plans each survey as its body arrives, so the
+        # planning (CPU) overlaps the network waits instead of queueing behind them.
+        fetches = {
+            address: pool.submit(fetch_one, client, address, fetch)
+            for address, fetch in _live_requests(state)
+        }
+        surveys = []
+        for name, survey in sorted(request.desired.surveys.items()):
+            future = fetches.get(f"{SURVEY}/{name}")
+            change = _plan_survey(name, survey, state, future and future.result(), plan.notes)
+            if change is not None:
+                surveys.append(change)
+        live = {address: future.result() for address, future in fetches.items()}
     _add_quota_closures(client, surveys, plan, request.parallelism)
     plan.resources.extend(surveys)
     plan.resources.extend(groups.plan_groups(request.desired, state, live, plan))
@@ -64,8 +78,10 @@ def make_plan(client: ApiClient, request: PlanRequest) -> Plan:
 
 
 def live_fingerprint(live: dict) -> str:
-    """What a saved plan depends on: the live update fields and the survey's status."""
-    return fingerprint({"status": live.get("ps_survey_status"), "body": normalise_survey(live)})
+    """What a saved plan depends on: the live update fields and the survey's status (not
+    counters such as completes, which move with traffic and are not part of any write)."""
+    fields = {name: live[name] for name in UPDATE_FIELDS if live.get(name) is not None}
+    return fingerprint({"status": live.get("ps_survey_status"), "body": fields})
 
 
 def _live_requests(state: State):
@@ -77,7 +93,7 @@ def _live_requests(state: State):
 
 
 def _plan_survey(
-    name: str, survey: Survey, state: State, live: dict[str, LiveResult], plan: Plan
+    name: str, survey: Survey, state: State, result: LiveResult | None, notes: list[Note]
 ) -> ResourceChange | None:
     address = f"{SURVEY}/{name}"
     where = str(survey.location) if survey.location else None
@@ -85,14 +101,11 @@ def _plan_survey(
     record = state.survey(name)
     journal = state.pending_create(address)
     if journal is not None and record is None:
-        plan.notes.append(
-            Note("error", address, unresolved_create_message(address, journal), where)
-        )
+        notes.append(Note("error", address, unresolved_create_message(address, journal), where))
         return None
-    result = live.get(address)
     if record is None or (result is not None and result.gone):
         if record is not None:
-            plan.notes.append(
+            notes.append(
                 Note(
                     "warning",
                     address,
@@ -101,18 +114,19 @@ def _plan_survey(
                     where,
                 )
             )
-        plan.notes.extend(checks.quota_balance(address, desired, where))
+        notes.extend(checks.quota_balance(address, desired, where))
         return ResourceChange(
             SURVEY,
             name,
             "create",
+            prevent_destroy=survey.lifecycle.prevent_destroy,
             body=desired,
             last_applied=desired,
             spend=checks.survey_spend(None, desired),
             location=where,
         )
     if result is None or result.error:
-        plan.notes.append(
+        notes.append(
             Note(
                 "error",
                 address,
@@ -121,23 +135,28 @@ def _plan_survey(
             )
         )
         return None
-    return _update(name, survey, record, result.body, plan)
+    return _update(name, survey, record, result.body, notes)
 
 
 def _update(
-    name: str, survey: Survey, record: SurveyRecord, live: dict, plan: Plan
+    name: str, survey: Survey, record: SurveyRecord, live: dict, notes: list[Note]
 ) -> ResourceChange:
     address = f"{SURVEY}/{name}"
     where = str(survey.location) if survey.location else None
     desired = survey.body()
     ignored = survey.lifecycle.ignore_changes
     merged = merge_survey(live, desired, record.last_applied, ignored)
-    changes = [FieldChange(c.path, c.old, c.new) for c in diff_survey(live, merged)]
-    action = classify(diff_survey(live, merged))
+    # The live body is normalised once, for both the diff and the drift: normalising is most
+    # of the CPU of planning an unchanged survey.
+    live_normalised = normalise_survey(live)
+    differences = diff_normalised(live_normalised, normalise_survey(merged))
+    changes = [FieldChange(c.path, c.old, c.new) for c in differences]
+    action = classify(differences)
     change = ResourceChange(
         SURVEY,
         name,
         action,
+        prevent_destroy=survey.lifecycle.prevent_destroy,
         remote_id=record.ps_survey_id,
         last_applied=desired,
         changes=changes,
@@ -146,7 +165,7 @@ def _update(
         location=where,
         drift=[
             FieldChange(c.path, c.old, c.new)
-            for c in drift(live, record.last_applied)
+            for c in _drift(live_normalised, record.last_applied, desired, differences)
             if c.path.split(".")[0].split("[")[0] not in ignored
         ],
     )
@@ -154,15 +173,24 @@ def _update(
         change.body = merged
     elif action == "quota-update":
         change.body = merged
-        change.quota_updates = quota_update_bodies(merged, diff_survey(live, merged))
+        change.quota_updates = quota_update_bodies(merged, differences)
     if action != "no-op":
-        plan.notes.extend(
-            checks.frozen_fields(address, live.get("ps_survey_status"), changes, where)
-        )
+        notes.extend(checks.frozen_fields(address, live.get("ps_survey_status"), changes, where))
         touched = {c.path.split(".")[0].split("[")[0] for c in changes}
         if touched & {"quotas", "completes_required"}:
-            plan.notes.extend(checks.quota_balance(address, merged, where))
+            notes.extend(checks.quota_balance(address, merged, where))
     return change
+
+
+def _drift(
+    live_normalised: dict, last_applied: dict | None, desired: dict, differences: list
+) -> list:
+    """Managed fields changed outside surveyctl since the last apply."""
+    if last_applied == desired and not differences:
+        # The manifest is what was last applied and live matches it: no drift, and no need
+        # to normalise the last-applied body (the common case of a no-op plan).
+        return []
+    return drift_normalised(live_normalised, last_applied)
 
 
 def _add_quota_closures(

@@ -13,7 +13,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from werkzeug.serving import BaseWSGIServer, make_server
+from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
 from surveyctl.errors import SurveyctlError
 from surveyctl.sandbox.accounts import Accounts
@@ -58,6 +58,13 @@ class RunningSandbox:
         self.store.close()
 
 
+class KeepAliveHandler(WSGIRequestHandler):
+    """HTTP/1.1, so a client's pooled connection serves many requests: werkzeug's default
+    HTTP/1.0 costs a new connection and a new thread per request."""
+
+    protocol_version = "HTTP/1.1"
+
+
 def build(options: SandboxOptions) -> tuple[BaseWSGIServer, Store, Accounts]:
     """The server (bound, not yet serving), its store and accounts."""
     try:
@@ -72,7 +79,9 @@ def build(options: SandboxOptions) -> tuple[BaseWSGIServer, Store, Accounts]:
     # werkzeug logs one line per request; the CLI's stderr is for surveyctl's own messages.
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     try:
-        server = make_server(options.host, options.port, app, threaded=True)
+        server = make_server(
+            options.host, options.port, app, threaded=True, request_handler=KeepAliveHandler
+        )
     except OSError as exc:
         store.close()
         raise SandboxStartError(

@@ -72,6 +72,7 @@ def test_show_prints_one_resource_as_json_by_bare_name(run_cli, store):
         "ps_survey_id": 4711,
         "quota_ids": {"male": "q-1", "female": "q-2"},
         "last_applied": {"survey_title": "BT"},
+        "prevent_destroy": False,
     }
 
 

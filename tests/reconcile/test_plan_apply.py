@@ -316,3 +316,15 @@ def test_manifest_errors_stop_the_plan_with_file_and_line(run_cli, manifests):
     assert result.exit_code == 1
     assert f"{path.name}:" in result.stderr or str(path) in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_prevent_destroy_added_to_an_unchanged_survey_is_recorded_in_state(
+    project, manifests, sandbox, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    run_cli("apply", "manifests", "--auto-approve")
+    guarded = survey_manifest("tracker")
+    guarded["lifecycle"] = {"prevent_destroy": True}
+    manifests.write(guarded)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    assert _store(project).load().survey("tracker").prevent_destroy is True

@@ -1,0 +1,218 @@
+"""How plan and apply scale: N surveys of Q quotas against a sandbox with latency L.
+
+Prints the wall time of a no-op plan (parallel and, unless --no-baseline, sequential), the
+ideal N x L / parallelism, the HTTP requests by kind, and an apply that changes 10 % of the
+surveys (half a title edit -> one full PUT, half a quota count -> one quota PUT).
+
+    python benchmarks/plan_scale.py --surveys 500 --quotas 12 --latency-ms 50 --parallelism 10
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+from surveyctl.api import ApiClient
+from surveyctl.catalog import Catalog
+from surveyctl.manifests import load_desired
+from surveyctl.reconcile.apply import apply_plan
+from surveyctl.reconcile.live import fetch_all
+from surveyctl.reconcile.planner import PlanRequest, make_plan
+from surveyctl.state import StateStore
+
+AGES = [(18, 24), (25, 34), (35, 44), (45, 54), (55, 64), (65, 99), (16, 17), (18, 99)]
+GENDERS = [("m", "111"), ("f", "112")]
+
+
+def survey(index: int, quotas: int, title_suffix: str = "", count_bump: int = 0) -> dict:
+    cells = list(itertools.product(GENDERS, AGES))[:quotas]
+    quota_list = []
+    for number, ((gender, code), (low, high)) in enumerate(cells):
+        quota_list.append(
+            {
+                "buyer_quota_id": f"{gender}-{low}-{high}",
+                "required_count": 50 + (count_bump if number == 0 else 0),
+                "criteria": [
+                    {"qualification_code": 211, "condition_codes": [code]},
+                    {
+                        "qualification_code": 212,
+                        "range_sets": [{"from": low, "to": high, "units": 311}],
+                    },
+                ],
+            }
+        )
+    return {
+        "kind": "Survey",
+        "name": f"survey-{index:04d}",
+        "spec": {
+            "survey_title": f"Benchmark survey {index}{title_suffix}",
+            "survey_category_code": 231,
+            "survey_localization": "en_US",
+            "completes_required": 50 * len(quota_list),
+            "expected_ir": 40,
+            "expected_loi": 12,
+            "offer_price": 2.5,
+            "field_time": 14,
+            "live_url": "https://survey.example.com/s?tid=[%%transaction_id%%]",
+            "quotas": quota_list,
+        },
+    }
+
+
+def write(folder: Path, manifests: list[dict]) -> None:
+    for manifest in manifests:
+        (folder / f"{manifest['name']}.yaml").write_text(yaml.safe_dump(manifest))
+
+
+def serve_sandbox(db: Path, latency_ms: int) -> tuple[subprocess.Popen, str]:
+    """`surveyctl sandbox serve` in its own process, as a marketplace is: the planner's
+    threads then do not share an interpreter lock with the server's."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "surveyctl",
+            "sandbox",
+            "serve",
+            "--port",
+            str(port),
+            "--db",
+            str(db),
+            "--latency-ms",
+            str(latency_ms),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return process, url
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise SystemExit("the sandbox did not start")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--surveys", type=int, default=500)
+    parser.add_argument("--quotas", type=int, default=12)
+    parser.add_argument("--latency-ms", type=int, default=50)
+    parser.add_argument("--parallelism", type=int, default=10)
+    parser.add_argument("--no-baseline", action="store_true", help="skip the sequential plan")
+    args = parser.parse_args()
+    n, latency = args.surveys, args.latency_ms / 1000
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        server, url = serve_sandbox(root / "sandbox.db", args.latency_ms)
+        folder = root / "manifests"
+        folder.mkdir()
+        write(folder, [survey(i, args.quotas) for i in range(n)])
+        store = StateStore(root / "state.json")
+
+        def client() -> ApiClient:
+            return ApiClient(url, "sandbox-buyer-1", pool_size=max(32, args.parallelism))
+
+        catalog_client = client()
+        catalog = Catalog(lambda: catalog_client, "bench", root / "cache")
+        started = time.perf_counter()
+        desired = load_desired([folder], catalog)
+        print(
+            f"manifests: {n} surveys x {args.quotas} quotas loaded and validated in "
+            f"{time.perf_counter() - started:.2f}s (catalogue fetched once)"
+        )
+
+        setup = client()
+        plan = make_plan(
+            setup, PlanRequest(desired, store.load(), "bench", parallelism=args.parallelism)
+        )
+        result = apply_plan(plan, setup, store, args.parallelism)
+        assert not result.failed, result.failed[:3]
+
+        ideal = n * latency / args.parallelism
+        bench = client()
+        started = time.perf_counter()
+        plan = make_plan(
+            bench, PlanRequest(desired, store.load(), "bench", parallelism=args.parallelism)
+        )
+        elapsed = time.perf_counter() - started
+        changes = sum(1 for r in plan.resources if r.is_change)
+        print(
+            f"no-op plan: {elapsed:.2f}s with parallelism {args.parallelism}; ideal N x L / "
+            f"parallelism = {ideal:.2f}s; ratio {elapsed / ideal:.2f}; changes found: "
+            f"{changes}"
+        )
+        print(
+            f"  requests: {dict(sorted(bench.request_counts.items()))} "
+            f"(GETs per managed resource: {bench.request_counts.get('GET survey', 0) / n:.2f})"
+        )
+        state = store.load()
+        fetcher = client()
+        started = time.perf_counter()
+        fetch_all(
+            fetcher,
+            ((a, lambda c, i=r.ps_survey_id: c.get_survey(i)) for a, r in state.resources.items()),
+            args.parallelism,
+        )
+        fetched = time.perf_counter() - started
+        print(
+            f"  the same {n} GETs alone, no planning: {fetched:.2f}s, ratio "
+            f"{fetched / ideal:.2f} (the sandbox's and the HTTP stack's own cost)"
+        )
+        if not args.no_baseline:
+            sequential = client()
+            started = time.perf_counter()
+            make_plan(sequential, PlanRequest(desired, store.load(), "bench", parallelism=1))
+            print(f"sequential baseline (parallelism 1): {time.perf_counter() - started:.2f}s")
+
+        changed = max(1, n // 10)
+        edits = [
+            survey(i, args.quotas, title_suffix=" (edited)")
+            if i % 2 == 0
+            else survey(i, args.quotas, count_bump=10)
+            for i in range(changed)
+        ]
+        write(folder, edits)
+        desired = load_desired([folder], catalog)
+        writer = client()
+        plan = make_plan(
+            writer, PlanRequest(desired, store.load(), "bench", parallelism=args.parallelism)
+        )
+        writer.request_counts.clear()
+        started = time.perf_counter()
+        result = apply_plan(plan, writer, store, args.parallelism)
+        elapsed = time.perf_counter() - started
+        kinds = {}
+        for resource in plan.resources:
+            kinds[resource.action] = kinds.get(resource.action, 0) + 1
+        writes = {k: v for k, v in writer.request_counts.items() if not k.startswith("GET")}
+        print(
+            f"apply of {changed} changed surveys ({kinds.get('update', 0)} full updates, "
+            f"{kinds.get('quota-update', 0)} quota updates): {elapsed:.2f}s, "
+            f"failed {len(result.failed)}"
+        )
+        print(
+            f"  writes: {dict(sorted(writes.items()))} (expected: PUT survey "
+            f"{kinds.get('update', 0)}, PUT quota {kinds.get('quota-update', 0)})"
+        )
+        server.terminate()
+        server.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()
