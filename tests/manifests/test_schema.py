@@ -144,3 +144,14 @@ def test_errors_inside_criteria_name_the_full_path(check, survey_yaml, line_of):
             line_of(text, "range_sets", occurrence=2),
         ),
     ]
+
+
+def test_exclusion_group_without_exclusion_period_is_an_error(check, line_of):
+    text = (
+        "kind: ExclusionGroup\nname: trackers\nspec:\n"
+        "  buyer_surveygroup_ref: trackers-2026\n  name: Trackers\n  surveys: []\n"
+    )
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == "spec: missing required field 'exclusion_period'."
+    assert error.location.line == line_of(text, "spec:")
