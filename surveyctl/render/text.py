@@ -57,7 +57,7 @@ def _resource(resource: ResourceChange, paint) -> list[str]:
     how = {
         "create": "will be created",
         "update": "will be updated (full overwrite PUT)",
-        "quota-update": f"quotas will be updated ({len(resource.quota_updates)} quota PUT)",
+        "quota-update": f"quotas will be updated ({_count(len(resource.quota_updates))})",
         "delete": "will be destroyed",
         "no-op": "unchanged",
     }[resource.action]
@@ -90,6 +90,10 @@ def _resource(resource: ResourceChange, paint) -> list[str]:
             )
         )
     return lines
+
+
+def _count(quota_puts: int) -> str:
+    return f"{quota_puts} quota PUT" + ("" if quota_puts == 1 else "s")
 
 
 def _ident(resource: ResourceChange) -> str:
