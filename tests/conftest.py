@@ -67,3 +67,21 @@ def run_cli(project: Path) -> Callable[..., Result]:
         return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
 
     return run
+
+
+@pytest.fixture
+def start_sandbox(tmp_path):
+    """`start_sandbox(**options)` starts a sandbox of its own (faults, latency, extra keys) for
+    one test; every one started is stopped afterwards."""
+    from surveyctl.sandbox.server import SandboxOptions, start
+
+    running = []
+
+    def make(**options):
+        sandbox = start(SandboxOptions(db_path=tmp_path / f"own-{len(running)}.db", **options))
+        running.append(sandbox)
+        return sandbox
+
+    yield make
+    for sandbox in running:
+        sandbox.stop()

@@ -33,37 +33,22 @@ POST_RETRY_STATUSES = (429, 503)
 _LOG_BODY_LIMIT = 2000
 
 
-def _retry_policy(retries: int, backoff: float) -> Retry:
-    """Idempotent methods: retry statuses, connection and read errors."""
+def _retry_policy(
+    retries: int, backoff: float, statuses: tuple[int, ...], methods: set[str], read: int
+) -> Retry:
+    """Backoff with jitter for `methods` on `statuses`, honouring Retry-After; `read` retries
+    after the request may have been received (only safe for idempotent methods)."""
     return Retry(
         total=retries,
         connect=retries,
-        read=retries,
+        read=read,
         status=retries,
         other=0,
         backoff_factor=backoff,
         backoff_jitter=backoff,
         backoff_max=30,
-        status_forcelist=RETRY_STATUSES,
-        allowed_methods=frozenset({"GET", "PUT", "DELETE"}),
-        respect_retry_after_header=True,
-        raise_on_status=False,
-    )
-
-
-def _post_retry_policy(retries: int, backoff: float) -> Retry:
-    """POST: only refusals the service states (429, 503) and connections never made."""
-    return Retry(
-        total=retries,
-        connect=retries,
-        read=0,
-        status=retries,
-        other=0,
-        backoff_factor=backoff,
-        backoff_jitter=backoff,
-        backoff_max=30,
-        status_forcelist=POST_RETRY_STATUSES,
-        allowed_methods=frozenset({"POST"}),
+        status_forcelist=statuses,
+        allowed_methods=frozenset(methods),
         respect_retry_after_header=True,
         raise_on_status=False,
     )
@@ -106,8 +91,13 @@ class ApiClient:
     ):
         self.host = host.rstrip("/")
         self.timeout = timeout
-        self._session = _session(api_key, _retry_policy(retries, backoff), pool_size)
-        self._post_session = _session(api_key, _post_retry_policy(retries, backoff), pool_size)
+        idempotent = _retry_policy(
+            retries, backoff, RETRY_STATUSES, {"GET", "PUT", "DELETE"}, read=retries
+        )
+        # POST: only refusals the service states, and connections never made.
+        post = _retry_policy(retries, backoff, POST_RETRY_STATUSES, {"POST"}, read=0)
+        self._session = _session(api_key, idempotent, pool_size)
+        self._post_session = _session(api_key, post, pool_size)
         # Counts requests by "METHOD kind" for benchmarks and tests of request economy.
         self.request_counts: dict[str, int] = {}
         self._counts_lock = threading.Lock()

@@ -9,6 +9,7 @@ import click
 
 from surveyctl.api import ApiClient
 from surveyctl.config import Config, Environment, load_config
+from surveyctl.state import StateStore, state_file
 
 
 @dataclass
@@ -20,6 +21,7 @@ class CliContext:
     debug: bool = False
     _config: Config | None = field(default=None, repr=False)
     _client: ApiClient | None = field(default=None, repr=False)
+    _announced: bool = field(default=False, repr=False)
 
     def config(self) -> Config:
         if self._config is None:
@@ -29,15 +31,25 @@ class CliContext:
     def environment(self) -> Environment:
         return self.config().environment(self.env_name)
 
+    def announce(self) -> None:
+        """Names the environment on stderr, once, so nobody mistakes it for another."""
+        if not self._announced:
+            click.echo(f"surveyctl: environment {self.environment().describe()}", err=True)
+            self._announced = True
+
     def client(self, **client_options) -> ApiClient:
-        """The environment's client; names the environment on stderr so nobody mistakes it."""
+        """The environment's client (starting the embedded sandbox when that is the target)."""
         if self._client is None:
             from surveyctl.connection import open_client
 
-            environment = self.environment()
-            click.echo(f"surveyctl: environment {environment.describe()}", err=True)
-            self._client = open_client(self.config(), environment, **client_options)
+            self.announce()
+            self._client = open_client(self.config(), self.environment(), **client_options)
         return self._client
+
+    def state_store(self) -> StateStore:
+        """The state file of the environment."""
+        self.announce()
+        return StateStore(state_file(self.config().state_dir, self.environment().name))
 
 
 pass_context = click.make_pass_decorator(CliContext, ensure=True)

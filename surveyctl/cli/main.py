@@ -32,8 +32,8 @@ COMMANDS: dict[str, str] = {
     "render": "surveyctl.cli.validate:render_command",
     "plan": "surveyctl.cli.plan:plan_command",
     "apply": "surveyctl.cli.plan:apply_command",
-    "import": "surveyctl.cli.plan:import_command",
-    "import-group": "surveyctl.cli.plan:import_group_command",
+    "import": "surveyctl.cli.imports:import_command",
+    "import-group": "surveyctl.cli.imports:import_group_command",
 }
 
 

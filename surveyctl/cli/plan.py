@@ -9,7 +9,12 @@ from pathlib import Path
 import click
 
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.validate import _catalog, _manifest_paths
+from surveyctl.cli.manifest_options import (
+    environment_catalog,
+    manifest_paths,
+    paths_argument,
+    refresh_option,
+)
 from surveyctl.errors import SurveyctlError
 from surveyctl.lock import StateLock
 from surveyctl.manifests import load_manifests
@@ -27,9 +32,7 @@ from surveyctl.reconcile.planner import PlanRequest, make_plan
 from surveyctl.render import json as render_json
 from surveyctl.render import markdown as render_markdown
 from surveyctl.render import text as render_text
-from surveyctl.state import StateStore, state_file
 
-_paths = click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 _destroy = click.option(
     "--destroy", is_flag=True, help="Delete resources that are no longer in the manifests."
 )
@@ -40,9 +43,6 @@ _parallelism = click.option(
     type=click.IntRange(1, 64),
     help="Requests in flight at once.",
 )
-_refresh = click.option(
-    "--refresh-catalog", is_flag=True, help="Fetch the attribute catalogue even if cached."
-)
 
 
 def use_color() -> bool:
@@ -50,13 +50,10 @@ def use_color() -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
-def _store(ctx: CliContext) -> StateStore:
-    return StateStore(state_file(ctx.config().state_dir, ctx.environment().name))
-
-
 def _make_plan(ctx: CliContext, paths, destroy: bool, parallelism: int, refresh: bool) -> Plan:
-    catalog = _catalog(ctx, offline=False, refresh=refresh)
-    desired, diagnostics = load_manifests(_manifest_paths(ctx, paths), catalog)
+    desired, diagnostics = load_manifests(
+        manifest_paths(ctx, paths), environment_catalog(ctx, offline=False, refresh=refresh)
+    )
     if diagnostics.has_errors:
         for diagnostic in diagnostics.sorted():
             if diagnostic.severity == ERROR:
@@ -65,7 +62,8 @@ def _make_plan(ctx: CliContext, paths, destroy: bool, parallelism: int, refresh:
             f"{diagnostics.count(ERROR)} error(s) in the manifests; nothing was planned "
             "(`surveyctl validate` shows them all)"
         )
-    request = PlanRequest(desired, _store(ctx).load(), ctx.environment().name, destroy, parallelism)
+    state = ctx.state_store().load()
+    request = PlanRequest(desired, state, ctx.environment().name, destroy, parallelism)
     return make_plan(ctx.client(), request)
 
 
@@ -79,7 +77,7 @@ def _show(plan: Plan, output_format: str) -> None:
 
 
 @click.command("plan")
-@_paths
+@paths_argument
 @click.option(
     "--format",
     "output_format",
@@ -98,7 +96,7 @@ def _show(plan: Plan, output_format: str) -> None:
 )
 @_destroy
 @_parallelism
-@_refresh
+@refresh_option
 @pass_context
 def plan_command(
     ctx: CliContext,
@@ -146,7 +144,7 @@ def plan_command(
 )
 @_destroy
 @_parallelism
-@_refresh
+@refresh_option
 @pass_context
 def apply_command(
     ctx: CliContext,
@@ -170,7 +168,7 @@ def apply_command(
             f"explicitly with --env {environment.name}"
         )
     saved = _saved_plan_path(target)
-    store = _store(ctx)
+    store = ctx.state_store()
     with StateLock(store.path, "apply", timeout=lock_timeout, environment=environment.name):
         if saved is not None:
             plan = load_plan(saved)
@@ -234,55 +232,3 @@ def _report(result: ApplyResult) -> None:
         click.echo(f"  {outcome.status}: {outcome.address} ({outcome.action}): {outcome.message}")
     click.echo("What was done is recorded in the state; run `surveyctl plan` to see what remains.")
     click.get_current_context().exit(1)
-
-
-def _write_manifest(manifest: dict, out: Path | None, source: str) -> None:
-    from surveyctl.reconcile.importer import manifest_yaml
-
-    text = manifest_yaml(manifest, source)
-    if out is None:
-        click.echo(text, nl=False)
-        return
-    if out.exists():
-        raise SurveyctlError(f"{out} exists already; choose another --out")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
-    click.echo(f"Wrote {out}.", err=True)
-
-
-_name = click.option("--name", required=True, help="Manifest name for it (lowercase, dashes).")
-_out = click.option(
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the manifest to this file (default: print it).",
-)
-
-
-@click.command("import")
-@click.argument("survey_id", type=int)
-@_name
-@_out
-@pass_context
-def import_command(ctx: CliContext, survey_id: int, name: str, out: Path | None) -> None:
-    """Adopt live survey SURVEY_ID: write its manifest and record it in state."""
-    from surveyctl.reconcile.importer import import_survey
-
-    store = _store(ctx)
-    with StateLock(store.path, "import", environment=ctx.environment().name):
-        manifest = import_survey(ctx.client(), store, survey_id, name)
-    _write_manifest(manifest, out, f"survey {survey_id}")
-
-
-@click.command("import-group")
-@click.argument("ref")
-@_name
-@_out
-@pass_context
-def import_group_command(ctx: CliContext, ref: str, name: str, out: Path | None) -> None:
-    """Adopt live exclusion group REF (its surveys must be managed already)."""
-    from surveyctl.reconcile.importer import import_group
-
-    store = _store(ctx)
-    with StateLock(store.path, "import", environment=ctx.environment().name):
-        manifest = import_group(ctx.client(), store, ref, name)
-    _write_manifest(manifest, out, f"exclusion group {ref}")

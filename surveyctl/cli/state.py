@@ -14,7 +14,7 @@ import click
 
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.lock import StateLock, force_unlock
-from surveyctl.state import State, StateError, StateStore, split_address, state_file
+from surveyctl.state import State, StateError, StateStore, split_address
 
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
@@ -29,9 +29,7 @@ lock_timeout_option = click.option(
 
 
 def _store(ctx: CliContext) -> tuple[StateStore, str]:
-    environment = ctx.environment()
-    click.echo(f"surveyctl: environment {environment.describe()}", err=True)
-    return StateStore(state_file(ctx.config().state_dir, environment.name)), environment.name
+    return ctx.state_store(), ctx.environment().name
 
 
 def _resolve(state: State, name: str, path: object) -> str:

@@ -73,7 +73,7 @@ def list_transactions(
     query = TransactionQuery(survey_id, status, supplier, page_size)
     with ExitStack() as stack:
         if output is None:
-            out = click.get_text_stream("stdout")
+            out = sys.stdout
         else:
             out = stack.enter_context(open(output, "w", encoding="utf-8", newline=""))
         console = Console(file=out, soft_wrap=False) if fmt == "table" else None

@@ -9,37 +9,17 @@ import click
 
 from surveyctl.catalog import Catalog
 from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.cli.manifest_options import (
+    environment_catalog,
+    manifest_paths,
+    offline_option,
+    paths_argument,
+    refresh_option,
+)
 from surveyctl.errors import ConfigError
 from surveyctl.manifests import Diagnostics, load_manifests
 from surveyctl.manifests.diagnostics import ERROR, NOTE, WARNING
 from surveyctl.model import DesiredState
-
-_paths = click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-_offline = click.option(
-    "--offline", is_flag=True, help="Skip every check against the attribute catalogue."
-)
-_refresh = click.option(
-    "--refresh-catalog", is_flag=True, help="Fetch the attribute catalogue even if cached."
-)
-
-
-def _manifest_paths(ctx: CliContext, paths: tuple[Path, ...]) -> list[Path]:
-    if paths:
-        return list(paths)
-    config = ctx.config()
-    if config.manifests:
-        return [config.root / entry for entry in config.manifests]
-    raise ConfigError(
-        "no manifests given: name files or folders, or list them under 'manifests:' in "
-        "surveyctl.yaml"
-    )
-
-
-def _catalog(ctx: CliContext, offline: bool, refresh: bool) -> Catalog | None:
-    if offline:
-        return None
-    config, environment = ctx.config(), ctx.environment()
-    return Catalog(ctx.client, environment.name, config.cache_dir, refresh=refresh)
 
 
 def _plural(count: int, word: str) -> str:
@@ -68,7 +48,7 @@ def _verdict(state: DesiredState, diagnostics: Diagnostics, catalog: Catalog | N
 
 
 @click.command("validate")
-@_paths
+@paths_argument
 @click.option(
     "--format",
     "output_format",
@@ -76,8 +56,8 @@ def _verdict(state: DesiredState, diagnostics: Diagnostics, catalog: Catalog | N
     default="text",
     show_default=True,
 )
-@_offline
-@_refresh
+@offline_option
+@refresh_option
 @pass_context
 def validate_command(
     ctx: CliContext,
@@ -91,8 +71,8 @@ def validate_command(
     Without PATHS the `manifests:` of surveyctl.yaml are read. Attribute names are resolved
     and codes checked against the catalogue of the environment (cached for a day).
     """
-    catalog = _catalog(ctx, offline, refresh_catalog)
-    state, diagnostics = load_manifests(_manifest_paths(ctx, paths), catalog)
+    catalog = environment_catalog(ctx, offline, refresh_catalog)
+    state, diagnostics = load_manifests(manifest_paths(ctx, paths), catalog)
     if output_format == "json":
         click.echo(
             json.dumps(
@@ -116,7 +96,7 @@ def validate_command(
 
 
 @click.command("render")
-@_paths
+@paths_argument
 @click.option(
     "--name",
     "names",
@@ -124,8 +104,8 @@ def validate_command(
     metavar="NAME",
     help="Print only this survey's body (repeatable).",
 )
-@_offline
-@_refresh
+@offline_option
+@refresh_option
 @pass_context
 def render_command(
     ctx: CliContext,
@@ -140,8 +120,8 @@ def render_command(
     --offline works only for manifests written with codes). With one --name the bare body is
     printed; otherwise an object of surveys and exclusion groups by name.
     """
-    catalog = _catalog(ctx, offline, refresh_catalog)
-    state, diagnostics = load_manifests(_manifest_paths(ctx, paths), catalog)
+    catalog = environment_catalog(ctx, offline, refresh_catalog)
+    state, diagnostics = load_manifests(manifest_paths(ctx, paths), catalog)
     unresolved = [s for s in state.surveys.values() if not s.resolved]
     for survey in unresolved:
         diagnostics.error(

@@ -174,16 +174,22 @@ def _survey_record(response: dict, resource: ResourceChange) -> SurveyRecord:
     )
 
 
-def _create_survey(resource, client, store, failed) -> str:
-    store.journal_create(resource.address, resource.body)
+def _journaled_create(resource: ResourceChange, store: StateStore, body: dict, send) -> dict:
+    """POSTs `body` with `send(body)`, journaled in state first. A definite refusal clears the
+    journal entry; a lost answer leaves it, so nobody creates the resource a second time."""
+    store.journal_create(resource.address, body)
     try:
-        response = client.create_survey(resource.body)
+        return send(body)
     except ApiError as exc:
         if exc.status in DEFINITE_REFUSALS:
             store.resolve_create(resource.address, None)
         raise _ambiguous(resource, exc) from exc
     except SurveyctlError as exc:
         raise _ambiguous(resource, exc) from exc
+
+
+def _create_survey(resource, client, store, failed) -> str:
+    response = _journaled_create(resource, store, resource.body, client.create_survey)
     record = _survey_record(response, resource)
     store.resolve_create(resource.address, record)
     return f"created ps_survey_id {record.ps_survey_id}"
@@ -249,15 +255,7 @@ def _group_api_body(resource: ResourceChange, store: StateStore, failed: set[str
 
 def _create_group(resource, client, store, failed) -> str:
     body = _group_api_body(resource, store, failed)
-    store.journal_create(resource.address, body)
-    try:
-        client.create_group(body)
-    except ApiError as exc:
-        if exc.status in DEFINITE_REFUSALS:
-            store.resolve_create(resource.address, None)
-        raise _ambiguous(resource, exc) from exc
-    except SurveyctlError as exc:
-        raise _ambiguous(resource, exc) from exc
+    _journaled_create(resource, store, body, client.create_group)
     ref = body["buyer_surveygroup_ref"]
     record = GroupRecord(ref, list(body["surveys_in_group"]), body, resource.prevent_destroy)
     store.resolve_create(resource.address, record)

@@ -12,7 +12,6 @@ import pytest
 from surveyctl.api import ApiClient
 from surveyctl.lock import StateLock
 from surveyctl.reconcile.normalise import update_body
-from surveyctl.sandbox.server import SandboxOptions, start
 from surveyctl.state import StateStore
 
 from .conftest import survey_manifest
@@ -30,21 +29,6 @@ def _point_project_at(project: Path, url: str, env_var: str = "SURVEYCTL_LOCAL_K
         "default_environment: local\n",
         encoding="utf-8",
     )
-
-
-@pytest.fixture
-def own_sandbox(tmp_path):
-    """Starts a sandbox with the given options for one test."""
-    running = []
-
-    def make(**options):
-        sandbox = start(SandboxOptions(db_path=tmp_path / f"own-{len(running)}.db", **options))
-        running.append(sandbox)
-        return sandbox
-
-    yield make
-    for sandbox in running:
-        sandbox.stop()
 
 
 def test_saved_plan_is_refused_after_a_change_made_elsewhere(project, manifests, api, run_cli):
@@ -101,8 +85,8 @@ def test_apply_fails_at_once_while_another_holds_the_lock(project, manifests, ru
     assert StateStore(_state_path(project)).load().survey("tracker") is None
 
 
-def test_two_concurrent_applies_one_is_refused(project, manifests, own_sandbox):
-    slow = own_sandbox(latency_ms=300)
+def test_two_concurrent_applies_one_is_refused(project, manifests, start_sandbox):
+    slow = start_sandbox(latency_ms=300)
     _point_project_at(project, slow.url)
     for index in range(3):
         manifests.write(survey_manifest(f"tracker-{index}"))
@@ -123,9 +107,9 @@ def test_two_concurrent_applies_one_is_refused(project, manifests, own_sandbox):
 
 
 def test_apply_converges_without_duplicates_when_the_service_fails_a_fifth_of_requests(
-    project, manifests, own_sandbox, run_cli
+    project, manifests, start_sandbox, run_cli
 ):
-    flaky = own_sandbox(fail_rate=0.2, seed=11, retry_after=0)
+    flaky = start_sandbox(fail_rate=0.2, seed=11, retry_after=0)
     _point_project_at(project, flaky.url)
     names = [f"tracker-{index}" for index in range(8)]
     for name in names:
@@ -171,9 +155,9 @@ def test_a_crash_between_post_and_state_write_blocks_a_duplicate_create(
     assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
 
 
-def test_the_api_key_never_appears_in_output_or_files(project, manifests, own_sandbox, run_cli,
+def test_the_api_key_never_appears_in_output_or_files(project, manifests, start_sandbox, run_cli,
                                                       monkeypatch):
-    private = own_sandbox(keys={SECRET_KEY: 1})
+    private = start_sandbox(keys={SECRET_KEY: 1})
     _point_project_at(project, private.url, "SURVEYCTL_SECRET_KEY")
     monkeypatch.setenv("SURVEYCTL_SECRET_KEY", SECRET_KEY)
     manifests.write(survey_manifest("tracker"))

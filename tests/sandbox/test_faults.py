@@ -4,31 +4,13 @@ from __future__ import annotations
 
 import time
 
-import pytest
 import requests
-
-from surveyctl.sandbox.server import SandboxOptions, start
 
 HEADERS = {"access-token": "sandbox-buyer-1"}
 
 
-@pytest.fixture
-def faulty(tmp_path):
-    """`faulty(**options)` starts a sandbox with those options; all are stopped afterwards."""
-    running = []
-
-    def make(**options):
-        sandbox = start(SandboxOptions(db_path=tmp_path / f"{len(running)}.db", **options))
-        running.append(sandbox)
-        return sandbox
-
-    yield make
-    for sandbox in running:
-        sandbox.stop()
-
-
-def test_every_request_is_refused_at_fail_rate_one(faulty, make_body):
-    sandbox = faulty(fail_rate=1.0, seed=1, retry_after=7)
+def test_every_request_is_refused_at_fail_rate_one(start_sandbox, make_body):
+    sandbox = start_sandbox(fail_rate=1.0, seed=1, retry_after=7)
     statuses = set()
     for _ in range(12):
         response = requests.post(
@@ -42,7 +24,7 @@ def test_every_request_is_refused_at_fail_rate_one(faulty, make_body):
     assert sandbox.store.surveys_of(1) == []
 
 
-def test_refusals_are_the_same_for_the_same_seed(faulty):
+def test_refusals_are_the_same_for_the_same_seed(start_sandbox):
     def draws(sandbox) -> list[int]:
         return [
             requests.get(
@@ -51,20 +33,20 @@ def test_refusals_are_the_same_for_the_same_seed(faulty):
             for _ in range(20)
         ]
 
-    first = draws(faulty(fail_rate=0.5, seed=42))
-    second = draws(faulty(fail_rate=0.5, seed=42))
+    first = draws(start_sandbox(fail_rate=0.5, seed=42))
+    second = draws(start_sandbox(fail_rate=0.5, seed=42))
     assert first == second
     assert {200} < set(first)
 
 
-def test_sandbox_only_routes_are_never_refused(faulty):
-    sandbox = faulty(fail_rate=1.0, seed=3)
+def test_sandbox_only_routes_are_never_refused(start_sandbox):
+    sandbox = start_sandbox(fail_rate=1.0, seed=3)
     response = requests.get(sandbox.url + "/sandbox/surveys/1/quotas", timeout=10)
     assert response.status_code == 404
 
 
-def test_latency_delays_every_response(faulty):
-    sandbox = faulty(latency_ms=150)
+def test_latency_delays_every_response(start_sandbox):
+    sandbox = start_sandbox(latency_ms=150)
     started = time.perf_counter()
     requests.get(sandbox.url + "/buyers/v2/surveys", headers=HEADERS, timeout=10)
     assert time.perf_counter() - started >= 0.15

@@ -1,0 +1,73 @@
+"""`surveyctl import` and `import-group`: adopt live resources into manifests and state."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from surveyctl.api import ApiClient
+from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.errors import SurveyctlError
+from surveyctl.lock import StateLock
+from surveyctl.reconcile.importer import import_group, import_survey, manifest_yaml
+from surveyctl.state import StateStore
+
+_name = click.option("--name", required=True, help="Manifest name for it (lowercase, dashes).")
+_out = click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the manifest to this file (default: print it).",
+)
+
+
+def _adopt(
+    ctx: CliContext,
+    adopt: Callable[[ApiClient, StateStore], dict],
+    out: Path | None,
+    source: str,
+) -> None:
+    """Runs `adopt` under the state lock, then writes (or prints) the manifest it returns."""
+    if out is not None and out.exists():
+        raise SurveyctlError(f"{out} exists already; choose another --out")
+    store = ctx.state_store()
+    with StateLock(store.path, "import", environment=ctx.environment().name):
+        manifest = adopt(ctx.client(), store)
+    text = manifest_yaml(manifest, source)
+    if out is None:
+        click.echo(text, nl=False)
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    click.echo(f"Wrote {out}.", err=True)
+
+
+@click.command("import")
+@click.argument("survey_id", type=int)
+@_name
+@_out
+@pass_context
+def import_command(ctx: CliContext, survey_id: int, name: str, out: Path | None) -> None:
+    """Adopt live survey SURVEY_ID: write its manifest and record it in state."""
+    _adopt(
+        ctx,
+        lambda client, store: import_survey(client, store, survey_id, name),
+        out,
+        f"survey {survey_id}",
+    )
+
+
+@click.command("import-group")
+@click.argument("ref")
+@_name
+@_out
+@pass_context
+def import_group_command(ctx: CliContext, ref: str, name: str, out: Path | None) -> None:
+    """Adopt live exclusion group REF (its surveys must be managed already)."""
+    _adopt(
+        ctx,
+        lambda client, store: import_group(client, store, ref, name),
+        out,
+        f"exclusion group {ref}",
+    )
