@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import click
 import pytest
 from click.testing import CliRunner
 
 from surveyctl import __version__
-from surveyctl.cli.main import COMMANDS, cli
+from surveyctl.cli.main import cli
 from surveyctl.config import SANDBOX, load_config
 from surveyctl.errors import ConfigError
 
@@ -17,11 +18,23 @@ def test_version_prints_the_package_version():
     assert __version__ in result.output
 
 
-@pytest.mark.parametrize("name", sorted(COMMANDS))
-def test_every_command_has_help(name):
-    result = CliRunner().invoke(cli, [name, "--help"])
+def _command_paths(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    context = click.Context(group)
+    paths = []
+    for name in group.list_commands(context):
+        command = group.get_command(context, name)
+        paths.append((*prefix, name))
+        if isinstance(command, click.Group):
+            paths.extend(_command_paths(command, (*prefix, name)))
+    return paths
+
+
+@pytest.mark.parametrize("path", _command_paths(cli), ids=" ".join)
+def test_every_command_and_sub_command_has_help(path):
+    result = CliRunner().invoke(cli, [*path, "--help"])
     assert result.exit_code == 0, result.output
-    assert "Usage:" in result.output
+    usage = result.output.splitlines()[0]
+    assert usage.startswith("Usage:") and " ".join(path) in usage
 
 
 def test_sandbox_is_the_environment_when_nothing_is_configured(tmp_path, monkeypatch):

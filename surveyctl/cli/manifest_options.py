@@ -38,5 +38,6 @@ def environment_catalog(ctx: CliContext, offline: bool, refresh: bool) -> Catalo
     while the cache is fresh."""
     if offline:
         return None
+    ctx.announce()
     config, environment = ctx.config(), ctx.environment()
     return Catalog(ctx.client, environment.name, config.cache_dir, refresh=refresh)

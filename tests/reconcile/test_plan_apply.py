@@ -328,3 +328,40 @@ def test_prevent_destroy_added_to_an_unchanged_survey_is_recorded_in_state(
     manifests.write(guarded)
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
     assert _store(project).load().survey("tracker").prevent_destroy is True
+
+
+def test_import_group_writes_a_manifest_naming_managed_surveys(
+    project, manifests, sandbox, unique, run_cli, api
+):
+    manifests.write(survey_manifest("tracker-a"))
+    manifests.write(survey_manifest("tracker-b"))
+    run_cli("apply", "manifests", "--auto-approve")
+    state = _store(project).load()
+    ids = [state.survey("tracker-a").ps_survey_id, state.survey("tracker-b").ps_survey_id]
+    ref = f"made-by-hand-{unique}"
+    api.create_group({"buyer_surveygroup_ref": ref, "name": "By hand", "exclusion_period": 7,
+                      "surveys_in_group": ids})
+    result = run_cli("import-group", ref, "--name", "by-hand", "--out", "manifests/group.yaml")
+    assert result.exit_code == 0, result.stderr
+    text = (project / "manifests" / "group.yaml").read_text()
+    assert "surveys:\n  - tracker-a\n  - tracker-b" in text
+    replanned = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert replanned.exit_code == 0, replanned.stdout
+
+
+def test_import_group_refuses_a_group_with_unmanaged_surveys(project, api, unique, run_cli):
+    survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+    ref = f"foreign-{unique}"
+    api.create_group({"buyer_surveygroup_ref": ref, "name": "Foreign", "exclusion_period": 7,
+                      "surveys_in_group": [survey_id]})
+    result = run_cli("import-group", ref, "--name", "foreign")
+    assert result.exit_code == 1
+    assert f"surveyctl import {survey_id} --name NAME" in result.stderr
+
+
+def test_validate_names_its_environment_even_from_a_cached_catalogue(run_cli, manifests):
+    manifests.write(survey_manifest("tracker"))
+    run_cli("validate", "manifests")  # fills the catalogue cache
+    cached = run_cli("validate", "manifests")
+    assert cached.exit_code == 0
+    assert "surveyctl: environment local" in cached.stderr
