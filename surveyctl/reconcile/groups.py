@@ -14,8 +14,8 @@ from surveyctl.reconcile.diff import diff_group
 from surveyctl.reconcile.live import LiveResult
 from surveyctl.reconcile.merge import merge_group
 from surveyctl.reconcile.normalise import normalise_group
-from surveyctl.reconcile.plan import GROUP, FieldChange, Note, Plan, ResourceChange, fingerprint
-from surveyctl.state import State
+from surveyctl.reconcile.plan import GROUP, FieldChange, Note, Plan, ResourceChange
+from surveyctl.state import State, fingerprint
 
 RECONTACT = 1
 

@@ -8,8 +8,6 @@ body it was planned against, so a saved plan can refuse to apply after a change 
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -133,9 +131,3 @@ class Plan:
         notes = [Note(**note) for note in data.get("notes", [])]
         rest = {k: v for k, v in data.items() if k not in ("resources", "notes")}
         return cls(**rest, resources=resources, notes=notes)
-
-
-def fingerprint(body: Any) -> str:
-    """A stable digest of a JSON value (key order and float formatting do not matter)."""
-    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
-    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()

@@ -12,7 +12,8 @@ import tempfile
 from pathlib import Path
 
 from surveyctl.errors import SurveyctlError
-from surveyctl.reconcile.plan import FORMAT_VERSION, Plan, fingerprint
+from surveyctl.reconcile.plan import FORMAT_VERSION, Plan
+from surveyctl.state import fingerprint
 
 MAGIC = "surveyctl-plan"
 

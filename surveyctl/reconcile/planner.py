@@ -31,9 +31,8 @@ from surveyctl.reconcile.plan import (
     Note,
     Plan,
     ResourceChange,
-    fingerprint,
 )
-from surveyctl.state import State, SurveyRecord
+from surveyctl.state import State, SurveyRecord, fingerprint
 
 
 @dataclass

@@ -1,0 +1,64 @@
+"""State: what surveyctl knows about the resources it manages in one environment.
+
+`.surveyctl/state/<environment>.json` holds, per resource address (`Survey/<name>`,
+`ExclusionGroup/<name>`), the service's ids and the body last applied - the third side of the
+three-way merge - plus a journal of creates in flight:
+
+```json
+{"format_version": 1, "lineage": "0c6e...", "serial": 7,
+ "resources": {
+   "Survey/brand-tracker-us": {"ps_survey_id": 4711, "quota_ids": {"male": "9f1c..."},
+                               "last_applied": {"survey_title": "Brand tracker US", "...": "..."}},
+   "ExclusionGroup/brand-trackers": {"buyer_surveygroup_ref": "brand-trackers-2026",
+                                     "ps_survey_ids": [4711], "last_applied": {"...": "..."}}},
+ "journal": {"Survey/brand-tracker-ca": {"address": "Survey/brand-tracker-ca",
+             "started_at": "2026-11-21T13:30:00+00:00", "fingerprint": "sha256:..."}}}
+```
+
+A create (POST) is journaled before it is sent and resolved right after the answer. A POST is
+never retried blindly, so an entry still there after a crash means "a survey may exist that the
+state does not know": it blocks a second create of that name until someone runs
+`surveyctl import` or `surveyctl state rm`.
+
+The lineage is made once, when the file is first written, and never changes; the serial grows
+by one on every write. Together they let a saved plan notice that the state moved under it.
+Writes go to a temporary file in the same folder, are fsynced and then renamed over the old
+file, so a crash mid-write leaves the previous version whole. The API key is never part of the
+state: nothing here receives it.
+"""
+
+from surveyctl.state.records import (
+    EXCLUSION_GROUP,
+    FORMAT_VERSION,
+    KINDS,
+    SURVEY,
+    GroupRecord,
+    JournalEntry,
+    Record,
+    State,
+    StateError,
+    SurveyRecord,
+    address,
+    fingerprint,
+    split_address,
+    state_file,
+)
+from surveyctl.state.store import StateStore
+
+__all__ = [
+    "EXCLUSION_GROUP",
+    "FORMAT_VERSION",
+    "KINDS",
+    "SURVEY",
+    "GroupRecord",
+    "JournalEntry",
+    "Record",
+    "State",
+    "StateError",
+    "StateStore",
+    "SurveyRecord",
+    "address",
+    "fingerprint",
+    "split_address",
+    "state_file",
+]

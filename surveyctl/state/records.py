@@ -1,0 +1,279 @@
+"""The content of a state file: resource records, the create journal, and their JSON form.
+
+See the package docstring of `surveyctl.state` for the file format.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from surveyctl.errors import SurveyctlError
+
+FORMAT_VERSION = 1
+SURVEY = "Survey"
+EXCLUSION_GROUP = "ExclusionGroup"
+KINDS = (SURVEY, EXCLUSION_GROUP)
+
+# The shape of a state file; checked on load so a hand-edited file fails with one clear sentence.
+_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["format_version", "lineage", "serial", "resources"],
+    "properties": {
+        "format_version": {"type": "integer"},
+        "lineage": {"type": "string", "minLength": 1},
+        "serial": {"type": "integer", "minimum": 0},
+        "resources": {
+            "type": "object",
+            "propertyNames": {"pattern": "^(Survey|ExclusionGroup)/.+$"},
+            "additionalProperties": {"type": "object"},
+        },
+        "journal": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "required": ["address", "started_at", "fingerprint"],
+                "properties": {
+                    "address": {"type": "string"},
+                    "started_at": {"type": "string"},
+                    "fingerprint": {"type": "string"},
+                },
+            },
+        },
+    },
+}
+_SURVEY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["ps_survey_id"],
+    "properties": {
+        "ps_survey_id": {"type": "integer"},
+        "quota_ids": {"type": "object", "additionalProperties": {"type": "string"}},
+        "last_applied": {"type": ["object", "null"]},
+        "prevent_destroy": {"type": "boolean"},
+    },
+}
+_GROUP_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["buyer_surveygroup_ref"],
+    "properties": {
+        "buyer_surveygroup_ref": {"type": "string"},
+        "ps_survey_ids": {"type": "array", "items": {"type": "integer"}},
+        "last_applied": {"type": ["object", "null"]},
+        "prevent_destroy": {"type": "boolean"},
+    },
+}
+
+
+class StateError(SurveyctlError):
+    """The state file cannot be read or written, or a state operation makes no sense."""
+
+
+def address(kind: str, name: str) -> str:
+    """`Survey/<name>` or `ExclusionGroup/<name>`."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown resource kind {kind!r}")
+    return f"{kind}/{name}"
+
+
+def split_address(value: str) -> tuple[str, str]:
+    """(kind, name) of an address; StateError when it is not one."""
+    kind, _, name = value.partition("/")
+    if kind not in KINDS or not name:
+        raise StateError(
+            f"{value!r} is not a resource address; use Survey/<name> or ExclusionGroup/<name>"
+        )
+    return kind, name
+
+
+def state_file(state_dir: Path, environment: str) -> Path:
+    """The state file of `environment` in `state_dir` (Config.state_dir)."""
+    return Path(state_dir) / f"{environment}.json"
+
+
+def fingerprint(body: Any) -> str:
+    """A stable digest of a JSON body: the same content gives the same value, key order aside."""
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class SurveyRecord:
+    """A managed survey: its id, its quotas' ids (buyer_quota_id -> ps_quota_id), last body sent."""
+
+    ps_survey_id: int
+    quota_ids: dict[str, str] = field(default_factory=dict)
+    last_applied: dict | None = None
+    # Kept here because a manifest that was removed can no longer protect its resource.
+    prevent_destroy: bool = False
+
+    kind = SURVEY
+
+    def ids(self) -> str:
+        return f"ps_survey_id={self.ps_survey_id} quotas={len(self.quota_ids)}"
+
+    def to_json(self) -> dict:
+        return {
+            "ps_survey_id": self.ps_survey_id,
+            "quota_ids": dict(self.quota_ids),
+            "last_applied": self.last_applied,
+            "prevent_destroy": self.prevent_destroy,
+        }
+
+
+@dataclass(frozen=True)
+class GroupRecord:
+    """A managed exclusion group: its reference, its surveys' ids, and the last body sent."""
+
+    buyer_surveygroup_ref: str
+    ps_survey_ids: list[int] = field(default_factory=list)
+    last_applied: dict | None = None
+    prevent_destroy: bool = False
+
+    kind = EXCLUSION_GROUP
+
+    def ids(self) -> str:
+        surveys = ",".join(str(i) for i in self.ps_survey_ids) or "-"
+        return f"buyer_surveygroup_ref={self.buyer_surveygroup_ref} surveys={surveys}"
+
+    def to_json(self) -> dict:
+        return {
+            "buyer_surveygroup_ref": self.buyer_surveygroup_ref,
+            "ps_survey_ids": list(self.ps_survey_ids),
+            "last_applied": self.last_applied,
+            "prevent_destroy": self.prevent_destroy,
+        }
+
+
+Record = SurveyRecord | GroupRecord
+
+
+@dataclass(frozen=True)
+class JournalEntry:
+    """A create sent (or about to be sent) whose answer has not been recorded yet."""
+
+    address: str
+    started_at: str
+    fingerprint: str
+
+    def to_json(self) -> dict:
+        return {
+            "address": self.address,
+            "started_at": self.started_at,
+            "fingerprint": self.fingerprint,
+        }
+
+
+@dataclass
+class State:
+    """The content of one environment's state file."""
+
+    lineage: str
+    serial: int = 0
+    resources: dict[str, Record] = field(default_factory=dict)
+    journal: dict[str, JournalEntry] = field(default_factory=dict)
+    format_version: int = FORMAT_VERSION
+
+    @classmethod
+    def empty(cls) -> State:
+        return cls(lineage=str(uuid.uuid4()))
+
+    def copy(self) -> State:
+        """A copy whose maps can change freely; the (frozen) records themselves are shared."""
+        return State(
+            lineage=self.lineage,
+            serial=self.serial,
+            resources=dict(self.resources),
+            journal=dict(self.journal),
+            format_version=self.format_version,
+        )
+
+    def survey(self, name: str) -> SurveyRecord | None:
+        record = self.resources.get(address(SURVEY, name))
+        return record if isinstance(record, SurveyRecord) else None
+
+    def group(self, name: str) -> GroupRecord | None:
+        record = self.resources.get(address(EXCLUSION_GROUP, name))
+        return record if isinstance(record, GroupRecord) else None
+
+    def pending_create(self, resource_address: str) -> JournalEntry | None:
+        """The unresolved create of that address, if a previous run left one."""
+        return self.journal.get(resource_address)
+
+    def addresses(self) -> list[str]:
+        """Every address the state knows, managed or with a create in flight, sorted."""
+        return sorted(set(self.resources) | set(self.journal))
+
+    def to_json(self) -> dict:
+        return {
+            "format_version": self.format_version,
+            "lineage": self.lineage,
+            "serial": self.serial,
+            "resources": {key: self.resources[key].to_json() for key in sorted(self.resources)},
+            "journal": {key: self.journal[key].to_json() for key in sorted(self.journal)},
+        }
+
+    @classmethod
+    def from_json(cls, data: dict, source: Path) -> State:
+        """Builds a State from parsed JSON; StateError naming `source` when it is not one."""
+        if not isinstance(data, dict):
+            raise StateError(f"{source}: not a surveyctl state file (expected a JSON object)")
+        version = data.get("format_version")
+        if version != FORMAT_VERSION:
+            raise StateError(
+                f"{source}: state format_version {version!r} is not supported by this surveyctl "
+                f"(it reads version {FORMAT_VERSION}); use the surveyctl that wrote it"
+            )
+        _check(data, _SCHEMA, source, "")
+        resources: dict[str, Record] = {}
+        for key, value in data["resources"].items():
+            kind, _ = split_address(key)
+            if kind == SURVEY:
+                _check(value, _SURVEY_SCHEMA, source, f"resources.{key}")
+                resources[key] = SurveyRecord(
+                    ps_survey_id=value["ps_survey_id"],
+                    quota_ids=dict(value.get("quota_ids") or {}),
+                    last_applied=value.get("last_applied"),
+                    prevent_destroy=bool(value.get("prevent_destroy", False)),
+                )
+            else:
+                _check(value, _GROUP_SCHEMA, source, f"resources.{key}")
+                resources[key] = GroupRecord(
+                    buyer_surveygroup_ref=value["buyer_surveygroup_ref"],
+                    ps_survey_ids=list(value.get("ps_survey_ids") or []),
+                    last_applied=value.get("last_applied"),
+                    prevent_destroy=bool(value.get("prevent_destroy", False)),
+                )
+        journal = {
+            key: JournalEntry(value["address"], value["started_at"], value["fingerprint"])
+            for key, value in (data.get("journal") or {}).items()
+        }
+        return cls(
+            lineage=data["lineage"],
+            serial=data["serial"],
+            resources=resources,
+            journal=journal,
+        )
+
+
+_VALIDATORS = {
+    id(schema): jsonschema.Draft202012Validator(schema)
+    for schema in (_SCHEMA, _SURVEY_SCHEMA, _GROUP_SCHEMA)
+}
+
+
+def _check(value: Any, schema: dict, source: Path, where: str) -> None:
+    error = jsonschema.exceptions.best_match(_VALIDATORS[id(schema)].iter_errors(value))
+    if error is not None:
+        place = ".".join(str(p) for p in [where, *error.absolute_path] if p != "") or "top level"
+        raise StateError(f"{source}: not a valid surveyctl state file at {place}: {error.message}")

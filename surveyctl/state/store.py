@@ -1,0 +1,225 @@
+"""The state file on disk: atomic writes, safe from several threads (see `surveyctl.state`)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import tempfile
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from surveyctl.state.records import (
+    JournalEntry,
+    Record,
+    State,
+    StateError,
+    fingerprint,
+    split_address,
+    utc_now,
+)
+
+
+class StateStore:
+    """Reads and writes one state file; writes are atomic and safe from several threads.
+
+    `load()` reads the file once; every change goes through `update(fn)`, which applies `fn` to
+    a copy of the current state under an in-process lock, bumps the serial and writes the file.
+    When the write fails the in-memory state stays as it was, like the file. The cross-process
+    guard is `surveyctl.lock.StateLock`, which commands that write hold for their whole run.
+
+    The applier records every success at once, so a write must stay cheap with hundreds of
+    surveys in state: records are frozen and shared between copies (replace a record, never
+    change one in place; treat the `last_applied` bodies as read-only), and each record's JSON
+    is encoded once and reused until the record is replaced.
+    """
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._state: State | None = None
+        self._encoded: dict[str, tuple[Record, str]] = {}
+
+    def load(self) -> State:
+        """The state in the file; an empty state with a fresh lineage when there is none yet."""
+        with self._lock:
+            self._state = self._read()
+            return self._state.copy()
+
+    def current(self) -> State:
+        """A copy of the state as last loaded or written (loads it on first use)."""
+        with self._lock:
+            if self._state is None:
+                self._state = self._read()
+            return self._state.copy()
+
+    def update(self, change: Callable[[State], None]) -> State:
+        """Applies `change` to the state, writes it with serial + 1, and returns a copy."""
+        with self._lock:
+            if self._state is None:
+                self._state = self._read()
+            new = self._state.copy()
+            change(new)
+            new.serial = self._state.serial + 1
+            self._write(new)
+            self._state = new
+            return new.copy()
+
+    # The operations the applier and the state commands need, each one write.
+
+    def record(self, resource_address: str, record: Record) -> State:
+        """Records a managed resource (after a create, an update or an import)."""
+        split_address(resource_address)
+
+        def change(state: State) -> None:
+            state.resources[resource_address] = copy.deepcopy(record)
+
+        return self.update(change)
+
+    def journal_create(self, resource_address: str, body: dict) -> JournalEntry:
+        """Notes a create about to be sent; call it BEFORE the POST."""
+        split_address(resource_address)
+        entry = JournalEntry(resource_address, utc_now(), fingerprint(body))
+
+        def change(state: State) -> None:
+            if resource_address in state.journal:
+                raise StateError(
+                    f"a create of {resource_address} is already in flight since "
+                    f"{state.journal[resource_address].started_at}"
+                )
+            state.journal[resource_address] = entry
+
+        self.update(change)
+        return entry
+
+    def resolve_create(self, resource_address: str, record: Record | None) -> State:
+        """Clears a journaled create: records the resource it made, or nothing if it failed."""
+
+        def change(state: State) -> None:
+            state.journal.pop(resource_address, None)
+            if record is not None:
+                state.resources[resource_address] = copy.deepcopy(record)
+
+        return self.update(change)
+
+    def forget(self, resource_address: str) -> State:
+        """Drops a resource and any unresolved create of it; the marketplace is not touched."""
+
+        def change(state: State) -> None:
+            if resource_address not in state.resources and resource_address not in state.journal:
+                raise StateError(f"{resource_address} is not in the state file {self.path}")
+            state.resources.pop(resource_address, None)
+            state.journal.pop(resource_address, None)
+
+        return self.update(change)
+
+    def move(self, old: str, new: str) -> State:
+        """Renames a resource (after a manifest rename); the kind must stay the same."""
+        old_kind, _ = split_address(old)
+        new_kind, _ = split_address(new)
+        if old_kind != new_kind:
+            raise StateError(f"cannot move {old} to {new}: a resource keeps its kind")
+
+        def change(state: State) -> None:
+            if old not in state.resources and old not in state.journal:
+                raise StateError(f"{old} is not in the state file {self.path}")
+            if new in state.resources or new in state.journal:
+                raise StateError(f"{new} is already in the state file {self.path}")
+            if old in state.resources:
+                state.resources[new] = state.resources.pop(old)
+            if old in state.journal:
+                entry = state.journal.pop(old)
+                state.journal[new] = JournalEntry(new, entry.started_at, entry.fingerprint)
+
+        return self.update(change)
+
+    def _read(self) -> State:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return State.empty()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise StateError(f"{self.path}: cannot read the state file: {exc}") from exc
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise StateError(
+                f"{self.path}:{exc.lineno}: the state file is corrupt (not valid JSON: {exc.msg}); "
+                "restore it from a backup or version control"
+            ) from exc
+        return State.from_json(data, self.path)
+
+    def _encode(self, state: State) -> str:
+        """The file's text: one line per resource, so that a diff of the file stays readable."""
+        encoded: dict[str, tuple[Record, str]] = {}
+        for key in sorted(state.resources):
+            record = state.resources[key]
+            cached = self._encoded.get(key)
+            if cached is None or cached[0] is not record:
+                cached = (record, _compact(record.to_json()))
+            encoded[key] = cached
+        self._encoded = encoded
+        resources = ",\n".join(f"    {_compact(key)}: {text}" for key, (_, text) in encoded.items())
+        journal = ",\n".join(
+            f"    {_compact(key)}: {_compact(state.journal[key].to_json())}"
+            for key in sorted(state.journal)
+        )
+        return (
+            "{\n"
+            f'  "format_version": {state.format_version},\n'
+            f'  "lineage": {_compact(state.lineage)},\n'
+            f'  "serial": {state.serial},\n'
+            f'  "resources": {{{_block(resources)}}},\n'
+            f'  "journal": {{{_block(journal)}}}\n'
+            "}\n"
+        )
+
+    def _write(self, state: State) -> None:
+        """Temp file in the same folder + fsync + rename: readers see the old or the new file."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        text = self._encode(state)
+        handle = tempfile.NamedTemporaryFile(
+            "w",
+            encoding="utf-8",
+            dir=self.path.parent,
+            prefix=f".{self.path.name}.",
+            suffix=".tmp",
+            delete=False,
+        )
+        try:
+            with handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(handle.name, self.path)
+        except OSError as exc:
+            Path(handle.name).unlink(missing_ok=True)
+            raise StateError(f"{self.path}: cannot write the state file: {exc}") from exc
+        except BaseException:
+            Path(handle.name).unlink(missing_ok=True)
+            raise
+        _fsync_directory(self.path.parent)
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _block(lines: str) -> str:
+    return f"\n{lines}\n  " if lines else ""
+
+
+def _fsync_directory(folder: Path) -> None:
+    # The rename is durable only once the directory entry is on disk; not every OS allows it.
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
