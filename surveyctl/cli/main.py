@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "validate": "surveyctl.cli.validate:validate_command",
     "render": "surveyctl.cli.validate:render_command",
     "plan": "surveyctl.cli.plan:plan_command",
+    "status": "surveyctl.cli.status:status_command",
     "apply": "surveyctl.cli.plan:apply_command",
     "import": "surveyctl.cli.imports:import_command",
     "import-group": "surveyctl.cli.imports:import_group_command",
