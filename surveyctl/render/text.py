@@ -66,6 +66,7 @@ def _resource(resource: ResourceChange, paint) -> list[str]:
         lines.extend(
             paint("+", f"    + {key}: {_summary(key, value)}")
             for key, value in sorted(resource.body.items())
+            if value not in (None, [], {})  # nothing to show for a field left empty
         )
     elif resource.action in ("update", "quota-update"):
         for change in resource.changes:

@@ -238,6 +238,7 @@ def test_exclusion_group_is_created_after_the_surveys_it_names(
                               "exclusion_period": 30, "surveys": ["tracker-a", "tracker-b"]}})
     plan = run_cli("plan", "manifests")
     assert '+ surveys: ["tracker-a", "tracker-b"]' in plan.stdout
+    assert "surveys_in_group" not in plan.stdout  # empty: the ids come after apply
     applied = run_cli("apply", "manifests", "--auto-approve")
     assert applied.exit_code == 0, applied.stdout + applied.stderr
     state = _store(project).load()
