@@ -32,6 +32,7 @@ from surveyctl.reconcile.planner import PlanRequest, make_plan
 from surveyctl.render import json as render_json
 from surveyctl.render import markdown as render_markdown
 from surveyctl.render import text as render_text
+from surveyctl.state import State
 
 _destroy = click.option(
     "--destroy", is_flag=True, help="Delete resources that are no longer in the manifests."
@@ -50,7 +51,9 @@ def use_color() -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
-def _make_plan(ctx: CliContext, paths, destroy: bool, parallelism: int, refresh: bool) -> Plan:
+def _make_plan(
+    ctx: CliContext, state: State, paths, destroy: bool, parallelism: int, refresh: bool
+) -> Plan:
     desired, diagnostics = load_manifests(
         manifest_paths(ctx, paths), environment_catalog(ctx, offline=False, refresh=refresh)
     )
@@ -62,7 +65,6 @@ def _make_plan(ctx: CliContext, paths, destroy: bool, parallelism: int, refresh:
             f"{diagnostics.count(ERROR)} error(s) in the manifests; nothing was planned "
             "(`surveyctl validate` shows them all)"
         )
-    state = ctx.state_store().load()
     request = PlanRequest(desired, state, ctx.environment().name, destroy, parallelism)
     return make_plan(ctx.client(), request)
 
@@ -112,7 +114,8 @@ def plan_command(
 
     Without PATHS the `manifests:` of surveyctl.yaml are read.
     """
-    plan = _make_plan(ctx, paths, destroy, parallelism, refresh_catalog)
+    state = ctx.state_store().load()
+    plan = _make_plan(ctx, state, paths, destroy, parallelism, refresh_catalog)
     _show(plan, output_format)
     if out is not None:
         save_plan(plan, out)
@@ -179,15 +182,15 @@ def apply_command(
                 )
             check_saved_plan(plan, store.load(), ctx.client(), parallelism)
         else:
-            plan = _make_plan(ctx, target, destroy, parallelism, refresh_catalog)
+            plan = _make_plan(ctx, store.load(), target, destroy, parallelism, refresh_catalog)
         _show(plan, output_format)
         if plan.errors:
             raise SurveyctlError("the plan has errors; nothing was applied")
-        sync_lifecycle(plan, store)
+        if plan.has_changes and saved is None and not auto_approve:
+            _confirm(environment.name)
+        sync_lifecycle(plan, store)  # after the approval: a cancelled apply changes nothing
         if not plan.has_changes:
             return
-        if saved is None and not auto_approve:
-            _confirm(environment.name)
         result = apply_plan(plan, ctx.client(), store, parallelism, _progress)
     _report(result)
 

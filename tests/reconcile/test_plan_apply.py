@@ -366,3 +366,20 @@ def test_validate_names_its_environment_even_from_a_cached_catalogue(run_cli, ma
     cached = run_cli("validate", "manifests")
     assert cached.exit_code == 0
     assert "surveyctl: environment local" in cached.stderr
+
+
+def test_an_apply_refused_at_approval_leaves_the_state_as_it_was(
+    project, manifests, sandbox, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    manifests.write(survey_manifest("other"))
+    run_cli("apply", "manifests", "--auto-approve")
+    guarded = survey_manifest("tracker")  # unchanged but for its lifecycle
+    guarded["lifecycle"] = {"prevent_destroy": True}
+    manifests.write(guarded)
+    manifests.write(survey_manifest("other", survey_title="Renamed"))  # needs approval
+    state_file = project / ".surveyctl" / "state" / "local.json"
+    before = state_file.read_text()
+    refused = run_cli("apply", "manifests")  # no terminal to ask, no --auto-approve
+    assert refused.exit_code == 1
+    assert state_file.read_text() == before
