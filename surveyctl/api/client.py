@@ -222,13 +222,22 @@ class ApiClient:
         response = self.request("GET", paths.transactions(survey_id), params=params)
         return response.json(), _total_pages(response)
 
-    def iter_pages(self, fetch_page, **kwargs: Any) -> Iterator[list[dict]]:
-        """Yields every page of a paged call, `fetch_page(page=N, **kwargs)`, from page 1."""
+    def paged(self, fetch_page, **kwargs: Any) -> Iterator[tuple[list[dict], int]]:
+        """Every page of a paged call, `fetch_page(page=N, **kwargs)`, from page 1, with the
+        `total_pages` announced. An empty page ends the read even if more were announced:
+        items can leave a filter while we page (a transaction reconciled meanwhile)."""
         page, total = 1, 1
         while page <= total:
             items, total = fetch_page(page=page, **kwargs)
-            yield items
+            yield items, total
+            if not items:
+                break
             page += 1
+
+    def iter_pages(self, fetch_page, **kwargs: Any) -> Iterator[list[dict]]:
+        """The items of every page, as `paged` reads them."""
+        for items, _total in self.paged(fetch_page, **kwargs):
+            yield items
 
     def get_transaction(self, survey_id: int, transaction_id: str) -> dict:
         return self._json("GET", paths.transaction(survey_id, transaction_id))

@@ -57,21 +57,13 @@ ProgressCallback = Callable[[ExportProgress], None]
 
 def iter_pages(client: ApiClient, query: TransactionQuery) -> Iterator[tuple[list[dict], int]]:
     """Every page of the query, with the `total_pages` the service announced for it."""
-    page, total = 1, 1
-    while page <= total:
-        items, total = client.get_transactions_page(
-            query.survey_id,
-            page=page,
-            limit=query.page_size,
-            status=list(query.status) or None,
-            supplier_ids=list(query.supplier_ids) or None,
-        )
-        yield items, total
-        if not items:
-            # A page that comes back empty ends the read even if total_pages said more:
-            # transactions can disappear from a filter while we page (e.g. reconciled).
-            break
-        page += 1
+    return client.paged(
+        client.get_transactions_page,
+        survey_id=query.survey_id,
+        limit=query.page_size,
+        status=list(query.status) or None,
+        supplier_ids=list(query.supplier_ids) or None,
+    )
 
 
 class RowWriter(Protocol):

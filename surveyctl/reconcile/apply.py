@@ -120,25 +120,26 @@ def sync_lifecycle(plan: Plan, store: StateStore) -> int:
     """Records `lifecycle.prevent_destroy` of unchanged resources (a state-only write): a
     manifest that is later removed can no longer protect its resource, the state must."""
 
-    def change(state: State) -> None:
-        for resource in plan.resources:
-            record = state.resources.get(resource.address)
-            if resource.action == "no-op" and record is not None:
-                if record.prevent_destroy != resource.prevent_destroy:
-                    state.resources[resource.address] = dataclasses.replace(
-                        record, prevent_destroy=resource.prevent_destroy
-                    )
+    wanted = {r.address: r.prevent_destroy for r in plan.resources if r.action == "no-op"}
 
-    stale = [
-        r
-        for r in plan.resources
-        if r.action == "no-op"
-        and (rec := store.current().resources.get(r.address)) is not None
-        and rec.prevent_destroy != r.prevent_destroy
-    ]
-    if stale:
+    def stale(state: State) -> list[str]:
+        return [
+            address
+            for address, flag in wanted.items()
+            if (record := state.resources.get(address)) is not None
+            and record.prevent_destroy != flag
+        ]
+
+    def change(state: State) -> None:
+        for address in stale(state):
+            state.resources[address] = dataclasses.replace(
+                state.resources[address], prevent_destroy=wanted[address]
+            )
+
+    count = len(stale(store.current()))
+    if count:
         store.update(change)
-    return len(stale)
+    return count
 
 
 def _reader(resource: ResourceChange):
@@ -183,6 +184,7 @@ def _journaled_create(resource: ResourceChange, store: StateStore, body: dict, s
     except ApiError as exc:
         if exc.status in DEFINITE_REFUSALS:
             store.resolve_create(resource.address, None)
+            raise
         raise _ambiguous(resource, exc) from exc
     except SurveyctlError as exc:
         raise _ambiguous(resource, exc) from exc
@@ -196,8 +198,6 @@ def _create_survey(resource, client, store, failed) -> str:
 
 
 def _ambiguous(resource: ResourceChange, exc: SurveyctlError) -> SurveyctlError:
-    if isinstance(exc, ApiError) and exc.status in DEFINITE_REFUSALS:
-        return exc
     return SurveyctlError(
         f"{exc}; the create may or may not have been made, so {resource.address} stays "
         "journaled: run `surveyctl plan` for how to resolve it"
@@ -220,15 +220,12 @@ def _update_quotas(resource, client, store, failed) -> str:
                 f"{exc} (quotas already updated: {', '.join(done) or 'none'})"
             ) from exc
         done.append(quota_id)
-    previous = store.current().survey(resource.name)
-    quota_ids = previous.quota_ids if previous else {}
+    # Quota PUTs keep every ps_quota_id, so the recorded ids stay as they are.
+    previous = store.current().survey(resource.name) or SurveyRecord(int(resource.remote_id))
     store.record(
         resource.address,
-        SurveyRecord(
-            int(resource.remote_id),
-            dict(quota_ids),
-            resource.last_applied,
-            resource.prevent_destroy,
+        dataclasses.replace(
+            previous, last_applied=resource.last_applied, prevent_destroy=resource.prevent_destroy
         ),
     )
     return f"updated quotas {', '.join(done)} of ps_survey_id {resource.remote_id}"
@@ -253,24 +250,27 @@ def _group_api_body(resource: ResourceChange, store: StateStore, failed: set[str
     return api_body(resource.body, ids)
 
 
+def _group_record(body: dict, resource: ResourceChange) -> GroupRecord:
+    """What state keeps of a group once its body was accepted."""
+    return GroupRecord(
+        body["buyer_surveygroup_ref"],
+        list(body["surveys_in_group"]),
+        body,
+        resource.prevent_destroy,
+    )
+
+
 def _create_group(resource, client, store, failed) -> str:
     body = _group_api_body(resource, store, failed)
     _journaled_create(resource, store, body, client.create_group)
-    ref = body["buyer_surveygroup_ref"]
-    record = GroupRecord(ref, list(body["surveys_in_group"]), body, resource.prevent_destroy)
-    store.resolve_create(resource.address, record)
-    return f"created group {ref}"
+    store.resolve_create(resource.address, _group_record(body, resource))
+    return f"created group {body['buyer_surveygroup_ref']}"
 
 
 def _update_group(resource, client, store, failed) -> str:
     body = _group_api_body(resource, store, failed)
     client.update_group(resource.remote_id, body)
-    store.record(
-        resource.address,
-        GroupRecord(
-            resource.remote_id, list(body["surveys_in_group"]), body, resource.prevent_destroy
-        ),
-    )
+    store.record(resource.address, _group_record(body, resource))
     return f"updated group {resource.remote_id}"
 
 

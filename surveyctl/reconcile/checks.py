@@ -45,7 +45,7 @@ def frozen_fields(
         return []
     state = f"{STATUS_NAMES.get(status, status)} ({status})"
     notes = []
-    touched = {change.path.split(".")[0].split("[")[0] for change in changes}
+    touched = {change.field for change in changes}
     if "qlc" in touched:
         notes.append(
             Note(

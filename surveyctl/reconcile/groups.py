@@ -1,9 +1,11 @@
 """Planning of exclusion groups: after the surveys they name, by the same three-way rules.
 
 A group's manifest names surveys by manifest name; their ps_survey_ids come from state. A
-survey created in the same apply has no id yet: the plan shows it as `<name> (known after
-apply)` and the applier resolves it once the survey exists. The plan's body for a group keeps
-the names (`surveys`) beside any ids written directly (`surveys_in_group`).
+survey created in the same apply has no id yet: the plan's body for a group keeps the names
+(`surveys`) beside any ids written directly (`surveys_in_group`), an update shows such a survey
+as `<name> (known after apply)`, and the applier resolves the names once the surveys exist.
+That a recontact survey cannot be grouped is a manifest rule (`surveyctl validate`), checked
+before any plan is made.
 """
 
 from __future__ import annotations
@@ -17,8 +19,6 @@ from surveyctl.reconcile.normalise import normalise_group
 from surveyctl.reconcile.plan import GROUP, FieldChange, Note, Plan, ResourceChange
 from surveyctl.state import State, fingerprint
 
-RECONTACT = 1
-
 
 def group_fingerprint(live: dict) -> str:
     return fingerprint(normalise_group(live))
@@ -29,7 +29,7 @@ def plan_groups(
 ) -> list[ResourceChange]:
     changes = []
     for name, group in sorted(desired.groups.items()):
-        change = _plan_group(name, group, desired, state, live, plan)
+        change = _plan_group(name, group, state, live, plan)
         if change is not None:
             changes.append(change)
     return changes
@@ -60,26 +60,12 @@ def api_body(planned: dict, ps_survey_ids: dict[str, int]) -> dict:
 def _plan_group(
     name: str,
     group: ExclusionGroup,
-    desired: DesiredState,
     state: State,
     live: dict[str, LiveResult],
     plan: Plan,
 ) -> ResourceChange | None:
     address = f"{GROUP}/{name}"
     where = str(group.location) if group.location else None
-    for survey_name in group.surveys:
-        survey = desired.surveys.get(survey_name)
-        if survey is not None and survey.settings.get("incl_excl") == RECONTACT:
-            plan.notes.append(
-                Note(
-                    "error",
-                    address,
-                    f"Survey/{survey_name} is a recontact survey (incl_excl 1), "
-                    "which cannot be grouped",
-                    where,
-                )
-            )
-            return None
     record = state.group(name)
     journal = state.pending_create(address)
     if journal is not None and record is None:

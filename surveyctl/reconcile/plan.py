@@ -28,6 +28,11 @@ class FieldChange:
     old: Any = None
     new: Any = None
 
+    @property
+    def field(self) -> str:
+        """The top-level field the change is in: `quotas` for `quotas[male].required_count`."""
+        return self.path.split(".")[0].split("[")[0]
+
 
 @dataclass
 class Note:

@@ -83,6 +83,12 @@ def live_fingerprint(live: dict) -> str:
     return fingerprint({"status": live.get("ps_survey_status"), "body": fields})
 
 
+def _fingerprint(is_survey: bool, live: dict | None) -> str | None:
+    if live is None:
+        return None
+    return live_fingerprint(live) if is_survey else groups.group_fingerprint(live)
+
+
 def _live_requests(state: State):
     for address, record in sorted(state.resources.items()):
         if isinstance(record, SurveyRecord):
@@ -134,15 +140,14 @@ def _plan_survey(
             )
         )
         return None
-    return _update(name, survey, record, result.body, notes)
+    return _update(name, survey, desired, record, result.body, notes)
 
 
 def _update(
-    name: str, survey: Survey, record: SurveyRecord, live: dict, notes: list[Note]
+    name: str, survey: Survey, desired: dict, record: SurveyRecord, live: dict, notes: list[Note]
 ) -> ResourceChange:
     address = f"{SURVEY}/{name}"
     where = str(survey.location) if survey.location else None
-    desired = survey.body()
     ignored = survey.lifecycle.ignore_changes
     merged = merge_survey(live, desired, record.last_applied, ignored)
     # The live body is normalised once, for both the diff and the drift: normalising is most
@@ -163,19 +168,17 @@ def _update(
         spend=checks.survey_spend(live, merged),
         location=where,
         drift=[
-            FieldChange(c.path, c.old, c.new)
+            change
             for c in _drift(live_normalised, record.last_applied, desired, differences)
-            if c.path.split(".")[0].split("[")[0] not in ignored
+            if (change := FieldChange(c.path, c.old, c.new)).field not in ignored
         ],
     )
-    if action == "update":
-        change.body = merged
-    elif action == "quota-update":
-        change.body = merged
-        change.quota_updates = quota_update_bodies(merged, differences)
     if action != "no-op":
+        change.body = merged
+        if action == "quota-update":
+            change.quota_updates = quota_update_bodies(merged, differences)
         notes.extend(checks.frozen_fields(address, live.get("ps_survey_status"), changes, where))
-        touched = {c.path.split(".")[0].split("[")[0] for c in changes}
+        touched = {c.field for c in changes}
         if touched & {"quotas", "completes_required"}:
             notes.extend(checks.quota_balance(address, merged, where))
     return change
@@ -225,9 +228,8 @@ def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan)
         record = request.state.resources[address]
         kind, name = address.split("/", 1)
         result = live.get(address)
-        remote = getattr(record, "ps_survey_id", None) or getattr(
-            record, "buyer_surveygroup_ref", None
-        )
+        is_survey = isinstance(record, SurveyRecord)
+        remote = record.ps_survey_id if is_survey else record.buyer_surveygroup_ref
         if result is not None and result.gone:
             plan.notes.append(
                 Note(
@@ -248,7 +250,7 @@ def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan)
                 )
             )
             continue
-        if getattr(record, "prevent_destroy", False):
+        if record.prevent_destroy:
             plan.notes.append(
                 Note(
                     "error",
@@ -259,7 +261,7 @@ def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan)
             )
             continue
         body = result.body if result is not None else None
-        if kind == SURVEY and body and body.get("ps_survey_status") != checks.DRAFT:
+        if is_survey and body and body.get("ps_survey_status") != checks.DRAFT:
             status = body.get("ps_survey_status")
             plan.notes.append(
                 Note(
@@ -275,9 +277,7 @@ def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan)
                 name,
                 "delete",
                 remote_id=remote,
-                fingerprint=live_fingerprint(body)
-                if kind == SURVEY and body
-                else (groups.group_fingerprint(body) if body else None),
-                spend=checks.survey_spend(body, None) if kind == SURVEY else None,
+                fingerprint=_fingerprint(is_survey, body),
+                spend=checks.survey_spend(body, None) if is_survey else None,
             )
         )

@@ -9,7 +9,7 @@ SYMBOLS = {"create": "+", "update": "~", "quota-update": "~", "delete": "-", "no
 COLOURS = {"+": "32", "~": "33", "-": "31", "!": "35"}  # ANSI: green, yellow, red, magenta
 
 
-def render(plan: Plan, color: bool = False, show_no_op: bool = False) -> str:
+def render(plan: Plan, color: bool = False) -> str:
     """The whole plan; `color` adds ANSI colours (the CLI decides: terminal, no NO_COLOR)."""
 
     def paint(symbol: str, text: str) -> str:
@@ -17,7 +17,7 @@ def render(plan: Plan, color: bool = False, show_no_op: bool = False) -> str:
 
     lines: list[str] = []
     for resource in plan.resources:
-        if resource.is_change or show_no_op or resource.drift:
+        if resource.is_change or resource.drift:
             lines.extend(_resource(resource, paint))
     if lines:
         lines.append("")
