@@ -1,28 +1,63 @@
-"""Finds the files shipped beside the code: the JSON Schemas of `schemas/`.
+"""The resources surveyctl manages: their kinds, their addresses and the rule for their names.
 
-In a checkout (and an editable install) they are at the repository root; a built wheel carries
-them inside the package as `surveyctl/_schemas`.
+A resource is a Survey or an ExclusionGroup described by a manifest. Its address,
+`<Kind>/<name>`, is its identity in state, in plans and on the command line. The name rule is
+the manifest schema's (`schemas/manifest.schema.json` uses the same pattern; a test keeps the
+two equal), so every command that takes a name refuses what `validate` would refuse.
 """
 
 from __future__ import annotations
 
-import json
-from functools import cache
-from pathlib import Path
+import re
 
-_PACKAGE = Path(__file__).resolve().parent
+from surveyctl.errors import SurveyctlError
 
+SURVEY = "Survey"
+EXCLUSION_GROUP = "ExclusionGroup"
+KINDS = (SURVEY, EXCLUSION_GROUP)
 
-def schemas_dir() -> Path:
-    """The folder that holds `manifest.schema.json` and `api/`."""
-    for candidate in (_PACKAGE / "_schemas", _PACKAGE.parent / "schemas"):
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError("surveyctl's schemas/ folder is missing from this installation")
+NAME_PATTERN = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"
+NAME_RULE = "lowercase letters, digits and dashes, 1 to 63 characters, no dash at either end"
+_NAME = re.compile(NAME_PATTERN)
 
 
-@cache
-def load_schema(relative: str) -> dict:
-    """The parsed JSON Schema at `relative` (for example `api/survey-create.request.json`)."""
-    with open(schemas_dir() / relative, encoding="utf-8") as handle:
-        return json.load(handle)
+class ResourceNameError(SurveyctlError):
+    """A resource name or address that breaks the rule."""
+
+
+def valid_name(name: str) -> bool:
+    return bool(_NAME.match(name))
+
+
+def check_name(name: str, what: str = "name") -> str:
+    """`name` when it follows the rule; ResourceNameError naming the rule otherwise."""
+    if not isinstance(name, str) or not valid_name(name):
+        raise ResourceNameError(f"{what} {name!r} is not a valid resource name: use {NAME_RULE}")
+    return name
+
+
+def address(kind: str, name: str) -> str:
+    """`Survey/<name>` or `ExclusionGroup/<name>`."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown resource kind {kind!r}")
+    return f"{kind}/{name}"
+
+
+def split_address(value: str) -> tuple[str, str]:
+    """(kind, name) of an address; ResourceNameError when it is not one."""
+    kind, _, name = value.partition("/")
+    if kind not in KINDS or not name:
+        raise ResourceNameError(
+            f"{value!r} is not a resource address; use Survey/<name> or ExclusionGroup/<name>"
+        )
+    return kind, name
+
+
+def kind_of(value: str) -> str:
+    """The kind of an address (`Survey` of `Survey/x`)."""
+    return split_address(value)[0]
+
+
+def name_of(value: str) -> str:
+    """The name of an address (`x` of `Survey/x`)."""
+    return split_address(value)[1]

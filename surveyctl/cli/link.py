@@ -11,7 +11,8 @@ import os
 import click
 
 from surveyctl.errors import ConfigError
-from surveyctl.ops.links import RETURN_STATUSES, ReturnLink, build_return_link, verify_return_link
+from surveyctl.ops.links import ReturnLink, build_return_link, verify_return_link
+from surveyctl.statuses import RETURN_STATUSES
 
 DEFAULT_SECRET_ENV = "SURVEYCTL_RETURN_SECRET"
 

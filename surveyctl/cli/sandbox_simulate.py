@@ -14,21 +14,7 @@ from rich.table import Table
 
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.errors import ApiError, SurveyctlError
-
-STATUS_NAMES = {
-    12: "platform quota full",
-    13: "platform termination",
-    15: "platform quality / de-dupe",
-    16: "in progress on the buyer survey",
-    17: "buyer quota full",
-    18: "buyer termination",
-    20: "buyer quality termination",
-    21: "complete",
-    22: "survey closed termination",
-    23: "survey paused termination",
-    24: "unopened quota termination",
-    30: "buyer security",
-}
+from surveyctl.statuses import transaction_status_name
 
 
 def _suppliers(ctx: click.Context, param: click.Parameter, value: str | None) -> list[int] | None:
@@ -93,7 +79,7 @@ def simulate(
     table.add_column("status")
     table.add_column("respondents", justify="right")
     for code, count in result["statuses"].items():
-        table.add_row(code, STATUS_NAMES.get(int(code), ""), str(count))
+        table.add_row(code, transaction_status_name(code), str(count))
     Console().print(table)
     click.echo(
         f"{result['respondents']} respondent(s), {result['completes']} complete(s); "

@@ -8,15 +8,13 @@ hand, or a create interrupted between its POST and the state write.
 from __future__ import annotations
 
 import json
-import re
 
 import click
 
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.lock import StateLock, force_unlock
-from surveyctl.state import State, StateError, StateStore, split_address
-
-_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+from surveyctl.resources import address, check_name, split_address
+from surveyctl.state import State, StateError, StateStore
 
 lock_timeout_option = click.option(
     "--lock-timeout",
@@ -55,11 +53,7 @@ def _target(old: str, new: str) -> str:
         kind, name = split_address(new)
     else:
         name = new
-    if not _NAME.match(name):
-        raise StateError(
-            f"{name!r} is not a valid resource name (lowercase letters, digits and dashes)"
-        )
-    return f"{kind}/{name}"
+    return address(kind, check_name(name, "the new name"))
 
 
 @click.group("state")

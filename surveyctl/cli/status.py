@@ -9,14 +9,12 @@ from __future__ import annotations
 import click
 
 from surveyctl.cli.context import CliContext, pass_context
-
-STATUSES = {"draft": 11, "live": 22, "paused": 33, "closed": 44}
-NAMES = {code: name for name, code in STATUSES.items()}
+from surveyctl.statuses import SURVEY_STATUSES, survey_status_name
 
 
 def _describe(body: dict) -> str:
     code = body.get("ps_survey_status")
-    return f"survey {body.get('ps_survey_id')} is {NAMES.get(code, 'unknown')} ({code})"
+    return f"survey {body.get('ps_survey_id')} is {survey_status_name(code)} ({code})"
 
 
 @click.command("status")
@@ -29,4 +27,4 @@ def status_command(ctx: CliContext, survey_id: int, new_status: str | None) -> N
     if new_status is None:
         click.echo(_describe(client.get_survey(survey_id)))
         return
-    click.echo(_describe(client.set_survey_status(survey_id, STATUSES[new_status])))
+    click.echo(_describe(client.set_survey_status(survey_id, SURVEY_STATUSES[new_status])))

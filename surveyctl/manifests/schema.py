@@ -20,9 +20,9 @@ from jsonschema.exceptions import ValidationError
 from surveyctl.errors import Location
 from surveyctl.manifests.diagnostics import Diagnostics
 from surveyctl.manifests.load import Document, MarkedDict, MarkedList
-from surveyctl.resources import load_schema
+from surveyctl.resources import KINDS
+from surveyctl.schemafiles import load_schema
 
-KINDS = ("Survey", "ExclusionGroup")
 _TYPE_WORDS = {
     "string": "text",
     "integer": "a whole number",

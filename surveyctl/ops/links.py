@@ -16,15 +16,8 @@ from dataclasses import dataclass
 from urllib.parse import quote, unquote_plus, urlsplit, urlunsplit
 
 from surveyctl.errors import SurveyctlError
+from surveyctl.statuses import RETURN_STATUSES
 
-# st values the buyer's survey sends back (public facts).
-RETURN_STATUSES: dict[str, int] = {
-    "complete": 21,
-    "overquota": 17,
-    "term": 18,
-    "quality": 20,
-    "security": 30,
-}
 STATUS_NAMES: dict[int, str] = {code: name for name, code in RETURN_STATUSES.items()}
 HASH_PARAMETER = "ps_hash"
 

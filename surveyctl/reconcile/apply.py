@@ -21,8 +21,10 @@ from surveyctl.api import ApiClient
 from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.reconcile.groups import api_body, group_fingerprint
 from surveyctl.reconcile.live import fetch_all
-from surveyctl.reconcile.plan import GROUP, SURVEY, Plan, ResourceChange
+from surveyctl.reconcile.plan import Plan, ResourceChange
 from surveyctl.reconcile.planner import live_fingerprint
+from surveyctl.resources import EXCLUSION_GROUP, SURVEY
+from surveyctl.resources import address as address_of
 from surveyctl.state import GroupRecord, State, StateStore, SurveyRecord
 
 # Answers that say for certain the create was not made (the request was refused as it stood).
@@ -96,8 +98,8 @@ def apply_plan(
     changes = [r for r in plan.resources if r.is_change]
     steps = [
         [r for r in changes if r.kind == SURVEY and r.action != "delete"],
-        [r for r in changes if r.kind == GROUP and r.action != "delete"],
-        [r for r in changes if r.kind == GROUP and r.action == "delete"],
+        [r for r in changes if r.kind == EXCLUSION_GROUP and r.action != "delete"],
+        [r for r in changes if r.kind == EXCLUSION_GROUP and r.action == "delete"],
         [r for r in changes if r.kind == SURVEY and r.action == "delete"],
     ]
     failed: set[str] = set()
@@ -241,11 +243,12 @@ def _group_api_body(resource: ResourceChange, store: StateStore, failed: set[str
     state = store.current()
     ids: dict[str, int] = {}
     for name in resource.body.get("surveys") or []:
-        if f"{SURVEY}/{name}" in failed:
-            raise _Skipped(f"Survey/{name}, which the group names, failed")
+        member = address_of(SURVEY, name)
+        if member in failed:
+            raise _Skipped(f"{member}, which the group names, failed")
         record = state.survey(name)
         if record is None:
-            raise _Skipped(f"Survey/{name}, which the group names, has no ps_survey_id")
+            raise _Skipped(f"{member}, which the group names, has no ps_survey_id")
         ids[name] = record.ps_survey_id
     return api_body(resource.body, ids)
 
@@ -285,7 +288,7 @@ _WRITERS = {
     (SURVEY, "update"): _update_survey,
     (SURVEY, "quota-update"): _update_quotas,
     (SURVEY, "delete"): _delete_survey,
-    (GROUP, "create"): _create_group,
-    (GROUP, "update"): _update_group,
-    (GROUP, "delete"): _delete_group,
+    (EXCLUSION_GROUP, "create"): _create_group,
+    (EXCLUSION_GROUP, "update"): _update_group,
+    (EXCLUSION_GROUP, "delete"): _delete_group,
 }

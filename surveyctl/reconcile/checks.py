@@ -4,9 +4,8 @@ reviewer should know (soft launch, quota flexibility, quotas that will close, sp
 from __future__ import annotations
 
 from surveyctl.reconcile.plan import FieldChange, Note, Spend
-
-DRAFT = 11
-STATUS_NAMES = {11: "draft", 22: "live", 33: "paused", 44: "closed"}
+from surveyctl.resources import SURVEY, split_address
+from surveyctl.statuses import DRAFT, survey_status_name
 
 
 def spend(body: dict | None) -> float | None:
@@ -43,7 +42,7 @@ def frozen_fields(
     (public facts, code 1007). Both would be refused by the service: block them here."""
     if status is None or status == DRAFT:
         return []
-    state = f"{STATUS_NAMES.get(status, status)} ({status})"
+    state = f"{survey_status_name(status)} ({status})"
     notes = []
     touched = {change.field for change in changes}
     if "qlc" in touched:
@@ -103,8 +102,8 @@ def lowered_quotas(changes: list[FieldChange]) -> bool:
 
 def unresolved_create_message(address: str, journal) -> str:
     """How to resolve a create whose answer was never recorded (a crash, a lost answer)."""
-    name = address.split("/", 1)[1]
-    survey = address.startswith("Survey/")
+    kind, name = split_address(address)
+    survey = kind == SURVEY
     command, what = ("import", "SURVEY_ID") if survey else ("import-group", "REF")
     return (
         f"a create of {address} was sent at {journal.started_at} and its answer was never "

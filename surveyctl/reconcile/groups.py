@@ -16,7 +16,8 @@ from surveyctl.reconcile.diff import diff_group
 from surveyctl.reconcile.live import LiveResult
 from surveyctl.reconcile.merge import merge_group
 from surveyctl.reconcile.normalise import normalise_group
-from surveyctl.reconcile.plan import GROUP, FieldChange, Note, Plan, ResourceChange
+from surveyctl.reconcile.plan import FieldChange, Note, Plan, ResourceChange
+from surveyctl.resources import EXCLUSION_GROUP, address
 from surveyctl.state import State, fingerprint
 
 
@@ -64,23 +65,23 @@ def _plan_group(
     live: dict[str, LiveResult],
     plan: Plan,
 ) -> ResourceChange | None:
-    address = f"{GROUP}/{name}"
+    group_address = address(EXCLUSION_GROUP, name)
     where = str(group.location) if group.location else None
     record = state.group(name)
-    journal = state.pending_create(address)
+    journal = state.pending_create(group_address)
     if journal is not None and record is None:
         plan.notes.append(
-            Note("error", address, unresolved_create_message(address, journal), where)
+            Note("error", group_address, unresolved_create_message(group_address, journal), where)
         )
         return None
     known = {n: r.ps_survey_id for n in group.surveys if (r := state.survey(n)) is not None}
     unknown = [n for n in group.surveys if n not in known]
     planned = planned_body(group)
     desired_ids = api_body({**planned, "surveys": [n for n in group.surveys if n in known]}, known)
-    result = live.get(address)
+    result = live.get(group_address)
     if record is None or (result is not None and result.gone):
         return ResourceChange(
-            GROUP,
+            EXCLUSION_GROUP,
             name,
             "create",
             body=planned,
@@ -91,7 +92,7 @@ def _plan_group(
         plan.notes.append(
             Note(
                 "error",
-                address,
+                group_address,
                 f"buyer_surveygroup_ref changed from {record.buyer_surveygroup_ref!r} to "
                 f"{group.buyer_surveygroup_ref!r}; a group's reference cannot change in place: "
                 "give the manifest a new name (a new group) and delete the old one with --destroy",
@@ -103,7 +104,7 @@ def _plan_group(
         plan.notes.append(
             Note(
                 "error",
-                address,
+                group_address,
                 f"cannot read the live group: {result.error if result else 'not fetched'}",
                 where,
             )
@@ -118,7 +119,7 @@ def _plan_group(
     if "exclusion_period" not in planned and "exclusion_period" in merged:
         planned["exclusion_period"] = merged["exclusion_period"]
     return ResourceChange(
-        GROUP,
+        EXCLUSION_GROUP,
         name,
         action,
         prevent_destroy=group.lifecycle.prevent_destroy,

@@ -19,15 +19,13 @@ from surveyctl.api import ApiClient
 from surveyctl.errors import SurveyctlError
 from surveyctl.reconcile.merge import GROUP_MEMBERSHIP_FIELDS
 from surveyctl.reconcile.normalise import group_update_body, update_body
-from surveyctl.reconcile.plan import GROUP, SURVEY
+from surveyctl.resources import EXCLUSION_GROUP, SURVEY, address, check_name, name_of
 from surveyctl.state import GroupRecord, StateStore, SurveyRecord
-
-NAME_HINT = "lowercase letters, digits and dashes"
 
 
 def import_survey(client: ApiClient, store: StateStore, survey_id: int, name: str) -> dict:
     """Records live survey `survey_id` as `Survey/<name>`; returns its manifest."""
-    address = _free_address(store, SURVEY, name)
+    target = _free_address(store, SURVEY, name)
     for other, record in store.current().resources.items():
         if isinstance(record, SurveyRecord) and record.ps_survey_id == survey_id:
             raise SurveyctlError(f"survey {survey_id} is already managed as {other}")
@@ -42,7 +40,7 @@ def import_survey(client: ApiClient, store: StateStore, survey_id: int, name: st
         for q in live.get("quotas") or []
         if q.get("buyer_quota_id") and q.get("ps_quota_id")
     }
-    store.resolve_create(address, SurveyRecord(int(live["ps_survey_id"]), quota_ids, None))
+    store.resolve_create(target, SurveyRecord(int(live["ps_survey_id"]), quota_ids, None))
     return {"kind": SURVEY, "name": name, "spec": spec}
 
 
@@ -50,13 +48,13 @@ def import_group(client: ApiClient, store: StateStore, ref: str, name: str) -> d
     """Records live exclusion group `ref` as `ExclusionGroup/<name>`; returns its manifest.
 
     Its surveys must already be managed here, so that the manifest can name them."""
-    address = _free_address(store, GROUP, name)
+    target = _free_address(store, EXCLUSION_GROUP, name)
     for other, record in store.current().resources.items():
         if isinstance(record, GroupRecord) and record.buyer_surveygroup_ref == ref:
             raise SurveyctlError(f"exclusion group {ref} is already managed as {other}")
     live = group_update_body(client.get_group(ref))
     names = {
-        record.ps_survey_id: survey_address.split("/", 1)[1]
+        record.ps_survey_id: name_of(survey_address)
         for survey_address, record in store.current().resources.items()
         if isinstance(record, SurveyRecord)
     }
@@ -75,8 +73,8 @@ def import_group(client: ApiClient, store: StateStore, ref: str, name: str) -> d
     if live.get("exclusion_period") is not None:
         spec["exclusion_period"] = live["exclusion_period"]
     spec["surveys"] = [names[i] for i in ids]
-    store.resolve_create(address, GroupRecord(ref, ids, None))
-    return {"kind": GROUP, "name": name, "spec": spec}
+    store.resolve_create(target, GroupRecord(ref, ids, None))
+    return {"kind": EXCLUSION_GROUP, "name": name, "spec": spec}
 
 
 def manifest_yaml(manifest: dict, source: str) -> str:
@@ -85,13 +83,15 @@ def manifest_yaml(manifest: dict, source: str) -> str:
 
 
 def _free_address(store: StateStore, kind: str, name: str) -> str:
-    address = f"{kind}/{name}"
-    if address in store.current().resources:
+    """The address the import will record; refused when the name breaks the manifests' rule
+    (its manifest would then fail `validate`) or the address is already managed."""
+    wanted = address(kind, check_name(name, "--name"))
+    if wanted in store.current().resources:
         raise SurveyctlError(
-            f"{address} is already managed in this environment; "
-            f"`surveyctl state rm {address}` first to re-import it"
+            f"{wanted} is already managed in this environment; "
+            f"`surveyctl state rm {wanted}` first to re-import it"
         )
-    return address
+    return wanted
 
 
 def _is_default(value: Any) -> bool:

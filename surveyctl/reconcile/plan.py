@@ -11,13 +11,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from surveyctl.resources import address
+
 FORMAT_VERSION = 1
 
 Action = Literal["no-op", "create", "update", "quota-update", "delete"]
 Severity = Literal["error", "warning", "note"]
-
-SURVEY = "Survey"
-GROUP = "ExclusionGroup"
 
 
 @dataclass
@@ -56,7 +55,7 @@ class Spend:
 class ResourceChange:
     """What happens to one resource. `body` is exactly what the write sends."""
 
-    kind: str  # SURVEY or GROUP
+    kind: str  # SURVEY or EXCLUSION_GROUP
     name: str
     action: Action
     remote_id: int | str | None = None  # ps_survey_id, or buyer_surveygroup_ref
@@ -72,7 +71,7 @@ class ResourceChange:
 
     @property
     def address(self) -> str:
-        return f"{self.kind}/{self.name}"
+        return address(self.kind, self.name)
 
     @property
     def is_change(self) -> bool:

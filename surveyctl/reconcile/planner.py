@@ -25,14 +25,11 @@ from surveyctl.reconcile.diff import (
 from surveyctl.reconcile.live import LiveResult, fetch_all, fetch_one
 from surveyctl.reconcile.merge import merge_survey
 from surveyctl.reconcile.normalise import UPDATE_FIELDS, normalise_survey
-from surveyctl.reconcile.plan import (
-    SURVEY,
-    FieldChange,
-    Note,
-    Plan,
-    ResourceChange,
-)
+from surveyctl.reconcile.plan import FieldChange, Note, Plan, ResourceChange
+from surveyctl.resources import EXCLUSION_GROUP, SURVEY, kind_of, split_address
+from surveyctl.resources import address as address_of
 from surveyctl.state import State, SurveyRecord, fingerprint
+from surveyctl.statuses import DRAFT, survey_status_name
 
 
 @dataclass
@@ -64,7 +61,7 @@ def make_plan(client: ApiClient, request: PlanRequest) -> Plan:
         }
         surveys = []
         for name, survey in sorted(request.desired.surveys.items()):
-            future = fetches.get(f"{SURVEY}/{name}")
+            future = fetches.get(address_of(SURVEY, name))
             change = _plan_survey(name, survey, state, future and future.result(), plan.notes)
             if change is not None:
                 surveys.append(change)
@@ -100,7 +97,7 @@ def _live_requests(state: State):
 def _plan_survey(
     name: str, survey: Survey, state: State, result: LiveResult | None, notes: list[Note]
 ) -> ResourceChange | None:
-    address = f"{SURVEY}/{name}"
+    address = address_of(SURVEY, name)
     where = str(survey.location) if survey.location else None
     desired = survey.body()
     record = state.survey(name)
@@ -146,7 +143,7 @@ def _plan_survey(
 def _update(
     name: str, survey: Survey, desired: dict, record: SurveyRecord, live: dict, notes: list[Note]
 ) -> ResourceChange:
-    address = f"{SURVEY}/{name}"
+    address = address_of(SURVEY, name)
     where = str(survey.location) if survey.location else None
     ignored = survey.lifecycle.ignore_changes
     merged = merge_survey(live, desired, record.last_applied, ignored)
@@ -220,13 +217,13 @@ def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan)
     """Resources in state but no longer in the manifests: deleted only with `destroy`.
 
     Groups come before surveys, so a group is gone before the surveys it names."""
-    desired = {f"{SURVEY}/{n}" for n in request.desired.surveys}
-    desired |= {f"{groups.GROUP}/{n}" for n in request.desired.groups}
+    desired = {address_of(SURVEY, n) for n in request.desired.surveys}
+    desired |= {address_of(EXCLUSION_GROUP, n) for n in request.desired.groups}
     removed = [a for a in request.state.resources if a not in desired]
-    removed.sort(key=lambda a: (not a.startswith(groups.GROUP), a))
+    removed.sort(key=lambda a: (not kind_of(a) == EXCLUSION_GROUP, a))
     for address in removed:
         record = request.state.resources[address]
-        kind, name = address.split("/", 1)
+        kind, name = split_address(address)
         result = live.get(address)
         is_survey = isinstance(record, SurveyRecord)
         remote = record.ps_survey_id if is_survey else record.buyer_surveygroup_ref
@@ -261,14 +258,13 @@ def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan)
             )
             continue
         body = result.body if result is not None else None
-        if is_survey and body and body.get("ps_survey_status") != checks.DRAFT:
+        if is_survey and body and body.get("ps_survey_status") != DRAFT:
             status = body.get("ps_survey_status")
             plan.notes.append(
                 Note(
                     "warning",
                     address,
-                    f"deleting a {checks.STATUS_NAMES.get(status, status)} "
-                    "survey stops its fieldwork",
+                    f"deleting a {survey_status_name(status)} survey stops its fieldwork",
                 )
             )
         plan.resources.append(

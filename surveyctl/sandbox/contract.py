@@ -21,8 +21,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
 
-from surveyctl.resources import load_schema, schemas_dir
 from surveyctl.sandbox.errors import INVALID_BODY, ApiProblem
+from surveyctl.schemafiles import load_schema, schemas_dir
 
 API_FOLDER = "api"
 

@@ -28,28 +28,20 @@ state: nothing here receives it.
 """
 
 from surveyctl.state.records import (
-    EXCLUSION_GROUP,
     FORMAT_VERSION,
-    KINDS,
-    SURVEY,
     GroupRecord,
     JournalEntry,
     Record,
     State,
     StateError,
     SurveyRecord,
-    address,
     fingerprint,
-    split_address,
     state_file,
 )
 from surveyctl.state.store import StateStore
 
 __all__ = [
-    "EXCLUSION_GROUP",
     "FORMAT_VERSION",
-    "KINDS",
-    "SURVEY",
     "GroupRecord",
     "JournalEntry",
     "Record",
@@ -57,8 +49,6 @@ __all__ = [
     "StateError",
     "StateStore",
     "SurveyRecord",
-    "address",
     "fingerprint",
-    "split_address",
     "state_file",
 ]

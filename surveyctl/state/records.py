@@ -16,11 +16,9 @@ from typing import Any
 import jsonschema
 
 from surveyctl.errors import SurveyctlError
+from surveyctl.resources import EXCLUSION_GROUP, SURVEY, address, split_address
 
 FORMAT_VERSION = 1
-SURVEY = "Survey"
-EXCLUSION_GROUP = "ExclusionGroup"
-KINDS = (SURVEY, EXCLUSION_GROUP)
 
 # The shape of a state file; checked on load so a hand-edited file fails with one clear sentence.
 _SCHEMA: dict[str, Any] = {
@@ -73,23 +71,6 @@ _GROUP_SCHEMA: dict[str, Any] = {
 
 class StateError(SurveyctlError):
     """The state file cannot be read or written, or a state operation makes no sense."""
-
-
-def address(kind: str, name: str) -> str:
-    """`Survey/<name>` or `ExclusionGroup/<name>`."""
-    if kind not in KINDS:
-        raise ValueError(f"unknown resource kind {kind!r}")
-    return f"{kind}/{name}"
-
-
-def split_address(value: str) -> tuple[str, str]:
-    """(kind, name) of an address; StateError when it is not one."""
-    kind, _, name = value.partition("/")
-    if kind not in KINDS or not name:
-        raise StateError(
-            f"{value!r} is not a resource address; use Survey/<name> or ExclusionGroup/<name>"
-        )
-    return kind, name
 
 
 def state_file(state_dir: Path, environment: str) -> Path:

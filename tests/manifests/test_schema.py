@@ -6,7 +6,7 @@ import json
 
 from jsonschema import Draft202012Validator
 
-from surveyctl.resources import load_schema
+from surveyctl.schemafiles import load_schema
 
 
 def test_the_schema_is_valid_json_schema_2020_12():

@@ -24,10 +24,16 @@ def survey_manifest(name: str, **spec_overrides) -> dict:
         "test_url": "https://survey.example.com/t?tid=[%%transaction_id%%]",
         "qualifications": [{"qualification_code": 211, "condition_codes": ["111", "112"]}],
         "quotas": [
-            {"buyer_quota_id": "male", "required_count": 100,
-             "criteria": [{"qualification_code": 211, "condition_codes": ["111"]}]},
-            {"buyer_quota_id": "female", "required_count": 100,
-             "criteria": [{"qualification_code": 211, "condition_codes": ["112"]}]},
+            {
+                "buyer_quota_id": "male",
+                "required_count": 100,
+                "criteria": [{"qualification_code": 211, "condition_codes": ["111"]}],
+            },
+            {
+                "buyer_quota_id": "female",
+                "required_count": 100,
+                "criteria": [{"qualification_code": 211, "condition_codes": ["112"]}],
+            },
         ],
     }
     spec.update(spec_overrides)

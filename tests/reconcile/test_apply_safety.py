@@ -92,15 +92,18 @@ def test_two_concurrent_applies_one_is_refused(project, manifests, start_sandbox
         manifests.write(survey_manifest(f"tracker-{index}"))
     env = {**os.environ, "SURVEYCTL_LOCAL_KEY": "sandbox-buyer-1"}
     command = [sys.executable, "-m", "surveyctl", "apply", "manifests", "--auto-approve"]
-    first = subprocess.Popen(command, cwd=project, env=env, text=True,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    second = subprocess.Popen(command, cwd=project, env=env, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = subprocess.Popen(
+        command, cwd=project, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    second = subprocess.Popen(
+        command, cwd=project, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     results = [process.communicate(timeout=120) for process in (first, second)]
     codes = sorted([first.returncode, second.returncode])
     assert codes == [0, 1], results
-    refused = next(err for (out, err), p in zip(results, (first, second), strict=True)
-                   if p.returncode == 1)
+    refused = next(
+        err for (out, err), p in zip(results, (first, second), strict=True) if p.returncode == 1
+    )
     assert "locked" in refused.lower()
     titles = [s["survey_title"] for s in ApiClient(slow.url, "sandbox-buyer-1").list_surveys()]
     assert sorted(titles) == ["Survey tracker-0", "Survey tracker-1", "Survey tracker-2"]
@@ -148,15 +151,17 @@ def test_a_crash_between_post_and_state_write_blocks_a_duplicate_create(
     again = run_cli("apply", "manifests", "--auto-approve")
     assert again.exit_code == 1
     assert {s["ps_survey_id"] for s in api.list_surveys()} == before  # no second create
-    newest = max(s["ps_survey_id"] for s in api.list_surveys()
-                 if s["survey_title"] == "Survey tracker")
+    newest = max(
+        s["ps_survey_id"] for s in api.list_surveys() if s["survey_title"] == "Survey tracker"
+    )
     adopted = run_cli("import", str(newest), "--name", "tracker")
     assert adopted.exit_code == 0, adopted.stderr
     assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
 
 
-def test_the_api_key_never_appears_in_output_or_files(project, manifests, start_sandbox, run_cli,
-                                                      monkeypatch):
+def test_the_api_key_never_appears_in_output_or_files(
+    project, manifests, start_sandbox, run_cli, monkeypatch
+):
     private = start_sandbox(keys={SECRET_KEY: 1})
     _point_project_at(project, private.url, "SURVEYCTL_SECRET_KEY")
     monkeypatch.setenv("SURVEYCTL_SECRET_KEY", SECRET_KEY)

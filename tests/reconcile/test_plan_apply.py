@@ -77,7 +77,9 @@ def test_editing_a_quota_count_sends_only_that_quota_put(project, manifests, san
     assert client.request_counts == {"PUT quota": 1}
     live = client.get_survey(change.remote_id)
     assert {q["buyer_quota_id"]: q["required_count"] for q in live["quotas"]} == {
-        "male": 80, "female": 100}
+        "male": 80,
+        "female": 100,
+    }
 
 
 def test_title_edit_is_one_full_put_that_keeps_outside_fields_and_resets_dropped_ones(
@@ -115,8 +117,9 @@ def test_plan_marks_drift_of_a_managed_field_changed_outside(project, manifests,
     survey_id = _store(project).load().survey("tracker").ps_survey_id
     from surveyctl.reconcile.normalise import update_body
 
-    client.update_survey(survey_id, {**update_body(client.get_survey(survey_id)),
-                                     "offer_price": 4.0})
+    client.update_survey(
+        survey_id, {**update_body(client.get_survey(survey_id)), "offer_price": 4.0}
+    )
     result = run_cli("plan", "manifests")
     assert "! drift: offer_price was 2.5 when last applied, is 4 live" in result.stdout
     assert "~ offer_price: 4 -> 2.5" in result.stdout
@@ -219,8 +222,9 @@ def test_qlc_change_on_a_survey_that_has_been_live_is_an_error_before_any_write(
     _apply(project, client)
     survey_id = _store(project).load().survey("tracker").ps_survey_id
     client.set_survey_status(survey_id, 22)
-    manifests.write(survey_manifest(
-        "tracker", qlc={"enable": True, "multiple_quotas": {"enable": True}}))
+    manifests.write(
+        survey_manifest("tracker", qlc={"enable": True, "multiple_quotas": {"enable": True}})
+    )
     result = run_cli("apply", "manifests", "--auto-approve")
     assert result.exit_code == 1
     assert "QLC cannot change once a survey has been live" in result.stdout
@@ -233,9 +237,18 @@ def test_exclusion_group_is_created_after_the_surveys_it_names(
     manifests.write(survey_manifest("tracker-a"))
     manifests.write(survey_manifest("tracker-b"))
     ref = f"trackers-{unique}"
-    manifests.write({"kind": "ExclusionGroup", "name": "trackers",
-                     "spec": {"buyer_surveygroup_ref": ref, "name": "Trackers",
-                              "exclusion_period": 30, "surveys": ["tracker-a", "tracker-b"]}})
+    manifests.write(
+        {
+            "kind": "ExclusionGroup",
+            "name": "trackers",
+            "spec": {
+                "buyer_surveygroup_ref": ref,
+                "name": "Trackers",
+                "exclusion_period": 30,
+                "surveys": ["tracker-a", "tracker-b"],
+            },
+        }
+    )
     plan = run_cli("plan", "manifests")
     assert '+ surveys: ["tracker-a", "tracker-b"]' in plan.stdout
     assert "surveys_in_group" not in plan.stdout  # empty: the ids come after apply
@@ -255,9 +268,18 @@ def test_group_membership_is_carried_over_by_a_survey_update(
     manifests.write(survey_manifest("tracker-a"))
     manifests.write(survey_manifest("tracker-b"))
     ref = f"trackers-{unique}"
-    manifests.write({"kind": "ExclusionGroup", "name": "trackers",
-                     "spec": {"buyer_surveygroup_ref": ref, "name": "Trackers",
-                              "exclusion_period": 30, "surveys": ["tracker-a", "tracker-b"]}})
+    manifests.write(
+        {
+            "kind": "ExclusionGroup",
+            "name": "trackers",
+            "spec": {
+                "buyer_surveygroup_ref": ref,
+                "name": "Trackers",
+                "exclusion_period": 30,
+                "surveys": ["tracker-a", "tracker-b"],
+            },
+        }
+    )
     run_cli("apply", "manifests", "--auto-approve")
     manifests.write(survey_manifest("tracker-a", survey_title="Renamed"))
     applied = run_cli("apply", "manifests", "--auto-approve")
@@ -265,18 +287,41 @@ def test_group_membership_is_carried_over_by_a_survey_update(
     assert len(_fresh_client(sandbox).get_group(ref)["surveys_in_group"]) == 2
 
 
-def test_import_writes_a_manifest_and_a_plan_after_it_shows_no_changes(
-    project, api, run_cli
-):
+def test_import_writes_a_manifest_and_a_plan_after_it_shows_no_changes(project, api, run_cli):
     created = api.create_survey(survey_manifest("x")["spec"])
-    result = run_cli("import", str(created["ps_survey_id"]), "--name", "adopted",
-                     "--out", "manifests/adopted.yaml")
+    result = run_cli(
+        "import",
+        str(created["ps_survey_id"]),
+        "--name",
+        "adopted",
+        "--out",
+        "manifests/adopted.yaml",
+    )
     assert result.exit_code == 0, result.stderr
     text = (project / "manifests" / "adopted.yaml").read_text()
     assert "ps_survey_id" not in text and "ps_quota_id" not in text
     replanned = run_cli("plan", "manifests", "--detailed-exitcode")
     assert replanned.exit_code == 0, replanned.stdout
     assert "No changes." in replanned.stdout
+
+
+def test_import_refuses_a_name_that_validate_would_refuse(project, api, run_cli):
+    created = api.create_survey(survey_manifest("x")["spec"])
+    result = run_cli(
+        "import", str(created["ps_survey_id"]), "--name", "Old Tracker", "--out", "old.yaml"
+    )
+    assert result.exit_code == 1
+    assert "'Old Tracker' is not a valid resource name" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (project / "old.yaml").exists()
+    assert _store(project).load().addresses() == []
+
+
+def test_an_imported_name_passes_validate(project, api, run_cli):
+    created = api.create_survey(survey_manifest("x")["spec"])
+    run_cli("import", str(created["ps_survey_id"]), "--name", "old--tracker", "--out", "m/o.yaml")
+    validated = run_cli("validate", "m", "--offline")
+    assert validated.exit_code == 0, validated.stdout
 
 
 def test_import_refuses_a_survey_already_managed(project, manifests, sandbox, run_cli):
@@ -295,12 +340,14 @@ def test_apply_without_a_terminal_needs_auto_approve(run_cli, manifests):
     assert "--auto-approve" in result.stderr
 
 
-def test_protected_environment_refuses_auto_approve_unless_named(project, sandbox, monkeypatch,
-                                                                 run_cli, manifests):
+def test_protected_environment_refuses_auto_approve_unless_named(
+    project, sandbox, monkeypatch, run_cli, manifests
+):
     (project / "surveyctl.yaml").write_text(
         "environments:\n"
         f"  prod: {{host: '{sandbox.url}', api_key_env: SURVEYCTL_LOCAL_KEY, protected: true}}\n"
-        "default_environment: prod\n")
+        "default_environment: prod\n"
+    )
     manifests.write(survey_manifest("tracker"))
     refused = run_cli("apply", "manifests", "--auto-approve")
     assert refused.exit_code == 1
@@ -340,8 +387,14 @@ def test_import_group_writes_a_manifest_naming_managed_surveys(
     state = _store(project).load()
     ids = [state.survey("tracker-a").ps_survey_id, state.survey("tracker-b").ps_survey_id]
     ref = f"made-by-hand-{unique}"
-    api.create_group({"buyer_surveygroup_ref": ref, "name": "By hand", "exclusion_period": 7,
-                      "surveys_in_group": ids})
+    api.create_group(
+        {
+            "buyer_surveygroup_ref": ref,
+            "name": "By hand",
+            "exclusion_period": 7,
+            "surveys_in_group": ids,
+        }
+    )
     result = run_cli("import-group", ref, "--name", "by-hand", "--out", "manifests/group.yaml")
     assert result.exit_code == 0, result.stderr
     text = (project / "manifests" / "group.yaml").read_text()
@@ -353,8 +406,14 @@ def test_import_group_writes_a_manifest_naming_managed_surveys(
 def test_import_group_refuses_a_group_with_unmanaged_surveys(project, api, unique, run_cli):
     survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
     ref = f"foreign-{unique}"
-    api.create_group({"buyer_surveygroup_ref": ref, "name": "Foreign", "exclusion_period": 7,
-                      "surveys_in_group": [survey_id]})
+    api.create_group(
+        {
+            "buyer_surveygroup_ref": ref,
+            "name": "Foreign",
+            "exclusion_period": 7,
+            "surveys_in_group": [survey_id],
+        }
+    )
     result = run_cli("import-group", ref, "--name", "foreign")
     assert result.exit_code == 1
     assert f"surveyctl import {survey_id} --name NAME" in result.stderr

@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from surveyctl.errors import ApiError
-from surveyctl.resources import load_schema
 from surveyctl.sandbox import catalogue
 from surveyctl.sandbox.catalogue import (
     PAGE_SIZE,
@@ -19,6 +18,7 @@ from surveyctl.sandbox.catalogue import (
     TYPE_NUMERIC_RANGE,
     TYPE_SINGLE_CHOICE,
 )
+from surveyctl.schemafiles import load_schema
 
 LOCALES = ["de_DE", "en_CA", "en_GB", "en_US", "es_ES", "fr_FR"]
 CORE_EVERYWHERE = [211, 212, 213, 214, 215, 216, 217, 218, 229]

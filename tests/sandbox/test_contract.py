@@ -9,10 +9,10 @@ import requests
 from flask import Blueprint
 from jsonschema import Draft202012Validator
 
-from surveyctl.resources import schemas_dir
 from surveyctl.sandbox import app as sandbox_app
 from surveyctl.sandbox import contract
 from surveyctl.sandbox.server import SandboxOptions, start
+from surveyctl.schemafiles import schemas_dir
 
 SCHEMAS = sorted(p.name for p in (schemas_dir() / "api").glob("*.json"))
 

@@ -1,0 +1,55 @@
+"""The one rule for resource names and addresses, shared by every command and the schema."""
+
+from __future__ import annotations
+
+import pytest
+
+from surveyctl.resources import (
+    NAME_PATTERN,
+    ResourceNameError,
+    check_name,
+    split_address,
+)
+from surveyctl.schemafiles import load_schema
+
+
+def _name_patterns(node) -> list[str]:
+    """Every pattern of a `name`-like property in the manifest schema."""
+    found = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in ("name", "surveys") and isinstance(value, dict):
+                pattern = value.get("pattern") or (value.get("items") or {}).get("pattern")
+                if pattern:
+                    found.append(pattern)
+            found.extend(_name_patterns(value))
+    elif isinstance(node, list):
+        for item in node:
+            found.extend(_name_patterns(item))
+    return found
+
+
+def test_the_manifest_schema_uses_the_same_name_rule_as_every_command():
+    patterns = _name_patterns(load_schema("manifest.schema.json"))
+    assert patterns, "the schema names no pattern for manifest names"
+    assert set(patterns) == {NAME_PATTERN}
+
+
+@pytest.mark.parametrize("name", ["a", "brand-tracker-us", "old--tracker", "x" * 63, "2026"])
+def test_names_the_schema_accepts_are_accepted(name):
+    assert check_name(name) == name
+
+
+@pytest.mark.parametrize("name", ["Old Tracker", "-lead", "trail-", "x" * 64, "", "a_b", "a/b"])
+def test_names_the_schema_refuses_are_refused_with_the_rule(name):
+    with pytest.raises(ResourceNameError, match="lowercase letters, digits and dashes"):
+        check_name(name)
+
+
+def test_an_address_names_its_kind():
+    assert split_address("ExclusionGroup/brand-trackers") == ("ExclusionGroup", "brand-trackers")
+
+
+def test_an_unknown_kind_is_not_an_address():
+    with pytest.raises(ResourceNameError, match="Survey/<name> or ExclusionGroup/<name>"):
+        split_address("Quota/male")
