@@ -26,7 +26,7 @@ from surveyctl.manifests import load_desired
 from surveyctl.reconcile.apply import apply_plan
 from surveyctl.reconcile.live import fetch_all
 from surveyctl.reconcile.planner import PlanRequest, make_plan
-from surveyctl.state import StateStore
+from surveyctl.state import FileStateStore
 
 AGES = [(18, 24), (25, 34), (35, 44), (45, 54), (55, 64), (65, 99), (16, 17), (18, 99)]
 GENDERS = [("m", "111"), ("f", "112")]
@@ -123,7 +123,7 @@ def main() -> None:
         folder = root / "manifests"
         folder.mkdir()
         write(folder, [survey(i, args.quotas) for i in range(n)])
-        store = StateStore(root / "state.json")
+        store = FileStateStore(root / "state.json")
 
         def client() -> ApiClient:
             return ApiClient(url, "sandbox-buyer-1", pool_size=max(32, args.parallelism))

@@ -9,7 +9,7 @@ import click
 
 from surveyctl.api import ApiClient
 from surveyctl.config import Config, Environment, load_config
-from surveyctl.state import StateStore, state_file
+from surveyctl.state import StateBackend, open_state
 
 
 @dataclass
@@ -46,10 +46,10 @@ class CliContext:
             self._client = open_client(self.config(), self.environment(), **client_options)
         return self._client
 
-    def state_store(self) -> StateStore:
-        """The state file of the environment."""
+    def state_store(self) -> StateBackend:
+        """The state backend of the environment."""
         self.announce()
-        return StateStore(state_file(self.config().state_dir, self.environment().name))
+        return open_state(self.config(), self.environment())
 
 
 pass_context = click.make_pass_decorator(CliContext, ensure=True)

@@ -10,9 +10,8 @@ import click
 from surveyctl.api import ApiClient
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.errors import SurveyctlError
-from surveyctl.lock import StateLock
 from surveyctl.reconcile.importer import import_group, import_survey, manifest_yaml
-from surveyctl.state import StateStore
+from surveyctl.state import StateBackend
 
 _name = click.option("--name", required=True, help="Manifest name for it (lowercase, dashes).")
 _out = click.option(
@@ -24,7 +23,7 @@ _out = click.option(
 
 def _adopt(
     ctx: CliContext,
-    adopt: Callable[[ApiClient, StateStore], dict],
+    adopt: Callable[[ApiClient, StateBackend], dict],
     out: Path | None,
     source: str,
 ) -> None:
@@ -32,7 +31,7 @@ def _adopt(
     if out is not None and out.exists():
         raise SurveyctlError(f"{out} exists already; choose another --out")
     store = ctx.state_store()
-    with StateLock(store.path, "import", environment=ctx.environment().name):
+    with store.locked("import"):
         manifest = adopt(ctx.client(), store)
     text = manifest_yaml(manifest, source)
     if out is None:

@@ -16,7 +16,6 @@ from surveyctl.cli.manifest_options import (
     refresh_option,
 )
 from surveyctl.errors import SurveyctlError
-from surveyctl.lock import StateLock
 from surveyctl.manifests import load_manifests
 from surveyctl.manifests.diagnostics import ERROR
 from surveyctl.reconcile.apply import (
@@ -172,7 +171,7 @@ def apply_command(
         )
     saved = _saved_plan_path(target)
     store = ctx.state_store()
-    with StateLock(store.path, "apply", timeout=lock_timeout, environment=environment.name):
+    with store.locked("apply", lock_timeout):
         if saved is not None:
             plan = load_plan(saved)
             if plan.environment != environment.name:

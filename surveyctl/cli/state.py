@@ -12,9 +12,8 @@ import json
 import click
 
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.lock import StateLock, force_unlock
 from surveyctl.resources import address, check_name, split_address
-from surveyctl.state import State, StateError, StateStore
+from surveyctl.state import State, StateBackend, StateError
 
 lock_timeout_option = click.option(
     "--lock-timeout",
@@ -26,7 +25,7 @@ lock_timeout_option = click.option(
 )
 
 
-def _store(ctx: CliContext) -> tuple[StateStore, str]:
+def _store(ctx: CliContext) -> tuple[StateBackend, str]:
     return ctx.state_store(), ctx.environment().name
 
 
@@ -68,7 +67,7 @@ def list_command(ctx: CliContext) -> None:
     store, _ = _store(ctx)
     current = store.load()
     if not current.addresses():
-        click.echo(f"No resources in {store.path}.", err=True)
+        click.echo(f"No resources in {store.location}.", err=True)
     for resource_address in current.addresses():
         record = current.resources.get(resource_address)
         pending = current.pending_create(resource_address)
@@ -87,7 +86,7 @@ def show_command(ctx: CliContext, name: str) -> None:
     """Print one resource of the state as JSON (NAME: Survey/x, ExclusionGroup/y or x)."""
     store, _ = _store(ctx)
     current = store.load()
-    resource_address = _resolve(current, name, store.path)
+    resource_address = _resolve(current, name, store.location)
     shown: dict = {"address": resource_address}
     record = current.resources.get(resource_address)
     if record is not None:
@@ -105,8 +104,8 @@ def show_command(ctx: CliContext, name: str) -> None:
 def rm_command(ctx: CliContext, name: str, lock_timeout: float) -> None:
     """Forget a resource, or an unresolved create, without touching the marketplace."""
     store, environment = _store(ctx)
-    with StateLock(store.path, "state rm", timeout=lock_timeout, environment=environment):
-        resource_address = _resolve(store.load(), name, store.path)
+    with store.locked("state rm", lock_timeout):
+        resource_address = _resolve(store.load(), name, store.location)
         store.forget(resource_address)
     click.echo(
         f"Removed {resource_address} from the state of {environment}; the marketplace is unchanged."
@@ -121,8 +120,8 @@ def rm_command(ctx: CliContext, name: str, lock_timeout: float) -> None:
 def mv_command(ctx: CliContext, old: str, new: str, lock_timeout: float) -> None:
     """Rename a resource in state after renaming it in the manifests."""
     store, environment = _store(ctx)
-    with StateLock(store.path, "state mv", timeout=lock_timeout, environment=environment):
-        source = _resolve(store.load(), old, store.path)
+    with store.locked("state mv", lock_timeout):
+        source = _resolve(store.load(), old, store.location)
         target = _target(source, new)
         store.move(source, target)
     click.echo(f"Moved {source} to {target} in the state of {environment}.")
@@ -138,7 +137,7 @@ def force_unlock_command(ctx: CliContext, lock_id: str) -> None:
     still running: two writers at once can lose changes to the state.
     """
     store, environment = _store(ctx)
-    holder = force_unlock(store.path, lock_id)
+    holder = store.force_unlock(lock_id)
     click.echo(
         f"Removed the lock {holder.id} of {environment}, held by {holder.who} "
         f"(pid {holder.pid}) since {holder.created} for {holder.operation!r}."

@@ -25,7 +25,7 @@ from surveyctl.reconcile.plan import Plan, ResourceChange
 from surveyctl.reconcile.planner import live_fingerprint
 from surveyctl.resources import EXCLUSION_GROUP, SURVEY
 from surveyctl.resources import address as address_of
-from surveyctl.state import GroupRecord, State, StateStore, SurveyRecord
+from surveyctl.state import GroupRecord, State, StateBackend, SurveyRecord
 
 # Answers that say for certain the create was not made (the request was refused as it stood).
 DEFINITE_REFUSALS = frozenset({400, 401, 403, 404, 409, 422, 429, 503})
@@ -89,7 +89,7 @@ def check_saved_plan(plan: Plan, state: State, client: ApiClient, parallelism: i
 def apply_plan(
     plan: Plan,
     client: ApiClient,
-    store: StateStore,
+    store: StateBackend,
     parallelism: int = 10,
     on_outcome: Callable[[Outcome], None] | None = None,
 ) -> ApplyResult:
@@ -118,7 +118,7 @@ def apply_plan(
     return result
 
 
-def sync_lifecycle(plan: Plan, store: StateStore) -> int:
+def sync_lifecycle(plan: Plan, store: StateBackend) -> int:
     """Records `lifecycle.prevent_destroy` of unchanged resources (a state-only write): a
     manifest that is later removed can no longer protect its resource, the state must."""
 
@@ -151,7 +151,7 @@ def _reader(resource: ResourceChange):
 
 
 def _run_one(
-    resource: ResourceChange, client: ApiClient, store: StateStore, failed: set[str]
+    resource: ResourceChange, client: ApiClient, store: StateBackend, failed: set[str]
 ) -> Outcome:
     try:
         message = _WRITERS[(resource.kind, resource.action)](resource, client, store, failed)
@@ -177,7 +177,7 @@ def _survey_record(response: dict, resource: ResourceChange) -> SurveyRecord:
     )
 
 
-def _journaled_create(resource: ResourceChange, store: StateStore, body: dict, send) -> dict:
+def _journaled_create(resource: ResourceChange, store: StateBackend, body: dict, send) -> dict:
     """POSTs `body` with `send(body)`, journaled in state first. A definite refusal clears the
     journal entry; a lost answer leaves it, so nobody creates the resource a second time."""
     store.journal_create(resource.address, body)
@@ -239,7 +239,7 @@ def _delete_survey(resource, client, store, failed) -> str:
     return f"deleted ps_survey_id {resource.remote_id}"
 
 
-def _group_api_body(resource: ResourceChange, store: StateStore, failed: set[str]) -> dict:
+def _group_api_body(resource: ResourceChange, store: StateBackend, failed: set[str]) -> dict:
     state = store.current()
     ids: dict[str, int] = {}
     for name in resource.body.get("surveys") or []:

@@ -20,10 +20,10 @@ from surveyctl.errors import SurveyctlError
 from surveyctl.reconcile.merge import GROUP_MEMBERSHIP_FIELDS
 from surveyctl.reconcile.normalise import group_update_body, update_body
 from surveyctl.resources import EXCLUSION_GROUP, SURVEY, address, check_name, name_of
-from surveyctl.state import GroupRecord, StateStore, SurveyRecord
+from surveyctl.state import GroupRecord, StateBackend, SurveyRecord
 
 
-def import_survey(client: ApiClient, store: StateStore, survey_id: int, name: str) -> dict:
+def import_survey(client: ApiClient, store: StateBackend, survey_id: int, name: str) -> dict:
     """Records live survey `survey_id` as `Survey/<name>`; returns its manifest."""
     target = _free_address(store, SURVEY, name)
     for other, record in store.current().resources.items():
@@ -44,7 +44,7 @@ def import_survey(client: ApiClient, store: StateStore, survey_id: int, name: st
     return {"kind": SURVEY, "name": name, "spec": spec}
 
 
-def import_group(client: ApiClient, store: StateStore, ref: str, name: str) -> dict:
+def import_group(client: ApiClient, store: StateBackend, ref: str, name: str) -> dict:
     """Records live exclusion group `ref` as `ExclusionGroup/<name>`; returns its manifest.
 
     Its surveys must already be managed here, so that the manifest can name them."""
@@ -82,7 +82,7 @@ def manifest_yaml(manifest: dict, source: str) -> str:
     return header + yaml.safe_dump(manifest, sort_keys=False, allow_unicode=True, width=100)
 
 
-def _free_address(store: StateStore, kind: str, name: str) -> str:
+def _free_address(store: StateBackend, kind: str, name: str) -> str:
     """The address the import will record; refused when the name breaks the manifests' rule
     (its manifest would then fail `validate`) or the address is already managed."""
     wanted = address(kind, check_name(name, "--name"))

@@ -27,6 +27,10 @@ file, so a crash mid-write leaves the previous version whole. The API key is nev
 state: nothing here receives it.
 """
 
+from surveyctl.config import Config, Environment
+from surveyctl.state.backend import StateBackend
+from surveyctl.state.file import FileStateStore
+from surveyctl.state.lock import LockError, LockHeld, LockInfo
 from surveyctl.state.records import (
     FORMAT_VERSION,
     GroupRecord,
@@ -38,7 +42,12 @@ from surveyctl.state.records import (
     fingerprint,
     state_file,
 )
-from surveyctl.state.store import StateStore
+
+
+def open_state(config: Config, environment: Environment) -> StateBackend:
+    """The state backend of `environment` (today: its file in `.surveyctl/state/`)."""
+    return FileStateStore(state_file(config.state_dir, environment.name), environment.name)
+
 
 __all__ = [
     "FORMAT_VERSION",
@@ -47,8 +56,13 @@ __all__ = [
     "Record",
     "State",
     "StateError",
-    "StateStore",
+    "FileStateStore",
+    "LockError",
+    "LockHeld",
+    "LockInfo",
+    "StateBackend",
     "SurveyRecord",
     "fingerprint",
+    "open_state",
     "state_file",
 ]

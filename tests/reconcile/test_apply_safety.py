@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from surveyctl.api import ApiClient
-from surveyctl.lock import StateLock
 from surveyctl.reconcile.normalise import update_body
-from surveyctl.state import StateStore
+from surveyctl.state import FileStateStore
+from surveyctl.state.lock import StateLock
 
 from .conftest import survey_manifest
 
@@ -36,7 +36,7 @@ def test_saved_plan_is_refused_after_a_change_made_elsewhere(project, manifests,
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
     manifests.write(survey_manifest("tracker", survey_title="New title"))
     assert run_cli("plan", "manifests", "--out", "change.plan").exit_code == 0
-    survey_id = StateStore(_state_path(project)).load().survey("tracker").ps_survey_id
+    survey_id = FileStateStore(_state_path(project)).load().survey("tracker").ps_survey_id
     api.update_survey(survey_id, {**update_body(api.get_survey(survey_id)), "field_time": 30})
     result = run_cli("apply", "change.plan")
     assert result.exit_code == 1
@@ -60,7 +60,7 @@ def test_saved_plan_applies_exactly_what_was_planned(project, manifests, api, ru
     manifests.write(survey_manifest("tracker", survey_title="Edited after planning"))
     result = run_cli("apply", "create.plan")
     assert result.exit_code == 0, result.stderr
-    survey_id = StateStore(_state_path(project)).load().survey("tracker").ps_survey_id
+    survey_id = FileStateStore(_state_path(project)).load().survey("tracker").ps_survey_id
     assert api.get_survey(survey_id)["survey_title"] == "Survey tracker"
 
 
@@ -82,7 +82,7 @@ def test_apply_fails_at_once_while_another_holds_the_lock(project, manifests, ru
     assert result.exit_code == 1
     assert holder_id in result.stderr
     assert "apply" in result.stderr
-    assert StateStore(_state_path(project)).load().survey("tracker") is None
+    assert FileStateStore(_state_path(project)).load().survey("tracker") is None
 
 
 def test_two_concurrent_applies_one_is_refused(project, manifests, start_sandbox):
@@ -139,7 +139,7 @@ def test_a_crash_between_post_and_state_write_blocks_a_duplicate_create(
         raise Crash()
 
     with monkeypatch.context() as patch:
-        patch.setattr(StateStore, "resolve_create", crash)
+        patch.setattr(FileStateStore, "resolve_create", crash)
         with pytest.raises(Crash):
             run_cli("apply", "manifests", "--auto-approve")
     plan = run_cli("plan", "manifests")

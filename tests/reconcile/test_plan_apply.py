@@ -9,13 +9,13 @@ from surveyctl.catalog import Catalog
 from surveyctl.manifests import load_desired
 from surveyctl.reconcile.apply import apply_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
-from surveyctl.state import StateStore
+from surveyctl.state import FileStateStore
 
 from .conftest import survey_manifest
 
 
-def _store(project) -> StateStore:
-    return StateStore(project / ".surveyctl" / "state" / "local.json")
+def _store(project) -> FileStateStore:
+    return FileStateStore(project / ".surveyctl" / "state" / "local.json")
 
 
 def _plan(project, client: ApiClient, destroy: bool = False):

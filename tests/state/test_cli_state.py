@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from surveyctl.lock import StateLock, read_lock
-from surveyctl.state import GroupRecord, StateStore, SurveyRecord, state_file
+from surveyctl.state import FileStateStore, GroupRecord, SurveyRecord, state_file
+from surveyctl.state.lock import StateLock, read_lock
 
 
 @pytest.fixture
@@ -27,8 +27,8 @@ def project(tmp_path: Path, monkeypatch) -> Path:
 
 
 @pytest.fixture
-def store(project: Path) -> StateStore:
-    store = StateStore(state_file(project / ".surveyctl" / "state", "staging"))
+def store(project: Path) -> FileStateStore:
+    store = FileStateStore(state_file(project / ".surveyctl" / "state", "staging"))
     store.record(
         "Survey/brand-tracker-us",
         SurveyRecord(4711, {"male": "q-1", "female": "q-2"}, {"survey_title": "BT"}),
@@ -96,7 +96,7 @@ def test_show_of_an_unknown_name_is_one_clear_error(run_cli, store):
 def test_rm_forgets_a_resource_without_touching_others(run_cli, store):
     result = run_cli("state", "rm", "Survey/shared")
     assert result.exit_code == 0 and "the marketplace is unchanged" in result.stdout
-    remaining = StateStore(store.path).load()
+    remaining = FileStateStore(store.path).load()
     assert "Survey/shared" not in remaining.resources
     assert "ExclusionGroup/shared" in remaining.resources
     assert read_lock(store.path) is None  # the lock it took is released
@@ -105,14 +105,14 @@ def test_rm_forgets_a_resource_without_touching_others(run_cli, store):
 def test_rm_clears_an_unresolved_create_so_the_name_can_be_created_again(run_cli, store):
     store.journal_create("Survey/brand-tracker-ca", {"survey_title": "BT CA"})
     assert run_cli("state", "rm", "brand-tracker-ca").exit_code == 0
-    assert StateStore(store.path).load().pending_create("Survey/brand-tracker-ca") is None
+    assert FileStateStore(store.path).load().pending_create("Survey/brand-tracker-ca") is None
 
 
 def test_mv_renames_keeping_the_kind_and_ids(run_cli, store):
     result = run_cli("state", "mv", "brand-tracker-us", "brand-tracker-usa")
     assert result.exit_code == 0
     assert "Moved Survey/brand-tracker-us to Survey/brand-tracker-usa" in result.stdout
-    state = StateStore(store.path).load()
+    state = FileStateStore(store.path).load()
     assert state.survey("brand-tracker-usa").ps_survey_id == 4711
     assert state.survey("brand-tracker-us") is None
 
@@ -128,7 +128,7 @@ def test_rm_fails_at_once_while_another_command_holds_the_lock(run_cli, store):
         result = run_cli("state", "rm", "Survey/shared")
     assert result.exit_code == 1
     assert f"force-unlock {lock_id}" in result.stderr and "'apply'" in result.stderr
-    assert "Survey/shared" in StateStore(store.path).load().resources
+    assert "Survey/shared" in FileStateStore(store.path).load().resources
 
 
 def test_force_unlock_removes_the_lock_with_that_id(run_cli, store):

@@ -10,18 +10,18 @@ import pytest
 
 from surveyctl.state import (
     FORMAT_VERSION,
+    FileStateStore,
     GroupRecord,
     State,
     StateError,
-    StateStore,
     SurveyRecord,
     state_file,
 )
 
 
 @pytest.fixture
-def store(tmp_path) -> StateStore:
-    return StateStore(state_file(tmp_path / ".surveyctl" / "state", "staging"))
+def store(tmp_path) -> FileStateStore:
+    return FileStateStore(state_file(tmp_path / ".surveyctl" / "state", "staging"))
 
 
 def survey(ps_survey_id: int = 101) -> SurveyRecord:
@@ -45,14 +45,14 @@ def test_missing_file_loads_as_empty_state_without_creating_it(store):
 
 def test_recorded_survey_survives_a_reload(store):
     store.record("Survey/brand-tracker", survey())
-    reloaded = StateStore(store.path).load()
+    reloaded = FileStateStore(store.path).load()
     assert reloaded.survey("brand-tracker") == survey()
 
 
 def test_recorded_group_survives_a_reload(store):
     group = GroupRecord("trackers-2026", [101, 102], {"name": "Trackers"})
     store.record("ExclusionGroup/trackers", group)
-    assert StateStore(store.path).load().group("trackers") == group
+    assert FileStateStore(store.path).load().group("trackers") == group
 
 
 def test_every_write_bumps_the_serial_and_keeps_the_lineage(store):
@@ -115,22 +115,22 @@ def test_failed_rename_leaves_the_previous_file_intact(store, monkeypatch):
     assert [p.name for p in store.path.parent.iterdir()] == [store.path.name]
     # The store did not move on in memory either: the next write continues from serial 1.
     assert store.record("Survey/c", survey(3)).serial == 2
-    assert "Survey/b" not in StateStore(store.path).load().resources
+    assert "Survey/b" not in FileStateStore(store.path).load().resources
 
 
 def test_create_is_journaled_before_and_resolved_after(store):
     entry = store.journal_create("Survey/new-one", {"survey_title": "New"})
-    pending = StateStore(store.path).load().pending_create("Survey/new-one")
+    pending = FileStateStore(store.path).load().pending_create("Survey/new-one")
     assert pending == entry and pending.fingerprint.startswith("sha256:")
     store.resolve_create("Survey/new-one", survey(555))
-    after = StateStore(store.path).load()
+    after = FileStateStore(store.path).load()
     assert after.pending_create("Survey/new-one") is None
     assert after.survey("new-one").ps_survey_id == 555
 
 
 def test_unresolved_create_blocks_a_second_create_of_that_name(store):
     store.journal_create("Survey/new-one", {"survey_title": "New"})
-    crashed_then_restarted = StateStore(store.path)
+    crashed_then_restarted = FileStateStore(store.path)
     with pytest.raises(StateError, match="Survey/new-one is already in flight"):
         crashed_then_restarted.journal_create("Survey/new-one", {"survey_title": "New"})
 
@@ -179,7 +179,7 @@ def test_writes_from_many_threads_all_land_with_one_serial_each(store):
     names = [f"s-{i}" for i in range(40)]
     with ThreadPoolExecutor(max_workers=8) as pool:
         list(pool.map(lambda n: store.record(f"Survey/{n}", survey(names.index(n))), names))
-    reloaded = StateStore(store.path).load()
+    reloaded = FileStateStore(store.path).load()
     assert sorted(reloaded.resources) == sorted(f"Survey/{n}" for n in names)
     assert reloaded.serial == len(names)
 

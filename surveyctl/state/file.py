@@ -1,4 +1,7 @@
-"""The state file on disk: atomic writes, safe from several threads (see `surveyctl.state`)."""
+"""The file backend: the state in one JSON file, atomic writes, safe from several threads.
+
+See `surveyctl.state` for the file format and `surveyctl.state.lock` for its lock.
+"""
 
 from __future__ import annotations
 
@@ -7,28 +10,30 @@ import json
 import os
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from surveyctl.resources import split_address
+from surveyctl.state.lock import LockInfo, StateLock, force_unlock, read_lock
 from surveyctl.state.records import (
     JournalEntry,
     Record,
     State,
     StateError,
     fingerprint,
-    split_address,
     utc_now,
 )
 
 
-class StateStore:
-    """Reads and writes one state file; writes are atomic and safe from several threads.
+class FileStateStore:
+    """The file backend: one state file; writes are atomic and safe from several threads.
 
     `load()` reads the file once; every change goes through `update(fn)`, which applies `fn` to
     a copy of the current state under an in-process lock, bumps the serial and writes the file.
     When the write fails the in-memory state stays as it was, like the file. The cross-process
-    guard is `surveyctl.lock.StateLock`, which commands that write hold for their whole run.
+    guard is the lock of `locked()`, which commands that write hold for their whole run.
 
     The applier records every success at once, so a write must stay cheap with hundreds of
     surveys in state: records are frozen and shared between copies (replace a record, never
@@ -36,11 +41,29 @@ class StateStore:
     is encoded once and reused until the record is replaced.
     """
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, environment: str | None = None):
         self.path = Path(path)
+        self.environment = environment
         self._lock = threading.Lock()
         self._state: State | None = None
         self._encoded: dict[str, tuple[Record, str]] = {}
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
+    @contextmanager
+    def locked(self, operation: str, timeout: float = 0.0) -> Iterator[LockInfo]:
+        """Holds `<environment>.lock.json` beside the state file for the block."""
+        with StateLock(self.path, operation, timeout=timeout, environment=self.environment) as lock:
+            assert lock.info is not None
+            yield lock.info
+
+    def lock_holder(self) -> LockInfo | None:
+        return read_lock(self.path)
+
+    def force_unlock(self, lock_id: str) -> LockInfo:
+        return force_unlock(self.path, lock_id)
 
     def load(self) -> State:
         """The state in the file; an empty state with a fresh lineage when there is none yet."""

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from surveyctl.lock import LockError, LockHeld, StateLock, force_unlock, lock_file, read_lock
+from surveyctl.state.lock import LockError, LockHeld, StateLock, force_unlock, lock_file, read_lock
 
 # A separate process that takes the lock, says so, and holds it until told (or crashes).
 HOLDER = textwrap.dedent(
     """
     import os, sys, time
     from pathlib import Path
-    from surveyctl.lock import StateLock
+    from surveyctl.state.lock import StateLock
     state, ready, hold, mode = sys.argv[1:5]
     lock = StateLock(Path(state), "apply", timeout=float(sys.argv[5]) if len(sys.argv) > 5 else 0)
     try:

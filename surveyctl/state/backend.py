@@ -1,0 +1,70 @@
+"""The seam between surveyctl and where its state lives.
+
+The reconciler, the importer and the state commands talk to a `StateBackend`; each backend
+owns its storage AND its lock, because what makes a lock trustworthy (a record beside a file,
+a server-side advisory lock) depends on where the state is. The file backend
+(`surveyctl.state.file`) is the zero-setup default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Protocol
+
+from surveyctl.state.lock import LockInfo
+from surveyctl.state.records import JournalEntry, Record, State
+
+
+class StateBackend(Protocol):
+    """One environment's state: read it, change it one resource at a time, lock it."""
+
+    @property
+    def location(self) -> str:
+        """Where the state lives, for messages (a path, or a database and schema; never a
+        password)."""
+        ...
+
+    def load(self) -> State:
+        """The stored state, read afresh (an empty state with a new lineage if none yet)."""
+        ...
+
+    def current(self) -> State:
+        """A copy of the state as last loaded or written (loads it on first use)."""
+        ...
+
+    def update(self, change: Callable[[State], None]) -> State:
+        """Applies `change` to a copy of the state, stores it with serial + 1, returns it."""
+        ...
+
+    def record(self, resource_address: str, record: Record) -> State:
+        """Records a managed resource (after a create, an update or an import)."""
+        ...
+
+    def journal_create(self, resource_address: str, body: dict) -> JournalEntry:
+        """Notes a create about to be sent; called BEFORE the POST."""
+        ...
+
+    def resolve_create(self, resource_address: str, record: Record | None) -> State:
+        """Clears a journaled create: records what it made, or nothing if it was refused."""
+        ...
+
+    def forget(self, resource_address: str) -> State:
+        """Drops a resource and any unresolved create of it."""
+        ...
+
+    def move(self, old: str, new: str) -> State:
+        """Renames a resource, keeping its kind."""
+        ...
+
+    def locked(self, operation: str, timeout: float = 0.0) -> AbstractContextManager[LockInfo]:
+        """Holds the environment's lock for a block; LockHeld names the holder otherwise."""
+        ...
+
+    def lock_holder(self) -> LockInfo | None:
+        """Who holds the lock now, if anyone."""
+        ...
+
+    def force_unlock(self, lock_id: str) -> LockInfo:
+        """Removes the lock when its ID is `lock_id`; returns who held it."""
+        ...
