@@ -87,7 +87,7 @@ class ApiClient:
         timeout: float = 30.0,
         retries: int = 5,
         backoff: float = 0.5,
-        pool_size: int = 32,
+        pool_size: int = 10,
     ):
         self.host = host.rstrip("/")
         self.timeout = timeout

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from surveyctl.api import ApiClient
 from surveyctl.config import Config, Environment, load_config
-from surveyctl.state import StateBackend, open_state
+
+if TYPE_CHECKING:  # imported when used, so that `--help` and `--version` stay light
+    from surveyctl.api import ApiClient
+    from surveyctl.reconcile.run import RunOptions, Workspace
+    from surveyctl.state import StateBackend
 
 
 @dataclass
@@ -19,6 +23,9 @@ class CliContext:
     env_name: str | None = None
     config_path: Path | None = None
     debug: bool = False
+    # Connections the client keeps open: as many as requests may be in flight at once
+    # (None: the client's default).
+    pool_size: int | None = None
     _config: Config | None = field(default=None, repr=False)
     _client: ApiClient | None = field(default=None, repr=False)
     _announced: bool = field(default=False, repr=False)
@@ -37,17 +44,35 @@ class CliContext:
             click.echo(f"surveyctl: environment {self.environment().describe()}", err=True)
             self._announced = True
 
-    def client(self, **client_options) -> ApiClient:
+    def client(self) -> ApiClient:
         """The environment's client (starting the embedded sandbox when that is the target)."""
         if self._client is None:
             from surveyctl.connection import open_client
 
             self.announce()
-            self._client = open_client(self.config(), self.environment(), **client_options)
+            sized = {} if self.pool_size is None else {"pool_size": self.pool_size}
+            self._client = open_client(self.config(), self.environment(), **sized)
         return self._client
+
+    def workspace(self, options: RunOptions, refresh_catalog: bool = False) -> Workspace:
+        """The environment's state, catalogue and (lazily) client, for a plan or apply run;
+        the client's pool is sized for `options.parallelism` requests in flight."""
+        from surveyctl.cli.manifest_options import environment_catalog
+        from surveyctl.reconcile.run import Workspace
+
+        self.pool_size = max(self.pool_size or 0, options.parallelism)
+        return Workspace(
+            config=self.config(),
+            environment=self.environment(),
+            state=self.state_store(),
+            marketplace=self.client,
+            catalog=environment_catalog(self, offline=False, refresh=refresh_catalog),
+        )
 
     def state_store(self) -> StateBackend:
         """The state backend of the environment."""
+        from surveyctl.state import open_state
+
         self.announce()
         return open_state(self.config(), self.environment())
 

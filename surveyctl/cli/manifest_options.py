@@ -9,7 +9,7 @@ import click
 
 from surveyctl.catalog import Catalog
 from surveyctl.cli.context import CliContext
-from surveyctl.errors import ConfigError
+from surveyctl.reconcile import run
 
 paths_argument = click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 offline_option = click.option(
@@ -22,15 +22,7 @@ refresh_option = click.option(
 
 def manifest_paths(ctx: CliContext, paths: tuple[Path, ...]) -> list[Path]:
     """PATHS as given, else the `manifests:` of surveyctl.yaml."""
-    if paths:
-        return list(paths)
-    config = ctx.config()
-    if config.manifests:
-        return [config.root / entry for entry in config.manifests]
-    raise ConfigError(
-        "no manifests given: name files or folders, or list them under 'manifests:' in "
-        "surveyctl.yaml"
-    )
+    return run.manifest_paths(ctx.config(), paths)
 
 
 def environment_catalog(ctx: CliContext, offline: bool, refresh: bool) -> Catalog | None:

@@ -1,4 +1,8 @@
-"""`surveyctl plan` and `surveyctl apply`: what a change will do, and doing exactly that."""
+"""`surveyctl plan` and `surveyctl apply`: what a change will do, and doing exactly that.
+
+The workflow lives in `surveyctl.reconcile.run`; this module turns options into RunOptions,
+shows plans, asks on the terminal and sets the exit code.
+"""
 
 from __future__ import annotations
 
@@ -9,38 +13,31 @@ from pathlib import Path
 import click
 
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.manifest_options import (
-    environment_catalog,
-    manifest_paths,
-    paths_argument,
-    refresh_option,
-)
-from surveyctl.errors import SurveyctlError
-from surveyctl.manifests import load_manifests
-from surveyctl.manifests.diagnostics import ERROR
-from surveyctl.reconcile.apply import (
-    ApplyResult,
-    Outcome,
-    apply_plan,
-    check_saved_plan,
-    sync_lifecycle,
-)
+from surveyctl.cli.manifest_options import refresh_option
+from surveyctl.reconcile.apply import ApplyResult, Outcome
 from surveyctl.reconcile.plan import Plan
-from surveyctl.reconcile.planfile import load_plan, save_plan
-from surveyctl.reconcile.planner import PlanRequest, make_plan
+from surveyctl.reconcile.planfile import save_plan
+from surveyctl.reconcile.run import (
+    DEFAULT_PARALLELISM,
+    MAX_PARALLELISM,
+    ApplyHooks,
+    ManifestErrors,
+    RunOptions,
+    apply_run,
+    plan_run,
+)
 from surveyctl.render import json as render_json
 from surveyctl.render import markdown as render_markdown
 from surveyctl.render import text as render_text
-from surveyctl.state import State
 
 _destroy = click.option(
     "--destroy", is_flag=True, help="Delete resources that are no longer in the manifests."
 )
 _parallelism = click.option(
     "--parallelism",
-    default=10,
+    default=DEFAULT_PARALLELISM,
     show_default=True,
-    type=click.IntRange(1, 64),
+    type=click.IntRange(1, MAX_PARALLELISM),
     help="Requests in flight at once.",
 )
 
@@ -48,24 +45,6 @@ _parallelism = click.option(
 def use_color() -> bool:
     """Colour only on a terminal, and never with NO_COLOR set."""
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-
-
-def _make_plan(
-    ctx: CliContext, state: State, paths, destroy: bool, parallelism: int, refresh: bool
-) -> Plan:
-    desired, diagnostics = load_manifests(
-        manifest_paths(ctx, paths), environment_catalog(ctx, offline=False, refresh=refresh)
-    )
-    if diagnostics.has_errors:
-        for diagnostic in diagnostics.sorted():
-            if diagnostic.severity == ERROR:
-                click.echo(str(diagnostic), err=True)
-        raise SurveyctlError(
-            f"{diagnostics.count(ERROR)} error(s) in the manifests; nothing was planned "
-            "(`surveyctl validate` shows them all)"
-        )
-    request = PlanRequest(desired, state, ctx.environment().name, destroy, parallelism)
-    return make_plan(ctx.client(), request)
 
 
 def _show(plan: Plan, output_format: str) -> None:
@@ -77,8 +56,18 @@ def _show(plan: Plan, output_format: str) -> None:
         click.echo(render_text.render(plan, color=use_color()), nl=False)
 
 
+def _reporting_manifest_errors(run):
+    """Runs `run()`; manifest errors are listed on stderr before the one-line verdict."""
+    try:
+        return run()
+    except ManifestErrors as exc:
+        for diagnostic in exc.diagnostics:
+            click.echo(str(diagnostic), err=True)
+        raise
+
+
 @click.command("plan")
-@paths_argument
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
     "--format",
     "output_format",
@@ -113,8 +102,9 @@ def plan_command(
 
     Without PATHS the `manifests:` of surveyctl.yaml are read.
     """
-    state = ctx.state_store().load()
-    plan = _make_plan(ctx, state, paths, destroy, parallelism, refresh_catalog)
+    options = RunOptions(targets=paths, destroy=destroy, parallelism=parallelism)
+    workspace = ctx.workspace(options, refresh_catalog=refresh_catalog)
+    plan = _reporting_manifest_errors(lambda: plan_run(workspace, options))
     _show(plan, output_format)
     if out is not None:
         save_plan(plan, out)
@@ -163,57 +153,32 @@ def apply_command(
     TARGET is manifest files or folders (default: `manifests:` of surveyctl.yaml), or one saved
     plan file, which is applied exactly as it was planned, or refused if anything moved since.
     """
-    environment = ctx.environment()
-    if auto_approve and environment.protected and ctx.env_name != environment.name:
-        raise SurveyctlError(
-            f"environment {environment.name!r} is protected: --auto-approve needs it named "
-            f"explicitly with --env {environment.name}"
-        )
-    saved = _saved_plan_path(target)
-    store = ctx.state_store()
-    with store.locked("apply", lock_timeout):
-        if saved is not None:
-            plan = load_plan(saved)
-            if plan.environment != environment.name:
-                raise SurveyctlError(
-                    f"{saved} was planned for environment {plan.environment!r}, not "
-                    f"{environment.name!r}"
-                )
-            check_saved_plan(plan, store.load(), ctx.client(), parallelism)
-        else:
-            plan = _make_plan(ctx, store.load(), target, destroy, parallelism, refresh_catalog)
-        _show(plan, output_format)
-        if plan.errors:
-            raise SurveyctlError("the plan has errors; nothing was applied")
-        if plan.has_changes and saved is None and not auto_approve:
-            _confirm(environment.name)
-        sync_lifecycle(plan, store)  # after the approval: a cancelled apply changes nothing
-        if not plan.has_changes:
-            return
-        result = apply_plan(plan, ctx.client(), store, parallelism, _progress)
-    _report(result)
+    options = RunOptions(
+        targets=target,
+        destroy=destroy,
+        parallelism=parallelism,
+        lock_timeout=lock_timeout,
+        auto_approve=auto_approve,
+        env_named=ctx.env_name is not None and ctx.env_name == ctx.environment().name,
+    )
+    hooks = ApplyHooks(
+        show=lambda plan: _show(plan, output_format),
+        confirm=_confirm if sys.stdin.isatty() else None,
+        on_outcome=_progress,
+    )
+    workspace = ctx.workspace(options, refresh_catalog=refresh_catalog)
+    run = _reporting_manifest_errors(lambda: apply_run(workspace, options, hooks))
+    if run.result is not None:
+        _report(run.result)
 
 
-def _saved_plan_path(target: tuple[Path, ...]) -> Path | None:
-    """One argument that is a file but not YAML is a saved plan."""
-    if len(target) == 1 and target[0].is_file() and target[0].suffix not in (".yaml", ".yml"):
-        return target[0]
-    return None
-
-
-def _confirm(environment: str) -> None:
-    if not sys.stdin.isatty():
-        raise SurveyctlError(
-            "apply asks before changing anything and there is no terminal to ask: pass "
-            "--auto-approve, or apply a reviewed plan file"
-        )
+def _confirm(environment: str) -> bool:
     answer = click.prompt(
         f"Apply these changes to environment {environment!r}? Only 'yes' will be accepted",
         default="",
         show_default=False,
     )
-    if answer.strip() != "yes":
-        raise SurveyctlError("apply cancelled; nothing was changed")
+    return answer.strip() == "yes"
 
 
 def _progress(outcome: Outcome) -> None:

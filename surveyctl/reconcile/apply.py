@@ -17,10 +17,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from surveyctl.api import ApiClient
 from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.reconcile.groups import api_body, group_fingerprint
 from surveyctl.reconcile.live import fetch_all
+from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Plan, ResourceChange
 from surveyctl.reconcile.planner import live_fingerprint
 from surveyctl.resources import EXCLUSION_GROUP, SURVEY
@@ -57,7 +57,7 @@ class ApplyResult:
         return sum(1 for o in self.outcomes if o.status == status)
 
 
-def check_saved_plan(plan: Plan, state: State, client: ApiClient, parallelism: int) -> None:
+def check_saved_plan(plan: Plan, state: State, client: Marketplace, parallelism: int) -> None:
     """Refuses a saved plan when the state or a resource it changes moved since it was made."""
     # Serial 0 is a state never written, whose lineage is made afresh on every load.
     never_written = state.serial == 0 and plan.state_serial == 0
@@ -88,7 +88,7 @@ def check_saved_plan(plan: Plan, state: State, client: ApiClient, parallelism: i
 
 def apply_plan(
     plan: Plan,
-    client: ApiClient,
+    client: Marketplace,
     store: StateBackend,
     parallelism: int = 10,
     on_outcome: Callable[[Outcome], None] | None = None,
@@ -151,7 +151,7 @@ def _reader(resource: ResourceChange):
 
 
 def _run_one(
-    resource: ResourceChange, client: ApiClient, store: StateBackend, failed: set[str]
+    resource: ResourceChange, client: Marketplace, store: StateBackend, failed: set[str]
 ) -> Outcome:
     try:
         message = _WRITERS[(resource.kind, resource.action)](resource, client, store, failed)

@@ -15,15 +15,15 @@ from typing import Any
 
 import yaml
 
-from surveyctl.api import ApiClient
 from surveyctl.errors import SurveyctlError
+from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.merge import GROUP_MEMBERSHIP_FIELDS
 from surveyctl.reconcile.normalise import group_update_body, update_body
 from surveyctl.resources import EXCLUSION_GROUP, SURVEY, address, check_name, name_of
 from surveyctl.state import GroupRecord, StateBackend, SurveyRecord
 
 
-def import_survey(client: ApiClient, store: StateBackend, survey_id: int, name: str) -> dict:
+def import_survey(client: Marketplace, store: StateBackend, survey_id: int, name: str) -> dict:
     """Records live survey `survey_id` as `Survey/<name>`; returns its manifest."""
     target = _free_address(store, SURVEY, name)
     for other, record in store.current().resources.items():
@@ -44,7 +44,7 @@ def import_survey(client: ApiClient, store: StateBackend, survey_id: int, name: 
     return {"kind": SURVEY, "name": name, "spec": spec}
 
 
-def import_group(client: ApiClient, store: StateBackend, ref: str, name: str) -> dict:
+def import_group(client: Marketplace, store: StateBackend, ref: str, name: str) -> dict:
     """Records live exclusion group `ref` as `ExclusionGroup/<name>`; returns its manifest.
 
     Its surveys must already be managed here, so that the manifest can name them."""

@@ -7,8 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from surveyctl.api import ApiClient
 from surveyctl.errors import ApiError, SurveyctlError
+from surveyctl.reconcile.marketplace import Marketplace
 
 
 @dataclass
@@ -22,8 +22,8 @@ class LiveResult:
 
 
 def fetch_all(
-    client: ApiClient,
-    requests: Iterable[tuple[str, Callable[[ApiClient], Any]]],
+    client: Marketplace,
+    requests: Iterable[tuple[str, Callable[[Marketplace], Any]]],
     parallelism: int = 10,
 ) -> dict[str, LiveResult]:
     """Runs `fetch(client)` for each (address, fetch) with `parallelism` workers."""
@@ -34,7 +34,7 @@ def fetch_all(
         return {result.address: result for result in results}
 
 
-def fetch_one(client: ApiClient, address: str, fetch: Callable[[ApiClient], Any]) -> LiveResult:
+def fetch_one(client: Marketplace, address: str, fetch: Callable[[Marketplace], Any]) -> LiveResult:
     """`fetch(client)` as a LiveResult: a 404 means gone, other errors are kept as text."""
     try:
         return LiveResult(address, body=fetch(client))

@@ -12,7 +12,6 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from surveyctl.api import ApiClient
 from surveyctl.model import DesiredState, Survey
 from surveyctl.reconcile import checks, groups
 from surveyctl.reconcile.checks import unresolved_create_message
@@ -23,6 +22,7 @@ from surveyctl.reconcile.diff import (
     quota_update_bodies,
 )
 from surveyctl.reconcile.live import LiveResult, fetch_all, fetch_one
+from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.merge import merge_survey
 from surveyctl.reconcile.normalise import UPDATE_FIELDS, normalise_survey
 from surveyctl.reconcile.plan import FieldChange, Note, Plan, ResourceChange
@@ -43,7 +43,7 @@ class PlanRequest:
     parallelism: int = 10
 
 
-def make_plan(client: ApiClient, request: PlanRequest) -> Plan:
+def make_plan(client: Marketplace, request: PlanRequest) -> Plan:
     """The plan for `request`; reads live bodies through `client`, writes nothing."""
     state = request.state
     plan = Plan(
@@ -193,7 +193,7 @@ def _drift(
 
 
 def _add_quota_closures(
-    client: ApiClient, surveys: list[ResourceChange], plan: Plan, parallelism: int
+    client: Marketplace, surveys: list[ResourceChange], plan: Plan, parallelism: int
 ) -> None:
     """Reads quota performance only for surveys whose plan lowers a required_count."""
     lowered = {c.address: c for c in surveys if c.is_change and checks.lowered_quotas(c.changes)}

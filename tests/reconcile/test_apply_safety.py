@@ -182,3 +182,16 @@ def test_the_api_key_never_appears_in_output_or_files(
     for path in project.rglob("*"):
         if path.is_file():
             assert SECRET_KEY not in path.read_text(errors="replace"), path
+
+
+def test_parallelism_sizes_the_connection_pool(project, manifests, start_sandbox, run_cli):
+    slow = start_sandbox(latency_ms=100)
+    _point_project_at(project, slow.url)
+    for index in range(60):
+        manifests.write(survey_manifest(f"survey-{index:02d}"))
+    applied = run_cli("apply", "manifests", "--auto-approve", "--parallelism", "64")
+    assert applied.exit_code == 0, applied.stderr
+    planned = run_cli("--debug", "plan", "manifests", "--parallelism", "64")
+    assert planned.exit_code == 0, planned.stderr
+    assert "No changes." in planned.stdout
+    assert "Connection pool is full" not in planned.stderr

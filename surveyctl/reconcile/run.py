@@ -1,0 +1,200 @@
+"""The plan and apply workflows, as the CLI, the benchmarks and the tests all run them.
+
+`plan_run` reads the manifests and plans them against state and live bodies. `apply_run`
+does what `surveyctl apply` does, in this order: the protected-environment rule, the state
+lock, a saved plan (checked against its environment, the state and the live resources) or a
+fresh plan, show, refuse on errors, ask, record lifecycle flags, apply. What talks to a
+person (showing the plan, asking, reporting progress) is passed in as callables, so the
+workflow never touches a terminal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from surveyctl.catalog import Catalog
+from surveyctl.config import Config, Environment
+from surveyctl.errors import ConfigError, SurveyctlError
+from surveyctl.manifests import Diagnostic, load_manifests
+from surveyctl.manifests.diagnostics import ERROR
+from surveyctl.model import DesiredState
+from surveyctl.reconcile.apply import (
+    ApplyResult,
+    Outcome,
+    apply_plan,
+    check_saved_plan,
+    sync_lifecycle,
+)
+from surveyctl.reconcile.marketplace import Marketplace
+from surveyctl.reconcile.plan import Plan
+from surveyctl.reconcile.planfile import load_plan
+from surveyctl.reconcile.planner import PlanRequest, make_plan
+from surveyctl.state import State, StateBackend
+
+DEFAULT_PARALLELISM = 10
+MAX_PARALLELISM = 64
+
+
+class ManifestErrors(SurveyctlError):
+    """The manifests have errors, so nothing is planned; `diagnostics` lists them."""
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        self.diagnostics = diagnostics
+        super().__init__(
+            f"{len(diagnostics)} error(s) in the manifests; nothing was planned "
+            "(`surveyctl validate` shows them all)"
+        )
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How to plan or apply; the same options for every caller.
+
+    `targets` are manifest files or folders (default: `manifests:` of surveyctl.yaml), or, for
+    apply, one saved plan file. `parallelism` bounds the requests in flight and sizes the
+    client's connection pool. `env_named` says the environment was named explicitly
+    (`--env`), which a protected environment requires before applying without a question.
+    """
+
+    targets: tuple[Path, ...] = ()
+    destroy: bool = False
+    parallelism: int = DEFAULT_PARALLELISM
+    lock_timeout: float = 0.0
+    auto_approve: bool = False
+    env_named: bool = False
+
+
+@dataclass
+class Workspace:
+    """One environment's marketplace, state and catalogue, as a run uses them.
+
+    `marketplace` is called when the first request is due, so a run that fails early (bad
+    manifests, a held lock) opens no connection and starts no embedded sandbox.
+    """
+
+    config: Config
+    environment: Environment
+    state: StateBackend
+    marketplace: Callable[[], Marketplace]
+    catalog: Catalog | None = None
+
+
+@dataclass
+class ApplyHooks:
+    """What apply needs from whoever talks to the person running it.
+
+    `show(plan)` presents the plan; `confirm(environment_name)` asks for approval and returns
+    the answer, and is None when there is nobody to ask (no terminal); `on_outcome` reports
+    each write as it completes.
+    """
+
+    show: Callable[[Plan], None] = lambda plan: None
+    confirm: Callable[[str], bool] | None = None
+    on_outcome: Callable[[Outcome], None] | None = None
+
+
+@dataclass
+class ApplyRun:
+    """What an apply did: the plan it carried out and, when it wrote, the outcome of each write."""
+
+    plan: Plan
+    result: ApplyResult | None = None
+    saved: bool = False
+
+
+def manifest_paths(config: Config, targets: tuple[Path, ...]) -> list[Path]:
+    """The targets as given, else the `manifests:` of surveyctl.yaml."""
+    if targets:
+        return list(targets)
+    if config.manifests:
+        return [config.root / entry for entry in config.manifests]
+    raise ConfigError(
+        "no manifests given: name files or folders, or list them under 'manifests:' in "
+        "surveyctl.yaml"
+    )
+
+
+def saved_plan_path(targets: tuple[Path, ...]) -> Path | None:
+    """One target that is a file but not YAML is a saved plan."""
+    if len(targets) == 1 and targets[0].is_file() and targets[0].suffix not in (".yaml", ".yml"):
+        return targets[0]
+    return None
+
+
+def desired_state(workspace: Workspace, options: RunOptions) -> DesiredState:
+    """The manifests of `options.targets`, expanded and checked; ManifestErrors when they
+    have errors."""
+    desired, diagnostics = load_manifests(
+        manifest_paths(workspace.config, options.targets), workspace.catalog
+    )
+    if diagnostics.has_errors:
+        raise ManifestErrors([d for d in diagnostics.sorted() if d.severity == ERROR])
+    return desired
+
+
+def plan_run(
+    workspace: Workspace,
+    options: RunOptions,
+    desired: DesiredState | None = None,
+    state: State | None = None,
+) -> Plan:
+    """The plan of the manifests (or of `desired`, already loaded) against the state and the
+    live resources; writes nothing."""
+    state = workspace.state.load() if state is None else state
+    desired = desired_state(workspace, options) if desired is None else desired
+    request = PlanRequest(
+        desired, state, workspace.environment.name, options.destroy, options.parallelism
+    )
+    return make_plan(workspace.marketplace(), request)
+
+
+def apply_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> ApplyRun:
+    """Plans (or loads a saved plan), asks, and applies, all under the state lock."""
+    environment = workspace.environment
+    if options.auto_approve and environment.protected and not options.env_named:
+        raise SurveyctlError(
+            f"environment {environment.name!r} is protected: --auto-approve needs it named "
+            f"explicitly with --env {environment.name}"
+        )
+    saved = saved_plan_path(options.targets)
+    store = workspace.state
+    with store.locked("apply", options.lock_timeout):
+        if saved is not None:
+            plan = _load_saved(saved, workspace, options)
+        else:
+            plan = plan_run(workspace, options, state=store.load())
+        hooks.show(plan)
+        if plan.errors:
+            raise SurveyctlError("the plan has errors; nothing was applied")
+        if plan.has_changes and saved is None and not options.auto_approve:
+            _confirm(hooks, environment.name)
+        sync_lifecycle(plan, store)  # after the approval: a cancelled apply changes nothing
+        if not plan.has_changes:
+            return ApplyRun(plan, saved=saved is not None)
+        result = apply_plan(
+            plan, workspace.marketplace(), store, options.parallelism, hooks.on_outcome
+        )
+    return ApplyRun(plan, result, saved=saved is not None)
+
+
+def _load_saved(path: Path, workspace: Workspace, options: RunOptions) -> Plan:
+    plan = load_plan(path)
+    name = workspace.environment.name
+    if plan.environment != name:
+        raise SurveyctlError(
+            f"{path} was planned for environment {plan.environment!r}, not {name!r}"
+        )
+    check_saved_plan(plan, workspace.state.load(), workspace.marketplace(), options.parallelism)
+    return plan
+
+
+def _confirm(hooks: ApplyHooks, environment: str) -> None:
+    if hooks.confirm is None:
+        raise SurveyctlError(
+            "apply asks before changing anything and there is no terminal to ask: pass "
+            "--auto-approve, or apply a reviewed plan file"
+        )
+    if not hooks.confirm(environment):
+        raise SurveyctlError("apply cancelled; nothing was changed")
