@@ -9,17 +9,20 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import ExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.table import Table
 
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.ops.transactions import (
     DEFAULT_PAGE_SIZE,
     FORMATS,
     ExportProgress,
+    RowWriter,
     TransactionQuery,
     export,
     iter_pages,
@@ -36,6 +39,47 @@ def _int_list(ctx: click.Context, param: click.Parameter, value: str | None) -> 
         raise click.BadParameter(f"{value!r} is not a comma-separated list of integers") from None
 
 
+# The columns a person wants on a terminal; csv/json/jsonl carry every key.
+TABLE_COLUMNS: tuple[tuple[str, int], ...] = (
+    ("Transaction ID", 38),
+    ("Respondent Status Code", 6),
+    ("Respondent Status Description", 30),
+    ("Supplier ID", 8),
+    ("PS Entry DateTime", 20),
+    ("Respondent LOI", 6),
+    ("Reconciliation Status", 6),
+)
+
+
+@dataclass
+class TableWriter:
+    """A table with fixed column widths, printed page by page so the columns line up."""
+
+    console: Console
+    _header_done: bool = False
+    _columns: tuple[tuple[str, int], ...] = field(default=TABLE_COLUMNS)
+
+    def begin(self, columns: list[str]) -> None:
+        pass
+
+    def rows(self, page: list[dict]) -> None:
+        table = Table(box=None, show_header=not self._header_done, pad_edge=False)
+        for name, width in self._columns:
+            table.add_column(name, width=width, no_wrap=True, overflow="ellipsis")
+        for row in page:
+            table.add_row(*(_cell(row.get(name)) for name, _ in self._columns))
+        self.console.print(table)
+        self._header_done = True
+
+    def end(self) -> None:
+        if not self._header_done:
+            self.console.print("no transactions")
+
+
+def _cell(value: object) -> str:
+    return "" if value is None else str(value)
+
+
 @click.group(name="transactions")
 def transactions() -> None:
     """Read a survey's transactions (respondent sessions)."""
@@ -45,7 +89,9 @@ def transactions() -> None:
 @click.argument("survey_id", type=int)
 @click.option("--status", callback=_int_list, help="Status codes, e.g. 21,18.")
 @click.option("--supplier", callback=_int_list, help="Supplier ids, e.g. 12,13.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(("table", *FORMATS)), default="table", show_default=True
+)
 @click.option(
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -76,8 +122,11 @@ def list_transactions(
             out = sys.stdout
         else:
             out = stack.enter_context(open(output, "w", encoding="utf-8", newline=""))
-        console = Console(file=out, soft_wrap=False) if fmt == "table" else None
-        writer = make_writer(fmt, out, console)
+        writer: RowWriter = (
+            TableWriter(Console(file=out, soft_wrap=False))
+            if fmt == "table"
+            else make_writer(fmt, out)
+        )
         report = stack.enter_context(_ProgressReporter())
         final = export(iter_pages(client, query), writer, report)
     where = f" to {output}" if output else ""

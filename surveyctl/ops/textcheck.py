@@ -7,14 +7,13 @@ so they are sent in batches of 20 and the results joined back to the answers by 
 
 from __future__ import annotations
 
-import csv
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from surveyctl.api import ApiClient
 from surveyctl.errors import Location, SurveyctlError
+from surveyctl.ops.uploads import Upload, read_upload
 
 BATCH_SIZE = 20
 
@@ -60,13 +59,9 @@ class AnswerFlags:
 
 def load_answers(path: Path) -> list[Answer]:
     """Answers from `path` (.json or .csv); AnswersError names the file, line and field."""
-    try:
-        raw = path.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise AnswersError(f"{path}: cannot read the answers file: {exc.strerror}") from exc
-    except UnicodeDecodeError as exc:
-        raise AnswersError(f"{path}: the answers file is not UTF-8 text") from exc
-    answers = _from_csv(path, raw) if path.suffix.lower() == ".csv" else _from_json(path, raw)
+    is_csv = path.suffix.lower() == ".csv"
+    upload = read_upload(path, AnswersError, csv_suffix=is_csv, wrapper="questions")
+    answers = _from_csv(upload) if is_csv else _from_json(upload)
     if not answers:
         raise AnswersError(f"{path}: the file holds no answers")
     seen: dict[str, int] = {}
@@ -81,70 +76,35 @@ def load_answers(path: Path) -> list[Answer]:
     return answers
 
 
-def _from_csv(path: Path, raw: str) -> list[Answer]:
-    reader = csv.DictReader(raw.splitlines())
-    missing = {"question_id", "text"} - set(reader.fieldnames or [])
+def _from_csv(upload: Upload) -> list[Answer]:
+    if not upload.items:
+        return []
+    header = [cell.strip() for cell in upload.items[0].value]
+    missing = {"question_id", "text"} - set(header)
     if missing:
         raise AnswersError(
             f"the CSV header needs the columns question_id and text (missing: "
             f"{', '.join(sorted(missing))})",
-            Location(str(path), 1),
+            upload.where(upload.items[0].line),
         )
     answers = []
-    for row in reader:
-        line = reader.line_num
-        answers.append(_answer(path, line, row.get("question_id"), row.get("text")))
+    for row in upload.items[1:]:
+        cells = dict(zip(header, row.value, strict=False))
+        answers.append(_answer(upload.path, row.line, cells.get("question_id"), cells.get("text")))
     return answers
 
 
-def _from_json(path: Path, raw: str) -> list[Answer]:
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise AnswersError(f"not valid JSON: {exc.msg}", Location(str(path), exc.lineno)) from exc
-    depth = 2
-    if isinstance(data, dict):
-        data, depth = data.get("questions"), 3
-    if not isinstance(data, list):
-        raise AnswersError(
-            "the JSON must be a list of {question_id, text} objects", Location(str(path), 1)
-        )
-    lines = _object_lines(raw, depth)
+def _from_json(upload: Upload) -> list[Answer]:
     answers = []
-    for index, item in enumerate(data):
-        line = lines[index] if index < len(lines) else 1
-        if not isinstance(item, dict):
+    for index, item in enumerate(upload.items):
+        if not isinstance(item.value, dict):
             raise AnswersError(
                 f"answer {index + 1} is not a {{question_id, text}} object",
-                Location(str(path), line),
+                upload.where(item.line),
             )
-        answers.append(_answer(path, line, item.get("question_id"), item.get("text")))
+        value = item.value
+        answers.append(_answer(upload.path, item.line, value.get("question_id"), value.get("text")))
     return answers
-
-
-def _object_lines(raw: str, depth_of_items: int) -> list[int]:
-    """1-based line of each object opening at `depth_of_items` (the answers), in order."""
-    lines, depth, line, in_string, escaped = [], 0, 1, False, False
-    for char in raw:
-        if char == "\n":
-            line += 1
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-            continue
-        if char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            if char == "{" and depth == depth_of_items:
-                lines.append(line)
-        elif char in "]}":
-            depth -= 1
-    return lines
 
 
 def _answer(path: Path, line: int, question_id: object, text: object) -> Answer:

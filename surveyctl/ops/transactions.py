@@ -10,27 +10,14 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import IO, Protocol
-
-from rich.console import Console
-from rich.table import Table
 
 from surveyctl.api import ApiClient
 
-FORMATS = ("table", "csv", "json", "jsonl")
+# Machine formats written here; the CLI adds "table" for people.
+FORMATS = ("csv", "json", "jsonl")
 DEFAULT_PAGE_SIZE = 500
-
-# The columns a person wants on a terminal; csv/json/jsonl carry every key.
-TABLE_COLUMNS: tuple[tuple[str, int], ...] = (
-    ("Transaction ID", 38),
-    ("Respondent Status Code", 6),
-    ("Respondent Status Description", 30),
-    ("Supplier ID", 8),
-    ("PS Entry DateTime", 20),
-    ("Respondent LOI", 6),
-    ("Reconciliation Status", 6),
-)
 
 
 @dataclass(frozen=True)
@@ -133,32 +120,7 @@ class JsonArrayWriter:
         self.out.flush()
 
 
-@dataclass
-class TableWriter:
-    """A table with fixed column widths, printed page by page so the columns line up."""
-
-    console: Console
-    _header_done: bool = False
-    _columns: tuple[tuple[str, int], ...] = field(default=TABLE_COLUMNS)
-
-    def begin(self, columns: list[str]) -> None:
-        pass
-
-    def rows(self, page: list[dict]) -> None:
-        table = Table(box=None, show_header=not self._header_done, pad_edge=False)
-        for name, width in self._columns:
-            table.add_column(name, width=width, no_wrap=True, overflow="ellipsis")
-        for row in page:
-            table.add_row(*(_cell(row.get(name)) for name, _ in self._columns))
-        self.console.print(table)
-        self._header_done = True
-
-    def end(self) -> None:
-        if not self._header_done:
-            self.console.print("no transactions")
-
-
-def make_writer(fmt: str, out: IO[str], console: Console | None = None) -> RowWriter:
+def make_writer(fmt: str, out: IO[str]) -> RowWriter:
     """The writer for a format name of FORMATS."""
     if fmt == "csv":
         return CsvWriter(out)
@@ -166,8 +128,6 @@ def make_writer(fmt: str, out: IO[str], console: Console | None = None) -> RowWr
         return JsonLinesWriter(out)
     if fmt == "json":
         return JsonArrayWriter(out)
-    if fmt == "table":
-        return TableWriter(console or Console(file=out))
     raise ValueError(f"unknown format {fmt!r}")
 
 
@@ -192,7 +152,3 @@ def export(
             progress(state)
     writer.end()
     return state
-
-
-def _cell(value: object) -> str:
-    return "" if value is None else str(value)

@@ -6,6 +6,9 @@ import csv
 import io
 import json
 
+from rich.console import Console
+
+from surveyctl.cli.transactions import TableWriter
 from surveyctl.ops.transactions import export, make_writer
 
 
@@ -64,7 +67,7 @@ def test_jsonl_export_has_one_object_per_line():
 
 def test_table_export_shows_the_header_once():
     out = io.StringIO()
-    export(_pages(3, 1), make_writer("table", out))
+    export(_pages(3, 1), TableWriter(Console(file=out, width=200)))
     text = out.getvalue()
     assert text.count("Transaction ID") == 1
     assert "t2-0" in text

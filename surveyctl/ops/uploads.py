@@ -1,0 +1,102 @@
+"""Reading a file a user hands to a command: CSV with a header, or a JSON list, with lines.
+
+`adjust` and `text-check` take lists of items from people's spreadsheets and scripts. Both
+read them here, so that both accept the same encodings (UTF-8, with or without a byte-order
+mark) and both name the file and line of a bad item.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from surveyctl.errors import Location, SurveyctlError
+
+
+@dataclass(frozen=True)
+class Item:
+    """One item of the file and the 1-based line it starts on."""
+
+    line: int
+    value: Any  # a list of cells (CSV), or the parsed JSON item
+
+
+@dataclass(frozen=True)
+class Upload:
+    """The items of a file; `csv` tells how to read them (cells, or JSON values)."""
+
+    path: Path
+    csv: bool
+    items: list[Item]
+
+    def where(self, line: int) -> Location:
+        return Location(str(self.path), line)
+
+
+def read_upload(
+    path: Path, error: type[SurveyctlError], *, csv_suffix: bool, wrapper: str | None = None
+) -> Upload:
+    """The items of `path`: non-empty CSV rows when `csv_suffix` says the file is CSV (header
+    included), else the items of a JSON list (or of the list under `wrapper` when the JSON is
+    an object). Problems are raised as `error` with the file and line."""
+    try:
+        raw = path.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise error(f"{path}: cannot read the file: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: the file is not UTF-8 text") from exc
+    if csv_suffix:
+        reader = csv.reader(raw.splitlines())
+        rows = [Item(reader.line_num, row) for row in reader if any(c.strip() for c in row)]
+        return Upload(path, True, rows)
+    return Upload(path, False, _json_items(path, raw, error, wrapper))
+
+
+def _json_items(
+    path: Path, raw: str, error: type[SurveyctlError], wrapper: str | None
+) -> list[Item]:
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise error(f"not valid JSON: {exc.msg}", Location(str(path), exc.lineno)) from exc
+    depth = 1
+    if wrapper is not None and isinstance(data, dict):
+        data, depth = data.get(wrapper), 2
+    if not isinstance(data, list):
+        expected = f"a list (or an object with a {wrapper!r} list)" if wrapper else "a list"
+        raise error(f"the JSON must be {expected}", Location(str(path), 1))
+    lines = _item_lines(raw, depth)
+    return [Item(lines[i] if i < len(lines) else 1, item) for i, item in enumerate(data)]
+
+
+def _item_lines(raw: str, list_depth: int) -> list[int]:
+    """The 1-based line on which each item of the list at `list_depth` starts, in order."""
+    lines: list[int] = []
+    depth, line, in_string, escaped, expecting = 0, 1, False, False, False
+    for char in raw:
+        if char == "\n":
+            line += 1
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+            continue
+        if expecting and depth == list_depth and not char.isspace() and char not in ",]":
+            lines.append(line)
+            expecting = False
+        if char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            expecting = char == "[" and depth == list_depth
+        elif char in "]}":
+            depth -= 1
+        elif char == "," and depth == list_depth:
+            expecting = True
+    return lines
