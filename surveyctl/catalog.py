@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,6 +19,7 @@ from typing import Any
 
 from surveyctl.api import ApiClient
 from surveyctl.errors import ApiError, SurveyctlError
+from surveyctl.files import write_atomically
 
 DEFAULT_TTL = 24 * 3600
 CACHE_FORMAT = 1
@@ -169,7 +168,6 @@ class Catalog:
         path = self._cache_file(localization)
         if path is None:
             return
-        path.parent.mkdir(parents=True, exist_ok=True)
         payload = {
             "format": CACHE_FORMAT,
             "environment": self.environment,
@@ -177,14 +175,7 @@ class Catalog:
             "fetched_at": time.time(),
             "attributes": items,
         }
-        handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".catalog-", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump(payload, out)
-            os.replace(temp, path)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
+        write_atomically(path, json.dumps(payload))
 
 
 def _attribute(item: dict, localization: str) -> Attribute:

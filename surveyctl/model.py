@@ -7,7 +7,6 @@ object keeps the Location of its manifest entry, so that later errors can point 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -159,13 +158,14 @@ class ExclusionGroup:
     location: Location | None = None
     field_locations: dict[str, Location] = field(default_factory=dict)
 
-    def body(self, ps_survey_ids: Mapping[str, int]) -> dict:
-        """The API body, with survey names turned into ids by `ps_survey_ids` (name -> id)."""
-        ids = list(self.survey_ids) + [ps_survey_ids[name] for name in self.surveys]
+    def body(self) -> dict:
+        """The group's body with its Survey manifests still named in `surveys` beside the ids
+        written directly (`surveys_in_group`); the planner turns names into ids."""
         out: dict[str, Any] = {
             "buyer_surveygroup_ref": self.buyer_surveygroup_ref,
             "name": self.group_name,
-            "surveys_in_group": ids,
+            "surveys": list(self.surveys),
+            "surveys_in_group": list(self.survey_ids),
         }
         if self.exclusion_period is not None:
             out["exclusion_period"] = self.exclusion_period

@@ -16,18 +16,14 @@ from rich.table import Table
 
 from surveyctl.catalog import Attribute, Catalog
 from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.cli.options import int_list
 
 
 def _classes(ctx: click.Context, param: click.Parameter, value: str | None) -> list[int] | None:
-    if not value:
-        return None
-    try:
-        classes = [int(part) for part in value.split(",") if part.strip()]
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not a comma-separated list of 1, 2, 3") from None
+    classes = int_list(ctx, param, value)
     if not set(classes) <= {1, 2, 3}:
         raise click.BadParameter("classes are 1 (core), 2 (extended) and 3 (custom)")
-    return classes
+    return list(classes) or None
 
 
 def _matches(attribute: Attribute, needle: str) -> bool:

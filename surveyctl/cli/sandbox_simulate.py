@@ -13,24 +13,16 @@ from rich.console import Console
 from rich.table import Table
 
 from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.cli.options import int_list
 from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.statuses import transaction_status_name
-
-
-def _suppliers(ctx: click.Context, param: click.Parameter, value: str | None) -> list[int] | None:
-    if not value:
-        return None
-    try:
-        return [int(part) for part in value.split(",") if part.strip()]
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not a comma-separated list of integers") from None
 
 
 @click.command(name="simulate")
 @click.argument("survey_id", type=int)
 @click.option("--respondents", default=100, show_default=True, type=click.IntRange(1, 10_000))
 @click.option("--seed", type=int, help="Same seed, same respondents (and same outcomes).")
-@click.option("--supplier-ids", callback=_suppliers, help="Suppliers to draw from, e.g. 12,13.")
+@click.option("--supplier-ids", callback=int_list, help="Suppliers to draw from, e.g. 12,13.")
 @click.option(
     "--bad-hash-share",
     type=click.FloatRange(0.0, 1.0),
@@ -48,7 +40,7 @@ def simulate(
     survey_id: int,
     respondents: int,
     seed: int | None,
-    supplier_ids: list[int] | None,
+    supplier_ids: tuple[int, ...],
     bad_hash_share: float | None,
     hold: bool,
     fmt: str,
@@ -58,7 +50,7 @@ def simulate(
     if seed is not None:
         body["seed"] = seed
     if supplier_ids:
-        body["supplier_ids"] = supplier_ids
+        body["supplier_ids"] = list(supplier_ids)
     if bad_hash_share is not None:
         body["bad_hash_share"] = bad_hash_share
     client = ctx.client()

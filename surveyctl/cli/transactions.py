@@ -18,6 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.cli.options import int_list
 from surveyctl.ops.transactions import (
     DEFAULT_PAGE_SIZE,
     FORMATS,
@@ -28,16 +29,6 @@ from surveyctl.ops.transactions import (
     iter_pages,
     make_writer,
 )
-
-
-def _int_list(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, ...]:
-    if not value:
-        return ()
-    try:
-        return tuple(int(part) for part in value.split(",") if part.strip())
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not a comma-separated list of integers") from None
-
 
 # The columns a person wants on a terminal; csv/json/jsonl carry every key.
 TABLE_COLUMNS: tuple[tuple[str, int], ...] = (
@@ -87,8 +78,8 @@ def transactions() -> None:
 
 @transactions.command(name="list")
 @click.argument("survey_id", type=int)
-@click.option("--status", callback=_int_list, help="Status codes, e.g. 21,18.")
-@click.option("--supplier", callback=_int_list, help="Supplier ids, e.g. 12,13.")
+@click.option("--status", callback=int_list, help="Status codes, e.g. 21,18.")
+@click.option("--supplier", callback=int_list, help="Supplier ids, e.g. 12,13.")
 @click.option(
     "--format", "fmt", type=click.Choice(("table", *FORMATS)), default="table", show_default=True
 )

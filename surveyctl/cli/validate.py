@@ -146,19 +146,6 @@ def render_command(
         "surveys": {name: state.surveys[name].body() for name in chosen},
         "exclusion_groups": {}
         if names
-        else {
-            name: {
-                "buyer_surveygroup_ref": group.buyer_surveygroup_ref,
-                "name": group.group_name,
-                **(
-                    {"exclusion_period": group.exclusion_period}
-                    if group.exclusion_period is not None
-                    else {}
-                ),
-                "surveys_in_group": list(group.survey_ids),
-                "surveys": list(group.surveys),
-            }
-            for name, group in state.groups.items()
-        },
+        else {name: group.body() for name, group in state.groups.items()},
     }
     click.echo(json.dumps(output, indent=2))

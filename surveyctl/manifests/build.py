@@ -8,13 +8,13 @@ from surveyctl.errors import Location
 from surveyctl.manifests import generate
 from surveyctl.manifests.diagnostics import Diagnostics
 from surveyctl.manifests.load import Document, MarkedDict, MarkedList
+from surveyctl.manifests.targeting import targeting
 from surveyctl.model import (
     Criterion,
     ExclusionGroup,
     Lifecycle,
     Qualification,
     Quota,
-    RangeSet,
     Survey,
 )
 
@@ -40,7 +40,7 @@ def survey(document: Document, diagnostics: Diagnostics) -> Survey:
     if "qualifications" in spec:
         items: MarkedList = spec["qualifications"]
         qualifications = [
-            _qualification(item, items.where(i), Qualification) for i, item in enumerate(items)
+            targeting(Qualification, item, item, items.where(i)) for i, item in enumerate(items)
         ]
     quotas = None
     if "quotas" in spec:
@@ -92,30 +92,13 @@ def _lifecycle(data: MarkedDict | None) -> Lifecycle:
     )
 
 
-def _qualification(item: MarkedDict, where: Location, cls: type[Qualification]) -> Any:
-    codes = item.get("condition_codes")
-    ranges = item.get("range_sets")
-    extra = {"child_age_unit": item["child_age_unit"]} if "child_age_unit" in item else {}
-    return cls(
-        qualification_code=item.get("qualification_code"),
-        attribute=item.get("attribute"),
-        condition_codes=[str(c) for c in codes] if codes is not None else None,
-        answers=list(item["answers"]) if "answers" in item else None,
-        range_sets=[RangeSet(r["from"], r["to"], r["units"]) for r in ranges]
-        if ranges is not None
-        else None,
-        location=where,
-        **extra,
-    )
-
-
 def _quota(entry: MarkedDict, where: Location) -> Quota:
     criteria: MarkedList = entry.get("criteria") or MarkedList()
     return Quota(
         buyer_quota_id=entry["buyer_quota_id"],
         required_count=entry["required_count"],
         criteria=[
-            _qualification(item, criteria.where(i), Criterion) for i, item in enumerate(criteria)
+            targeting(Criterion, item, item, criteria.where(i)) for i, item in enumerate(criteria)
         ],
         quota_title=entry.get("quota_title"),
         buyer_quota_supplier_id=entry.get("buyer_quota_supplier_id"),

@@ -23,7 +23,8 @@ from fractions import Fraction
 from surveyctl.errors import Location
 from surveyctl.manifests.diagnostics import Diagnostics
 from surveyctl.manifests.load import MarkedDict
-from surveyctl.model import Criterion, Quota, RangeSet
+from surveyctl.manifests.targeting import targeting
+from surveyctl.model import Criterion, Quota
 
 MAX_CELLS = 10_000
 # Shares written as decimals (0.333 x 3) may miss 1 by a rounding; they are then normalised.
@@ -85,7 +86,12 @@ def expand(entry: MarkedDict, default_total: int, diagnostics: Diagnostics) -> l
     for combo, count in zip(combinations, counts, strict=True):
         cells = {names[i]: cell_name for i, (cell_name, _) in enumerate(combo)}
         criteria = [
-            _criterion(dimensions[names[i]], cell, dimensions[names[i]]["cells"].where(cell_name))
+            targeting(
+                Criterion,
+                dimensions[names[i]],
+                cell,
+                dimensions[names[i]]["cells"].where(cell_name),
+            )
             for i, (cell_name, cell) in enumerate(combo)
         ]
         quotas.append(
@@ -157,18 +163,3 @@ def _check_template(
             f"are unique; it lacks {{{missing[0]}}}",
             where,
         )
-
-
-def _criterion(dimension: MarkedDict, cell: MarkedDict, where: Location) -> Criterion:
-    codes = cell.get("condition_codes")
-    ranges = cell.get("range_sets")
-    return Criterion(
-        qualification_code=dimension.get("qualification_code"),
-        attribute=dimension.get("attribute"),
-        condition_codes=[str(c) for c in codes] if codes is not None else None,
-        answers=list(cell["answers"]) if "answers" in cell else None,
-        range_sets=[RangeSet(r["from"], r["to"], r["units"]) for r in ranges]
-        if ranges is not None
-        else None,
-        location=where,
-    )

@@ -36,19 +36,6 @@ def plan_groups(
     return changes
 
 
-def planned_body(group: ExclusionGroup) -> dict:
-    """The group as the plan carries it: survey names still unresolved."""
-    body = {
-        "buyer_surveygroup_ref": group.buyer_surveygroup_ref,
-        "name": group.group_name,
-        "surveys": list(group.surveys),
-        "surveys_in_group": list(group.survey_ids),
-    }
-    if group.exclusion_period is not None:
-        body["exclusion_period"] = group.exclusion_period
-    return body
-
-
 def api_body(planned: dict, ps_survey_ids: dict[str, int]) -> dict:
     """The API body of a planned group, survey names turned into ids (KeyError if unknown)."""
     body = {k: v for k, v in planned.items() if k != "surveys"}
@@ -76,7 +63,7 @@ def _plan_group(
         return None
     known = {n: r.ps_survey_id for n in group.surveys if (r := state.survey(n)) is not None}
     unknown = [n for n in group.surveys if n not in known]
-    planned = planned_body(group)
+    planned = group.body()
     desired_ids = api_body({**planned, "surveys": [n for n in group.surveys if n in known]}, known)
     result = live.get(group_address)
     if record is None or (result is not None and result.gone):

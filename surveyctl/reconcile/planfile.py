@@ -7,11 +7,10 @@ short is refused rather than half-applied. It carries no API key.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from surveyctl.errors import SurveyctlError
+from surveyctl.files import write_atomically
 from surveyctl.reconcile.plan import FORMAT_VERSION, Plan
 from surveyctl.state import fingerprint
 
@@ -26,15 +25,7 @@ def save_plan(plan: Plan, path: Path) -> None:
     """Writes the plan atomically (temp file + rename)."""
     data = plan.to_dict()
     document = {"kind": MAGIC, "checksum": fingerprint(data), "plan": data}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(document, out, indent=1, sort_keys=True)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_atomically(path, json.dumps(document, indent=1, sort_keys=True))
 
 
 def load_plan(path: Path) -> Plan:

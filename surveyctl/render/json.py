@@ -1,4 +1,4 @@
-"""The plan as JSON for programs. The format is documented in docs/plan-format.md.
+"""The plan as JSON for programs. The format is documented in docs/plan.md.
 
 `format_version` changes only when a field is removed or changes meaning.
 """

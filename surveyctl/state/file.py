@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import copy
 import json
-import os
-import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from surveyctl.files import write_atomically
 from surveyctl.resources import split_address
 from surveyctl.state.lock import LockInfo, StateLock, force_unlock, read_lock
 from surveyctl.state.records import (
@@ -200,30 +199,11 @@ class FileStateStore:
         )
 
     def _write(self, state: State) -> None:
-        """Temp file in the same folder + fsync + rename: readers see the old or the new file."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        text = self._encode(state)
-        handle = tempfile.NamedTemporaryFile(
-            "w",
-            encoding="utf-8",
-            dir=self.path.parent,
-            prefix=f".{self.path.name}.",
-            suffix=".tmp",
-            delete=False,
-        )
+        """Atomic and durable: readers see the old or the new file, and a crash loses neither."""
         try:
-            with handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(handle.name, self.path)
+            write_atomically(self.path, self._encode(state), durable=True)
         except OSError as exc:
-            Path(handle.name).unlink(missing_ok=True)
             raise StateError(f"{self.path}: cannot write the state file: {exc}") from exc
-        except BaseException:
-            Path(handle.name).unlink(missing_ok=True)
-            raise
-        _fsync_directory(self.path.parent)
 
 
 def _compact(value: Any) -> str:
@@ -232,17 +212,3 @@ def _compact(value: Any) -> str:
 
 def _block(lines: str) -> str:
     return f"\n{lines}\n  " if lines else ""
-
-
-def _fsync_directory(folder: Path) -> None:
-    # The rename is durable only once the directory entry is on disk; not every OS allows it.
-    try:
-        descriptor = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(descriptor)
-    except OSError:
-        pass
-    finally:
-        os.close(descriptor)

@@ -34,6 +34,7 @@ from pathlib import Path
 from filelock import FileLock
 
 from surveyctl.errors import SurveyctlError
+from surveyctl.files import write_atomically
 
 POLL_SECONDS = 0.1
 
@@ -237,7 +238,4 @@ def _read_or_none(path: Path) -> LockInfo | None:
 
 
 def _write(path: Path, info: LockInfo) -> None:
-    # Same folder + rename: a reader never sees a half-written record.
-    temp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
-    temp.write_text(json.dumps(asdict(info), indent=2) + "\n", encoding="utf-8")
-    os.replace(temp, path)
+    write_atomically(path, json.dumps(asdict(info), indent=2) + "\n")
