@@ -1,80 +1,134 @@
-"""Import: adopt a live survey or exclusion group into manifests and state.
+"""Import: adopt a live survey or exclusion group into a manifest and the state.
 
-The manifest written is the live resource reduced to what a person would write: update
-fields only (response-only fields dropped), no nulls, no settings left at their defaults, and
-no group membership (that belongs to ExclusionGroup manifests). The state records the ids and
-no last-applied body: nothing was applied by surveyctl yet, so the three-way merge keeps every
-live field the manifest does not set, and a plan right after the import shows no changes
-whether the written manifest or one the user already had is used. An import also resolves a
-create left unresolved in the journal, which is how a lost create answer is adopted.
+The manifest is the live resource reduced to what a person would write: the live body
+conformed to the update contract (see `conform`: fields the spec does not list dropped, numbers
+written as strings read as numbers, empty strings and nulls left out), no settings at their
+defaults (false, empty, qlc and qbp switched off, and what the service fills in itself:
+`click_balancing` 0, `incl_excl` 0, `billing_id` "PS" + the survey id), and no group
+membership (that belongs to ExclusionGroup manifests). The manifest is checked by the manifest
+rules before anything is recorded, so what import writes always passes `surveyctl validate`.
+
+An adopted resource is recorded as if surveyctl had just applied that manifest: its
+last-applied body is the body the planner reads from the manifest. So a plan of the unchanged
+manifest shows neither changes nor drift, a field later removed from the manifest is reset,
+and a managed field changed in the marketplace is reported as drift.
+
+Recording needs the manifest: a resource in state that no manifest describes is what
+`plan --destroy` deletes. The one exception is a create left unresolved in the journal (its
+answer was lost): its manifest exists already, and importing the survey it made resolves it.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
 from surveyctl.errors import SurveyctlError
+from surveyctl.manifests import build, rules, schema
+from surveyctl.manifests.diagnostics import ERROR, Diagnostics
+from surveyctl.manifests.load import load_text
+from surveyctl.reconcile.conform import SURVEY_UPDATE_SCHEMA, conform, schema_of
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.merge import GROUP_MEMBERSHIP_FIELDS
 from surveyctl.reconcile.normalise import group_update_body, update_body
 from surveyctl.resources import EXCLUSION_GROUP, SURVEY, address, check_name, name_of
-from surveyctl.state import GroupRecord, StateBackend, SurveyRecord
+from surveyctl.state import GroupRecord, Record, State, StateBackend, SurveyRecord
+
+# Values the service gives a survey created without them (the sandbox and the documented
+# create response): a manifest that repeated them would claim settings nobody chose.
+SERVICE_DEFAULTS: dict[str, Any] = {"click_balancing": 0, "incl_excl": 0}
 
 
-def import_survey(client: Marketplace, store: StateBackend, survey_id: int, name: str) -> dict:
-    """Records live survey `survey_id` as `Survey/<name>`; returns its manifest."""
-    target = _free_address(store, SURVEY, name)
-    for other, record in store.current().resources.items():
+class ImportRefused(SurveyctlError):
+    """A live resource that cannot be adopted as it stands."""
+
+
+@dataclass(frozen=True)
+class Adoption:
+    """A live resource read and turned into a manifest, with the record that adopts it."""
+
+    address: str
+    source: str  # "survey 10001", for messages and the manifest's header
+    manifest: dict
+    record: Record
+
+    @property
+    def text(self) -> str:
+        """The manifest as YAML, headed by where it came from."""
+        return manifest_yaml(self.manifest, self.source)
+
+
+def adopt_survey(client: Marketplace, state: State, survey_id: int, name: str) -> Adoption:
+    """Reads live survey `survey_id` and makes its manifest `Survey/<name>` (nothing recorded)."""
+    target = _free_address(state, SURVEY, name)
+    for other, record in state.resources.items():
         if isinstance(record, SurveyRecord) and record.ps_survey_id == survey_id:
-            raise SurveyctlError(f"survey {survey_id} is already managed as {other}")
-    live = client.get_survey(survey_id)
+            raise ImportRefused(f"survey {survey_id} is already managed as {other}")
+    return survey_adoption(client.get_survey(survey_id), target)
+
+
+def survey_adoption(live: dict, target: str) -> Adoption:
+    """The adoption of a live survey body under address `target` (already checked free)."""
+    survey_id = int(live["ps_survey_id"])
+    source = f"survey {survey_id}"
+    conformed = conform(live, schema_of(SURVEY_UPDATE_SCHEMA))
     spec = {
         key: value
-        for key, value in update_body(live).items()
-        if key not in GROUP_MEMBERSHIP_FIELDS and not _is_default(value)
+        for key, value in update_body(conformed).items()
+        if key not in GROUP_MEMBERSHIP_FIELDS and not _is_default(key, value, survey_id)
     }
+    manifest = {"kind": SURVEY, "name": name_of(target), "spec": spec}
     quota_ids = {
-        q["buyer_quota_id"]: q["ps_quota_id"]
+        str(q["buyer_quota_id"]): str(q["ps_quota_id"])
         for q in live.get("quotas") or []
         if q.get("buyer_quota_id") and q.get("ps_quota_id")
     }
-    store.resolve_create(target, SurveyRecord(int(live["ps_survey_id"]), quota_ids, None))
-    return {"kind": SURVEY, "name": name, "spec": spec}
+    body = manifest_body(manifest, source)
+    return Adoption(target, source, manifest, SurveyRecord(survey_id, quota_ids, body))
 
 
-def import_group(client: Marketplace, store: StateBackend, ref: str, name: str) -> dict:
-    """Records live exclusion group `ref` as `ExclusionGroup/<name>`; returns its manifest.
+def adopt_group(client: Marketplace, state: State, ref: str, name: str) -> Adoption:
+    """Reads live exclusion group `ref` and makes its manifest `ExclusionGroup/<name>`.
 
     Its surveys must already be managed here, so that the manifest can name them."""
-    target = _free_address(store, EXCLUSION_GROUP, name)
-    for other, record in store.current().resources.items():
+    target = _free_address(state, EXCLUSION_GROUP, name)
+    for other, record in state.resources.items():
         if isinstance(record, GroupRecord) and record.buyer_surveygroup_ref == ref:
-            raise SurveyctlError(f"exclusion group {ref} is already managed as {other}")
+            raise ImportRefused(f"exclusion group {ref} is already managed as {other}")
     live = group_update_body(client.get_group(ref))
     names = {
         record.ps_survey_id: name_of(survey_address)
-        for survey_address, record in store.current().resources.items()
+        for survey_address, record in state.resources.items()
         if isinstance(record, SurveyRecord)
     }
-    ids = list(live.get("surveys_in_group") or [])
+    ids = [int(i) for i in live.get("surveys_in_group") or []]
     unmanaged = [i for i in ids if i not in names]
     if unmanaged:
-        raise SurveyctlError(
+        raise ImportRefused(
             f"group {ref} holds survey(s) {', '.join(map(str, unmanaged))} that surveyctl does "
             f"not manage in this environment; import them first with "
-            f"`surveyctl import {unmanaged[0]} --name NAME`"
+            f"`surveyctl import {unmanaged[0]} --name NAME --out FILE`"
         )
     spec: dict[str, Any] = {
         "buyer_surveygroup_ref": live["buyer_surveygroup_ref"],
         "name": live.get("name", ""),
     }
     if live.get("exclusion_period") is not None:
-        spec["exclusion_period"] = live["exclusion_period"]
+        spec["exclusion_period"] = int(live["exclusion_period"])
     spec["surveys"] = [names[i] for i in ids]
-    store.resolve_create(target, GroupRecord(ref, ids, None))
-    return {"kind": EXCLUSION_GROUP, "name": name, "spec": spec}
+    manifest = {"kind": EXCLUSION_GROUP, "name": name, "spec": spec}
+    # What apply records for a group: its API body, surveys named by ps_survey_id.
+    applied = {key: value for key, value in spec.items() if key != "surveys"}
+    applied["surveys_in_group"] = ids
+    source = f"exclusion group {ref}"
+    return Adoption(target, source, manifest, GroupRecord(ref, ids, applied))
+
+
+def record_adoption(store: StateBackend, adoption: Adoption) -> None:
+    """Records the adopted resource (and resolves an unresolved create of its address)."""
+    store.resolve_create(adoption.address, adoption.record)
 
 
 def manifest_yaml(manifest: dict, source: str) -> str:
@@ -82,20 +136,49 @@ def manifest_yaml(manifest: dict, source: str) -> str:
     return header + yaml.safe_dump(manifest, sort_keys=False, allow_unicode=True, width=100)
 
 
-def _free_address(store: StateBackend, kind: str, name: str) -> str:
+def manifest_body(manifest: dict, source: str) -> dict:
+    """The body the planner will read from `manifest` once written; ImportRefused when the
+    manifest would not pass `surveyctl validate` (then nothing may be written or recorded)."""
+    diagnostics = Diagnostics()
+    documents = load_text(manifest_yaml(manifest, source), f"<{source}>", diagnostics)
+    survey = None
+    for document in documents:
+        if schema.check_document(document, diagnostics):
+            survey = build.survey(document, diagnostics)
+            rules.check_survey(survey, document.data["spec"], diagnostics)
+    errors = [d for d in diagnostics if d.severity == ERROR]
+    if errors or survey is None:
+        problem = errors[0].summary if errors else "it holds no survey"
+        raise ImportRefused(
+            f"{source} cannot be imported: its manifest would not pass `surveyctl validate`: "
+            f"{problem}"
+        )
+    return survey.body()
+
+
+def _free_address(state: State, kind: str, name: str) -> str:
     """The address the import will record; refused when the name breaks the manifests' rule
     (its manifest would then fail `validate`) or the address is already managed."""
     wanted = address(kind, check_name(name, "--name"))
-    if wanted in store.current().resources:
-        raise SurveyctlError(
+    if wanted in state.resources:
+        raise ImportRefused(
             f"{wanted} is already managed in this environment; "
             f"`surveyctl state rm {wanted}` first to re-import it"
         )
     return wanted
 
 
-def _is_default(value: Any) -> bool:
+def _is_default(key: str, value: Any, survey_id: int) -> bool:
+    """A setting nobody chose: the service's own default, or an unset value."""
+    if key in SERVICE_DEFAULTS and value == SERVICE_DEFAULTS[key]:
+        return True
+    if key == "billing_id" and value == f"PS{survey_id}":
+        return True  # assigned by the service when a create names none (public facts)
+    return _is_unset(value)
+
+
+def _is_unset(value: Any) -> bool:
     """Null, empty, false, or an object of nothing but such values (qlc/qbp switched off)."""
     if value is None or value is False or value == "" or value == [] or value == {}:
         return True
-    return isinstance(value, dict) and all(_is_default(v) for v in value.values())
+    return isinstance(value, dict) and all(_is_unset(v) for v in value.values())

@@ -1,0 +1,85 @@
+"""A loopback proxy in front of the sandbox that answers survey reads in the shapes the
+service's documentation shows, which the sandbox itself does not produce:
+
+- fields the spec does not list: `mod_on` and `crtd_on` (epoch milliseconds);
+- `quota_title: ""` on every quota;
+- `offer_price` as an integer when it has no decimals (10, not 10.0);
+- range bounds of qualifications and criteria as strings (`"from": "21"`).
+
+Every other request, and every write, passes through unchanged, over real HTTP both ways.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+
+import requests
+from werkzeug.serving import make_server
+from werkzeug.wrappers import Request, Response
+
+_SURVEY = re.compile(r"^/buyers/v2/surveys/\d+$")
+_HOP_HEADERS = {"connection", "content-length", "transfer-encoding", "keep-alive"}
+
+
+def quirky(body: dict) -> dict:
+    """A survey response body in the documented shapes listed above."""
+    body = dict(body, mod_on=1741166851000, crtd_on=1741080451000)
+    price = body.get("offer_price")
+    if isinstance(price, float) and price.is_integer():
+        body["offer_price"] = int(price)
+    body["qualifications"] = [_string_ranges(q) for q in body.get("qualifications") or []]
+    body["quotas"] = [
+        {
+            **quota,
+            "quota_title": "",
+            "criteria": [_string_ranges(c) for c in quota.get("criteria") or []],
+        }
+        for quota in body.get("quotas") or []
+    ]
+    return body
+
+
+def _string_ranges(item: dict) -> dict:
+    if not item.get("range_sets"):
+        return item
+    ranges = [{**r, "from": _text(r["from"]), "to": _text(r["to"])} for r in item["range_sets"]]
+    return {**item, "range_sets": ranges}
+
+
+def _text(number) -> str:
+    return str(int(number)) if float(number).is_integer() else str(number)
+
+
+class QuirkyProxy:
+    """Serves on 127.0.0.1 (`url`) until `stop()`, forwarding to `upstream`."""
+
+    def __init__(self, upstream: str):
+        self.upstream = upstream.rstrip("/")
+        self.session = requests.Session()
+        self.server = make_server("127.0.0.1", 0, self._app, threaded=True)
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def _app(self, environ, start_response):
+        request = Request(environ)
+        answer = self.session.request(
+            request.method,
+            self.upstream + request.full_path.rstrip("?"),
+            data=request.get_data(),
+            headers={k: v for k, v in request.headers if k.lower() != "host"},
+            timeout=30,
+        )
+        content = answer.content
+        if request.method == "GET" and _SURVEY.match(request.path) and answer.ok:
+            content = json.dumps(quirky(answer.json())).encode()
+        headers = [(k, v) for k, v in answer.headers.items() if k.lower() not in _HOP_HEADERS]
+        return Response(content, answer.status_code, headers)(environ, start_response)
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
+        self.session.close()

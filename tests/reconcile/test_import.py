@@ -1,0 +1,168 @@
+"""import over real HTTP: an imported survey behaves like one surveyctl created."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from surveyctl.manifests import load_desired
+from surveyctl.state import FileStateStore
+
+from .conftest import survey_manifest
+from .quirks import QuirkyProxy
+
+AGE = {"qualification_code": 212, "range_sets": [{"from": 21, "to": 45, "units": 311}]}
+
+
+def _state(project: Path):
+    return FileStateStore(project / ".surveyctl" / "state" / "local.json").load()
+
+
+def _point_project_at(project: Path, url: str) -> None:
+    (project / "surveyctl.yaml").write_text(
+        f"environments:\n  local: {{host: '{url}', api_key_env: SURVEYCTL_LOCAL_KEY}}\n"
+        "default_environment: local\n",
+        encoding="utf-8",
+    )
+
+
+@pytest.fixture
+def proxy(sandbox):
+    """The sandbox seen through the documented response shapes (see quirks.py)."""
+    running = QuirkyProxy(sandbox.url)
+    yield running
+    running.stop()
+
+
+def _import(run_cli, survey_id: int, name: str = "adopted"):
+    result = run_cli("import", str(survey_id), "--name", name, "--out", f"manifests/{name}.yaml")
+    assert result.exit_code == 0, result.stderr
+    return result
+
+
+def _targeted_survey() -> dict:
+    """A survey with an age range in a qualification and a quota, priced without decimals."""
+    spec = survey_manifest("x", offer_price=10.0)["spec"]
+    spec["qualifications"].append(AGE)
+    spec["quotas"][0]["criteria"].append(AGE)
+    return spec
+
+
+def test_import_records_the_manifest_it_writes_as_last_applied(project, api, run_cli):
+    survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+    _import(run_cli, survey_id)
+    desired = load_desired([project / "manifests"])
+    record = _state(project).survey("adopted")
+    assert record.ps_survey_id == survey_id
+    assert record.last_applied == desired.surveys["adopted"].body()
+
+
+def test_a_field_removed_from_an_imported_manifest_is_planned_as_a_reset(project, api, run_cli):
+    survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+    _import(run_cli, survey_id)
+    path = project / "manifests" / "adopted.yaml"
+    manifest = yaml.safe_load(path.read_text())
+    del manifest["spec"]["test_url"]
+    path.write_text(yaml.safe_dump(manifest, sort_keys=False))
+    plan = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert plan.exit_code == 2, plan.stdout
+    assert "- test_url:" in plan.stdout
+    assert "Plan: 0 to add, 1 to change, 0 to destroy." in plan.stdout
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    assert api.get_survey(survey_id)["test_url"] is None
+
+
+def test_a_managed_field_changed_in_the_marketplace_after_import_is_drift(project, api, run_cli):
+    survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+    _import(run_cli, survey_id)
+    from surveyctl.reconcile.normalise import update_body
+
+    api.update_survey(survey_id, {**update_body(api.get_survey(survey_id)), "offer_price": 4.0})
+    plan = run_cli("plan", "manifests")
+    assert "! drift: offer_price was 2.5 when last applied, is 4 live" in plan.stdout
+
+
+def test_import_without_out_prints_the_manifest_and_records_nothing(project, api, run_cli):
+    survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+    result = run_cli("import", str(survey_id), "--name", "adopted")
+    assert result.exit_code == 0, result.stderr
+    assert yaml.safe_load(result.stdout)["name"] == "adopted"
+    assert _state(project).addresses() == []
+    assert "Nothing was recorded in the state" in result.stderr
+    assert f"surveyctl import {survey_id} --name adopted --out FILE" in result.stderr
+
+
+def test_plan_destroy_after_an_import_without_out_deletes_nothing(project, api, manifests, run_cli):
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+    run_cli("import", str(survey_id), "--name", "adopted")
+    plan = run_cli("plan", "manifests", "--destroy", "--detailed-exitcode")
+    assert plan.exit_code == 0, plan.stdout
+    assert "0 to destroy" in plan.stdout or "No changes." in plan.stdout
+    assert survey_id in {s["ps_survey_id"] for s in api.list_surveys()}
+
+
+def test_import_leaves_out_what_the_service_fills_in(project, api, run_cli):
+    survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+    live = api.get_survey(survey_id)
+    assert live["billing_id"] == f"PS{survey_id}" and live["click_balancing"] == 0
+    _import(run_cli, survey_id)
+    spec = yaml.safe_load((project / "manifests" / "adopted.yaml").read_text())["spec"]
+    for filled_in in ("billing_id", "click_balancing", "incl_excl", "qlc", "qbp", "feot"):
+        assert filled_in not in spec
+    assert all("quota_title" not in quota for quota in spec["quotas"])
+    assert "ps_quota_id" not in str(spec)
+
+
+def test_import_keeps_a_billing_id_the_buyer_chose(project, api, run_cli):
+    survey = survey_manifest("x", billing_id="PO-4711")["spec"]
+    survey_id = api.create_survey(survey)["ps_survey_id"]
+    _import(run_cli, survey_id)
+    spec = yaml.safe_load((project / "manifests" / "adopted.yaml").read_text())["spec"]
+    assert spec["billing_id"] == "PO-4711"
+
+
+def test_a_survey_read_in_the_documented_shapes_imports_as_a_valid_manifest(
+    project, api, proxy, run_cli
+):
+    survey_id = api.create_survey(_targeted_survey())["ps_survey_id"]
+    _point_project_at(project, proxy.url)
+    _import(run_cli, survey_id)
+    spec = yaml.safe_load((project / "manifests" / "adopted.yaml").read_text())["spec"]
+    assert spec["offer_price"] == 10
+    assert spec["qualifications"][1]["range_sets"] == [{"from": 21, "to": 45, "units": 311}]
+    assert spec["quotas"][0]["criteria"][1]["range_sets"][0]["from"] == 21
+    assert "mod_on" not in spec and "crtd_on" not in spec
+    assert all("quota_title" not in quota for quota in spec["quotas"])
+    validated = run_cli("validate", "manifests")
+    assert validated.exit_code == 0, validated.stdout + validated.stderr
+
+
+def test_a_survey_imported_from_the_documented_shapes_plans_no_changes_and_no_drift(
+    project, api, sandbox, proxy, run_cli
+):
+    survey_id = api.create_survey(_targeted_survey())["ps_survey_id"]
+    _point_project_at(project, proxy.url)
+    _import(run_cli, survey_id)
+    _point_project_at(project, sandbox.url)  # the same environment, read as the sandbox answers
+    plan = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert plan.exit_code == 0, plan.stdout
+    assert "No changes." in plan.stdout and "drift" not in plan.stdout
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the planner does not yet read string range bounds and unlisted fields as the "
+    "update body's values",
+)
+def test_an_imported_survey_planned_against_the_documented_shapes_shows_no_changes(
+    project, api, proxy, run_cli
+):
+    survey_id = api.create_survey(_targeted_survey())["ps_survey_id"]
+    _point_project_at(project, proxy.url)
+    _import(run_cli, survey_id)
+    plan = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert plan.exit_code == 0, plan.stdout
