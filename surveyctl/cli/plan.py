@@ -33,6 +33,13 @@ from surveyctl.render import text as render_text
 _destroy = click.option(
     "--destroy", is_flag=True, help="Delete resources that are no longer in the manifests."
 )
+_refresh_only = click.option(
+    "--refresh-only",
+    is_flag=True,
+    help="Compare the live resources with the state instead of the manifests (not read): "
+    "plan shows what changed outside surveyctl, apply records those live values as last "
+    "applied.",
+)
 _parallelism = click.option(
     "--parallelism",
     default=DEFAULT_PARALLELISM,
@@ -85,6 +92,7 @@ def _reporting_manifest_errors(run):
     "--detailed-exitcode", is_flag=True, help="Exit 0 with no changes, 2 with changes, 1 on error."
 )
 @_destroy
+@_refresh_only
 @_parallelism
 @refresh_option
 @pass_context
@@ -95,6 +103,7 @@ def plan_command(
     out,
     detailed_exitcode,
     destroy,
+    refresh_only,
     parallelism,
     refresh_catalog,
 ) -> None:
@@ -102,7 +111,11 @@ def plan_command(
 
     Without PATHS the `manifests:` of surveyctl.yaml are read.
     """
-    options = RunOptions(targets=paths, destroy=destroy, parallelism=parallelism)
+    if refresh_only and (out is not None or destroy):
+        raise click.UsageError("--refresh-only cannot be combined with --out or --destroy")
+    options = RunOptions(
+        targets=paths, destroy=destroy, parallelism=parallelism, refresh_only=refresh_only
+    )
     workspace = ctx.workspace(options, refresh_catalog=refresh_catalog)
     plan = _reporting_manifest_errors(lambda: plan_run(workspace, options))
     _show(plan, output_format)
@@ -111,7 +124,7 @@ def plan_command(
         click.echo(f"Saved the plan to {out}; apply it with `surveyctl apply {out}`.", err=True)
     if plan.errors:
         click.get_current_context().exit(1)
-    if detailed_exitcode and plan.has_changes:
+    if detailed_exitcode and (plan.has_changes or plan.refreshed):
         click.get_current_context().exit(2)
 
 
@@ -135,6 +148,7 @@ def plan_command(
     help="How to show the plan before applying.",
 )
 @_destroy
+@_refresh_only
 @_parallelism
 @refresh_option
 @pass_context
@@ -145,6 +159,7 @@ def apply_command(
     lock_timeout,
     output_format,
     destroy,
+    refresh_only,
     parallelism,
     refresh_catalog,
 ) -> None:
@@ -153,6 +168,8 @@ def apply_command(
     TARGET is manifest files or folders (default: `manifests:` of surveyctl.yaml), or one saved
     plan file, which is applied exactly as it was planned, or refused if anything moved since.
     """
+    if refresh_only and destroy:
+        raise click.UsageError("--refresh-only cannot be combined with --destroy")
     options = RunOptions(
         targets=target,
         destroy=destroy,
@@ -160,14 +177,21 @@ def apply_command(
         lock_timeout=lock_timeout,
         auto_approve=auto_approve,
         env_named=ctx.env_name is not None and ctx.env_name == ctx.environment().name,
+        refresh_only=refresh_only,
     )
+    ask = _confirm_refresh if refresh_only else _confirm
     hooks = ApplyHooks(
         show=lambda plan: _show(plan, output_format),
-        confirm=_confirm if sys.stdin.isatty() else None,
+        confirm=ask if sys.stdin.isatty() else None,
         on_outcome=_progress,
     )
     workspace = ctx.workspace(options, refresh_catalog=refresh_catalog)
     run = _reporting_manifest_errors(lambda: apply_run(workspace, options, hooks))
+    if run.refreshed:
+        click.echo(
+            f"Refresh complete: the live values of {run.refreshed} resource(s) are recorded "
+            "as last applied."
+        )
     if run.result is not None:
         _report(run.result)
 
@@ -175,6 +199,16 @@ def apply_command(
 def _confirm(environment: str) -> bool:
     answer = click.prompt(
         f"Apply these changes to environment {environment!r}? Only 'yes' will be accepted",
+        default="",
+        show_default=False,
+    )
+    return answer.strip() == "yes"
+
+
+def _confirm_refresh(environment: str) -> bool:
+    answer = click.prompt(
+        f"Record these live values as last applied in the state of environment "
+        f"{environment!r}? Only 'yes' will be accepted",
         default="",
         show_default=False,
     )

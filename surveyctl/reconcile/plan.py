@@ -88,6 +88,9 @@ class Plan:
     resources: list[ResourceChange] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
     destroy: bool = False
+    # A refresh (`--refresh-only`): nothing is written to the marketplace; each resource's
+    # `drift` is what changed outside surveyctl and `last_applied` the body a refresh records.
+    refresh_only: bool = False
     format_version: int = FORMAT_VERSION
 
     @property
@@ -97,6 +100,11 @@ class Plan:
     @property
     def has_changes(self) -> bool:
         return any(resource.is_change for resource in self.resources)
+
+    @property
+    def refreshed(self) -> list[ResourceChange]:
+        """What `apply --refresh-only` records: the resources of a refresh that drifted."""
+        return [r for r in self.resources if self.refresh_only and r.drift]
 
     def counts(self) -> dict[str, int]:
         """Terraform's summary: creates, changes (full or quota updates), destroys."""

@@ -57,7 +57,7 @@ def make_plan(client: Marketplace, request: PlanRequest) -> Plan:
         # planning (CPU) overlaps the network waits instead of queueing behind them.
         fetches = {
             address: pool.submit(fetch_one, client, address, fetch)
-            for address, fetch in _live_requests(state)
+            for address, fetch in live_requests(state)
         }
         surveys = []
         for name, survey in sorted(request.desired.surveys.items()):
@@ -86,7 +86,8 @@ def _fingerprint(is_survey: bool, live: dict | None) -> str | None:
     return live_fingerprint(live) if is_survey else groups.group_fingerprint(live)
 
 
-def _live_requests(state: State):
+def live_requests(state: State):
+    """(address, read) of every managed resource: its GET, to run with `fetch_one`/`fetch_all`."""
     for address, record in sorted(state.resources.items()):
         if isinstance(record, SurveyRecord):
             yield address, lambda client, i=record.ps_survey_id: client.get_survey(i)

@@ -5,7 +5,9 @@ does what `surveyctl apply` does, in this order: the protected-environment rule,
 lock, a saved plan (checked against its environment, the state and the live resources) or a
 fresh plan, show, refuse on errors, ask, record lifecycle flags, apply. What talks to a
 person (showing the plan, asking, reporting progress) is passed in as callables, so the
-workflow never touches a terminal.
+workflow never touches a terminal. With `refresh_only`, both compare the live resources with the
+state instead of the manifests (`surveyctl.reconcile.refresh`), and `refresh_run` records
+the live values that drifted.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Plan
 from surveyctl.reconcile.planfile import load_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
+from surveyctl.reconcile.refresh import Refresh, make_refresh, record_refresh
 from surveyctl.state import State, StateBackend
 
 DEFAULT_PARALLELISM = 10
@@ -56,6 +59,8 @@ class RunOptions:
     apply, one saved plan file. `parallelism` bounds the requests in flight and sizes the
     client's connection pool. `env_named` says the environment was named explicitly
     (`--env`), which a protected environment requires before applying without a question.
+    `refresh_only` compares the live resources with the state instead of the manifests (which
+    are not read): a plan shows the drift, an apply records the live values as last applied.
     """
 
     targets: tuple[Path, ...] = ()
@@ -64,6 +69,7 @@ class RunOptions:
     lock_timeout: float = 0.0
     auto_approve: bool = False
     env_named: bool = False
+    refresh_only: bool = False
 
 
 @dataclass
@@ -102,6 +108,7 @@ class ApplyRun:
     plan: Plan
     result: ApplyResult | None = None
     saved: bool = False
+    refreshed: int = 0  # resources whose live values an `apply --refresh-only` recorded
 
 
 def manifest_paths(config: Config, targets: tuple[Path, ...]) -> list[Path]:
@@ -142,6 +149,8 @@ def plan_run(
 ) -> Plan:
     """The plan of the manifests (or of `desired`, already loaded) against the state and the
     live resources; writes nothing."""
+    if options.refresh_only:
+        return _refresh(workspace, options, state).plan
     state = workspace.state.load() if state is None else state
     desired = desired_state(workspace, options) if desired is None else desired
     request = PlanRequest(
@@ -152,6 +161,8 @@ def plan_run(
 
 def apply_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> ApplyRun:
     """Plans (or loads a saved plan), asks, and applies, all under the state lock."""
+    if options.refresh_only:
+        return refresh_run(workspace, options, hooks)
     environment = workspace.environment
     if options.auto_approve and environment.protected and not options.env_named:
         raise SurveyctlError(
@@ -177,6 +188,41 @@ def apply_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> A
             plan, workspace.marketplace(), store, options.parallelism, hooks.on_outcome
         )
     return ApplyRun(plan, result, saved=saved is not None)
+
+
+def refresh_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> ApplyRun:
+    """`apply --refresh-only`: under the state lock, reads every managed resource, shows what
+    changed outside surveyctl, asks as apply does, and records the live values of the drifted
+    fields as last applied (one state write). Nothing is sent to the marketplace."""
+    environment = workspace.environment
+    if options.auto_approve and environment.protected and not options.env_named:
+        raise SurveyctlError(
+            f"environment {environment.name!r} is protected: --auto-approve needs it named "
+            f"explicitly with --env {environment.name}"
+        )
+    if saved_plan_path(options.targets) is not None:
+        raise SurveyctlError(
+            "--refresh-only reads the live resources afresh and cannot apply a saved plan"
+        )
+    store = workspace.state
+    with store.locked("apply --refresh-only", options.lock_timeout):
+        refresh = _refresh(workspace, options, store.load())
+        hooks.show(refresh.plan)
+        if refresh.plan.errors:
+            raise SurveyctlError("the refresh has errors; nothing was recorded")
+        if not refresh.records:
+            return ApplyRun(refresh.plan)
+        if not options.auto_approve:
+            _confirm(hooks, environment.name)
+        recorded = record_refresh(refresh, store)
+    return ApplyRun(refresh.plan, refreshed=recorded)
+
+
+def _refresh(workspace: Workspace, options: RunOptions, state: State | None) -> Refresh:
+    state = workspace.state.load() if state is None else state
+    return make_refresh(
+        workspace.marketplace(), state, workspace.environment.name, options.parallelism
+    )
 
 
 def _load_saved(path: Path, workspace: Workspace, options: RunOptions) -> Plan:

@@ -32,7 +32,15 @@ def render(plan: Plan, color: bool = False) -> str:
 
 
 def summary_line(plan: Plan) -> str:
-    if not plan.has_changes:
+    if plan.refresh_only:
+        drifted = len(plan.refreshed)
+        line = (
+            f"Refresh: {drifted} resource(s) changed outside surveyctl; "
+            "`surveyctl apply --refresh-only` records their live values as last applied."
+            if drifted
+            else "No drift. The live resources match what was last applied."
+        )
+    elif not plan.has_changes:
         line = "No changes. The live surveys match the manifests."
     else:
         counts = plan.counts()
