@@ -91,6 +91,14 @@ class Plan:
     # A refresh (`--refresh-only`): nothing is written to the marketplace; each resource's
     # `drift` is what changed outside surveyctl and `last_applied` the body a refresh records.
     refresh_only: bool = False
+    # What keeps a plan without changes from being "no changes" (addresses, sorted): managed
+    # resources left alone because no manifest names them, ones whose live body could not be
+    # read, creates blocked by an unresolved earlier attempt, and managed resources that are
+    # gone from the marketplace while no manifest names them.
+    kept: list[str] = field(default_factory=list)
+    unread: list[str] = field(default_factory=list)
+    blocked: list[str] = field(default_factory=list)
+    gone: list[str] = field(default_factory=list)
     format_version: int = FORMAT_VERSION
 
     @property
@@ -100,6 +108,25 @@ class Plan:
     @property
     def has_changes(self) -> bool:
         return any(resource.is_change for resource in self.resources)
+
+    @property
+    def drifted(self) -> list[ResourceChange]:
+        """Resources with a managed field changed outside surveyctl since the last apply."""
+        return [r for r in self.resources if r.drift]
+
+    @property
+    def settled(self) -> bool:
+        """Nothing is pending: no change, no error, nothing kept, unread, blocked, gone or
+        drifted. Only then may a plan say "no changes"."""
+        return not (
+            self.has_changes
+            or self.errors
+            or self.kept
+            or self.unread
+            or self.blocked
+            or self.gone
+            or self.drifted
+        )
 
     @property
     def refreshed(self) -> list[ResourceChange]:
@@ -116,7 +143,8 @@ class Plan:
         }
 
     def spend_totals(self) -> Spend:
-        """Total estimated spend of the surveys before and after the plan."""
+        """Total estimated spend of the surveys before and after the plan: every managed
+        survey whose live body was read, unchanged and kept ones included."""
         before = after = 0.0
         for resource in self.resources:
             if resource.spend is not None:

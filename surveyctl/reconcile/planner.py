@@ -70,6 +70,8 @@ def make_plan(client: Marketplace, request: PlanRequest) -> Plan:
     plan.resources.extend(surveys)
     plan.resources.extend(groups.plan_groups(request.desired, state, live, plan))
     _plan_removed(request, live, plan)
+    plan.unread = sorted(address for address, result in live.items() if result.error)
+    plan.blocked = _blocked(request)
     return plan
 
 
@@ -214,12 +216,40 @@ def _add_quota_closures(
             )
 
 
+def _desired_addresses(request: PlanRequest) -> set[str]:
+    desired = {address_of(SURVEY, n) for n in request.desired.surveys}
+    return desired | {address_of(EXCLUSION_GROUP, n) for n in request.desired.groups}
+
+
+def _blocked(request: PlanRequest) -> list[str]:
+    """Resources of the manifests whose create waits for an unresolved earlier attempt."""
+    state = request.state
+    return sorted(
+        address
+        for address in _desired_addresses(request)
+        if state.pending_create(address) is not None and address not in state.resources
+    )
+
+
+def _kept(kind: str, name: str, record, body: dict | None) -> ResourceChange:
+    """A managed resource left as it is: listed so that the spend covers it."""
+    is_survey = isinstance(record, SurveyRecord)
+    return ResourceChange(
+        kind,
+        name,
+        "no-op",
+        remote_id=record.ps_survey_id if is_survey else record.buyer_surveygroup_ref,
+        prevent_destroy=record.prevent_destroy,
+        spend=checks.survey_spend(body, body) if is_survey and body else None,
+    )
+
+
 def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan) -> None:
-    """Resources in state but no longer in the manifests: deleted only with `destroy`.
+    """Resources in state but no longer in the manifests: deleted only with `destroy`, else
+    kept (and counted in the spend, which is then the same with and without `destroy`).
 
     Groups come before surveys, so a group is gone before the surveys it names."""
-    desired = {address_of(SURVEY, n) for n in request.desired.surveys}
-    desired |= {address_of(EXCLUSION_GROUP, n) for n in request.desired.groups}
+    desired = _desired_addresses(request)
     removed = [a for a in request.state.resources if a not in desired]
     removed.sort(key=lambda a: (not kind_of(a) == EXCLUSION_GROUP, a))
     for address in removed:
@@ -228,6 +258,7 @@ def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan)
         result = live.get(address)
         is_survey = isinstance(record, SurveyRecord)
         remote = record.ps_survey_id if is_survey else record.buyer_surveygroup_ref
+        body = result.body if result is not None else None
         if result is not None and result.gone:
             plan.notes.append(
                 Note(
@@ -237,7 +268,16 @@ def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan)
                     "marketplace; `surveyctl state rm` forgets it",
                 )
             )
+            plan.gone.append(address)
             continue
+        if result is not None and result.error:
+            plan.notes.append(
+                Note(
+                    "warning",
+                    address,
+                    f"no longer in the manifests; cannot read it: {result.error}",
+                )
+            )
         if not request.destroy:
             plan.notes.append(
                 Note(
@@ -247,6 +287,8 @@ def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan)
                     "to delete it, or `surveyctl state rm` to stop managing it)",
                 )
             )
+            plan.kept.append(address)
+            plan.resources.append(_kept(kind, name, record, body))
             continue
         if record.prevent_destroy:
             plan.notes.append(
@@ -257,8 +299,8 @@ def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan)
                     "manifest or `surveyctl state rm` it",
                 )
             )
+            plan.resources.append(_kept(kind, name, record, body))
             continue
-        body = result.body if result is not None else None
         if is_survey and body and body.get("ps_survey_status") != DRAFT:
             status = body.get("ps_survey_status")
             plan.notes.append(

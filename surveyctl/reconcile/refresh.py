@@ -89,9 +89,11 @@ def _refresh_one(
                 f"gone from the marketplace; `surveyctl state rm {address}` forgets it",
             )
         )
+        refresh.plan.gone.append(address)
         return None
     if result.error or result.body is None:
         notes.append(Note("error", address, f"cannot read the live resource: {result.error}"))
+        refresh.plan.unread.append(address)
         return None
     live = result.body
     if isinstance(record, SurveyRecord):

@@ -32,15 +32,19 @@ def render(plan: Plan, color: bool = False) -> str:
 
 
 def summary_line(plan: Plan) -> str:
+    """The last line: the counts, or "No changes" only when nothing at all is pending, then
+    what else is pending, then the estimated spend of every managed survey."""
     if plan.refresh_only:
         drifted = len(plan.refreshed)
-        line = (
-            f"Refresh: {drifted} resource(s) changed outside surveyctl; "
-            "`surveyctl apply --refresh-only` records their live values as last applied."
-            if drifted
-            else "No drift. The live resources match what was last applied."
-        )
-    elif not plan.has_changes:
+        if plan.settled:
+            line = "No drift. The live resources match what was last applied."
+        else:
+            line = f"Refresh: {_many(drifted, 'resource')} changed outside surveyctl" + (
+                "; `surveyctl apply --refresh-only` records their live values as last applied."
+                if drifted
+                else "."
+            )
+    elif plan.settled:
         line = "No changes. The live surveys match the manifests."
     else:
         counts = plan.counts()
@@ -48,6 +52,8 @@ def summary_line(plan: Plan) -> str:
             f"Plan: {counts['add']} to add, {counts['change']} to change, "
             f"{counts['destroy']} to destroy."
         )
+    for sentence in _pending(plan):
+        line += f" {sentence}"
     spend = plan.spend_totals()
     if spend.before == spend.after and spend.after:
         line += f" Estimated spend: {money(spend.after)} (unchanged)."
@@ -57,6 +63,54 @@ def summary_line(plan: Plan) -> str:
             f"({money_delta(spend.before, spend.after)})."
         )
     return line
+
+
+def _pending(plan: Plan) -> list[str]:
+    """What besides the changes a reader must know before trusting the counts."""
+    sentences = []
+    if plan.blocked:
+        sentences.append(
+            f"{_are(len(plan.blocked), 'create')} blocked by an unresolved earlier attempt "
+            "(see the errors)."
+        )
+    if plan.unread:
+        sentences.append(
+            f"{_many(len(plan.unread), 'managed resource')} could not be read, so the plan "
+            "and the spend are incomplete."
+        )
+    one = len(plan.kept) == 1
+    if plan.kept:
+        sentences.append(
+            f"{_are(len(plan.kept), 'managed resource')} not in the manifests; "
+            + (
+                "it is kept, use --destroy to delete it."
+                if one
+                else "they are kept, use --destroy to delete them."
+            )
+        )
+    if plan.gone:
+        sentences.append(
+            f"{_are(len(plan.gone), 'managed resource')} gone from the marketplace; "
+            f"`surveyctl state rm` forgets {'it' if len(plan.gone) == 1 else 'them'}."
+        )
+    if plan.drifted and not plan.refresh_only:
+        sentences.append(
+            f"{_many(len(plan.drifted), 'resource')} changed outside surveyctl since the last "
+            "apply (! drift); `surveyctl apply --refresh-only` accepts the live values."
+        )
+    if plan.errors:
+        sentences.append(f"The plan has {_many(len(plan.errors), 'error')}; apply refuses it.")
+    return sentences
+
+
+def _many(count: int, noun: str) -> str:
+    """`1 error`, `3 errors`."""
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+def _are(count: int, noun: str) -> str:
+    """`1 create is`, `3 managed resources are`."""
+    return f"{_many(count, noun)} {'is' if count == 1 else 'are'}"
 
 
 def _resource(resource: ResourceChange, paint) -> list[str]:

@@ -37,7 +37,7 @@ def test_plan_refresh_only_shows_a_managed_field_changed_outside(project, manife
     result = run_cli("plan", "--refresh-only", "--detailed-exitcode")
     assert result.exit_code == 2, result.stdout
     assert "! drift: offer_price was 2.5 when last applied, is 4 live" in result.stdout
-    assert "Refresh: 1 resource(s) changed outside surveyctl" in result.stdout
+    assert "Refresh: 1 resource changed outside surveyctl" in result.stdout
     assert _store(project).load().serial == serial
 
 

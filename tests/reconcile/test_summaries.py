@@ -1,0 +1,148 @@
+"""The plan's last line over real HTTP: "No changes" only when nothing is pending, and a spend
+that covers every managed survey."""
+
+from __future__ import annotations
+
+import json
+
+from surveyctl.reconcile.normalise import update_body
+from surveyctl.state import FileStateStore, SurveyRecord
+
+from .conftest import survey_manifest
+
+NO_CHANGES = "No changes."
+
+
+def _store(project) -> FileStateStore:
+    return FileStateStore(project / ".surveyctl" / "state" / "local.json")
+
+
+def _applied(run_cli, manifests, *specs) -> None:
+    for spec in specs:
+        manifests.write(spec)
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    assert applied.exit_code == 0, applied.stdout + applied.stderr
+
+
+def _guarded(name: str) -> dict:
+    manifest = survey_manifest(name)
+    manifest["lifecycle"] = {"prevent_destroy": True}
+    return manifest
+
+
+def _last_line(result) -> str:
+    return result.stdout.strip().splitlines()[-1]
+
+
+def test_a_managed_resource_missing_from_the_manifests_is_named_in_the_summary(manifests, run_cli):
+    _applied(run_cli, manifests, survey_manifest("tracker"), survey_manifest("other"))
+    manifests.remove("other")
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 0
+    assert NO_CHANGES not in result.stdout
+    assert (
+        "1 managed resource is not in the manifests; it is kept, use --destroy to delete it."
+        in _last_line(result)
+    )
+
+
+def test_several_kept_resources_are_counted(manifests, run_cli):
+    names = ("tracker", "one", "two")
+    _applied(run_cli, manifests, *(survey_manifest(n) for n in names))
+    manifests.remove("one")
+    manifests.remove("two")
+    result = run_cli("plan", "manifests")
+    assert (
+        "2 managed resources are not in the manifests; they are kept, use --destroy to "
+        "delete them." in _last_line(result)
+    )
+
+
+def test_a_failed_live_read_is_not_no_changes(project, manifests, other_buyer_api, run_cli):
+    _applied(run_cli, manifests, survey_manifest("tracker"))
+    foreign = other_buyer_api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+    manifests.write(survey_manifest("foreign"))
+    _store(project).record("Survey/foreign", SurveyRecord(foreign, last_applied={}))
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 1
+    assert NO_CHANGES not in result.stdout
+    assert "1 managed resource could not be read" in _last_line(result)
+
+
+def test_a_blocked_create_is_not_no_changes_and_exits_1(project, manifests, run_cli):
+    _applied(run_cli, manifests, survey_manifest("tracker"))
+    manifests.write(survey_manifest("lost"))
+    _store(project).journal_create("Survey/lost", survey_manifest("lost")["spec"])
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 1
+    assert NO_CHANGES not in result.stdout
+    assert "1 create is blocked by an unresolved earlier attempt" in _last_line(result)
+
+
+def test_drift_without_a_change_is_not_no_changes(project, manifests, api, run_cli):
+    _applied(run_cli, manifests, survey_manifest("tracker"))
+    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    api.update_survey(survey_id, {**update_body(api.get_survey(survey_id)), "offer_price": 4.0})
+    manifests.write(survey_manifest("tracker", offer_price=4.0))  # the manifest agrees now
+    result = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert result.exit_code == 0  # apply has nothing to send
+    assert NO_CHANGES not in result.stdout
+    assert "Plan: 0 to add, 0 to change, 0 to destroy." in result.stdout
+    assert "1 resource changed outside surveyctl since the last apply" in _last_line(result)
+
+
+def test_the_spend_covers_unchanged_changed_and_kept_surveys(manifests, run_cli):
+    names = ("tracker", "steady", "old")
+    _applied(run_cli, manifests, *(survey_manifest(n) for n in names))  # $500 each
+    manifests.write(survey_manifest("tracker", offer_price=3.0))  # $600
+    manifests.remove("old")
+    result = run_cli("plan", "manifests")
+    assert "Estimated spend: $1,500.00 -> $1,600.00 (+$100.00)." in _last_line(result)
+
+
+def test_the_spend_is_the_same_with_and_without_destroy_when_nothing_is_destroyed(
+    manifests, run_cli
+):
+    _applied(run_cli, manifests, survey_manifest("tracker"), _guarded("kept"))
+    manifests.remove("kept")
+    without = run_cli("plan", "manifests")
+    with_destroy = run_cli("plan", "manifests", "--destroy")
+    assert with_destroy.exit_code == 1  # prevent_destroy: nothing is destroyed
+    assert "Estimated spend: $1,000.00 (unchanged)." in _last_line(without)
+    assert "Estimated spend: $1,000.00 (unchanged)." in _last_line(with_destroy)
+
+
+def test_a_destroy_starts_from_the_same_spend_as_the_plan_without_it(manifests, run_cli):
+    _applied(run_cli, manifests, survey_manifest("tracker"), survey_manifest("old"))
+    manifests.remove("old")
+    destroyed = run_cli("plan", "manifests", "--destroy")
+    assert "Plan: 0 to add, 0 to change, 1 to destroy." in destroyed.stdout
+    assert "Estimated spend: $1,000.00 -> $500.00 (-$500.00)." in _last_line(destroyed)
+
+
+def test_the_json_plan_lists_what_keeps_it_from_no_changes(manifests, run_cli):
+    _applied(run_cli, manifests, survey_manifest("tracker"), survey_manifest("old"))
+    manifests.remove("old")
+    data = json.loads(run_cli("plan", "manifests", "--format", "json").stdout)
+    assert data["kept"] == ["Survey/old"]
+    assert data["unread"] == [] and data["blocked"] == [] and data["gone"] == []
+    assert "not in the manifests" in data["summary"]["text"]
+    assert data["spend_total"] == {"before": 1000.0, "after": 1000.0}
+
+
+def test_a_saved_plan_keeps_what_it_kept(project, manifests, run_cli):
+    _applied(run_cli, manifests, survey_manifest("tracker"), survey_manifest("old"))
+    manifests.remove("old")
+    manifests.write(survey_manifest("tracker", survey_title="Renamed"))
+    assert run_cli("plan", "manifests", "--out", "change.plan").exit_code == 0
+    applied = run_cli("apply", "change.plan")
+    assert applied.exit_code == 0, applied.stdout + applied.stderr
+    assert "not in the manifests; it is kept" in applied.stdout
+    assert _store(project).load().survey("old") is not None
+
+
+def test_everything_settled_says_no_changes(manifests, run_cli):
+    _applied(run_cli, manifests, survey_manifest("tracker"))
+    result = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert result.exit_code == 0
+    assert _last_line(result).startswith(NO_CHANGES)
