@@ -146,3 +146,20 @@ def test_everything_settled_says_no_changes(manifests, run_cli):
     result = run_cli("plan", "manifests", "--detailed-exitcode")
     assert result.exit_code == 0
     assert _last_line(result).startswith(NO_CHANGES)
+
+
+def test_a_plan_saved_before_these_fields_existed_still_applies(project, manifests, run_cli):
+    from surveyctl.state import fingerprint
+
+    _applied(run_cli, manifests, survey_manifest("tracker"))
+    manifests.write(survey_manifest("tracker", survey_title="Renamed"))
+    assert run_cli("plan", "manifests", "--out", "change.plan").exit_code == 0
+    path = project / "change.plan"
+    document = json.loads(path.read_text())
+    for newer in ("kept", "unread", "blocked", "gone", "refresh_only"):
+        del document["plan"][newer]
+    document["checksum"] = fingerprint(document["plan"])
+    path.write_text(json.dumps(document))
+    applied = run_cli("apply", "change.plan")
+    assert applied.exit_code == 0, applied.stdout + applied.stderr
+    assert "Apply complete: 1 resource(s) changed." in applied.stdout
