@@ -161,8 +161,20 @@ class ApiClient:
     def get_survey(self, survey_id: int) -> dict:
         return self._json("GET", paths.survey(survey_id))
 
-    def list_surveys(self) -> list[dict]:
-        return self._json("GET", paths.surveys())
+    def list_surveys(self, status: list[int] | None = None) -> list[dict]:
+        """The buyer's surveys, every page; `status` asks only for those status codes (the
+        service lists live surveys when it is not given, public facts)."""
+        surveys: list[dict] = []
+        for items in self.iter_pages(self._surveys_page, status=status):
+            surveys.extend(items)
+        return surveys
+
+    def _surveys_page(self, *, page: int, status: list[int] | None) -> tuple[list[dict], int]:
+        params: dict[str, Any] = {"page": page}
+        if status:
+            params["status"] = ",".join(str(s) for s in status)
+        response = self.request("GET", paths.surveys(), params=params)
+        return response.json(), _total_pages(response)
 
     def delete_survey(self, survey_id: int) -> None:
         self.request("DELETE", paths.survey(survey_id), expected=(200, 204))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -9,9 +10,16 @@ import click
 
 from surveyctl.api import ApiClient
 from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.cli.surveys import status_option
 from surveyctl.errors import SurveyctlError
-from surveyctl.files import write_atomically
-from surveyctl.reconcile.importer import Adoption, adopt_group, adopt_survey, record_adoption
+from surveyctl.reconcile.discovery import Adopted, adopt_unmanaged
+from surveyctl.reconcile.importer import (
+    Adoption,
+    adopt_group,
+    adopt_survey,
+    record_adoption,
+    save_adoption,
+)
 from surveyctl.state import State
 
 _name = click.option("--name", help="Manifest name for it (lowercase letters, digits, dashes).")
@@ -40,12 +48,7 @@ def _adopt(
         state = store.load()
         adoption = adopt(ctx.client(), state)
         if out is not None:
-            write_atomically(out, adoption.text)
-            try:
-                record_adoption(store, adoption)
-            except BaseException:
-                out.unlink(missing_ok=True)
-                raise
+            save_adoption(store, adoption, out)
             click.echo(f"Wrote {out} and recorded {adoption.address}.", err=True)
             return
         journaled = state.pending_create(adoption.address)
@@ -67,24 +70,82 @@ def _adopt(
 
 
 @click.command("import")
-@click.argument("survey_id", type=int)
+@click.argument("survey_id", type=int, required=False)
 @_name
 @_out
+@click.option(
+    "--all-unmanaged",
+    is_flag=True,
+    help="Adopt every survey of the account (of --status) that this environment does not "
+    "manage, each into its own manifest in --out-dir.",
+)
+@click.option(
+    "--out-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder for the manifests of --all-unmanaged.",
+)
+@status_option
 @pass_context
-def import_command(ctx: CliContext, survey_id: int, name: str | None, out: Path | None) -> None:
+def import_command(
+    ctx: CliContext,
+    survey_id: int | None,
+    name: str | None,
+    out: Path | None,
+    all_unmanaged: bool,
+    out_dir: Path | None,
+    statuses: tuple[int, ...],
+) -> None:
     """Adopt live survey SURVEY_ID: write its manifest and record it in state.
 
     \b
     surveyctl import 10001 --name old-tracker --out manifests/old-tracker.yaml
+    surveyctl import --all-unmanaged --out-dir manifests/imported [--status live,paused]
     """
-    if not name:
-        raise click.UsageError("give the manifest a name with --name NAME")
+    if all_unmanaged:
+        if survey_id is not None or name or out:
+            raise click.UsageError("--all-unmanaged takes no SURVEY_ID, --name or --out")
+        if out_dir is None:
+            raise click.UsageError("--all-unmanaged needs --out-dir DIR")
+        _adopt_all(ctx, out_dir, statuses)
+        return
+    if survey_id is None or not name:
+        raise click.UsageError("give SURVEY_ID and --name NAME (or --all-unmanaged --out-dir DIR)")
+    if out_dir is not None:
+        raise click.UsageError("--out-dir goes with --all-unmanaged; use --out FILE")
     _adopt(
         ctx,
         lambda client, state: adopt_survey(client, state, survey_id, name),
         out,
         f"import {survey_id} --name {name}",
     )
+
+
+def _adopt_all(ctx: CliContext, out_dir: Path, statuses: tuple[int, ...]) -> None:
+    """Adopts every unmanaged survey under the state lock, one state write per survey."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SurveyctlError(f"{out_dir}: cannot create the folder: {exc.strerror}") from exc
+    if not os.access(out_dir, os.W_OK):
+        raise SurveyctlError(f"{out_dir}: cannot write into this folder")
+    store = ctx.state_store()
+    with store.locked("import"):
+        outcomes = adopt_unmanaged(ctx.client(), store, out_dir, statuses, on_adopted=_reported)
+    adopted = [o for o in outcomes if o.error is None]
+    failed = len(outcomes) - len(adopted)
+    click.echo(
+        f"Adopted {len(adopted)} survey(s) into {out_dir}"
+        + (f"; {failed} could not be adopted." if failed else ".")
+    )
+    if failed:
+        click.get_current_context().exit(1)
+
+
+def _reported(outcome: Adopted) -> None:
+    if outcome.error is None:
+        click.echo(f"survey {outcome.ps_survey_id}: {outcome.address} ({outcome.path})", err=True)
+    else:
+        click.echo(f"survey {outcome.ps_survey_id}: FAILED {outcome.error}", err=True)
 
 
 @click.command("import-group")

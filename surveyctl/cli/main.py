@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "apply": "surveyctl.cli.plan:apply_command",
     "import": "surveyctl.cli.imports:import_command",
     "import-group": "surveyctl.cli.imports:import_group_command",
+    "surveys": "surveyctl.cli.surveys:surveys",
 }
 
 

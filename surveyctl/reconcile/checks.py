@@ -103,11 +103,15 @@ def lowered_quotas(changes: list[FieldChange]) -> bool:
 def unresolved_create_message(address: str, journal) -> str:
     """How to resolve a create whose answer was never recorded (a crash, a lost answer)."""
     kind, name = split_address(address)
-    survey = kind == SURVEY
-    command, what = ("import", "SURVEY_ID") if survey else ("import-group", "REF")
+    if kind == SURVEY:
+        adopt = (
+            "find its id with `surveyctl surveys list --unmanaged` and adopt it with "
+            f"`surveyctl import SURVEY_ID --name {name}`"
+        )
+    else:
+        adopt = f"adopt it with `surveyctl import-group REF --name {name}`"
     return (
         f"a create of {address} was sent at {journal.started_at} and its answer was never "
-        f"recorded, so it may exist in the marketplace; if it does, adopt it with "
-        f"`surveyctl {command} {what} --name {name}`, otherwise forget the attempt with "
-        f"`surveyctl state rm {address}`"
+        f"recorded, so it may exist in the marketplace; if it does, {adopt}, otherwise forget "
+        f"the attempt with `surveyctl state rm {address}`"
     )

@@ -21,11 +21,13 @@ answer was lost): its manifest exists already, and importing the survey it made 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import yaml
 
 from surveyctl.errors import SurveyctlError
+from surveyctl.files import write_atomically
 from surveyctl.manifests import build, rules, schema
 from surveyctl.manifests.diagnostics import ERROR, Diagnostics
 from surveyctl.manifests.load import load_text
@@ -129,6 +131,18 @@ def adopt_group(client: Marketplace, state: State, ref: str, name: str) -> Adopt
 def record_adoption(store: StateBackend, adoption: Adoption) -> None:
     """Records the adopted resource (and resolves an unresolved create of its address)."""
     store.resolve_create(adoption.address, adoption.record)
+
+
+def save_adoption(store: StateBackend, adoption: Adoption, path: Path) -> None:
+    """Writes the manifest to `path`, then records the resource; the file is removed again
+    when the state cannot be written. The manifest comes first because a resource recorded
+    without one is what `plan --destroy` deletes."""
+    write_atomically(path, adoption.text)
+    try:
+        record_adoption(store, adoption)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
 
 
 def manifest_yaml(manifest: dict, source: str) -> str:

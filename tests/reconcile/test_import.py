@@ -11,7 +11,7 @@ from surveyctl.manifests import load_desired
 from surveyctl.state import FileStateStore
 
 from .conftest import survey_manifest
-from .quirks import QuirkyProxy
+from .proxies import QuirkyProxy
 
 AGE = {"qualification_code": 212, "range_sets": [{"from": 21, "to": 45, "units": 311}]}
 
@@ -30,7 +30,7 @@ def _point_project_at(project: Path, url: str) -> None:
 
 @pytest.fixture
 def proxy(sandbox):
-    """The sandbox seen through the documented response shapes (see quirks.py)."""
+    """The sandbox seen through the documented response shapes (see proxies.py)."""
     running = QuirkyProxy(sandbox.url)
     yield running
     running.stop()

@@ -1,10 +1,14 @@
-"""A loopback proxy in front of the sandbox that answers survey reads in the shapes the
-service's documentation shows, which the sandbox itself does not produce:
+"""Loopback proxies in front of the sandbox for answers the sandbox itself does not give.
+
+`QuirkyProxy` answers survey reads in the shapes the service's documentation shows:
 
 - fields the spec does not list: `mod_on` and `crtd_on` (epoch milliseconds);
 - `quota_title: ""` on every quota;
 - `offer_price` as an integer when it has no decimals (10, not 10.0);
 - range bounds of qualifications and criteria as strings (`"from": "21"`).
+
+`PagingProxy` answers the survey list in pages of `page_size` with a `total_pages` header, as
+the service pages its lists (public facts: `page` and `limit`).
 
 Every other request, and every write, passes through unchanged, over real HTTP both ways.
 """
@@ -52,8 +56,9 @@ def _text(number) -> str:
     return str(int(number)) if float(number).is_integer() else str(number)
 
 
-class QuirkyProxy:
-    """Serves on 127.0.0.1 (`url`) until `stop()`, forwarding to `upstream`."""
+class Proxy:
+    """Serves on 127.0.0.1 (`url`) until `stop()`, forwarding to `upstream`; `reshape` may
+    change an answer."""
 
     def __init__(self, upstream: str):
         self.upstream = upstream.rstrip("/")
@@ -72,14 +77,44 @@ class QuirkyProxy:
             headers={k: v for k, v in request.headers if k.lower() != "host"},
             timeout=30,
         )
-        content = answer.content
-        if request.method == "GET" and _SURVEY.match(request.path) and answer.ok:
-            content = json.dumps(quirky(answer.json())).encode()
-        headers = [(k, v) for k, v in answer.headers.items() if k.lower() not in _HOP_HEADERS]
-        return Response(content, answer.status_code, headers)(environ, start_response)
+        headers = {k: v for k, v in answer.headers.items() if k.lower() not in _HOP_HEADERS}
+        content = self.reshape(request, answer, headers)
+        return Response(content, answer.status_code, list(headers.items()))(environ, start_response)
+
+    def reshape(self, request: Request, answer: requests.Response, headers: dict) -> bytes:
+        return answer.content
 
     def stop(self) -> None:
         self.server.shutdown()
         self.server.server_close()
         self.thread.join(timeout=5)
         self.session.close()
+
+
+class QuirkyProxy(Proxy):
+    """Survey reads in the documented shapes (see `quirky`)."""
+
+    def reshape(self, request: Request, answer: requests.Response, headers: dict) -> bytes:
+        if request.method == "GET" and _SURVEY.match(request.path) and answer.ok:
+            return json.dumps(quirky(answer.json())).encode()
+        return answer.content
+
+
+class PagingProxy(Proxy):
+    """The survey list in pages of `page_size`; `pages_served` counts the pages asked for."""
+
+    def __init__(self, upstream: str, page_size: int):
+        self.page_size = page_size
+        self.pages_served: list[int] = []
+        super().__init__(upstream)
+
+    def reshape(self, request: Request, answer: requests.Response, headers: dict) -> bytes:
+        if request.method != "GET" or request.path != "/buyers/v2/surveys" or not answer.ok:
+            return answer.content
+        surveys = answer.json()
+        page = int(request.args.get("page", "1"))
+        self.pages_served.append(page)
+        total = max(1, -(-len(surveys) // self.page_size))
+        headers["total_pages"] = str(total)
+        start = (page - 1) * self.page_size
+        return json.dumps(surveys[start : start + self.page_size]).encode()

@@ -1,0 +1,114 @@
+"""`surveyctl surveys list`: the account's surveys, marked when this environment manages them.
+
+\b
+surveyctl surveys list                          # drafts, live and paused surveys
+surveyctl surveys list --status live,paused --unmanaged
+surveyctl surveys list --status all --format csv > surveys.csv
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.reconcile.discovery import ROW_FIELDS, ListedSurvey, list_surveys
+from surveyctl.statuses import CLOSED, DRAFT, LIVE, PAUSED, SURVEY_STATUSES
+
+# Surveys that can still change; closed ones only when asked for.
+DEFAULT_STATUSES = "draft,live,paused"
+ALL_STATUSES = (DRAFT, LIVE, PAUSED, CLOSED)
+
+
+def survey_statuses(ctx: click.Context, param: click.Parameter, value: str) -> tuple[int, ...]:
+    """A click callback reading `live,paused`, `22,33` or `all` as status codes."""
+    codes: list[int] = []
+    for part in (p.strip().lower() for p in value.split(",") if p.strip()):
+        if part == "all":
+            codes.extend(ALL_STATUSES)
+        elif part in SURVEY_STATUSES:
+            codes.append(SURVEY_STATUSES[part])
+        elif part.isdigit() and int(part) in ALL_STATUSES:
+            codes.append(int(part))
+        else:
+            names = ", ".join(SURVEY_STATUSES)
+            raise click.BadParameter(f"{part!r} is not a survey status: use {names} or all")
+    if not codes:
+        raise click.BadParameter("name at least one status")
+    return tuple(dict.fromkeys(codes))
+
+
+status_option = click.option(
+    "--status",
+    "statuses",
+    default=DEFAULT_STATUSES,
+    show_default=True,
+    callback=survey_statuses,
+    help="Survey statuses, comma-separated: draft, live, paused, closed (or codes), or all.",
+)
+
+
+@click.group(name="surveys")
+def surveys() -> None:
+    """The account's surveys in the marketplace."""
+
+
+@surveys.command(name="list")
+@status_option
+@click.option("--unmanaged", is_flag=True, help="Only surveys this environment does not manage.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("table", "json", "csv")),
+    default="table",
+    show_default=True,
+)
+@pass_context
+def list_command(ctx: CliContext, statuses: tuple[int, ...], unmanaged: bool, fmt: str) -> None:
+    """Every survey of the account with those statuses (all pages), with the address under
+    which this environment manages it; `import --all-unmanaged` adopts the others."""
+    state = ctx.state_store().load()
+    listed = list_surveys(ctx.client(), state, statuses)
+    managed = sum(1 for survey in listed if survey.managed_as)
+    if unmanaged:
+        listed = [survey for survey in listed if survey.managed_as is None]
+    if fmt == "json":
+        click.echo(json.dumps([s.row() for s in listed], indent=2, ensure_ascii=False))
+    elif fmt == "csv":
+        writer = csv.DictWriter(sys.stdout, fieldnames=ROW_FIELDS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(s.row() for s in listed)
+    else:
+        _table(listed)
+    environment = ctx.environment().name
+    if unmanaged:
+        summary = f"{len(listed)} unmanaged survey(s) listed; {managed} more are managed"
+    else:
+        summary = f"{len(listed)} survey(s) listed, {managed} of them managed"
+    click.echo(f"{summary} in environment {environment}.", err=True)
+
+
+def _table(listed: list[ListedSurvey]) -> None:
+    console = Console(file=sys.stdout, soft_wrap=False)
+    if not listed:
+        console.print("no surveys")
+        return
+    table = Table(box=None, pad_edge=False)
+    for name in ("ID", "STATUS", "TITLE", "LOCALE", "COMPLETES", "PRICE", "MANAGED AS"):
+        table.add_column(name, no_wrap=True, overflow="ellipsis", max_width=40)
+    for survey in listed:
+        table.add_row(
+            str(survey.ps_survey_id),
+            survey.status_name,
+            survey.title,
+            survey.localization or "",
+            "" if survey.completes_required is None else str(survey.completes_required),
+            "" if survey.offer_price is None else f"{survey.offer_price:g}",
+            survey.managed_as or "-",
+        )
+    console.print(table)

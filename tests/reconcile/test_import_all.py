@@ -1,0 +1,146 @@
+"""import --all-unmanaged over real HTTP: adopting every survey surveyctl does not manage yet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from surveyctl.api import ApiClient
+from surveyctl.reconcile.discovery import name_from_title
+from surveyctl.resources import valid_name
+from surveyctl.state import FileStateStore
+
+from .conftest import survey_manifest
+
+
+def _store(project: Path) -> FileStateStore:
+    return FileStateStore(project / ".surveyctl" / "state" / "local.json")
+
+
+@pytest.fixture
+def own(project, start_sandbox):
+    """A sandbox of this test alone, so the account holds only the surveys the test makes."""
+    sandbox = start_sandbox()
+    (project / "surveyctl.yaml").write_text(
+        f"environments:\n  local: {{host: '{sandbox.url}', api_key_env: SURVEYCTL_LOCAL_KEY}}\n"
+        "default_environment: local\n",
+        encoding="utf-8",
+    )
+    client = ApiClient(sandbox.url, "sandbox-buyer-1", retries=0)
+    yield client
+    client.close()
+
+
+def _made_by_hand(own: ApiClient, title: str) -> int:
+    return own.create_survey(survey_manifest("x", survey_title=title)["spec"])["ps_survey_id"]
+
+
+def _import_all(run_cli, *options):
+    return run_cli("import", "--all-unmanaged", "--out-dir", "manifests/imported", *options)
+
+
+def test_every_unmanaged_survey_gets_its_own_manifest_named_from_its_title(
+    project, own, manifests, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    first = _made_by_hand(own, "Brand Tracker – Q3 (US)")
+    second = _made_by_hand(own, "brand tracker Q3 US")
+    result = _import_all(run_cli)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "Adopted 2 survey(s) into manifests/imported." in result.stdout
+    state = _store(project).load()
+    assert state.survey("brand-tracker-q3-us").ps_survey_id == first
+    assert state.survey("brand-tracker-q3-us-2").ps_survey_id == second
+    written = yaml.safe_load(
+        (project / "manifests/imported/brand-tracker-q3-us-2.yaml").read_text()
+    )
+    assert written["name"] == "brand-tracker-q3-us-2"
+    assert written["spec"]["survey_title"] == "brand tracker Q3 US"
+
+
+def test_after_adopting_all_the_plan_shows_no_changes_and_nothing_is_unmanaged(
+    project, own, manifests, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    _made_by_hand(own, "Concept test")
+    _made_by_hand(own, "Ad test")
+    assert _import_all(run_cli).exit_code == 0
+    plan = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert plan.exit_code == 0, plan.stdout
+    assert "No changes." in plan.stdout
+    unmanaged = run_cli("surveys", "list", "--unmanaged", "--format", "json")
+    assert unmanaged.stdout.strip() == "[]"
+
+
+def test_each_adopted_survey_is_its_own_state_write(project, own, run_cli):
+    for title in ("One", "Two", "Three"):
+        _made_by_hand(own, title)
+    assert _import_all(run_cli).exit_code == 0
+    assert _store(project).load().serial == 3
+
+
+def test_closed_surveys_are_left_out_unless_asked_for(project, own, run_cli):
+    closed = _made_by_hand(own, "Old wave")
+    for status in (22, 33, 44):
+        own.set_survey_status(closed, status)
+    _made_by_hand(own, "New wave")
+    assert _import_all(run_cli).exit_code == 0
+    assert _store(project).load().addresses() == ["Survey/new-wave"]
+    assert _import_all(run_cli, "--status", "closed").exit_code == 0
+    assert _store(project).load().survey("old-wave").ps_survey_id == closed
+
+
+def test_a_name_taken_by_a_file_in_the_folder_is_not_overwritten(project, own, run_cli):
+    folder = project / "manifests" / "imported"
+    folder.mkdir(parents=True)
+    (folder / "concept-test.yaml").write_text("# mine\n")
+    _made_by_hand(own, "Concept test")
+    assert _import_all(run_cli).exit_code == 0
+    assert (folder / "concept-test.yaml").read_text() == "# mine\n"
+    assert _store(project).load().addresses() == ["Survey/concept-test-2"]
+
+
+def test_adopting_all_is_refused_while_a_create_is_unresolved(project, own, run_cli):
+    _made_by_hand(own, "Maybe the lost one")
+    _store(project).journal_create("Survey/lost", survey_manifest("lost")["spec"])
+    result = _import_all(run_cli)
+    assert result.exit_code == 1
+    assert "unresolved create (Survey/lost)" in result.stderr
+    assert _store(project).load().resources == {}
+    assert list((project / "manifests" / "imported").glob("*.yaml")) == []
+
+
+def test_all_unmanaged_needs_an_out_dir(own, run_cli):
+    result = run_cli("import", "--all-unmanaged")
+    assert result.exit_code != 0
+    assert "--all-unmanaged needs --out-dir DIR" in result.stderr
+
+
+def test_an_out_dir_that_is_a_file_is_refused_before_any_request(project, own, run_cli):
+    (project / "taken").write_text("")
+    _made_by_hand(own, "Concept test")
+    result = run_cli("import", "--all-unmanaged", "--out-dir", "taken")
+    assert result.exit_code != 0
+    assert "'taken' is a file" in result.stderr
+    assert _store(project).load().resources == {}
+
+
+@pytest.mark.parametrize(
+    ("title", "taken", "expected"),
+    [
+        ("Brand Tracker – Q3 (US)", set(), "brand-tracker-q3-us"),
+        ("Étude Café Crème", set(), "etude-cafe-creme"),
+        ("!!!", set(), "survey-10001"),
+        ("Concept", {"concept", "concept-2"}, "concept-3"),
+        ("x" * 80, set(), "x" * 63),
+        ("x" * 80, {"x" * 63}, "x" * 61 + "-2"),
+    ],
+)
+def test_names_from_titles_follow_the_name_rule_and_are_unique(title, taken, expected):
+    name = name_from_title(title, 10001, set(taken))
+    assert name == expected
+    assert valid_name(name)

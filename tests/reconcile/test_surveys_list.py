@@ -1,0 +1,128 @@
+"""surveys list over real HTTP: the account's surveys, marked when managed here."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from surveyctl.api import ApiClient
+from surveyctl.state import FileStateStore
+
+from .conftest import survey_manifest
+from .proxies import PagingProxy
+
+
+def _point_project_at(project: Path, url: str) -> None:
+    (project / "surveyctl.yaml").write_text(
+        f"environments:\n  local: {{host: '{url}', api_key_env: SURVEYCTL_LOCAL_KEY}}\n"
+        "default_environment: local\n",
+        encoding="utf-8",
+    )
+
+
+@pytest.fixture
+def own(project, start_sandbox):
+    """A sandbox of this test alone, so the account holds only the surveys the test makes."""
+    sandbox = start_sandbox()
+    _point_project_at(project, sandbox.url)
+    client = ApiClient(sandbox.url, "sandbox-buyer-1", retries=0)
+    yield client
+    client.close()
+
+
+def _listed(run_cli, *options) -> list[dict]:
+    result = run_cli("surveys", "list", "--format", "json", *options)
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def _managed_tracker(run_cli, manifests) -> None:
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+
+
+def test_surveys_list_marks_the_surveys_this_environment_manages(own, manifests, run_cli):
+    _managed_tracker(run_cli, manifests)
+    other = own.create_survey(survey_manifest("x", survey_title="Made by hand")["spec"])
+    rows = {row["survey_title"]: row for row in _listed(run_cli)}
+    assert rows["Survey tracker"]["managed_as"] == "Survey/tracker"
+    assert rows["Made by hand"]["managed_as"] is None
+    assert rows["Made by hand"]["ps_survey_id"] == other["ps_survey_id"]
+    assert rows["Made by hand"]["status_name"] == "draft"
+
+
+def test_surveys_list_unmanaged_leaves_out_the_managed_ones(own, manifests, run_cli):
+    _managed_tracker(run_cli, manifests)
+    own.create_survey(survey_manifest("x", survey_title="Made by hand")["spec"])
+    rows = _listed(run_cli, "--unmanaged")
+    assert [row["survey_title"] for row in rows] == ["Made by hand"]
+
+
+def test_surveys_list_shows_the_statuses_asked_for(own, run_cli):
+    draft = own.create_survey(survey_manifest("a")["spec"])["ps_survey_id"]
+    live = own.create_survey(survey_manifest("b")["spec"])["ps_survey_id"]
+    closed = own.create_survey(survey_manifest("c")["spec"])["ps_survey_id"]
+    own.set_survey_status(live, 22)
+    for status in (22, 33, 44):
+        own.set_survey_status(closed, status)
+    assert [r["ps_survey_id"] for r in _listed(run_cli)] == [draft, live]  # not closed
+    assert [r["ps_survey_id"] for r in _listed(run_cli, "--status", "live")] == [live]
+    assert [r["ps_survey_id"] for r in _listed(run_cli, "--status", "44,draft")] == [
+        draft,
+        closed,
+    ]
+    assert len(_listed(run_cli, "--status", "all")) == 3
+
+
+def test_surveys_list_reads_every_page(project, own, run_cli):
+    for index in range(5):
+        own.create_survey(survey_manifest(f"s{index}")["spec"])
+    paging = PagingProxy(own.host, page_size=2)
+    try:
+        _point_project_at(project, paging.url)
+        rows = _listed(run_cli)
+    finally:
+        paging.stop()
+    assert len(rows) == 5
+    assert paging.pages_served == [1, 2, 3]
+
+
+def test_surveys_list_as_csv_has_a_header_and_a_row_per_survey(own, manifests, run_cli):
+    _managed_tracker(run_cli, manifests)
+    result = run_cli("surveys", "list", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert [row["managed_as"] for row in rows] == ["Survey/tracker"]
+    assert rows[0]["status_name"] == "draft" and rows[0]["offer_price"] == "2.5"
+
+
+def test_surveys_list_as_a_table_names_the_managing_address(own, manifests, run_cli):
+    _managed_tracker(run_cli, manifests)
+    own.create_survey(survey_manifest("x", survey_title="Made by hand")["spec"])
+    result = run_cli("surveys", "list")
+    tracker, by_hand = (
+        next(line for line in result.stdout.splitlines() if title in line)
+        for title in ("Survey tracker", "Made by hand")
+    )
+    assert tracker.rstrip().endswith("Survey/tracker")
+    assert by_hand.rstrip().endswith("-")
+    assert "2 survey(s) listed, 1 of them managed in environment local." in result.stderr
+
+
+def test_an_unknown_status_is_refused_in_one_sentence(own, run_cli):
+    result = run_cli("surveys", "list", "--status", "running")
+    assert result.exit_code != 0
+    assert "'running' is not a survey status" in result.stderr
+
+
+def test_a_blocked_create_points_at_surveys_list_to_find_its_id(project, manifests, run_cli):
+    manifests.write(survey_manifest("lost"))
+    store = FileStateStore(project / ".surveyctl" / "state" / "local.json")
+    store.journal_create("Survey/lost", survey_manifest("lost")["spec"])
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 1
+    assert "find its id with `surveyctl surveys list --unmanaged`" in result.stdout
+    assert "`surveyctl import SURVEY_ID --name lost`" in result.stdout
