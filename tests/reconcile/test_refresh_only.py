@@ -176,3 +176,25 @@ def test_a_refresh_that_cannot_read_a_resource_records_nothing(
     assert refused.exit_code == 1
     assert "Survey/foreign: cannot read the live resource" in refused.stdout
     assert _store(project).load().survey("tracker").last_applied["offer_price"] == 2.5
+
+
+def test_a_refresh_cannot_be_saved_as_a_plan_file(project, manifests, run_cli):
+    _applied(run_cli, manifests)
+    result = run_cli("plan", "--refresh-only", "--out", "refresh.plan")
+    assert result.exit_code != 0
+    assert "--refresh-only cannot be combined with --out" in result.stderr
+    assert not (project / "refresh.plan").exists()
+
+
+def test_the_json_refresh_carries_the_drift_and_the_body_it_would_record(
+    project, manifests, api, run_cli
+):
+    import json
+
+    _applied(run_cli, manifests)
+    _set_price_by_hand(api, _tracker_id(project), 4.0)
+    data = json.loads(run_cli("plan", "--refresh-only", "--format", "json").stdout)
+    assert data["refresh_only"] is True and data["has_changes"] is False
+    (tracker,) = data["resources"]
+    assert tracker["drift"] == [{"path": "offer_price", "old": 2.5, "new": 4}]
+    assert tracker["last_applied"]["offer_price"] == 4.0
