@@ -33,6 +33,11 @@ from surveyctl.render import text as render_text
 _destroy = click.option(
     "--destroy", is_flag=True, help="Delete resources that are no longer in the manifests."
 )
+offline_option = click.option(
+    "--offline",
+    is_flag=True,
+    help="Use no attribute catalogue: codes are shown without their names.",
+)
 _parallelism = click.option(
     "--parallelism",
     default=DEFAULT_PARALLELISM,
@@ -87,6 +92,7 @@ def _reporting_manifest_errors(run):
 @_destroy
 @_parallelism
 @refresh_option
+@offline_option
 @pass_context
 def plan_command(
     ctx: CliContext,
@@ -97,13 +103,14 @@ def plan_command(
     destroy,
     parallelism,
     refresh_catalog,
+    offline,
 ) -> None:
     """Show what apply would change in the live surveys; writes nothing.
 
     Without PATHS the `manifests:` of surveyctl.yaml are read.
     """
     options = RunOptions(targets=paths, destroy=destroy, parallelism=parallelism)
-    workspace = ctx.workspace(options, refresh_catalog=refresh_catalog)
+    workspace = ctx.workspace(options, refresh_catalog=refresh_catalog, offline=offline)
     plan = _reporting_manifest_errors(lambda: plan_run(workspace, options))
     _show(plan, output_format)
     if out is not None:
@@ -137,6 +144,7 @@ def plan_command(
 @_destroy
 @_parallelism
 @refresh_option
+@offline_option
 @pass_context
 def apply_command(
     ctx: CliContext,
@@ -147,6 +155,7 @@ def apply_command(
     destroy,
     parallelism,
     refresh_catalog,
+    offline,
 ) -> None:
     """Apply the manifests (or a plan saved by `plan --out FILE`) to the environment.
 
@@ -166,7 +175,7 @@ def apply_command(
         confirm=_confirm if sys.stdin.isatty() else None,
         on_outcome=_progress,
     )
-    workspace = ctx.workspace(options, refresh_catalog=refresh_catalog)
+    workspace = ctx.workspace(options, refresh_catalog=refresh_catalog, offline=offline)
     run = _reporting_manifest_errors(lambda: apply_run(workspace, options, hooks))
     if run.result is not None:
         _report(run.result)

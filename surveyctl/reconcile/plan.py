@@ -88,6 +88,9 @@ class Plan:
     resources: list[ResourceChange] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
     destroy: bool = False
+    # Names of the codes the plan shows, per locale (see reconcile/labels.py); empty when
+    # planned --offline or without a catalogue, and the renderers then show codes alone.
+    labels: dict[str, dict[str, dict]] = field(default_factory=dict)
     format_version: int = FORMAT_VERSION
 
     @property

@@ -27,6 +27,7 @@ from surveyctl.reconcile.apply import (
     check_saved_plan,
     sync_lifecycle,
 )
+from surveyctl.reconcile.labels import plan_labels
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Plan
 from surveyctl.reconcile.planfile import load_plan
@@ -131,6 +132,19 @@ def desired_state(workspace: Workspace, options: RunOptions) -> DesiredState:
     )
     if diagnostics.has_errors:
         raise ManifestErrors([d for d in diagnostics.sorted() if d.severity == ERROR])
+    unresolved = [s for s in desired.surveys.values() if not s.resolved]
+    if unresolved:  # only without a catalogue (--offline): names cannot become codes
+        raise ManifestErrors(
+            [
+                Diagnostic(
+                    ERROR,
+                    f"Survey {survey.name!r} names attributes, which need the attribute "
+                    "catalogue; plan it without --offline",
+                    survey.location,
+                )
+                for survey in unresolved
+            ]
+        )
     return desired
 
 
@@ -147,7 +161,10 @@ def plan_run(
     request = PlanRequest(
         desired, state, workspace.environment.name, options.destroy, options.parallelism
     )
-    return make_plan(workspace.marketplace(), request)
+    plan = make_plan(workspace.marketplace(), request)
+    if workspace.catalog is not None:  # names next to codes; codes alone when offline
+        plan.labels = plan_labels(plan, workspace.catalog)
+    return plan
 
 
 def apply_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> ApplyRun:

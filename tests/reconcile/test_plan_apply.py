@@ -50,7 +50,8 @@ def test_plan_of_a_new_survey_lists_it_as_a_create(run_cli, manifests):
     result = run_cli("plan", "manifests", "--detailed-exitcode")
     assert result.exit_code == 2
     assert "+ Survey/tracker will be created" in result.stdout
-    assert "quotas: 2: male (100), female (100)" in result.stdout
+    assert "+ quotas[male]: 100 completes; Gender: Male (111)" in result.stdout
+    assert "+ quotas[female]: 100 completes; Gender: Female (112)" in result.stdout
     assert "Plan: 1 to add, 0 to change, 0 to destroy." in result.stdout
 
 
