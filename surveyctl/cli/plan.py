@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.manifest_options import refresh_option
+from surveyctl.errors import SurveyctlError
 from surveyctl.reconcile.apply import ApplyResult, Outcome
 from surveyctl.reconcile.plan import Plan
 from surveyctl.reconcile.planfile import save_plan
@@ -71,6 +73,29 @@ def _reporting_manifest_errors(run):
         raise
 
 
+@contextmanager
+def _failure_as_markdown(ctx: CliContext, markdown: bool):
+    """With `--format markdown`, a plan that cannot be made still prints a comment saying what
+    failed (on stdout, for the pull request); the error then ends the command with exit 1."""
+    try:
+        yield
+    except SurveyctlError as exc:
+        if markdown:
+            details = [str(d) for d in exc.diagnostics] if isinstance(exc, ManifestErrors) else []
+            click.echo(
+                render_markdown.render_failure(_environment_name(ctx), str(exc), details),
+                nl=False,
+            )
+        raise
+
+
+def _environment_name(ctx: CliContext) -> str:
+    try:
+        return ctx.environment().name
+    except SurveyctlError:  # the configuration itself is what failed
+        return ctx.env_name or "unknown"
+
+
 @click.command("plan")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
@@ -110,8 +135,9 @@ def plan_command(
     Without PATHS the `manifests:` of surveyctl.yaml are read.
     """
     options = RunOptions(targets=paths, destroy=destroy, parallelism=parallelism)
-    workspace = ctx.workspace(options, refresh_catalog=refresh_catalog, offline=offline)
-    plan = _reporting_manifest_errors(lambda: plan_run(workspace, options))
+    with _failure_as_markdown(ctx, output_format == "markdown"):
+        workspace = ctx.workspace(options, refresh_catalog=refresh_catalog, offline=offline)
+        plan = _reporting_manifest_errors(lambda: plan_run(workspace, options))
     _show(plan, output_format)
     if out is not None:
         save_plan(plan, out)
