@@ -35,6 +35,9 @@ COMMANDS: dict[str, str] = {
     "apply": "surveyctl.cli.plan:apply_command",
     "import": "surveyctl.cli.imports:import_command",
     "import-group": "surveyctl.cli.imports:import_group_command",
+    "init": "surveyctl.cli.init:init_command",
+    "show": "surveyctl.cli.show:show_command",
+    "fmt": "surveyctl.cli.fmt:fmt_command",
 }
 
 

@@ -27,6 +27,7 @@ from surveyctl.reconcile.run import (
     RunOptions,
     apply_run,
     plan_run,
+    saved_plan_path,
 )
 from surveyctl.render import json as render_json
 from surveyctl.render import markdown as render_markdown
@@ -34,6 +35,14 @@ from surveyctl.render import text as render_text
 
 _destroy = click.option(
     "--destroy", is_flag=True, help="Delete resources that are no longer in the manifests."
+)
+_target = click.option(
+    "--target",
+    "target_addresses",
+    multiple=True,
+    metavar="ADDRESS",
+    help="Plan only this resource (Survey/NAME, ExclusionGroup/NAME or NAME; repeatable) and "
+    "what it depends on (a group's surveys).",
 )
 offline_option = click.option(
     "--offline",
@@ -54,13 +63,17 @@ def use_color() -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
-def _show(plan: Plan, output_format: str) -> None:
+def render_plan(plan: Plan, output_format: str) -> str:
+    """The plan in `output_format` (text is coloured only where `use_color` says)."""
     if output_format == "json":
-        click.echo(render_json.render(plan), nl=False)
-    elif output_format == "markdown":
-        click.echo(render_markdown.render(plan), nl=False)
-    else:
-        click.echo(render_text.render(plan, color=use_color()), nl=False)
+        return render_json.render(plan)
+    if output_format == "markdown":
+        return render_markdown.render(plan)
+    return render_text.render(plan, color=use_color())
+
+
+def _show(plan: Plan, output_format: str) -> None:
+    click.echo(render_plan(plan, output_format), nl=False)
 
 
 def _reporting_manifest_errors(run):
@@ -115,6 +128,7 @@ def _environment_name(ctx: CliContext) -> str:
     "--detailed-exitcode", is_flag=True, help="Exit 0 with no changes, 2 with changes, 1 on error."
 )
 @_destroy
+@_target
 @_parallelism
 @refresh_option
 @offline_option
@@ -126,6 +140,7 @@ def plan_command(
     out,
     detailed_exitcode,
     destroy,
+    target_addresses,
     parallelism,
     refresh_catalog,
     offline,
@@ -134,7 +149,12 @@ def plan_command(
 
     Without PATHS the `manifests:` of surveyctl.yaml are read.
     """
-    options = RunOptions(targets=paths, destroy=destroy, parallelism=parallelism)
+    options = RunOptions(
+        targets=paths,
+        destroy=destroy,
+        parallelism=parallelism,
+        target_addresses=target_addresses,
+    )
     with _failure_as_markdown(ctx, output_format == "markdown"):
         workspace = ctx.workspace(options, refresh_catalog=refresh_catalog, offline=offline)
         plan = _reporting_manifest_errors(lambda: plan_run(workspace, options))
@@ -168,6 +188,7 @@ def plan_command(
     help="How to show the plan before applying.",
 )
 @_destroy
+@_target
 @_parallelism
 @refresh_option
 @offline_option
@@ -179,6 +200,7 @@ def apply_command(
     lock_timeout,
     output_format,
     destroy,
+    target_addresses,
     parallelism,
     refresh_catalog,
     offline,
@@ -195,7 +217,10 @@ def apply_command(
         lock_timeout=lock_timeout,
         auto_approve=auto_approve,
         env_named=ctx.env_name is not None and ctx.env_name == ctx.environment().name,
+        target_addresses=target_addresses,
     )
+    if target_addresses and saved_plan_path(options.targets) is not None:
+        raise click.UsageError("--target chooses from manifests; a saved plan is applied whole")
     hooks = ApplyHooks(
         show=lambda plan: _show(plan, output_format),
         confirm=_confirm if sys.stdin.isatty() else None,

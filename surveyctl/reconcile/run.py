@@ -20,6 +20,7 @@ from surveyctl.errors import ConfigError, SurveyctlError
 from surveyctl.manifests import Diagnostic, load_manifests
 from surveyctl.manifests.diagnostics import ERROR
 from surveyctl.model import DesiredState
+from surveyctl.reconcile import targets
 from surveyctl.reconcile.apply import (
     ApplyResult,
     Outcome,
@@ -65,6 +66,8 @@ class RunOptions:
     lock_timeout: float = 0.0
     auto_approve: bool = False
     env_named: bool = False
+    # --target: only these addresses (and what they depend on) are planned; see targets.py.
+    target_addresses: tuple[str, ...] = ()
 
 
 @dataclass
@@ -158,12 +161,16 @@ def plan_run(
     live resources; writes nothing."""
     state = workspace.state.load() if state is None else state
     desired = desired_state(workspace, options) if desired is None else desired
+    if options.target_addresses:
+        desired, state = targets.select(desired, state, options.target_addresses)
     request = PlanRequest(
         desired, state, workspace.environment.name, options.destroy, options.parallelism
     )
     plan = make_plan(workspace.marketplace(), request)
     if workspace.catalog is not None:  # names next to codes; codes alone when offline
         plan.labels = plan_labels(plan, workspace.catalog)
+    if options.target_addresses:
+        targets.mark_partial(plan, options.target_addresses)
     return plan
 
 

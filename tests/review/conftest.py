@@ -73,3 +73,11 @@ def attribute(api):
         return catalog.locale(locale).by_code[code]
 
     return lookup
+
+
+@pytest.fixture
+def unique() -> str:
+    """A suffix for names that are global in the marketplace (exclusion group refs)."""
+    import uuid
+
+    return uuid.uuid4().hex[:8]
