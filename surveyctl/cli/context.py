@@ -23,6 +23,7 @@ class CliContext:
     env_name: str | None = None
     config_path: Path | None = None
     debug: bool = False
+    no_color: bool = False  # --no-color; cli/console.py decides colour from it and NO_COLOR
     # Connections the client keeps open: as many as requests may be in flight at once
     # (None: the client's default).
     pool_size: int | None = None

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import click
 
+from surveyctl.cli.console import console
 from surveyctl.cli.context import CliContext
 from surveyctl.errors import SurveyctlError
 from surveyctl.ops.fieldwork import Fieldwork, fieldwork, fieldwork_of_many
@@ -73,7 +74,7 @@ def _watch(read, output_format: str, single: bool, interval: float, times: int |
     if output_format == "text" and sys.stdout.isatty():
         from rich.live import Live
 
-        live = Live(console=_console(), auto_refresh=False)
+        live = Live(console=console(), auto_refresh=False)
         live.start()
     try:
         while True:
@@ -99,7 +100,7 @@ def _print(views: list[Fieldwork], output_format: str, single: bool, compact: bo
         data = views[0].to_dict() if single else [v.to_dict() for v in views]
         click.echo(json.dumps(data, indent=None if compact else 2, ensure_ascii=False))
     elif sys.stdout.isatty():
-        _console().print(_rich(views))
+        console().print(_rich(views))
     else:
         click.echo(plain(views), nl=False)
 
@@ -107,12 +108,6 @@ def _print(views: list[Fieldwork], output_format: str, single: bool, compact: bo
 def _exit_on_errors(views: list[Fieldwork]) -> None:
     if any(view.error for view in views):
         click.get_current_context().exit(1)
-
-
-def _console():
-    from rich.console import Console
-
-    return Console()
 
 
 def _heading(view: Fieldwork) -> str:

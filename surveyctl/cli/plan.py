@@ -6,15 +6,16 @@ shows plans, asks on the terminal and sets the exit code.
 
 from __future__ import annotations
 
-import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
+from surveyctl.cli.console import use_color
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.manifest_options import refresh_option
+from surveyctl.cli.progress import Steps
 from surveyctl.errors import SurveyctlError
 from surveyctl.reconcile.apply import ApplyResult, Outcome
 from surveyctl.reconcile.plan import Plan
@@ -56,11 +57,6 @@ _parallelism = click.option(
     type=click.IntRange(1, MAX_PARALLELISM),
     help="Requests in flight at once.",
 )
-
-
-def use_color() -> bool:
-    """Colour only on a terminal, and never with NO_COLOR set."""
-    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
 def render_plan(plan: Plan, output_format: str) -> str:
@@ -155,9 +151,14 @@ def plan_command(
         parallelism=parallelism,
         target_addresses=target_addresses,
     )
+    reading = Steps("read")
     with _failure_as_markdown(ctx, output_format == "markdown"):
         workspace = ctx.workspace(options, refresh_catalog=refresh_catalog, offline=offline)
-        plan = _reporting_manifest_errors(lambda: plan_run(workspace, options))
+        workspace.on_read = reading.step
+        try:
+            plan = _reporting_manifest_errors(lambda: plan_run(workspace, options))
+        finally:
+            reading.close()
     _show(plan, output_format)
     if out is not None:
         save_plan(plan, out)
@@ -221,15 +222,29 @@ def apply_command(
     )
     if target_addresses and saved_plan_path(options.targets) is not None:
         raise click.UsageError("--target chooses from manifests; a saved plan is applied whole")
+    reading, writing = Steps("read"), Steps("apply")
+
+    def show(plan: Plan) -> None:
+        reading.close()  # the bar of the reads goes before the plan is shown
+        writing.total = sum(1 for resource in plan.resources if resource.is_change)
+        _show(plan, output_format)
+
     hooks = ApplyHooks(
-        show=lambda plan: _show(plan, output_format),
+        show=show,
         confirm=_confirm if sys.stdin.isatty() else None,
-        on_outcome=_progress,
+        on_outcome=lambda outcome: _progress(writing, outcome),
     )
     workspace = ctx.workspace(options, refresh_catalog=refresh_catalog, offline=offline)
-    run = _reporting_manifest_errors(lambda: apply_run(workspace, options, hooks))
+    workspace.on_read = reading.step
+    try:
+        run = _reporting_manifest_errors(lambda: apply_run(workspace, options, hooks))
+    finally:
+        reading.close()
+        writing.close()
     if run.result is not None:
         _report(run.result)
+    elif not run.plan.has_changes:
+        click.echo(_complete(ApplyResult()))
 
 
 def _confirm(environment: str) -> bool:
@@ -241,15 +256,25 @@ def _confirm(environment: str) -> bool:
     return answer.strip() == "yes"
 
 
-def _progress(outcome: Outcome) -> None:
+def _progress(steps: Steps, outcome: Outcome) -> None:
     mark = {"done": "ok", "failed": "FAILED", "skipped": "skipped"}[outcome.status]
-    click.echo(f"{outcome.address}: {outcome.action} {mark} {outcome.message}".rstrip(), err=True)
+    steps.step(outcome.address, detail=f"{outcome.action} {mark} {outcome.message}".rstrip())
+
+
+def _complete(result: ApplyResult) -> str:
+    """Terraform's closing line, counted from what was done."""
+    done = [o.action for o in result.outcomes if o.status == "done"]
+    changed = done.count("update") + done.count("quota-update")
+    return (
+        f"Apply complete! Resources: {done.count('create')} added, {changed} changed, "
+        f"{done.count('delete')} destroyed."
+    )
 
 
 def _report(result: ApplyResult) -> None:
     done = result.count("done")
     if not result.failed:
-        click.echo(f"Apply complete: {done} resource(s) changed.")
+        click.echo(_complete(result))
         return
     click.echo(
         f"Apply incomplete: {done} done, {result.count('failed')} failed, "

@@ -33,6 +33,7 @@ from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Plan
 from surveyctl.reconcile.planfile import load_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
+from surveyctl.reconcile.progress import ReadReport, reporting_reads
 from surveyctl.state import State, StateBackend
 
 DEFAULT_PARALLELISM = 10
@@ -83,6 +84,8 @@ class Workspace:
     state: StateBackend
     marketplace: Callable[[], Marketplace]
     catalog: Catalog | None = None
+    # Called as each live body of a plan is read: (address, done, total); see progress.py.
+    on_read: ReadReport | None = None
 
 
 @dataclass
@@ -166,7 +169,10 @@ def plan_run(
     request = PlanRequest(
         desired, state, workspace.environment.name, options.destroy, options.parallelism
     )
-    plan = make_plan(workspace.marketplace(), request)
+    marketplace = workspace.marketplace()
+    if workspace.on_read is not None:
+        marketplace = reporting_reads(marketplace, state, workspace.on_read)
+    plan = make_plan(marketplace, request)
     if workspace.catalog is not None:  # names next to codes; codes alone when offline
         plan.labels = plan_labels(plan, workspace.catalog)
     if options.target_addresses:

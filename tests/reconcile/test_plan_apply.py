@@ -39,7 +39,7 @@ def test_apply_then_plan_shows_no_changes(run_cli, manifests):
     manifests.write(survey_manifest("concept", completes_required=300))
     applied = run_cli("apply", "manifests", "--auto-approve")
     assert applied.exit_code == 0, applied.output + applied.stderr
-    assert "Apply complete: 2 resource(s) changed." in applied.stdout
+    assert "Apply complete! Resources: 2 added, 0 changed, 0 destroyed." in applied.stdout
     replanned = run_cli("plan", "manifests", "--detailed-exitcode")
     assert replanned.exit_code == 0, replanned.stdout
     assert "No changes." in replanned.stdout
