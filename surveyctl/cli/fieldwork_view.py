@@ -44,11 +44,15 @@ def show_fieldwork(
 
 
 def _reader(ctx: CliContext, survey_id: int | None) -> Callable[[], list[Fieldwork]]:
+    if survey_id is not None:
+        try:  # the manifest name is a courtesy: a state that cannot be read does not matter
+            by_id = {ps_id: name for name, ps_id in _managed(ctx)}
+        except SurveyctlError:
+            by_id = {}
+        client = ctx.client()
+        return lambda: [fieldwork(client, survey_id, by_id.get(survey_id))]
     names = _managed(ctx)
     client = ctx.client()
-    if survey_id is not None:
-        by_id = {ps_id: name for name, ps_id in names}
-        return lambda: [fieldwork(client, survey_id, by_id.get(survey_id))]
     if not names:
         raise SurveyctlError(
             f"no managed surveys in the state of environment {ctx.environment().name!r}; "

@@ -111,3 +111,17 @@ def test_a_saved_plan_keeps_its_names_for_apply(run_cli, manifests, project):
     applied = run_cli("apply", "change.plan")
     assert applied.exit_code == 0, applied.stderr
     assert "+ quotas[female]: 100 completes; Gender: Female (112)" in applied.stdout
+
+
+def test_a_changed_quota_criterion_names_attribute_and_answers(run_cli, manifests):
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    edited = survey_manifest("tracker")
+    edited["spec"]["quotas"][0]["criteria"][0]["condition_codes"] = ["111", "112"]
+    manifests.write(edited)
+    result = run_cli("plan", "manifests")
+    assert "quotas will be updated (1 quota PUT)" in result.stdout
+    assert (
+        "    ~ quotas[male].criteria[Gender].answers: Male (111) -> Male (111), Female (112)"
+        in result.stdout.splitlines()
+    )
