@@ -14,6 +14,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from surveyctl.cli.console import console as make_console
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.errors import SurveyctlError
 from surveyctl.ops.adjust import STATUS_NAMES, AdjustmentUpload, load_upload
@@ -44,7 +45,7 @@ def adjust(
     """Submit the transactions listed in FILE (CSV or JSON) for adjustment."""
     upload = load_upload(file)
     client = ctx.client()  # names the environment before anything is asked
-    console = Console()
+    console = make_console()
     render_preview(upload, console)
     if not yes:
         if not _interactive():

@@ -7,14 +7,16 @@ filters, and the answer is not cached, so a filtered list never stands in for th
 
 from __future__ import annotations
 
+import csv
 import json
+import sys
 from dataclasses import asdict
 
 import click
-from rich.console import Console
 from rich.table import Table
 
 from surveyctl.catalog import Attribute, Catalog
+from surveyctl.cli.console import console as make_console
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import int_list
 
@@ -37,7 +39,7 @@ def _matches(attribute: Attribute, needle: str) -> bool:
 @click.option("--locale", default="en_US", show_default=True, help="Locale, e.g. en_US.")
 @click.option("--class", "classes", callback=_classes, help="1 core, 2 extended, 3 custom: 1,2")
 @click.option("--search", help="Only attributes whose name, question or answers contain TEXT.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table")
+@click.option("--format", "fmt", type=click.Choice(["table", "tsv", "json"]), default="table")
 @click.option("--refresh", is_flag=True, help="Ignore the cache and read the catalogue again.")
 @pass_context
 def attributes(
@@ -62,10 +64,25 @@ def attributes(
         found = [a for a in found if _matches(a, search)]
     if fmt == "json":
         click.echo(json.dumps([asdict(a) for a in found], indent=2, ensure_ascii=False))
+    elif fmt == "tsv":
+        _print_tsv(found)
     else:
         _print_table(found)
     # The cache may have answered without a connection; name the environment all the same.
     click.echo(f"{len(found)} attribute(s) in {locale}, {environment.describe()}", err=True)
+
+
+def _answers(attribute: Attribute) -> str:
+    return ", ".join(f"{a.condition_code}={a.eng_text or a.local_text}" for a in attribute.answers)
+
+
+def _print_tsv(found: list[Attribute]) -> None:
+    out = csv.writer(sys.stdout, dialect="excel-tab", lineterminator="\n")
+    out.writerow(["code", "name", "question", "answers"])
+    for attribute in found:
+        out.writerow(
+            [attribute.qualification_code, attribute.desc, attribute.text, _answers(attribute)]
+        )
 
 
 def _print_table(found: list[Attribute]) -> None:
@@ -75,13 +92,11 @@ def _print_table(found: list[Attribute]) -> None:
     table.add_column("question", overflow="fold")
     table.add_column("answers (condition_code=text)", overflow="fold")
     for attribute in found:
-        answers = ", ".join(
-            f"{a.condition_code}={a.eng_text or a.local_text}" for a in attribute.answers
-        )
+        answers = _answers(attribute)
         table.add_row(
             str(attribute.qualification_code),
             attribute.desc,
             attribute.text,
             answers or "(free entry)",
         )
-    Console().print(table)
+    make_console().print(table)

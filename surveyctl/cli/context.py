@@ -23,6 +23,7 @@ class CliContext:
     env_name: str | None = None
     config_path: Path | None = None
     debug: bool = False
+    no_color: bool = False  # --no-color; cli/console.py decides colour from it and NO_COLOR
     # Connections the client keeps open: as many as requests may be in flight at once
     # (None: the client's default).
     pool_size: int | None = None
@@ -54,9 +55,12 @@ class CliContext:
             self._client = open_client(self.config(), self.environment(), **sized)
         return self._client
 
-    def workspace(self, options: RunOptions, refresh_catalog: bool = False) -> Workspace:
-        """The environment's state, catalogue and (lazily) client, for a plan or apply run;
-        the client's pool is sized for `options.parallelism` requests in flight."""
+    def workspace(
+        self, options: RunOptions, refresh_catalog: bool = False, offline: bool = False
+    ) -> Workspace:
+        """The environment's state, catalogue (none when `offline`) and (lazily) client, for a
+        plan or apply run; the client's pool is sized for `options.parallelism` requests in
+        flight."""
         from surveyctl.cli.manifest_options import environment_catalog
         from surveyctl.reconcile.run import Workspace
 
@@ -66,7 +70,7 @@ class CliContext:
             environment=self.environment(),
             state=self.state_store(),
             marketplace=self.client,
-            catalog=environment_catalog(self, offline=False, refresh=refresh_catalog),
+            catalog=environment_catalog(self, offline=offline, refresh=refresh_catalog),
         )
 
     def state_store(self) -> StateBackend:

@@ -36,6 +36,9 @@ COMMANDS: dict[str, str] = {
     "import": "surveyctl.cli.imports:import_command",
     "import-group": "surveyctl.cli.imports:import_group_command",
     "surveys": "surveyctl.cli.surveys:surveys",
+    "init": "surveyctl.cli.init:init_command",
+    "show": "surveyctl.cli.show:show_command",
+    "fmt": "surveyctl.cli.fmt:fmt_command",
 }
 
 
@@ -43,8 +46,45 @@ class UserError(click.ClickException):
     """A SurveyctlError on its way out: click prints `Error: <message>` and exits 1."""
 
 
+# Global options, also accepted after the sub-command (`surveyctl plan --env staging`).
+GLOBAL_OPTIONS_WITH_VALUE = ("--env", "--config")
+GLOBAL_FLAGS = ("--debug", "--no-color")
+
+
+def hoist_global_options(args: list[str]) -> list[str]:
+    """`args` with the global options written after the sub-command moved in front of it,
+    where click looks for them; everything after `--` is left alone."""
+    index = 0
+    while index < len(args) and args[index].startswith("-") and args[index] != "--":
+        index += 2 if args[index] in GLOBAL_OPTIONS_WITH_VALUE else 1
+    if index >= len(args) or args[index] == "--":
+        return args
+    moved: list[str] = []
+    kept: list[str] = []
+    rest = args[index + 1 :]
+    position = 0
+    while position < len(rest):
+        arg = rest[position]
+        if arg == "--":
+            kept.extend(rest[position:])
+            break
+        if arg in GLOBAL_FLAGS or arg.startswith(tuple(f"{o}=" for o in GLOBAL_OPTIONS_WITH_VALUE)):
+            moved.append(arg)
+        elif arg in GLOBAL_OPTIONS_WITH_VALUE and position + 1 < len(rest):
+            moved.extend(rest[position : position + 2])
+            position += 1
+        else:
+            kept.append(arg)
+        position += 1
+    return [*args[:index], *moved, args[index], *kept]
+
+
 class LazyGroup(click.Group):
-    """A group whose sub-commands are imported on first use, and that reports user errors."""
+    """A group whose sub-commands are imported on first use, that takes the global options
+    anywhere on the line, and that reports user errors."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, hoist_global_options(list(args)))
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
@@ -75,14 +115,22 @@ class LazyGroup(click.Group):
     help="Configuration file (default: ./surveyctl.yaml when present).",
 )
 @click.option("--debug", is_flag=True, help="Show tracebacks and the HTTP exchange.")
+@click.option("--no-color", is_flag=True, help="No colour in the output (also: $NO_COLOR).")
 @click.pass_context
-def cli(ctx: click.Context, env_name: str | None, config_path: Path | None, debug: bool) -> None:
+def cli(
+    ctx: click.Context,
+    env_name: str | None,
+    config_path: Path | None,
+    debug: bool,
+    no_color: bool,
+) -> None:
     """Survey-as-code for buyers on a respondent marketplace.
 
     Without configuration every command targets the embedded sandbox, a local marketplace
-    whose data lives in .surveyctl/sandbox.db.
+    whose data lives in .surveyctl/sandbox.db. The options below are also accepted after
+    the command: `surveyctl plan --env staging`.
     """
-    ctx.obj = CliContext(env_name=env_name, config_path=config_path, debug=debug)
+    ctx.obj = CliContext(env_name=env_name, config_path=config_path, debug=debug, no_color=no_color)
     if debug:
         logging.basicConfig(
             level=logging.DEBUG, stream=sys.stderr, format="%(name)s %(message)s", force=True

@@ -6,14 +6,17 @@ shows plans, asks on the terminal and sets the exit code.
 
 from __future__ import annotations
 
-import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
+from surveyctl.cli.console import use_color
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.manifest_options import refresh_option
+from surveyctl.cli.progress import Steps
+from surveyctl.errors import SurveyctlError
 from surveyctl.reconcile.apply import ApplyResult, Outcome
 from surveyctl.reconcile.plan import Plan
 from surveyctl.reconcile.planfile import save_plan
@@ -25,6 +28,7 @@ from surveyctl.reconcile.run import (
     RunOptions,
     apply_run,
     plan_run,
+    saved_plan_path,
 )
 from surveyctl.render import json as render_json
 from surveyctl.render import markdown as render_markdown
@@ -40,6 +44,19 @@ _refresh_only = click.option(
     "plan shows what changed outside surveyctl, apply records those live values as last "
     "applied.",
 )
+_target = click.option(
+    "--target",
+    "target_addresses",
+    multiple=True,
+    metavar="ADDRESS",
+    help="Plan only this resource (Survey/NAME, ExclusionGroup/NAME or NAME; repeatable) and "
+    "what it depends on (a group's surveys).",
+)
+offline_option = click.option(
+    "--offline",
+    is_flag=True,
+    help="Use no attribute catalogue: codes are shown without their names.",
+)
 _parallelism = click.option(
     "--parallelism",
     default=DEFAULT_PARALLELISM,
@@ -49,18 +66,17 @@ _parallelism = click.option(
 )
 
 
-def use_color() -> bool:
-    """Colour only on a terminal, and never with NO_COLOR set."""
-    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+def render_plan(plan: Plan, output_format: str) -> str:
+    """The plan in `output_format` (text is coloured only where `use_color` says)."""
+    if output_format == "json":
+        return render_json.render(plan)
+    if output_format == "markdown":
+        return render_markdown.render(plan)
+    return render_text.render(plan, color=use_color())
 
 
 def _show(plan: Plan, output_format: str) -> None:
-    if output_format == "json":
-        click.echo(render_json.render(plan), nl=False)
-    elif output_format == "markdown":
-        click.echo(render_markdown.render(plan), nl=False)
-    else:
-        click.echo(render_text.render(plan, color=use_color()), nl=False)
+    click.echo(render_plan(plan, output_format), nl=False)
 
 
 def _reporting_manifest_errors(run):
@@ -71,6 +87,29 @@ def _reporting_manifest_errors(run):
         for diagnostic in exc.diagnostics:
             click.echo(str(diagnostic), err=True)
         raise
+
+
+@contextmanager
+def _failure_as_markdown(ctx: CliContext, markdown: bool):
+    """With `--format markdown`, a plan that cannot be made still prints a comment saying what
+    failed (on stdout, for the pull request); the error then ends the command with exit 1."""
+    try:
+        yield
+    except SurveyctlError as exc:
+        if markdown:
+            details = [str(d) for d in exc.diagnostics] if isinstance(exc, ManifestErrors) else []
+            click.echo(
+                render_markdown.render_failure(_environment_name(ctx), str(exc), details),
+                nl=False,
+            )
+        raise
+
+
+def _environment_name(ctx: CliContext) -> str:
+    try:
+        return ctx.environment().name
+    except SurveyctlError:  # the configuration itself is what failed
+        return ctx.env_name or "unknown"
 
 
 @click.command("plan")
@@ -93,8 +132,10 @@ def _reporting_manifest_errors(run):
 )
 @_destroy
 @_refresh_only
+@_target
 @_parallelism
 @refresh_option
+@offline_option
 @pass_context
 def plan_command(
     ctx: CliContext,
@@ -104,8 +145,10 @@ def plan_command(
     detailed_exitcode,
     destroy,
     refresh_only,
+    target_addresses,
     parallelism,
     refresh_catalog,
+    offline,
 ) -> None:
     """Show what apply would change in the live surveys; writes nothing.
 
@@ -114,10 +157,20 @@ def plan_command(
     if refresh_only and (out is not None or destroy):
         raise click.UsageError("--refresh-only cannot be combined with --out or --destroy")
     options = RunOptions(
-        targets=paths, destroy=destroy, parallelism=parallelism, refresh_only=refresh_only
+        targets=paths,
+        destroy=destroy,
+        parallelism=parallelism,
+        refresh_only=refresh_only,
+        target_addresses=target_addresses,
     )
-    workspace = ctx.workspace(options, refresh_catalog=refresh_catalog)
-    plan = _reporting_manifest_errors(lambda: plan_run(workspace, options))
+    reading = Steps("read")
+    with _failure_as_markdown(ctx, output_format == "markdown"):
+        workspace = ctx.workspace(options, refresh_catalog=refresh_catalog, offline=offline)
+        workspace.on_read = reading.step
+        try:
+            plan = _reporting_manifest_errors(lambda: plan_run(workspace, options))
+        finally:
+            reading.close()
     _show(plan, output_format)
     if out is not None:
         save_plan(plan, out)
@@ -149,8 +202,10 @@ def plan_command(
 )
 @_destroy
 @_refresh_only
+@_target
 @_parallelism
 @refresh_option
+@offline_option
 @pass_context
 def apply_command(
     ctx: CliContext,
@@ -160,8 +215,10 @@ def apply_command(
     output_format,
     destroy,
     refresh_only,
+    target_addresses,
     parallelism,
     refresh_catalog,
+    offline,
 ) -> None:
     """Apply the manifests (or a plan saved by `plan --out FILE`) to the environment.
 
@@ -178,22 +235,40 @@ def apply_command(
         auto_approve=auto_approve,
         env_named=ctx.env_name is not None and ctx.env_name == ctx.environment().name,
         refresh_only=refresh_only,
+        target_addresses=target_addresses,
     )
+    if target_addresses and saved_plan_path(options.targets) is not None:
+        raise click.UsageError("--target chooses from manifests; a saved plan is applied whole")
+    reading, writing = Steps("read"), Steps("apply")
+
+    def show(plan: Plan) -> None:
+        reading.close()  # the bar of the reads goes before the plan is shown
+        writing.total = sum(1 for resource in plan.resources if resource.is_change)
+        _show(plan, output_format)
+
     ask = _confirm_refresh if refresh_only else _confirm
     hooks = ApplyHooks(
-        show=lambda plan: _show(plan, output_format),
+        show=show,
         confirm=ask if sys.stdin.isatty() else None,
-        on_outcome=_progress,
+        on_outcome=lambda outcome: _progress(writing, outcome),
     )
-    workspace = ctx.workspace(options, refresh_catalog=refresh_catalog)
-    run = _reporting_manifest_errors(lambda: apply_run(workspace, options, hooks))
+    workspace = ctx.workspace(options, refresh_catalog=refresh_catalog, offline=offline)
+    workspace.on_read = reading.step
+    try:
+        run = _reporting_manifest_errors(lambda: apply_run(workspace, options, hooks))
+    finally:
+        reading.close()
+        writing.close()
     if run.refreshed:
         click.echo(
             f"Refresh complete: the live values of {run.refreshed} resource(s) are recorded "
             "as last applied."
         )
+        return
     if run.result is not None:
         _report(run.result)
+    elif not run.plan.has_changes:
+        click.echo(_complete(ApplyResult()))
 
 
 def _confirm(environment: str) -> bool:
@@ -215,15 +290,25 @@ def _confirm_refresh(environment: str) -> bool:
     return answer.strip() == "yes"
 
 
-def _progress(outcome: Outcome) -> None:
+def _progress(steps: Steps, outcome: Outcome) -> None:
     mark = {"done": "ok", "failed": "FAILED", "skipped": "skipped"}[outcome.status]
-    click.echo(f"{outcome.address}: {outcome.action} {mark} {outcome.message}".rstrip(), err=True)
+    steps.step(outcome.address, detail=f"{outcome.action} {mark} {outcome.message}".rstrip())
+
+
+def _complete(result: ApplyResult) -> str:
+    """Terraform's closing line, counted from what was done."""
+    done = [o.action for o in result.outcomes if o.status == "done"]
+    changed = done.count("update") + done.count("quota-update")
+    return (
+        f"Apply complete! Resources: {done.count('create')} added, {changed} changed, "
+        f"{done.count('delete')} destroyed."
+    )
 
 
 def _report(result: ApplyResult) -> None:
     done = result.count("done")
     if not result.failed:
-        click.echo(f"Apply complete: {done} resource(s) changed.")
+        click.echo(_complete(result))
         return
     click.echo(
         f"Apply incomplete: {done} done, {result.count('failed')} failed, "

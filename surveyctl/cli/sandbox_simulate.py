@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 
 import click
-from rich.console import Console
 from rich.table import Table
 
+from surveyctl.cli.console import console as make_console
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import int_list
 from surveyctl.errors import ApiError, SurveyctlError
@@ -72,7 +72,7 @@ def simulate(
     table.add_column("respondents", justify="right")
     for code, count in result["statuses"].items():
         table.add_row(code, transaction_status_name(code), str(count))
-    Console().print(table)
+    make_console().print(table)
     click.echo(
         f"{result['respondents']} respondent(s), {result['completes']} complete(s); "
         f"survey status now {result['ps_survey_status']}"

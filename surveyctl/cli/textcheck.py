@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.table import Table
 
+from surveyctl.cli.console import console as make_console
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.ops.textcheck import FLAGS, check_answers, load_answers
 
@@ -43,6 +43,6 @@ def text_check(ctx: CliContext, transaction_id: str, answers_path: Path, fmt: st
     for result in results:
         marks = ["yes" if result.flags.get(key) else "-" for key, _ in FLAGS]
         table.add_row(result.question_id, *marks, result.text)
-    Console(soft_wrap=False).print(table)
+    make_console().print(table)
     flagged = sum(1 for r in results if r.raised)
     click.echo(f"{len(results)} answer(s) checked, {flagged} flagged", err=True)

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
+from surveyctl.cli.console import console as make_console
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import int_list
 from surveyctl.ops.transactions import (
@@ -56,7 +57,10 @@ class TableWriter:
     def rows(self, page: list[dict]) -> None:
         table = Table(box=None, show_header=not self._header_done, pad_edge=False)
         for name, width in self._columns:
-            table.add_column(name, width=width, no_wrap=True, overflow="ellipsis")
+            if self.console.is_terminal:  # fixed widths keep the pages aligned on screen
+                table.add_column(name, width=width, no_wrap=True, overflow="ellipsis")
+            else:  # piped: never cut a value (`--format tsv` for exact columns)
+                table.add_column(name, min_width=width, no_wrap=True)
         for row in page:
             table.add_row(*(_cell(row.get(name)) for name, _ in self._columns))
         self.console.print(table)
@@ -114,9 +118,7 @@ def list_transactions(
         else:
             out = stack.enter_context(open(output, "w", encoding="utf-8", newline=""))
         writer: RowWriter = (
-            TableWriter(Console(file=out, soft_wrap=False))
-            if fmt == "table"
-            else make_writer(fmt, out)
+            TableWriter(make_console(out)) if fmt == "table" else make_writer(fmt, out)
         )
         report = stack.enter_context(_ProgressReporter())
         final = export(iter_pages(client, query), writer, report)
@@ -135,7 +137,7 @@ class _ProgressReporter:
                 BarColumn(),
                 MofNCompleteColumn(),
                 TextColumn("{task.fields[rows]} rows"),
-                console=Console(stderr=True),
+                console=make_console(stderr=True),
                 transient=True,
             )
             self._bar.__enter__()

@@ -16,7 +16,7 @@ from typing import IO, Protocol
 from surveyctl.api import ApiClient
 
 # Machine formats written here; the CLI adds "table" for people.
-FORMATS = ("csv", "json", "jsonl")
+FORMATS = ("csv", "tsv", "json", "jsonl")
 DEFAULT_PAGE_SIZE = 500
 
 
@@ -61,14 +61,20 @@ class RowWriter(Protocol):
 
 @dataclass
 class CsvWriter:
-    """CSV with a header taken from the first row's keys (the service's key order)."""
+    """CSV (or TSV) with a header taken from the first row's keys (the service's key order)."""
 
     out: IO[str]
     _writer: csv.DictWriter | None = None
+    delimiter: str = ","
 
     def begin(self, columns: list[str]) -> None:
         self._writer = csv.DictWriter(
-            self.out, fieldnames=columns, extrasaction="ignore", restval="", lineterminator="\n"
+            self.out,
+            fieldnames=columns,
+            extrasaction="ignore",
+            restval="",
+            lineterminator="\n",
+            delimiter=self.delimiter,
         )
         self._writer.writeheader()
 
@@ -124,6 +130,8 @@ def make_writer(fmt: str, out: IO[str]) -> RowWriter:
     """The writer for a format name of FORMATS."""
     if fmt == "csv":
         return CsvWriter(out)
+    if fmt == "tsv":
+        return CsvWriter(out, delimiter="\t")
     if fmt == "jsonl":
         return JsonLinesWriter(out)
     if fmt == "json":

@@ -99,6 +99,9 @@ class Plan:
     unread: list[str] = field(default_factory=list)
     blocked: list[str] = field(default_factory=list)
     gone: list[str] = field(default_factory=list)
+    # Names of the codes the plan shows, per locale (see reconcile/labels.py); empty when
+    # planned --offline or without a catalogue, and the renderers then show codes alone.
+    labels: dict[str, dict[str, dict]] = field(default_factory=dict)
     format_version: int = FORMAT_VERSION
 
     @property

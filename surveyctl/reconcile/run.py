@@ -22,6 +22,7 @@ from surveyctl.errors import ConfigError, SurveyctlError
 from surveyctl.manifests import Diagnostic, load_manifests
 from surveyctl.manifests.diagnostics import ERROR
 from surveyctl.model import DesiredState
+from surveyctl.reconcile import targets
 from surveyctl.reconcile.apply import (
     ApplyResult,
     Outcome,
@@ -29,10 +30,12 @@ from surveyctl.reconcile.apply import (
     check_saved_plan,
     sync_lifecycle,
 )
+from surveyctl.reconcile.labels import plan_labels
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Plan
 from surveyctl.reconcile.planfile import load_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
+from surveyctl.reconcile.progress import ReadReport, reporting_reads
 from surveyctl.reconcile.refresh import Refresh, make_refresh, record_refresh
 from surveyctl.state import State, StateBackend
 
@@ -70,6 +73,8 @@ class RunOptions:
     auto_approve: bool = False
     env_named: bool = False
     refresh_only: bool = False
+    # --target: only these addresses (and what they depend on) are planned; see targets.py.
+    target_addresses: tuple[str, ...] = ()
 
 
 @dataclass
@@ -85,6 +90,8 @@ class Workspace:
     state: StateBackend
     marketplace: Callable[[], Marketplace]
     catalog: Catalog | None = None
+    # Called as each live body of a plan is read: (address, done, total); see progress.py.
+    on_read: ReadReport | None = None
 
 
 @dataclass
@@ -138,6 +145,19 @@ def desired_state(workspace: Workspace, options: RunOptions) -> DesiredState:
     )
     if diagnostics.has_errors:
         raise ManifestErrors([d for d in diagnostics.sorted() if d.severity == ERROR])
+    unresolved = [s for s in desired.surveys.values() if not s.resolved]
+    if unresolved:  # only without a catalogue (--offline): names cannot become codes
+        raise ManifestErrors(
+            [
+                Diagnostic(
+                    ERROR,
+                    f"Survey {survey.name!r} names attributes, which need the attribute "
+                    "catalogue; plan it without --offline",
+                    survey.location,
+                )
+                for survey in unresolved
+            ]
+        )
     return desired
 
 
@@ -153,10 +173,20 @@ def plan_run(
         return _refresh(workspace, options, state).plan
     state = workspace.state.load() if state is None else state
     desired = desired_state(workspace, options) if desired is None else desired
+    if options.target_addresses:
+        desired, state = targets.select(desired, state, options.target_addresses)
     request = PlanRequest(
         desired, state, workspace.environment.name, options.destroy, options.parallelism
     )
-    return make_plan(workspace.marketplace(), request)
+    marketplace = workspace.marketplace()
+    if workspace.on_read is not None:
+        marketplace = reporting_reads(marketplace, state, workspace.on_read)
+    plan = make_plan(marketplace, request)
+    if workspace.catalog is not None:  # names next to codes; codes alone when offline
+        plan.labels = plan_labels(plan, workspace.catalog)
+    if options.target_addresses:
+        targets.mark_partial(plan, options.target_addresses)
+    return plan
 
 
 def apply_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> ApplyRun:

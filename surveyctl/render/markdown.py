@@ -1,10 +1,30 @@
-"""The plan as markdown for a pull-request comment: a summary table first, details collapsed."""
+"""The plan as markdown for a pull-request comment, in the order a reviewer reads it.
+
+1. a heading naming the environment, and the summary line (counts and the total spend change,
+   the only place the total appears);
+2. errors that block the apply, then warnings and notes;
+3. one table: resource, action, fields changed, spend change;
+4. the details: one fenced `diff` block per resource, with `+`, `-` and `!` in column 0 so
+   GitHub colours added, removed and changed lines.
+
+A comment is cut to fit GitHub's limit, saying how many resources it leaves out. A plan that
+could not be made at all still gets a comment (`render_failure`) that says what failed.
+"""
 
 from __future__ import annotations
 
-from surveyctl.reconcile.plan import Plan
+from surveyctl.reconcile.plan import Plan, ResourceChange
 from surveyctl.render import text
-from surveyctl.render.values import money, money_delta
+from surveyctl.render.lines import resource_lines
+from surveyctl.render.values import money_delta
+
+# GitHub refuses comments longer than 65,536 characters; keep room for the closing lines.
+COMMENT_LIMIT = 65_536
+_RESERVE = 1_000
+# Up to this many changed resources the details are open; more are collapsed.
+OPEN_DETAILS = 20
+# A marker a CI job can find to update its comment instead of adding one per push.
+MARKER = "<!-- surveyctl-plan -->"
 
 ACTIONS = {
     "create": "create",
@@ -13,44 +33,120 @@ ACTIONS = {
     "delete": "**destroy**",
     "no-op": "no change",
 }
+# In a diff block, `!` marks a changed line (GitHub has no colour for `~`).
+_DIFF_SYMBOLS = {"~": "!"}
 
 
 def render(plan: Plan) -> str:
-    lines = [f"### surveyctl plan: `{plan.environment}`", "", text.summary_line(plan), ""]
-    changed = [r for r in plan.resources if r.is_change or r.drift]
-    if changed:
-        lines += ["| | resource | action | fields | spend |", "|---|---|---|---|---|"]
-        for resource in changed:
-            symbol = text.SYMBOLS[resource.action]
-            spend = ""
-            if resource.spend and resource.spend.before != resource.spend.after:
-                spend = money_delta(resource.spend.before, resource.spend.after)
-            drift = " (drift)" if resource.drift else ""
-            lines.append(
-                f"| `{symbol}` | `{resource.address}` | {ACTIONS[resource.action]}{drift} "
-                f"| {len(resource.changes)} | {spend} |"
-            )
-        lines.append("")
-    errors = plan.errors
-    if errors:
-        lines.append("**Errors (apply is blocked):**")
-        lines += [f"- `{note.address}`: {note.message}" for note in errors]
-        lines.append("")
-    spend = plan.spend_totals()
-    if spend.before or spend.after:
-        lines.append(
-            f"Estimated spend: {money(spend.before)} -> {money(spend.after)} "
-            f"({money_delta(spend.before, spend.after)})"
-        )
-        lines.append("")
-    lines += [
-        "<details><summary>Details</summary>",
+    """The pull-request comment of a plan."""
+    shown = [r for r in plan.resources if r.is_change or r.drift]
+    head = [f"### surveyctl plan: `{plan.environment}`", "", f"**{text.summary_line(plan)}**", ""]
+    head += _notes(plan)
+    if shown:
+        head += _table(shown, COMMENT_LIMIT - _RESERVE - _size(head))
+    lines = head + _details(plan, shown, COMMENT_LIMIT - _RESERVE - _size(head))
+    lines += [MARKER, ""]
+    return "\n".join(lines)
+
+
+def render_failure(environment: str, message: str, details: list[str] | None = None) -> str:
+    """The comment of a plan that could not be made: what failed, and each finding."""
+    lines = [
+        f"### surveyctl plan: `{environment}` failed",
         "",
-        "```diff",
-        text.render(plan).rstrip("\n"),
-        "```",
-        "",
-        "</details>",
+        f"**Nothing was planned:** {_inline(message)}",
         "",
     ]
+    if details:
+        lines += [f"- {_inline(item)}" for item in details]
+        lines.append("")
+    lines += ["Fix this and push again; apply is blocked until a plan succeeds.", "", MARKER, ""]
     return "\n".join(lines)
+
+
+def _notes(plan: Plan) -> list[str]:
+    lines: list[str] = []
+    if plan.errors:
+        lines.append("**Errors (apply is blocked):**")
+        lines += [_note(note) for note in plan.errors]
+        lines.append("")
+    others = [note for note in plan.notes if note.severity != "error"]
+    if others:
+        lines.append("**Warnings and notes:**")
+        lines += [_note(note) for note in others]
+        lines.append("")
+    return lines
+
+
+def _note(note) -> str:
+    where = f" ({note.location})" if note.location else ""
+    severity = "" if note.severity == "error" else f"{note.severity}: "
+    return f"- {severity}`{note.address}`: {_inline(note.message)}{where}"
+
+
+def _table(resources: list[ResourceChange], budget: int) -> list[str]:
+    lines = ["| resource | action | fields changed | spend change |", "|---|---|---|---|"]
+    for index, resource in enumerate(resources):
+        if _size(lines) > budget:
+            lines.append(f"| *{len(resources) - index} more* | | | |")
+            break
+        action = ACTIONS[resource.action] + (" (drift)" if resource.drift else "")
+        fields = list(dict.fromkeys(change.field for change in resource.changes))
+        spend = ""
+        if resource.spend and resource.spend.before != resource.spend.after:
+            spend = money_delta(resource.spend.before, resource.spend.after)
+        lines.append(
+            f"| `{resource.address}` | {action} | {', '.join(fields) or '–'} | {spend or '–'} |"
+        )
+    lines.append("")
+    return lines
+
+
+def _details(plan: Plan, resources: list[ResourceChange], budget: int) -> list[str]:
+    if not resources:
+        return []
+    opened = " open" if len(resources) <= OPEN_DETAILS else ""
+    lines = [f"<details{opened}><summary>Details</summary>", ""]
+    left_out = 0
+    for index, resource in enumerate(resources):
+        block = _diff_block(plan, resource)
+        if _size(lines) + _size(block) > budget:
+            left_out = len(resources) - index
+            break
+        lines += block
+    if left_out:
+        lines += [
+            f"*{left_out} more resource(s) are not shown: the comment would exceed GitHub's "
+            "limit. `surveyctl plan` in the job's log shows the whole plan.*",
+            "",
+        ]
+    lines += ["</details>", ""]
+    return lines
+
+
+def _diff_block(plan: Plan, resource: ResourceChange) -> list[str]:
+    body = []
+    for line in resource_lines(plan, resource, spend=False):
+        symbol = _DIFF_SYMBOLS.get(line.symbol, line.symbol)
+        body.append(f"{symbol} {'  ' * line.depth}{line.text}")
+    fence = "`" * max(3, _longest_backtick_run(body) + 1)
+    return [f"{fence}diff", *body, fence, ""]
+
+
+def _longest_backtick_run(lines: list[str]) -> int:
+    longest = 0
+    for line in lines:
+        run = 0
+        for char in line:
+            run = run + 1 if char == "`" else 0
+            longest = max(longest, run)
+    return longest
+
+
+def _inline(message: str) -> str:
+    """One line of text for a list item: no line breaks that would end the item."""
+    return " ".join(message.split())
+
+
+def _size(lines: list[str]) -> int:
+    return sum(len(line) + 1 for line in lines)

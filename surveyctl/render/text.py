@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from surveyctl.reconcile.plan import Plan, ResourceChange
-from surveyctl.render.values import money, money_delta, show
+from surveyctl.reconcile.plan import Plan
+from surveyctl.render.lines import SYMBOLS, resource_lines
+from surveyctl.render.values import money, money_delta
 
-SYMBOLS = {"create": "+", "update": "~", "quota-update": "~", "delete": "-", "no-op": " "}
+__all__ = ["SYMBOLS", "render", "summary_line"]
+
 COLOURS = {"+": "32", "~": "33", "-": "31", "!": "35"}  # ANSI: green, yellow, red, magenta
 
 
@@ -18,7 +20,10 @@ def render(plan: Plan, color: bool = False) -> str:
     lines: list[str] = []
     for resource in plan.resources:
         if resource.is_change or resource.drift:
-            lines.extend(_resource(resource, paint))
+            lines.extend(
+                paint(line.symbol, "    " * line.depth + f"{line.symbol} {line.text}")
+                for line in resource_lines(plan, resource)
+            )
     if lines:
         lines.append("")
     if plan.notes:
@@ -111,62 +116,3 @@ def _many(count: int, noun: str) -> str:
 def _are(count: int, noun: str) -> str:
     """`1 create is`, `3 managed resources are`."""
     return f"{_many(count, noun)} {'is' if count == 1 else 'are'}"
-
-
-def _resource(resource: ResourceChange, paint) -> list[str]:
-    symbol = SYMBOLS[resource.action]
-    ident = f" ({_ident(resource)})" if resource.remote_id is not None else ""
-    how = {
-        "create": "will be created",
-        "update": "will be updated (full overwrite PUT)",
-        "quota-update": f"quotas will be updated ({_count(len(resource.quota_updates))})",
-        "delete": "will be destroyed",
-        "no-op": "unchanged",
-    }[resource.action]
-    lines = [paint(symbol, f"{symbol} {resource.address}{ident} {how}")]
-    if resource.action == "create" and resource.body:
-        lines.extend(
-            paint("+", f"    + {key}: {_summary(key, value)}")
-            for key, value in sorted(resource.body.items())
-            if value not in (None, [], {})  # nothing to show for a field left empty
-        )
-    elif resource.action in ("update", "quota-update"):
-        for change in resource.changes:
-            if change.old is None:
-                lines.append(paint("+", f"    + {change.path}: {show(change.new)}"))
-            elif change.new is None:
-                lines.append(paint("-", f"    - {change.path}: {show(change.old)}"))
-            else:
-                lines.append(
-                    paint("~", f"    ~ {change.path}: {show(change.old)} -> {show(change.new)}")
-                )
-    if resource.spend and resource.spend.before != resource.spend.after:
-        lines.append(
-            f"      spend: {money(resource.spend.before)} -> {money(resource.spend.after)}"
-        )
-    for change in resource.drift:
-        lines.append(
-            paint(
-                "!",
-                f"    ! drift: {change.path} was {show(change.old)} when last "
-                f"applied, is {show(change.new)} live",
-            )
-        )
-    return lines
-
-
-def _count(quota_puts: int) -> str:
-    return f"{quota_puts} quota PUT" + ("" if quota_puts == 1 else "s")
-
-
-def _ident(resource: ResourceChange) -> str:
-    label = "ps_survey_id" if resource.kind == "Survey" else "ref"
-    return f"{label} {resource.remote_id}"
-
-
-def _summary(key: str, value) -> str:
-    """Quotas of a create are listed by id with their counts; other fields as values."""
-    if key == "quotas" and isinstance(value, list):
-        cells = [f"{q.get('buyer_quota_id')} ({q.get('required_count')})" for q in value]
-        return f"{len(cells)}: " + ", ".join(cells)
-    return show(value)

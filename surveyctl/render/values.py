@@ -8,12 +8,13 @@ from typing import Any
 LIMIT = 120
 
 
-def show(value: Any, limit: int = LIMIT) -> str:
-    """`"text"`, `12`, `true`, `["111","112"]`; `(absent)` for a field that is not set."""
+def show(value: Any, limit: int | None = LIMIT) -> str:
+    """`"text"`, `12`, `true`, `["111","112"]`; `(absent)` for a field that is not set.
+    Longer than `limit` characters, it is cut with `...` (never with `limit=None`)."""
     if value is None:
         return "(absent)"
     text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "), sort_keys=True)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return text if limit is None or len(text) <= limit else text[: limit - 3] + "..."
 
 
 def money(amount: float | None) -> str:

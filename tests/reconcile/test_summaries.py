@@ -162,4 +162,4 @@ def test_a_plan_saved_before_these_fields_existed_still_applies(project, manifes
     path.write_text(json.dumps(document))
     applied = run_cli("apply", "change.plan")
     assert applied.exit_code == 0, applied.stdout + applied.stderr
-    assert "Apply complete: 1 resource(s) changed." in applied.stdout
+    assert "Apply complete! Resources: 0 added, 1 changed, 0 destroyed." in applied.stdout

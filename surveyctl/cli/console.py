@@ -1,0 +1,54 @@
+"""Where output goes and how it looks: colour, width and progress, decided in one place.
+
+- Colour only on a terminal, never with `--no-color` or `NO_COLOR` set (https://no-color.org).
+- Piped or redirected, tables take the width they need: nothing is cut or wrapped at 80
+  columns because there is no terminal to measure.
+- Progress goes to stderr: a bar on a terminal, one line per step otherwise (CI logs).
+
+rich is imported when a console is made, so `surveyctl --help` stays light.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import IO, TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+# Width of a table written to a pipe or file: as wide as its content, within reason.
+PIPE_WIDTH = 10_000
+
+
+def color_allowed() -> bool:
+    """False with `--no-color` on the command line or NO_COLOR in the environment."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    ctx = click.get_current_context(silent=True)
+    settings = ctx.find_root().obj if ctx is not None else None
+    return not getattr(settings, "no_color", False)
+
+
+def use_color(stream: IO[str] | None = None) -> bool:
+    """Colour for `stream` (stdout by default): a terminal, and colour allowed."""
+    stream = sys.stdout if stream is None else stream
+    return stream.isatty() and color_allowed()
+
+
+def console(file: IO[str] | None = None, stderr: bool = False) -> Console:
+    """A rich console for stdout (or `file`, or stderr) that follows the rules above."""
+    from rich.console import Console
+
+    stream = file if file is not None else (sys.stderr if stderr else sys.stdout)
+    terminal = stream.isatty()
+    return Console(
+        file=stream,
+        width=None if terminal else PIPE_WIDTH,
+        no_color=not color_allowed(),
+        color_system="auto" if terminal and color_allowed() else None,
+        soft_wrap=not terminal,
+        highlight=False,
+    )

@@ -1,0 +1,196 @@
+"""How `surveyctl status` draws fieldwork: bars with rich on a terminal, plain text otherwise,
+or JSON; once, or refreshed every `--watch SECONDS` until Ctrl-C.
+
+The numbers come from `surveyctl.ops.fieldwork`; this module only draws them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+
+import click
+
+from surveyctl.cli.console import console
+from surveyctl.cli.context import CliContext
+from surveyctl.errors import SurveyctlError
+from surveyctl.ops.fieldwork import Fieldwork, fieldwork, fieldwork_of_many
+from surveyctl.state import SurveyRecord
+from surveyctl.statuses import CLOSED
+
+BAR_WIDTH = 24
+
+
+def show_fieldwork(
+    ctx: CliContext,
+    survey_id: int | None,
+    output_format: str,
+    watch: float | None,
+    times: int | None,
+) -> None:
+    """Shows the fieldwork of SURVEY_ID, or of every managed survey, once or under --watch."""
+    read = _reader(ctx, survey_id)
+    if watch is None:
+        views = read()
+        _print(views, output_format, single=survey_id is not None, compact=False)
+        _exit_on_errors(views)
+        return
+    try:
+        _watch(read, output_format, survey_id is not None, watch, times)
+    except KeyboardInterrupt:
+        click.echo("", err=True)  # Ctrl-C ends a watch; it is not an error
+
+
+def _reader(ctx: CliContext, survey_id: int | None) -> Callable[[], list[Fieldwork]]:
+    if survey_id is not None:
+        try:  # the manifest name is a courtesy: a state that cannot be read does not matter
+            by_id = {ps_id: name for name, ps_id in _managed(ctx)}
+        except SurveyctlError:
+            by_id = {}
+        client = ctx.client()
+        return lambda: [fieldwork(client, survey_id, by_id.get(survey_id))]
+    names = _managed(ctx)
+    client = ctx.client()
+    if not names:
+        raise SurveyctlError(
+            f"no managed surveys in the state of environment {ctx.environment().name!r}; "
+            "name a SURVEY_ID"
+        )
+    surveys = [(ps_id, name) for name, ps_id in names]
+    return lambda: fieldwork_of_many(client, surveys)
+
+
+def _managed(ctx: CliContext) -> list[tuple[str, int]]:
+    """(address, ps_survey_id) of every survey in state."""
+    state = ctx.state_store().load()
+    return [
+        (address, record.ps_survey_id)
+        for address, record in sorted(state.resources.items())
+        if isinstance(record, SurveyRecord)
+    ]
+
+
+def _watch(read, output_format: str, single: bool, interval: float, times: int | None) -> None:
+    shown = 0
+    live = None
+    if output_format == "text" and sys.stdout.isatty():
+        from rich.live import Live
+
+        live = Live(console=console(), auto_refresh=False)
+        live.start()
+    try:
+        while True:
+            views = read()
+            if live is not None:
+                live.update(_rich(views), refresh=True)
+            else:
+                if output_format == "text":
+                    click.echo(f"-- {time.strftime('%H:%M:%S')} --")
+                _print(views, output_format, single, compact=True)
+            shown += 1
+            finished = all(v.status == CLOSED for v in views)
+            if finished or (times is not None and shown >= times):
+                return
+            time.sleep(interval)
+    finally:
+        if live is not None:
+            live.stop()
+
+
+def _print(views: list[Fieldwork], output_format: str, single: bool, compact: bool) -> None:
+    if output_format == "json":
+        data = views[0].to_dict() if single else [v.to_dict() for v in views]
+        click.echo(json.dumps(data, indent=None if compact else 2, ensure_ascii=False))
+    elif sys.stdout.isatty():
+        console().print(_rich(views))
+    else:
+        click.echo(plain(views), nl=False)
+
+
+def _exit_on_errors(views: list[Fieldwork]) -> None:
+    if any(view.error for view in views):
+        click.get_current_context().exit(1)
+
+
+def _heading(view: Fieldwork) -> str:
+    who = f"{view.name} (survey {view.survey_id})" if view.name else f"survey {view.survey_id}"
+    if view.error:
+        return f"{who}: cannot be read: {view.error}"
+    return f"{who} is {view.status_name}: {view.title}"
+
+
+def _incidence(view: Fieldwork) -> str:
+    if view.incidence is None:
+        return "n/a (nobody has reached the survey yet)"
+    parts = ", ".join(f"{count} {name}" for name, count in view.outcomes.items())
+    return f"{view.incidence:.1f}% ({parts})"
+
+
+def _money(amount: float) -> str:
+    return f"${amount:,.2f}"
+
+
+def plain(views: list[Fieldwork]) -> str:
+    """The fieldwork as plain text with `#` bars, for logs and pipes."""
+    lines: list[str] = []
+    for view in views:
+        lines.append(_heading(view))
+        if view.error:
+            lines.append("")
+            continue
+        rows = [("completes", f"{view.completes} / {view.goal}", _bar(view.progress))]
+        rows += [("incidence", _incidence(view), ""), ("spend", _money(view.spend), "")]
+        if view.quotas:
+            rows.append(("quotas", "", ""))
+        rows += [
+            (f"  {q.buyer_quota_id}", f"{q.fielded} / {q.goal}", _bar(q.fill)) for q in view.quotas
+        ]
+        label_width = max(len(label) for label, _, _ in rows)
+        value_width = max(len(value) for _, value, bar in rows if bar)
+        for label, value, bar in rows:
+            text = (
+                f"  {label:<{label_width}}  {value:<{value_width}}  {bar}"
+                if bar
+                else (f"  {label:<{label_width}}  {value}")
+            )
+            lines.append(text.rstrip())
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _bar(share: float) -> str:
+    filled = round(share * BAR_WIDTH)
+    return f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {share * 100:5.1f}%"
+
+
+def _rich(views: list[Fieldwork]):
+    """The fieldwork as rich tables with progress bars, one per survey."""
+    from rich.console import Group
+    from rich.progress_bar import ProgressBar
+    from rich.table import Table
+    from rich.text import Text
+
+    parts = []
+    for view in views:
+        parts.append(Text(_heading(view), style="bold"))
+        if view.error:
+            parts.append(Text(""))
+            continue
+        table = Table(box=None, pad_edge=False, show_header=False)
+        table.add_column(no_wrap=True)
+        table.add_column(justify="right", no_wrap=True)
+        table.add_column(width=BAR_WIDTH)
+        table.add_column(justify="right", no_wrap=True)
+
+        rows = [("  completes", view.completes, view.goal, view.progress)]
+        rows += [(f"    {q.buyer_quota_id}", q.fielded, q.goal, q.fill) for q in view.quotas]
+        for label, done, goal, share in rows:
+            bar = ProgressBar(total=1.0, completed=share, width=BAR_WIDTH)
+            table.add_row(label, f"{done} / {goal}", bar, f"{share * 100:.1f}%")
+        parts.append(table)
+        parts.append(Text(f"  incidence {_incidence(view)}"))
+        parts.append(Text(f"  spend {_money(view.spend)}"))
+        parts.append(Text(""))
+    return Group(*parts)

@@ -1,0 +1,67 @@
+"""`surveyctl fmt [--check] [PATHS]`: manifests in the canonical layout, comments kept.
+
+Without PATHS the `manifests:` of surveyctl.yaml are formatted. `--check` writes nothing and
+exits 1 when a file would change, listing each one (for CI and pre-commit).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import click
+
+from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.cli.manifest_options import manifest_paths, paths_argument
+from surveyctl.errors import SurveyctlError
+
+
+@click.command("fmt")
+@paths_argument
+@click.option("--check", is_flag=True, help="Change nothing; exit 1 when a file would change.")
+@pass_context
+def fmt_command(ctx: CliContext, paths: tuple[Path, ...], check: bool) -> None:
+    """Rewrite manifests (files or folders) in the canonical layout, keeping comments.
+
+    Two-space indentation, list items under their key, kind/name/spec/lifecycle first; quotes,
+    comments, flow lists and the order of spec fields stay as written.
+    """
+    from surveyctl.files import write_atomically
+    from surveyctl.manifests.diagnostics import Diagnostics
+    from surveyctl.manifests.layout import LayoutError, canonical
+    from surveyctl.manifests.load import discover
+
+    diagnostics = Diagnostics()
+    files = discover(manifest_paths(ctx, paths), diagnostics)
+    if diagnostics.has_errors:
+        raise SurveyctlError(str(diagnostics.sorted()[0]))
+    changed: list[Path] = []
+    failed = 0
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        try:
+            formatted = canonical(text, str(path))
+        except LayoutError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            failed += 1
+            continue
+        if formatted == text:
+            continue
+        changed.append(path)
+        if check:
+            click.echo(f"would reformat {path}")
+        else:
+            mode = stat.S_IMODE(path.stat().st_mode)
+            write_atomically(path, formatted)
+            os.chmod(path, mode)  # a temporary file's mode is 0600; keep the file's own
+            click.echo(f"reformatted {path}")
+    verb = "would be reformatted" if check else "reformatted"
+    click.echo(
+        f"{len(changed)} file(s) {verb}, {len(files) - len(changed) - failed} already formatted"
+        + (f", {failed} not YAML" if failed else "")
+        + ".",
+        err=True,
+    )
+    if failed or (check and changed):
+        click.get_current_context().exit(1)

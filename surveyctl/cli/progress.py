@@ -1,0 +1,69 @@
+"""Progress of plan and apply on stderr: a bar on a terminal, one line per resource otherwise.
+
+`Steps(verb)` is called once per finished step (a live body read, a write applied). On a
+terminal it draws a transient rich bar, started at the first step so that it never sits under
+a question; elsewhere (CI logs, pipes) it prints one line per step. `close()` removes the bar
+before the plan or the summary is printed.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+import click
+
+from surveyctl.cli.console import console
+
+
+class Steps:
+    """Progress of one phase: `step(label, done, total, detail)` per finished step."""
+
+    def __init__(self, verb: str):
+        self.verb = verb
+        self.total = 0
+        self._done = 0
+        self._bar = None
+        self._task = None
+        self._closed = False
+        self._lock = threading.Lock()
+        # Made here, on the command's thread: steps may come from worker threads, which do not
+        # see the command line's --no-color.
+        self._console = console(stderr=True) if sys.stderr.isatty() else None
+
+    def step(
+        self, label: str, done: int | None = None, total: int | None = None, detail: str = ""
+    ) -> None:
+        with self._lock:
+            self._done = done if done is not None else self._done + 1
+            self.total = total if total is not None else max(self.total, self._done)
+            if not sys.stderr.isatty():
+                text = f"{self.verb} {label} ({self._done}/{self.total})"
+                click.echo(f"{text}: {detail}" if detail else text, err=True)
+                return
+            if self._closed:
+                return
+            if self._bar is None:
+                self._start()
+            self._bar.update(self._task, completed=self._done, total=self.total, label=label)
+
+    def _start(self) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        self._bar = Progress(
+            TextColumn(self.verb),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[label]}"),
+            console=self._console,
+            transient=True,
+        )
+        self._bar.start()
+        self._task = self._bar.add_task(self.verb, total=self.total, label="")
+
+    def close(self) -> None:
+        with self._lock:
+            if self._bar is not None:
+                self._bar.stop()
+                self._bar = None
+            self._closed = True

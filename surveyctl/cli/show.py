@@ -1,0 +1,29 @@
+"""`surveyctl show PLANFILE`: a saved plan as text, JSON or markdown, without a connection.
+
+A saved plan carries everything its renderers need (the names of its codes included), so it can
+be reviewed where no key or catalogue is at hand, e.g. as a CI artifact.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from surveyctl.cli.plan import render_plan
+
+
+@click.command("show")
+@click.argument("planfile", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    show_default=True,
+)
+def show_command(planfile: Path, output_format: str) -> None:
+    """Show a plan saved by `surveyctl plan --out PLANFILE`; reads nothing else."""
+    from surveyctl.reconcile.planfile import load_plan
+
+    click.echo(render_plan(load_plan(planfile), output_format), nl=False)

@@ -1,0 +1,51 @@
+"""The canonical layout of a manifest file, as `surveyctl fmt` writes it, comments kept.
+
+The layout: two-space indentation, list items indented under their key (`  - item`), the
+top-level keys of each document in the order kind, name, spec, lifecycle, one newline at the
+end, lines never wrapped. Everything else is kept as written: comments, quotes (`"111"` stays a
+string), flow or block style, the order of the fields under `spec`, anchors. ruamel.yaml's
+round trip does this; formatting a formatted file changes nothing.
+"""
+
+from __future__ import annotations
+
+import io
+
+from surveyctl.errors import Location, SurveyctlError
+
+TOP_LEVEL_ORDER = ("kind", "name", "spec", "lifecycle")
+_NEVER_WRAP = 4096
+
+
+class LayoutError(SurveyctlError):
+    """A file that is not YAML cannot be laid out; the message names its file and line."""
+
+
+def canonical(text: str, file: str = "<text>") -> str:
+    """`text` in the canonical layout (the same text when it already is)."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    yaml.width = _NEVER_WRAP
+    try:
+        documents = list(yaml.load_all(text))
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = Location(file, mark.line + 1, mark.column + 1) if mark else file
+        raise LayoutError(f"{where}: not valid YAML: {exc.problem or exc.context}") from exc
+    except YAMLError as exc:
+        raise LayoutError(f"{file}: not valid YAML: {exc}") from exc
+    if all(document is None for document in documents):
+        return text  # nothing but comments (or nothing): nothing to lay out
+    for document in documents:
+        if hasattr(document, "move_to_end"):
+            for key in reversed(TOP_LEVEL_ORDER):
+                if key in document:
+                    document.move_to_end(key, last=False)
+    yaml.explicit_start = text.lstrip().startswith("---")
+    out = io.StringIO()
+    yaml.dump_all(documents, out)
+    return out.getvalue().rstrip("\n") + "\n"

@@ -1,0 +1,87 @@
+"""`--target ADDRESS`: plan (and apply) only some resources, and what they depend on.
+
+A target is an address (`Survey/brand-tracker-us`, `ExclusionGroup/brand-trackers`) or a bare
+name that names one resource. A group depends on its surveys (it names them by their ids), so
+targeting a group plans its surveys too; a survey depends on nothing. Both the desired state
+and the state are cut down to the selection before planning: resources outside it are not
+read, not changed and not destroyed. The plan says that it is partial.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import replace
+
+from surveyctl.errors import SurveyctlError
+from surveyctl.model import DesiredState
+from surveyctl.reconcile.plan import Note, Plan
+from surveyctl.resources import EXCLUSION_GROUP, SURVEY, address
+from surveyctl.state import State
+
+PARTIAL = "--target"
+
+
+class TargetError(SurveyctlError):
+    """A --target that names no resource, or more than one."""
+
+
+def select(
+    desired: DesiredState, state: State, targets: tuple[str, ...]
+) -> tuple[DesiredState, State]:
+    """The desired state and state cut down to `targets` and their dependencies."""
+    known = {address(SURVEY, name) for name in desired.surveys}
+    known |= {address(EXCLUSION_GROUP, name) for name in desired.groups}
+    known |= set(state.addresses())
+    chosen = {_resolve(target, known) for target in targets}
+    for name, group in desired.groups.items():
+        if address(EXCLUSION_GROUP, name) in chosen:
+            chosen |= {address(SURVEY, survey) for survey in group.surveys}
+    cut = DesiredState(
+        surveys={n: s for n, s in desired.surveys.items() if address(SURVEY, n) in chosen},
+        groups={n: g for n, g in desired.groups.items() if address(EXCLUSION_GROUP, n) in chosen},
+        files=desired.files,
+    )
+    kept_state = replace(
+        state.copy(),
+        resources={a: r for a, r in state.resources.items() if a in chosen},
+        journal={a: j for a, j in state.journal.items() if a in chosen},
+    )
+    return cut, kept_state
+
+
+def mark_partial(plan: Plan, targets: tuple[str, ...]) -> None:
+    """Says in the plan that it covers only the targets and their dependencies."""
+    shown = ", ".join(targets)
+    plan.notes.insert(
+        0,
+        Note(
+            "warning",
+            PARTIAL,
+            f"this plan is partial: only {shown} (and the surveys of targeted groups) were "
+            "planned; other resources were not read and may differ from their manifests",
+        ),
+    )
+
+
+def _resolve(target: str, known: set[str]) -> str:
+    if "/" in target:
+        if target in known:
+            return target
+        raise TargetError(
+            f"--target {target}: no manifest or state entry has that address"
+            + (_did_you_mean(target, sorted(known)))
+        )
+    matches = sorted(a for a in known if a.split("/", 1)[1] == target)
+    if not matches:
+        names = sorted({a.split("/", 1)[1] for a in known})
+        raise TargetError(
+            f"--target {target}: no resource has that name" + (_did_you_mean(target, names))
+        )
+    if len(matches) > 1:
+        raise TargetError(f"--target {target} is ambiguous; use one of {', '.join(matches)}")
+    return matches[0]
+
+
+def _did_you_mean(wanted: str, candidates: list[str]) -> str:
+    close = difflib.get_close_matches(wanted, candidates, n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""

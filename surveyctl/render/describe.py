@@ -1,0 +1,197 @@
+"""How a plan's targeting reads: names next to codes, one line per field, quota or change.
+
+Every renderer (text, markdown, json) describes a resource through `Describer`, which takes the
+names from the plan's `labels` table (see reconcile/labels.py) for the survey's locale:
+
+    qualifications[Employment Status].answers: Full-time (111), Part-time (112) -> Full-time (111)
+    quotas[male]: 100 completes; Gender: Male (111); Age: 18-34 years; title "Men"
+
+Without a name for a code (planned --offline, or a locale without a catalogue) the code stands
+alone: `qualifications[215].condition_codes: 111, 112 -> 111`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from surveyctl.reconcile.labels import path_attribute, resource_locale
+from surveyctl.reconcile.plan import FieldChange, Plan, ResourceChange
+from surveyctl.render.values import show
+
+# Units of range_sets (public facts): years and months of age, US dollars of income.
+UNITS = {311: "years", 312: "months", 321: "USD"}
+# Beyond this many answers on both sides, a change lists what was added and removed instead.
+LONG_LIST = 20
+
+_ITEM = re.compile(r"(^qualifications|\.criteria)\[(\d+)\]")
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a resource's plan: a symbol (`+ - ~ !` or space), a depth, and its text."""
+
+    symbol: str
+    depth: int
+    text: str
+
+
+class Describer:
+    """Describes the codes of one survey in the names of its locale's catalogue."""
+
+    def __init__(self, plan: Plan, resource: ResourceChange):
+        locale = resource_locale(resource)
+        self.names: dict[str, dict] = plan.labels.get(locale or "", {})
+
+    def attribute(self, code: Any) -> str | None:
+        entry = self.names.get(str(code))
+        return entry.get("name") if entry else None
+
+    def answer(self, attribute: Any, code: Any) -> str:
+        """`Male (111)`, or `111` when the catalogue did not name it."""
+        entry = self.names.get(str(attribute)) or {}
+        text = (entry.get("answers") or {}).get(str(code))
+        return f"{text} ({code})" if text else str(code)
+
+    def answers(self, attribute: Any, codes: list) -> str:
+        return ", ".join(self.answer(attribute, code) for code in codes) or "(none)"
+
+    def path(self, path: str) -> str:
+        """`qualifications[215].condition_codes` -> `qualifications[Employment Status].answers`
+        when the catalogue names 215; unchanged otherwise."""
+        attribute = path_attribute(path)
+        if attribute is None or self.attribute(attribute) is None:
+            return path
+        name = self.attribute(attribute)
+        renamed = _ITEM.sub(
+            lambda m: f"{m.group(1)}[{name}]" if m.group(2) == attribute else m.group(0), path
+        )
+        if renamed.endswith(".condition_codes"):
+            renamed = renamed[: -len("condition_codes")] + "answers"
+        return renamed
+
+    def value(self, path: str, value: Any) -> str:
+        """A change's old or new value, in words where the path says what it is."""
+        if value is None:
+            return show(value)
+        attribute = path_attribute(path)
+        if attribute is not None and isinstance(value, list):
+            if path.endswith(".condition_codes"):
+                return self.answers(attribute, value)
+            if path.endswith(".range_sets"):
+                return ranges(value)
+        if isinstance(value, dict):
+            if attribute is not None and _ITEM.search(path) and path.endswith("]"):
+                return self.targeting(value, named=False)
+            if path.startswith("quotas[") and path.count("[") == 1 and path.endswith("]"):
+                return self.quota(value)
+        return show(value, limit=None)
+
+    def targeting(self, item: dict, named: bool = True) -> str:
+        """A qualification or criterion: `Gender: Male (111), Female (112)`, `Age: 18-99 years`
+        (without the attribute's name when `named` is False)."""
+        code = item.get("qualification_code")
+        parts = []
+        if item.get("condition_codes") is not None:
+            parts.append(self.answers(code, list(item["condition_codes"])))
+        if item.get("range_sets") is not None:
+            parts.append(ranges(item["range_sets"]))
+        rest = {
+            k: v
+            for k, v in item.items()
+            if k not in ("qualification_code", "condition_codes", "range_sets")
+        }
+        parts += [f"{key} {show(value, limit=None)}" for key, value in sorted(rest.items())]
+        text = "; ".join(parts) or "(any answer)"
+        if not named:
+            return text
+        return f"{self.attribute(code) or code}: {text}"
+
+    def quota(self, quota: dict) -> str:
+        """`100 completes; Gender: Male (111); title "Men"` (the id is in the path)."""
+        parts = [f"{quota.get('required_count')} completes"]
+        parts += [self.targeting(c) for c in quota.get("criteria") or [] if isinstance(c, dict)]
+        if quota.get("quota_title"):
+            parts.append(f"title {show(quota['quota_title'])}")
+        rest = {
+            k: v
+            for k, v in quota.items()
+            if k not in ("buyer_quota_id", "quota_title", "required_count", "criteria")
+            and v not in (None, "")
+        }
+        parts += [f"{key} {show(value, limit=None)}" for key, value in sorted(rest.items())]
+        return "; ".join(parts)
+
+    def change(self, change: FieldChange) -> tuple[str, str, str]:
+        """The change as (path, old, new) in words; a long answer list as what was added and
+        removed."""
+        path = self.path(change.path)
+        old, new = change.old, change.new
+        attribute = path_attribute(change.path)
+        if (
+            attribute is not None
+            and change.path.endswith(".condition_codes")
+            and isinstance(old, list)
+            and isinstance(new, list)
+            and len(old) + len(new) > LONG_LIST
+        ):
+            added = [c for c in new if c not in old]
+            removed = [c for c in old if c not in new]
+            summary = (
+                f"{len(new)} answers (added: {self.answers(attribute, added)}; "
+                f"removed: {self.answers(attribute, removed)})"
+            )
+            return path, f"{len(old)} answers", summary
+        return path, self.value(change.path, old), self.value(change.path, new)
+
+    def create_lines(self, body: dict) -> list[Line]:
+        """Every field of a create: qualifications one line each, quotas one line each."""
+        lines: list[Line] = []
+        for key, value in sorted(body.items()):
+            if value in (None, [], {}):
+                continue  # nothing to show for a field left empty
+            if key == "qualifications" and isinstance(value, list):
+                for item in value:
+                    code = item.get("qualification_code") if isinstance(item, dict) else None
+                    field = self._qualification_field(item)
+                    path = self.path(f"qualifications[{code}]{field}")
+                    lines.append(Line("+", 1, f"{path}: {self.targeting(item, named=False)}"))
+            elif key == "quotas" and isinstance(value, list):
+                for quota in value:
+                    if isinstance(quota, dict):
+                        path = f"quotas[{quota.get('buyer_quota_id')}]"
+                        lines.append(Line("+", 1, f"{path}: {self.quota(quota)}"))
+            else:
+                lines.append(Line("+", 1, f"{key}: {show(value, limit=None)}"))
+        return lines
+
+    @staticmethod
+    def _qualification_field(item: Any) -> str:
+        if not isinstance(item, dict):
+            return ""
+        keys = set(item) - {"qualification_code"}
+        if keys == {"condition_codes"}:
+            return ".condition_codes"
+        if keys == {"range_sets"}:
+            return ".range_sets"
+        return ""
+
+
+def ranges(value: list) -> str:
+    """`18-34 years, 55-99 years` for range_sets."""
+    shown = []
+    for item in value:
+        if not isinstance(item, dict):
+            shown.append(show(item))
+            continue
+        unit = item.get("units")
+        name = UNITS.get(unit, f"(units {unit})" if unit is not None else "")
+        shown.append(f"{_number(item.get('from'))}-{_number(item.get('to'))} {name}".rstrip())
+    return ", ".join(shown) or "(none)"
+
+
+def _number(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)

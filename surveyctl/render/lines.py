@@ -1,0 +1,59 @@
+"""A planned resource as lines: what the text and markdown renderers both draw.
+
+Each `Line` carries its symbol apart from its text, so the text renderer can indent and colour
+it while the markdown renderer puts the symbol in column 0 of a `diff` block.
+"""
+
+from __future__ import annotations
+
+from surveyctl.reconcile.plan import Plan, ResourceChange
+from surveyctl.render.describe import Describer, Line
+from surveyctl.render.values import money
+
+SYMBOLS = {"create": "+", "update": "~", "quota-update": "~", "delete": "-", "no-op": " "}
+
+
+def resource_lines(plan: Plan, resource: ResourceChange, spend: bool = True) -> list[Line]:
+    """The header of the resource, then one line per field, quota or change, its spend (unless
+    `spend` is False) and any drift."""
+    describer = Describer(plan, resource)
+    symbol = SYMBOLS[resource.action]
+    ident = f" ({_ident(resource)})" if resource.remote_id is not None else ""
+    lines = [Line(symbol, 0, f"{resource.address}{ident} {_how(resource)}")]
+    if resource.action == "create" and resource.body:
+        lines.extend(describer.create_lines(resource.body))
+    elif resource.action in ("update", "quota-update"):
+        for change in resource.changes:
+            path, old, new = describer.change(change)
+            if change.old is None:
+                lines.append(Line("+", 1, f"{path}: {new}"))
+            elif change.new is None:
+                lines.append(Line("-", 1, f"{path}: {old}"))
+            else:
+                lines.append(Line("~", 1, f"{path}: {old} -> {new}"))
+    if spend and resource.spend and resource.spend.before != resource.spend.after:
+        before, after = money(resource.spend.before), money(resource.spend.after)
+        lines.append(Line(" ", 1, f"spend: {before} -> {after}"))
+    for change in resource.drift:
+        path, old, new = describer.change(change)
+        lines.append(Line("!", 1, f"drift: {path} was {old} when last applied, is {new} live"))
+    return lines
+
+
+def _how(resource: ResourceChange) -> str:
+    return {
+        "create": "will be created",
+        "update": "will be updated (full overwrite PUT)",
+        "quota-update": f"quotas will be updated ({_count(len(resource.quota_updates))})",
+        "delete": "will be destroyed",
+        "no-op": "unchanged",
+    }[resource.action]
+
+
+def _count(quota_puts: int) -> str:
+    return f"{quota_puts} quota PUT" + ("" if quota_puts == 1 else "s")
+
+
+def _ident(resource: ResourceChange) -> str:
+    label = "ps_survey_id" if resource.kind == "Survey" else "ref"
+    return f"{label} {resource.remote_id}"

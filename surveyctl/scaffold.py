@@ -1,0 +1,115 @@
+"""What `surveyctl init` writes into a new repository, and the check that it overwrites nothing.
+
+The files: `surveyctl.yaml`, a `.gitignore` for `.surveyctl/` (the sandbox database, caches and
+local state), one example manifest that validates and plans against the sandbox, and the CI
+workflows under `.github/workflows/`. The workflows are the ones of `examples/ci/`, read from
+the installation (a checkout has them at the repository root; a built wheel carries them as
+`surveyctl/_ci`), so `init` always writes the workflows of the surveyctl that runs it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from surveyctl.errors import SurveyctlError
+from surveyctl.files import write_atomically
+
+_PACKAGE = Path(__file__).resolve().parent
+
+CONFIG = """\
+# surveyctl configuration (see docs/workflow.md of surveyctl).
+# With no --env, commands target the embedded sandbox: a local marketplace, no account needed.
+manifests: [surveys/]
+environments:
+  production:
+    host: https://api.example.com             # your marketplace host
+    api_key_env: SURVEYCTL_PRODUCTION_KEY     # the variable (or CI secret) holding the key
+    protected: true                           # apply --auto-approve needs --env production
+"""
+
+GITIGNORE = """\
+# surveyctl's working folder: the sandbox database, catalogue caches and local state.
+.surveyctl/
+"""
+
+EXAMPLE = """\
+# An example survey: adults in the US, one quota per gender. `surveyctl plan` shows what
+# `surveyctl apply` would create; `surveyctl render` shows the API body with its codes.
+kind: Survey
+name: example-tracker
+spec:
+  survey_title: Example tracker
+  survey_category_code: 231
+  survey_localization: en_US
+  completes_required: 200
+  expected_ir: 40
+  expected_loi: 10
+  offer_price: 2.5
+  field_time: 14
+  live_url: https://survey.example.com/s/example?tid=[%%transaction_id%%]
+  qualifications:
+    - {attribute: Gender, answers: [Male, Female]}
+    - {attribute: Age, range_sets: [{from: 18, to: 99, units: 311}]}
+  quotas:
+    - generate:
+        id: "{gender}"
+        interlock:
+          gender:
+            attribute: Gender
+            cells:
+              male: {answers: [Male], share: 0.5}
+              female: {answers: [Female], share: 0.5}
+"""
+
+
+class ScaffoldError(SurveyctlError):
+    """`init` would overwrite a file, or the installation lacks the CI workflows."""
+
+
+@dataclass(frozen=True)
+class ProjectFile:
+    """One file of a new project: its path relative to the project folder and its text."""
+
+    path: str
+    text: str
+
+
+def workflows_dir() -> Path:
+    """The folder holding the CI workflow examples of this installation."""
+    for candidate in (_PACKAGE / "_ci", _PACKAGE.parent / "examples" / "ci"):
+        if candidate.is_dir():
+            return candidate
+    raise ScaffoldError("surveyctl's CI workflow examples are missing from this installation")
+
+
+def project_files() -> list[ProjectFile]:
+    """Every file `init` writes, in the order it writes them."""
+    files = [
+        ProjectFile("surveyctl.yaml", CONFIG),
+        ProjectFile(".gitignore", GITIGNORE),
+        ProjectFile("surveys/example-tracker.yaml", EXAMPLE),
+    ]
+    for workflow in sorted(workflows_dir().glob("*.yml")):
+        files.append(
+            ProjectFile(f".github/workflows/{workflow.name}", workflow.read_text(encoding="utf-8"))
+        )
+    return files
+
+
+def write_project(folder: Path) -> list[Path]:
+    """Writes the project files into `folder`; refuses, writing nothing, if any exists."""
+    files = project_files()
+    existing = [f.path for f in files if (folder / f.path).exists()]
+    if existing:
+        raise ScaffoldError(
+            f"{folder / existing[0]} already exists; init writes nothing over existing files "
+            f"(would overwrite: {', '.join(existing)})"
+        )
+    written = []
+    for item in files:
+        target = folder / item.path
+        write_atomically(target, item.text)
+        target.chmod(0o644)  # a temporary file's mode is 0600; these are ordinary files
+        written.append(target)
+    return written

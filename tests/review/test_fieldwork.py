@@ -1,0 +1,141 @@
+"""`surveyctl status`: fieldwork at a glance, from the survey, its quotas and its transactions."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+from .conftest import survey_manifest
+
+LIVE = 22
+
+
+def _fielded(api, completes_required: int = 200, respondents: int = 120) -> int:
+    """A live survey of buyer 1 that simulated respondents have been through."""
+    spec = survey_manifest("fieldwork", completes_required=completes_required)["spec"]
+    survey_id = api.create_survey(spec)["ps_survey_id"]
+    api.set_survey_status(survey_id, LIVE)
+    api.simulate_traffic(survey_id, {"respondents": respondents, "seed": 11})
+    return survey_id
+
+
+def _transactions(api, survey_id: int) -> list[dict]:
+    return [
+        record
+        for page in api.iter_pages(api.get_transactions_page, survey_id=survey_id, limit=1000)
+        for record in page
+    ]
+
+
+def test_status_shows_completes_against_goal_incidence_spend_and_quota_bars(api, run_cli):
+    survey_id = _fielded(api)
+    records = _transactions(api, survey_id)
+    by_status = [r["Respondent Status Code"] for r in records]
+    completes = by_status.count(21)
+    reached = sum(by_status.count(code) for code in (17, 18, 19, 21))
+    spend = sum(r["Respondent Buyer CPI"] for r in records if r["Respondent Status Code"] == 21)
+    assert completes > 0
+    result = run_cli("status", str(survey_id))
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"survey {survey_id} is live: Survey fieldwork"
+    assert any(line.split()[:4] == ["completes", str(completes), "/", "200"] for line in lines), (
+        lines
+    )
+    assert f"  incidence  {100 * completes / reached:.1f}% ({completes} complete," in (
+        result.stdout
+    )
+    assert f"  spend      ${spend:,.2f}" in lines
+    for quota in api.quota_performance(survey_id):
+        (line,) = [ln for ln in lines if ln.split()[:1] == [quota["buyer_quota_id"]]]
+        assert f"{quota['completes_fielded']} / {quota['completes_goal']}" in line
+        assert line.rstrip().endswith("%") and "[" in line and "#" in line
+
+
+def test_status_json_carries_the_same_figures(api, run_cli):
+    survey_id = _fielded(api)
+    completes = [r["Respondent Status Code"] for r in _transactions(api, survey_id)].count(21)
+    data = json.loads(run_cli("status", str(survey_id), "--format", "json").stdout)
+    assert data["survey_id"] == survey_id
+    assert data["status_name"] == "live"
+    assert data["completes"] == completes
+    assert data["goal"] == 200
+    assert data["outcomes"]["complete"] == completes
+    fielded = {
+        q["buyer_quota_id"]: q["completes_fielded"] for q in api.quota_performance(survey_id)
+    }
+    assert {q["buyer_quota_id"]: q["fielded"] for q in data["quotas"]} == fielded
+
+
+def test_a_survey_nobody_has_reached_shows_incidence_as_not_available(api, run_cli):
+    survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+    result = run_cli("status", str(survey_id))
+    assert result.stdout.startswith(f"survey {survey_id} is draft")
+    assert "incidence  n/a" in result.stdout
+    data = json.loads(run_cli("status", str(survey_id), "--format", "json").stdout)
+    assert data["incidence"] is None
+
+
+def test_status_without_an_id_shows_every_managed_survey(run_cli, project):
+    manifests = project / "manifests"
+    manifests.mkdir()
+    for name in ("first", "second"):
+        import yaml
+
+        (manifests / f"{name}.yaml").write_text(yaml.safe_dump(survey_manifest(name)))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    result = run_cli("status")
+    assert result.exit_code == 0, result.stderr
+    headings = [line for line in result.stdout.splitlines() if line.startswith("Survey/")]
+    assert [h.split(" ")[0] for h in headings] == ["Survey/first", "Survey/second"]
+    assert all("is draft: Survey " in h for h in headings)
+
+
+def test_status_without_an_id_and_nothing_managed_says_so(run_cli):
+    result = run_cli("status")
+    assert result.exit_code == 1
+    assert "no managed surveys in the state of environment 'local'" in result.stderr
+
+
+def test_watch_refreshes_the_view(api, run_cli):
+    survey_id = _fielded(api)
+    result = run_cli("status", str(survey_id), "--watch", "1", "--times", "2")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.count(f"survey {survey_id} is live") == 2
+    assert len([ln for ln in result.stdout.splitlines() if ln.startswith("-- ")]) == 2
+
+
+def test_watch_ends_by_itself_once_the_survey_is_closed(api, run_cli):
+    survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+    for status in (22, 33, 44):
+        api.set_survey_status(survey_id, status)
+    result = run_cli("status", str(survey_id), "--watch", "1")
+    assert result.exit_code == 0
+    assert result.stdout.count(f"survey {survey_id} is closed") == 1
+
+
+def test_ctrl_c_ends_a_watch_with_exit_code_0(api, project):
+    survey_id = _fielded(api)
+    watcher = subprocess.Popen(
+        [sys.executable, "-m", "surveyctl", "status", str(survey_id), "--watch", "60"],
+        cwd=project,
+        env=os.environ.copy(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    first = watcher.stdout.readline()  # the first view is out: it now sleeps
+    watcher.send_signal(signal.SIGINT)
+    out, err = watcher.communicate(timeout=30)
+    assert first.startswith("-- ")
+    assert watcher.returncode == 0, err
+    assert "Traceback" not in err
+
+
+def test_moving_a_status_still_answers_in_one_line(api, run_cli):
+    survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+    result = run_cli("status", str(survey_id), "live")
+    assert result.stdout == f"survey {survey_id} is live (22)\n"

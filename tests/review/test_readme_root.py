@@ -1,0 +1,46 @@
+"""The README's commands work from the repository root as written, against the sandbox."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from surveyctl.cli.main import cli
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+PLACEHOLDER = re.compile(r"\b[A-Z][A-Z_]{2,}\b")
+
+
+def _loop_commands() -> list[list[str]]:
+    """The commands of the README's block around `surveyctl plan --format markdown` that need
+    neither a terminal (apply asks) nor a value of the reader's (SURVEY_ID and the like)."""
+    readme = (REPOSITORY / "README.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"```sh\n(.*?)```", readme, re.S) if "--format markdown" in b]
+    commands = []
+    for line in block.splitlines():
+        command = line.split("  #")[0].strip()
+        if not command.startswith("surveyctl ") or PLACEHOLDER.search(command):
+            continue
+        if shlex.split(command)[1] == "apply":
+            continue
+        commands.append(shlex.split(command)[1:])
+    return commands
+
+
+def test_the_readme_loop_runs_in_a_copy_of_the_repository_root(tmp_path, monkeypatch):
+    for name in ("surveyctl.yaml", "README.md"):
+        shutil.copy(REPOSITORY / name, tmp_path / name)
+    shutil.copytree(REPOSITORY / "examples", tmp_path / "examples")
+    shutil.copytree(REPOSITORY / "schemas", tmp_path / "schemas")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
+    commands = _loop_commands()
+    assert ["plan", "--format", "markdown"] in commands
+    for args in commands:
+        result = CliRunner().invoke(cli, args, catch_exceptions=False)
+        assert result.exit_code == 0, (args, result.stdout, result.stderr)
+        assert "environment sandbox" in result.stderr or args[0] in ("init", "show", "fmt")

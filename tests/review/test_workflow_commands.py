@@ -1,0 +1,255 @@
+"""Workflow commands: init, show, fmt, --target, and the pre-commit hooks."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+
+import yaml
+
+from surveyctl.config import load_config
+
+from .conftest import survey_manifest
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+
+# -- init ------------------------------------------------------------------------------------
+
+
+def test_init_writes_config_gitignore_example_and_the_ci_workflows(run_cli, project):
+    result = run_cli("init", "fresh")
+    assert result.exit_code == 0, result.stderr
+    fresh = project / "fresh"
+    assert load_config(fresh / "surveyctl.yaml").manifests == ["surveys/"]
+    assert ".surveyctl/" in (fresh / ".gitignore").read_text().splitlines()
+    assert yaml.safe_load((fresh / "surveys/example-tracker.yaml").read_text())["kind"] == "Survey"
+    for workflow in (REPOSITORY / "examples" / "ci").glob("*.yml"):
+        written = fresh / ".github" / "workflows" / workflow.name
+        assert written.read_text() == workflow.read_text()
+
+
+def test_what_init_writes_validates_and_plans(run_cli, project, monkeypatch):
+    assert run_cli("init", "fresh").exit_code == 0
+    monkeypatch.chdir(project / "fresh")  # its surveyctl.yaml: the embedded sandbox
+    validated = run_cli("validate")
+    assert validated.exit_code == 0, validated.stdout + validated.stderr
+    assert validated.stdout.startswith("Valid: 1 survey")
+    planned = run_cli("plan", "--detailed-exitcode")
+    assert planned.exit_code == 2, planned.stderr
+    assert "+ Survey/example-tracker will be created" in planned.stdout
+    assert "+ quotas[male]: 100 completes; Gender: Male (111)" in planned.stdout
+
+
+def test_init_refuses_to_overwrite_and_writes_nothing(run_cli, project):
+    fresh = project / "fresh"
+    fresh.mkdir()
+    (fresh / ".gitignore").write_text("node_modules/\n")
+    result = run_cli("init", "fresh")
+    assert result.exit_code == 1
+    assert "fresh/.gitignore already exists" in result.stderr
+    assert (fresh / ".gitignore").read_text() == "node_modules/\n"
+    assert sorted(p.name for p in fresh.iterdir()) == [".gitignore"]
+
+
+# -- show ------------------------------------------------------------------------------------
+
+
+def test_show_prints_a_saved_plan_as_plan_printed_it(run_cli, manifests):
+    manifests.write(survey_manifest("tracker"))
+    for output_format in ("text", "json", "markdown"):
+        planned = run_cli("plan", "manifests", "--format", output_format, "--out", "p.plan")
+        shown = run_cli("show", "p.plan", "--format", output_format)
+        assert shown.exit_code == 0, shown.stderr
+        assert shown.stdout == planned.stdout
+
+
+def test_show_needs_no_environment_or_connection(run_cli, manifests, project):
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("plan", "manifests", "--out", "p.plan").exit_code == 0
+    (project / "surveyctl.yaml").unlink()  # no environment at all
+    shown = run_cli("show", "p.plan")
+    assert "+ Survey/tracker will be created" in shown.stdout
+    assert "environment" not in shown.stderr
+
+
+def test_show_of_a_file_that_is_not_a_plan_is_one_sentence(run_cli, project):
+    (project / "p.plan").write_text("{}")
+    result = run_cli("show", "p.plan")
+    assert result.exit_code == 1
+    assert "p.plan: not a surveyctl plan file" in result.stderr
+
+
+# -- fmt -------------------------------------------------------------------------------------
+
+MESSY = """\
+# the tracker of the brand team
+spec:
+    survey_title: "Tracker"   # shown to respondents
+    survey_category_code: 231
+    survey_localization: en_US
+    completes_required: 200
+    expected_ir: 50
+    expected_loi: 10
+    field_time: 10
+    live_url: https://survey.example.com/s?tid=[%%transaction_id%%]
+    qualifications:
+    -   qualification_code: 211   # gender
+        condition_codes: ['111', "112"]
+name: tracker
+kind: Survey
+"""
+
+
+def _write(project: Path, text: str) -> Path:
+    folder = project / "manifests"
+    folder.mkdir(exist_ok=True)
+    path = folder / "tracker.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_fmt_lays_out_a_manifest_and_keeps_its_comments(run_cli, project):
+    path = _write(project, MESSY)
+    result = run_cli("fmt", "manifests")
+    assert result.exit_code == 0, result.stderr
+    text = path.read_text()
+    assert text.splitlines()[:3] == [
+        "# the tracker of the brand team",
+        "kind: Survey",
+        "name: tracker",
+    ]
+    assert re.search(r'^  survey_title: "Tracker" +# shown to respondents$', text, re.M)
+    assert re.search(r"^    - qualification_code: 211 +# gender$", text, re.M)
+    assert yaml.safe_load(text) == yaml.safe_load(MESSY)
+
+
+def test_fmt_is_idempotent(run_cli, project):
+    path = _write(project, MESSY)
+    run_cli("fmt", "manifests")
+    once = path.read_text()
+    again = run_cli("fmt", "manifests")
+    assert path.read_text() == once
+    assert "0 file(s) reformatted, 1 already formatted." in again.stderr
+
+
+def test_fmt_check_lists_what_would_change_and_changes_nothing(run_cli, project):
+    path = _write(project, MESSY)
+    result = run_cli("fmt", "--check", "manifests")
+    assert result.exit_code == 1
+    assert result.stdout == f"would reformat {Path('manifests') / 'tracker.yaml'}\n"
+    assert path.read_text() == MESSY
+    run_cli("fmt", "manifests")
+    assert run_cli("fmt", "--check", "manifests").exit_code == 0
+
+
+def test_fmt_keeps_the_file_mode(run_cli, project):
+    path = _write(project, MESSY)
+    path.chmod(0o664)
+    run_cli("fmt", "manifests")
+    assert path.stat().st_mode & 0o777 == 0o664
+
+
+def test_fmt_of_a_file_that_is_not_yaml_names_file_and_line(run_cli, project):
+    _write(project, "kind: Survey\nname: [unclosed\n")
+    result = run_cli("fmt", "manifests")
+    assert result.exit_code == 1
+    assert "tracker.yaml:3:1: not valid YAML" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_the_examples_are_in_the_canonical_layout(run_cli):
+    result = run_cli("fmt", "--check", str(REPOSITORY / "examples"))
+    assert result.exit_code == 0, result.stdout
+
+
+# -- --target --------------------------------------------------------------------------------
+
+
+def _group(name: str, ref: str, surveys: list[str]) -> dict:
+    return {
+        "kind": "ExclusionGroup",
+        "name": name,
+        "spec": {
+            "buyer_surveygroup_ref": ref,
+            "name": name,
+            "exclusion_period": 30,
+            "surveys": surveys,
+        },
+    }
+
+
+def _plan_addresses(run_cli, *args: str) -> set[str]:
+    result = run_cli("plan", "manifests", "--format", "json", *args)
+    assert result.exit_code == 0, result.stderr
+    return {r["address"] for r in json.loads(result.stdout)["resources"]}
+
+
+def test_target_plans_only_that_resource_and_says_the_plan_is_partial(run_cli, manifests):
+    for name in ("first", "second"):
+        manifests.write(survey_manifest(name))
+    assert _plan_addresses(run_cli, "--target", "Survey/first") == {"Survey/first"}
+    text = run_cli("plan", "manifests", "--target", "first").stdout
+    assert "warning: --target: this plan is partial: only first" in text
+
+
+def test_targeting_a_group_plans_its_surveys_too(run_cli, manifests, unique):
+    for name in ("first", "second", "third"):
+        manifests.write(survey_manifest(name))
+    manifests.write(_group("trackers", f"trackers-{unique}", ["first", "second"]))
+    assert _plan_addresses(run_cli, "--target", "ExclusionGroup/trackers") == {
+        "ExclusionGroup/trackers",
+        "Survey/first",
+        "Survey/second",
+    }
+
+
+def test_apply_with_a_target_leaves_the_other_resources_alone(run_cli, manifests):
+    for name in ("first", "second"):
+        manifests.write(survey_manifest(name))
+    applied = run_cli("apply", "manifests", "--auto-approve", "--target", "second")
+    assert applied.exit_code == 0, applied.stderr
+    assert "Survey/first" not in applied.stdout + applied.stderr
+    plan = json.loads(run_cli("plan", "manifests", "--format", "json").stdout)
+    actions = {r["address"]: r["action"] for r in plan["resources"]}
+    assert actions == {"Survey/first": "create", "Survey/second": "no-op"}
+
+
+def test_an_unknown_target_is_refused_with_a_suggestion(run_cli, manifests):
+    manifests.write(survey_manifest("tracker"))
+    result = run_cli("plan", "manifests", "--target", "Survey/trackr")
+    assert result.exit_code == 1
+    assert "--target Survey/trackr: no manifest or state entry has that address" in result.stderr
+    assert "did you mean Survey/tracker?" in result.stderr
+
+
+def test_a_target_cannot_cut_a_saved_plan(run_cli, manifests):
+    manifests.write(survey_manifest("tracker"))
+    run_cli("plan", "manifests", "--out", "p.plan")
+    result = run_cli("apply", "p.plan", "--target", "tracker")
+    assert result.exit_code == 2
+    assert "a saved plan is applied whole" in result.stderr
+
+
+# -- pre-commit hooks ------------------------------------------------------------------------
+
+
+def _hook(hook_id: str) -> list[str]:
+    hooks = yaml.safe_load((REPOSITORY / ".pre-commit-hooks.yaml").read_text())
+    (hook,) = [h for h in hooks if h["id"] == hook_id]
+    command = shlex.split(hook["entry"])
+    assert command[0] == "surveyctl"
+    return command[1:]
+
+
+def test_the_pre_commit_hooks_pass_good_manifests_and_fail_bad_ones(run_cli, project):
+    (project / "surveyctl.yaml").write_text("manifests: [manifests/]\n")
+    path = _write(project, MESSY.replace("    field_time: 10\n", ""))  # field_time required
+    assert run_cli(*_hook("surveyctl-validate")).exit_code == 1
+    assert run_cli(*_hook("surveyctl-fmt")).exit_code == 1
+    path.write_text(MESSY)
+    run_cli("fmt")
+    assert run_cli(*_hook("surveyctl-validate")).exit_code == 0
+    assert run_cli(*_hook("surveyctl-fmt")).exit_code == 0
