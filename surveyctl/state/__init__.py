@@ -20,15 +20,22 @@ never retried blindly, so an entry still there after a crash means "a survey may
 state does not know": it blocks a second create of that name until someone runs
 `surveyctl import` or `surveyctl state rm`.
 
-The lineage is made once, when the file is first written, and never changes; the serial grows
+The lineage is made once, when the state is first written, and never changes; the serial grows
 by one on every write. Together they let a saved plan notice that the state moved under it.
-Writes go to a temporary file in the same folder, are fsynced and then renamed over the old
-file, so a crash mid-write leaves the previous version whole. The API key is never part of the
-state: nothing here receives it.
+
+A write does not rewrite the file: it appends one line, the change it makes (serial, who,
+when, command, and each address before and after), to `<environment>.changes.jsonl` and
+fsyncs it. The command that holds the lock folds that log into the JSON file when it ends
+(temporary file in the same folder, fsynced, renamed over the old one) and moves the lines to
+`<environment>.history.jsonl`. Whoever reads the state reads the JSON file and replays the
+log, so a command killed at any point loses nothing it wrote, and between commands the file a
+user reads is the whole state. The API key is never part of the state: nothing here receives
+it.
 """
 
 from surveyctl.config import Config, Environment
 from surveyctl.state.backend import StateBackend
+from surveyctl.state.changes import HistoryEntry
 from surveyctl.state.file import FileStateStore
 from surveyctl.state.lock import LockError, LockHeld, LockInfo
 from surveyctl.state.records import (
@@ -52,6 +59,7 @@ def open_state(config: Config, environment: Environment) -> StateBackend:
 __all__ = [
     "FORMAT_VERSION",
     "GroupRecord",
+    "HistoryEntry",
     "JournalEntry",
     "Record",
     "State",

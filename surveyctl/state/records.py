@@ -205,7 +205,7 @@ class State:
         }
 
     @classmethod
-    def from_json(cls, data: dict, source: Path) -> State:
+    def from_json(cls, data: dict, source: object) -> State:
         """Builds a State from parsed JSON; StateError naming `source` when it is not one."""
         if not isinstance(data, dict):
             raise StateError(f"{source}: not a surveyctl state file (expected a JSON object)")
@@ -216,28 +216,11 @@ class State:
                 f"(it reads version {FORMAT_VERSION}); use the surveyctl that wrote it"
             )
         _check(data, _SCHEMA, source, "")
-        resources: dict[str, Record] = {}
-        for key, value in data["resources"].items():
-            kind, _ = split_address(key)
-            if kind == SURVEY:
-                _check(value, _SURVEY_SCHEMA, source, f"resources.{key}")
-                resources[key] = SurveyRecord(
-                    ps_survey_id=value["ps_survey_id"],
-                    quota_ids=dict(value.get("quota_ids") or {}),
-                    last_applied=value.get("last_applied"),
-                    prevent_destroy=bool(value.get("prevent_destroy", False)),
-                )
-            else:
-                _check(value, _GROUP_SCHEMA, source, f"resources.{key}")
-                resources[key] = GroupRecord(
-                    buyer_surveygroup_ref=value["buyer_surveygroup_ref"],
-                    ps_survey_ids=list(value.get("ps_survey_ids") or []),
-                    last_applied=value.get("last_applied"),
-                    prevent_destroy=bool(value.get("prevent_destroy", False)),
-                )
+        resources = {
+            key: record_from_json(key, value, source) for key, value in data["resources"].items()
+        }
         journal = {
-            key: JournalEntry(value["address"], value["started_at"], value["fingerprint"])
-            for key, value in (data.get("journal") or {}).items()
+            key: journal_from_json(value) for key, value in (data.get("journal") or {}).items()
         }
         return cls(
             lineage=data["lineage"],
@@ -247,13 +230,38 @@ class State:
         )
 
 
+def record_from_json(key: str, value: Any, source: object) -> Record:
+    """The record stored under address `key`; StateError naming `source` when it is not one."""
+    kind, _ = split_address(key)
+    if kind == SURVEY:
+        _check(value, _SURVEY_SCHEMA, source, f"resources.{key}")
+        return SurveyRecord(
+            ps_survey_id=value["ps_survey_id"],
+            quota_ids=dict(value.get("quota_ids") or {}),
+            last_applied=value.get("last_applied"),
+            prevent_destroy=bool(value.get("prevent_destroy", False)),
+        )
+    _check(value, _GROUP_SCHEMA, source, f"resources.{key}")
+    return GroupRecord(
+        buyer_surveygroup_ref=value["buyer_surveygroup_ref"],
+        ps_survey_ids=list(value.get("ps_survey_ids") or []),
+        last_applied=value.get("last_applied"),
+        prevent_destroy=bool(value.get("prevent_destroy", False)),
+    )
+
+
+def journal_from_json(value: dict) -> JournalEntry:
+    """A journal entry from its (already checked) JSON form."""
+    return JournalEntry(value["address"], value["started_at"], value["fingerprint"])
+
+
 _VALIDATORS = {
     id(schema): jsonschema.Draft202012Validator(schema)
     for schema in (_SCHEMA, _SURVEY_SCHEMA, _GROUP_SCHEMA)
 }
 
 
-def _check(value: Any, schema: dict, source: Path, where: str) -> None:
+def _check(value: Any, schema: dict, source: object, where: str) -> None:
     error = jsonschema.exceptions.best_match(_VALIDATORS[id(schema)].iter_errors(value))
     if error is not None:
         place = ".".join(str(p) for p in [where, *error.absolute_path] if p != "") or "top level"
