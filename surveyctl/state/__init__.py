@@ -33,7 +33,10 @@ user reads is the whole state. The API key is never part of the state: nothing h
 it.
 """
 
+import os
+
 from surveyctl.config import Config, Environment
+from surveyctl.errors import ConfigError
 from surveyctl.state.backend import StateBackend
 from surveyctl.state.changes import HistoryEntry
 from surveyctl.state.file import FileStateStore
@@ -52,7 +55,21 @@ from surveyctl.state.records import (
 
 
 def open_state(config: Config, environment: Environment) -> StateBackend:
-    """The state backend of `environment` (today: its file in `.surveyctl/state/`)."""
+    """The state backend of `environment`: its file in `.surveyctl/state/`, or its schema in
+    PostgreSQL when its `state:` setting says so."""
+    settings = environment.state
+    if settings.backend == "postgres":
+        # Imported here: psycopg is loaded only by those who keep their state in PostgreSQL.
+        from surveyctl.state.postgres import PostgresStateStore
+
+        variable = settings.dsn_env or ""
+        dsn = os.environ.get(variable, "")
+        if not dsn:
+            raise ConfigError(
+                f"environment {environment.name!r} keeps its state in PostgreSQL and needs the "
+                f"connection string in ${variable}, which is not set"
+            )
+        return PostgresStateStore(dsn, environment.name, settings.schema, dsn_variable=variable)
     return FileStateStore(state_file(config.state_dir, environment.name), environment.name)
 
 

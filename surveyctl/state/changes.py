@@ -27,6 +27,10 @@ from surveyctl.state.records import (
     record_from_json,
 )
 
+# The command of a change that stands for a whole state whose earlier history is unknown (a
+# state file written before history was kept): `fold` starts from it.
+BASELINE_COMMAND = "(state before history was kept)"
+
 # Names the person behind a change when the OS user says little (a CI runner's `runner`).
 ACTOR_VARIABLE = "SURVEYCTL_ACTOR"
 
@@ -236,3 +240,22 @@ def history_entries(change: Change) -> list[HistoryEntry]:
         )
         for edit in change.edits
     ]
+
+
+def fold(changes: list[Change], serial: int, lineage: str, source: object) -> State:
+    """The state right after `serial`, from its changes in serial order (those of `lineage`
+    up to `serial`), starting from the last baseline among them if there is one."""
+    changes = [c for c in changes if c.lineage == lineage and c.serial <= serial]
+    baselines = [i for i, c in enumerate(changes) if c.command == BASELINE_COMMAND]
+    if baselines:
+        changes = changes[baselines[-1] :]
+    if serial > 0 and (not changes or (changes[0].serial > 1 and not baselines)):
+        raise StateError(
+            f"the history of {source} does not reach back to serial {serial}: the state was "
+            "written by a surveyctl that kept no history"
+        )
+    state = State(lineage=lineage)
+    for change in changes:
+        apply_change(state, change)
+    state.serial = serial
+    return state

@@ -24,12 +24,11 @@ from surveyctl.state.changelog import (
     read_history,
 )
 from surveyctl.state.changes import (
+    BASELINE_COMMAND,
     Change,
     Edit,
-    HistoryEntry,
     apply_change,
     entry_of,
-    history_entries,
 )
 from surveyctl.state.lock import LockInfo, StateLock, force_unlock, read_lock
 from surveyctl.state.paths import os_error_message
@@ -40,9 +39,6 @@ from surveyctl.state.store import Note, StoreBase
 # lock, and also whenever it grows past the state file (and this floor), so that a long-lived
 # writer without a lock reads and writes in amortised O(1) per change too.
 COMPACT_FLOOR_BYTES = 1 << 20
-
-# Stands for the content of a state file that was written before history was kept.
-BASELINE_COMMAND = "(state before history was kept)"
 
 
 class FileStateStore(StoreBase):
@@ -273,43 +269,9 @@ class FileStateStore(StoreBase):
 
     # History.
 
-    def history(self, resource_address: str | None = None) -> list[HistoryEntry]:
-        """Every change recorded in the history file and the change log, oldest first."""
-        lineage = self.current().lineage
-        entries = []
-        for change in self._changes():
-            if change.lineage != lineage or change.command == BASELINE_COMMAND:
-                continue
-            for entry in history_entries(change):
-                if resource_address is None or entry.address == resource_address:
-                    entries.append(entry)
-        return entries
-
-    def state_at(self, serial: int) -> State:
-        current = self.current()
-        if serial == current.serial:
-            return current
-        if not 0 <= serial < current.serial:
-            raise StateError(f"{self.path} has no serial {serial}; it is at {current.serial}")
-        changes = [
-            c for c in self._changes() if c.lineage == current.lineage and c.serial <= serial
-        ]
-        baselines = [i for i, c in enumerate(changes) if c.command == BASELINE_COMMAND]
-        if baselines:
-            changes = changes[baselines[-1] :]
-        if serial > 0 and (not changes or changes[0].serial > 1 and not baselines):
-            raise StateError(
-                f"the history of {self.path} does not reach back to serial {serial}: it was "
-                "written by a surveyctl that kept no history"
-            )
-        state = State(lineage=current.lineage)
-        for change in changes:
-            apply_change(state, change)
-        return state
-
-    def _changes(self) -> list[Change]:
+    def _changes(self, address: str | None = None, upto: int | None = None) -> list[Change]:
         """The history file's changes and the log's, once each, in serial order (a baseline
-        before the change of the same serial)."""
+        before the change of the same serial); the callers filter."""
         with self._mutex:
             logged, _ = read_changes(self._log.path)
             history = read_history(self._history)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from surveyctl.resources import split_address
 from surveyctl.state.changes import (
+    BASELINE_COMMAND,
     Change,
     Edit,
     Entry,
@@ -23,6 +24,8 @@ from surveyctl.state.changes import (
     apply_change,
     diff,
     entry_of,
+    fold,
+    history_entries,
 )
 from surveyctl.state.records import (
     JournalEntry,
@@ -205,13 +208,35 @@ class StoreBase:
 
     # History.
 
-    def history(self, resource_address: str | None = None) -> list[HistoryEntry]:
-        """Every recorded change (of one address), oldest first."""
+    def _changes(self, address: str | None = None, upto: int | None = None) -> list[Change]:
+        """The recorded changes in serial order: at least those that touch `address` (all if
+        None), up to `upto` (all if None)."""
         raise NotImplementedError
+
+    def history(self, resource_address: str | None = None) -> list[HistoryEntry]:
+        """Every recorded change of this state's lineage (of one address), oldest first."""
+        lineage = self.current().lineage
+        entries = []
+        for change in self._changes(resource_address):
+            if change.lineage != lineage or change.command == BASELINE_COMMAND:
+                continue
+            entries.extend(
+                entry
+                for entry in history_entries(change)
+                if resource_address is None or entry.address == resource_address
+            )
+        return entries
 
     def state_at(self, serial: int) -> State:
         """The state as it was right after the write with `serial`."""
-        raise NotImplementedError
+        current = self.current()
+        if serial == current.serial:
+            return current
+        if not 0 <= serial < current.serial:
+            raise StateError(
+                f"the state {self.location} has no serial {serial}; it is at {current.serial}"
+            )
+        return fold(self._changes(upto=serial), serial, current.lineage, self.location)
 
     # Lifecycle.
 
