@@ -157,5 +157,6 @@ def postgres() -> Postgres:
     yield Postgres(str(info.socket_dir), int(info.port), password, reader_password, admin)
     # Immediate: a throwaway cluster need not wait for sessions that tests left open.
     pg_ctl(["-m", "immediate", "-w", "stop"], pgdata=server.pgdata, user=server.system_user)
+    info.process.wait(timeout=30)
     server.cleanup()
     shutil.rmtree(folder, ignore_errors=True)

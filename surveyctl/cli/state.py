@@ -1,8 +1,10 @@
-"""`surveyctl state list|show|rm|mv` and `surveyctl force-unlock ID`: look at and repair state.
+"""`surveyctl state list|show|history|rm|mv` and `surveyctl force-unlock ID`: look at, trace
+and repair state.
 
-None of these calls the marketplace. `rm` and `mv` change only the local state file, under
-the environment's lock; they are the way out after a manifest rename, a resource deleted by
-hand, or a create interrupted between its POST and the state write.
+None of these calls the marketplace. `rm` and `mv` change only the state, under the
+environment's lock; they are the way out after a manifest rename, a resource deleted by hand,
+or a create interrupted between its POST and the state write. `history` and `show --serial`
+answer "who changed this, when, and from what".
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import click
 
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.resources import address, check_name, split_address
-from surveyctl.state import State, StateBackend, StateError
+from surveyctl.state import HistoryEntry, State, StateBackend, StateError
 
 lock_timeout_option = click.option(
     "--lock-timeout",
@@ -31,15 +33,18 @@ def _store(ctx: CliContext) -> tuple[StateBackend, str]:
 
 def _resolve(state: State, name: str, path: object) -> str:
     """An address from `Survey/x`, `ExclusionGroup/x`, or a bare name that is unambiguous."""
-    known = state.addresses()
+    return _resolve_among(state.addresses(), name, path)
+
+
+def _resolve_among(known: list[str], name: str, path: object) -> str:
     if "/" in name:
         split_address(name)
         if name not in known:
-            raise StateError(f"{name} is not in the state file {path}")
+            raise StateError(f"{name} is not in the state {path}")
         return name
     matches = [candidate for candidate in known if candidate.split("/", 1)[1] == name]
     if not matches:
-        raise StateError(f"no resource named {name!r} in the state file {path}")
+        raise StateError(f"no resource named {name!r} in the state {path}")
     if len(matches) > 1:
         raise StateError(f"{name!r} is ambiguous in {path}; use one of {', '.join(matches)}")
     return matches[0]
@@ -80,13 +85,28 @@ def list_command(ctx: CliContext) -> None:
 
 
 @state.command("show")
-@click.argument("name")
+@click.argument("name", required=False)
+@click.option(
+    "--serial",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Show the state as it was right after the write with serial N (see `state history`).",
+)
 @pass_context
-def show_command(ctx: CliContext, name: str) -> None:
-    """Print one resource of the state as JSON (NAME: Survey/x, ExclusionGroup/y or x)."""
+def show_command(ctx: CliContext, name: str | None, serial: int | None) -> None:
+    """Print one resource of the state as JSON, or the whole state without NAME.
+
+    NAME is Survey/x, ExclusionGroup/y or x (when only one kind has that name).
+    """
     store, _ = _store(ctx)
     current = store.load()
-    resource_address = _resolve(current, name, store.location)
+    if serial is not None:
+        current = store.state_at(serial)
+    if name is None:
+        click.echo(json.dumps(current.to_json(), indent=2, ensure_ascii=False))
+        return
+    where = store.location if serial is None else f"{store.location} at serial {serial}"
+    resource_address = _resolve(current, name, where)
     shown: dict = {"address": resource_address}
     record = current.resources.get(resource_address)
     if record is not None:
@@ -95,6 +115,55 @@ def show_command(ctx: CliContext, name: str) -> None:
     if pending is not None:
         shown["unresolved_create"] = pending.to_json()
     click.echo(json.dumps(shown, indent=2, ensure_ascii=False))
+
+
+@state.command("history")
+@click.argument("name", required=False)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="json adds each change's before and after.",
+)
+@click.option("--limit", type=click.IntRange(min=1), metavar="N", help="Only the last N changes.")
+@pass_context
+def history_command(
+    ctx: CliContext, name: str | None, output_format: str, limit: int | None
+) -> None:
+    """List the changes of the state, or of one resource: serial, time, who, command, what.
+
+    NAME may be a resource that is no longer in the state (to see who removed it).
+    """
+    store, _ = _store(ctx)
+    current = store.load()
+    resource_address = None
+    if name is not None:
+        known = sorted(set(current.addresses()) | {e.address for e in store.history()})
+        resource_address = _resolve_among(known, name, store.location)
+    entries = store.history(resource_address)
+    if limit is not None:
+        entries = entries[-limit:]
+    if output_format == "json":
+        click.echo(json.dumps([e.to_json() for e in entries], indent=2, ensure_ascii=False))
+        return
+    if not entries:
+        what = resource_address or "the state"
+        click.echo(f"No changes of {what} recorded in {store.location}.", err=True)
+        return
+    for line in _history_table(entries):
+        click.echo(line)
+
+
+def _history_table(entries: list[HistoryEntry]) -> list[str]:
+    rows = [("SERIAL", "WHEN", "WHO", "COMMAND", "ADDRESS", "CHANGE")]
+    rows += [(str(e.serial), e.at, e.who, e.command, e.address, e.summary) for e in entries]
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    return [
+        "  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[5]])
+        for row in rows
+    ]
 
 
 @state.command("rm")

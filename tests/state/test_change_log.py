@@ -156,3 +156,20 @@ def test_a_long_log_is_compacted_on_the_way(store, monkeypatch):
         )
     assert json.loads(store.path.read_text())["serial"] > 0
     assert len(FileStateStore(store.path).load().resources) == 40
+
+
+def test_a_state_from_before_history_was_kept_starts_its_history_with_a_baseline(store):
+    store.record("Survey/a", survey(1))
+    store.record("Survey/b", survey(2))
+    store.flush()
+    history_file(store.path).unlink()  # as an older surveyctl left it: serial 2, no history
+    later = FileStateStore(store.path)
+    later.forget("Survey/a")
+    later.flush()
+    assert sorted(later.state_at(2).resources) == ["Survey/a", "Survey/b"]
+    assert sorted(later.state_at(3).resources) == ["Survey/b"]
+    with pytest.raises(StateError, match="does not reach back to serial 1"):
+        later.state_at(1)
+    assert [(e.serial, e.address, e.summary) for e in later.history()] == [
+        (3, "Survey/a", "removed")
+    ]
