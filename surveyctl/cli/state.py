@@ -1,5 +1,5 @@
-"""`surveyctl state list|show|history|rm|mv` and `surveyctl force-unlock ID`: look at, trace
-and repair state.
+"""`surveyctl state list|show|history|rm|mv|migrate` and `surveyctl force-unlock ID`: look at,
+trace, repair and move state.
 
 None of these calls the marketplace. `rm` and `mv` change only the state, under the
 environment's lock; they are the way out after a manifest rename, a resource deleted by hand,
@@ -14,8 +14,11 @@ import json
 import click
 
 from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.config import StateSettings
+from surveyctl.errors import SurveyctlError
 from surveyctl.resources import address, check_name, split_address
-from surveyctl.state import HistoryEntry, State, StateBackend, StateError
+from surveyctl.state import HistoryEntry, State, StateBackend, StateError, open_state
+from surveyctl.state.migrate import migrate
 
 lock_timeout_option = click.option(
     "--lock-timeout",
@@ -194,6 +197,63 @@ def mv_command(ctx: CliContext, old: str, new: str, lock_timeout: float) -> None
         target = _target(source, new)
         store.move(source, target)
     click.echo(f"Moved {source} to {target} in the state of {environment}.")
+
+
+@state.command("migrate")
+@click.option(
+    "--from",
+    "source",
+    type=click.Choice(["file", "postgres"]),
+    required=True,
+    help="The backend that holds the state now.",
+)
+@click.option(
+    "--dsn-env",
+    default="SURVEYCTL_STATE_DSN",
+    show_default=True,
+    metavar="VAR",
+    help="With --from postgres: the variable holding the connection string.",
+)
+@click.option(
+    "--schema",
+    default="surveyctl",
+    show_default=True,
+    help="With --from postgres: the schema holding the state.",
+)
+@lock_timeout_option
+@pass_context
+def migrate_command(
+    ctx: CliContext, source: str, dsn_env: str, schema: str, lock_timeout: float
+) -> None:
+    """Copy the environment's state from another backend into the one surveyctl.yaml names.
+
+    Change `state:` in surveyctl.yaml first, then copy: lineage, serial and history come
+    along, so nothing is re-imported and saved plans stay valid. The source is left as it is.
+    """
+    environment = ctx.environment()
+    if source == environment.state.backend:
+        raise SurveyctlError(
+            f"environment {environment.name!r} already keeps its state in {source}: set the "
+            f"backend to copy into with `state:` in surveyctl.yaml, and name the other with --from"
+        )
+    settings = StateSettings(source, dsn_env, schema) if source == "postgres" else StateSettings()
+    origin = open_state(ctx.config(), environment, settings)
+    target = ctx.state_store()
+    try:
+        done = migrate(origin, target, lock_timeout)
+    finally:
+        origin.close()
+    counts = (
+        f"serial {done.state.serial}, {len(done.state.resources)} resource(s), "
+        f"{len(done.state.journal)} unresolved create(s), {done.history} change(s) of history"
+    )
+    if not done.copied:
+        click.echo(f"{target.location} already holds this state ({counts}); nothing to copy.")
+        return
+    click.echo(
+        f"Copied the state of {environment.name} ({counts}) from {origin.location} to "
+        f"{target.location}. The copy in {origin.location} is left as it was."
+    )
 
 
 @click.command("force-unlock")

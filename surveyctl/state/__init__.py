@@ -35,7 +35,7 @@ it.
 
 import os
 
-from surveyctl.config import Config, Environment
+from surveyctl.config import Config, Environment, StateSettings
 from surveyctl.errors import ConfigError
 from surveyctl.state.backend import StateBackend
 from surveyctl.state.changes import HistoryEntry
@@ -54,10 +54,12 @@ from surveyctl.state.records import (
 )
 
 
-def open_state(config: Config, environment: Environment) -> StateBackend:
+def open_state(
+    config: Config, environment: Environment, settings: StateSettings | None = None
+) -> StateBackend:
     """The state backend of `environment`: its file in `.surveyctl/state/`, or its schema in
-    PostgreSQL when its `state:` setting says so."""
-    settings = environment.state
+    PostgreSQL when its `state:` setting says so (or `settings`, to reach the other one)."""
+    settings = settings or environment.state
     if settings.backend == "postgres":
         # Imported here: psycopg is loaded only by those who keep their state in PostgreSQL.
         from surveyctl.state.postgres import PostgresStateStore

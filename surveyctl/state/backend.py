@@ -16,7 +16,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Protocol
 
-from surveyctl.state.changes import HistoryEntry
+from surveyctl.state.changes import Change, HistoryEntry
 from surveyctl.state.lock import LockInfo
 from surveyctl.state.records import JournalEntry, Record, State
 
@@ -70,6 +70,15 @@ class StateBackend(Protocol):
 
     def state_at(self, serial: int) -> State:
         """The state as it was right after the write with that serial."""
+        ...
+
+    def changes(self, address: str | None = None, upto: int | None = None) -> list[Change]:
+        """The recorded writes in serial order (at least those touching `address`, up to
+        serial `upto`), for history and migration."""
+        ...
+
+    def restore(self, state: State, changes: list[Change]) -> None:
+        """Replaces the stored state and its history (a migration; under the lock)."""
         ...
 
     def locked(self, operation: str, timeout: float = 0.0) -> AbstractContextManager[LockInfo]:

@@ -269,7 +269,7 @@ class FileStateStore(StoreBase):
 
     # History.
 
-    def _changes(self, address: str | None = None, upto: int | None = None) -> list[Change]:
+    def changes(self, address: str | None = None, upto: int | None = None) -> list[Change]:
         """The history file's changes and the log's, once each, in serial order (a baseline
         before the change of the same serial); the callers filter."""
         with self._mutex:
@@ -277,6 +277,28 @@ class FileStateStore(StoreBase):
             history = read_history(self._history)
         unique = {(c.lineage, c.serial, c.command): c for c in history + logged}
         return sorted(unique.values(), key=lambda c: (c.serial, c.command != BASELINE_COMMAND))
+
+    def restore(self, state: State, changes: list[Change]) -> None:
+        """Replaces the state by `state` and the history by `changes` (a migration); the
+        state as this store last read it must still be the one on disk."""
+        with self._mutex:
+            self._loaded()
+            if self._log.moved_on() or _file_id(self.path) != self._snapshot_id:
+                raise StateError(f"{self.path}: the state changed while it was being replaced")
+            history = b"".join(encode(change) for change in changes)
+            temporary = self._history.with_name(f".{self._history.name}.migrating")
+            try:
+                temporary.write_bytes(history)
+                os.replace(temporary, self._history)
+            except OSError as exc:
+                temporary.unlink(missing_ok=True)
+                raise StateError(
+                    os_error_message(exc, self._history, "write the state history")
+                ) from exc
+            self._write_snapshot(state)
+            self._log.remove()
+            _fsync_directory(self.path.parent)
+            self._state = state.copy()
 
     def close(self) -> None:
         with self._mutex:

@@ -277,9 +277,51 @@ class PostgresStateStore(StoreBase):
             "lost; run the command again"
         )
 
+    def restore(self, state: State, changes: list[Change]) -> None:
+        """Replaces the state by `state` and the history by `changes` (a migration), in one
+        transaction that is refused if the stored state moved since it was read."""
+        with self._mutex:
+            read = self._loaded()
+            connection = self._connected()
+            try:
+                with connection.transaction():
+                    if not self._take_over(connection, read, state):
+                        raise _Refused()
+                    for table in ("resources", "journal", "history"):
+                        connection.execute(
+                            self._sql(f"DELETE FROM {{s}}.{table} WHERE environment = %s"),
+                            (self.environment,),
+                        )
+                    for address in state.addresses():
+                        edit = Edit(
+                            address,
+                            None,
+                            Entry(state.resources.get(address), state.journal.get(address)),
+                        )
+                        self._store_edit(connection, edit, state.serial)
+                    for change in changes:
+                        self._add_history(connection, change)
+            except _Refused:
+                raise self._refusal(connection, read) from None
+            except psycopg.Error as exc:
+                raise self.dsn.error(exc, "write the state", self.schema) from None
+            self._state = state.copy()
+
+    def _take_over(self, connection: psycopg.Connection, read: State, state: State) -> bool:
+        if read.serial == 0:
+            return self._advance(connection, _head(state), read)
+        moved = connection.execute(
+            self._sql(
+                "UPDATE {s}.states SET lineage = %s, serial = %s, updated_at = now() "
+                "WHERE environment = %s AND lineage = %s AND serial = %s RETURNING serial"
+            ),
+            (state.lineage, state.serial, self.environment, read.lineage, read.serial),
+        ).fetchone()
+        return moved is not None
+
     # History.
 
-    def _changes(self, address: str | None = None, upto: int | None = None) -> list[Change]:
+    def changes(self, address: str | None = None, upto: int | None = None) -> list[Change]:
         query = (
             "SELECT lineage, serial, at, who, command, address, before, after FROM {s}.history "
             "WHERE environment = %s"
@@ -309,6 +351,11 @@ class PostgresStateStore(StoreBase):
 
 class _Refused(Exception):
     """The serial (or the lock) moved: the transaction is rolled back."""
+
+
+def _head(state: State) -> Change:
+    """A change that only carries the lineage and serial of `state` (to create its row)."""
+    return Change(state.lineage, state.serial, "", "", "", ())
 
 
 def _json(value: object) -> str:

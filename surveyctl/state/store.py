@@ -208,16 +208,20 @@ class StoreBase:
 
     # History.
 
-    def _changes(self, address: str | None = None, upto: int | None = None) -> list[Change]:
+    def changes(self, address: str | None = None, upto: int | None = None) -> list[Change]:
         """The recorded changes in serial order: at least those that touch `address` (all if
         None), up to `upto` (all if None)."""
+        raise NotImplementedError
+
+    def restore(self, state: State, changes: list[Change]) -> None:
+        """Replaces the stored state by `state` and its history by `changes` (a migration)."""
         raise NotImplementedError
 
     def history(self, resource_address: str | None = None) -> list[HistoryEntry]:
         """Every recorded change of this state's lineage (of one address), oldest first."""
         lineage = self.current().lineage
         entries = []
-        for change in self._changes(resource_address):
+        for change in self.changes(resource_address):
             if change.lineage != lineage or change.command == BASELINE_COMMAND:
                 continue
             entries.extend(
@@ -236,7 +240,7 @@ class StoreBase:
             raise StateError(
                 f"the state {self.location} has no serial {serial}; it is at {current.serial}"
             )
-        return fold(self._changes(upto=serial), serial, current.lineage, self.location)
+        return fold(self.changes(upto=serial), serial, current.lineage, self.location)
 
     # Lifecycle.
 
