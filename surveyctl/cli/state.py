@@ -73,7 +73,7 @@ def state() -> None:
 def list_command(ctx: CliContext) -> None:
     """List the resources in state with their service ids."""
     store, _ = _store(ctx)
-    current = store.load()
+    current = store.load(verify=False)
     if not current.addresses():
         click.echo(f"No resources in {store.location}.", err=True)
     for resource_address in current.addresses():
@@ -102,7 +102,7 @@ def show_command(ctx: CliContext, name: str | None, serial: int | None) -> None:
     NAME is Survey/x, ExclusionGroup/y or x (when only one kind has that name).
     """
     store, _ = _store(ctx)
-    current = store.load()
+    current = store.load(verify=False)
     if serial is not None:
         current = store.state_at(serial)
     if name is None:
@@ -140,7 +140,7 @@ def history_command(
     NAME may be a resource that is no longer in the state (to see who removed it).
     """
     store, _ = _store(ctx)
-    current = store.load()
+    current = store.load(verify=False)
     resource_address = None
     if name is not None:
         known = sorted(set(current.addresses()) | {e.address for e in store.history()})
@@ -177,7 +177,7 @@ def rm_command(ctx: CliContext, name: str, lock_timeout: float) -> None:
     """Forget a resource, or an unresolved create, without touching the marketplace."""
     store, environment = _store(ctx)
     with store.locked("state rm", lock_timeout):
-        resource_address = _resolve(store.load(), name, store.location)
+        resource_address = _resolve(store.load(verify=False), name, store.location)
         store.forget(resource_address)
     click.echo(
         f"Removed {resource_address} from the state of {environment}; the marketplace is unchanged."
@@ -193,7 +193,7 @@ def mv_command(ctx: CliContext, old: str, new: str, lock_timeout: float) -> None
     """Rename a resource in state after renaming it in the manifests."""
     store, environment = _store(ctx)
     with store.locked("state mv", lock_timeout):
-        source = _resolve(store.load(), old, store.location)
+        source = _resolve(store.load(verify=False), old, store.location)
         target = _target(source, new)
         store.move(source, target)
     click.echo(f"Moved {source} to {target} in the state of {environment}.")

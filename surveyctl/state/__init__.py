@@ -68,8 +68,8 @@ def open_state(
         dsn = os.environ.get(variable, "")
         if not dsn:
             raise ConfigError(
-                f"environment {environment.name!r} keeps its state in PostgreSQL and needs the "
-                f"connection string in ${variable}, which is not set"
+                f"the PostgreSQL state of environment {environment.name!r} needs its connection "
+                f"string in ${variable}, which is not set"
             )
         return PostgresStateStore(dsn, environment.name, settings.schema, dsn_variable=variable)
     return FileStateStore(state_file(config.state_dir, environment.name), environment.name)

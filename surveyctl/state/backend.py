@@ -30,8 +30,10 @@ class StateBackend(Protocol):
         password)."""
         ...
 
-    def load(self) -> State:
-        """The stored state, read afresh (an empty state with a new lineage if none yet)."""
+    def load(self, verify: bool = True) -> State:
+        """The stored state, read afresh (an empty state with a new lineage if none yet);
+        StateError for a state that cannot be used as it stands, unless `verify` is False
+        (the state commands that repair it), which only notes the problem."""
         ...
 
     def current(self) -> State:

@@ -18,6 +18,7 @@ import socket
 from dataclasses import dataclass
 from typing import Any
 
+from surveyctl.errors import SurveyctlError
 from surveyctl.state.records import (
     JournalEntry,
     Record,
@@ -69,7 +70,9 @@ class Entry:
             isinstance(pending, dict) and {"address", "started_at", "fingerprint"} <= set(pending)
         ):
             raise StateError(f"{source}: the unresolved create of {address} is not readable")
-        return cls(record, journal_from_json(pending) if pending is not None else None)
+        return cls(
+            record, journal_from_json(pending, address, source) if pending is not None else None
+        )
 
 
 def entry_of(state: State, address: str) -> Entry | None:
@@ -149,6 +152,10 @@ class Change:
                 str(data["command"]),
                 edits,
             )
+        except StateError:
+            raise
+        except SurveyctlError as exc:
+            raise StateError(f"{source}: {exc.message}") from exc
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise StateError(
                 f"{source}: not a surveyctl state change ({exc!r} missing or wrong)"

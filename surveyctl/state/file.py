@@ -31,9 +31,10 @@ from surveyctl.state.changes import (
     entry_of,
 )
 from surveyctl.state.lock import LockInfo, StateLock, force_unlock, read_lock
+from surveyctl.state.notes import Note
 from surveyctl.state.paths import os_error_message
 from surveyctl.state.records import Record, State, StateError
-from surveyctl.state.store import Note, StoreBase
+from surveyctl.state.store import StoreBase
 
 # The change log is folded into the state file at the end of every command that holds the
 # lock, and also whenever it grows past the state file (and this floor), so that a long-lived
@@ -71,9 +72,12 @@ class FileStateStore(StoreBase):
     def locked(self, operation: str, timeout: float = 0.0) -> Iterator[LockInfo]:
         """Holds `<environment>.lock.json` beside the state file for the block; on the way out
         the writes of the block are compacted into the JSON file."""
-        with StateLock(self.path, operation, timeout=timeout, environment=self.environment) as lock:
+        with StateLock(
+            self.path, operation, timeout=timeout, environment=self.environment, on_note=self._note
+        ) as lock:
             assert lock.info is not None
             with self._mutex:
+                self._remove_leftovers()
                 self._state = None  # read afresh now that nobody else writes
                 self._operation = operation
             try:
@@ -86,6 +90,15 @@ class FileStateStore(StoreBase):
             finally:
                 self._operation = None
                 self._log.close()
+
+    def _remove_leftovers(self) -> None:
+        """Removes the temporary files of state writes that were interrupted (a command killed
+        while it rewrote the JSON file or restored the history); called under the lock, when
+        no other command can be writing them."""
+        patterns = (f".{self.path.name}.*.tmp", f".{self._history.name}.migrating")
+        for pattern in patterns:
+            for leftover in self.path.parent.glob(pattern):
+                leftover.unlink(missing_ok=True)
 
     def lock_holder(self) -> LockInfo | None:
         return read_lock(self.path)

@@ -10,7 +10,7 @@ from pathlib import Path
 def os_error_message(exc: OSError, path: Path, action: str) -> str:
     """Why `action` on `path` failed, in words a user can act on."""
     path = Path(path)
-    blocker = _file_in_the_way(path)
+    blocker = file_in_the_way(path)
     if blocker is not None:
         return f"cannot {action}: {blocker} is a file where a folder is expected"
     if isinstance(exc, IsADirectoryError) or exc.errno == errno.EISDIR:
@@ -25,7 +25,7 @@ def os_error_message(exc: OSError, path: Path, action: str) -> str:
     return f"cannot {action} at {path}: {exc.strerror or exc}"
 
 
-def _file_in_the_way(path: Path) -> Path | None:
+def file_in_the_way(path: Path) -> Path | None:
     """The first folder on the way to `path` that exists as something else than a folder."""
     for parent in reversed(path.parents):
         if parent.exists() and not parent.is_dir():

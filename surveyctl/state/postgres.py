@@ -23,10 +23,11 @@ from psycopg import sql
 from surveyctl.state.changes import Change, Edit, Entry
 from surveyctl.state.database import DatabaseError, Dsn
 from surveyctl.state.lock import LockInfo
+from surveyctl.state.notes import Note
 from surveyctl.state.pglock import AdvisoryLock
 from surveyctl.state.pgschema import SCHEMA_VERSION, SchemaTooNew, ensure_schema
 from surveyctl.state.records import FORMAT_VERSION, State, StateError
-from surveyctl.state.store import Note, StoreBase
+from surveyctl.state.store import StoreBase
 
 DEFAULT_SCHEMA = "surveyctl"
 

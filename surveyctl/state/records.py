@@ -16,7 +16,7 @@ from typing import Any
 import jsonschema
 
 from surveyctl.errors import SurveyctlError
-from surveyctl.resources import EXCLUSION_GROUP, SURVEY, address, split_address
+from surveyctl.resources import EXCLUSION_GROUP, KINDS, SURVEY, address, split_address
 
 FORMAT_VERSION = 1
 
@@ -195,6 +195,29 @@ class State:
         """Every address the state knows, managed or with a create in flight, sorted."""
         return sorted(set(self.resources) | set(self.journal))
 
+    def problems(self) -> list[str]:
+        """What makes this state unsafe to plan or apply with, one sentence each: one
+        survey or group recorded under two names."""
+        problems = []
+        for kind, what, key in (
+            (SurveyRecord, "ps_survey_id", lambda r: r.ps_survey_id),
+            (GroupRecord, "buyer_surveygroup_ref", lambda r: r.buyer_surveygroup_ref),
+        ):
+            seen: dict[object, str] = {}
+            for address_, record in sorted(self.resources.items()):
+                if not isinstance(record, kind):
+                    continue
+                value = key(record)
+                if value in seen:
+                    problems.append(
+                        f"{seen[value]} and {address_} both record {what} {value}, so one "
+                        f"resource would be managed under two names; forget the wrong one with "
+                        f"`surveyctl state rm {address_}` (the marketplace is not touched)"
+                    )
+                else:
+                    seen[value] = address_
+        return problems
+
     def to_json(self) -> dict:
         return {
             "format_version": self.format_version,
@@ -220,7 +243,8 @@ class State:
             key: record_from_json(key, value, source) for key, value in data["resources"].items()
         }
         journal = {
-            key: journal_from_json(value) for key, value in (data.get("journal") or {}).items()
+            key: journal_from_json(value, key, source)
+            for key, value in (data.get("journal") or {}).items()
         }
         return cls(
             lineage=data["lineage"],
@@ -250,8 +274,17 @@ def record_from_json(key: str, value: Any, source: object) -> Record:
     )
 
 
-def journal_from_json(value: dict) -> JournalEntry:
-    """A journal entry from its (already checked) JSON form."""
+def journal_from_json(value: dict, key: str, source: object) -> JournalEntry:
+    """The journal entry stored under `key`, from its (shape-checked) JSON form; StateError
+    naming `source` when it is not about a resource surveyctl manages."""
+    kind = key.partition("/")[0]
+    if kind not in KINDS or not key.partition("/")[2] or value["address"] != key:
+        raise StateError(
+            f"{source}: the journal holds a create under {key!r}"
+            + (f" for {value['address']!r}" if value["address"] != key else "")
+            + f", which is not a resource surveyctl manages ({' or '.join(KINDS)}/<name>); it "
+            "was not written by surveyctl: remove that entry from the state by hand"
+        )
     return JournalEntry(value["address"], value["started_at"], value["fingerprint"])
 
 

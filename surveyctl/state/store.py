@@ -9,7 +9,6 @@ the cost of a write does not grow with the number of resources in the state.
 from __future__ import annotations
 
 import copy
-import sys
 import threading
 from collections.abc import Callable
 
@@ -27,6 +26,7 @@ from surveyctl.state.changes import (
     fold,
     history_entries,
 )
+from surveyctl.state.notes import Note, note_to_stderr
 from surveyctl.state.records import (
     JournalEntry,
     Record,
@@ -36,17 +36,10 @@ from surveyctl.state.records import (
     utc_now,
 )
 
-Note = Callable[[str], None]
-
 # An operation's edits, computed from the state as it stands when the write is made.
 Edits = Callable[[State], list[Edit]]
 
 _KEEP = object()
-
-
-def note_to_stderr(message: str) -> None:
-    """Where a backend's notes go unless told otherwise (the core has no terminal of its own)."""
-    print(f"surveyctl: {message}", file=sys.stderr, flush=True)
 
 
 class StoreBase:
@@ -89,11 +82,21 @@ class StoreBase:
 
     # Reading.
 
-    def load(self) -> State:
-        """The stored state, read afresh (an empty state with a new lineage if none yet)."""
+    def load(self, verify: bool = True) -> State:
+        """The stored state, read afresh (an empty state with a new lineage if none yet).
+
+        A state that cannot be used as it stands (one survey under two names) is refused with
+        StateError; with `verify` False, as the state commands that repair it load it, the
+        problem is only noted."""
         with self._mutex:
             self._state = self._read()
-            return self._state.copy()
+            state = self._state.copy()
+        problems = state.problems()
+        if problems and verify:
+            raise StateError(f"{self.location}: {problems[0]}")
+        for problem in problems:
+            self._note(f"{self.location}: {problem}")
+        return state
 
     def current(self) -> State:
         """A copy of the state as last loaded or written (loads it on first use)."""

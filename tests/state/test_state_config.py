@@ -49,7 +49,7 @@ def test_an_unset_dsn_variable_is_one_clear_error(tmp_path, monkeypatch):
     config = config_with(tmp_path, ", state: {backend: postgres, dsn_env: TEAM_DSN}")
     monkeypatch.delenv("TEAM_DSN", raising=False)
     with pytest.raises(
-        ConfigError, match=r"'production' keeps its state in PostgreSQL .*\$TEAM_DSN"
+        ConfigError, match=r"PostgreSQL state of environment 'production' needs .*\$TEAM_DSN"
     ):
         open_state(config, config.environment("production"))
 
