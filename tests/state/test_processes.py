@@ -22,7 +22,8 @@ from ..reconcile.conftest import Manifests, survey_manifest
 
 LATENCY_MS = 40
 SURVEYS = 12
-KILL_TRIALS = 3  # per backend; benchmarks/apply_scale.py --kill-trials runs more
+# Per backend; `SURVEYCTL_KILL_TRIALS=30` (or benchmarks/apply_scale.py --kill-trials 30) runs more.
+KILL_TRIALS = int(os.environ.get("SURVEYCTL_KILL_TRIALS", "3"))
 RACE_TRIALS = 20
 RACE_LATENCY_MS = 100
 
