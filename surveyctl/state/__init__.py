@@ -1,5 +1,9 @@
 """State: what surveyctl knows about the resources it manages in one environment.
 
+Two backends keep it, chosen per environment (`state:` in surveyctl.yaml, see `open_state`):
+the file (the default, below) and PostgreSQL (`surveyctl.state.postgres`: one row per
+resource, serial-checked transactions, an advisory lock, a history table).
+
 `.surveyctl/state/<environment>.json` holds, per resource address (`Survey/<name>`,
 `ExclusionGroup/<name>`), the service's ids and the body last applied - the third side of the
 three-way merge - plus a journal of creates in flight:
