@@ -253,3 +253,19 @@ def test_a_url_dsn_works_too(postgres, schema):
     store.record("Survey/a", survey(1))
     assert postgres.password not in store.location
     assert store.load().survey("a") == survey(1)
+
+
+def test_a_read_only_role_can_read_the_state_but_not_lock_it(postgres, store, schema):
+    store.record("Survey/a", survey(1))
+    with psycopg.connect(postgres.dsn(), autocommit=True) as owner:
+        owner.execute(f"GRANT USAGE ON SCHEMA {schema} TO reader")
+        owner.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO reader")
+    reader = PostgresStateStore(
+        postgres.dsn(user="reader", password=postgres.reader_password), "staging", schema
+    )
+    assert reader.load().survey("a") == survey(1)  # enough for `surveyctl plan`
+    with pytest.raises(DatabaseError, match="user reader lacks the rights to take the state lock"):
+        with reader.locked("apply"):
+            pass
+    with store.locked("apply"):  # the refused attempt left no lock behind
+        pass
