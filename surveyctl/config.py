@@ -5,17 +5,19 @@ manifests: [surveys/, groups/]      # read when no paths are given
 environments:
   staging:    {host: https://staging.example.com, api_key_env: SURVEYCTL_STAGING_KEY}
   production: {host: https://api.example.com, api_key_env: SURVEYCTL_PRODUCTION_KEY,
-               protected: true}
+               protected: true,
+               state: {backend: postgres, dsn_env: SURVEYCTL_STATE_DSN, schema: surveyctl}}
 default_environment: staging
 ```
 `sandbox` is built in: the embedded local marketplace, data in `.surveyctl/sandbox.db`. It is
 the environment when nothing is configured. The key of an environment is read from the
-variable it names, never from a file.
+variable it names, never from a file; so is the connection string of a PostgreSQL state.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,6 +33,20 @@ WORK_DIR = ".surveyctl"
 SANDBOX_KEY = "sandbox-buyer-1"
 
 
+STATE_BACKENDS = ("file", "postgres")
+_SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+
+
+@dataclass(frozen=True)
+class StateSettings:
+    """Where an environment keeps its state: `file` (the default) or `postgres`, whose
+    connection string is in the variable `dsn_env`, in `schema`."""
+
+    backend: str = "file"
+    dsn_env: str | None = None
+    schema: str = "surveyctl"
+
+
 @dataclass(frozen=True)
 class Environment:
     """A marketplace to talk to: a host and the variable holding its key, or the sandbox."""
@@ -39,6 +55,7 @@ class Environment:
     host: str | None = None  # None: the embedded sandbox
     api_key_env: str | None = None
     protected: bool = False
+    state: StateSettings = field(default_factory=StateSettings)
 
     @property
     def embedded(self) -> bool:
@@ -146,7 +163,7 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
 def _environment(path: Path, name: str, spec: object) -> Environment:
     if not isinstance(spec, dict):
         raise ConfigError(f"{path}: environments.{name} must be a mapping")
-    unknown = set(spec) - {"host", "api_key_env", "protected"}
+    unknown = set(spec) - {"host", "api_key_env", "protected", "state"}
     if unknown:
         raise ConfigError(f"{path}: environments.{name}: unknown setting {sorted(unknown)[0]!r}")
     host, key_env = spec.get("host"), spec.get("api_key_env")
@@ -157,5 +174,38 @@ def _environment(path: Path, name: str, spec: object) -> Environment:
             f"{path}: environments.{name}.api_key_env must name the variable that holds the key"
         )
     return Environment(
-        name=name, host=host.rstrip("/"), api_key_env=key_env, protected=bool(spec.get("protected"))
+        name=name,
+        host=host.rstrip("/"),
+        api_key_env=key_env,
+        protected=bool(spec.get("protected")),
+        state=_state_settings(path, name, spec.get("state")),
     )
+
+
+def _state_settings(path: Path, name: str, spec: object) -> StateSettings:
+    """`state: {backend, dsn_env, schema}` of an environment (absent: the file backend)."""
+    where = f"{path}: environments.{name}.state"
+    if spec is None:
+        return StateSettings()
+    if not isinstance(spec, dict):
+        raise ConfigError(f"{where} must be a mapping such as {{backend: postgres, dsn_env: VAR}}")
+    unknown = set(spec) - {"backend", "dsn_env", "schema"}
+    if unknown:
+        raise ConfigError(f"{where}: unknown setting {sorted(unknown)[0]!r}")
+    backend = spec.get("backend", "file")
+    if backend not in STATE_BACKENDS:
+        raise ConfigError(f"{where}.backend must be one of {', '.join(STATE_BACKENDS)}")
+    if backend == "file":
+        if set(spec) - {"backend"}:
+            raise ConfigError(f"{where}: dsn_env and schema apply to backend postgres only")
+        return StateSettings()
+    dsn_env, schema = spec.get("dsn_env"), spec.get("schema", "surveyctl")
+    if not isinstance(dsn_env, str) or not dsn_env:
+        raise ConfigError(
+            f"{where}.dsn_env must name the variable that holds the PostgreSQL connection string"
+        )
+    if not isinstance(schema, str) or not _SCHEMA_NAME.match(schema):
+        raise ConfigError(
+            f"{where}.schema must be a lowercase PostgreSQL name (letters, digits, underscores)"
+        )
+    return StateSettings(backend="postgres", dsn_env=dsn_env, schema=schema)

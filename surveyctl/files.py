@@ -28,10 +28,11 @@ def write_atomically(path: Path, text: str, *, durable: bool = False) -> None:
         Path(temporary).unlink(missing_ok=True)
         raise
     if durable:
-        _fsync_directory(path.parent)
+        fsync_directory(path.parent)
 
 
-def _fsync_directory(folder: Path) -> None:
+def fsync_directory(folder: Path) -> None:
+    """Makes the folder's entries (a rename) durable."""
     # The rename is durable only once the directory entry is on disk; not every OS allows it.
     try:
         descriptor = os.open(folder, os.O_RDONLY)

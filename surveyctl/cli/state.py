@@ -1,8 +1,10 @@
-"""`surveyctl state list|show|rm|mv` and `surveyctl force-unlock ID`: look at and repair state.
+"""`surveyctl state list|show|history|rm|mv|migrate` and `surveyctl force-unlock ID`: look at,
+trace, repair and move state.
 
-None of these calls the marketplace. `rm` and `mv` change only the local state file, under
-the environment's lock; they are the way out after a manifest rename, a resource deleted by
-hand, or a create interrupted between its POST and the state write.
+None of these calls the marketplace. `rm` and `mv` change only the state, under the
+environment's lock; they are the way out after a manifest rename, a resource deleted by hand,
+or a create interrupted between its POST and the state write. `history` and `show --serial`
+answer "who changed this, when, and from what".
 """
 
 from __future__ import annotations
@@ -12,8 +14,11 @@ import json
 import click
 
 from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.config import StateSettings
+from surveyctl.errors import SurveyctlError
 from surveyctl.resources import address, check_name, split_address
-from surveyctl.state import State, StateBackend, StateError
+from surveyctl.state import HistoryEntry, State, StateBackend, StateError, open_state
+from surveyctl.state.migrate import migrate
 
 lock_timeout_option = click.option(
     "--lock-timeout",
@@ -31,15 +36,18 @@ def _store(ctx: CliContext) -> tuple[StateBackend, str]:
 
 def _resolve(state: State, name: str, path: object) -> str:
     """An address from `Survey/x`, `ExclusionGroup/x`, or a bare name that is unambiguous."""
-    known = state.addresses()
+    return _resolve_among(state.addresses(), name, path)
+
+
+def _resolve_among(known: list[str], name: str, path: object) -> str:
     if "/" in name:
         split_address(name)
         if name not in known:
-            raise StateError(f"{name} is not in the state file {path}")
+            raise StateError(f"{name} is not in the state {path}")
         return name
     matches = [candidate for candidate in known if candidate.split("/", 1)[1] == name]
     if not matches:
-        raise StateError(f"no resource named {name!r} in the state file {path}")
+        raise StateError(f"no resource named {name!r} in the state {path}")
     if len(matches) > 1:
         raise StateError(f"{name!r} is ambiguous in {path}; use one of {', '.join(matches)}")
     return matches[0]
@@ -65,7 +73,7 @@ def state() -> None:
 def list_command(ctx: CliContext) -> None:
     """List the resources in state with their service ids."""
     store, _ = _store(ctx)
-    current = store.load()
+    current = store.load(verify=False)
     if not current.addresses():
         click.echo(f"No resources in {store.location}.", err=True)
     for resource_address in current.addresses():
@@ -80,13 +88,28 @@ def list_command(ctx: CliContext) -> None:
 
 
 @state.command("show")
-@click.argument("name")
+@click.argument("name", required=False)
+@click.option(
+    "--serial",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Show the state as it was right after the write with serial N (see `state history`).",
+)
 @pass_context
-def show_command(ctx: CliContext, name: str) -> None:
-    """Print one resource of the state as JSON (NAME: Survey/x, ExclusionGroup/y or x)."""
+def show_command(ctx: CliContext, name: str | None, serial: int | None) -> None:
+    """Print one resource of the state as JSON, or the whole state without NAME.
+
+    NAME is Survey/x, ExclusionGroup/y or x (when only one kind has that name).
+    """
     store, _ = _store(ctx)
-    current = store.load()
-    resource_address = _resolve(current, name, store.location)
+    current = store.load(verify=False)
+    if serial is not None:
+        current = store.state_at(serial)
+    if name is None:
+        click.echo(json.dumps(current.to_json(), indent=2, ensure_ascii=False))
+        return
+    where = store.location if serial is None else f"{store.location} at serial {serial}"
+    resource_address = _resolve(current, name, where)
     shown: dict = {"address": resource_address}
     record = current.resources.get(resource_address)
     if record is not None:
@@ -97,6 +120,55 @@ def show_command(ctx: CliContext, name: str) -> None:
     click.echo(json.dumps(shown, indent=2, ensure_ascii=False))
 
 
+@state.command("history")
+@click.argument("name", required=False)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="json adds each change's before and after.",
+)
+@click.option("--limit", type=click.IntRange(min=1), metavar="N", help="Only the last N changes.")
+@pass_context
+def history_command(
+    ctx: CliContext, name: str | None, output_format: str, limit: int | None
+) -> None:
+    """List the changes of the state, or of one resource: serial, time, who, command, what.
+
+    NAME may be a resource that is no longer in the state (to see who removed it).
+    """
+    store, _ = _store(ctx)
+    current = store.load(verify=False)
+    resource_address = None
+    if name is not None:
+        known = sorted(set(current.addresses()) | {e.address for e in store.history()})
+        resource_address = _resolve_among(known, name, store.location)
+    entries = store.history(resource_address)
+    if limit is not None:
+        entries = entries[-limit:]
+    if output_format == "json":
+        click.echo(json.dumps([e.to_json() for e in entries], indent=2, ensure_ascii=False))
+        return
+    if not entries:
+        what = resource_address or "the state"
+        click.echo(f"No changes of {what} recorded in {store.location}.", err=True)
+        return
+    for line in _history_table(entries):
+        click.echo(line)
+
+
+def _history_table(entries: list[HistoryEntry]) -> list[str]:
+    rows = [("SERIAL", "WHEN", "WHO", "COMMAND", "ADDRESS", "CHANGE")]
+    rows += [(str(e.serial), e.at, e.who, e.command, e.address, e.summary) for e in entries]
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    return [
+        "  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[5]])
+        for row in rows
+    ]
+
+
 @state.command("rm")
 @click.argument("name")
 @lock_timeout_option
@@ -105,7 +177,7 @@ def rm_command(ctx: CliContext, name: str, lock_timeout: float) -> None:
     """Forget a resource, or an unresolved create, without touching the marketplace."""
     store, environment = _store(ctx)
     with store.locked("state rm", lock_timeout):
-        resource_address = _resolve(store.load(), name, store.location)
+        resource_address = _resolve(store.load(verify=False), name, store.location)
         store.forget(resource_address)
     click.echo(
         f"Removed {resource_address} from the state of {environment}; the marketplace is unchanged."
@@ -121,10 +193,67 @@ def mv_command(ctx: CliContext, old: str, new: str, lock_timeout: float) -> None
     """Rename a resource in state after renaming it in the manifests."""
     store, environment = _store(ctx)
     with store.locked("state mv", lock_timeout):
-        source = _resolve(store.load(), old, store.location)
+        source = _resolve(store.load(verify=False), old, store.location)
         target = _target(source, new)
         store.move(source, target)
     click.echo(f"Moved {source} to {target} in the state of {environment}.")
+
+
+@state.command("migrate")
+@click.option(
+    "--from",
+    "source",
+    type=click.Choice(["file", "postgres"]),
+    required=True,
+    help="The backend that holds the state now.",
+)
+@click.option(
+    "--dsn-env",
+    default="SURVEYCTL_STATE_DSN",
+    show_default=True,
+    metavar="VAR",
+    help="With --from postgres: the variable holding the connection string.",
+)
+@click.option(
+    "--schema",
+    default="surveyctl",
+    show_default=True,
+    help="With --from postgres: the schema holding the state.",
+)
+@lock_timeout_option
+@pass_context
+def migrate_command(
+    ctx: CliContext, source: str, dsn_env: str, schema: str, lock_timeout: float
+) -> None:
+    """Copy the environment's state from another backend into the one surveyctl.yaml names.
+
+    Change `state:` in surveyctl.yaml first, then copy: lineage, serial and history come
+    along, so nothing is re-imported and saved plans stay valid. The source is left as it is.
+    """
+    environment = ctx.environment()
+    if source == environment.state.backend:
+        raise SurveyctlError(
+            f"environment {environment.name!r} already keeps its state in {source}: set the "
+            f"backend to copy into with `state:` in surveyctl.yaml, and name the other with --from"
+        )
+    settings = StateSettings(source, dsn_env, schema) if source == "postgres" else StateSettings()
+    origin = open_state(ctx.config(), environment, settings)
+    target = ctx.state_store()
+    try:
+        done = migrate(origin, target, lock_timeout)
+    finally:
+        origin.close()
+    counts = (
+        f"serial {done.state.serial}, {len(done.state.resources)} resource(s), "
+        f"{len(done.state.journal)} unresolved create(s), {done.history} change(s) of history"
+    )
+    if not done.copied:
+        click.echo(f"{target.location} already holds this state ({counts}); nothing to copy.")
+        return
+    click.echo(
+        f"Copied the state of {environment.name} ({counts}) from {origin.location} to "
+        f"{target.location}. The copy in {origin.location} is left as it was."
+    )
 
 
 @click.command("force-unlock")

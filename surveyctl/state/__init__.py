@@ -1,5 +1,9 @@
 """State: what surveyctl knows about the resources it manages in one environment.
 
+Two backends keep it, chosen per environment (`state:` in surveyctl.yaml, see `open_state`):
+the file (the default, below) and PostgreSQL (`surveyctl.state.postgres`: one row per
+resource, serial-checked transactions, an advisory lock, a history table).
+
 `.surveyctl/state/<environment>.json` holds, per resource address (`Survey/<name>`,
 `ExclusionGroup/<name>`), the service's ids and the body last applied - the third side of the
 three-way merge - plus a journal of creates in flight:
@@ -20,15 +24,25 @@ never retried blindly, so an entry still there after a crash means "a survey may
 state does not know": it blocks a second create of that name until someone runs
 `surveyctl import` or `surveyctl state rm`.
 
-The lineage is made once, when the file is first written, and never changes; the serial grows
+The lineage is made once, when the state is first written, and never changes; the serial grows
 by one on every write. Together they let a saved plan notice that the state moved under it.
-Writes go to a temporary file in the same folder, are fsynced and then renamed over the old
-file, so a crash mid-write leaves the previous version whole. The API key is never part of the
-state: nothing here receives it.
+
+A write does not rewrite the file: it appends one line, the change it makes (serial, who,
+when, command, and each address before and after), to `<environment>.changes.jsonl` and
+fsyncs it. The command that holds the lock folds that log into the JSON file when it ends
+(temporary file in the same folder, fsynced, renamed over the old one) and moves the lines to
+`<environment>.history.jsonl`. Whoever reads the state reads the JSON file and replays the
+log, so a command killed at any point loses nothing it wrote, and between commands the file a
+user reads is the whole state. The API key is never part of the state: nothing here receives
+it.
 """
 
-from surveyctl.config import Config, Environment
+import os
+
+from surveyctl.config import Config, Environment, StateSettings
+from surveyctl.errors import ConfigError
 from surveyctl.state.backend import StateBackend
+from surveyctl.state.changes import HistoryEntry
 from surveyctl.state.file import FileStateStore
 from surveyctl.state.lock import LockError, LockHeld, LockInfo
 from surveyctl.state.records import (
@@ -44,14 +58,31 @@ from surveyctl.state.records import (
 )
 
 
-def open_state(config: Config, environment: Environment) -> StateBackend:
-    """The state backend of `environment` (today: its file in `.surveyctl/state/`)."""
+def open_state(
+    config: Config, environment: Environment, settings: StateSettings | None = None
+) -> StateBackend:
+    """The state backend of `environment`: its file in `.surveyctl/state/`, or its schema in
+    PostgreSQL when its `state:` setting says so (or `settings`, to reach the other one)."""
+    settings = settings or environment.state
+    if settings.backend == "postgres":
+        # Imported here: psycopg is loaded only by those who keep their state in PostgreSQL.
+        from surveyctl.state.postgres import PostgresStateStore
+
+        variable = settings.dsn_env or ""
+        dsn = os.environ.get(variable, "")
+        if not dsn:
+            raise ConfigError(
+                f"the PostgreSQL state of environment {environment.name!r} needs its connection "
+                f"string in ${variable}, which is not set"
+            )
+        return PostgresStateStore(dsn, environment.name, settings.schema, dsn_variable=variable)
     return FileStateStore(state_file(config.state_dir, environment.name), environment.name)
 
 
 __all__ = [
     "FORMAT_VERSION",
     "GroupRecord",
+    "HistoryEntry",
     "JournalEntry",
     "Record",
     "State",

@@ -1,62 +1,104 @@
-"""The file backend: the state in one JSON file, atomic writes, safe from several threads.
+"""The file backend: the state in one plain JSON file, a change log beside it, and its lock.
 
-See `surveyctl.state` for the file format and `surveyctl.state.lock` for its lock.
+See `surveyctl.state` for the file format, `surveyctl.state.changelog` for the change log and
+the history, and `surveyctl.state.lock` for the lock.
 """
 
 from __future__ import annotations
 
-import copy
 import json
-import threading
-from collections.abc import Callable, Iterator
+import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from surveyctl.files import write_atomically
-from surveyctl.resources import split_address
-from surveyctl.state.lock import LockInfo, StateLock, force_unlock, read_lock
-from surveyctl.state.records import (
-    JournalEntry,
-    Record,
-    State,
-    StateError,
-    fingerprint,
-    utc_now,
+from surveyctl.files import fsync_directory, write_atomically
+from surveyctl.state.changelog import (
+    ChangeLog,
+    append_to_history,
+    changes_file,
+    encode,
+    history_file,
+    read_changes,
+    read_history,
 )
+from surveyctl.state.changes import (
+    BASELINE_COMMAND,
+    Change,
+    Edit,
+    apply_change,
+    entry_of,
+)
+from surveyctl.state.lock import LockInfo, StateLock, force_unlock, read_lock
+from surveyctl.state.notes import Note
+from surveyctl.state.paths import os_error_message
+from surveyctl.state.records import Record, State, StateError
+from surveyctl.state.store import StoreBase
+
+# The change log is folded into the state file at the end of every command that holds the
+# lock, and also whenever it grows past the state file (and this floor), so that a long-lived
+# writer without a lock reads and writes in amortised O(1) per change too.
+COMPACT_FLOOR_BYTES = 1 << 20
 
 
-class FileStateStore:
-    """The file backend: one state file; writes are atomic and safe from several threads.
+class FileStateStore(StoreBase):
+    """The file backend: `<environment>.json`, plus `<environment>.changes.jsonl` while a
+    command writes, plus `<environment>.history.jsonl`.
 
-    `load()` reads the file once; every change goes through `update(fn)`, which applies `fn` to
-    a copy of the current state under an in-process lock, bumps the serial and writes the file.
-    When the write fails the in-memory state stays as it was, like the file. The cross-process
-    guard is the lock of `locked()`, which commands that write hold for their whole run.
-
-    The applier records every success at once, so a write must stay cheap with hundreds of
-    surveys in state: records are frozen and shared between copies (replace a record, never
-    change one in place; treat the `last_applied` bodies as read-only), and each record's JSON
-    is encoded once and reused until the record is replaced.
+    A write appends one line to the change log and fsyncs it; the JSON file is rewritten once,
+    when the command that holds the lock ends (`flush()`). Whoever reads the state reads the
+    JSON file and replays the newer lines of the log, so a command killed at any point loses
+    nothing it wrote, and the next command that takes the lock folds the log in.
     """
 
-    def __init__(self, path: Path, environment: str | None = None):
+    def __init__(self, path: Path, environment: str | None = None, on_note: Note | None = None):
+        super().__init__(environment, on_note)
         self.path = Path(path)
-        self.environment = environment
-        self._lock = threading.Lock()
-        self._state: State | None = None
+        self._log = ChangeLog(changes_file(self.path))
+        self._history = history_file(self.path)
         self._encoded: dict[str, tuple[Record, str]] = {}
+        self._snapshot_id: tuple[int, int, int] | None = None  # the JSON file as last seen
+        self._snapshot_bytes = 0
+        self._snapshot_serial = 0
 
     @property
     def location(self) -> str:
         return str(self.path)
 
+    # The lock.
+
     @contextmanager
     def locked(self, operation: str, timeout: float = 0.0) -> Iterator[LockInfo]:
-        """Holds `<environment>.lock.json` beside the state file for the block."""
-        with StateLock(self.path, operation, timeout=timeout, environment=self.environment) as lock:
+        """Holds `<environment>.lock.json` beside the state file for the block; on the way out
+        the writes of the block are compacted into the JSON file."""
+        with StateLock(
+            self.path, operation, timeout=timeout, environment=self.environment, on_note=self._note
+        ) as lock:
             assert lock.info is not None
-            yield lock.info
+            with self._mutex:
+                self._remove_leftovers()
+                self._state = None  # read afresh now that nobody else writes
+                self._operation = operation
+            try:
+                yield lock.info
+            except BaseException:
+                self._flush_quietly()
+                raise
+            else:
+                self.flush()
+            finally:
+                self._operation = None
+                self._log.close()
+
+    def _remove_leftovers(self) -> None:
+        """Removes the temporary files of state writes that were interrupted (a command killed
+        while it rewrote the JSON file or restored the history); called under the lock, when
+        no other command can be writing them."""
+        patterns = (f".{self.path.name}.*.tmp", f".{self._history.name}.migrating")
+        for pattern in patterns:
+            for leftover in self.path.parent.glob(pattern):
+                leftover.unlink(missing_ok=True)
 
     def lock_holder(self) -> LockInfo | None:
         return read_lock(self.path)
@@ -64,106 +106,49 @@ class FileStateStore:
     def force_unlock(self, lock_id: str) -> LockInfo:
         return force_unlock(self.path, lock_id)
 
-    def load(self) -> State:
-        """The state in the file; an empty state with a fresh lineage when there is none yet."""
-        with self._lock:
-            self._state = self._read()
-            return self._state.copy()
-
-    def current(self) -> State:
-        """A copy of the state as last loaded or written (loads it on first use)."""
-        with self._lock:
-            if self._state is None:
-                self._state = self._read()
-            return self._state.copy()
-
-    def update(self, change: Callable[[State], None]) -> State:
-        """Applies `change` to the state, writes it with serial + 1, and returns a copy."""
-        with self._lock:
-            if self._state is None:
-                self._state = self._read()
-            new = self._state.copy()
-            change(new)
-            new.serial = self._state.serial + 1
-            self._write(new)
-            self._state = new
-            return new.copy()
-
-    # The operations the applier and the state commands need, each one write.
-
-    def record(self, resource_address: str, record: Record) -> State:
-        """Records a managed resource (after a create, an update or an import)."""
-        split_address(resource_address)
-
-        def change(state: State) -> None:
-            state.resources[resource_address] = copy.deepcopy(record)
-
-        return self.update(change)
-
-    def journal_create(self, resource_address: str, body: dict) -> JournalEntry:
-        """Notes a create about to be sent; call it BEFORE the POST."""
-        split_address(resource_address)
-        entry = JournalEntry(resource_address, utc_now(), fingerprint(body))
-
-        def change(state: State) -> None:
-            if resource_address in state.journal:
-                raise StateError(
-                    f"a create of {resource_address} is already in flight since "
-                    f"{state.journal[resource_address].started_at}"
-                )
-            state.journal[resource_address] = entry
-
-        self.update(change)
-        return entry
-
-    def resolve_create(self, resource_address: str, record: Record | None) -> State:
-        """Clears a journaled create: records the resource it made, or nothing if it failed."""
-
-        def change(state: State) -> None:
-            state.journal.pop(resource_address, None)
-            if record is not None:
-                state.resources[resource_address] = copy.deepcopy(record)
-
-        return self.update(change)
-
-    def forget(self, resource_address: str) -> State:
-        """Drops a resource and any unresolved create of it; the marketplace is not touched."""
-
-        def change(state: State) -> None:
-            if resource_address not in state.resources and resource_address not in state.journal:
-                raise StateError(f"{resource_address} is not in the state file {self.path}")
-            state.resources.pop(resource_address, None)
-            state.journal.pop(resource_address, None)
-
-        return self.update(change)
-
-    def move(self, old: str, new: str) -> State:
-        """Renames a resource (after a manifest rename); the kind must stay the same."""
-        old_kind, _ = split_address(old)
-        new_kind, _ = split_address(new)
-        if old_kind != new_kind:
-            raise StateError(f"cannot move {old} to {new}: a resource keeps its kind")
-
-        def change(state: State) -> None:
-            if old not in state.resources and old not in state.journal:
-                raise StateError(f"{old} is not in the state file {self.path}")
-            if new in state.resources or new in state.journal:
-                raise StateError(f"{new} is already in the state file {self.path}")
-            if old in state.resources:
-                state.resources[new] = state.resources.pop(old)
-            if old in state.journal:
-                entry = state.journal.pop(old)
-                state.journal[new] = JournalEntry(new, entry.started_at, entry.fingerprint)
-
-        return self.update(change)
+    # Reading.
 
     def _read(self) -> State:
+        # A compaction by another process between reading the JSON file and the log would
+        # make the pair disagree; the JSON file's identity tells, and the read is repeated.
+        for _ in range(10):
+            seen = _file_id(self.path)
+            state = self._read_snapshot()
+            changes, size = read_changes(self._log.path)
+            if _file_id(self.path) == seen:
+                break
+        else:
+            raise StateError(f"{self.path}: the state file keeps changing while it is read")
+        self._snapshot_id = seen
+        self._snapshot_serial = state.serial
+        self._log.reset(size)
+        if not seen and changes:
+            state = State(lineage=changes[0].lineage)
+        for number, change in enumerate(changes, start=1):
+            if change.lineage == state.lineage and change.serial <= state.serial:
+                continue  # compacted already, by a command stopped before removing the log
+            if change.lineage != state.lineage or change.serial != state.serial + 1:
+                raise StateError(
+                    f"{self._log.path}:{number}: this change log does not continue the state "
+                    f"file {self.path} (it holds serial {change.serial} of lineage "
+                    f"{change.lineage}, the file is at serial {state.serial} of "
+                    f"{state.lineage}); if the state file was replaced on purpose, remove "
+                    "the change log"
+                )
+            apply_change(state, change)
+        return state
+
+    def _read_snapshot(self) -> State:
         try:
             text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
+            self._snapshot_bytes = 0
             return State.empty()
-        except (OSError, UnicodeDecodeError) as exc:
+        except OSError as exc:
+            raise StateError(os_error_message(exc, self.path, "read the state file")) from exc
+        except UnicodeDecodeError as exc:
             raise StateError(f"{self.path}: cannot read the state file: {exc}") from exc
+        self._snapshot_bytes = len(text)
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
@@ -173,6 +158,80 @@ class FileStateStore:
             ) from exc
         return State.from_json(data, self.path)
 
+    # Writing.
+
+    def _persist(self, change: Change, state: State) -> tuple[int, int]:
+        if self._log.moved_on() or _file_id(self.path) != self._snapshot_id:
+            raise StateError(
+                f"{self.path}: the state was changed by another process since this command "
+                f"read it (this command is at serial {state.serial}); the write was refused so "
+                "that neither change is lost: run the command again"
+            )
+        return self._log.append(encode(change))
+
+    def _durable(self, written: tuple[int, int]) -> None:
+        self._log.sync(written)
+
+    def _written(self, state: State) -> None:
+        if self._log.size > max(self._snapshot_bytes, COMPACT_FLOOR_BYTES):
+            self._compact(state)
+
+    def flush(self) -> None:
+        """Folds the change log into the JSON file (see `surveyctl.state.changelog`)."""
+        with self._mutex:
+            state = self._loaded()
+            if self._log.size or self._log.path.exists():
+                self._compact(state)
+
+    def _flush_quietly(self) -> None:
+        # On the way out of a failed command: whatever cannot be compacted now stays in the
+        # log, which the next reader replays, so the original error is the one to report.
+        try:
+            self.flush()
+        except StateError:
+            pass
+
+    def _compact(self, state: State) -> None:
+        logged = self._log_lines()
+        if logged and not self._history.exists() and self._snapshot_serial > 0:
+            logged = self._baseline() + logged
+        self._write_snapshot(state)
+        if logged:
+            append_to_history(self._history, logged)
+        self._log.remove()
+        fsync_directory(self.path.parent)
+
+    def _log_lines(self) -> bytes:
+        try:
+            data = self._log.path.read_bytes()
+        except FileNotFoundError:
+            return b""
+        except OSError as exc:
+            raise StateError(os_error_message(exc, self._log.path, "read the state")) from exc
+        return data[: data.rfind(b"\n") + 1]
+
+    def _baseline(self) -> bytes:
+        """The state file as it stood before the first compaction of a state without history,
+        as one change, so that `state_at` has a starting point."""
+        before = self._read_snapshot()
+        edits = tuple(
+            Edit(address, None, entry)
+            for address in before.addresses()
+            if (entry := entry_of(before, address)) is not None
+        )
+        return encode(Change(before.lineage, before.serial, "", "", BASELINE_COMMAND, edits))
+
+    def _write_snapshot(self, state: State) -> None:
+        """Atomic and durable: readers see the old or the new file, and a crash loses neither."""
+        text = self._encode(state)
+        try:
+            write_atomically(self.path, text, durable=True)
+        except OSError as exc:
+            raise StateError(os_error_message(exc, self.path, "write the state file")) from exc
+        self._snapshot_id = _file_id(self.path)
+        self._snapshot_bytes = len(text)
+        self._snapshot_serial = state.serial
+
     def _encode(self, state: State) -> str:
         """The file's text: one line per resource, so that a diff of the file stays readable."""
         encoded: dict[str, tuple[Record, str]] = {}
@@ -180,35 +239,73 @@ class FileStateStore:
             record = state.resources[key]
             cached = self._encoded.get(key)
             if cached is None or cached[0] is not record:
-                cached = (record, _compact(record.to_json()))
+                cached = (record, _compact_json(record.to_json()))
             encoded[key] = cached
         self._encoded = encoded
-        resources = ",\n".join(f"    {_compact(key)}: {text}" for key, (_, text) in encoded.items())
+        resources = ",\n".join(
+            f"    {_compact_json(key)}: {text}" for key, (_, text) in encoded.items()
+        )
         journal = ",\n".join(
-            f"    {_compact(key)}: {_compact(state.journal[key].to_json())}"
+            f"    {_compact_json(key)}: {_compact_json(state.journal[key].to_json())}"
             for key in sorted(state.journal)
         )
         return (
             "{\n"
             f'  "format_version": {state.format_version},\n'
-            f'  "lineage": {_compact(state.lineage)},\n'
+            f'  "lineage": {_compact_json(state.lineage)},\n'
             f'  "serial": {state.serial},\n'
             f'  "resources": {{{_block(resources)}}},\n'
             f'  "journal": {{{_block(journal)}}}\n'
             "}\n"
         )
 
-    def _write(self, state: State) -> None:
-        """Atomic and durable: readers see the old or the new file, and a crash loses neither."""
-        try:
-            write_atomically(self.path, self._encode(state), durable=True)
-        except OSError as exc:
-            raise StateError(f"{self.path}: cannot write the state file: {exc}") from exc
+    # History.
+
+    def changes(self, address: str | None = None, upto: int | None = None) -> list[Change]:
+        """The history file's changes and the log's, once each, in serial order (a baseline
+        before the change of the same serial); the callers filter."""
+        with self._mutex:
+            logged, _ = read_changes(self._log.path)
+            history = read_history(self._history)
+        unique = {(c.lineage, c.serial, c.command): c for c in history + logged}
+        return sorted(unique.values(), key=lambda c: (c.serial, c.command != BASELINE_COMMAND))
+
+    def restore(self, state: State, changes: list[Change]) -> None:
+        """Replaces the state by `state` and the history by `changes` (a migration); the
+        state as this store last read it must still be the one on disk."""
+        with self._mutex:
+            self._loaded()
+            if self._log.moved_on() or _file_id(self.path) != self._snapshot_id:
+                raise StateError(f"{self.path}: the state changed while it was being replaced")
+            history = b"".join(encode(change) for change in changes)
+            try:
+                write_atomically(self._history, history.decode("utf-8"))
+            except OSError as exc:
+                raise StateError(
+                    os_error_message(exc, self._history, "write the state history")
+                ) from exc
+            self._write_snapshot(state)
+            self._log.remove()
+            fsync_directory(self.path.parent)
+            self._state = state.copy()
+
+    def close(self) -> None:
+        with self._mutex:
+            self._log.close()
 
 
-def _compact(value: Any) -> str:
+def _file_id(path: Path) -> tuple[int, int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_ino, info.st_mtime_ns, info.st_size)
+
+
+def _compact_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
 def _block(lines: str) -> str:
     return f"\n{lines}\n  " if lines else ""
+

@@ -7,16 +7,20 @@ operation, and a lock ID. A second holder fails at once with those details, or p
 `timeout` seconds have passed. `surveyctl force-unlock ID` removes the record, only when the ID
 matches, so a stale ID cannot remove a newer holder's lock.
 
-Why a record plus `filelock.FileLock`, rather than `SoftFileLock` alone: the record must
-outlive a crash (like Terraform's lock, it is a statement that a write may have been left half
-done, and a person decides when to clear it), so an OS lock, which the kernel drops with the
-process, cannot be the lock itself. But reading the record, deciding and writing or deleting it
-must be one atomic step, or two contenders (or a force-unlock racing a new holder) could both
+A record whose holder ran on this host and whose process no longer exists is taken over, with
+a note on stderr: the state loses nothing when its writer dies (every write is in the change
+log, see `surveyctl.state.changelog`), so there is nothing for a person to decide. A holder on
+another host cannot be checked from here; its lock still needs `force-unlock`.
+
+Why a record plus `filelock.FileLock`, rather than `SoftFileLock` alone: the record must say
+who holds the lock and survive a crash long enough for the next command to tell a dead holder
+from a live one on another host, so an OS lock, which the kernel drops with the process,
+cannot be the lock itself. But reading the record, deciding and writing or deleting it must
+be one atomic step, or two contenders (or a force-unlock racing a new holder) could both
 "win". A `FileLock` on `<environment>.lock.guard` makes that step atomic across threads and
 processes, and because it is an OS lock it can never be left stuck by a crash. `SoftFileLock`
-gives the existence-marker half but has no compare-and-delete for an ID, no room for the
-operation, and, in recent releases, silently breaks a dead holder's marker, where we want to
-tell the user that the holder is gone and let them decide.
+gives the existence-marker half but has no compare-and-delete for an ID and no room for the
+holder's details.
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ from filelock import FileLock
 
 from surveyctl.errors import SurveyctlError
 from surveyctl.files import write_atomically
+from surveyctl.state.notes import Note, note_to_stderr
+from surveyctl.state.paths import file_in_the_way, os_error_message
 
 POLL_SECONDS = 0.1
 
@@ -126,7 +132,9 @@ class StateLock:
         *,
         timeout: float = 0.0,
         environment: str | None = None,
+        on_note: Note = note_to_stderr,
     ):
+        self.on_note = on_note
         self.state_path = Path(state_path)
         self.path = lock_file(self.state_path)
         self.operation = operation
@@ -138,29 +146,39 @@ class StateLock:
         """Takes the lock, waiting up to `timeout` seconds; LockHeld when someone keeps it."""
         if self.info is not None:
             raise LockError(f"{self.path}: this lock is already held by this command")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         deadline = time.monotonic() + max(self.timeout, 0.0)
-        while True:
-            with _guard(self.path):
-                holder = _read(self.path)
-                if holder is None:
-                    mine = LockInfo.mine(self.operation)
-                    _write(self.path, mine)
-                    self.info = mine
-                    return mine
-            if time.monotonic() >= deadline:
-                raise LockHeld(self._held_message(holder), holder)
-            time.sleep(POLL_SECONDS)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            while True:
+                with _guard(self.path):
+                    holder = _read(self.path)
+                    if holder is None or holder.holder_alive() is False:
+                        _remove_leftovers(self.path)
+                        mine = LockInfo.mine(self.operation)
+                        _write(self.path, mine)
+                        self.info = mine
+                        if holder is not None:
+                            self.on_note(self._takeover_note(holder))
+                        return mine
+                if time.monotonic() >= deadline:
+                    raise LockHeld(self._held_message(holder), holder)
+                time.sleep(POLL_SECONDS)
+        except OSError as exc:
+            raise LockError(os_error_message(exc, self.path, "take the state lock")) from exc
 
     def release(self) -> None:
         """Removes our record; a record someone else wrote after a force-unlock is left alone."""
         if self.info is None:
             return
-        with _guard(self.path):
-            holder = _read_or_none(self.path)
-            if holder is not None and holder.id == self.info.id:
-                self.path.unlink(missing_ok=True)
-        self.info = None
+        try:
+            with _guard(self.path):
+                holder = _read_or_none(self.path)
+                if holder is not None and holder.id == self.info.id:
+                    self.path.unlink(missing_ok=True)
+        except OSError as exc:
+            raise LockError(os_error_message(exc, self.path, "release the state lock")) from exc
+        finally:
+            self.info = None
 
     def __enter__(self) -> StateLock:
         self.acquire()
@@ -173,34 +191,40 @@ class StateLock:
         env = f" of environment {self.environment!r}" if self.environment else ""
         command = "surveyctl" + (f" --env {self.environment}" if self.environment else "")
         waited = f" after waiting {self.timeout:g}s" if self.timeout > 0 else ""
-        message = f"the state{env} is locked{waited} by {holder.describe()}"
-        if holder.holder_alive() is False:
-            return (
-                f"{message}; that process is no longer running on this host, so it ended "
-                "without releasing the lock (check the state with `surveyctl plan`), then run "
-                f"`{command} force-unlock {holder.id}`"
-            )
+        elsewhere = f" on host {holder.host}" if holder.holder_alive() is None else ""
         return (
-            f"{message}; wait for it (or pass --lock-timeout SECONDS), or if that process is "
-            f"gone run `{command} force-unlock {holder.id}`"
+            f"the state{env} is locked{waited} by {holder.describe()}{elsewhere}; wait for it "
+            f"(or pass --lock-timeout SECONDS), or if that process is gone run "
+            f"`{command} force-unlock {holder.id}`"
+        )
+
+    def _takeover_note(self, holder: LockInfo) -> str:
+        env = f" of environment {self.environment!r}" if self.environment else ""
+        return (
+            f"took over the state lock{env} left by {holder.describe()}: that process is no "
+            "longer running on this host, and everything it wrote is in the state"
         )
 
 
 def force_unlock(state_path: Path, lock_id: str) -> LockInfo:
     """Removes the lock of a state file when its ID is `lock_id`; returns the removed record."""
     path = lock_file(state_path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with _guard(path):
-        holder = _read(path)
-        if holder is None:
+    try:
+        if not path.parent.is_dir():
             raise LockError(f"{path}: the state is not locked, so there is nothing to unlock")
-        if holder.id != lock_id:
-            raise LockError(
-                f"{path}: the lock has ID {holder.id}, not {lock_id}; it is held by "
-                f"{holder.describe()}"
-            )
-        path.unlink()
-        return holder
+        with _guard(path):
+            holder = _read(path)
+            if holder is None:
+                raise LockError(f"{path}: the state is not locked, so there is nothing to unlock")
+            if holder.id != lock_id:
+                raise LockError(
+                    f"{path}: the lock has ID {holder.id}, not {lock_id}; it is held by "
+                    f"{holder.describe()}"
+                )
+            path.unlink()
+            return holder
+    except OSError as exc:
+        raise LockError(os_error_message(exc, path, "remove the state lock")) from exc
 
 
 def _guard(path: Path) -> FileLock:
@@ -211,8 +235,14 @@ def _guard(path: Path) -> FileLock:
 def _read(path: Path) -> LockInfo | None:
     try:
         text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
+        if file_in_the_way(path) is not None:
+            raise LockError(
+                os_error_message(NotADirectoryError(), path, "read the state lock")
+            ) from None
         return None
+    except OSError as exc:
+        raise LockError(os_error_message(exc, path, "read the state lock")) from exc
     try:
         data = json.loads(text)
         return LockInfo(
@@ -235,6 +265,13 @@ def _read_or_none(path: Path) -> LockInfo | None:
         return _read(path)
     except LockError:
         return None
+
+
+def _remove_leftovers(lock_path: Path) -> None:
+    """Removes the temporary lock records of commands killed mid-write: the caller holds the
+    guard, under which alone they are written."""
+    for leftover in lock_path.parent.glob(f".{lock_path.name}.*.tmp"):
+        leftover.unlink(missing_ok=True)
 
 
 def _write(path: Path, info: LockInfo) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 import jsonschema
 
 from surveyctl.errors import SurveyctlError
-from surveyctl.resources import EXCLUSION_GROUP, SURVEY, address, split_address
+from surveyctl.resources import EXCLUSION_GROUP, KINDS, SURVEY, address, split_address
 
 FORMAT_VERSION = 1
 
@@ -195,6 +195,29 @@ class State:
         """Every address the state knows, managed or with a create in flight, sorted."""
         return sorted(set(self.resources) | set(self.journal))
 
+    def problems(self) -> list[str]:
+        """What makes this state unsafe to plan or apply with, one sentence each: one
+        survey or group recorded under two names."""
+        problems = []
+        for kind, what, key in (
+            (SurveyRecord, "ps_survey_id", lambda r: r.ps_survey_id),
+            (GroupRecord, "buyer_surveygroup_ref", lambda r: r.buyer_surveygroup_ref),
+        ):
+            seen: dict[object, str] = {}
+            for address_, record in sorted(self.resources.items()):
+                if not isinstance(record, kind):
+                    continue
+                value = key(record)
+                if value in seen:
+                    problems.append(
+                        f"{seen[value]} and {address_} both record {what} {value}, so one "
+                        f"resource would be managed under two names; forget the wrong one with "
+                        f"`surveyctl state rm {address_}` (the marketplace is not touched)"
+                    )
+                else:
+                    seen[value] = address_
+        return problems
+
     def to_json(self) -> dict:
         return {
             "format_version": self.format_version,
@@ -205,7 +228,7 @@ class State:
         }
 
     @classmethod
-    def from_json(cls, data: dict, source: Path) -> State:
+    def from_json(cls, data: dict, source: object) -> State:
         """Builds a State from parsed JSON; StateError naming `source` when it is not one."""
         if not isinstance(data, dict):
             raise StateError(f"{source}: not a surveyctl state file (expected a JSON object)")
@@ -216,27 +239,11 @@ class State:
                 f"(it reads version {FORMAT_VERSION}); use the surveyctl that wrote it"
             )
         _check(data, _SCHEMA, source, "")
-        resources: dict[str, Record] = {}
-        for key, value in data["resources"].items():
-            kind, _ = split_address(key)
-            if kind == SURVEY:
-                _check(value, _SURVEY_SCHEMA, source, f"resources.{key}")
-                resources[key] = SurveyRecord(
-                    ps_survey_id=value["ps_survey_id"],
-                    quota_ids=dict(value.get("quota_ids") or {}),
-                    last_applied=value.get("last_applied"),
-                    prevent_destroy=bool(value.get("prevent_destroy", False)),
-                )
-            else:
-                _check(value, _GROUP_SCHEMA, source, f"resources.{key}")
-                resources[key] = GroupRecord(
-                    buyer_surveygroup_ref=value["buyer_surveygroup_ref"],
-                    ps_survey_ids=list(value.get("ps_survey_ids") or []),
-                    last_applied=value.get("last_applied"),
-                    prevent_destroy=bool(value.get("prevent_destroy", False)),
-                )
+        resources = {
+            key: record_from_json(key, value, source) for key, value in data["resources"].items()
+        }
         journal = {
-            key: JournalEntry(value["address"], value["started_at"], value["fingerprint"])
+            key: journal_from_json(value, key, source)
             for key, value in (data.get("journal") or {}).items()
         }
         return cls(
@@ -247,13 +254,47 @@ class State:
         )
 
 
+def record_from_json(key: str, value: Any, source: object) -> Record:
+    """The record stored under address `key`; StateError naming `source` when it is not one."""
+    kind, _ = split_address(key)
+    if kind == SURVEY:
+        _check(value, _SURVEY_SCHEMA, source, f"resources.{key}")
+        return SurveyRecord(
+            ps_survey_id=value["ps_survey_id"],
+            quota_ids=dict(value.get("quota_ids") or {}),
+            last_applied=value.get("last_applied"),
+            prevent_destroy=bool(value.get("prevent_destroy", False)),
+        )
+    _check(value, _GROUP_SCHEMA, source, f"resources.{key}")
+    return GroupRecord(
+        buyer_surveygroup_ref=value["buyer_surveygroup_ref"],
+        ps_survey_ids=list(value.get("ps_survey_ids") or []),
+        last_applied=value.get("last_applied"),
+        prevent_destroy=bool(value.get("prevent_destroy", False)),
+    )
+
+
+def journal_from_json(value: dict, key: str, source: object) -> JournalEntry:
+    """The journal entry stored under `key`, from its (shape-checked) JSON form; StateError
+    naming `source` when it is not about a resource surveyctl manages."""
+    kind = key.partition("/")[0]
+    if kind not in KINDS or not key.partition("/")[2] or value["address"] != key:
+        raise StateError(
+            f"{source}: the journal holds a create under {key!r}"
+            + (f" for {value['address']!r}" if value["address"] != key else "")
+            + f", which is not a resource surveyctl manages ({' or '.join(KINDS)}/<name>); it "
+            "was not written by surveyctl: remove that entry from the state by hand"
+        )
+    return JournalEntry(value["address"], value["started_at"], value["fingerprint"])
+
+
 _VALIDATORS = {
     id(schema): jsonschema.Draft202012Validator(schema)
     for schema in (_SCHEMA, _SURVEY_SCHEMA, _GROUP_SCHEMA)
 }
 
 
-def _check(value: Any, schema: dict, source: Path, where: str) -> None:
+def _check(value: Any, schema: dict, source: object, where: str) -> None:
     error = jsonschema.exceptions.best_match(_VALIDATORS[id(schema)].iter_errors(value))
     if error is not None:
         place = ".".join(str(p) for p in [where, *error.absolute_path] if p != "") or "top level"

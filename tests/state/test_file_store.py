@@ -17,6 +17,7 @@ from surveyctl.state import (
     SurveyRecord,
     state_file,
 )
+from surveyctl.state.changelog import ChangeLog
 
 
 @pytest.fixture
@@ -56,17 +57,21 @@ def test_recorded_group_survives_a_reload(store):
 
 
 def test_every_write_bumps_the_serial_and_keeps_the_lineage(store):
-    first = store.record("Survey/a", survey(1))
-    second = store.record("Survey/b", survey(2))
-    third = store.forget("Survey/a")
-    assert [first.serial, second.serial, third.serial] == [1, 2, 3]
-    assert first.lineage == second.lineage == third.lineage
+    lineage = store.load().lineage
+    serials = [
+        store.record("Survey/a", survey(1)),
+        store.record("Survey/b", survey(2)),
+        store.forget("Survey/a"),
+    ]
+    assert serials == [1, 2, 3]
+    store.flush()
     on_disk = json.loads(store.path.read_text())
-    assert on_disk["serial"] == 3 and on_disk["lineage"] == first.lineage
+    assert on_disk["serial"] == 3 and on_disk["lineage"] == lineage
 
 
 def test_file_records_format_version_and_resources_by_address(store):
     store.record("Survey/brand-tracker", survey())
+    store.flush()
     on_disk = json.loads(store.path.read_text())
     assert on_disk["format_version"] == FORMAT_VERSION
     assert on_disk["resources"]["Survey/brand-tracker"]["ps_survey_id"] == 101
@@ -100,22 +105,49 @@ def test_file_of_the_wrong_shape_is_refused_naming_the_field(store):
         store.load()
 
 
-def test_failed_rename_leaves_the_previous_file_intact(store, monkeypatch):
+def test_failed_compaction_leaves_the_previous_file_intact_and_loses_no_write(store, monkeypatch):
     store.record("Survey/a", survey(1))
+    store.flush()
     before = store.path.read_text()
+    store.record("Survey/b", survey(2))
 
     def crash(*args, **kwargs):
         raise OSError("disk on fire")
 
     monkeypatch.setattr(os, "replace", crash)
     with pytest.raises(StateError, match="cannot write the state file"):
-        store.record("Survey/b", survey(2))
+        store.flush()
     monkeypatch.undo()
     assert store.path.read_text() == before
-    assert [p.name for p in store.path.parent.iterdir()] == [store.path.name]
-    # The store did not move on in memory either: the next write continues from serial 1.
-    assert store.record("Survey/c", survey(3)).serial == 2
-    assert "Survey/b" not in FileStateStore(store.path).load().resources
+    assert not [p for p in store.path.parent.iterdir() if p.name.endswith(".tmp")]
+    # The write is still in the change log: a reader sees it, the next flush folds it in.
+    assert FileStateStore(store.path).load().survey("b") == survey(2)
+    assert store.record("Survey/c", survey(3)) == 3
+    store.flush()
+    assert sorted(json.loads(store.path.read_text())["resources"]) == [
+        "Survey/a",
+        "Survey/b",
+        "Survey/c",
+    ]
+
+
+def test_failed_append_is_refused_and_the_store_stays_as_it_was(store, monkeypatch):
+    store.record("Survey/a", survey(1))
+
+    class FullDisk:
+        def seek(self, offset):
+            pass
+
+        def write(self, data):
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(ChangeLog, "_open", lambda log: FullDisk())
+    with pytest.raises(StateError, match="no space left"):
+        store.record("Survey/b", survey(2))
+    monkeypatch.undo()
+    assert "Survey/b" not in store.current().resources
+    assert store.record("Survey/c", survey(3)) == 2
+    assert sorted(FileStateStore(store.path).load().resources) == ["Survey/a", "Survey/c"]
 
 
 def test_create_is_journaled_before_and_resolved_after(store):
@@ -137,7 +169,8 @@ def test_unresolved_create_blocks_a_second_create_of_that_name(store):
 
 def test_failed_create_is_resolved_without_a_record(store):
     store.journal_create("Survey/new-one", {"survey_title": "New"})
-    state = store.resolve_create("Survey/new-one", None)
+    store.resolve_create("Survey/new-one", None)
+    state = FileStateStore(store.path).load()
     assert state.journal == {} and state.resources == {}
 
 
@@ -151,18 +184,20 @@ def test_fingerprint_ignores_key_order_but_not_content(store):
 def test_forget_removes_a_resource_and_its_unresolved_create(store):
     store.record("Survey/a", survey(1))
     store.journal_create("Survey/a", {"survey_title": "again"})
-    state = store.forget("Survey/a")
+    store.forget("Survey/a")
+    state = store.current()
     assert "Survey/a" not in state.resources and "Survey/a" not in state.journal
 
 
 def test_forget_of_an_unknown_address_is_an_error(store):
-    with pytest.raises(StateError, match="Survey/ghost is not in the state file"):
+    with pytest.raises(StateError, match="Survey/ghost is not in the state"):
         store.forget("Survey/ghost")
 
 
 def test_move_renames_keeping_ids_and_last_applied(store):
     store.record("Survey/old-name", survey(7))
-    state = store.move("Survey/old-name", "Survey/new-name")
+    store.move("Survey/old-name", "Survey/new-name")
+    state = FileStateStore(store.path).load()
     assert state.survey("new-name") == survey(7) and state.survey("old-name") is None
 
 
@@ -171,7 +206,7 @@ def test_move_refuses_to_change_kind_or_overwrite(store):
     store.record("Survey/b", survey(2))
     with pytest.raises(StateError, match="keeps its kind"):
         store.move("Survey/a", "ExclusionGroup/a")
-    with pytest.raises(StateError, match="Survey/b is already in the state file"):
+    with pytest.raises(StateError, match="Survey/b is already in the state"):
         store.move("Survey/a", "Survey/b")
 
 
@@ -190,7 +225,9 @@ def test_empty_state_has_a_fresh_lineage_each_time():
 
 def test_file_is_json_of_the_state_with_one_line_per_resource(store):
     store.record("Survey/a", survey(1))
-    state = store.record("ExclusionGroup/g", GroupRecord("g-ref", [1], {"name": "G"}))
+    store.record("ExclusionGroup/g", GroupRecord("g-ref", [1], {"name": "G"}))
+    store.flush()
+    state = store.current()
     text = store.path.read_text()
     assert json.loads(text) == state.to_json()
     lines = text.splitlines()
@@ -203,4 +240,5 @@ def test_copies_handed_out_do_not_change_the_store(store):
     copy = store.current()
     copy.resources.pop("Survey/a")
     assert "Survey/a" in store.current().resources
-    assert "Survey/a" in store.record("Survey/b", survey(2)).resources
+    store.record("Survey/b", survey(2))
+    assert "Survey/a" in store.current().resources

@@ -165,12 +165,24 @@ def test_of_threads_racing_for_the_lock_exactly_one_wins(state_path):
     assert sorted(results) == ["held"] + ["refused"] * 5
 
 
-def test_lock_of_a_crashed_process_is_reported_as_left_behind(state_path, tmp_path):
+def test_lock_of_a_dead_process_on_this_host_is_taken_over_with_a_note(state_path, tmp_path):
     process, lock_id = start_holder(state_path, tmp_path, hold=0, mode="crash")
     process.wait(timeout=10)
-    with pytest.raises(LockHeld, match="no longer running on this host") as refused:
-        StateLock(state_path, "apply").acquire()
-    assert f"force-unlock {lock_id}" in str(refused.value)
+    notes: list[str] = []
+    with StateLock(state_path, "apply", environment="staging", on_note=notes.append) as lock:
+        assert read_lock(state_path).id == lock.info.id != lock_id
+    (note,) = notes
+    assert "took over the state lock of environment 'staging' left by" in note
+    assert f"(pid {process.pid})" in note and lock_id in note
+    assert "no longer running on this host" in note
+
+
+def test_leftover_temporary_lock_records_are_removed(state_path):
+    state_path.parent.mkdir(parents=True)
+    leftover = state_path.parent / ".staging.lock.json.4242.abc.tmp"
+    leftover.write_text("{half")
+    with StateLock(state_path, "apply"):
+        assert not leftover.exists()
 
 
 def test_force_unlock_with_the_right_id_frees_the_lock(state_path, tmp_path):
@@ -217,7 +229,8 @@ def test_holder_on_another_host_is_not_called_dead(state_path):
     with pytest.raises(LockHeld) as refused:
         StateLock(state_path, "apply").acquire()
     assert "ci@runner-7 (pid 999999)" in str(refused.value)
-    assert "no longer running" not in str(refused.value)
+    assert "on host runner-7.invalid" in str(refused.value)
+    assert "force-unlock remote-1" in str(refused.value)
 
 
 def test_unreadable_lock_record_is_reported_with_its_path(state_path):

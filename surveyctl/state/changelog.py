@@ -1,0 +1,206 @@
+"""The file backend's append-only files: the change log and the history.
+
+`<environment>.changes.jsonl` holds, one JSON line per write, the changes made since the state
+file was last rewritten; reading the state means reading the JSON file and replaying the lines
+whose serial is newer. At the end of a command the log is compacted: the state file is
+rewritten once, the log's lines are appended to `<environment>.history.jsonl`, and the log is
+removed. A write therefore appends one line (and fsyncs it) instead of rewriting the file.
+
+A process killed in the middle of an append leaves a last line without its newline: it was
+never acknowledged to anyone, so readers ignore it and the next writer cuts it off. History
+lines are only ever appended whole, but an append cut short is repeated by the next
+compaction, so the history reader skips such a fragment and keeps one line per serial.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+from typing import BinaryIO
+
+from surveyctl.state.changes import Change
+from surveyctl.state.paths import os_error_message
+from surveyctl.state.records import StateError
+
+
+def changes_file(state_path: Path) -> Path:
+    """The change log of a state file: `<environment>.changes.jsonl` beside it."""
+    return state_path.with_name(f"{state_path.stem}.changes.jsonl")
+
+
+def history_file(state_path: Path) -> Path:
+    """The history of a state file: `<environment>.history.jsonl` beside it."""
+    return state_path.with_name(f"{state_path.stem}.history.jsonl")
+
+
+def encode(change: Change) -> bytes:
+    """One line of a change log or history file."""
+    text = json.dumps(change.to_json(), ensure_ascii=False, separators=(",", ":"))
+    return (text + "\n").encode("utf-8")
+
+
+def read_changes(path: Path) -> tuple[list[Change], int]:
+    """The whole lines of a change log and how many bytes they take (a torn last line, from
+    an append cut short, is left out); StateError naming the file and line of a bad one."""
+    data = _read_bytes(path)
+    if data is None:
+        return [], 0
+    end = data.rfind(b"\n") + 1
+    changes = []
+    for number, line in enumerate(data[:end].splitlines(), start=1):
+        try:
+            changes.append(Change.from_json(json.loads(line), f"{path}:{number}"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise StateError(
+                f"{path}:{number}: the state's change log is corrupt ({exc}); it holds writes "
+                "not yet in the state file, so restore it from a backup rather than delete it"
+            ) from exc
+    return changes, end
+
+
+def read_history(path: Path) -> list[Change]:
+    """The changes of a history file, one per serial, oldest first (see the module's note)."""
+    data = _read_bytes(path)
+    if data is None:
+        return []
+    by_serial: dict[tuple[str, int, str], Change] = {}
+    for line in data.splitlines():
+        try:
+            change = Change.from_json(json.loads(line), path)
+        except (ValueError, UnicodeDecodeError, StateError):
+            continue
+        by_serial.setdefault((change.lineage, change.serial, change.command), change)
+    return list(by_serial.values())
+
+
+def append_to_history(path: Path, lines: bytes) -> None:
+    """Appends whole lines to a history file, starting on a line of their own, and syncs."""
+    try:
+        with open(path, "ab") as handle:
+            if handle.tell() > 0 and not _ends_with_newline(path):
+                handle.write(b"\n")  # after an append that was cut short
+            handle.write(lines)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        raise StateError(os_error_message(exc, path, "write the state history")) from exc
+
+
+class ChangeLog:
+    """The change log open for appending; one instance per store.
+
+    `append` runs under the store's lock and only writes; `sync` runs after the store's lock is
+    released and waits until the line is on disk. One fsync covers every line written before
+    it, so writers that append at nearly the same time share it (a group commit) instead of
+    queueing one fsync each behind the store's lock.
+    """
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.size = 0  # bytes of whole lines, as this store knows the file
+        self._handle: BinaryIO | None = None
+        self._sync_lock = threading.Lock()
+        self._generation = 0  # grows whenever the open file is let go (compacted, re-read)
+        self._synced = 0
+
+    def reset(self, size: int) -> None:
+        """Forgets the open handle; the file now holds `size` bytes of whole lines."""
+        self.close()
+        self.size = size
+
+    def append(self, line: bytes) -> tuple[int, int]:
+        """Writes one line; returns what `sync` needs to wait for it. StateError (and the log
+        as it was) when it fails."""
+        try:
+            handle = self._open()
+            handle.seek(self.size)
+            handle.write(line)
+            handle.flush()
+        except OSError as exc:
+            self._cut_back()
+            raise StateError(os_error_message(exc, self.path, "write the state")) from exc
+        self.size += len(line)
+        return self._generation, self.size
+
+    def sync(self, written: tuple[int, int]) -> None:
+        """Returns once the line that `append` answered `written` for is on disk."""
+        generation, end = written
+        with self._sync_lock:
+            # A log let go since was compacted into the (fsynced) state file, or closed after
+            # a sync of its own.
+            if generation != self._generation or self._synced >= end or self._handle is None:
+                return
+            upto = self.size
+            try:
+                os.fsync(self._handle.fileno())
+            except OSError as exc:
+                raise StateError(os_error_message(exc, self.path, "write the state")) from exc
+            self._synced = upto
+
+    def moved_on(self) -> bool:
+        """Whether another process wrote to the log since this store last read or wrote it."""
+        try:
+            info = os.stat(self.path)
+        except FileNotFoundError:
+            return self.size != 0
+        except OSError:
+            return False  # the append will say what is wrong
+        if self._handle is not None:
+            opened = os.fstat(self._handle.fileno())
+            return info.st_ino != opened.st_ino or info.st_size != self.size
+        if info.st_size < self.size:
+            return True
+        # Beyond what was read there may be a torn line; a whole one means another writer.
+        with open(self.path, "rb") as handle:
+            handle.seek(self.size)
+            return b"\n" in handle.read()
+
+    def remove(self) -> None:
+        self.close()
+        self.path.unlink(missing_ok=True)
+        self.size = 0
+
+    def close(self) -> None:
+        with self._sync_lock:
+            if self._handle is not None:
+                try:
+                    os.fsync(self._handle.fileno())
+                except OSError:
+                    pass
+                self._handle.close()
+                self._handle = None
+            self._generation += 1
+            self._synced = 0
+
+    def _open(self) -> BinaryIO:
+        if self._handle is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            self._handle = os.fdopen(fd, "r+b")
+            # Cut a torn line a killed writer left, so that the next line starts cleanly.
+            self._handle.truncate(self.size)
+        return self._handle
+
+    def _cut_back(self) -> None:
+        try:
+            if self._handle is not None:
+                self._handle.truncate(self.size)
+        except OSError:
+            pass
+
+
+def _read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StateError(os_error_message(exc, path, "read the state")) from exc
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with open(path, "rb") as handle:
+        handle.seek(-1, os.SEEK_END)
+        return handle.read(1) == b"\n"

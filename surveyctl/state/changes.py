@@ -1,0 +1,268 @@
+"""One write to a state: which addresses it changed, from what to what, by whom and when.
+
+Every write of either backend is a `Change` with the next serial. The file backend appends it as
+one JSON line to the change log beside the state file (and, once compacted, to the history
+file); the PostgreSQL backend turns it into row updates and history rows in one transaction.
+So a write costs what the resources it touches cost, whatever the size of the state, and
+`surveyctl state history` can say who changed an address, when, and from what to what.
+
+What an address holds is an `Entry`: its managed record, its unresolved create, or both. Its
+JSON form is what `surveyctl state show` prints: the record's fields, plus `unresolved_create`.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import socket
+from dataclasses import dataclass
+from typing import Any
+
+from surveyctl.errors import SurveyctlError
+from surveyctl.state.records import (
+    JournalEntry,
+    Record,
+    State,
+    StateError,
+    journal_from_json,
+    record_from_json,
+)
+
+# The command of a change that stands for a whole state whose earlier history is unknown (a
+# state file written before history was kept): `fold` starts from it.
+BASELINE_COMMAND = "(state before history was kept)"
+
+# Names the person behind a change when the OS user says little (a CI runner's `runner`).
+ACTOR_VARIABLE = "SURVEYCTL_ACTOR"
+
+
+def actor() -> str:
+    """Who makes the changes of this process: $SURVEYCTL_ACTOR, else user@host."""
+    named = os.environ.get(ACTOR_VARIABLE, "").strip()
+    if named:
+        return named
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = "unknown"
+    return f"{user}@{socket.gethostname()}"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What the state holds under one address: a record, an unresolved create, or both."""
+
+    record: Record | None = None
+    pending: JournalEntry | None = None
+
+    def to_json(self) -> dict:
+        shown: dict[str, Any] = self.record.to_json() if self.record is not None else {}
+        if self.pending is not None:
+            shown["unresolved_create"] = self.pending.to_json()
+        return shown
+
+    @classmethod
+    def from_json(cls, address: str, data: dict, source: object) -> Entry:
+        fields = {key: value for key, value in data.items() if key != "unresolved_create"}
+        record = record_from_json(address, fields, source) if fields else None
+        pending = data.get("unresolved_create")
+        if pending is not None and not (
+            isinstance(pending, dict) and {"address", "started_at", "fingerprint"} <= set(pending)
+        ):
+            raise StateError(f"{source}: the unresolved create of {address} is not readable")
+        return cls(
+            record, journal_from_json(pending, address, source) if pending is not None else None
+        )
+
+
+def entry_of(state: State, address: str) -> Entry | None:
+    """The entry of `address` in `state`, or None when the state does not know it."""
+    record = state.resources.get(address)
+    pending = state.journal.get(address)
+    if record is None and pending is None:
+        return None
+    return Entry(record, pending)
+
+
+def put_entry(state: State, address: str, entry: Entry | None) -> None:
+    """Sets the entry of `address` in `state` (None removes the address)."""
+    if entry is None or entry.record is None:
+        state.resources.pop(address, None)
+    else:
+        state.resources[address] = entry.record
+    if entry is None or entry.pending is None:
+        state.journal.pop(address, None)
+    else:
+        state.journal[address] = entry.pending
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One address changed by a write."""
+
+    address: str
+    before: Entry | None
+    after: Entry | None
+
+    def to_json(self) -> dict:
+        return {
+            "address": self.address,
+            "before": None if self.before is None else self.before.to_json(),
+            "after": None if self.after is None else self.after.to_json(),
+        }
+
+
+@dataclass(frozen=True)
+class Change:
+    """One write: the serial it makes, its lineage, when, who, in which command, and its edits."""
+
+    lineage: str
+    serial: int
+    at: str
+    who: str
+    command: str
+    edits: tuple[Edit, ...]
+
+    def to_json(self) -> dict:
+        return {
+            "lineage": self.lineage,
+            "serial": self.serial,
+            "at": self.at,
+            "who": self.who,
+            "command": self.command,
+            "changes": [edit.to_json() for edit in self.edits],
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, source: object) -> Change:
+        try:
+            edits = tuple(
+                Edit(
+                    item["address"],
+                    _entry(item["address"], item["before"], source),
+                    _entry(item["address"], item["after"], source),
+                )
+                for item in data["changes"]
+            )
+            return cls(
+                str(data["lineage"]),
+                int(data["serial"]),
+                str(data["at"]),
+                str(data["who"]),
+                str(data["command"]),
+                edits,
+            )
+        except StateError:
+            raise
+        except SurveyctlError as exc:
+            raise StateError(f"{source}: {exc.message}") from exc
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise StateError(
+                f"{source}: not a surveyctl state change ({exc!r} missing or wrong)"
+            ) from exc
+
+
+def _entry(address: str, data: Any, source: object) -> Entry | None:
+    return None if data is None else Entry.from_json(address, data, source)
+
+
+def apply_change(state: State, change: Change) -> None:
+    """Applies `change` to `state` in place: its entries, then its serial."""
+    for edit in change.edits:
+        put_entry(state, edit.address, edit.after)
+    state.serial = change.serial
+
+
+def diff(before: State, after: State) -> list[Edit]:
+    """The edits that turn `before` into `after` (records are compared by identity, as the
+    state shares them between copies and replaces one rather than changing it)."""
+    edits = []
+    for address in sorted(
+        set(before.resources) | set(after.resources) | set(before.journal) | set(after.journal)
+    ):
+        if before.resources.get(address) is after.resources.get(address) and (
+            before.journal.get(address) is after.journal.get(address)
+        ):
+            continue
+        edits.append(Edit(address, entry_of(before, address), entry_of(after, address)))
+    return edits
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One address changed by one write, as `surveyctl state history` lists it."""
+
+    serial: int
+    at: str
+    who: str
+    command: str
+    address: str
+    before: dict | None
+    after: dict | None
+
+    @property
+    def summary(self) -> str:
+        """What happened, in a few words."""
+        before, after = self.before or {}, self.after or {}
+        was_pending, is_pending = "unresolved_create" in before, "unresolved_create" in after
+        had, has = _has_record(before), _has_record(after)
+        if is_pending and not was_pending:
+            return "create started"
+        if was_pending and not is_pending:
+            return "create recorded" if has and not had else "create cleared"
+        if not had and has:
+            return "added"
+        if had and not has:
+            return "removed"
+        return "changed"
+
+    def to_json(self) -> dict:
+        return {
+            "serial": self.serial,
+            "at": self.at,
+            "who": self.who,
+            "command": self.command,
+            "address": self.address,
+            "change": self.summary,
+            "before": self.before,
+            "after": self.after,
+        }
+
+
+def _has_record(entry: dict) -> bool:
+    return any(key != "unresolved_create" for key in entry)
+
+
+def history_entries(change: Change) -> list[HistoryEntry]:
+    """The history rows of one write, one per address it changed."""
+    return [
+        HistoryEntry(
+            change.serial,
+            change.at,
+            change.who,
+            change.command,
+            edit.address,
+            None if edit.before is None else edit.before.to_json(),
+            None if edit.after is None else edit.after.to_json(),
+        )
+        for edit in change.edits
+    ]
+
+
+def fold(changes: list[Change], serial: int, lineage: str, source: object) -> State:
+    """The state right after `serial`, from its changes in serial order (those of `lineage`
+    up to `serial`), starting from the last baseline among them if there is one."""
+    changes = [c for c in changes if c.lineage == lineage and c.serial <= serial]
+    baselines = [i for i, c in enumerate(changes) if c.command == BASELINE_COMMAND]
+    if baselines:
+        changes = changes[baselines[-1] :]
+    if serial > 0 and (not changes or (changes[0].serial > 1 and not baselines)):
+        raise StateError(
+            f"the history of {source} does not reach back to serial {serial}: the state was "
+            "written by a surveyctl that kept no history"
+        )
+    state = State(lineage=lineage)
+    for change in changes:
+        apply_change(state, change)
+    state.serial = serial
+    return state

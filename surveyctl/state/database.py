@@ -1,0 +1,147 @@
+"""The connection to a PostgreSQL state database: the DSN kept secret, and its failures said in
+one sentence that names the environment and the host, never the password.
+
+The DSN comes only from the environment variable that `surveyctl.yaml` names (libpq
+`key=value` form or a `postgresql://` URL). It is parsed once, by libpq itself through psycopg,
+to know the host, port, database and user for messages; the password is never printed, and any
+server text quoted in a message is scrubbed of it first.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import psycopg
+from psycopg import conninfo, errors
+
+from surveyctl.state.records import StateError
+
+# Sent to the server so that `pg_stat_activity` says who holds a session.
+APPLICATION_NAME = "surveyctl"
+# Without these a killed client's session on a half-open TCP connection (a laptop that left
+# the network) would keep its advisory lock for the OS default of about two hours.
+_KEEPALIVES = {
+    "keepalives": "1",
+    "keepalives_idle": "30",
+    "keepalives_interval": "10",
+    "keepalives_count": "3",
+}
+_CONNECT_TIMEOUT = "10"
+
+
+class DatabaseError(StateError):
+    """The state database could not be reached, refused the login, or refused an operation."""
+
+
+@dataclass(frozen=True)
+class Dsn:
+    """A connection string and what may be said of it (host, port, database, user)."""
+
+    value: str
+    environment: str
+    host: str
+    port: str
+    dbname: str
+    user: str
+    password: str
+
+    @classmethod
+    def parse(cls, value: str, environment: str, variable: str) -> Dsn:
+        try:
+            params = conninfo.conninfo_to_dict(value)
+        except psycopg.ProgrammingError:
+            # libpq's message may quote the string, password included: it is not repeated.
+            raise DatabaseError(
+                f"${variable} of environment {environment!r} is not a PostgreSQL connection "
+                "string (use `host=... dbname=... user=...` or `postgresql://user@host/db`)"
+            ) from None
+        return cls(
+            value=value,
+            environment=environment,
+            host=params.get("host") or os.environ.get("PGHOST") or "localhost",
+            port=params.get("port") or os.environ.get("PGPORT") or "5432",
+            dbname=params.get("dbname") or os.environ.get("PGDATABASE") or "",
+            user=params.get("user") or os.environ.get("PGUSER") or "",
+            password=params.get("password") or os.environ.get("PGPASSWORD") or "",
+        )
+
+    def describe(self) -> str:
+        """`user@host:port/dbname`, without the password."""
+        user = f"{self.user}@" if self.user else ""
+        return f"{user}{self.host}:{self.port}/{self.dbname}"
+
+    def redact(self, text: str) -> str:
+        """`text` with the password (and the whole DSN) replaced by `***`."""
+        for secret in (self.value, self.password):
+            if secret:
+                text = text.replace(secret, "***")
+        return text
+
+    def connect(self, purpose: str) -> psycopg.Connection:
+        """An autocommit connection; DatabaseError in one sentence when there is none."""
+        given = conninfo.conninfo_to_dict(self.value)
+        extra = {key: value for key, value in _KEEPALIVES.items() if key not in given}
+        extra.setdefault("connect_timeout", given.get("connect_timeout") or _CONNECT_TIMEOUT)
+        try:
+            return psycopg.connect(
+                self.value,
+                autocommit=True,
+                application_name=f"{APPLICATION_NAME} {purpose}",
+                **extra,
+            )
+        except psycopg.Error as exc:
+            raise self.error(exc, "connect") from None
+
+    def error(self, exc: psycopg.Error, action: str, schema: str | None = None) -> DatabaseError:
+        """One sentence for a failure of `action` on the state database."""
+        where = f"the state database of environment {self.environment!r} at {self.describe()}"
+        reason = self.redact(_reason(exc))
+        if isinstance(exc, errors.InsufficientPrivilege):
+            on = f" in schema {schema}" if schema else ""
+            return DatabaseError(
+                f"the database user {self.user or '(default)'} lacks the rights to {action}{on} "
+                f"on {where}: {reason} (it needs USAGE and CREATE on the schema, or CREATE on "
+                "the database for the first use, and SELECT, INSERT, UPDATE, DELETE on its "
+                "tables)"
+            )
+        if _is_login_refusal(exc, reason):
+            return DatabaseError(f"{where} refused the login: {reason}")
+        if isinstance(exc, psycopg.OperationalError) and action == "connect":
+            return DatabaseError(f"cannot reach {where}: {reason}")
+        if isinstance(exc, psycopg.OperationalError):
+            return DatabaseError(
+                f"lost the connection to {where} while trying to {action}: {reason}"
+            )
+        return DatabaseError(f"{where} refused to {action}: {reason}")
+
+
+def _reason(exc: psycopg.Error) -> str:
+    """The server's or libpq's own words, on one line."""
+    diag = getattr(exc, "diag", None)
+    primary = getattr(diag, "message_primary", None) if diag is not None else None
+    if primary:
+        return primary.strip()
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    # "connection failed: connection to server at "h", port 5432 failed: FATAL:  reason"
+    text = text.rsplit("failed: ", 1)[-1]
+    return text.replace("FATAL:", "").strip() or type(exc).__name__
+
+
+# What libpq and the server say when they answer but will not let the user in.
+_LOGIN_REFUSALS = (
+    "authentication failed",
+    "no pg_hba.conf entry",
+    "does not exist",  # the role or the database
+    "no password supplied",
+    "permission denied for database",
+)
+
+
+def _is_login_refusal(exc: psycopg.Error, reason: str) -> bool:
+    if isinstance(exc, errors.InvalidAuthorizationSpecification | errors.InvalidPassword):
+        return True
+    lowered = reason.lower()
+    return isinstance(exc, psycopg.OperationalError) and any(
+        marker in lowered for marker in _LOGIN_REFUSALS
+    )

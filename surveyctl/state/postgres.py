@@ -1,0 +1,390 @@
+"""The PostgreSQL backend: team state in a schema of an existing database.
+
+One row per managed resource and per create in flight, so a write touches the rows of the
+addresses it changes; every write is one transaction that first moves the environment's serial
+from the value this command read to the next one (`UPDATE ... WHERE serial = %s`), so a write
+based on a stale read is refused and the other writer's change is kept, never overwritten; the
+same transaction adds a row per changed address to `history`. The lock is an advisory lock on a
+connection of its own (`surveyctl.state.pglock`). Tables are created on first use
+(`surveyctl.state.pgschema`). The DSN is read from the variable the configuration names and is
+never part of a message (`surveyctl.state.database`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+
+import psycopg
+from psycopg import sql
+
+from surveyctl.state.changes import Change, Edit, Entry
+from surveyctl.state.database import DatabaseError, Dsn
+from surveyctl.state.lock import LockInfo
+from surveyctl.state.notes import Note
+from surveyctl.state.pglock import AdvisoryLock
+from surveyctl.state.pgschema import SCHEMA_VERSION, SchemaTooNew, ensure_schema
+from surveyctl.state.records import FORMAT_VERSION, State, StateError
+from surveyctl.state.store import StoreBase
+
+DEFAULT_SCHEMA = "surveyctl"
+
+
+class PostgresStateStore(StoreBase):
+    """The state of one environment in a PostgreSQL schema (see the module docstring)."""
+
+    def __init__(
+        self,
+        dsn: str | Dsn,
+        environment: str,
+        schema: str = DEFAULT_SCHEMA,
+        on_note: Note | None = None,
+        dsn_variable: str = "the DSN",
+    ):
+        super().__init__(environment, on_note)
+        self.dsn = dsn if isinstance(dsn, Dsn) else Dsn.parse(dsn, environment, dsn_variable)
+        self.schema = schema
+        self._connection: psycopg.Connection | None = None
+        self._lock_id: str | None = None  # checked by every write while the lock is held
+
+    @property
+    def location(self) -> str:
+        return f"PostgreSQL {self.dsn.describe()} (schema {self.schema})"
+
+    # Connection and tables.
+
+    def _connected(self) -> psycopg.Connection:
+        if self._connection is None or self._connection.closed:
+            connection = self.dsn.connect(f"state {self.environment}")
+            try:
+                ensure_schema(connection, self.schema)
+            except SchemaTooNew as exc:
+                connection.close()
+                raise DatabaseError(
+                    f"the state tables in schema {self.schema} of {self.dsn.describe()} were "
+                    f"made by a newer surveyctl (layout {exc.found}, this one knows "
+                    f"{SCHEMA_VERSION}); upgrade surveyctl"
+                ) from None
+            except psycopg.Error as exc:
+                connection.close()
+                raise self.dsn.error(exc, "create the state tables", self.schema) from None
+            self._connection = connection
+        return self._connection
+
+    def _sql(self, text: str) -> sql.Composed:
+        return sql.SQL(text).format(s=sql.Identifier(self.schema))
+
+    # The lock.
+
+    @contextmanager
+    def locked(self, operation: str, timeout: float = 0.0) -> Iterator[LockInfo]:
+        """Holds the environment's advisory lock for the block (see `surveyctl.state.pglock`)."""
+        with self._mutex:
+            self._connected()  # tables first: the lock writes its row into them
+        lock = AdvisoryLock(self.dsn, self.schema, self.environment)
+        info = lock.acquire(operation, timeout)
+        try:
+            with self._mutex:
+                self._state = None  # read afresh now that nobody else writes
+                self._operation = operation
+                self._lock_id = info.id
+            yield info
+        finally:
+            with self._mutex:
+                self._operation = None
+                self._lock_id = None
+            lock.release()
+
+    def lock_holder(self) -> LockInfo | None:
+        with self._mutex:
+            connection = self._connected()
+            try:
+                return AdvisoryLock(self.dsn, self.schema, self.environment).holder(connection)
+            except psycopg.Error as exc:
+                raise self.dsn.error(exc, "read the state lock", self.schema) from None
+
+    def force_unlock(self, lock_id: str) -> LockInfo:
+        with self._mutex:
+            self._connected()
+        return AdvisoryLock(self.dsn, self.schema, self.environment).force_unlock(lock_id)
+
+    # Reading.
+
+    def _read(self) -> State:
+        connection = self._connected()
+        try:
+            with connection.transaction():
+                # One snapshot for the three reads, whatever commits meanwhile.
+                connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                head = connection.execute(
+                    self._sql(
+                        "SELECT lineage, serial, format_version FROM {s}.states "
+                        "WHERE environment = %s"
+                    ),
+                    (self.environment,),
+                ).fetchone()
+                if head is None:
+                    return State.empty()
+                resources = connection.execute(
+                    self._sql("SELECT address, record FROM {s}.resources WHERE environment = %s"),
+                    (self.environment,),
+                ).fetchall()
+                journal = connection.execute(
+                    self._sql(
+                        "SELECT address, started_at, fingerprint FROM {s}.journal "
+                        "WHERE environment = %s"
+                    ),
+                    (self.environment,),
+                ).fetchall()
+        except psycopg.Error as exc:
+            raise self.dsn.error(exc, "read the state", self.schema) from None
+        data = {
+            "format_version": head[2],
+            "lineage": head[0],
+            "serial": head[1],
+            "resources": {address: record for address, record in resources},
+            "journal": {
+                address: {"address": address, "started_at": started, "fingerprint": digest}
+                for address, started, digest in journal
+            },
+        }
+        return State.from_json(data, self.location)
+
+    # Writing.
+
+    def _persist(self, change: Change, state: State) -> None:
+        connection = self._connected()
+        try:
+            with connection.transaction():
+                if not self._advance(connection, change, state):
+                    raise _Refused()
+                for edit in change.edits:
+                    self._store_edit(connection, edit, change.serial)
+                self._add_history(connection, change)
+        except _Refused:
+            raise self._refusal(connection, state) from None
+        except psycopg.Error as exc:
+            raise self.dsn.error(exc, "write the state", self.schema) from None
+
+    def _advance(self, connection: psycopg.Connection, change: Change, state: State) -> bool:
+        """Moves the serial from the one this command read to the next, when it still is."""
+        if state.serial == 0:
+            moved = connection.execute(
+                self._sql(
+                    "INSERT INTO {s}.states (environment, lineage, serial, format_version) "
+                    "VALUES (%s, %s, %s, %s) ON CONFLICT (environment) DO NOTHING RETURNING serial"
+                ),
+                (self.environment, change.lineage, change.serial, FORMAT_VERSION),
+            ).fetchone()
+        else:
+            moved = connection.execute(
+                self._sql(
+                    "UPDATE {s}.states SET serial = %s, updated_at = now() "
+                    "WHERE environment = %s AND lineage = %s AND serial = %s RETURNING serial"
+                ),
+                (change.serial, self.environment, change.lineage, state.serial),
+            ).fetchone()
+        if moved is None:
+            return False
+        if self._lock_id is not None:
+            mine = connection.execute(
+                self._sql("SELECT 1 FROM {s}.locks WHERE environment = %s AND lock_id = %s"),
+                (self.environment, self._lock_id),
+            ).fetchone()
+            return mine is not None
+        return True
+
+    def _store_edit(self, connection: psycopg.Connection, edit: Edit, serial: int) -> None:
+        after = edit.after or Entry()
+        key = (self.environment, edit.address)
+        if after.record is not None:
+            connection.execute(
+                self._sql(
+                    "INSERT INTO {s}.resources (environment, address, record, serial) "
+                    "VALUES (%s, %s, %s, %s) ON CONFLICT (environment, address) "
+                    "DO UPDATE SET record = excluded.record, serial = excluded.serial"
+                ),
+                (*key, _json(after.record.to_json()), serial),
+            )
+        elif edit.before is not None and edit.before.record is not None:
+            connection.execute(
+                self._sql("DELETE FROM {s}.resources WHERE environment = %s AND address = %s"),
+                key,
+            )
+        if after.pending is not None:
+            connection.execute(
+                self._sql(
+                    "INSERT INTO {s}.journal (environment, address, started_at, fingerprint, "
+                    "serial) VALUES (%s, %s, %s, %s, %s) ON CONFLICT (environment, address) "
+                    "DO UPDATE SET started_at = excluded.started_at, "
+                    "fingerprint = excluded.fingerprint, serial = excluded.serial"
+                ),
+                (*key, after.pending.started_at, after.pending.fingerprint, serial),
+            )
+        elif edit.before is not None and edit.before.pending is not None:
+            connection.execute(
+                self._sql("DELETE FROM {s}.journal WHERE environment = %s AND address = %s"),
+                key,
+            )
+
+    def _add_history(self, connection: psycopg.Connection, change: Change) -> None:
+        with connection.cursor() as cursor:
+            cursor.executemany(
+                self._sql(
+                    "INSERT INTO {s}.history (environment, lineage, serial, address, at, who, "
+                    "command, before, after) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+                ),
+                [
+                    (
+                        self.environment,
+                        change.lineage,
+                        change.serial,
+                        edit.address,
+                        change.at or None,
+                        change.who,
+                        change.command,
+                        None if edit.before is None else _json(edit.before.to_json()),
+                        None if edit.after is None else _json(edit.after.to_json()),
+                    )
+                    for edit in change.edits
+                ],
+            )
+
+    def _refusal(self, connection: psycopg.Connection, state: State) -> StateError:
+        try:
+            row = connection.execute(
+                self._sql("SELECT lineage, serial FROM {s}.states WHERE environment = %s"),
+                (self.environment,),
+            ).fetchone()
+            holder = connection.execute(
+                self._sql("SELECT lock_id FROM {s}.locks WHERE environment = %s"),
+                (self.environment,),
+            ).fetchone()
+        except psycopg.Error as exc:
+            return self.dsn.error(exc, "write the state", self.schema)
+        where = f"the state of environment {self.environment!r} in {self.location}"
+        if row is not None and (row[0], row[1]) == (state.lineage, state.serial):
+            return StateError(
+                f"{where}: this command's lock was ended (force-unlock"
+                f"{' and taken by ' + holder[0] if holder else ''}) so its write was refused; "
+                "run `surveyctl plan` to see what is left to do"
+            )
+        there = "no state" if row is None else f"serial {row[1]}"
+        return StateError(
+            f"{where} changed since this command read it ({there} there, serial "
+            f"{state.serial} here): the write was refused so that the other change is not "
+            "lost; run the command again"
+        )
+
+    def restore(self, state: State, changes: list[Change]) -> None:
+        """Replaces the state by `state` and the history by `changes` (a migration), in one
+        transaction that is refused if the stored state moved since it was read."""
+        with self._mutex:
+            read = self._loaded()
+            connection = self._connected()
+            try:
+                with connection.transaction():
+                    if not self._take_over(connection, read, state):
+                        raise _Refused()
+                    for table in ("resources", "journal", "history"):
+                        connection.execute(
+                            self._sql(f"DELETE FROM {{s}}.{table} WHERE environment = %s"),
+                            (self.environment,),
+                        )
+                    for address in state.addresses():
+                        edit = Edit(
+                            address,
+                            None,
+                            Entry(state.resources.get(address), state.journal.get(address)),
+                        )
+                        self._store_edit(connection, edit, state.serial)
+                    for change in changes:
+                        self._add_history(connection, change)
+            except _Refused:
+                raise self._refusal(connection, read) from None
+            except psycopg.Error as exc:
+                raise self.dsn.error(exc, "write the state", self.schema) from None
+            self._state = state.copy()
+
+    def _take_over(self, connection: psycopg.Connection, read: State, state: State) -> bool:
+        if read.serial == 0:
+            return self._advance(connection, _head(state), read)
+        moved = connection.execute(
+            self._sql(
+                "UPDATE {s}.states SET lineage = %s, serial = %s, updated_at = now() "
+                "WHERE environment = %s AND lineage = %s AND serial = %s RETURNING serial"
+            ),
+            (state.lineage, state.serial, self.environment, read.lineage, read.serial),
+        ).fetchone()
+        return moved is not None
+
+    # History.
+
+    def changes(self, address: str | None = None, upto: int | None = None) -> list[Change]:
+        query = (
+            "SELECT lineage, serial, at, who, command, address, before, after FROM {s}.history "
+            "WHERE environment = %s"
+        )
+        params: list[object] = [self.environment]
+        if address is not None:
+            query += " AND address = %s"
+            params.append(address)
+        if upto is not None:
+            query += " AND serial <= %s"
+            params.append(upto)
+        with self._mutex:
+            connection = self._connected()
+            try:
+                rows = connection.execute(self._sql(query + " ORDER BY serial, id"), params)
+                rows = rows.fetchall()
+            except psycopg.Error as exc:
+                raise self.dsn.error(exc, "read the state history", self.schema) from None
+        return _group(rows, self.location)
+
+    def close(self) -> None:
+        with self._mutex:
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None
+
+
+class _Refused(Exception):
+    """The serial (or the lock) moved: the transaction is rolled back."""
+
+
+def _head(state: State) -> Change:
+    """A change that only carries the lineage and serial of `state` (to create its row)."""
+    return Change(state.lineage, state.serial, "", "", "", ())
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _at(value: datetime | None) -> str:
+    return "" if value is None else value.astimezone(UTC).isoformat(timespec="seconds")
+
+
+def _group(rows: list[tuple], source: str) -> list[Change]:
+    """History rows, one per address, back into one Change per serial."""
+    changes: list[Change] = []
+    for lineage, serial, at, who, command, address, before, after in rows:
+        edit = Edit(
+            address,
+            None if before is None else Entry.from_json(address, before, source),
+            None if after is None else Entry.from_json(address, after, source),
+        )
+        last = changes[-1] if changes else None
+        if last is not None and (last.lineage, last.serial, last.command) == (
+            lineage,
+            serial,
+            command,
+        ):
+            changes[-1] = Change(
+                last.lineage, last.serial, last.at, last.who, last.command, (*last.edits, edit)
+            )
+        else:
+            changes.append(Change(lineage, serial, _at(at), who, command, (edit,)))
+    return changes

@@ -1,0 +1,264 @@
+"""What both state backends share: the state in memory and the operations that change it.
+
+A backend supplies how a state is read (`_read`) and how one write is stored (`_persist`);
+this base turns every operation (record, journal a create, resolve it, forget, move, or any
+`update`) into one `Change` with the next serial that names only the addresses it touches, so
+the cost of a write does not grow with the number of resources in the state.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Callable
+
+from surveyctl.resources import split_address
+from surveyctl.state.changes import (
+    BASELINE_COMMAND,
+    Change,
+    Edit,
+    Entry,
+    HistoryEntry,
+    actor,
+    apply_change,
+    diff,
+    entry_of,
+    fold,
+    history_entries,
+)
+from surveyctl.state.notes import Note, note_to_stderr
+from surveyctl.state.records import (
+    JournalEntry,
+    Record,
+    State,
+    StateError,
+    fingerprint,
+    utc_now,
+)
+
+# An operation's edits, computed from the state as it stands when the write is made.
+Edits = Callable[[State], list[Edit]]
+
+_KEEP = object()
+
+
+class StoreBase:
+    """The state of one environment in memory; subclasses store it.
+
+    `load()` reads it afresh; every change goes through `_write`, which computes its edits
+    from the current state under an in-process lock, stores them as one `Change` with serial
+    + 1, and only then applies them in memory, so a failed write leaves both sides as they
+    were. Records are frozen and shared between copies: replace a record, never change one in
+    place, and treat `last_applied` bodies as read-only.
+    """
+
+    def __init__(self, environment: str | None = None, on_note: Note | None = None):
+        self.environment = environment
+        self._note = on_note or note_to_stderr
+        self._mutex = threading.RLock()
+        self._state: State | None = None
+        self._operation: str | None = None
+        self._actor = actor()
+
+    # What a backend supplies.
+
+    @property
+    def location(self) -> str:
+        raise NotImplementedError
+
+    def _read(self) -> State:
+        raise NotImplementedError
+
+    def _persist(self, change: Change, state: State) -> object:
+        """Stores `change`, made on top of `state`; StateError when it cannot (nothing stored).
+        What it returns is handed to `_durable` once the in-process lock is released."""
+        raise NotImplementedError
+
+    def _durable(self, written: object) -> None:
+        """Returns once the write `_persist` answered `written` for is safe from a crash."""
+
+    def _written(self, state: State) -> None:
+        """Called after a write landed, with the state it made."""
+
+    # Reading.
+
+    def load(self, verify: bool = True) -> State:
+        """The stored state, read afresh (an empty state with a new lineage if none yet).
+
+        A state that cannot be used as it stands (one survey under two names) is refused with
+        StateError; with `verify` False, as the state commands that repair it load it, the
+        problem is only noted."""
+        with self._mutex:
+            self._state = self._read()
+            state = self._state.copy()
+        problems = state.problems()
+        if problems and verify:
+            raise StateError(f"{self.location}: {problems[0]}")
+        for problem in problems:
+            self._note(f"{self.location}: {problem}")
+        return state
+
+    def current(self) -> State:
+        """A copy of the state as last loaded or written (loads it on first use)."""
+        with self._mutex:
+            return self._loaded().copy()
+
+    def _loaded(self) -> State:
+        if self._state is None:
+            self._state = self._read()
+        return self._state
+
+    # Writing.
+
+    def update(self, change: Callable[[State], None]) -> State:
+        """Applies `change` to a copy of the state, stores what it changed with serial + 1, and
+        returns the new state. Nothing is stored when `change` changed nothing."""
+
+        def edits(state: State) -> list[Edit]:
+            new = state.copy()
+            change(new)
+            return diff(state, new)
+
+        with self._mutex:
+            self._write(edits)
+            return self._loaded().copy()
+
+    def record(self, resource_address: str, record: Record) -> int:
+        """Records a managed resource (after a create, an update or an import); returns the
+        serial of the write."""
+        split_address(resource_address)
+        record = copy.deepcopy(record)
+        return self._write(lambda state: [_edit(state, resource_address, record=record)])
+
+    def journal_create(self, resource_address: str, body: dict) -> JournalEntry:
+        """Notes a create about to be sent; call it BEFORE the POST."""
+        split_address(resource_address)
+        entry = JournalEntry(resource_address, utc_now(), fingerprint(body))
+
+        def edits(state: State) -> list[Edit]:
+            if resource_address in state.journal:
+                raise StateError(
+                    f"a create of {resource_address} is already in flight since "
+                    f"{state.journal[resource_address].started_at}"
+                )
+            return [_edit(state, resource_address, pending=entry)]
+
+        self._write(edits)
+        return entry
+
+    def resolve_create(self, resource_address: str, record: Record | None) -> int:
+        """Clears a journaled create: records the resource it made, or nothing if it failed."""
+        record = copy.deepcopy(record)
+
+        def edits(state: State) -> list[Edit]:
+            if record is None:
+                return [_edit(state, resource_address, pending=None)]
+            return [_edit(state, resource_address, record=record, pending=None)]
+
+        return self._write(edits)
+
+    def forget(self, resource_address: str) -> int:
+        """Drops a resource and any unresolved create of it; the marketplace is not touched."""
+
+        def edits(state: State) -> list[Edit]:
+            before = entry_of(state, resource_address)
+            if before is None:
+                raise StateError(f"{resource_address} is not in the state {self.location}")
+            return [Edit(resource_address, before, None)]
+
+        return self._write(edits)
+
+    def move(self, old: str, new: str) -> int:
+        """Renames a resource (after a manifest rename); the kind must stay the same."""
+        old_kind, _ = split_address(old)
+        new_kind, _ = split_address(new)
+        if old_kind != new_kind:
+            raise StateError(f"cannot move {old} to {new}: a resource keeps its kind")
+
+        def edits(state: State) -> list[Edit]:
+            before = entry_of(state, old)
+            if before is None:
+                raise StateError(f"{old} is not in the state {self.location}")
+            if entry_of(state, new) is not None:
+                raise StateError(f"{new} is already in the state {self.location}")
+            pending = before.pending
+            if pending is not None:
+                pending = JournalEntry(new, pending.started_at, pending.fingerprint)
+            return [Edit(old, before, None), Edit(new, None, Entry(before.record, pending))]
+
+        return self._write(edits)
+
+    def _write(self, edits: Edits) -> int:
+        with self._mutex:
+            state = self._loaded()
+            made = edits(state)
+            if not made:
+                return state.serial
+            change = Change(
+                state.lineage,
+                state.serial + 1,
+                utc_now(),
+                self._actor,
+                self._operation or "-",
+                tuple(made),
+            )
+            written = self._persist(change, state)
+            apply_change(state, change)
+            self._written(state)
+        # Outside the lock, so that writers arriving together share one wait for the disk.
+        self._durable(written)
+        return change.serial
+
+    # History.
+
+    def changes(self, address: str | None = None, upto: int | None = None) -> list[Change]:
+        """The recorded changes in serial order: at least those that touch `address` (all if
+        None), up to `upto` (all if None)."""
+        raise NotImplementedError
+
+    def restore(self, state: State, changes: list[Change]) -> None:
+        """Replaces the stored state by `state` and its history by `changes` (a migration)."""
+        raise NotImplementedError
+
+    def history(self, resource_address: str | None = None) -> list[HistoryEntry]:
+        """Every recorded change of this state's lineage (of one address), oldest first."""
+        lineage = self.current().lineage
+        entries = []
+        for change in self.changes(resource_address):
+            if change.lineage != lineage or change.command == BASELINE_COMMAND:
+                continue
+            entries.extend(
+                entry
+                for entry in history_entries(change)
+                if resource_address is None or entry.address == resource_address
+            )
+        return entries
+
+    def state_at(self, serial: int) -> State:
+        """The state as it was right after the write with `serial`."""
+        current = self.current()
+        if serial == current.serial:
+            return current
+        if not 0 <= serial < current.serial:
+            raise StateError(
+                f"the state {self.location} has no serial {serial}; it is at {current.serial}"
+            )
+        return fold(self.changes(upto=serial), serial, current.lineage, self.location)
+
+    # Lifecycle.
+
+    def flush(self) -> None:
+        """Makes every write so far part of what a user reads (nothing to do by default)."""
+
+    def close(self) -> None:
+        """Releases what the backend holds open (files, connections)."""
+
+
+def _edit(state: State, address: str, record=_KEEP, pending=_KEEP) -> Edit:
+    before = entry_of(state, address)
+    old = before or Entry()
+    after = Entry(
+        old.record if record is _KEEP else record,
+        old.pending if pending is _KEEP else pending,
+    )
+    return Edit(address, before, None if after.record is None and after.pending is None else after)

@@ -1,0 +1,70 @@
+"""Fixtures of the state tests: every backend-facing test runs on the file and on PostgreSQL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from surveyctl.config import load_config
+from surveyctl.state import GroupRecord, StateBackend, SurveyRecord, open_state
+
+DSN_VARIABLE = "SURVEYCTL_STATE_DSN"
+
+
+@pytest.fixture(params=["file", "postgres"])
+def backend(request) -> str:
+    """The state backend under test."""
+    return request.param
+
+
+@pytest.fixture
+def state_setting(backend, request, monkeypatch) -> str:
+    """What an environment of surveyctl.yaml adds to keep its state in `backend` (nothing for
+    the file); for PostgreSQL a schema of its own and the DSN in $SURVEYCTL_STATE_DSN."""
+    if backend == "file":
+        return ""
+    postgres = request.getfixturevalue("postgres")
+    monkeypatch.setenv(DSN_VARIABLE, postgres.dsn())
+    return (
+        f", state: {{backend: postgres, dsn_env: {DSN_VARIABLE}, "
+        f"schema: {postgres.fresh_schema()}}}"
+    )
+
+
+@pytest.fixture
+def staging_project(tmp_path: Path, monkeypatch, state_setting) -> Path:
+    """A project with a staging environment whose state lives in the backend under test; the
+    state commands never call the marketplace."""
+    (tmp_path / "surveyctl.yaml").write_text(
+        "environments:\n"
+        "  staging: {host: 'https://staging.invalid', api_key_env: SURVEYCTL_STAGING_KEY"
+        f"{state_setting}}}\n"
+        "default_environment: staging\n",
+        encoding="utf-8",
+    )
+    monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
+    monkeypatch.delenv("SURVEYCTL_STAGING_KEY", raising=False)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def open_staging(project: Path) -> StateBackend:
+    """The staging state of `project`, as the CLI opens it."""
+    config = load_config(project / "surveyctl.yaml")
+    return open_state(config, config.environment("staging"))
+
+
+@pytest.fixture
+def staging_store(staging_project: Path) -> StateBackend:
+    """The staging state with two surveys and two groups (`shared` is both kinds)."""
+    store = open_staging(staging_project)
+    store.record(
+        "Survey/brand-tracker-us",
+        SurveyRecord(4711, {"male": "q-1", "female": "q-2"}, {"survey_title": "BT"}),
+    )
+    store.record("ExclusionGroup/brand-trackers", GroupRecord("trackers-2026", [4711], {}))
+    store.record("ExclusionGroup/shared", GroupRecord("shared-ref", [], {}))
+    store.record("Survey/shared", SurveyRecord(4712))
+    yield store
+    store.close()

@@ -1,0 +1,143 @@
+"""plan, apply, import and the state commands give the same results whichever backend keeps
+the state: one suite, run over real HTTP against the sandbox on the file and on PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from surveyctl.config import load_config
+from surveyctl.state import open_state
+
+from ..reconcile.conftest import Manifests, survey_manifest
+
+
+@pytest.fixture
+def project(tmp_path: Path, sandbox, monkeypatch, state_setting) -> Path:
+    """The `local` environment on the session sandbox, its state in the backend under test."""
+    (tmp_path / "surveyctl.yaml").write_text(
+        "environments:\n"
+        f"  local: {{host: '{sandbox.url}', api_key_env: SURVEYCTL_LOCAL_KEY{state_setting}}}\n"
+        "default_environment: local\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("SURVEYCTL_LOCAL_KEY", "sandbox-buyer-1")
+    monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
+def manifests(project: Path) -> Manifests:
+    return Manifests(project)
+
+
+def state_of(project: Path):
+    config = load_config(project / "surveyctl.yaml")
+    return open_state(config, config.environment("local")).load()
+
+
+def test_apply_records_what_it_created_and_the_next_plan_has_no_changes(
+    run_cli, manifests, project
+):
+    manifests.write(survey_manifest("tracker"))
+    manifests.write(survey_manifest("concept", completes_required=300))
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    assert applied.exit_code == 0, applied.stdout + applied.stderr
+    assert "Apply complete! Resources: 2 added, 0 changed, 0 destroyed." in applied.stdout
+    state = state_of(project)
+    assert sorted(state.resources) == ["Survey/concept", "Survey/tracker"]
+    assert state.journal == {} and state.serial == 4  # a journal entry and its resolution each
+    replanned = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert replanned.exit_code == 0 and "No changes." in replanned.stdout
+
+
+def test_an_update_records_the_body_applied_and_its_history(run_cli, manifests, project, api):
+    manifests.write(survey_manifest("tracker"))
+    run_cli("apply", "manifests", "--auto-approve")
+    manifests.write(survey_manifest("tracker", survey_title="Tracker, renamed"))
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    assert applied.exit_code == 0, applied.stderr
+    record = state_of(project).survey("tracker")
+    assert record.last_applied["survey_title"] == "Tracker, renamed"
+    assert api.get_survey(record.ps_survey_id)["survey_title"] == "Tracker, renamed"
+    history = json.loads(run_cli("state", "history", "tracker", "--format", "json").stdout)
+    assert [(e["command"], e["change"]) for e in history] == [
+        ("apply", "create started"),
+        ("apply", "create recorded"),
+        ("apply", "changed"),
+    ]
+    assert history[-1]["before"]["last_applied"]["survey_title"] == "Survey tracker"
+    assert history[-1]["after"]["last_applied"]["survey_title"] == "Tracker, renamed"
+
+
+def test_import_adopts_a_live_survey_that_then_plans_as_no_change(run_cli, api, project):
+    created = api.create_survey(survey_manifest("x")["spec"])
+    result = run_cli(
+        "import", str(created["ps_survey_id"]), "--name", "adopted", "--out", "manifests/a.yaml"
+    )
+    assert result.exit_code == 0, result.stderr
+    assert state_of(project).survey("adopted").ps_survey_id == created["ps_survey_id"]
+    replanned = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert replanned.exit_code == 0 and "No changes." in replanned.stdout
+
+
+def test_destroy_deletes_and_forgets(run_cli, manifests, project, api):
+    manifests.write(survey_manifest("tracker"))
+    manifests.write(survey_manifest("gone-soon"))
+    run_cli("apply", "manifests", "--auto-approve")
+    survey_id = state_of(project).survey("gone-soon").ps_survey_id
+    manifests.remove("gone-soon")
+    applied = run_cli("apply", "manifests", "--auto-approve", "--destroy")
+    assert applied.exit_code == 0, applied.stderr
+    assert sorted(state_of(project).resources) == ["Survey/tracker"]
+    assert survey_id not in {s["ps_survey_id"] for s in api.list_surveys()}
+
+
+def test_a_saved_plan_is_refused_once_the_state_moved(run_cli, manifests, project):
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("plan", "manifests", "--out", "tracker.plan").exit_code == 0
+    manifests.write(survey_manifest("other"))
+    run_cli("apply", "manifests/other.yaml", "--auto-approve")
+    refused = run_cli("apply", "tracker.plan")
+    assert refused.exit_code == 1
+    assert "the state changed since this plan was made (serial 0 -> 2)" in refused.stderr
+
+
+def test_an_unresolved_create_blocks_the_plan_until_state_rm(run_cli, manifests, project):
+    manifests.write(survey_manifest("tracker"))
+    config = load_config(project / "surveyctl.yaml")
+    open_state(config, config.environment("local")).journal_create("Survey/tracker", {"x": 1})
+    blocked = run_cli("plan", "manifests")
+    assert blocked.exit_code == 1 and "surveyctl state rm Survey/tracker" in blocked.stdout
+    assert run_cli("state", "rm", "Survey/tracker").exit_code == 0
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+
+
+@pytest.mark.parametrize("backend", ["postgres"])
+def test_the_dsn_and_its_password_never_appear_in_output_logs_plans_or_state(
+    run_cli, manifests, project, postgres, monkeypatch
+):
+    manifests.write(survey_manifest("tracker"))
+    results = [
+        run_cli("--debug", "plan", "manifests", "--out", "tracker.plan"),
+        run_cli("--debug", "apply", "tracker.plan"),
+        run_cli("state", "list"),
+        run_cli("state", "show"),
+        run_cli("state", "history", "--format", "json"),
+        run_cli("force-unlock", "not-a-lock"),
+    ]
+    monkeypatch.setenv("SURVEYCTL_STATE_DSN", postgres.dsn(password="Wr0ng-pa55word"))
+    refused = run_cli("state", "list")
+    assert refused.exit_code == 1 and "refused the login" in refused.stderr
+    results.append(refused)
+    dsn = postgres.dsn()
+    for result in results:
+        shown = result.stdout + result.stderr
+        assert postgres.password not in shown and "Wr0ng-pa55word" not in shown
+        assert dsn not in shown
+    assert results[1].exit_code == 0, results[1].stderr
+    assert postgres.password not in (project / "tracker.plan").read_text()
+    assert not (project / ".surveyctl" / "state").exists()  # nothing of it written to disk

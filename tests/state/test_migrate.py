@@ -1,0 +1,158 @@
+"""`surveyctl state migrate --from file|postgres`: the state, its lineage, serial and history
+copied into the backend surveyctl.yaml names, with lineage checks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from surveyctl.config import StateSettings, load_config
+from surveyctl.state import FileStateStore, GroupRecord, SurveyRecord, open_state, state_file
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch, postgres) -> Path:
+    monkeypatch.setenv("SURVEYCTL_STATE_DSN", postgres.dsn())
+    monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def configure(project: Path, backend: str, schema: str) -> None:
+    state = (
+        f", state: {{backend: postgres, dsn_env: SURVEYCTL_STATE_DSN, schema: {schema}}}"
+        if backend == "postgres"
+        else ""
+    )
+    (project / "surveyctl.yaml").write_text(
+        "environments:\n"
+        f"  staging: {{host: 'https://staging.invalid', api_key_env: STAGING_KEY{state}}}\n"
+        "default_environment: staging\n",
+        encoding="utf-8",
+    )
+
+
+def file_store(project: Path) -> FileStateStore:
+    return FileStateStore(state_file(project / ".surveyctl" / "state", "staging"), "staging")
+
+
+def pg_store(project: Path, schema: str):
+    config = load_config(project / "surveyctl.yaml")
+    settings = StateSettings("postgres", "SURVEYCTL_STATE_DSN", schema)
+    return open_state(config, config.environment("staging"), settings)
+
+
+def seed(store) -> None:
+    store.record("Survey/tracker", SurveyRecord(4711, {"male": "q-1"}, {"survey_title": "T"}))
+    store.record("ExclusionGroup/trackers", GroupRecord("ref-1", [4711], {"name": "G"}))
+    store.journal_create("Survey/in-flight", {"survey_title": "F"})
+    store.flush()
+
+
+def test_a_file_state_moves_into_postgres_with_lineage_serial_and_history(
+    run_cli, project, postgres
+):
+    schema = postgres.fresh_schema()
+    configure(project, "file", schema)
+    seed(file_store(project))
+    before = file_store(project).path.read_text()
+    configure(project, "postgres", schema)
+    result = run_cli("state", "migrate", "--from", "file")
+    assert result.exit_code == 0, result.stderr
+    assert "serial 3, 2 resource(s), 1 unresolved create(s), 3 change(s) of history" in (
+        result.stdout
+    )
+    assert postgres.password not in result.stdout + result.stderr
+    moved, original = pg_store(project, schema).load(), file_store(project).load()
+    assert moved.to_json() == original.to_json()
+    history = json.loads(run_cli("state", "history", "--format", "json").stdout)
+    assert [(e["serial"], e["address"]) for e in history] == [
+        (1, "Survey/tracker"),
+        (2, "ExclusionGroup/trackers"),
+        (3, "Survey/in-flight"),
+    ]
+    assert file_store(project).path.read_text() == before  # the source is left as it was
+
+
+def test_a_postgres_state_moves_back_into_a_file(run_cli, project, postgres):
+    schema = postgres.fresh_schema()
+    configure(project, "postgres", schema)
+    seed(pg_store(project, schema))
+    configure(project, "file", schema)
+    result = run_cli(
+        "state",
+        "migrate",
+        "--from",
+        "postgres",
+        "--schema",
+        schema,
+        "--dsn-env",
+        "SURVEYCTL_STATE_DSN",
+    )
+    assert result.exit_code == 0, result.stderr
+    on_disk = json.loads(file_store(project).path.read_text())
+    assert on_disk == pg_store(project, schema).load().to_json()
+    shown = json.loads(run_cli("state", "show", "tracker", "--serial", "1").stdout)
+    assert shown["ps_survey_id"] == 4711
+
+
+def test_an_older_copy_of_the_same_lineage_is_brought_up_to_date(run_cli, project, postgres):
+    schema = postgres.fresh_schema()
+    configure(project, "file", schema)
+    seed(file_store(project))
+    configure(project, "postgres", schema)
+    run_cli("state", "migrate", "--from", "file")
+    pg_store(project, schema).forget("Survey/in-flight")  # the team goes on in PostgreSQL
+    configure(project, "file", schema)
+    result = run_cli("state", "migrate", "--from", "postgres", "--schema", schema)
+    assert result.exit_code == 0, result.stderr
+    state = file_store(project).load()
+    assert state.serial == 4 and state.journal == {}
+
+
+def test_copying_onto_the_same_state_again_changes_nothing(run_cli, project, postgres):
+    schema = postgres.fresh_schema()
+    configure(project, "file", schema)
+    seed(file_store(project))
+    configure(project, "postgres", schema)
+    run_cli("state", "migrate", "--from", "file")
+    again = run_cli("state", "migrate", "--from", "file")
+    assert again.exit_code == 0 and "already holds this state" in again.stdout
+
+
+def test_a_target_of_another_lineage_is_refused(run_cli, project, postgres):
+    schema = postgres.fresh_schema()
+    configure(project, "file", schema)
+    seed(file_store(project))
+    pg_store(project, schema).record("Survey/other", SurveyRecord(1))
+    configure(project, "postgres", schema)
+    result = run_cli("state", "migrate", "--from", "file")
+    assert result.exit_code == 1
+    assert "already holds another state" in result.stderr and "Traceback" not in result.stderr
+    assert sorted(pg_store(project, schema).load().resources) == ["Survey/other"]
+
+
+def test_a_target_that_is_ahead_is_refused(run_cli, project, postgres):
+    schema = postgres.fresh_schema()
+    configure(project, "file", schema)
+    seed(file_store(project))
+    configure(project, "postgres", schema)
+    run_cli("state", "migrate", "--from", "file")
+    pg_store(project, schema).forget("Survey/in-flight")
+    result = run_cli("state", "migrate", "--from", "file")
+    assert result.exit_code == 1 and "is ahead of" in result.stderr
+    assert pg_store(project, schema).load().serial == 4
+
+
+def test_migrating_from_the_backend_already_configured_is_refused(run_cli, project, postgres):
+    configure(project, "file", postgres.fresh_schema())
+    result = run_cli("state", "migrate", "--from", "file")
+    assert result.exit_code == 1 and "already keeps its state in file" in result.stderr
+
+
+def test_an_empty_source_is_refused(run_cli, project, postgres):
+    configure(project, "postgres", postgres.fresh_schema())
+    result = run_cli("state", "migrate", "--from", "file")
+    assert result.exit_code == 1 and "there is no state to copy" in result.stderr

@@ -1,0 +1,271 @@
+"""The PostgreSQL backend against a real server: tables on first use, one row per resource,
+serial-checked transactions, the advisory lock, and failures said without the password."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+
+import psycopg
+import pytest
+
+from surveyctl.state import StateError, SurveyRecord
+from surveyctl.state.database import DatabaseError
+from surveyctl.state.lock import LockError, LockHeld
+from surveyctl.state.pgschema import SCHEMA_VERSION
+from surveyctl.state.postgres import PostgresStateStore
+
+
+@pytest.fixture
+def schema(postgres) -> str:
+    return postgres.fresh_schema()
+
+
+@pytest.fixture
+def store(postgres, schema):
+    store = PostgresStateStore(postgres.dsn(), "staging", schema)
+    yield store
+    store.close()
+
+
+def survey(ps_survey_id: int) -> SurveyRecord:
+    return SurveyRecord(ps_survey_id, {"male": "q-1"}, {"survey_title": "T", "a": 1, "B": 2})
+
+
+def rows(postgres, query: str, *params) -> list[tuple]:
+    with psycopg.connect(postgres.admin_dsn.replace("/postgres?", "/surveyctl?")) as connection:
+        return connection.execute(query, params).fetchall()
+
+
+def test_tables_are_made_on_first_use_with_a_schema_version(postgres, store, schema):
+    assert store.load().serial == 0
+    version = rows(postgres, f"SELECT version FROM {schema}.schema_version")
+    assert version == [(SCHEMA_VERSION,)]
+    tables = {
+        r[0]
+        for r in rows(postgres, "SELECT tablename FROM pg_tables WHERE schemaname = %s", schema)
+    }
+    assert tables == {"schema_version", "states", "resources", "journal", "history", "locks"}
+
+
+def test_a_write_touches_the_row_of_its_resource_only(postgres, store, schema):
+    for number in range(5):
+        store.record(f"Survey/s-{number}", survey(number))
+    store.record("Survey/s-2", survey(222))
+    written = rows(postgres, f"SELECT address, serial FROM {schema}.resources ORDER BY address")
+    assert written == [
+        ("Survey/s-0", 1),
+        ("Survey/s-1", 2),
+        ("Survey/s-2", 6),
+        ("Survey/s-3", 4),
+        ("Survey/s-4", 5),
+    ]
+
+
+def test_state_survives_a_new_connection_with_body_order_kept(postgres, store, schema):
+    store.record("Survey/a", survey(1))
+    entry = store.journal_create("Survey/b", {"survey_title": "B"})
+    reread = PostgresStateStore(postgres.dsn(), "staging", schema).load()
+    assert reread.survey("a") == survey(1)
+    assert list(reread.survey("a").last_applied) == ["survey_title", "a", "B"]
+    assert reread.pending_create("Survey/b") == entry
+    assert reread.serial == 2 and reread.lineage == store.current().lineage
+
+
+def test_resolve_forget_and_move_change_rows_and_journal(postgres, store, schema):
+    store.journal_create("Survey/a", {"survey_title": "A"})
+    store.resolve_create("Survey/a", survey(1))
+    store.move("Survey/a", "Survey/b")
+    store.record("Survey/c", survey(3))
+    store.forget("Survey/c")
+    state = PostgresStateStore(postgres.dsn(), "staging", schema).load()
+    assert sorted(state.resources) == ["Survey/b"] and state.journal == {}
+    assert rows(postgres, f"SELECT count(*) FROM {schema}.journal") == [(0,)]
+
+
+def test_environments_sharing_a_schema_keep_apart(postgres, store, schema):
+    store.record("Survey/a", survey(1))
+    other = PostgresStateStore(postgres.dsn(), "production", schema)
+    assert other.load().resources == {}
+    other.record("Survey/z", survey(9))
+    assert sorted(store.load().resources) == ["Survey/a"]
+
+
+def test_a_write_based_on_a_stale_read_is_refused_and_the_other_kept(postgres, store, schema):
+    store.record("Survey/a", survey(1))
+    first = PostgresStateStore(postgres.dsn(), "staging", schema)
+    second = PostgresStateStore(postgres.dsn(), "staging", schema)
+    first.load(), second.load()
+    first.record("Survey/b", survey(2))
+    with pytest.raises(
+        StateError, match=r"changed since this command read it \(serial 2 there, serial 1 here\)"
+    ):
+        second.record("Survey/c", survey(3))
+    assert sorted(store.load().resources) == ["Survey/a", "Survey/b"]
+    assert "Survey/c" not in second.current().resources
+
+
+def test_two_first_writes_of_a_new_state_one_is_refused(postgres, schema):
+    first = PostgresStateStore(postgres.dsn(), "fresh", schema)
+    second = PostgresStateStore(postgres.dsn(), "fresh", schema)
+    first.load(), second.load()
+    first.record("Survey/a", survey(1))
+    with pytest.raises(StateError, match="no state there|serial 1 there"):
+        second.record("Survey/b", survey(2))
+
+
+def test_the_lock_refuses_a_second_holder_naming_the_first(postgres, store, schema):
+    with store.locked("apply") as held:
+        other = PostgresStateStore(postgres.dsn(), "staging", schema)
+        with pytest.raises(LockHeld) as refused:
+            with other.locked("import"):
+                pass
+        assert refused.value.holder.id == held.id
+        message = str(refused.value)
+        assert "'apply'" in message and held.who in message
+        assert f"force-unlock {held.id}" in message
+        assert store.lock_holder().id == held.id
+    assert store.lock_holder() is None
+    with PostgresStateStore(postgres.dsn(), "staging", schema).locked("import"):
+        pass
+
+
+HOLDER = textwrap.dedent(
+    """
+    import sys, time
+    from surveyctl.state.postgres import PostgresStateStore
+    store = PostgresStateStore(sys.argv[1], "staging", sys.argv[2])
+    with store.locked("apply") as info:
+        print(info.id, flush=True)
+        time.sleep(120)
+    """
+)
+
+
+def start_holder(postgres, schema) -> tuple[subprocess.Popen, str]:
+    process = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, postgres.dsn(), schema], stdout=subprocess.PIPE, text=True
+    )
+    lock_id = process.stdout.readline().strip()
+    assert lock_id, "the holder did not take the lock"
+    return process, lock_id
+
+
+def test_a_killed_holders_lock_is_released_by_the_server(postgres, store, schema):
+    process, lock_id = start_holder(postgres, schema)
+    assert store.lock_holder().id == lock_id
+    process.kill()
+    process.wait()
+    with store.locked("apply", timeout=10) as mine:  # the server ends the session at once
+        assert mine.id != lock_id
+
+
+def test_force_unlock_with_another_id_is_refused(postgres, store, schema):
+    process, lock_id = start_holder(postgres, schema)
+    try:
+        with pytest.raises(LockError, match=f"has ID {lock_id}, not wrong-id"):
+            store.force_unlock("wrong-id")
+        assert store.lock_holder().id == lock_id
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_force_unlock_ends_the_holders_session(postgres, store, schema):
+    process, lock_id = start_holder(postgres, schema)
+    try:
+        removed = store.force_unlock(lock_id)
+        assert removed.id == lock_id and removed.operation == "apply"
+        assert store.lock_holder() is None
+        with store.locked("apply"):
+            pass
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_a_write_after_its_lock_was_forced_is_refused(postgres, store, schema):
+    with store.locked("apply") as held:
+        store.record("Survey/a", survey(1))
+        PostgresStateStore(postgres.dsn(), "staging", schema).force_unlock(held.id)
+        with pytest.raises(StateError, match="lock was ended"):
+            store.record("Survey/b", survey(2))
+    assert sorted(store.load().resources) == ["Survey/a"]
+
+
+def test_force_unlock_without_a_lock_says_so(store):
+    with pytest.raises(LockError, match="not locked"):
+        store.force_unlock("any")
+
+
+def test_an_unreachable_database_is_one_sentence_naming_environment_and_host(tmp_path):
+    dsn = f"host={tmp_path} port=5999 dbname=x user=u password=hunter2-secret"
+    started = time.monotonic()
+    with pytest.raises(DatabaseError) as failed:
+        PostgresStateStore(dsn, "staging").load()
+    message = str(failed.value)
+    assert message.startswith(
+        f"cannot reach the state database of environment 'staging' at u@{tmp_path}:5999/x"
+    )
+    assert "hunter2" not in message and "\n" not in message
+    assert time.monotonic() - started < 15
+
+
+def test_a_refused_login_is_one_sentence_without_the_password(postgres):
+    dsn = postgres.dsn(password="wrong-password-123")
+    with pytest.raises(DatabaseError) as failed:
+        PostgresStateStore(dsn, "staging").load()
+    message = str(failed.value)
+    assert "environment 'staging'" in message and "refused the login" in message
+    assert postgres.socket_dir in message
+    assert "wrong-password-123" not in message
+
+
+def test_missing_rights_are_one_sentence_naming_the_user(postgres, schema):
+    dsn = postgres.dsn(user="reader", password=postgres.reader_password)
+    with pytest.raises(DatabaseError) as failed:
+        PostgresStateStore(dsn, "staging", schema).load()
+    message = str(failed.value)
+    assert "the database user reader lacks the rights to create the state tables" in message
+    assert "environment 'staging'" in message and postgres.reader_password not in message
+
+
+def test_a_dsn_that_does_not_parse_is_not_repeated(postgres):
+    with pytest.raises(DatabaseError) as failed:
+        PostgresStateStore("host=x password=s3cret-value oops", "staging", dsn_variable="$DSN")
+    assert "s3cret" not in str(failed.value) and "not a PostgreSQL connection string" in str(
+        failed.value
+    )
+
+
+def test_location_names_host_and_schema_but_never_the_password(postgres, store, schema):
+    assert (
+        store.location
+        == f"PostgreSQL surveyctl@{postgres.socket_dir}:{postgres.port}/surveyctl (schema {schema})"
+    )
+    assert postgres.password not in store.location
+
+
+def test_a_url_dsn_works_too(postgres, schema):
+    store = PostgresStateStore(postgres.url(), "staging", schema)
+    store.record("Survey/a", survey(1))
+    assert postgres.password not in store.location
+    assert store.load().survey("a") == survey(1)
+
+
+def test_a_read_only_role_can_read_the_state_but_not_lock_it(postgres, store, schema):
+    store.record("Survey/a", survey(1))
+    with psycopg.connect(postgres.dsn(), autocommit=True) as owner:
+        owner.execute(f"GRANT USAGE ON SCHEMA {schema} TO reader")
+        owner.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO reader")
+    reader = PostgresStateStore(
+        postgres.dsn(user="reader", password=postgres.reader_password), "staging", schema
+    )
+    assert reader.load().survey("a") == survey(1)  # enough for `surveyctl plan`
+    with pytest.raises(DatabaseError, match="user reader lacks the rights to take the state lock"):
+        with reader.locked("apply"):
+            pass
+    with store.locked("apply"):  # the refused attempt left no lock behind
+        pass

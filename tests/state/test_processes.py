@@ -1,0 +1,233 @@
+"""`surveyctl apply` as separate processes against a sandbox served in its own process: two at
+once (exactly one refused, naming the other), and one killed with SIGKILL at random points
+(the next apply is not blocked, no survey is created twice, and the state converges)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from surveyctl.api import ApiClient
+
+from ..reconcile.conftest import Manifests, survey_manifest
+
+LATENCY_MS = 40
+SURVEYS = 12
+# Per backend; `SURVEYCTL_KILL_TRIALS=30` (or benchmarks/apply_scale.py --kill-trials 30) runs more.
+KILL_TRIALS = int(os.environ.get("SURVEYCTL_KILL_TRIALS", "3"))
+RACE_TRIALS = 20
+RACE_LATENCY_MS = 100
+
+
+def serve(db: Path, latency_ms: int):
+    """`surveyctl sandbox serve` in its own process, with latency, as a marketplace is."""
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "surveyctl",
+            "sandbox",
+            "serve",
+            "--port",
+            "0",
+            "--db",
+            str(db),
+            "--latency-ms",
+            str(latency_ms),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    for line in process.stdout:
+        found = re.search(r"http://127\.0\.0\.1:\d+", line)
+        if found:
+            yield found.group(0)
+            break
+    else:
+        raise AssertionError("the sandbox did not start")
+    process.send_signal(signal.SIGINT)
+    process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    yield from serve(tmp_path_factory.mktemp("served") / "sandbox.db", LATENCY_MS)
+
+
+@pytest.fixture(scope="module")
+def slow_served(tmp_path_factory):
+    """A slower one: each request takes long enough that a second apply always meets the
+    first one's lock, however the two processes' start-up differs."""
+    yield from serve(tmp_path_factory.mktemp("slow") / "sandbox.db", RACE_LATENCY_MS)
+
+
+def configure(project: Path, url: str, state_setting: str) -> None:
+    (project / "surveyctl.yaml").write_text(
+        "environments:\n"
+        f"  local: {{host: '{url}', api_key_env: SURVEYCTL_LOCAL_KEY{state_setting}}}\n"
+        "default_environment: local\n",
+        encoding="utf-8",
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path, served: str, monkeypatch, state_setting) -> Path:
+    configure(tmp_path, served, state_setting)
+    monkeypatch.setenv("SURVEYCTL_LOCAL_KEY", "sandbox-buyer-1")
+    monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def start_apply(project: Path, *extra: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "surveyctl", "apply", "manifests", "--auto-approve", *extra],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+
+
+def write_surveys(project: Path, tag: str, count: int) -> list[str]:
+    manifests = Manifests(project)
+    names = [f"{tag}-{number:02d}" for number in range(count)]
+    for name in names:
+        manifests.write(survey_manifest(name))
+    return names
+
+
+def live_titles(url: str) -> list[str]:
+    client = ApiClient(url, "sandbox-buyer-1", retries=0)
+    try:
+        return [survey["survey_title"] for survey in client.list_surveys()]
+    finally:
+        client.close()
+
+
+def _apply_when_told(project: Path, go, output: Path) -> None:
+    """A forked process: surveyctl is imported already, so the two contenders start their
+    `apply` within a millisecond of each other when `go` is set."""
+    sys.stdout = sys.stderr = open(output, "w", encoding="utf-8", buffering=1)  # noqa: SIM115
+    os.chdir(project)
+    from surveyctl.cli.main import cli
+
+    go.wait(60)
+    cli.main(["apply", "manifests", "--auto-approve"], prog_name="surveyctl")
+
+
+@pytest.mark.parametrize("backend", ["postgres"])
+def test_two_applies_at_once_exactly_one_is_refused_naming_the_other(
+    run_cli, project, slow_served, state_setting, tmp_path
+):
+    configure(project, slow_served, state_setting)
+    write_surveys(project, "race", 1)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    forked = multiprocessing.get_context("fork")
+    outcomes = []
+    for trial in range(RACE_TRIALS):
+        go = forked.Event()
+        outputs = [tmp_path / f"race-{trial}-{n}.txt" for n in (1, 2)]
+        contenders = [
+            forked.Process(target=_apply_when_told, args=(project, go, out)) for out in outputs
+        ]
+        for contender in contenders:
+            contender.start()
+        go.set()
+        for contender in contenders:
+            contender.join(60)
+            assert contender.exitcode is not None, "an apply hung"
+        refused = [
+            (c, o.read_text()) for c, o in zip(contenders, outputs, strict=True) if c.exitcode != 0
+        ]
+        passed = [c for c in contenders if c.exitcode == 0]
+        outcomes.append((len(refused), len(passed)))
+        if len(refused) == 1 and len(passed) == 1:
+            (_, message), winner = refused[0], passed[0]
+            assert "is locked by" in message and f"(pid {winner.pid})" in message, message
+            assert "'apply'" in message
+    assert outcomes == [(1, 1)] * RACE_TRIALS
+
+
+OUTCOME = re.compile(r"^Survey/\S+: create (ok|FAILED)")
+UNRESOLVED = re.compile(r"a create of (Survey/[a-z0-9-]+) was sent")
+
+
+def kill_at_a_random_point(process: subprocess.Popen, rng: random.Random) -> str:
+    """Kills `process` after a random number of finished creates (plus a random part of one
+    request's latency), or at a random moment before the first; says where."""
+    point = rng.randrange(0, SURVEYS)
+    seen = 0
+    for line in process.stderr:
+        if point == 0 and line.startswith("surveyctl: environment"):
+            break
+        if OUTCOME.match(line):
+            seen += 1
+            if seen == point:
+                break
+    delay = rng.uniform(0, 0.5) if point == 0 else rng.uniform(0, LATENCY_MS / 1000)
+    time.sleep(delay)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    return f"after {seen} create(s) + {delay * 1000:.0f} ms"
+
+
+def converge(run_cli, url: str) -> int:
+    """Applies until the apply succeeds; returns how many unresolved creates needed the manual
+    step the plan names (import if the survey exists, `state rm` if it does not)."""
+    manual = 0
+    for _ in range(5):
+        result = run_cli("apply", "manifests", "--auto-approve")
+        output = result.stdout + result.stderr
+        assert "is locked by" not in output, output  # never blocked by the killed one's lock
+        if result.exit_code == 0:
+            break
+        pending = sorted(set(UNRESOLVED.findall(output)))
+        assert pending, output
+        client = ApiClient(url, "sandbox-buyer-1", retries=0)
+        live = {s["survey_title"]: s["ps_survey_id"] for s in client.list_surveys()}
+        client.close()
+        for address in pending:
+            name = address.split("/", 1)[1]
+            manual += 1
+            if f"Survey {name}" in live:
+                step = run_cli("import", str(live[f"Survey {name}"]), "--name", name)
+            else:
+                step = run_cli("state", "rm", address)
+            assert step.exit_code == 0, step.stderr
+    replanned = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert replanned.exit_code == 0 and "No changes." in replanned.stdout, replanned.stdout
+    return manual
+
+
+def test_an_apply_killed_at_random_points_is_not_blocked_creates_no_duplicate_and_converges(
+    run_cli, project, served, backend
+):
+    seed = int(os.environ.get("SURVEYCTL_KILL_SEED", time.time_ns() % 1_000_000))
+    rng = random.Random(seed)
+    manual, points = 0, []
+    for trial in range(KILL_TRIALS):
+        names = write_surveys(project, f"{backend}-kill{trial}", SURVEYS)
+        apply = start_apply(project, "--parallelism", "4")
+        points.append(kill_at_a_random_point(apply, rng))
+        time.sleep(3 * LATENCY_MS / 1000)  # requests already sent finish in the sandbox
+        manual += converge(run_cli, served)
+        titles = live_titles(served)
+        duplicated = [name for name in names if titles.count(f"Survey {name}") != 1]
+        assert duplicated == [], (seed, points)
+    # Until lost creates are adopted automatically, each one is a documented manual step.
+    print(
+        f"\nkill -9 of apply ({backend}, seed {seed}): killed {'; '.join(points)}; "
+        f"{manual} unresolved create(s) resolved by hand; no duplicate"
+    )

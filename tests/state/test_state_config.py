@@ -1,0 +1,71 @@
+"""The `state:` setting of an environment in surveyctl.yaml, and the backend it opens."""
+
+from __future__ import annotations
+
+import pytest
+
+from surveyctl.config import StateSettings, load_config
+from surveyctl.errors import ConfigError
+from surveyctl.state import FileStateStore, open_state
+from surveyctl.state.postgres import PostgresStateStore
+
+
+def config_with(tmp_path, state: str):
+    (tmp_path / "surveyctl.yaml").write_text(
+        "environments:\n"
+        f"  production: {{host: 'https://api.example.com', api_key_env: KEY{state}}}\n",
+        encoding="utf-8",
+    )
+    return load_config(tmp_path / "surveyctl.yaml")
+
+
+def test_without_a_state_setting_the_environment_keeps_a_file(tmp_path):
+    config = config_with(tmp_path, "")
+    environment = config.environment("production")
+    assert environment.state == StateSettings()
+    store = open_state(config, environment)
+    assert isinstance(store, FileStateStore)
+    assert store.path == tmp_path / ".surveyctl" / "state" / "production.json"
+
+
+def test_a_postgres_state_names_its_variable_and_schema(tmp_path, monkeypatch, postgres):
+    config = config_with(
+        tmp_path, ", state: {backend: postgres, dsn_env: TEAM_DSN, schema: team_state}"
+    )
+    environment = config.environment("production")
+    assert environment.state == StateSettings("postgres", "TEAM_DSN", "team_state")
+    monkeypatch.setenv("TEAM_DSN", postgres.dsn())
+    store = open_state(config, environment)
+    assert isinstance(store, PostgresStateStore) and store.schema == "team_state"
+    assert postgres.password not in store.location
+
+
+def test_the_schema_defaults_to_surveyctl(tmp_path):
+    config = config_with(tmp_path, ", state: {backend: postgres, dsn_env: TEAM_DSN}")
+    assert config.environment("production").state.schema == "surveyctl"
+
+
+def test_an_unset_dsn_variable_is_one_clear_error(tmp_path, monkeypatch):
+    config = config_with(tmp_path, ", state: {backend: postgres, dsn_env: TEAM_DSN}")
+    monkeypatch.delenv("TEAM_DSN", raising=False)
+    with pytest.raises(
+        ConfigError, match=r"PostgreSQL state of environment 'production' needs .*\$TEAM_DSN"
+    ):
+        open_state(config, config.environment("production"))
+
+
+@pytest.mark.parametrize(
+    ("state", "message"),
+    [
+        (", state: {backend: mysql}", r"state\.backend must be one of file, postgres"),
+        (", state: {backend: postgres}", r"state\.dsn_env must name the variable"),
+        (", state: {backend: postgres, dsn_env: X, schema: 'Bad-Name'}", r"state\.schema must be"),
+        (", state: {backend: file, dsn_env: X}", "apply to backend postgres only"),
+        (", state: {backend: postgres, dsn: 'host=x'}", "unknown setting 'dsn'"),
+        (", state: postgres", "must be a mapping"),
+    ],
+)
+def test_a_wrong_state_setting_names_the_file_and_field(tmp_path, state, message):
+    with pytest.raises(ConfigError, match=message) as failed:
+        config_with(tmp_path, state)
+    assert "surveyctl.yaml: environments.production.state" in str(failed.value)
