@@ -17,6 +17,7 @@ from rich.table import Table
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.errors import SurveyctlError
 from surveyctl.ops.adjust import STATUS_NAMES, AdjustmentUpload, load_upload
+from surveyctl.safety import check_output_path
 
 
 def _interactive() -> bool:
@@ -34,7 +35,7 @@ def _interactive() -> bool:
 )
 @click.option(
     "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     help="Also write the service's full answer as JSON to this file.",
 )
 @pass_context
@@ -42,6 +43,8 @@ def adjust(
     ctx: CliContext, file: Path, yes: bool, survey_id: int | None, output: Path | None
 ) -> None:
     """Submit the transactions listed in FILE (CSV or JSON) for adjustment."""
+    if output is not None:
+        check_output_path(output, "--output")  # the answer must not be lost once money moved
     upload = load_upload(file)
     client = ctx.client()  # names the environment before anything is asked
     console = Console()

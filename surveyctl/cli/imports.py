@@ -11,12 +11,13 @@ from surveyctl.api import ApiClient
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.errors import SurveyctlError
 from surveyctl.reconcile.importer import import_group, import_survey, manifest_yaml
+from surveyctl.safety import check_output_path
 from surveyctl.state import StateBackend
 
 _name = click.option("--name", required=True, help="Manifest name for it (lowercase, dashes).")
 _out = click.option(
     "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     help="Write the manifest to this file (default: print it).",
 )
 
@@ -30,6 +31,8 @@ def _adopt(
     """Runs `adopt` under the state lock, then writes (or prints) the manifest it returns."""
     if out is not None and out.exists():
         raise SurveyctlError(f"{out} exists already; choose another --out")
+    if out is not None:
+        check_output_path(out, "--out", make_folders=True)
     store = ctx.state_store()
     with store.locked("import"):
         manifest = adopt(ctx.client(), store)

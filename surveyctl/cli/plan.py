@@ -29,6 +29,7 @@ from surveyctl.reconcile.run import (
 from surveyctl.render import json as render_json
 from surveyctl.render import markdown as render_markdown
 from surveyctl.render import text as render_text
+from surveyctl.safety import check_output_path
 
 _destroy = click.option(
     "--destroy", is_flag=True, help="Delete resources that are no longer in the manifests."
@@ -78,7 +79,7 @@ def _reporting_manifest_errors(run):
 @click.option(
     "--out",
     "out",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     help="Save the plan for `surveyctl apply FILE`.",
 )
 @click.option(
@@ -102,6 +103,8 @@ def plan_command(
 
     Without PATHS the `manifests:` of surveyctl.yaml are read.
     """
+    if out is not None:
+        check_output_path(out, "--out")
     options = RunOptions(targets=paths, destroy=destroy, parallelism=parallelism)
     workspace = ctx.workspace(options, refresh_catalog=refresh_catalog)
     plan = _reporting_manifest_errors(lambda: plan_run(workspace, options))
