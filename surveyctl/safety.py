@@ -2,14 +2,24 @@
 
 - Output paths are checked before the first request (`check_output_path`): an adjustment
   submitted and then lost to a missing folder is money moved with no record of it.
+- One approval rule for every write (`needs_question`): on a protected environment a person
+  confirms on a terminal, or, without one, the environment is named with `--env` AND the write
+  is approved explicitly (`--yes`, `--auto-approve`, a saved plan). Commands that always ask
+  (apply, adjust) ask elsewhere too, unless approved.
+- Sandbox-only commands refuse any other environment before sending anything
+  (`require_sandbox`).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
+from surveyctl.config import Environment
 from surveyctl.errors import SurveyctlError
 
 
@@ -53,3 +63,86 @@ def check_output_path(path: Path, option: str, *, make_folders: bool = False) ->
         raise OutputPathError(
             f"cannot write {shown}: a file cannot be written in {folder} ({reason})"
         ) from exc
+
+
+class NotApproved(SurveyctlError):
+    """A write that the approval rule does not let through."""
+
+
+@dataclass(frozen=True)
+class Approval:
+    """How a write was approved on the command line.
+
+    `approved`: explicitly (`--yes`, `--auto-approve`, a reviewed saved plan); `flag`: the
+    option that approves it, for messages; `env_named`: the environment was named with
+    `--env`; `can_ask`: there is a terminal to ask on.
+    """
+
+    approved: bool
+    env_named: bool
+    can_ask: bool
+    flag: str = "--yes"
+
+
+def needs_question(
+    environment: Environment,
+    action: str,
+    approval: Approval,
+    *,
+    always_asks: bool = False,
+    hint: str = "",
+) -> bool:
+    """Whether a person must confirm `action` ("move survey 10001 to live") before it is done.
+
+    Raises NotApproved when the write may not happen at all: on a protected environment
+    without a terminal, unless it is named with --env and approved explicitly; on another
+    environment, for a command that `always_asks`, without a terminal and without approval.
+    `hint` adds another way out to the latter refusal (", or apply a reviewed plan file").
+    """
+    name = environment.name
+    if environment.protected:
+        if approval.approved and approval.env_named:
+            return False
+        if approval.can_ask:
+            return True
+        missing = (
+            f"name it with --env {name}"
+            if approval.approved
+            else f"name it with --env {name} and pass {approval.flag}"
+        )
+        raise NotApproved(
+            f"environment {name!r} is protected and there is no terminal to ask: to {action}, "
+            f"{missing}"
+        )
+    if approval.approved or not always_asks:
+        return False
+    if approval.can_ask:
+        return True
+    raise NotApproved(
+        f"a confirmation is needed to {action} and there is no terminal to ask: confirm with "
+        f"{approval.flag}{hint}"
+    )
+
+
+def is_sandbox(environment: Environment) -> bool:
+    """The embedded sandbox, or a host on loopback, where `surveyctl sandbox serve` listens:
+    a marketplace is never reached through a loopback address of one's own machine."""
+    if environment.embedded:
+        return True
+    host = urlsplit(environment.host or "").hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def require_sandbox(environment: Environment, command: str) -> None:
+    """Refuses, before anything is sent, a sandbox-only command aimed at another environment."""
+    if not is_sandbox(environment):
+        raise SurveyctlError(
+            f"environment {environment.name!r} is not a sandbox: {command} works only against "
+            "the sandbox marketplace (the embedded one, or `surveyctl sandbox serve` on "
+            "loopback)"
+        )

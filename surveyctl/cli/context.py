@@ -38,6 +38,12 @@ class CliContext:
     def environment(self) -> Environment:
         return self.config().environment(self.env_name)
 
+    @property
+    def env_named(self) -> bool:
+        """Whether the environment was named with `--env`, as a protected environment requires
+        before a write goes ahead without a question ($SURVEYCTL_ENV does not count)."""
+        return self.env_name is not None and self.env_name == self.environment().name
+
     def announce(self) -> None:
         """Names the environment on stderr, once, so nobody mistakes it for another."""
         if not self._announced:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from surveyctl.cli import confirm
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.manifest_options import refresh_option
 from surveyctl.reconcile.apply import ApplyResult, Outcome
@@ -120,7 +121,13 @@ def plan_command(
 
 @click.command("apply")
 @click.argument("target", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--auto-approve", is_flag=True, help="Apply without asking.")
+@click.option(
+    "--auto-approve",
+    "--yes",
+    "auto_approve",
+    is_flag=True,
+    help="Apply without asking (on a protected environment, only with --env NAME).",
+)
 @click.option(
     "--lock-timeout",
     default=0.0,
@@ -162,11 +169,11 @@ def apply_command(
         parallelism=parallelism,
         lock_timeout=lock_timeout,
         auto_approve=auto_approve,
-        env_named=ctx.env_name is not None and ctx.env_name == ctx.environment().name,
+        env_named=ctx.env_named,
     )
     hooks = ApplyHooks(
         show=lambda plan: _show(plan, output_format),
-        confirm=_confirm if sys.stdin.isatty() else None,
+        confirm=_confirm if confirm.terminal() else None,
         on_outcome=_progress,
     )
     workspace = ctx.workspace(options, refresh_catalog=refresh_catalog)

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import click
 
+from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.errors import SurveyctlError
 from surveyctl.statuses import SURVEY_STATUSES, survey_status_name
 
 
@@ -20,9 +22,14 @@ def _describe(body: dict) -> str:
 @click.command("status")
 @click.argument("survey_id", type=int)
 @click.argument("new_status", required=False, type=click.Choice(["live", "paused", "closed"]))
+@click.option("--yes", is_flag=True, help="Move without asking (a protected environment asks).")
 @pass_context
-def status_command(ctx: CliContext, survey_id: int, new_status: str | None) -> None:
+def status_command(ctx: CliContext, survey_id: int, new_status: str | None, yes: bool) -> None:
     """Show SURVEY_ID's status, or move it to NEW_STATUS (live, paused or closed)."""
+    if new_status is not None and not confirm_write(
+        ctx, f"move survey {survey_id} to {new_status}", approved=yes
+    ):
+        raise SurveyctlError(f"survey {survey_id} was not moved")
     client = ctx.client()
     if new_status is None:
         click.echo(_describe(client.get_survey(survey_id)))

@@ -1,9 +1,10 @@
 """The plan and apply workflows, as the CLI, the benchmarks and the tests all run them.
 
 `plan_run` reads the manifests and plans them against state and live bodies. `apply_run`
-does what `surveyctl apply` does, in this order: the protected-environment rule, the state
-lock, a saved plan (checked against its environment, the state and the live resources) or a
-fresh plan, show, refuse on errors, ask, record lifecycle flags, apply. What talks to a
+does what `surveyctl apply` does, in this order: the state lock, a saved plan (checked against
+its environment, the state and the live resources) or a fresh plan, show, refuse on errors,
+the approval rule of every write (surveyctl.safety: ask, or refuse on a protected environment
+that is not named with --env), record lifecycle flags, apply. What talks to a
 person (showing the plan, asking, reporting progress) is passed in as callables, so the
 workflow never touches a terminal.
 """
@@ -31,6 +32,7 @@ from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Plan
 from surveyctl.reconcile.planfile import load_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
+from surveyctl.safety import Approval, needs_question
 from surveyctl.state import State, StateBackend
 
 DEFAULT_PARALLELISM = 10
@@ -55,7 +57,8 @@ class RunOptions:
     `targets` are manifest files or folders (default: `manifests:` of surveyctl.yaml), or, for
     apply, one saved plan file. `parallelism` bounds the requests in flight and sizes the
     client's connection pool. `env_named` says the environment was named explicitly
-    (`--env`), which a protected environment requires before applying without a question.
+    (`--env`), which a protected environment requires before applying without a question
+    (`auto_approve` or a saved plan).
     """
 
     targets: tuple[Path, ...] = ()
@@ -153,11 +156,6 @@ def plan_run(
 def apply_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> ApplyRun:
     """Plans (or loads a saved plan), asks, and applies, all under the state lock."""
     environment = workspace.environment
-    if options.auto_approve and environment.protected and not options.env_named:
-        raise SurveyctlError(
-            f"environment {environment.name!r} is protected: --auto-approve needs it named "
-            f"explicitly with --env {environment.name}"
-        )
     saved = saved_plan_path(options.targets)
     store = workspace.state
     with store.locked("apply", options.lock_timeout):
@@ -168,8 +166,8 @@ def apply_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> A
         hooks.show(plan)
         if plan.errors:
             raise SurveyctlError("the plan has errors; nothing was applied")
-        if plan.has_changes and saved is None and not options.auto_approve:
-            _confirm(hooks, environment.name)
+        if plan.has_changes:
+            _approve(environment, options, hooks, saved is not None)
         sync_lifecycle(plan, store)  # after the approval: a cancelled apply changes nothing
         if not plan.has_changes:
             return ApplyRun(plan, saved=saved is not None)
@@ -190,11 +188,19 @@ def _load_saved(path: Path, workspace: Workspace, options: RunOptions) -> Plan:
     return plan
 
 
-def _confirm(hooks: ApplyHooks, environment: str) -> None:
-    if hooks.confirm is None:
-        raise SurveyctlError(
-            "apply asks before changing anything and there is no terminal to ask: pass "
-            "--auto-approve, or apply a reviewed plan file"
-        )
-    if not hooks.confirm(environment):
+def _approve(environment: Environment, options: RunOptions, hooks: ApplyHooks, saved: bool) -> None:
+    """The approval rule every write follows (surveyctl.safety); a reviewed saved plan counts
+    as an explicit approval, as --auto-approve does."""
+    approval = Approval(
+        approved=options.auto_approve or saved,
+        env_named=options.env_named,
+        can_ask=hooks.confirm is not None,
+        flag="--auto-approve",
+    )
+    action = f"apply these changes to environment {environment.name!r}"
+    hint = ", or apply a reviewed plan file"
+    if not needs_question(environment, action, approval, always_asks=True, hint=hint):
+        return
+    # needs_question asks only when someone can answer, so confirm is set here.
+    if hooks.confirm is None or not hooks.confirm(environment.name):
         raise SurveyctlError("apply cancelled; nothing was changed")
