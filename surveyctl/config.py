@@ -5,7 +5,8 @@ manifests: [surveys/, groups/]      # read when no paths are given
 environments:
   staging:    {host: https://staging.example.com, api_key_env: SURVEYCTL_STAGING_KEY}
   production: {host: https://api.example.com, api_key_env: SURVEYCTL_PRODUCTION_KEY,
-               protected: true}
+               protected: true,
+               guards: {max_spend_increase: 5000, max_destroy: 0, max_changed_percent: 30}}
 default_environment: staging
 ```
 `sandbox` is built in: the embedded local marketplace, data in `.surveyctl/sandbox.db`. It is
@@ -16,7 +17,7 @@ variable it names, never from a file.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import yaml
@@ -32,6 +33,16 @@ SANDBOX_KEY = "sandbox-buyer-1"
 
 
 @dataclass(frozen=True)
+class Guards:
+    """Limits on the size of one apply; None is no limit. A plan over a limit is refused unless
+    its named override is given (surveyctl.reconcile.guards)."""
+
+    max_spend_increase: float | None = None  # US dollars of estimated spend added
+    max_destroy: int | None = None  # resources destroyed
+    max_changed_percent: float | None = None  # share of managed resources changed or destroyed
+
+
+@dataclass(frozen=True)
 class Environment:
     """A marketplace to talk to: a host and the variable holding its key, or the sandbox."""
 
@@ -39,6 +50,7 @@ class Environment:
     host: str | None = None  # None: the embedded sandbox
     api_key_env: str | None = None
     protected: bool = False
+    guards: Guards = field(default_factory=Guards)
 
     @property
     def embedded(self) -> bool:
@@ -146,7 +158,7 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
 def _environment(path: Path, name: str, spec: object) -> Environment:
     if not isinstance(spec, dict):
         raise ConfigError(f"{path}: environments.{name} must be a mapping")
-    unknown = set(spec) - {"host", "api_key_env", "protected"}
+    unknown = set(spec) - {"host", "api_key_env", "protected", "guards"}
     if unknown:
         raise ConfigError(f"{path}: environments.{name}: unknown setting {sorted(unknown)[0]!r}")
     host, key_env = spec.get("host"), spec.get("api_key_env")
@@ -157,5 +169,33 @@ def _environment(path: Path, name: str, spec: object) -> Environment:
             f"{path}: environments.{name}.api_key_env must name the variable that holds the key"
         )
     return Environment(
-        name=name, host=host.rstrip("/"), api_key_env=key_env, protected=bool(spec.get("protected"))
+        name=name,
+        host=host.rstrip("/"),
+        api_key_env=key_env,
+        protected=bool(spec.get("protected")),
+        guards=_guards(path, name, spec.get("guards")),
     )
+
+
+def _guards(path: Path, name: str, spec: object) -> Guards:
+    """`guards:` of an environment: non-negative numbers, max_destroy a whole number,
+    max_changed_percent at most 100."""
+    if spec is None:
+        return Guards()
+    where = f"{path}: environments.{name}.guards"
+    if not isinstance(spec, dict):
+        raise ConfigError(f"{where} must be a mapping")
+    known = {f.name for f in fields(Guards)}
+    unknown = set(spec) - known
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown guard {sorted(unknown)[0]!r}; known: {', '.join(sorted(known))}"
+        )
+    for key, value in spec.items():
+        whole = key == "max_destroy"
+        number = isinstance(value, int if whole else (int, float)) and not isinstance(value, bool)
+        if not number or value < 0 or (key == "max_changed_percent" and value > 100):
+            kind = "a whole number" if whole else "a number"
+            bound = " up to 100" if key == "max_changed_percent" else ""
+            raise ConfigError(f"{where}.{key} must be {kind} from 0{bound}, not {value!r}")
+    return Guards(**spec)

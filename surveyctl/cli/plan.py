@@ -15,6 +15,7 @@ import click
 from surveyctl.cli import confirm
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.manifest_options import refresh_option
+from surveyctl.reconcile import guards
 from surveyctl.reconcile.apply import ApplyResult, Outcome
 from surveyctl.reconcile.plan import Plan
 from surveyctl.reconcile.planfile import save_plan
@@ -42,6 +43,28 @@ _parallelism = click.option(
     type=click.IntRange(1, MAX_PARALLELISM),
     help="Requests in flight at once.",
 )
+
+
+_OVERRIDE_HELP = {
+    guards.SPEND_INCREASE: "Let a plan over the environment's max_spend_increase through.",
+    guards.DESTROY: "Let a plan over the environment's max_destroy through.",
+    guards.LARGE_CHANGE: "Let a plan over the environment's max_changed_percent through.",
+}
+
+
+def _override_options(command):
+    """--allow-spend-increase, --allow-destroy, --allow-large-change (see docs/safety.md)."""
+    for override in reversed(guards.OVERRIDES):
+        name = "allow_" + override.replace("-", "_")
+        option = click.option(
+            guards.flag(override), name, is_flag=True, help=_OVERRIDE_HELP[override]
+        )
+        command = option(command)
+    return command
+
+
+def _overrides(**flags: bool) -> frozenset[str]:
+    return frozenset(o for o in guards.OVERRIDES if flags["allow_" + o.replace("-", "_")])
 
 
 def use_color() -> bool:
@@ -88,6 +111,7 @@ def _reporting_manifest_errors(run):
 )
 @_destroy
 @_parallelism
+@_override_options
 @refresh_option
 @pass_context
 def plan_command(
@@ -99,14 +123,18 @@ def plan_command(
     destroy,
     parallelism,
     refresh_catalog,
+    **allow: bool,
 ) -> None:
     """Show what apply would change in the live surveys; writes nothing.
 
-    Without PATHS the `manifests:` of surveyctl.yaml are read.
+    Without PATHS the `manifests:` of surveyctl.yaml are read. A plan over the environment's
+    guards is an error unless the named --allow-... option is given; a saved plan keeps them.
     """
     if out is not None:
         check_output_path(out, "--out")
-    options = RunOptions(targets=paths, destroy=destroy, parallelism=parallelism)
+    options = RunOptions(
+        targets=paths, destroy=destroy, parallelism=parallelism, overrides=_overrides(**allow)
+    )
     workspace = ctx.workspace(options, refresh_catalog=refresh_catalog)
     plan = _reporting_manifest_errors(lambda: plan_run(workspace, options))
     _show(plan, output_format)
@@ -146,6 +174,7 @@ def plan_command(
 )
 @_destroy
 @_parallelism
+@_override_options
 @refresh_option
 @pass_context
 def apply_command(
@@ -157,11 +186,13 @@ def apply_command(
     destroy,
     parallelism,
     refresh_catalog,
+    **allow: bool,
 ) -> None:
     """Apply the manifests (or a plan saved by `plan --out FILE`) to the environment.
 
     TARGET is manifest files or folders (default: `manifests:` of surveyctl.yaml), or one saved
-    plan file, which is applied exactly as it was planned, or refused if anything moved since.
+    plan file, which is applied exactly as it was planned (with the --allow-... overrides it
+    was planned with), or refused if anything moved since.
     """
     options = RunOptions(
         targets=target,
@@ -170,6 +201,7 @@ def apply_command(
         lock_timeout=lock_timeout,
         auto_approve=auto_approve,
         env_named=ctx.env_named,
+        overrides=_overrides(**allow),
     )
     hooks = ApplyHooks(
         show=lambda plan: _show(plan, output_format),

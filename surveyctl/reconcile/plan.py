@@ -89,6 +89,9 @@ class Plan:
     notes: list[Note] = field(default_factory=list)
     destroy: bool = False
     format_version: int = FORMAT_VERSION
+    # The guard overrides the plan was made with (`--allow-destroy` -> "destroy"); a saved plan
+    # is applied with exactly these (surveyctl.reconcile.guards).
+    overrides: list[str] = field(default_factory=list)
 
     @property
     def errors(self) -> list[Note]:

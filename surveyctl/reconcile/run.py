@@ -28,6 +28,7 @@ from surveyctl.reconcile.apply import (
     check_saved_plan,
     sync_lifecycle,
 )
+from surveyctl.reconcile.guards import add_guard_notes, flag
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Plan
 from surveyctl.reconcile.planfile import load_plan
@@ -58,7 +59,8 @@ class RunOptions:
     apply, one saved plan file. `parallelism` bounds the requests in flight and sizes the
     client's connection pool. `env_named` says the environment was named explicitly
     (`--env`), which a protected environment requires before applying without a question
-    (`auto_approve` or a saved plan).
+    (`auto_approve` or a saved plan). `overrides` let a plan over the environment's guards
+    through (surveyctl.reconcile.guards: "spend-increase", "destroy", "large-change").
     """
 
     targets: tuple[Path, ...] = ()
@@ -67,6 +69,7 @@ class RunOptions:
     lock_timeout: float = 0.0
     auto_approve: bool = False
     env_named: bool = False
+    overrides: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -147,10 +150,13 @@ def plan_run(
     live resources; writes nothing."""
     state = workspace.state.load() if state is None else state
     desired = desired_state(workspace, options) if desired is None else desired
-    request = PlanRequest(
-        desired, state, workspace.environment.name, options.destroy, options.parallelism
+    environment = workspace.environment
+    request = PlanRequest(desired, state, environment.name, options.destroy, options.parallelism)
+    plan = make_plan(workspace.marketplace(), request)
+    add_guard_notes(
+        plan, environment.guards, options.overrides, environment.name, _guards_location(workspace)
     )
-    return make_plan(workspace.marketplace(), request)
+    return plan
 
 
 def apply_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> ApplyRun:
@@ -184,8 +190,24 @@ def _load_saved(path: Path, workspace: Workspace, options: RunOptions) -> Plan:
         raise SurveyctlError(
             f"{path} was planned for environment {plan.environment!r}, not {name!r}"
         )
+    if options.overrides and set(options.overrides) != set(plan.overrides):
+        made_with = ", ".join(flag(o) for o in plan.overrides) or "no override"
+        raise SurveyctlError(
+            f"{path} is applied with the overrides it was planned with ({made_with}); to "
+            "change them, make a new plan with them"
+        )
     check_saved_plan(plan, workspace.state.load(), workspace.marketplace(), options.parallelism)
+    # The guards as configured now: a limit tightened since the plan was made still holds.
+    environment = workspace.environment
+    add_guard_notes(
+        plan, environment.guards, plan.overrides, environment.name, _guards_location(workspace)
+    )
     return plan
+
+
+def _guards_location(workspace: Workspace) -> str | None:
+    """Where the guards are set, for the notes: surveyctl.yaml."""
+    return str(workspace.config.path) if workspace.config.path else None
 
 
 def _approve(environment: Environment, options: RunOptions, hooks: ApplyHooks, saved: bool) -> None:
