@@ -8,13 +8,18 @@
   (apply, adjust) ask elsewhere too, unless approved.
 - Sandbox-only commands refuse any other environment before sending anything
   (`require_sandbox`).
+- An interrupted command finishes what is in flight, records it and says what was done
+  (`Interrupts`): SIGINT and SIGTERM stop new writes instead of killing the process.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import os
+import signal
 import tempfile
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -146,3 +151,54 @@ def require_sandbox(environment: Environment, command: str) -> None:
             "the sandbox marketplace (the embedded one, or `surveyctl sandbox serve` on "
             "loopback)"
         )
+
+
+class Interrupted(SurveyctlError):
+    """A command stopped by SIGINT or SIGTERM before it changed anything; exit code 130."""
+
+    exit_code = 130
+
+
+class Interrupts:
+    """SIGINT (Ctrl-C) and SIGTERM while a command runs, in two phases.
+
+    Before the writes begin a signal stops the command at once (KeyboardInterrupt: nothing is
+    in flight that could be lost). Once `finish_in_flight()` was called, a signal only sets
+    `stop`: the writes in flight finish and are recorded, no new one starts, and the command
+    reports what was and was not done. `on_signal(name, first)` is told of every signal; it
+    runs inside the signal handler, so it must not use buffered output.
+
+    Signal handlers belong to the main thread: elsewhere (a benchmark's worker thread) this is
+    a no-op and `stop` is never set.
+    """
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self, on_signal: Callable[[str, bool], None] | None = None):
+        self.stop = threading.Event()
+        self._on_signal = on_signal
+        self._finishing = False
+        self._previous: dict[int, object] = {}
+
+    def __enter__(self) -> Interrupts:
+        if threading.current_thread() is threading.main_thread():
+            for number in self.SIGNALS:
+                self._previous[number] = signal.signal(number, self._handle)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        for number, handler in self._previous.items():
+            signal.signal(number, handler)
+        self._previous.clear()
+
+    def finish_in_flight(self) -> None:
+        """From now on a signal stops new writes and lets those in flight finish."""
+        self._finishing = True
+
+    def _handle(self, number: int, frame) -> None:
+        if not self._finishing:
+            raise KeyboardInterrupt
+        first = not self.stop.is_set()
+        self.stop.set()
+        if self._on_signal is not None:
+            self._on_signal(signal.Signals(number).name, first)

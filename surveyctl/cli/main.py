@@ -61,7 +61,10 @@ class LazyGroup(click.Group):
         except SurveyctlError as exc:
             if isinstance(ctx.obj, CliContext) and ctx.obj.debug:
                 raise
-            raise UserError(str(exc)) from exc
+            error = UserError(str(exc))
+            # 130 for a command stopped by a signal (surveyctl.safety.Interrupted), else 1.
+            error.exit_code = getattr(exc, "exit_code", 1)
+            raise error from exc
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -6,6 +6,7 @@ shows plans, asks on the terminal and sets the exit code.
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ from surveyctl.cli import confirm
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.manifest_options import refresh_option
 from surveyctl.reconcile import guards
-from surveyctl.reconcile.apply import ApplyResult, Outcome
+from surveyctl.reconcile.apply import INTERRUPTED, ApplyResult, Outcome
 from surveyctl.reconcile.plan import Plan
 from surveyctl.reconcile.planfile import save_plan
 from surveyctl.reconcile.run import (
@@ -32,6 +33,9 @@ from surveyctl.render import json as render_json
 from surveyctl.render import markdown as render_markdown
 from surveyctl.render import text as render_text
 from surveyctl.safety import check_output_path
+
+# The shell's code for a command stopped by SIGINT (128 + 2).
+INTERRUPTED_EXIT = 130
 
 _destroy = click.option(
     "--destroy", is_flag=True, help="Delete resources that are no longer in the manifests."
@@ -207,6 +211,7 @@ def apply_command(
         show=lambda plan: _show(plan, output_format),
         confirm=_confirm if confirm.terminal() else None,
         on_outcome=_progress,
+        on_interrupt=_interrupted,
     )
     workspace = ctx.workspace(options, refresh_catalog=refresh_catalog)
     run = _reporting_manifest_errors(lambda: apply_run(workspace, options, hooks))
@@ -224,8 +229,26 @@ def _confirm(environment: str) -> bool:
 
 
 def _progress(outcome: Outcome) -> None:
+    if outcome.message == INTERRUPTED:
+        return  # counted in the report; one line each would bury the writes that were done
     mark = {"done": "ok", "failed": "FAILED", "skipped": "skipped"}[outcome.status]
     click.echo(f"{outcome.address}: {outcome.action} {mark} {outcome.message}".rstrip(), err=True)
+
+
+def _interrupted(signal_name: str, first: bool) -> None:
+    """Told from inside the signal handler: written straight to the file descriptor, because a
+    buffered write could re-enter one the main thread was in the middle of."""
+    if first:
+        text = (
+            f"\n{signal_name} received: the writes in flight finish and are recorded; "
+            "nothing new is sent.\n"
+        )
+    else:
+        text = f"{signal_name} received again: still finishing the writes in flight.\n"
+    try:
+        os.write(sys.stderr.fileno(), text.encode())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass  # stderr is not a file (a test runner); the report says it all
 
 
 def _report(result: ApplyResult) -> None:
@@ -233,11 +256,18 @@ def _report(result: ApplyResult) -> None:
     if not result.failed:
         click.echo(f"Apply complete: {done} resource(s) changed.")
         return
+    verdict = "interrupted" if result.interrupted else "incomplete"
     click.echo(
-        f"Apply incomplete: {done} done, {result.count('failed')} failed, "
+        f"Apply {verdict}: {done} done, {result.count('failed')} failed, "
         f"{result.count('skipped')} not attempted."
     )
     for outcome in result.failed:
-        click.echo(f"  {outcome.status}: {outcome.address} ({outcome.action}): {outcome.message}")
+        if outcome.message != INTERRUPTED:
+            click.echo(
+                f"  {outcome.status}: {outcome.address} ({outcome.action}): {outcome.message}"
+            )
+    stopped = [o.address for o in result.outcomes if o.message == INTERRUPTED]
+    if stopped:
+        click.echo(f"  not attempted (interrupted): {', '.join(stopped)}")
     click.echo("What was done is recorded in the state; run `surveyctl plan` to see what remains.")
-    click.get_current_context().exit(1)
+    click.get_current_context().exit(INTERRUPTED_EXIT if result.interrupted else 1)

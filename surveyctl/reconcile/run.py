@@ -4,7 +4,8 @@
 does what `surveyctl apply` does, in this order: the state lock, a saved plan (checked against
 its environment, the state and the live resources) or a fresh plan, show, refuse on errors,
 the approval rule of every write (surveyctl.safety: ask, or refuse on a protected environment
-that is not named with --env), record lifecycle flags, apply. What talks to a
+that is not named with --env), record lifecycle flags, apply. SIGINT and SIGTERM stop the
+run before the writes, and once they run let those in flight finish (`Interrupts`). What talks to a
 person (showing the plan, asking, reporting progress) is passed in as callables, so the
 workflow never touches a terminal.
 """
@@ -33,7 +34,7 @@ from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Plan
 from surveyctl.reconcile.planfile import load_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
-from surveyctl.safety import Approval, needs_question
+from surveyctl.safety import Approval, Interrupted, Interrupts, needs_question
 from surveyctl.state import State, StateBackend
 
 DEFAULT_PARALLELISM = 10
@@ -93,12 +94,14 @@ class ApplyHooks:
 
     `show(plan)` presents the plan; `confirm(environment_name)` asks for approval and returns
     the answer, and is None when there is nobody to ask (no terminal); `on_outcome` reports
-    each write as it completes.
+    each write as it completes; `on_interrupt(signal_name, first)` is told of SIGINT and
+    SIGTERM while the writes run (it runs in the signal handler: no buffered output).
     """
 
     show: Callable[[Plan], None] = lambda plan: None
     confirm: Callable[[str], bool] | None = None
     on_outcome: Callable[[Outcome], None] | None = None
+    on_interrupt: Callable[[str, bool], None] | None = None
 
 
 @dataclass
@@ -161,26 +164,44 @@ def plan_run(
 
 def apply_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> ApplyRun:
     """Plans (or loads a saved plan), asks, and applies, all under the state lock."""
-    environment = workspace.environment
     saved = saved_plan_path(options.targets)
     store = workspace.state
-    with store.locked("apply", options.lock_timeout):
-        if saved is not None:
-            plan = _load_saved(saved, workspace, options)
-        else:
-            plan = plan_run(workspace, options, state=store.load())
-        hooks.show(plan)
-        if plan.errors:
-            raise SurveyctlError("the plan has errors; nothing was applied")
-        if plan.has_changes:
-            _approve(environment, options, hooks, saved is not None)
-        sync_lifecycle(plan, store)  # after the approval: a cancelled apply changes nothing
+    with store.locked("apply", options.lock_timeout), Interrupts(hooks.on_interrupt) as signals:
+        try:
+            plan = _plan_and_approve(workspace, options, hooks, saved)
+            signals.finish_in_flight()
+        except KeyboardInterrupt:
+            # Before the writes: the lock is released on the way out and nothing was sent.
+            raise Interrupted("apply interrupted before any change; nothing was applied") from None
         if not plan.has_changes:
             return ApplyRun(plan, saved=saved is not None)
         result = apply_plan(
-            plan, workspace.marketplace(), store, options.parallelism, hooks.on_outcome
+            plan,
+            workspace.marketplace(),
+            store,
+            options.parallelism,
+            hooks.on_outcome,
+            stop=signals.stop,
         )
     return ApplyRun(plan, result, saved=saved is not None)
+
+
+def _plan_and_approve(
+    workspace: Workspace, options: RunOptions, hooks: ApplyHooks, saved: Path | None
+) -> Plan:
+    """The plan to apply, shown, free of errors and approved; lifecycle flags recorded."""
+    store = workspace.state
+    if saved is not None:
+        plan = _load_saved(saved, workspace, options)
+    else:
+        plan = plan_run(workspace, options, state=store.load())
+    hooks.show(plan)
+    if plan.errors:
+        raise SurveyctlError("the plan has errors; nothing was applied")
+    if plan.has_changes:
+        _approve(workspace.environment, options, hooks, saved is not None)
+    sync_lifecycle(plan, store)  # after the approval: a cancelled apply changes nothing
+    return plan
 
 
 def _load_saved(path: Path, workspace: Workspace, options: RunOptions) -> Plan:
