@@ -23,6 +23,8 @@ class CliContext:
     env_name: str | None = None
     config_path: Path | None = None
     debug: bool = False
+    # Seconds to wait for a connection and for each answer (None: the client's default).
+    timeout: float | None = None
     # Connections the client keeps open: as many as requests may be in flight at once
     # (None: the client's default).
     pool_size: int | None = None
@@ -56,8 +58,12 @@ class CliContext:
             from surveyctl.connection import open_client
 
             self.announce()
-            sized = {} if self.pool_size is None else {"pool_size": self.pool_size}
-            self._client = open_client(self.config(), self.environment(), **sized)
+            options: dict = {"on_retry": _say_retry}
+            if self.pool_size is not None:
+                options["pool_size"] = self.pool_size
+            if self.timeout is not None:
+                options["timeout"] = self.timeout
+            self._client = open_client(self.config(), self.environment(), **options)
         return self._client
 
     def workspace(self, options: RunOptions, refresh_catalog: bool = False) -> Workspace:
@@ -81,6 +87,11 @@ class CliContext:
 
         self.announce()
         return open_state(self.config(), self.environment())
+
+
+def _say_retry(notice: object) -> None:
+    """Each retry on stderr, so a wait on an unreachable or failing service is explained."""
+    click.echo(f"surveyctl: {notice}", err=True)
 
 
 pass_context = click.make_pass_decorator(CliContext, ensure=True)

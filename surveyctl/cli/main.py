@@ -76,15 +76,29 @@ class LazyGroup(click.Group):
     type=click.Path(dir_okay=False, path_type=Path),
     help="Configuration file (default: ./surveyctl.yaml when present).",
 )
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    envvar="SURVEYCTL_TIMEOUT",
+    metavar="SECONDS",
+    help="Wait this long for a connection and for each answer of the service "
+    "(or $SURVEYCTL_TIMEOUT; default 30). Retries come on top, each said on stderr.",
+)
 @click.option("--debug", is_flag=True, help="Show tracebacks and the HTTP exchange.")
 @click.pass_context
-def cli(ctx: click.Context, env_name: str | None, config_path: Path | None, debug: bool) -> None:
+def cli(
+    ctx: click.Context,
+    env_name: str | None,
+    config_path: Path | None,
+    timeout: float | None,
+    debug: bool,
+) -> None:
     """Survey-as-code for buyers on a respondent marketplace.
 
     Without configuration every command targets the embedded sandbox, a local marketplace
     whose data lives in .surveyctl/sandbox.db.
     """
-    ctx.obj = CliContext(env_name=env_name, config_path=config_path, debug=debug)
+    ctx.obj = CliContext(env_name=env_name, config_path=config_path, debug=debug, timeout=timeout)
     if debug:
         logging.basicConfig(
             level=logging.DEBUG, stream=sys.stderr, format="%(name)s %(message)s", force=True
