@@ -5,9 +5,9 @@ does what `surveyctl apply` does, in this order: the state lock, a saved plan (c
 its environment, the state and the live resources) or a fresh plan, show, refuse on errors,
 the approval rule of every write (surveyctl.safety: ask, or refuse on a protected environment
 that is not named with --env), record lifecycle flags, apply. SIGINT and SIGTERM stop the
-run before the writes, and once they run let those in flight finish (`Interrupts`). What talks to a
-person (showing the plan, asking, reporting progress) is passed in as callables, so the
-workflow never touches a terminal.
+run before the writes, and once they run let those in flight finish (`Interrupts`). What
+talks to a person (showing the plan, asking, reporting progress) is passed in as callables,
+so the workflow never touches a terminal.
 """
 
 from __future__ import annotations
