@@ -92,11 +92,16 @@ def test_adjust_on_a_protected_environment_needs_env_besides_yes(
 
 
 def test_import_on_a_protected_environment_without_a_terminal_writes_no_state(prod, draft, run_cli):
-    result = run_cli("import", str(draft), "--name", "tracker")
+    result = run_cli("import", str(draft), "--name", "tracker", "--out", "tracker.yaml")
     assert result.exit_code == 1
-    assert "to import survey" in result.stderr and "--env prod" in result.stderr
+    assert "environment 'prod' is protected" in result.stderr
+    assert "name it with --env prod and pass --yes" in result.stderr
     assert _state(prod).load().survey("tracker") is None
-    allowed = run_cli("--env", "prod", "import", str(draft), "--name", "tracker", "--yes")
+    assert not (prod / "tracker.yaml").exists()
+    allowed = run_cli(
+        "--env", "prod", "import", str(draft), "--name", "tracker", "--out", "tracker.yaml",
+        "--yes",
+    )  # fmt: skip
     assert allowed.exit_code == 0, allowed.stderr
     assert _state(prod).load().survey("tracker").ps_survey_id == draft
 
