@@ -6,7 +6,8 @@ environments:
   staging:    {host: https://staging.example.com, api_key_env: SURVEYCTL_STAGING_KEY}
   production: {host: https://api.example.com, api_key_env: SURVEYCTL_PRODUCTION_KEY,
                protected: true,
-               state: {backend: postgres, dsn_env: SURVEYCTL_STATE_DSN, schema: surveyctl}}
+               state: {backend: postgres, dsn_env: SURVEYCTL_STATE_DSN, schema: surveyctl},
+               guards: {max_spend_increase: 5000, max_destroy: 0, max_changed_percent: 30}}
 default_environment: staging
 ```
 `sandbox` is built in: the embedded local marketplace, data in `.surveyctl/sandbox.db`. It is
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import yaml
@@ -48,6 +49,16 @@ class StateSettings:
 
 
 @dataclass(frozen=True)
+class Guards:
+    """Limits on the size of one apply; None is no limit. A plan over a limit is refused unless
+    its named override is given (surveyctl.reconcile.guards)."""
+
+    max_spend_increase: float | None = None  # US dollars of estimated spend added
+    max_destroy: int | None = None  # resources destroyed
+    max_changed_percent: float | None = None  # share of managed resources changed or destroyed
+
+
+@dataclass(frozen=True)
 class Environment:
     """A marketplace to talk to: a host and the variable holding its key, or the sandbox."""
 
@@ -56,6 +67,7 @@ class Environment:
     api_key_env: str | None = None
     protected: bool = False
     state: StateSettings = field(default_factory=StateSettings)
+    guards: Guards = field(default_factory=Guards)
 
     @property
     def embedded(self) -> bool:
@@ -163,7 +175,7 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
 def _environment(path: Path, name: str, spec: object) -> Environment:
     if not isinstance(spec, dict):
         raise ConfigError(f"{path}: environments.{name} must be a mapping")
-    unknown = set(spec) - {"host", "api_key_env", "protected", "state"}
+    unknown = set(spec) - {"host", "api_key_env", "protected", "state", "guards"}
     if unknown:
         raise ConfigError(f"{path}: environments.{name}: unknown setting {sorted(unknown)[0]!r}")
     host, key_env = spec.get("host"), spec.get("api_key_env")
@@ -179,6 +191,7 @@ def _environment(path: Path, name: str, spec: object) -> Environment:
         api_key_env=key_env,
         protected=bool(spec.get("protected")),
         state=_state_settings(path, name, spec.get("state")),
+        guards=_guards(path, name, spec.get("guards")),
     )
 
 
@@ -209,3 +222,27 @@ def _state_settings(path: Path, name: str, spec: object) -> StateSettings:
             f"{where}.schema must be a lowercase PostgreSQL name (letters, digits, underscores)"
         )
     return StateSettings(backend="postgres", dsn_env=dsn_env, schema=schema)
+
+
+def _guards(path: Path, name: str, spec: object) -> Guards:
+    """`guards:` of an environment: non-negative numbers, max_destroy a whole number,
+    max_changed_percent at most 100."""
+    if spec is None:
+        return Guards()
+    where = f"{path}: environments.{name}.guards"
+    if not isinstance(spec, dict):
+        raise ConfigError(f"{where} must be a mapping")
+    known = {f.name for f in fields(Guards)}
+    unknown = set(spec) - known
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown guard {sorted(unknown)[0]!r}; known: {', '.join(sorted(known))}"
+        )
+    for key, value in spec.items():
+        whole = key == "max_destroy"
+        number = isinstance(value, int if whole else (int, float)) and not isinstance(value, bool)
+        if not number or value < 0 or (key == "max_changed_percent" and value > 100):
+            kind = "a whole number" if whole else "a number"
+            bound = " up to 100" if key == "max_changed_percent" else ""
+            raise ConfigError(f"{where}.{key} must be {kind} from 0{bound}, not {value!r}")
+    return Guards(**spec)

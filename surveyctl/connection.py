@@ -7,11 +7,26 @@ from surveyctl.config import Config, Environment
 
 
 def open_client(config: Config, environment: Environment, **client_options) -> ApiClient:
-    """A client for `environment`; the embedded sandbox is started on a free loopback port."""
+    """A client for `environment`; the embedded sandbox is started on a free loopback port.
+
+    Messages name the environment and its host; the embedded sandbox's port is chosen afresh
+    by every command and means nothing to its user, so its messages never show it.
+    """
     if environment.embedded:
         from surveyctl.sandbox.server import SandboxOptions, start
 
         config.work_dir.mkdir(parents=True, exist_ok=True)
         running = start(SandboxOptions(db_path=config.sandbox_db))
-        return ApiClient(running.url, environment.api_key(), **client_options)
-    return ApiClient(environment.host, environment.api_key(), **client_options)
+        return ApiClient(
+            running.url,
+            environment.api_key(),
+            target=f"the embedded sandbox (environment {environment.name!r})",
+            show_host=False,
+            **client_options,
+        )
+    return ApiClient(
+        environment.host,
+        environment.api_key(),
+        target=f"environment {environment.name!r} at {environment.host}",
+        **client_options,
+    )

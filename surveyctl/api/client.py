@@ -2,7 +2,9 @@
 
 One `ApiClient` per environment: a requests session carrying the `access-token` header,
 retries with exponential backoff and jitter for 429/502/503/504 and connection errors on
-the idempotent methods (GET, PUT, DELETE), honouring `Retry-After`.
+the idempotent methods (GET, PUT, DELETE), honouring `Retry-After` (surveyctl.api.retry).
+Every retry is told to the `on_retry` callback before it waits (the client never prints), and
+a service that cannot be reached ends in one sentence naming the target and the reason.
 
 A POST is never retried after it may have been processed: a create retried blindly can make a
 duplicate survey. It is retried only where the service said it did not process it (429 Too
@@ -15,7 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import requests
@@ -24,6 +26,7 @@ from urllib3.util.retry import Retry
 
 from surveyctl import __version__
 from surveyctl.api import paths
+from surveyctl.api.retry import RetryNotice, failure_reason, retry_policy, shown_path
 from surveyctl.errors import ApiError, ConnectionFailed
 
 log = logging.getLogger("surveyctl.http")
@@ -31,27 +34,6 @@ log = logging.getLogger("surveyctl.http")
 RETRY_STATUSES = (429, 502, 503, 504)
 POST_RETRY_STATUSES = (429, 503)
 _LOG_BODY_LIMIT = 2000
-
-
-def _retry_policy(
-    retries: int, backoff: float, statuses: tuple[int, ...], methods: set[str], read: int
-) -> Retry:
-    """Backoff with jitter for `methods` on `statuses`, honouring Retry-After; `read` retries
-    after the request may have been received (only safe for idempotent methods)."""
-    return Retry(
-        total=retries,
-        connect=retries,
-        read=read,
-        status=retries,
-        other=0,
-        backoff_factor=backoff,
-        backoff_jitter=backoff,
-        backoff_max=30,
-        status_forcelist=statuses,
-        allowed_methods=frozenset(methods),
-        respect_retry_after_header=True,
-        raise_on_status=False,
-    )
 
 
 def _session(api_key: str, retry: Retry, pool_size: int) -> requests.Session:
@@ -77,7 +59,13 @@ def _error_message(response: requests.Response) -> tuple[int | None, str]:
 
 
 class ApiClient:
-    """Calls the marketplace API of one environment: `{host}/buyers/v2` and `{host}/buyers/v3`."""
+    """Calls the marketplace API of one environment: `{host}/buyers/v2` and `{host}/buyers/v3`.
+
+    `timeout`: seconds to wait for a connection and for each answer, per attempt. `target`
+    names the service in the sentence of a failed connection ("environment 'staging' at
+    https://…"; default: the host). `show_host=False` keeps the host out of every message (an
+    embedded sandbox's port means nothing to its user). `on_retry` is told of every retry.
+    """
 
     def __init__(
         self,
@@ -88,14 +76,22 @@ class ApiClient:
         retries: int = 5,
         backoff: float = 0.5,
         pool_size: int = 10,
+        target: str | None = None,
+        show_host: bool = True,
+        on_retry: Callable[[RetryNotice], None] | None = None,
     ):
         self.host = host.rstrip("/")
         self.timeout = timeout
-        idempotent = _retry_policy(
-            retries, backoff, RETRY_STATUSES, {"GET", "PUT", "DELETE"}, read=retries
+        self.target = target or self.host
+        self.show_host = show_host
+        self.on_retry = on_retry
+        self._attempts = threading.local()  # attempts of the request this thread is making
+        policy = {"report": self._retrying, "timeout": timeout}
+        idempotent = retry_policy(
+            retries, backoff, RETRY_STATUSES, {"GET", "PUT", "DELETE"}, read=retries, **policy
         )
         # POST: only refusals the service states, and connections never made.
-        post = _retry_policy(retries, backoff, POST_RETRY_STATUSES, {"POST"}, read=0)
+        post = retry_policy(retries, backoff, POST_RETRY_STATUSES, {"POST"}, read=0, **policy)
         self._session = _session(api_key, idempotent, pool_size)
         self._post_session = _session(api_key, post, pool_size)
         # Counts requests by "METHOD kind" for benchmarks and tests of request economy.
@@ -103,9 +99,22 @@ class ApiClient:
         self._counts_lock = threading.Lock()
 
     def url(self, path: paths.Path) -> str:
+        return self.host + self._root_path(path)
+
+    def shown_url(self, path: paths.Path) -> str:
+        """The URL as messages show it: without the host when it is not to be shown."""
+        return self.url(path) if self.show_host else self._root_path(path)
+
+    @staticmethod
+    def _root_path(path: paths.Path) -> str:
         if path.version == paths.SANDBOX:
-            return f"{self.host}/sandbox{path.path}"
-        return f"{self.host}/buyers/{path.version}{path.path}"
+            return f"/sandbox{path.path}"
+        return f"/buyers/{path.version}{path.path}"
+
+    def _retrying(self, notice: RetryNotice) -> None:
+        self._attempts.made = notice.attempt
+        if self.on_retry is not None:
+            self.on_retry(notice)
 
     def close(self) -> None:
         self._session.close()
@@ -129,17 +138,29 @@ class ApiClient:
             self.request_counts[key] = self.request_counts.get(key, 0) + 1
         if log.isEnabledFor(logging.DEBUG):
             log.debug("> %s %s params=%s body=%s", method, url, params, _clip(body))
+        self._attempts.made = 1
         try:
             session = self._post_session if method == "POST" else self._session
             response = session.request(method, url, json=body, params=params, timeout=self.timeout)
         except requests.RequestException as exc:
-            raise ConnectionFailed(f"{method} {url} failed: {type(exc).__name__}: {exc}") from exc
+            raise self._unreachable(method, path, exc) from exc
         if log.isEnabledFor(logging.DEBUG):
             log.debug("< %s %s %s", response.status_code, url, _clip(response.text))
         if response.status_code not in expected:
             code, message = _error_message(response)
-            raise ApiError(method, url, response.status_code, code, message)
+            raise ApiError(method, self.shown_url(path), response.status_code, code, message)
         return response
+
+    def _unreachable(
+        self, method: str, path: paths.Path, exc: requests.RequestException
+    ) -> ConnectionFailed:
+        """One sentence: which service, why, which request, after how many attempts."""
+        attempts = getattr(self._attempts, "made", 1)
+        tried = f"{attempts} attempts" if attempts > 1 else "1 attempt"
+        return ConnectionFailed(
+            f"cannot reach {self.target}: {failure_reason(exc, self.timeout)} "
+            f"({method} {shown_path(self.url(path))}, {tried})"
+        )
 
     def _json(self, method: str, path: paths.Path, **kwargs: Any) -> Any:
         response = self.request(method, path, **kwargs)
@@ -147,7 +168,7 @@ class ApiClient:
             return response.json()
         except ValueError as exc:
             raise ApiError(
-                method, self.url(path), response.status_code, None, "the body is not JSON"
+                method, self.shown_url(path), response.status_code, None, "the body is not JSON"
             ) from exc
 
     # -- surveys (v2) ----------------------------------------------------------------------

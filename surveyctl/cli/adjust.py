@@ -1,7 +1,7 @@
 """`surveyctl adjust FILE`: submit transactions for reconciliation (spec 4.10).
 
 An adjustment moves money, so the command shows what it will submit and asks first; without
-a terminal to ask on, it needs `--yes`.
+a terminal to ask on, it needs `--yes`, and on a protected environment also `--env NAME`.
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.errors import SurveyctlError
 from surveyctl.ops.adjust import STATUS_NAMES, AdjustmentUpload, load_upload
+from surveyctl.safety import check_output_path
 
 
 def _interactive() -> bool:
@@ -26,7 +27,12 @@ def _interactive() -> bool:
 
 @click.command(name="adjust")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--yes", is_flag=True, help="Submit without asking (needed without a terminal).")
+@click.option(
+    "--yes",
+    is_flag=True,
+    help="Submit without asking (needed without a terminal; a protected environment also "
+    "needs --env NAME).",
+)
 @click.option(
     "--survey",
     "survey_id",
@@ -35,7 +41,7 @@ def _interactive() -> bool:
 )
 @click.option(
     "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     help="Also write the service's full answer as JSON to this file.",
 )
 @pass_context
@@ -43,18 +49,16 @@ def adjust(
     ctx: CliContext, file: Path, yes: bool, survey_id: int | None, output: Path | None
 ) -> None:
     """Submit the transactions listed in FILE (CSV or JSON) for adjustment."""
+    if output is not None:
+        check_output_path(output, "--output")  # the answer must not be lost once money moved
     upload = load_upload(file)
     client = ctx.client()  # names the environment before anything is asked
     console = make_console()
     render_preview(upload, console)
-    if not yes:
-        if not _interactive():
-            raise SurveyctlError(
-                "an adjustment moves money: confirm with --yes when there is no terminal to ask on"
-            )
-        if not click.confirm("Submit these transactions for adjustment?", default=False):
-            click.echo("nothing submitted", err=True)
-            return
+    action = f"submit {len(upload.transaction_ids)} transaction(s) for adjustment (money moves)"
+    if not confirm_write(ctx, action, approved=yes, always_asks=True, can_ask=_interactive()):
+        click.echo("nothing submitted", err=True)
+        return
     response = client.adjust(upload.transaction_ids, survey_id=survey_id)
     if output is not None:
         output.write_text(json.dumps(response, indent=2) + "\n", encoding="utf-8")

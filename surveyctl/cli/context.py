@@ -24,6 +24,8 @@ class CliContext:
     config_path: Path | None = None
     debug: bool = False
     no_color: bool = False  # --no-color; cli/console.py decides colour from it and NO_COLOR
+    # Seconds to wait for a connection and for each answer (None: the client's default).
+    timeout: float | None = None
     # Connections the client keeps open: as many as requests may be in flight at once
     # (None: the client's default).
     pool_size: int | None = None
@@ -39,6 +41,12 @@ class CliContext:
     def environment(self) -> Environment:
         return self.config().environment(self.env_name)
 
+    @property
+    def env_named(self) -> bool:
+        """Whether the environment was named with `--env`, as a protected environment requires
+        before a write goes ahead without a question ($SURVEYCTL_ENV does not count)."""
+        return self.env_name is not None and self.env_name == self.environment().name
+
     def announce(self) -> None:
         """Names the environment on stderr, once, so nobody mistakes it for another."""
         if not self._announced:
@@ -51,8 +59,12 @@ class CliContext:
             from surveyctl.connection import open_client
 
             self.announce()
-            sized = {} if self.pool_size is None else {"pool_size": self.pool_size}
-            self._client = open_client(self.config(), self.environment(), **sized)
+            options: dict = {"on_retry": _say_retry}
+            if self.pool_size is not None:
+                options["pool_size"] = self.pool_size
+            if self.timeout is not None:
+                options["timeout"] = self.timeout
+            self._client = open_client(self.config(), self.environment(), **options)
         return self._client
 
     def workspace(
@@ -79,6 +91,11 @@ class CliContext:
 
         self.announce()
         return open_state(self.config(), self.environment())
+
+
+def _say_retry(notice: object) -> None:
+    """Each retry on stderr, so a wait on an unreachable or failing service is explained."""
+    click.echo(f"surveyctl: {notice}", err=True)
 
 
 pass_context = click.make_pass_decorator(CliContext, ensure=True)

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from surveyctl.api import ApiClient
+from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.surveys import status_option
 from surveyctl.errors import SurveyctlError
@@ -20,14 +21,18 @@ from surveyctl.reconcile.importer import (
     record_adoption,
     save_adoption,
 )
+from surveyctl.safety import check_output_path
 from surveyctl.state import State
 
 _name = click.option("--name", help="Manifest name for it (lowercase letters, digits, dashes).")
 _out = click.option(
     "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     help="Write the manifest to this file and record the resource in state "
     "(without it the manifest is only printed).",
+)
+_yes = click.option(
+    "--yes", is_flag=True, help="Import without asking (a protected environment asks)."
 )
 
 
@@ -36,6 +41,7 @@ def _adopt(
     adopt: Callable[[ApiClient, State], Adoption],
     out: Path | None,
     command: str,
+    yes: bool,
 ) -> None:
     """Reads the live resource under the state lock; with `out`, writes its manifest and then
     records it (the file is removed again if the state cannot be written), so a resource is
@@ -43,6 +49,12 @@ def _adopt(
     unless the import resolves a create left unresolved in the journal."""
     if out is not None and out.exists():
         raise SurveyctlError(f"{out} exists already; choose another --out")
+    if out is not None:
+        # Only an import with --out records the resource, so only it is a write to guard.
+        check_output_path(out, "--out", make_folders=True)
+        action = f"record `{command}` in the state of environment {ctx.environment().name!r}"
+        if not confirm_write(ctx, action, approved=yes):
+            raise SurveyctlError("nothing was imported")
     store = ctx.state_store()
     with store.locked("import"):
         state = store.load()
@@ -85,6 +97,7 @@ def _adopt(
     help="Folder for the manifests of --all-unmanaged.",
 )
 @status_option
+@_yes
 @pass_context
 def import_command(
     ctx: CliContext,
@@ -94,6 +107,7 @@ def import_command(
     all_unmanaged: bool,
     out_dir: Path | None,
     statuses: tuple[int, ...],
+    yes: bool,
 ) -> None:
     """Adopt live survey SURVEY_ID: write its manifest and record it in state.
 
@@ -106,7 +120,7 @@ def import_command(
             raise click.UsageError("--all-unmanaged takes no SURVEY_ID, --name or --out")
         if out_dir is None:
             raise click.UsageError("--all-unmanaged needs --out-dir DIR")
-        _adopt_all(ctx, out_dir, statuses)
+        _adopt_all(ctx, out_dir, statuses, yes)
         return
     if survey_id is None or not name:
         raise click.UsageError("give SURVEY_ID and --name NAME (or --all-unmanaged --out-dir DIR)")
@@ -117,11 +131,15 @@ def import_command(
         lambda client, state: adopt_survey(client, state, survey_id, name),
         out,
         f"import {survey_id} --name {name}",
+        yes,
     )
 
 
-def _adopt_all(ctx: CliContext, out_dir: Path, statuses: tuple[int, ...]) -> None:
+def _adopt_all(ctx: CliContext, out_dir: Path, statuses: tuple[int, ...], yes: bool) -> None:
     """Adopts every unmanaged survey under the state lock, one state write per survey."""
+    action = f"adopt every unmanaged survey into the state of {ctx.environment().name!r}"
+    if not confirm_write(ctx, action, approved=yes):
+        raise SurveyctlError("nothing was imported")
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -152,12 +170,16 @@ def _reported(outcome: Adopted) -> None:
 @click.argument("ref")
 @click.option("--name", required=True, help="Manifest name for it (lowercase, dashes).")
 @_out
+@_yes
 @pass_context
-def import_group_command(ctx: CliContext, ref: str, name: str, out: Path | None) -> None:
+def import_group_command(
+    ctx: CliContext, ref: str, name: str, out: Path | None, yes: bool
+) -> None:
     """Adopt live exclusion group REF (its surveys must be managed already)."""
     _adopt(
         ctx,
         lambda client, state: adopt_group(client, state, ref, name),
         out,
         f"import-group {ref} --name {name}",
+        yes,
     )

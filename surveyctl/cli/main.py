@@ -47,7 +47,7 @@ class UserError(click.ClickException):
 
 
 # Global options, also accepted after the sub-command (`surveyctl plan --env staging`).
-GLOBAL_OPTIONS_WITH_VALUE = ("--env", "--config")
+GLOBAL_OPTIONS_WITH_VALUE = ("--env", "--config", "--timeout")
 GLOBAL_FLAGS = ("--debug", "--no-color")
 
 
@@ -102,7 +102,10 @@ class LazyGroup(click.Group):
         except SurveyctlError as exc:
             if isinstance(ctx.obj, CliContext) and ctx.obj.debug:
                 raise
-            raise UserError(str(exc)) from exc
+            error = UserError(str(exc))
+            # 130 for a command stopped by a signal (surveyctl.safety.Interrupted), else 1.
+            error.exit_code = getattr(exc, "exit_code", 1)
+            raise error from exc
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -114,6 +117,14 @@ class LazyGroup(click.Group):
     type=click.Path(dir_okay=False, path_type=Path),
     help="Configuration file (default: ./surveyctl.yaml when present).",
 )
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    envvar="SURVEYCTL_TIMEOUT",
+    metavar="SECONDS",
+    help="Wait this long for a connection and for each answer of the service "
+    "(or $SURVEYCTL_TIMEOUT; default 30). Retries come on top, each said on stderr.",
+)
 @click.option("--debug", is_flag=True, help="Show tracebacks and the HTTP exchange.")
 @click.option("--no-color", is_flag=True, help="No colour in the output (also: $NO_COLOR).")
 @click.pass_context
@@ -121,6 +132,7 @@ def cli(
     ctx: click.Context,
     env_name: str | None,
     config_path: Path | None,
+    timeout: float | None,
     debug: bool,
     no_color: bool,
 ) -> None:
@@ -130,7 +142,13 @@ def cli(
     whose data lives in .surveyctl/sandbox.db. The options below are also accepted after
     the command: `surveyctl plan --env staging`.
     """
-    ctx.obj = CliContext(env_name=env_name, config_path=config_path, debug=debug, no_color=no_color)
+    ctx.obj = CliContext(
+        env_name=env_name,
+        config_path=config_path,
+        debug=debug,
+        no_color=no_color,
+        timeout=timeout,
+    )
     if debug:
         logging.basicConfig(
             level=logging.DEBUG, stream=sys.stderr, format="%(name)s %(message)s", force=True

@@ -6,18 +6,22 @@ shows plans, asks on the terminal and sets the exit code.
 
 from __future__ import annotations
 
+import io
+import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
+from surveyctl.cli import confirm
 from surveyctl.cli.console import use_color
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.manifest_options import refresh_option
 from surveyctl.cli.progress import Steps
 from surveyctl.errors import SurveyctlError
-from surveyctl.reconcile.apply import ApplyResult, Outcome
+from surveyctl.reconcile import guards
+from surveyctl.reconcile.apply import INTERRUPTED, ApplyResult, Outcome
 from surveyctl.reconcile.plan import Plan
 from surveyctl.reconcile.planfile import save_plan
 from surveyctl.reconcile.run import (
@@ -33,6 +37,9 @@ from surveyctl.reconcile.run import (
 from surveyctl.render import json as render_json
 from surveyctl.render import markdown as render_markdown
 from surveyctl.render import text as render_text
+from surveyctl.safety import check_output_path
+
+INTERRUPTED_EXIT = 130
 
 _destroy = click.option(
     "--destroy", is_flag=True, help="Delete resources that are no longer in the manifests."
@@ -64,6 +71,28 @@ _parallelism = click.option(
     type=click.IntRange(1, MAX_PARALLELISM),
     help="Requests in flight at once.",
 )
+
+
+_OVERRIDE_HELP = {
+    guards.SPEND_INCREASE: "Let a plan over the environment's max_spend_increase through.",
+    guards.DESTROY: "Let a plan over the environment's max_destroy through.",
+    guards.LARGE_CHANGE: "Let a plan over the environment's max_changed_percent through.",
+}
+
+
+def _override_options(command):
+    """--allow-spend-increase, --allow-destroy, --allow-large-change (see docs/safety.md)."""
+    for override in reversed(guards.OVERRIDES):
+        name = "allow_" + override.replace("-", "_")
+        option = click.option(
+            guards.flag(override), name, is_flag=True, help=_OVERRIDE_HELP[override]
+        )
+        command = option(command)
+    return command
+
+
+def _overrides(**flags: bool) -> frozenset[str]:
+    return frozenset(o for o in guards.OVERRIDES if flags["allow_" + o.replace("-", "_")])
 
 
 def render_plan(plan: Plan, output_format: str) -> str:
@@ -124,7 +153,7 @@ def _environment_name(ctx: CliContext) -> str:
 @click.option(
     "--out",
     "out",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     help="Save the plan for `surveyctl apply FILE`.",
 )
 @click.option(
@@ -134,6 +163,7 @@ def _environment_name(ctx: CliContext) -> str:
 @_refresh_only
 @_target
 @_parallelism
+@_override_options
 @refresh_option
 @offline_option
 @pass_context
@@ -149,19 +179,24 @@ def plan_command(
     parallelism,
     refresh_catalog,
     offline,
+    **allow: bool,
 ) -> None:
     """Show what apply would change in the live surveys; writes nothing.
 
-    Without PATHS the `manifests:` of surveyctl.yaml are read.
+    Without PATHS the `manifests:` of surveyctl.yaml are read. A plan over the environment's
+    guards is an error unless the named --allow-... option is given; a saved plan keeps them.
     """
     if refresh_only and (out is not None or destroy):
         raise click.UsageError("--refresh-only cannot be combined with --out or --destroy")
+    if out is not None:
+        check_output_path(out, "--out")
     options = RunOptions(
         targets=paths,
         destroy=destroy,
         parallelism=parallelism,
         refresh_only=refresh_only,
         target_addresses=target_addresses,
+        overrides=_overrides(**allow),
     )
     reading = Steps("read")
     with _failure_as_markdown(ctx, output_format == "markdown"):
@@ -183,7 +218,13 @@ def plan_command(
 
 @click.command("apply")
 @click.argument("target", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--auto-approve", is_flag=True, help="Apply without asking.")
+@click.option(
+    "--auto-approve",
+    "--yes",
+    "auto_approve",
+    is_flag=True,
+    help="Apply without asking (on a protected environment, only with --env NAME).",
+)
 @click.option(
     "--lock-timeout",
     default=0.0,
@@ -204,6 +245,7 @@ def plan_command(
 @_refresh_only
 @_target
 @_parallelism
+@_override_options
 @refresh_option
 @offline_option
 @pass_context
@@ -219,11 +261,13 @@ def apply_command(
     parallelism,
     refresh_catalog,
     offline,
+    **allow: bool,
 ) -> None:
     """Apply the manifests (or a plan saved by `plan --out FILE`) to the environment.
 
     TARGET is manifest files or folders (default: `manifests:` of surveyctl.yaml), or one saved
-    plan file, which is applied exactly as it was planned, or refused if anything moved since.
+    plan file, which is applied exactly as it was planned (with the --allow-... overrides it
+    was planned with), or refused if anything moved since.
     """
     if refresh_only and destroy:
         raise click.UsageError("--refresh-only cannot be combined with --destroy")
@@ -233,9 +277,10 @@ def apply_command(
         parallelism=parallelism,
         lock_timeout=lock_timeout,
         auto_approve=auto_approve,
-        env_named=ctx.env_name is not None and ctx.env_name == ctx.environment().name,
+        env_named=ctx.env_named,
         refresh_only=refresh_only,
         target_addresses=target_addresses,
+        overrides=_overrides(**allow),
     )
     if target_addresses and saved_plan_path(options.targets) is not None:
         raise click.UsageError("--target chooses from manifests; a saved plan is applied whole")
@@ -249,8 +294,9 @@ def apply_command(
     ask = _confirm_refresh if refresh_only else _confirm
     hooks = ApplyHooks(
         show=show,
-        confirm=ask if sys.stdin.isatty() else None,
+        confirm=ask if confirm.terminal() else None,
         on_outcome=lambda outcome: _progress(writing, outcome),
+        on_interrupt=_interrupted,
     )
     workspace = ctx.workspace(options, refresh_catalog=refresh_catalog, offline=offline)
     workspace.on_read = reading.step
@@ -291,6 +337,8 @@ def _confirm_refresh(environment: str) -> bool:
 
 
 def _progress(steps: Steps, outcome: Outcome) -> None:
+    if outcome.message == INTERRUPTED:
+        return  # counted in the report; one line each would bury the writes that were done
     mark = {"done": "ok", "failed": "FAILED", "skipped": "skipped"}[outcome.status]
     steps.step(outcome.address, detail=f"{outcome.action} {mark} {outcome.message}".rstrip())
 
@@ -305,16 +353,39 @@ def _complete(result: ApplyResult) -> str:
     )
 
 
+def _interrupted(signal_name: str, first: bool) -> None:
+    """Told from inside the signal handler: written straight to the file descriptor, because a
+    buffered write could re-enter one the main thread was in the middle of."""
+    if first:
+        text = (
+            f"\n{signal_name} received: the writes in flight finish and are recorded; "
+            "nothing new is sent.\n"
+        )
+    else:
+        text = f"{signal_name} received again: still finishing the writes in flight.\n"
+    try:
+        os.write(sys.stderr.fileno(), text.encode())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass  # stderr is not a file (a test runner); the report says it all
+
+
 def _report(result: ApplyResult) -> None:
     done = result.count("done")
     if not result.failed:
         click.echo(_complete(result))
         return
+    verdict = "interrupted" if result.interrupted else "incomplete"
     click.echo(
-        f"Apply incomplete: {done} done, {result.count('failed')} failed, "
+        f"Apply {verdict}: {done} done, {result.count('failed')} failed, "
         f"{result.count('skipped')} not attempted."
     )
     for outcome in result.failed:
-        click.echo(f"  {outcome.status}: {outcome.address} ({outcome.action}): {outcome.message}")
+        if outcome.message != INTERRUPTED:
+            click.echo(
+                f"  {outcome.status}: {outcome.address} ({outcome.action}): {outcome.message}"
+            )
+    stopped = [o.address for o in result.outcomes if o.message == INTERRUPTED]
+    if stopped:
+        click.echo(f"  not attempted (interrupted): {', '.join(stopped)}")
     click.echo("What was done is recorded in the state; run `surveyctl plan` to see what remains.")
-    click.get_current_context().exit(1)
+    click.get_current_context().exit(INTERRUPTED_EXIT if result.interrupted else 1)

@@ -1,7 +1,8 @@
 """`surveyctl sandbox simulate SURVEY_ID`: respondent traffic for a survey of the sandbox.
 
-The route behind it lives under `/sandbox`, outside the marketplace API; against a real
-environment it does not exist, and the command says so instead of pretending.
+The route behind it lives under `/sandbox`, outside the marketplace API. The command refuses,
+before sending anything, an environment that is not a sandbox (the embedded one, or a host on
+loopback); should a loopback host not be a sandbox after all, its 404 says so too.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from surveyctl.cli.console import console as make_console
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import int_list
 from surveyctl.errors import ApiError, SurveyctlError
+from surveyctl.safety import require_sandbox
 from surveyctl.statuses import transaction_status_name
 
 
@@ -53,6 +55,7 @@ def simulate(
         body["supplier_ids"] = list(supplier_ids)
     if bad_hash_share is not None:
         body["bad_hash_share"] = bad_hash_share
+    require_sandbox(ctx.environment(), "sandbox simulate")
     client = ctx.client()
     try:
         result = client.simulate_traffic(survey_id, body)

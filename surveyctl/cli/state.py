@@ -4,7 +4,8 @@ trace, repair and move state.
 None of these calls the marketplace. `rm` and `mv` change only the state, under the
 environment's lock; they are the way out after a manifest rename, a resource deleted by hand,
 or a create interrupted between its POST and the state write. `history` and `show --serial`
-answer "who changed this, when, and from what".
+answer "who changed this, when, and from what". On a protected environment `rm`, `mv`,
+`migrate` and `force-unlock` ask first (or need `--env NAME --yes` without a terminal).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 
 import click
 
+from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.config import StateSettings
 from surveyctl.errors import SurveyctlError
@@ -20,6 +22,9 @@ from surveyctl.resources import address, check_name, split_address
 from surveyctl.state import HistoryEntry, State, StateBackend, StateError, open_state
 from surveyctl.state.migrate import migrate
 
+yes_option = click.option(
+    "--yes", is_flag=True, help="Change the state without asking (a protected environment asks)."
+)
 lock_timeout_option = click.option(
     "--lock-timeout",
     type=click.FloatRange(min=0),
@@ -169,13 +174,22 @@ def _history_table(entries: list[HistoryEntry]) -> list[str]:
     ]
 
 
+def _confirm(ctx: CliContext, action: str, yes: bool) -> None:
+    """The approval rule of every write: a protected environment's state is changed only
+    after a question, or with --env NAME and --yes."""
+    if not confirm_write(ctx, action, approved=yes):
+        raise StateError("the state was not changed")
+
+
 @state.command("rm")
 @click.argument("name")
 @lock_timeout_option
+@yes_option
 @pass_context
-def rm_command(ctx: CliContext, name: str, lock_timeout: float) -> None:
+def rm_command(ctx: CliContext, name: str, lock_timeout: float, yes: bool) -> None:
     """Forget a resource, or an unresolved create, without touching the marketplace."""
     store, environment = _store(ctx)
+    _confirm(ctx, f"remove {name} from the state of environment {environment!r}", yes)
     with store.locked("state rm", lock_timeout):
         resource_address = _resolve(store.load(verify=False), name, store.location)
         store.forget(resource_address)
@@ -188,10 +202,12 @@ def rm_command(ctx: CliContext, name: str, lock_timeout: float) -> None:
 @click.argument("old")
 @click.argument("new")
 @lock_timeout_option
+@yes_option
 @pass_context
-def mv_command(ctx: CliContext, old: str, new: str, lock_timeout: float) -> None:
+def mv_command(ctx: CliContext, old: str, new: str, lock_timeout: float, yes: bool) -> None:
     """Rename a resource in state after renaming it in the manifests."""
     store, environment = _store(ctx)
+    _confirm(ctx, f"move {old} to {new} in the state of environment {environment!r}", yes)
     with store.locked("state mv", lock_timeout):
         source = _resolve(store.load(verify=False), old, store.location)
         target = _target(source, new)
@@ -221,9 +237,10 @@ def mv_command(ctx: CliContext, old: str, new: str, lock_timeout: float) -> None
     help="With --from postgres: the schema holding the state.",
 )
 @lock_timeout_option
+@yes_option
 @pass_context
 def migrate_command(
-    ctx: CliContext, source: str, dsn_env: str, schema: str, lock_timeout: float
+    ctx: CliContext, source: str, dsn_env: str, schema: str, lock_timeout: float, yes: bool
 ) -> None:
     """Copy the environment's state from another backend into the one surveyctl.yaml names.
 
@@ -237,6 +254,12 @@ def migrate_command(
             f"backend to copy into with `state:` in surveyctl.yaml, and name the other with --from"
         )
     settings = StateSettings(source, dsn_env, schema) if source == "postgres" else StateSettings()
+    _confirm(
+        ctx,
+        f"copy the state of environment {environment.name!r} from {source} into "
+        f"{environment.state.backend}",
+        yes,
+    )
     origin = open_state(ctx.config(), environment, settings)
     target = ctx.state_store()
     try:
@@ -258,14 +281,16 @@ def migrate_command(
 
 @click.command("force-unlock")
 @click.argument("lock_id", metavar="ID")
+@yes_option
 @pass_context
-def force_unlock_command(ctx: CliContext, lock_id: str) -> None:
+def force_unlock_command(ctx: CliContext, lock_id: str, yes: bool) -> None:
     """Remove the environment's state lock left by a command that did not finish.
 
     Only the lock with this ID is removed. Use it only when no command holding the lock is
     still running: two writers at once can lose changes to the state.
     """
     store, environment = _store(ctx)
+    _confirm(ctx, f"remove the lock {lock_id} of environment {environment!r}", yes)
     holder = store.force_unlock(lock_id)
     click.echo(
         f"Removed the lock {holder.id} of {environment}, held by {holder.who} "

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import click
 
+from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.errors import SurveyctlError
 from surveyctl.statuses import SURVEY_STATUSES, survey_status_name
 
 
@@ -43,6 +45,7 @@ def _describe(body: dict) -> str:
     metavar="N",
     help="With --watch: stop after N refreshes.",
 )
+@click.option("--yes", is_flag=True, help="Move without asking (a protected environment asks).")
 @pass_context
 def status_command(
     ctx: CliContext,
@@ -51,6 +54,7 @@ def status_command(
     output_format: str,
     watch: float | None,
     times: int | None,
+    yes: bool,
 ) -> None:
     """Show the fieldwork of SURVEY_ID (of every managed survey without it), or move
     SURVEY_ID to NEW_STATUS (live, paused or closed)."""
@@ -61,5 +65,9 @@ def status_command(
         return
     if watch is not None:
         raise click.UsageError("--watch shows fieldwork; it cannot be combined with NEW_STATUS")
+    if survey_id is None:
+        raise click.UsageError("moving a status needs SURVEY_ID")
+    if not confirm_write(ctx, f"move survey {survey_id} to {new_status}", approved=yes):
+        raise SurveyctlError(f"survey {survey_id} was not moved")
     client = ctx.client()
     click.echo(_describe(client.set_survey_status(survey_id, SURVEY_STATUSES[new_status])))

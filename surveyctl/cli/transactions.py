@@ -30,6 +30,7 @@ from surveyctl.ops.transactions import (
     iter_pages,
     make_writer,
 )
+from surveyctl.safety import check_output_path
 
 # The columns a person wants on a terminal; csv/json/jsonl carry every key.
 TABLE_COLUMNS: tuple[tuple[str, int], ...] = (
@@ -89,7 +90,7 @@ def transactions() -> None:
 )
 @click.option(
     "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     help="Write to this file instead of stdout.",
 )
 @click.option(
@@ -110,6 +111,8 @@ def list_transactions(
     page_size: int,
 ) -> None:
     """Every transaction of SURVEY_ID, all pages, written as they arrive."""
+    if output is not None:
+        check_output_path(output, "--output")
     client = ctx.client()
     query = TransactionQuery(survey_id, status, supplier, page_size)
     with ExitStack() as stack:

@@ -5,6 +5,9 @@ then survey deletes (a group is gone before the surveys it names). Within a step
 run in parallel. A failure does not stop the others; the result lists what was and was not
 done, and the state holds everything that was.
 
+An apply can be stopped (`stop`, set on SIGINT or SIGTERM): the writes in flight finish and
+are recorded, the others are not attempted, and the result says so.
+
 A create is journaled in state BEFORE its POST and resolved right after the answer. When the
 answer is lost (connection reset, timeout, 502/504) the entry stays and blocks a second
 create of that name until a person resolves it: a blind retry could make a duplicate survey.
@@ -13,6 +16,7 @@ create of that name until a person resolves it: a blind retry could make a dupli
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -26,6 +30,9 @@ from surveyctl.reconcile.planner import live_fingerprint
 from surveyctl.resources import EXCLUSION_GROUP, SURVEY
 from surveyctl.resources import address as address_of
 from surveyctl.state import GroupRecord, State, StateBackend, SurveyRecord
+
+# The message of a write not attempted because the apply was stopped.
+INTERRUPTED = "not attempted: the apply was interrupted"
 
 # Answers that say for certain the create was not made (the request was refused as it stood).
 DEFINITE_REFUSALS = frozenset({400, 401, 403, 404, 409, 422, 429, 503})
@@ -47,7 +54,11 @@ class Outcome:
 
 @dataclass
 class ApplyResult:
+    """Every planned write's outcome, in the order they completed; `interrupted` when the
+    apply was stopped before it attempted them all."""
+
     outcomes: list[Outcome] = field(default_factory=list)
+    interrupted: bool = False
 
     @property
     def failed(self) -> list[Outcome]:
@@ -92,9 +103,15 @@ def apply_plan(
     store: StateBackend,
     parallelism: int = 10,
     on_outcome: Callable[[Outcome], None] | None = None,
+    stop: threading.Event | None = None,
 ) -> ApplyResult:
-    """Runs the plan's writes in order; returns every outcome (never raises for one failure)."""
+    """Runs the plan's writes in order; returns every outcome (never raises for one failure).
+
+    Once `stop` is set no write starts: those in flight finish and are recorded, the rest are
+    `skipped` as INTERRUPTED.
+    """
     result = ApplyResult()
+    stop = stop or threading.Event()
     changes = [r for r in plan.resources if r.is_change]
     steps = [
         [r for r in changes if r.kind == SURVEY and r.action != "delete"],
@@ -107,6 +124,8 @@ def apply_plan(
         for step in steps:
 
             def run(resource: ResourceChange) -> Outcome:
+                if stop.is_set():
+                    return Outcome(resource.address, resource.action, "skipped", INTERRUPTED)
                 return _run_one(resource, client, store, failed)
 
             for outcome in pool.map(run, step):
@@ -115,6 +134,7 @@ def apply_plan(
                     failed.add(outcome.address)
                 if on_outcome:
                     on_outcome(outcome)
+    result.interrupted = stop.is_set()
     return result
 
 

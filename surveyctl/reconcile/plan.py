@@ -103,6 +103,9 @@ class Plan:
     # planned --offline or without a catalogue, and the renderers then show codes alone.
     labels: dict[str, dict[str, dict]] = field(default_factory=dict)
     format_version: int = FORMAT_VERSION
+    # The guard overrides the plan was made with (`--allow-destroy` -> "destroy"); a saved plan
+    # is applied with exactly these (surveyctl.reconcile.guards).
+    overrides: list[str] = field(default_factory=list)
 
     @property
     def errors(self) -> list[Note]:

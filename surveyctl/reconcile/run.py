@@ -1,13 +1,15 @@
 """The plan and apply workflows, as the CLI, the benchmarks and the tests all run them.
 
 `plan_run` reads the manifests and plans them against state and live bodies. `apply_run`
-does what `surveyctl apply` does, in this order: the protected-environment rule, the state
-lock, a saved plan (checked against its environment, the state and the live resources) or a
-fresh plan, show, refuse on errors, ask, record lifecycle flags, apply. What talks to a
-person (showing the plan, asking, reporting progress) is passed in as callables, so the
-workflow never touches a terminal. With `refresh_only`, both compare the live resources with the
-state instead of the manifests (`surveyctl.reconcile.refresh`), and `refresh_run` records
-the live values that drifted.
+does what `surveyctl apply` does, in this order: the state lock, a saved plan (checked against
+its environment, the state and the live resources) or a fresh plan, show, refuse on errors,
+the approval rule of every write (surveyctl.safety: ask, or refuse on a protected environment
+that is not named with --env), record lifecycle flags, apply. SIGINT and SIGTERM stop the
+run before the writes, and once they run let those in flight finish (`Interrupts`). What
+talks to a person (showing the plan, asking, reporting progress) is passed in as callables,
+so the workflow never touches a terminal. With `refresh_only`, both compare the live
+resources with the state instead of the manifests (`surveyctl.reconcile.refresh`), and
+`refresh_run` records the live values that drifted.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from surveyctl.reconcile.apply import (
     check_saved_plan,
     sync_lifecycle,
 )
+from surveyctl.reconcile.guards import add_guard_notes, flag
 from surveyctl.reconcile.labels import plan_labels
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Plan
@@ -37,6 +40,7 @@ from surveyctl.reconcile.planfile import load_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
 from surveyctl.reconcile.progress import ReadReport, reporting_reads
 from surveyctl.reconcile.refresh import Refresh, make_refresh, record_refresh
+from surveyctl.safety import Approval, Interrupted, Interrupts, needs_question
 from surveyctl.state import State, StateBackend
 
 DEFAULT_PARALLELISM = 10
@@ -61,7 +65,9 @@ class RunOptions:
     `targets` are manifest files or folders (default: `manifests:` of surveyctl.yaml), or, for
     apply, one saved plan file. `parallelism` bounds the requests in flight and sizes the
     client's connection pool. `env_named` says the environment was named explicitly
-    (`--env`), which a protected environment requires before applying without a question.
+    (`--env`), which a protected environment requires before applying without a question
+    (`auto_approve` or a saved plan). `overrides` let a plan over the environment's guards
+    through (surveyctl.reconcile.guards: "spend-increase", "destroy", "large-change").
     `refresh_only` compares the live resources with the state instead of the manifests (which
     are not read): a plan shows the drift, an apply records the live values as last applied.
     """
@@ -75,6 +81,7 @@ class RunOptions:
     refresh_only: bool = False
     # --target: only these addresses (and what they depend on) are planned; see targets.py.
     target_addresses: tuple[str, ...] = ()
+    overrides: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -100,12 +107,14 @@ class ApplyHooks:
 
     `show(plan)` presents the plan; `confirm(environment_name)` asks for approval and returns
     the answer, and is None when there is nobody to ask (no terminal); `on_outcome` reports
-    each write as it completes.
+    each write as it completes; `on_interrupt(signal_name, first)` is told of SIGINT and
+    SIGTERM while the writes run (it runs in the signal handler: no buffered output).
     """
 
     show: Callable[[Plan], None] = lambda plan: None
     confirm: Callable[[str], bool] | None = None
     on_outcome: Callable[[Outcome], None] | None = None
+    on_interrupt: Callable[[str, bool], None] | None = None
 
 
 @dataclass
@@ -175,9 +184,8 @@ def plan_run(
     desired = desired_state(workspace, options) if desired is None else desired
     if options.target_addresses:
         desired, state = targets.select(desired, state, options.target_addresses)
-    request = PlanRequest(
-        desired, state, workspace.environment.name, options.destroy, options.parallelism
-    )
+    environment = workspace.environment
+    request = PlanRequest(desired, state, environment.name, options.destroy, options.parallelism)
     marketplace = workspace.marketplace()
     if workspace.on_read is not None:
         marketplace = reporting_reads(marketplace, state, workspace.on_read)
@@ -186,6 +194,9 @@ def plan_run(
         plan.labels = plan_labels(plan, workspace.catalog)
     if options.target_addresses:
         targets.mark_partial(plan, options.target_addresses)
+    add_guard_notes(
+        plan, environment.guards, options.overrides, environment.name, _guards_location(workspace)
+    )
     return plan
 
 
@@ -193,29 +204,24 @@ def apply_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> A
     """Plans (or loads a saved plan), asks, and applies, all under the state lock."""
     if options.refresh_only:
         return refresh_run(workspace, options, hooks)
-    environment = workspace.environment
-    if options.auto_approve and environment.protected and not options.env_named:
-        raise SurveyctlError(
-            f"environment {environment.name!r} is protected: --auto-approve needs it named "
-            f"explicitly with --env {environment.name}"
-        )
     saved = saved_plan_path(options.targets)
     store = workspace.state
-    with store.locked("apply", options.lock_timeout):
-        if saved is not None:
-            plan = _load_saved(saved, workspace, options)
-        else:
-            plan = plan_run(workspace, options, state=store.load())
-        hooks.show(plan)
-        if plan.errors:
-            raise SurveyctlError("the plan has errors; nothing was applied")
-        if plan.has_changes and saved is None and not options.auto_approve:
-            _confirm(hooks, environment.name)
-        sync_lifecycle(plan, store)  # after the approval: a cancelled apply changes nothing
+    with store.locked("apply", options.lock_timeout), Interrupts(hooks.on_interrupt) as signals:
+        try:
+            plan = _plan_and_approve(workspace, options, hooks, saved)
+            signals.finish_in_flight()
+        except KeyboardInterrupt:
+            # Before the writes: the lock is released on the way out and nothing was sent.
+            raise Interrupted("apply interrupted before any change; nothing was applied") from None
         if not plan.has_changes:
             return ApplyRun(plan, saved=saved is not None)
         result = apply_plan(
-            plan, workspace.marketplace(), store, options.parallelism, hooks.on_outcome
+            plan,
+            workspace.marketplace(),
+            store,
+            options.parallelism,
+            hooks.on_outcome,
+            stop=signals.stop,
         )
     return ApplyRun(plan, result, saved=saved is not None)
 
@@ -225,11 +231,6 @@ def refresh_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) ->
     changed outside surveyctl, asks as apply does, and records the live values of the drifted
     fields as last applied (one state write). Nothing is sent to the marketplace."""
     environment = workspace.environment
-    if options.auto_approve and environment.protected and not options.env_named:
-        raise SurveyctlError(
-            f"environment {environment.name!r} is protected: --auto-approve needs it named "
-            f"explicitly with --env {environment.name}"
-        )
     if saved_plan_path(options.targets) is not None:
         raise SurveyctlError(
             "--refresh-only reads the live resources afresh and cannot apply a saved plan"
@@ -242,8 +243,14 @@ def refresh_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) ->
             raise SurveyctlError("the refresh has errors; nothing was recorded")
         if not refresh.records:
             return ApplyRun(refresh.plan)
-        if not options.auto_approve:
-            _confirm(hooks, environment.name)
+        _approve(
+            environment,
+            options,
+            hooks,
+            saved=False,
+            action=f"record these live values in the state of environment {environment.name!r}",
+            hint="",
+        )
         recorded = record_refresh(refresh, store)
     return ApplyRun(refresh.plan, refreshed=recorded)
 
@@ -255,6 +262,24 @@ def _refresh(workspace: Workspace, options: RunOptions, state: State | None) -> 
     )
 
 
+def _plan_and_approve(
+    workspace: Workspace, options: RunOptions, hooks: ApplyHooks, saved: Path | None
+) -> Plan:
+    """The plan to apply, shown, free of errors and approved; lifecycle flags recorded."""
+    store = workspace.state
+    if saved is not None:
+        plan = _load_saved(saved, workspace, options)
+    else:
+        plan = plan_run(workspace, options, state=store.load())
+    hooks.show(plan)
+    if plan.errors:
+        raise SurveyctlError("the plan has errors; nothing was applied")
+    if plan.has_changes:
+        _approve(workspace.environment, options, hooks, saved is not None)
+    sync_lifecycle(plan, store)  # after the approval: a cancelled apply changes nothing
+    return plan
+
+
 def _load_saved(path: Path, workspace: Workspace, options: RunOptions) -> Plan:
     plan = load_plan(path)
     name = workspace.environment.name
@@ -262,15 +287,45 @@ def _load_saved(path: Path, workspace: Workspace, options: RunOptions) -> Plan:
         raise SurveyctlError(
             f"{path} was planned for environment {plan.environment!r}, not {name!r}"
         )
+    if options.overrides and set(options.overrides) != set(plan.overrides):
+        made_with = ", ".join(flag(o) for o in plan.overrides) or "no override"
+        raise SurveyctlError(
+            f"{path} is applied with the overrides it was planned with ({made_with}); to "
+            "change them, make a new plan with them"
+        )
     check_saved_plan(plan, workspace.state.load(), workspace.marketplace(), options.parallelism)
+    # The guards as configured now: a limit tightened since the plan was made still holds.
+    environment = workspace.environment
+    add_guard_notes(
+        plan, environment.guards, plan.overrides, environment.name, _guards_location(workspace)
+    )
     return plan
 
 
-def _confirm(hooks: ApplyHooks, environment: str) -> None:
-    if hooks.confirm is None:
-        raise SurveyctlError(
-            "apply asks before changing anything and there is no terminal to ask: pass "
-            "--auto-approve, or apply a reviewed plan file"
-        )
-    if not hooks.confirm(environment):
+def _guards_location(workspace: Workspace) -> str | None:
+    """Where the guards are set, for the notes: surveyctl.yaml."""
+    return str(workspace.config.path) if workspace.config.path else None
+
+
+def _approve(
+    environment: Environment,
+    options: RunOptions,
+    hooks: ApplyHooks,
+    saved: bool,
+    action: str | None = None,
+    hint: str = ", or apply a reviewed plan file",
+) -> None:
+    """The approval rule every write follows (surveyctl.safety); a reviewed saved plan counts
+    as an explicit approval, as --auto-approve does."""
+    approval = Approval(
+        approved=options.auto_approve or saved,
+        env_named=options.env_named,
+        can_ask=hooks.confirm is not None,
+        flag="--auto-approve",
+    )
+    action = action or f"apply these changes to environment {environment.name!r}"
+    if not needs_question(environment, action, approval, always_asks=True, hint=hint):
+        return
+    # needs_question asks only when someone can answer, so confirm is set here.
+    if hooks.confirm is None or not hooks.confirm(environment.name):
         raise SurveyctlError("apply cancelled; nothing was changed")

@@ -1,0 +1,202 @@
+"""Retries of the API client: the policy, a notice of every retry, and failures in words.
+
+The policy is urllib3's `Retry` (backoff with jitter, Retry-After honoured); `ReportingRetry`
+only adds a notice before each retry, so a person waiting on an unreachable or failing service
+sees why: `retrying GET /surveys/10001 in 2 s (attempt 3 of 6): connection refused`. The
+client passes notices to a callback and never prints.
+"""
+
+from __future__ import annotations
+
+import errno
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from urllib3.exceptions import (
+    ConnectTimeoutError,
+    MaxRetryError,
+    NameResolutionError,
+    NewConnectionError,
+    ProtocolError,
+    ReadTimeoutError,
+    SSLError,
+)
+from urllib3.util.retry import Retry
+
+# Words for the socket errors a person meets when a service cannot be reached.
+_ERRNO_WORDS = {
+    errno.ECONNREFUSED: "connection refused",
+    errno.ECONNRESET: "connection reset",
+    errno.ENETUNREACH: "network unreachable",
+    errno.EHOSTUNREACH: "host unreachable",
+    errno.ETIMEDOUT: "connection timed out",
+}
+
+
+@dataclass(frozen=True)
+class RetryNotice:
+    """A retry about to happen: which request, after how long, which attempt, and why."""
+
+    request: str  # "GET /surveys/10001": method and path under the API root
+    attempt: int  # the attempt about to be made: 2 for the first retry
+    attempts: int  # the most attempts the policy makes
+    delay: float  # seconds before it
+    reason: str  # "connection refused", "answered 503"
+
+    def __str__(self) -> str:
+        when = f"in {_seconds(self.delay)}" if self.delay >= 0.05 else "at once"
+        return (
+            f"retrying {self.request} {when} (attempt {self.attempt} of {self.attempts}): "
+            f"{self.reason}"
+        )
+
+
+class ReportingRetry(Retry):
+    """urllib3's Retry, telling `report` of every retry before it waits.
+
+    The backoff of an instance is drawn once (it has jitter), so the delay reported is the
+    delay slept.
+    """
+
+    def __init__(
+        self,
+        *args,
+        report: Callable[[RetryNotice], None] | None = None,
+        attempts: int = 1,
+        timeout: float | None = None,
+        **kwargs,
+    ):
+        super().__init__(*args, **kwargs)
+        self.report = report
+        self.attempts = attempts
+        self.timeout = timeout
+        self._backoff: float | None = None
+
+    def new(self, **kw) -> ReportingRetry:
+        kw.setdefault("report", self.report)
+        kw.setdefault("attempts", self.attempts)
+        kw.setdefault("timeout", self.timeout)
+        return super().new(**kw)
+
+    def get_backoff_time(self) -> float:
+        if self._backoff is None:
+            self._backoff = super().get_backoff_time()
+        return self._backoff
+
+    def increment(self, method=None, url=None, response=None, error=None, *args, **kwargs):
+        retry = super().increment(method, url, response, error, *args, **kwargs)
+        if self.report is not None:
+            reason = f"answered {response.status}" if error is None and response else None
+            self.report(
+                RetryNotice(
+                    request=f"{method} {shown_path(url or '')}",
+                    attempt=len(retry.history) + 1,
+                    attempts=self.attempts,
+                    delay=retry.planned_delay(response),
+                    reason=reason or failure_reason(error, self.timeout),
+                )
+            )
+        return retry
+
+    def planned_delay(self, response) -> float:
+        """What `sleep(response)` will wait: Retry-After when the service sent one, else the
+        backoff."""
+        if self.respect_retry_after_header and response is not None:
+            retry_after = self.get_retry_after(response)
+            if retry_after:
+                return retry_after
+        return self.get_backoff_time()
+
+
+def retry_policy(
+    retries: int,
+    backoff: float,
+    statuses: tuple[int, ...],
+    methods: set[str],
+    read: int,
+    report: Callable[[RetryNotice], None] | None = None,
+    timeout: float | None = None,
+) -> ReportingRetry:
+    """Backoff with jitter for `methods` on `statuses`, honouring Retry-After; `read` retries
+    after the request may have been received (only safe for idempotent methods)."""
+    return ReportingRetry(
+        total=retries,
+        connect=retries,
+        read=read,
+        status=retries,
+        other=0,
+        backoff_factor=backoff,
+        backoff_jitter=backoff,
+        backoff_max=30,
+        status_forcelist=statuses,
+        allowed_methods=frozenset(methods),
+        respect_retry_after_header=True,
+        raise_on_status=False,
+        report=report,
+        attempts=retries + 1,
+        timeout=timeout,
+    )
+
+
+def failure_reason(error: BaseException | None, timeout: float | None = None) -> str:
+    """A few words on why a request got no answer: `connection refused`, `no answer within
+    30 s` (`timeout`: the request's); never a urllib3 representation."""
+    within = f"within {_seconds(timeout)}" if timeout else "within the timeout"
+    for cause in _causes(error):
+        if isinstance(cause, NameResolutionError):
+            return "the host name does not resolve"
+        if isinstance(cause, NewConnectionError):
+            continue  # the socket error it wraps says more
+        if isinstance(cause, ConnectTimeoutError):
+            return f"no connection {within}"
+        if isinstance(cause, ReadTimeoutError):
+            return f"no answer {within}"
+        if isinstance(cause, SSLError):
+            return "the TLS handshake failed"
+        if isinstance(cause, OSError) and cause.errno in _ERRNO_WORDS:
+            return _ERRNO_WORDS[cause.errno]
+        if isinstance(cause, TimeoutError):
+            return f"no answer {within}"
+        if isinstance(cause, ConnectionError | ProtocolError) and not _wraps_more(cause):
+            return "the connection was closed before an answer"
+    return "the request failed"
+
+
+def shown_path(url: str) -> str:
+    """The path of `url` under the API root (`/surveys/10001`), without host or query: what
+    a person needs to know which request it was, and no port of an embedded sandbox."""
+    path = urlsplit(url).path or url
+    for root in ("/buyers/v2", "/buyers/v3"):
+        if path.startswith(root + "/"):
+            return path[len(root) :]
+    return path
+
+
+def _causes(error: BaseException | None):
+    """`error` and everything it wraps: MaxRetryError's reason, requests' wrapped exception,
+    __cause__ and __context__, outermost first."""
+    seen: set[int] = set()
+    pending = [error]
+    while pending:
+        current = pending.pop(0)
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        if isinstance(current, MaxRetryError):
+            pending.append(current.reason)
+        pending.extend(arg for arg in current.args if isinstance(arg, BaseException))
+        pending.extend([current.__cause__, current.__context__])
+
+
+def _wraps_more(error: BaseException) -> bool:
+    return any(isinstance(arg, BaseException) for arg in error.args) or bool(
+        error.__cause__ or error.__context__
+    )
+
+
+def _seconds(delay: float) -> str:
+    if delay >= 10:
+        return f"{delay:.0f} s"
+    return f"{delay:.1f}".rstrip("0").rstrip(".") + " s"

@@ -1,0 +1,63 @@
+"""Asking before a write, by the one approval rule of `surveyctl.safety.needs_question`.
+
+Every command that writes to the marketplace, writes state or moves money calls
+`confirm_write` before its first write: it refuses (one sentence, exit 1) what the rule does
+not let through, asks when a person must confirm, and says whether to go ahead.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from surveyctl.cli.context import CliContext
+from surveyctl.config import Environment
+from surveyctl.safety import Approval, needs_question
+
+
+def terminal() -> bool:
+    """Whether there is a person at a terminal to ask."""
+    return sys.stdin.isatty()
+
+
+def confirm_write(
+    ctx: CliContext,
+    action: str,
+    *,
+    approved: bool,
+    flag: str = "--yes",
+    always_asks: bool = False,
+    hint: str = "",
+    can_ask: bool | None = None,
+) -> bool:
+    """True to go ahead with `action` ("move survey 10001 to live"), False when the person
+    said no; NotApproved when it may not happen without a question and none can be asked.
+
+    `approved` is the command's explicit approval (`flag`); `always_asks` marks commands that
+    ask on every environment (apply, adjust), the others ask only on a protected one.
+    """
+    environment = ctx.environment()
+    approval = Approval(
+        approved=approved,
+        env_named=ctx.env_named,
+        can_ask=terminal() if can_ask is None else can_ask,
+        flag=flag,
+    )
+    if not needs_question(environment, action, approval, always_asks=always_asks, hint=hint):
+        return True
+    return ask(environment, action)
+
+
+def ask(environment: Environment, action: str) -> bool:
+    """Asks on the terminal; a protected environment wants `yes` typed in full."""
+    question = action[0].upper() + action[1:]
+    if environment.protected:
+        answer = click.prompt(
+            f"Environment {environment.name!r} is protected. {question}? "
+            "Only 'yes' will be accepted",
+            default="",
+            show_default=False,
+        )
+        return answer.strip() == "yes"
+    return click.confirm(f"{question}?", default=False)

@@ -1,0 +1,124 @@
+"""Guards on the size of a change: a plan over an environment's limits is an error.
+
+An environment's `guards:` (surveyctl.yaml) bound what one apply may do: the estimated spend
+it adds, the resources it destroys, the share of managed resources it changes or destroys. A
+plan over a limit carries an error note, so every output format shows why and `apply` refuses
+it, unless the named override is given (`--allow-spend-increase`, `--allow-destroy`,
+`--allow-large-change`); then the note is a warning that names the override. A plan records
+the overrides it was made with, and a saved plan is applied with exactly those.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from surveyctl.config import Guards
+from surveyctl.reconcile.plan import Note, Plan
+
+SPEND_INCREASE = "spend-increase"
+DESTROY = "destroy"
+LARGE_CHANGE = "large-change"
+OVERRIDES = (SPEND_INCREASE, DESTROY, LARGE_CHANGE)
+
+# The share of resources changed says little about a small environment (one change of three is
+# 33 %), so max_changed_percent applies from this many managed resources on, as octoDNS's
+# update and delete thresholds do.
+MIN_MANAGED_FOR_PERCENT = 10
+
+
+def flag(override: str) -> str:
+    """The command-line option of an override: `--allow-destroy`."""
+    return f"--allow-{override}"
+
+
+@dataclass(frozen=True)
+class Excess:
+    """One guard the plan goes over: which, the override that lets it through, and why."""
+
+    guard: str
+    override: str
+    reason: str
+
+
+def excesses(plan: Plan, guards: Guards) -> list[Excess]:
+    """Every guard of `guards` the plan goes over."""
+    found = []
+    spend = plan.spend_totals()
+    increase = round((spend.after or 0.0) - (spend.before or 0.0), 2)
+    limit = guards.max_spend_increase
+    if limit is not None and increase > limit:
+        found.append(
+            Excess(
+                "max_spend_increase",
+                SPEND_INCREASE,
+                f"the plan raises the estimated spend by {_dollars(increase)}, more than "
+                f"max_spend_increase {_dollars(limit)}",
+            )
+        )
+    destroys = plan.counts()["destroy"]
+    if guards.max_destroy is not None and destroys > guards.max_destroy:
+        found.append(
+            Excess(
+                "max_destroy",
+                DESTROY,
+                f"the plan destroys {destroys} resource(s), more than max_destroy "
+                f"{guards.max_destroy}",
+            )
+        )
+    managed = [r for r in plan.resources if r.action != "create"]
+    changed = sum(1 for r in managed if r.is_change)
+    limit = guards.max_changed_percent
+    if limit is not None and len(managed) >= MIN_MANAGED_FOR_PERCENT:
+        percent = 100.0 * changed / len(managed)
+        if percent > limit:
+            found.append(
+                Excess(
+                    "max_changed_percent",
+                    LARGE_CHANGE,
+                    f"the plan changes or destroys {changed} of {len(managed)} managed "
+                    f"resources ({percent:.0f} %), more than max_changed_percent {limit:g} %",
+                )
+            )
+    return found
+
+
+def guard_notes(
+    plan: Plan,
+    guards: Guards,
+    overrides: Iterable[str],
+    environment: str,
+    location: str | None = None,
+) -> list[Note]:
+    """A note per guard the plan goes over: an error, or a warning when its override is
+    among `overrides`."""
+    allowed = set(overrides)
+    notes = []
+    for excess in excesses(plan, guards):
+        reason = f"{excess.reason} of environment {environment!r}"
+        if excess.override in allowed:
+            severity, message = "warning", f"{reason}; allowed by {flag(excess.override)}"
+        else:
+            severity = "error"
+            message = f"{reason}; apply refuses it without {flag(excess.override)}"
+        notes.append(Note(severity, f"guards.{excess.guard}", message, location))
+    return notes
+
+
+def add_guard_notes(
+    plan: Plan,
+    guards: Guards,
+    overrides: Iterable[str],
+    environment: str,
+    location: str | None = None,
+) -> None:
+    """Adds the guard notes a plan does not carry yet, and records `overrides` in it."""
+    allowed = sorted(set(overrides))
+    for note in guard_notes(plan, guards, allowed, environment, location):
+        if note not in plan.notes:
+            plan.notes.append(note)
+    plan.overrides = allowed
+
+
+def _dollars(amount: float) -> str:
+    return f"${amount:,.2f}"

@@ -1,0 +1,204 @@
+"""The safety model every command that writes to the service or moves money follows.
+
+- Output paths are checked before the first request (`check_output_path`): an adjustment
+  submitted and then lost to a missing folder is money moved with no record of it.
+- One approval rule for every write (`needs_question`): on a protected environment a person
+  confirms on a terminal, or, without one, the environment is named with `--env` AND the write
+  is approved explicitly (`--yes`, `--auto-approve`, a saved plan). Commands that always ask
+  (apply, adjust) ask elsewhere too, unless approved.
+- Sandbox-only commands refuse any other environment before sending anything
+  (`require_sandbox`).
+- An interrupted command finishes what is in flight, records it and says what was done
+  (`Interrupts`): SIGINT and SIGTERM stop new writes instead of killing the process.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import signal
+import tempfile
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from surveyctl.config import Environment
+from surveyctl.errors import SurveyctlError
+
+
+class OutputPathError(SurveyctlError):
+    """An output file named on the command line cannot be written."""
+
+
+def check_output_path(path: Path, option: str, *, make_folders: bool = False) -> None:
+    """Refuses an output path that cannot be written, before anything is sent.
+
+    The folder is probed by creating (and removing) a file in it, which is what the write
+    itself does (an atomic write creates a temporary file beside the target): so read-only
+    mounts, permissions and pseudo file systems such as /proc are judged as the kernel judges
+    them, also for root. With `make_folders` the missing folders will be created by the
+    command, so the nearest existing one is probed.
+    """
+    shown = f"{option} {path}"
+    if path.is_dir():
+        raise OutputPathError(f"cannot write {shown}: it is a folder, not a file")
+    folder = path.parent
+    if make_folders:
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+    if not folder.exists():
+        raise OutputPathError(f"cannot write {shown}: the folder {folder} does not exist")
+    if not folder.is_dir():
+        raise OutputPathError(f"cannot write {shown}: {folder} is not a folder")
+    if path.exists() and not path.is_file():
+        # A device or pipe (/dev/stdout, /dev/null) is written in place, never replaced.
+        if os.access(path, os.W_OK):
+            return
+        raise OutputPathError(f"cannot write {shown}: permission denied")
+    try:
+        if path.exists():
+            open(path, "ab").close()  # opened for writing, not changed
+        handle, probe = tempfile.mkstemp(dir=folder, prefix=".surveyctl-", suffix=".probe")
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as exc:
+        reason = (exc.strerror or str(exc)).lower()
+        raise OutputPathError(
+            f"cannot write {shown}: a file cannot be written in {folder} ({reason})"
+        ) from exc
+
+
+class NotApproved(SurveyctlError):
+    """A write that the approval rule does not let through."""
+
+
+@dataclass(frozen=True)
+class Approval:
+    """How a write was approved on the command line.
+
+    `approved`: explicitly (`--yes`, `--auto-approve`, a reviewed saved plan); `flag`: the
+    option that approves it, for messages; `env_named`: the environment was named with
+    `--env`; `can_ask`: there is a terminal to ask on.
+    """
+
+    approved: bool
+    env_named: bool
+    can_ask: bool
+    flag: str = "--yes"
+
+
+def needs_question(
+    environment: Environment,
+    action: str,
+    approval: Approval,
+    *,
+    always_asks: bool = False,
+    hint: str = "",
+) -> bool:
+    """Whether a person must confirm `action` ("move survey 10001 to live") before it is done.
+
+    Raises NotApproved when the write may not happen at all: on a protected environment
+    without a terminal, unless it is named with --env and approved explicitly; on another
+    environment, for a command that `always_asks`, without a terminal and without approval.
+    `hint` adds another way out to the latter refusal (", or apply a reviewed plan file").
+    """
+    name = environment.name
+    if environment.protected:
+        if approval.approved and approval.env_named:
+            return False
+        if approval.can_ask:
+            return True
+        missing = (
+            f"name it with --env {name}"
+            if approval.approved
+            else f"name it with --env {name} and pass {approval.flag}"
+        )
+        raise NotApproved(
+            f"environment {name!r} is protected and there is no terminal to ask: to {action}, "
+            f"{missing}"
+        )
+    if approval.approved or not always_asks:
+        return False
+    if approval.can_ask:
+        return True
+    raise NotApproved(
+        f"a confirmation is needed to {action} and there is no terminal to ask: confirm with "
+        f"{approval.flag}{hint}"
+    )
+
+
+def is_sandbox(environment: Environment) -> bool:
+    """The embedded sandbox, or a host on loopback, where `surveyctl sandbox serve` listens:
+    a marketplace is never reached through a loopback address of one's own machine."""
+    if environment.embedded:
+        return True
+    host = urlsplit(environment.host or "").hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def require_sandbox(environment: Environment, command: str) -> None:
+    """Refuses, before anything is sent, a sandbox-only command aimed at another environment."""
+    if not is_sandbox(environment):
+        raise SurveyctlError(
+            f"environment {environment.name!r} is not a sandbox: {command} works only against "
+            "the sandbox marketplace (the embedded one, or `surveyctl sandbox serve` on "
+            "loopback)"
+        )
+
+
+class Interrupted(SurveyctlError):
+    """A command stopped by SIGINT or SIGTERM before it changed anything; exit code 130."""
+
+    exit_code = 130
+
+
+class Interrupts:
+    """SIGINT (Ctrl-C) and SIGTERM while a command runs, in two phases.
+
+    Before the writes begin a signal stops the command at once (KeyboardInterrupt: nothing is
+    in flight that could be lost). Once `finish_in_flight()` was called, a signal only sets
+    `stop`: the writes in flight finish and are recorded, no new one starts, and the command
+    reports what was and was not done. `on_signal(name, first)` is told of every signal; it
+    runs inside the signal handler, so it must not use buffered output.
+
+    Signal handlers belong to the main thread: elsewhere (a benchmark's worker thread) this is
+    a no-op and `stop` is never set.
+    """
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self, on_signal: Callable[[str, bool], None] | None = None):
+        self.stop = threading.Event()
+        self._on_signal = on_signal
+        self._finishing = False
+        self._previous: dict[int, object] = {}
+
+    def __enter__(self) -> Interrupts:
+        if threading.current_thread() is threading.main_thread():
+            for number in self.SIGNALS:
+                self._previous[number] = signal.signal(number, self._handle)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        for number, handler in self._previous.items():
+            signal.signal(number, handler)
+        self._previous.clear()
+
+    def finish_in_flight(self) -> None:
+        """From now on a signal stops new writes and lets those in flight finish."""
+        self._finishing = True
+
+    def _handle(self, number: int, frame) -> None:
+        if not self._finishing:
+            raise KeyboardInterrupt
+        first = not self.stop.is_set()
+        self.stop.set()
+        if self._on_signal is not None:
+            self._on_signal(signal.Signals(number).name, first)

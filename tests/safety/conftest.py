@@ -1,0 +1,108 @@
+"""Fixtures of the safety tests: surveys in the sandbox, and projects pointed at a target."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+LIVE = 22
+
+SURVEY_SPEC = {
+    "survey_title": "Safety test",
+    "survey_category_code": 231,
+    "survey_localization": "en_US",
+    "completes_required": 200,
+    "expected_ir": 90,
+    "expected_loi": 10,
+    "offer_price": 2.5,
+    "field_time": 10,
+    "live_url": "https://survey.example.com/s?tid=[%%transaction_id%%]",
+}
+
+
+def survey_manifest(name: str, **spec_overrides) -> dict:
+    """A small valid en_US survey manifest."""
+    return {"kind": "Survey", "name": name, "spec": {**SURVEY_SPEC, **spec_overrides}}
+
+
+def write_manifest(project: Path, manifest: dict) -> Path:
+    folder = project / "manifests"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{manifest['name']}.yaml"
+    path.write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def configure(project: Path, url: str, name: str = "local", **settings) -> None:
+    """Points the project's only environment, `name`, at `url` with extra settings
+    (protected, guards); the key variable is the one the `project` fixture sets."""
+    environment = {"host": url, "api_key_env": "SURVEYCTL_LOCAL_KEY", **settings}
+    config = {"environments": {name: environment}, "default_environment": name}
+    (project / "surveyctl.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+
+
+@pytest.fixture
+def live_survey(api):
+    """Creates a survey of buyer 1, sets it live, returns its id."""
+
+    def make(**overrides) -> int:
+        survey_id = api.create_survey({**SURVEY_SPEC, **overrides})["ps_survey_id"]
+        api.set_survey_status(survey_id, LIVE)
+        return survey_id
+
+    return make
+
+
+@pytest.fixture
+def completes(api, live_survey, project):
+    """A live survey with simulated traffic and a CSV file naming three of its completes."""
+    survey_id = live_survey()
+    api.simulate_traffic(survey_id, {"respondents": 30, "seed": 12, "bad_hash_share": 0})
+    items, _ = api.get_transactions_page(survey_id, status=[21])
+    ids = [item["Transaction ID"] for item in items[:3]]
+    lines = ["transaction_id,survey_id"] + [f"{t},{survey_id}" for t in ids]
+    (project / "ids.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return survey_id, ids
+
+
+def adjustment_count(sandbox) -> int:
+    """How many adjustments the sandbox has accepted, read from its own store."""
+    with sandbox.store.read() as conn:
+        return conn.execute("SELECT COUNT(*) FROM adjustments").fetchone()[0]
+
+
+@pytest.fixture
+def served_sandbox(tmp_path):
+    """`served_sandbox(latency_ms)`: `surveyctl sandbox serve` in a process of its own (as a
+    marketplace is), on a free port; returns its URL. Stopped after the test."""
+    processes = []
+
+    def serve(latency_ms: int = 0) -> str:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        db = tmp_path / f"served-{len(processes)}.db"
+        command = [sys.executable, "-m", "surveyctl", "sandbox", "serve", "--port", str(port)]
+        command += ["--db", str(db), "--latency-ms", str(latency_ms)]
+        processes.append(
+            subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    return f"http://127.0.0.1:{port}"
+            except OSError:
+                time.sleep(0.1)
+        raise AssertionError("the served sandbox did not start")
+
+    yield serve
+    for process in processes:
+        process.terminate()
+        process.wait(timeout=10)

@@ -1,0 +1,124 @@
+"""An interrupted apply finishes the writes in flight, records them, sends nothing new,
+reports what was and was not done, and exits 130."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from surveyctl.api import ApiClient
+from surveyctl.state import FileStateStore
+
+from .conftest import configure, survey_manifest, write_manifest
+
+SURVEYS = 50
+
+
+def _apply(project, *args: str) -> subprocess.Popen:
+    env = {**os.environ, "SURVEYCTL_LOCAL_KEY": "sandbox-buyer-1"}
+    command = [sys.executable, "-m", "surveyctl", "apply", "manifests", "--auto-approve"]
+    return subprocess.Popen(
+        command + list(args),
+        cwd=project,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def _interrupt_after(process: subprocess.Popen, writes: int, number: int) -> tuple[str, str]:
+    """Sends signal `number` once `writes` writes were reported done; returns stdout and the
+    whole stderr."""
+    seen, lines = 0, []
+    for line in process.stderr:
+        lines.append(line)
+        seen += ": create ok" in line
+        if seen == writes:
+            process.send_signal(number)
+            break
+    out, err = process.communicate(timeout=120)
+    return out, "".join(lines) + err
+
+
+@pytest.fixture
+def fifty_surveys(project, served_sandbox):
+    """50 survey manifests and a project aimed at a sandbox, in its own process, that answers
+    every request after 150 ms."""
+    url = served_sandbox(latency_ms=150)
+    configure(project, url)
+    for index in range(SURVEYS):
+        write_manifest(project, survey_manifest(f"tracker-{index:02d}"))
+    return url
+
+
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_apply_leaves_state_consistent_with_the_service(
+    project, fifty_surveys, run_cli, number
+):
+    process = _apply(project, "--parallelism", "4")
+    out, err = _interrupt_after(process, 5, number)
+
+    assert process.returncode == 130, out + err
+    assert f"{signal.Signals(number).name} received: the writes in flight finish" in err
+    assert "Apply interrupted:" in out and "not attempted (interrupted):" in out
+    state = FileStateStore(project / ".surveyctl" / "state" / "local.json").load()
+    recorded = {record.ps_survey_id for record in state.resources.values()}
+    live = {s["ps_survey_id"] for s in ApiClient(fifty_surveys, "sandbox-buyer-1").list_surveys()}
+    assert recorded <= live  # nothing in state that the service lacks
+    assert len(live - recorded) <= len(state.journal)  # every survey made is known
+    assert 5 <= len(recorded) < SURVEYS
+    assert state.journal == {}  # the creates in flight finished and were resolved
+
+    plan = run_cli("plan", "manifests", "--format", "json")
+    summary = json.loads(plan.stdout)["summary"]
+    assert (summary["add"], summary["change"], summary["destroy"]) == (
+        SURVEYS - len(recorded),
+        0,
+        0,
+    )
+
+
+def test_an_interrupted_apply_releases_the_lock_and_the_next_apply_finishes(
+    project, fifty_surveys, run_cli
+):
+    process = _apply(project, "--parallelism", "8")
+    _interrupt_after(process, 3, signal.SIGINT)
+    assert process.returncode == 130
+    result = run_cli("apply", "manifests", "--auto-approve", "--parallelism", "16")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    live = ApiClient(fifty_surveys, "sandbox-buyer-1").list_surveys()
+    assert len(live) == SURVEYS
+    assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
+
+
+def test_an_apply_interrupted_while_planning_changes_nothing_and_releases_the_lock(
+    project, served_sandbox, run_cli
+):
+    url = served_sandbox(latency_ms=500)
+    configure(project, url)
+    for index in range(10):
+        write_manifest(project, survey_manifest(f"tracker-{index}"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    for index in range(10):
+        write_manifest(project, survey_manifest(f"tracker-{index}", survey_title="Renamed"))
+    # One GET at a time at 500 ms each: the plan takes 5 s, the signal comes 1 s into it.
+    process = _apply(project, "--parallelism", "1")
+    for line in process.stderr:
+        if line.startswith("surveyctl: environment"):
+            break
+    time.sleep(1)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+
+    assert process.returncode == 130, out + err
+    assert "apply interrupted before any change; nothing was applied" in err
+    titles = {s["survey_title"] for s in ApiClient(url, "sandbox-buyer-1").list_surveys()}
+    assert "Renamed" not in titles
+    assert FileStateStore(project / ".surveyctl" / "state" / "local.json").lock_holder() is None
