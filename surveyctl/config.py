@@ -19,9 +19,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
-from surveyctl.errors import ConfigError
+from surveyctl.errors import ConfigError, Location
+from surveyctl.yamlsafe import Limits, YamlProblem, load_documents, read_text
 
 CONFIG_FILE = "surveyctl.yaml"
 SANDBOX = "sandbox"
@@ -29,6 +28,8 @@ ENV_VARIABLE = "SURVEYCTL_ENV"
 WORK_DIR = ".surveyctl"
 # The embedded sandbox's first buyer; a published test token, not a secret.
 SANDBOX_KEY = "sandbox-buyer-1"
+# A configuration is a few lines; these bounds only stop a hostile file early.
+LIMITS = Limits("configuration file", max_bytes=1_000_000, max_values=100_000, max_depth=16)
 
 
 @dataclass(frozen=True)
@@ -111,14 +112,7 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
         if not candidate.is_file():
             return Config(root=cwd)
         path = candidate
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = yaml.safe_load(handle)
-    except FileNotFoundError as exc:
-        raise ConfigError(f"{path}: no such configuration file") from exc
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
-    data = data or {}
+    data = _read(path) or {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the configuration must be a mapping")
     unknown = set(data) - {"manifests", "environments", "default_environment"}
@@ -141,6 +135,34 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
         environments=environments,
         default_environment=default,
     )
+
+
+def _shown(path: Path) -> str:
+    """The path as messages show it: relative to the current folder when inside it."""
+    if path.is_absolute():
+        try:
+            return str(path.relative_to(Path.cwd()))
+        except ValueError:
+            pass
+    return str(path)
+
+
+def _read(path: Path) -> object:
+    """The one YAML document of `path` (None when empty); ConfigError with file:line."""
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such configuration file")
+    problems: list[tuple[str, Location]] = []
+    try:
+        shown = _shown(path)
+        text = read_text(path, LIMITS, shown)
+        documents = load_documents(text, shown, LIMITS, lambda *problem: problems.append(problem))
+    except YamlProblem as problem:
+        raise ConfigError(problem.summary, problem.location) from None
+    if problems:
+        raise ConfigError(*problems[0])
+    if len(documents) > 1:
+        raise ConfigError("the configuration must be one YAML document", documents[1].location)
+    return documents[0].data if documents else None
 
 
 def _environment(path: Path, name: str, spec: object) -> Environment:
