@@ -43,6 +43,7 @@ class Document:
     data: MarkedDict
     location: Location
     index: int  # 1-based position of the document in its file
+    finite: bool | None = None  # every number finite (True), or not known (None)
 
 
 def location_of(value: Any, fallback: Location) -> Location:
@@ -102,7 +103,7 @@ def load_text(text: str, filename: str, diagnostics: Diagnostics) -> list[Docume
             kind = "a list" if isinstance(item.data, list) else f"the value {short(item.data)}"
             diagnostics.error(f"Document {item.index} must be a mapping, not {kind}", item.location)
         else:
-            documents.append(Document(item.data, item.location, item.index))
+            documents.append(Document(item.data, item.location, item.index, item.finite))
     if not loaded and len(diagnostics) == before:
         diagnostics.error("The file holds no YAML document", Location(filename, 1))
     return documents
