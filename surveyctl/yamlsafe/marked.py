@@ -82,10 +82,13 @@ class MarkedList(list):
 
 
 class StructureError(yaml.constructor.ConstructorError):
-    """A well-formed YAML document that no configuration can be (duplicate or non-text keys)."""
+    """Well-formed YAML that surveyctl does not read: duplicate keys, keys that are not text."""
 
 
 class MarkedLoader(BaseLoader):
+    """PyYAML's safe loader (libyaml's parser when available) that builds marked values;
+    `filename` names the file in their Locations."""
+
     filename = "<string>"
     # Plain scalar text -> its implicit tag: the resolver tries up to a dozen regular
     # expressions per scalar, for the same few hundred texts in every manifest.
