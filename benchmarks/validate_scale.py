@@ -3,7 +3,11 @@
 Writes the surveys (one file each, gender x age x US region quotas written out in full) to a
 temporary folder, then times: loading and checking offline; the same against the attribute
 catalogue of a local sandbox, first with an empty cache (fetching en_US) and then with a warm
-one; and the `surveyctl validate --offline` command end to end in a fresh process.
+one; and the `surveyctl validate --offline` command end to end in a fresh process. Each line
+shows wall time, CPU time and CPU time per survey (the figure to compare on a busy machine).
+Last, the time and peak memory of refusing hostile YAML: a manifest and a surveyctl.yaml of
+nested merge keys (`<<: [*m, *m]`, 30 levels) that PyYAML alone would expand to a billion
+values.
 
     python benchmarks/validate_scale.py [--surveys 1000]
 """
@@ -11,15 +15,18 @@ one; and the `surveyctl validate --offline` command end to end in a fresh proces
 from __future__ import annotations
 
 import argparse
+import resource
 import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 
 from surveyctl.api import ApiClient
 from surveyctl.catalog import Catalog
-from surveyctl.config import SANDBOX_KEY
+from surveyctl.config import SANDBOX_KEY, load_config
+from surveyctl.errors import ConfigError
 from surveyctl.manifests import load_manifests
 from surveyctl.sandbox.server import SandboxOptions, start
 
@@ -62,12 +69,60 @@ def survey_text(index: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def timed(label: str, action):
+def merge_bomb(prefix: str, levels: int = 30) -> str:
+    """2**levels copies of one mapping, merged into `spec:` (or the top level) in < 1 KB."""
+    lines = [prefix, "x-m0: &m0 {a: 1, b: 2}"] if prefix else ["x-m0: &m0 {a: 1, b: 2}"]
+    lines += [f"x-m{i}: &m{i} {{<<: [*m{i - 1}, *m{i - 1}]}}" for i in range(1, levels)]
+    lines.append(f"spec: {{<<: [*m{levels - 1}, *m{levels - 1}]}}")
+    return "\n".join(lines) + "\n"
+
+
+def refused(label: str, action) -> None:
+    """Times `action` (which must refuse its input) and the peak memory it allocates."""
+    tracemalloc.start()
+    start = time.perf_counter()
+    message = action()
+    elapsed = time.perf_counter() - start
+    peak = tracemalloc.get_traced_memory()[1] / 1e6
+    tracemalloc.stop()
+    print(f"{label:<48} {elapsed * 1000:7.1f} ms wall {peak:7.1f} MB peak   {message}")
+
+
+def hostile(folder: Path) -> None:
+    manifest = folder / "bomb.yaml"
+    manifest.write_text(merge_bomb("kind: Survey\nname: bomb"))
+    config = folder / "surveyctl.yaml"
+    config.write_text(merge_bomb("").replace("spec:", "environments:"))
+
+    def validate() -> str:
+        _, diagnostics = load_manifests([manifest])
+        assert diagnostics.has_errors
+        return str(diagnostics.sorted()[0])[:60] + "..."
+
+    def configure() -> str:
+        try:
+            load_config(config)
+        except ConfigError as exc:
+            return str(exc)[:60] + "..."
+        raise AssertionError("the bomb was accepted")
+
+    refused(f"merge-key bomb manifest ({manifest.stat().st_size} bytes)", validate)
+    refused(f"merge-key bomb surveyctl.yaml ({config.stat().st_size} bytes)", configure)
+
+
+def timed(label: str, action, count: int):
+    """Runs `action` and prints wall time, CPU time (of this process and of the children it
+    waited for) and CPU per survey: on a busy machine, CPU time is the steadier figure."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start, cpu = time.perf_counter(), time.process_time()
     result = action()
     elapsed, used = time.perf_counter() - start, time.process_time() - cpu
-    # CPU time of this process (not of a child process) shows the cost on a busy machine.
-    print(f"{label:<48} {elapsed:7.2f} s wall {used:7.2f} s cpu")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    used += (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    print(
+        f"{label:<48} {elapsed:7.2f} s wall {used:7.2f} s cpu "
+        f"{used / count * 1000:7.2f} ms cpu per survey"
+    )
     return result
 
 
@@ -89,7 +144,7 @@ def main() -> None:
             assert len(state.surveys) == count
             return state
 
-        timed("load + schema + rules, offline", check)
+        timed("load + schema + rules, offline", check, count)
         sandbox = start(SandboxOptions(db_path=Path(temp) / "sandbox.db"))
         client = ApiClient(sandbox.url, SANDBOX_KEY)
         try:
@@ -97,10 +152,12 @@ def main() -> None:
             timed(
                 "with catalogue, cold cache (fetches en_US)",
                 lambda: check(Catalog(lambda: client, "local", cache)),
+                count,
             )
             timed(
                 "with catalogue, warm cache",
                 lambda: check(Catalog(lambda: client, "local", cache)),
+                count,
             )
         finally:
             client.close()
@@ -109,7 +166,9 @@ def main() -> None:
         timed(
             "`surveyctl validate --offline` (new process)",
             lambda: subprocess.run(command, check=True, capture_output=True),
+            count,
         )
+        hostile(Path(temp))
 
 
 if __name__ == "__main__":

@@ -29,6 +29,24 @@ class CatalogError(SurveyctlError):
     """The catalogue of a locale cannot be had (unknown locale, malformed answer)."""
 
 
+class UnknownLocale(CatalogError):
+    """The environment has no attribute catalogue for a locale (the service answered 400 or
+    404); `known` lists the locales whose catalogue it has served (see `known_locales`)."""
+
+    def __init__(self, environment: str, locale: str, status: int, known: list[str]):
+        listed = (
+            f"; locales it has a catalogue for: {', '.join(known)}"
+            if known
+            else "; no catalogue of it has been read yet, so no locale can be listed"
+        )
+        super().__init__(
+            f"environment {environment!r} has no attribute catalogue for locale {locale!r} "
+            f"(the service answered {status}){listed}"
+        )
+        self.locale = locale
+        self.known = known
+
+
 @dataclass(frozen=True)
 class Answer:
     """One answer of a choice attribute: its condition code (as text) and its texts."""
@@ -134,19 +152,31 @@ class Catalog:
                         seen[code] = item
         except ApiError as exc:
             if exc.status in (400, 404):
-                raise CatalogError(
-                    f"environment {self.environment!r} has no attribute catalogue for locale "
-                    f"{localization!r} ({exc.status}: {exc.message})"
+                raise UnknownLocale(
+                    self.environment, localization, exc.status, self.known_locales()
                 ) from exc
             raise
         self.fetched.append(localization)
         return list(seen.values())
 
+    def known_locales(self) -> list[str]:
+        """The locales whose catalogue this environment has served: read in this run, or
+        cached (fresh or not). The API has no call that lists its locales."""
+        known = set(self._locales)
+        folder = self._cache_folder()
+        if folder is not None and folder.is_dir():
+            known.update(path.stem for path in folder.glob("*.json"))
+        return sorted(known)
+
+    def _cache_folder(self) -> Path | None:
+        return None if self.cache_dir is None else self.cache_dir / "catalog" / self.environment
+
     def _cache_file(self, localization: str) -> Path | None:
-        if self.cache_dir is None:
+        folder = self._cache_folder()
+        if folder is None:
             return None
         safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in localization)
-        return self.cache_dir / "catalog" / self.environment / f"{safe}.json"
+        return folder / f"{safe}.json"
 
     def _read_cache(self, localization: str) -> list[dict] | None:
         path = self._cache_file(localization)

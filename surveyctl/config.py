@@ -13,18 +13,31 @@ default_environment: staging
 `sandbox` is built in: the embedded local marketplace, data in `.surveyctl/sandbox.db`. It is
 the environment when nothing is configured. The key of an environment is read from the
 variable it names, never from a file; so is the connection string of a PostgreSQL state.
+
+The file is read with the same bounds as manifests (see `surveyctl.yamlsafe`), and every
+mistake in it is one ConfigError with the file, the line and the setting, and the closest
+known name for a misspelt one: `surveyctl.yaml:2:1: unknown setting 'enviroments' (did you
+mean 'environments'?)`.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-import yaml
-
-from surveyctl.errors import ConfigError
+from surveyctl.errors import ConfigError, Location
+from surveyctl.yamlsafe import (
+    Limits,
+    Loaded,
+    MarkedDict,
+    YamlProblem,
+    load_documents,
+    read_text,
+)
 
 CONFIG_FILE = "surveyctl.yaml"
 SANDBOX = "sandbox"
@@ -32,6 +45,10 @@ ENV_VARIABLE = "SURVEYCTL_ENV"
 WORK_DIR = ".surveyctl"
 # The embedded sandbox's first buyer; a published test token, not a secret.
 SANDBOX_KEY = "sandbox-buyer-1"
+SETTINGS = ("manifests", "environments", "default_environment")
+ENVIRONMENT_SETTINGS = ("host", "api_key_env", "protected", "state", "guards")
+# A configuration is a few lines; these bounds only stop a hostile file early.
+LIMITS = Limits("configuration file", max_bytes=1_000_000, max_values=100_000, max_depth=16)
 
 
 STATE_BACKENDS = ("file", "postgres")
@@ -127,42 +144,56 @@ class Config:
             return self.environments[chosen]
         if chosen == SANDBOX:
             return BUILTIN_SANDBOX
-        known = ", ".join(sorted({SANDBOX, *self.environments}))
-        where = f" in {self.path}" if self.path else ""
-        raise ConfigError(f"unknown environment {chosen!r}{where}; known: {known}")
+        known = sorted({SANDBOX, *self.environments})
+        where = f" in {_shown(self.path)}" if self.path else ""
+        hint = suggest(chosen, known)
+        raise ConfigError(f"unknown environment {chosen!r}{where}{hint}; known: {', '.join(known)}")
 
 
 def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
-    """Reads `path`, or surveyctl.yaml of `cwd` if there is one, else the defaults."""
+    """Reads `path`, or surveyctl.yaml of `cwd` if there is one, else the defaults.
+
+    Every mistake in the file is a ConfigError naming the file, the line and the setting,
+    with the closest known name for a misspelt one.
+    """
     cwd = cwd or Path.cwd()
     if path is None:
         candidate = cwd / CONFIG_FILE
         if not candidate.is_file():
             return Config(root=cwd)
         path = candidate
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = yaml.safe_load(handle)
-    except FileNotFoundError as exc:
-        raise ConfigError(f"{path}: no such configuration file") from exc
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
-    data = data or {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: the configuration must be a mapping")
-    unknown = set(data) - {"manifests", "environments", "default_environment"}
-    if unknown:
-        raise ConfigError(f"{path}: unknown setting {sorted(unknown)[0]!r}")
+    document = _read(path)
+    if document is None:
+        return Config(root=path.resolve().parent, path=path)
+    data = document.data
+    if not isinstance(data, MarkedDict):
+        raise ConfigError(
+            "the configuration must be a mapping of settings (manifests, environments, "
+            "default_environment)",
+            document.location,
+        )
+    _only_known(data, SETTINGS, "")
     manifests = data.get("manifests") or []
     if not isinstance(manifests, list) or not all(isinstance(m, str) for m in manifests):
-        raise ConfigError(f"{path}: manifests must be a list of paths")
-    environments = {
-        name: _environment(path, name, spec)
-        for name, spec in (data.get("environments") or {}).items()
-    }
+        raise ConfigError(
+            "manifests must be a list of paths, such as [surveys/, groups/]",
+            data.where("manifests"),
+        )
+    specs = data.get("environments")
+    if specs is not None and not isinstance(specs, MarkedDict):
+        raise ConfigError(
+            "environments must be a mapping of names to {host, api_key_env}",
+            data.where("environments"),
+        )
+    environments = {name: _environment(specs, name) for name in specs or {}}
     default = data.get("default_environment") or SANDBOX
     if default != SANDBOX and default not in environments:
-        raise ConfigError(f"{path}: default_environment {default!r} is not defined")
+        defined = sorted({SANDBOX, *environments})
+        hint = suggest(default, defined) if isinstance(default, str) else ""
+        raise ConfigError(
+            f"default_environment {default!r} is not defined{hint}; defined: {', '.join(defined)}",
+            data.where("default_environment"),
+        )
     return Config(
         root=path.resolve().parent,
         path=path,
@@ -172,77 +203,138 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
     )
 
 
-def _environment(path: Path, name: str, spec: object) -> Environment:
-    if not isinstance(spec, dict):
-        raise ConfigError(f"{path}: environments.{name} must be a mapping")
-    unknown = set(spec) - {"host", "api_key_env", "protected", "state", "guards"}
-    if unknown:
-        raise ConfigError(f"{path}: environments.{name}: unknown setting {sorted(unknown)[0]!r}")
+def suggest(word: str, choices: Iterable[str]) -> str:
+    """' (did you mean X?)' for the closest choice, or ''."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _only_known(data: MarkedDict, known: tuple[str, ...], prefix: str) -> None:
+    """ConfigError at the first setting of `data` that is not one of `known`."""
+    for key in data:
+        if key not in known:
+            hint = suggest(key, known) or f"; known: {', '.join(known)}"
+            raise ConfigError(f"{prefix}unknown setting {key!r}{hint}", data.where(key))
+
+
+def _shown(path: Path) -> str:
+    """The path as messages show it: relative to the current folder when inside it."""
+    if path.is_absolute():
+        try:
+            return str(path.relative_to(Path.cwd()))
+        except ValueError:
+            pass
+    return str(path)
+
+
+def _read(path: Path) -> Loaded | None:
+    """The one YAML document of `path` (None when there is none); ConfigError with
+    file:line."""
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such configuration file")
+    problems: list[tuple[str, Location]] = []
+    try:
+        shown = _shown(path)
+        text = read_text(path, LIMITS, shown)
+        documents = load_documents(text, shown, LIMITS, lambda *problem: problems.append(problem))
+    except YamlProblem as problem:
+        raise ConfigError(problem.summary, problem.location) from None
+    if problems:
+        raise ConfigError(*problems[0])
+    if len(documents) > 1:
+        raise ConfigError("the configuration must be one YAML document", documents[1].location)
+    return documents[0] if documents and documents[0].data is not None else None
+
+
+def _environment(specs: MarkedDict, name: str) -> Environment:
+    spec = specs[name]
+    field = f"environments.{name}"
+    if not isinstance(spec, MarkedDict):
+        raise ConfigError(
+            f"{field} must be a mapping such as {{host: https://..., api_key_env: VARIABLE}}",
+            specs.where(name),
+        )
+    _only_known(spec, ENVIRONMENT_SETTINGS, f"{field}: ")
     host, key_env = spec.get("host"), spec.get("api_key_env")
     if not isinstance(host, str) or not host.startswith(("http://", "https://")):
-        raise ConfigError(f"{path}: environments.{name}.host must be an http(s) URL")
+        raise ConfigError(f"{field}.host must be an http(s) URL", spec.where("host"))
     if not isinstance(key_env, str) or not key_env:
         raise ConfigError(
-            f"{path}: environments.{name}.api_key_env must name the variable that holds the key"
+            f"{field}.api_key_env must name the variable that holds the key",
+            spec.where("api_key_env"),
         )
+    protected = spec.get("protected", False)
+    if not isinstance(protected, bool):
+        raise ConfigError(f"{field}.protected must be true or false", spec.where("protected"))
     return Environment(
         name=name,
         host=host.rstrip("/"),
         api_key_env=key_env,
-        protected=bool(spec.get("protected")),
-        state=_state_settings(path, name, spec.get("state")),
-        guards=_guards(path, name, spec.get("guards")),
+        protected=protected,
+        state=_state_settings(spec, field),
+        guards=_guards(spec, field),
     )
 
 
-def _state_settings(path: Path, name: str, spec: object) -> StateSettings:
+def _state_settings(environment: MarkedDict, field: str) -> StateSettings:
     """`state: {backend, dsn_env, schema}` of an environment (absent: the file backend)."""
-    where = f"{path}: environments.{name}.state"
+    spec = environment.get("state")
+    where = f"{field}.state"
     if spec is None:
         return StateSettings()
-    if not isinstance(spec, dict):
-        raise ConfigError(f"{where} must be a mapping such as {{backend: postgres, dsn_env: VAR}}")
-    unknown = set(spec) - {"backend", "dsn_env", "schema"}
-    if unknown:
-        raise ConfigError(f"{where}: unknown setting {sorted(unknown)[0]!r}")
+    if not isinstance(spec, MarkedDict):
+        raise ConfigError(
+            f"{where} must be a mapping such as {{backend: postgres, dsn_env: VAR}}",
+            environment.where("state"),
+        )
+    _only_known(spec, ("backend", "dsn_env", "schema"), f"{where}: ")
     backend = spec.get("backend", "file")
     if backend not in STATE_BACKENDS:
-        raise ConfigError(f"{where}.backend must be one of {', '.join(STATE_BACKENDS)}")
+        raise ConfigError(
+            f"{where}.backend must be one of {', '.join(STATE_BACKENDS)}", spec.where("backend")
+        )
     if backend == "file":
         if set(spec) - {"backend"}:
-            raise ConfigError(f"{where}: dsn_env and schema apply to backend postgres only")
+            raise ConfigError(
+                f"{where}: dsn_env and schema apply to backend postgres only", spec.location
+            )
         return StateSettings()
     dsn_env, schema = spec.get("dsn_env"), spec.get("schema", "surveyctl")
     if not isinstance(dsn_env, str) or not dsn_env:
         raise ConfigError(
-            f"{where}.dsn_env must name the variable that holds the PostgreSQL connection string"
+            f"{where}.dsn_env must name the variable that holds the PostgreSQL connection "
+            "string",
+            spec.where("dsn_env") if "dsn_env" in spec else spec.location,
         )
     if not isinstance(schema, str) or not _SCHEMA_NAME.match(schema):
         raise ConfigError(
-            f"{where}.schema must be a lowercase PostgreSQL name (letters, digits, underscores)"
+            f"{where}.schema must be a lowercase PostgreSQL name (letters, digits, underscores)",
+            spec.where("schema"),
         )
     return StateSettings(backend="postgres", dsn_env=dsn_env, schema=schema)
 
 
-def _guards(path: Path, name: str, spec: object) -> Guards:
+def _guards(environment: MarkedDict, field: str) -> Guards:
     """`guards:` of an environment: non-negative numbers, max_destroy a whole number,
     max_changed_percent at most 100."""
+    spec = environment.get("guards")
+    where = f"{field}.guards"
     if spec is None:
         return Guards()
-    where = f"{path}: environments.{name}.guards"
-    if not isinstance(spec, dict):
-        raise ConfigError(f"{where} must be a mapping")
-    known = {f.name for f in fields(Guards)}
-    unknown = set(spec) - known
-    if unknown:
-        raise ConfigError(
-            f"{where}: unknown guard {sorted(unknown)[0]!r}; known: {', '.join(sorted(known))}"
-        )
+    if not isinstance(spec, MarkedDict):
+        raise ConfigError(f"{where} must be a mapping", environment.where("guards"))
+    known = tuple(f.name for f in fields(Guards))
+    for key in spec:
+        if key not in known:
+            hint = suggest(key, known) or f"; known: {', '.join(known)}"
+            raise ConfigError(f"{where}: unknown guard {key!r}{hint}", spec.where(key))
     for key, value in spec.items():
         whole = key == "max_destroy"
         number = isinstance(value, int if whole else (int, float)) and not isinstance(value, bool)
         if not number or value < 0 or (key == "max_changed_percent" and value > 100):
             kind = "a whole number" if whole else "a number"
             bound = " up to 100" if key == "max_changed_percent" else ""
-            raise ConfigError(f"{where}.{key} must be {kind} from 0{bound}, not {value!r}")
-    return Guards(**spec)
+            raise ConfigError(
+                f"{where}.{key} must be {kind} from 0{bound}, not {value!r}", spec.where(key)
+            )
+    return Guards(**dict(spec))

@@ -18,7 +18,9 @@ ManifestError on any error, for callers that need a valid state or nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import gc
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from surveyctl.catalog import Catalog
@@ -45,8 +47,31 @@ def load_manifests(
     Resources whose manifest has errors are left out of the state; check
     `diagnostics.has_errors` before using it.
     """
+    with _collector_paused():
+        return _load_manifests(list(paths), catalog)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pauses the cyclic garbage collector while manifests are read.
+
+    Loading makes hundreds of thousands of small objects that all stay alive and hold no
+    cycles; each full collection would walk all of them again, which cost about half of the
+    time of validating a thousand surveys. Reference counting still frees everything else.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _load_manifests(
+    paths: list[str | Path], catalog: Catalog | None
+) -> tuple[DesiredState, Diagnostics]:
     diagnostics = Diagnostics()
-    paths = list(paths)
     files = discover(paths, diagnostics)
     if not files and not diagnostics.has_errors:
         shown = ", ".join(str(p) for p in paths) or "the current folder"

@@ -85,7 +85,15 @@ def _qlc(survey: Survey, spec: MarkedDict, diagnostics: Diagnostics) -> None:
 
 def _qbp(survey: Survey, spec: MarkedDict, diagnostics: Diagnostics) -> None:
     qbp = spec.get("qbp")
-    if not isinstance(qbp, MarkedDict) or not isinstance(qbp.get("quota_ids"), MarkedList):
+    if not isinstance(qbp, MarkedDict):
+        return
+    if qbp.get("enable") is True and not survey.quotas:
+        diagnostics.error(
+            "qbp.enable is true but the survey has no quotas; quota based pricing needs at "
+            "least one quota (the service answers 1007)",
+            qbp.where("enable"),
+        )
+    if not isinstance(qbp.get("quota_ids"), MarkedList):
         return
     ids = [quota.buyer_quota_id for quota in survey.quotas or []]
     listed: MarkedList = qbp["quota_ids"]

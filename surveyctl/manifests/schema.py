@@ -36,8 +36,10 @@ _TYPE_WORDS = {
 
 # Lists whose items are checked one by one, so that an item seen before (the same criterion
 # in many quotas, the same quota in many surveys) is not checked again: property -> $defs name.
+# The cache holds items found valid, keyed by their repr, at most _VALID_ITEMS of them.
 _ITEMS = {"qualifications": "Qualification", "quotas": "QuotaEntry", "criteria": "Criterion"}
 _valid_items: set[tuple[str, str]] = set()
+_VALID_ITEMS = 100_000
 
 
 @cache
@@ -78,10 +80,9 @@ def _errors(name: str, value: Any, prefix: list) -> Iterator[tuple[list, Validat
     """(path prefix, error) for `value` against `$defs/<name>` and for its listed items."""
     key = None
     if name in _ITEMS.values():
-        try:
-            key = (name, json.dumps(value, sort_keys=True))
-        except (TypeError, ValueError):
-            key = None  # not plain JSON (a date, NaN): always checked in full
+        # YAML gives text, numbers, booleans, None, dates, lists and mappings, whose repr
+        # is unambiguous (it reads back as an equal value): equal reprs, equal verdicts.
+        key = (name, repr(value))
         if key in _valid_items:
             return
     found = False
@@ -98,6 +99,8 @@ def _errors(name: str, value: Any, prefix: list) -> Iterator[tuple[list, Validat
                     found = True
                     yield sub
     if not found and key is not None:
+        if len(_valid_items) > _VALID_ITEMS:
+            _valid_items.clear()
         _valid_items.add(key)
 
 
@@ -136,7 +139,8 @@ def check_document(document: Document, diagnostics: Diagnostics) -> bool:
         for leaf in _leaves(error):
             summary, location = _describe(leaf, data, prefix)
             diagnostics.error(summary, location)
-    _check_finite(data, "", data.location, diagnostics)
+    if not (document.finite or _plainly_finite(data)):
+        _check_finite(data, "", data.location, diagnostics)
     return len(diagnostics) == before
 
 
@@ -210,6 +214,16 @@ def _describe(error: ValidationError, data: MarkedDict, prefix: list) -> tuple[s
     if kind == "maxLength":
         return f"{name} is longer than {error.validator_value} characters", where
     return f"{name}: {error.message}", where
+
+
+def _plainly_finite(data: Any) -> bool:
+    """True when `data` is plain JSON without .inf or .nan, checked by the C JSON encoder.
+    Only other documents (a non-finite number, or a YAML date) are walked value by value."""
+    try:
+        json.dumps(data, allow_nan=False)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _check_finite(value: Any, path: str, where: Location, diagnostics: Diagnostics) -> None:

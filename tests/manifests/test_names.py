@@ -117,3 +117,23 @@ def test_unknown_locale_is_an_error_at_the_localization_line(resolve, survey_yam
     (error,) = errors
     assert "has no attribute catalogue for locale 'pt_BR'" in error.summary
     assert error.location.line == line_of(text, "survey_localization")
+
+
+def test_an_unknown_locale_lists_the_locales_the_environment_has_served(resolve, survey_yaml):
+    for locale in ("en_GB", "en_US"):
+        assert resolve(survey_yaml(locale=locale))[1] == []
+    _, errors = resolve(survey_yaml(locale="en_UK"))
+    (error,) = errors
+    assert error.summary == (
+        "Survey 'test-survey': environment 'local' has no attribute catalogue for locale "
+        "'en_UK' (the service answered 404); locales it has a catalogue for: en_GB, en_US."
+    )
+
+
+def test_an_unknown_locale_says_when_no_locale_is_known_yet(resolve, survey_yaml):
+    _, errors = resolve(survey_yaml(locale="en_UK"))
+    (error,) = errors
+    assert error.summary.endswith(
+        "(the service answered 404); no catalogue of it has been read yet, so no locale can be "
+        "listed."
+    )

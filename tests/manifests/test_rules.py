@@ -60,6 +60,17 @@ def test_qbp_quota_ids_must_name_quotas_of_the_survey(check, survey_yaml, line_o
     assert error.location.line == line_of(text, "- womn")
 
 
+def test_qbp_needs_at_least_one_quota(check, survey_yaml, line_of):
+    text = survey_yaml("qbp:\n  enable: true\n")
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == (
+        "qbp.enable is true but the survey has no quotas; quota based pricing needs at least "
+        "one quota (the service answers 1007)."
+    )
+    assert error.location.line == line_of(text, "enable: true")
+
+
 def test_range_from_must_not_exceed_to(check, survey_yaml, line_of):
     text = survey_yaml(
         "qualifications:\n  - qualification_code: 212\n"
@@ -162,7 +173,8 @@ def test_every_rule_violation_is_reported_at_once(check, survey_yaml):
         "qbp: {enable: true, quota_ids: [nope]}\n"
     )
     _, errors, _ = check(text)
-    assert len(errors) == 3  # no quotas, multiple_quotas off, unknown qbp quota
+    assert len(errors) == 4  # no quotas for QLC, multiple_quotas off, no quotas for QBP,
+    # unknown qbp quota
 
 
 def test_live_url_without_the_transaction_placeholder_is_a_warning(check, survey_yaml, line_of):

@@ -93,6 +93,21 @@ def test_infinite_number_is_an_error(check, survey_yaml, line_of):
     assert all(e.location.line == line_of(text, ".inf") for e in errors)
 
 
+def test_a_number_too_large_for_a_float_is_an_error(check, survey_yaml, line_of):
+    text = survey_yaml(
+        """\
+        qualifications:
+          - {qualification_code: 212, range_sets: [{from: 1.0e+999, to: 99, units: 311}]}
+        """
+    )
+    _, errors, _ = check(text)
+    finite = [e for e in errors if "must be a finite number" in e.summary]
+    assert [e.summary for e in finite] == [
+        "spec.qualifications[0].range_sets[0].from must be a finite number, not inf."
+    ]
+    assert finite[0].location.line == line_of(text, "1.0e+999")
+
+
 def test_integer_condition_codes_are_sent_as_text(check, survey_yaml):
     text = survey_yaml("qualifications:\n  - {qualification_code: 211, condition_codes: [111]}\n")
     state, errors, _ = check(text)

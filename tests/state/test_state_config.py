@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from surveyctl.config import StateSettings, load_config
@@ -68,4 +70,4 @@ def test_an_unset_dsn_variable_is_one_clear_error(tmp_path, monkeypatch):
 def test_a_wrong_state_setting_names_the_file_and_field(tmp_path, state, message):
     with pytest.raises(ConfigError, match=message) as failed:
         config_with(tmp_path, state)
-    assert "surveyctl.yaml: environments.production.state" in str(failed.value)
+    assert re.search(r"surveyctl\.yaml:2:\d+: environments\.production\.state", str(failed.value))

@@ -1,0 +1,164 @@
+"""surveyctl.yaml: hostile or broken files end in one sentence with the file and line."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from surveyctl.config import load_config
+from surveyctl.errors import ConfigError
+
+GUARD_SECONDS = 30  # a hang guard only; the refusal itself takes milliseconds
+
+
+def merge_bomb(levels: int = 30) -> str:
+    """A configuration whose `environments` merges 2**levels copies of one mapping."""
+    lines = ["x-m0: &m0 {a: 1, b: 2}"]
+    lines += [f"x-m{i}: &m{i} {{<<: [*m{i - 1}, *m{i - 1}]}}" for i in range(1, levels)]
+    lines.append(f"environments: {{<<: [*m{levels - 1}, *m{levels - 1}]}}")
+    return "\n".join(lines) + "\n"
+
+
+def only_error_line(result) -> str:
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    (line,) = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    return line
+
+
+def test_a_merge_key_bomb_in_surveyctl_yaml_is_refused_with_its_line(run_cli, project):
+    (project / "surveyctl.yaml").write_text(merge_bomb(), encoding="utf-8")
+    started = time.perf_counter()
+    result = run_cli("validate")
+    assert time.perf_counter() - started < GUARD_SECONDS
+    line = only_error_line(result)
+    assert line.startswith("Error: surveyctl.yaml:")
+    assert "The merge keys (<<) expand this mapping to more than" in line
+
+
+@pytest.mark.parametrize(
+    "nested",
+    [
+        "environments:\n" + "".join(" " * (i + 1) + f"k{i}:\n" for i in range(60)),
+        "environments: " + "[" * 50_000 + "]" * 50_000 + "\n",
+    ],
+    ids=["block", "flow"],
+)
+def test_a_deeply_nested_surveyctl_yaml_is_one_sentence(run_cli, project, nested):
+    (project / "surveyctl.yaml").write_text(nested, encoding="utf-8")
+    line = only_error_line(run_cli("validate"))
+    assert line.startswith("Error: surveyctl.yaml:")
+    assert "The YAML nests deeper than 16 levels" in line
+
+
+def test_invalid_yaml_in_surveyctl_yaml_names_its_line(tmp_path):
+    path = tmp_path / "surveyctl.yaml"
+    path.write_text("environments:\n  local: {host: [\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as raised:
+        load_config(path)
+    assert raised.value.location.file == str(path)
+    assert raised.value.location.line >= 2
+    assert raised.value.message.startswith("Invalid YAML:")
+
+
+def test_a_configuration_of_several_documents_is_refused_at_the_second(tmp_path):
+    path = tmp_path / "surveyctl.yaml"
+    path.write_text("manifests: [a/]\n---\nmanifests: [b/]\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="one YAML document") as raised:
+        load_config(path)
+    assert raised.value.location.line == 3
+
+
+def config_error(tmp_path, text: str) -> ConfigError:
+    path = tmp_path / "surveyctl.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as raised:
+        load_config(path)
+    assert raised.value.location is not None and raised.value.location.file == str(path)
+    return raised.value
+
+
+def test_a_misspelt_setting_names_its_line_and_the_setting_meant(run_cli, project):
+    (project / "surveyctl.yaml").write_text(
+        "manifests: [surveys/]\nenviroments:\n  local: {host: 'https://x.example', "
+        "api_key_env: K}\n",
+        encoding="utf-8",
+    )
+    line = only_error_line(run_cli("validate"))
+    assert line == (
+        "Error: surveyctl.yaml:2:1: unknown setting 'enviroments' (did you mean 'environments'?)"
+    )
+
+
+def test_an_unknown_setting_lists_the_known_ones(tmp_path):
+    error = config_error(tmp_path, "manifests: []\nsecrets: {}\n")
+    assert error.message == (
+        "unknown setting 'secrets'; known: manifests, environments, default_environment"
+    )
+    assert error.location.line == 2
+
+
+def test_a_misspelt_environment_setting_names_its_line(tmp_path):
+    error = config_error(
+        tmp_path,
+        "environments:\n  staging:\n    host: https://staging.example.com\n"
+        "    api_key_env: STG_KEY\n    protectd: true\n",
+    )
+    assert error.message == (
+        "environments.staging: unknown setting 'protectd' (did you mean 'protected'?)"
+    )
+    assert (error.location.line, error.location.column) == (5, 5)
+
+
+def test_a_misspelt_default_environment_suggests_the_defined_one(tmp_path):
+    error = config_error(
+        tmp_path,
+        "environments:\n  production: {host: 'https://api.example.com', api_key_env: K}\n"
+        "default_environment: prodution\n",
+    )
+    assert error.message == (
+        "default_environment 'prodution' is not defined (did you mean 'production'?); "
+        "defined: production, sandbox"
+    )
+    assert error.location.line == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "line"),
+    [
+        (
+            "manifests: surveys/\n",
+            "manifests must be a list of paths, such as [surveys/, groups/]",
+            1,
+        ),
+        (
+            "environments:\n  staging:\n    host: staging.example.com\n    api_key_env: K\n",
+            "environments.staging.host must be an http(s) URL",
+            3,
+        ),
+        (
+            "environments:\n  staging: {host: 'https://s.example', api_key_env: ''}\n",
+            "environments.staging.api_key_env must name the variable that holds the key",
+            2,
+        ),
+        (
+            "environments:\n  prod:\n    host: https://p.example\n    api_key_env: K\n"
+            "    protected: 'no'\n",
+            "environments.prod.protected must be true or false",
+            5,
+        ),
+        ("- manifests\n", "the configuration must be a mapping of settings", 1),
+    ],
+    ids=["manifests", "host", "api_key_env", "protected", "not-a-mapping"],
+)
+def test_a_wrong_value_names_the_setting_and_its_line(tmp_path, text, message, line):
+    error = config_error(tmp_path, text)
+    assert error.message.startswith(message)
+    assert error.location.line == line
+
+
+def test_an_unknown_environment_on_the_command_line_suggests_a_configured_one(run_cli, project):
+    line = only_error_line(run_cli("--env", "locl", "validate"))
+    assert "unknown environment 'locl'" in line
+    assert "(did you mean 'local'?); known: local, sandbox" in line
