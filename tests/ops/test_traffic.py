@@ -71,7 +71,7 @@ def test_failing_a_qualification_terminates_with_13(api, live_survey):
     survey_id = live_survey(qualifications=only_women)
     api.simulate_traffic(survey_id, {"respondents": 60, "seed": 5})
     for row in _all_transactions(api, survey_id):
-        if row["Gender Code"] == 111:
+        if row["Gender Code"] != 112:
             assert row["Respondent Status Code"] == 13
         else:
             assert row["Respondent Status Code"] != 13
