@@ -4,10 +4,11 @@ One `ApiClient` per environment: a requests session carrying the `access-token` 
 retries with exponential backoff and jitter for 429/502/503/504 and connection errors on
 the idempotent methods (GET, PUT, DELETE), honouring `Retry-After`.
 
-A POST is never retried after it may have been processed: a create retried blindly can make a
-duplicate survey. It is retried only where the service said it did not process it (429 Too
-Many Requests, 503 Service Unavailable) or where the connection was never made; a 502/504,
-a reset or a read timeout after sending is left to the caller (the applier's create journal).
+A POST (or a PATCH, whose `add` to a list is not idempotent either) is never retried after
+it may have been processed: a create retried blindly can make a duplicate survey. It is retried
+only where the service said it did not process it (429 Too Many Requests, 503 Service
+Unavailable) or where the connection was never made; a 502/504, a reset or a read timeout
+after sending is left to the caller (the applier's create journal).
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from datetime import date
 from typing import Any
 
 import requests
@@ -30,6 +32,10 @@ log = logging.getLogger("surveyctl.http")
 
 RETRY_STATUSES = (429, 502, 503, 504)
 POST_RETRY_STATUSES = (429, 503)
+NOT_IDEMPOTENT = frozenset({"POST", "PATCH"})
+# Survey status codes (public facts): the survey list answers one status per call.
+SURVEY_STATUSES = (11, 22, 33, 44)
+SURVEYS_PAGE_SIZE = 100
 _LOG_BODY_LIMIT = 2000
 
 
@@ -64,16 +70,34 @@ def _session(api_key: str, retry: Retry, pool_size: int) -> requests.Session:
 
 
 def _error_message(response: requests.Response) -> tuple[int | None, str]:
-    """The service's error code and message; 401 bodies may say `msg` instead (public facts)."""
+    """The service's error code and message. Most bodies say `ps_api_response_code`/`_message`;
+    401 bodies may say `msg` instead, and the transaction status call answers `ps_error_code`/
+    `ps_error_message` (public facts)."""
     try:
         body = response.json()
     except ValueError:
         return None, (response.text or response.reason or "").strip()[:300]
     if not isinstance(body, dict):
         return None, str(body)[:300]
-    code = body.get("ps_api_response_code")
-    message = body.get("ps_api_response_message") or body.get("msg") or response.reason
-    return (code if isinstance(code, int) else None), str(message)
+    code = body.get("ps_api_response_code", body.get("ps_error_code"))
+    message = (
+        body.get("ps_api_response_message")
+        or body.get("ps_error_message")
+        or body.get("msg")
+        or response.reason
+    )
+    return _as_int(code), str(message)
+
+
+def _as_int(value: Any) -> int | None:
+    """An integer the service may spell as a number or as text ("1006"); else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return None
 
 
 class ApiClient:
@@ -95,7 +119,7 @@ class ApiClient:
             retries, backoff, RETRY_STATUSES, {"GET", "PUT", "DELETE"}, read=retries
         )
         # POST: only refusals the service states, and connections never made.
-        post = _retry_policy(retries, backoff, POST_RETRY_STATUSES, {"POST"}, read=0)
+        post = _retry_policy(retries, backoff, POST_RETRY_STATUSES, set(NOT_IDEMPOTENT), read=0)
         self._session = _session(api_key, idempotent, pool_size)
         self._post_session = _session(api_key, post, pool_size)
         # Counts requests by "METHOD kind" for benchmarks and tests of request economy.
@@ -130,7 +154,7 @@ class ApiClient:
         if log.isEnabledFor(logging.DEBUG):
             log.debug("> %s %s params=%s body=%s", method, url, params, _clip(body))
         try:
-            session = self._post_session if method == "POST" else self._session
+            session = self._post_session if method in NOT_IDEMPOTENT else self._session
             response = session.request(method, url, json=body, params=params, timeout=self.timeout)
         except requests.RequestException as exc:
             raise ConnectionFailed(f"{method} {url} failed: {type(exc).__name__}: {exc}") from exc
@@ -161,8 +185,70 @@ class ApiClient:
     def get_survey(self, survey_id: int) -> dict:
         return self._json("GET", paths.survey(survey_id))
 
-    def list_surveys(self) -> list[dict]:
-        return self._json("GET", paths.surveys())
+    def patch_survey(self, survey_id: int, operations: list[dict]) -> dict:
+        """A partial update: a JSON Patch list (RFC 6902), e.g. `[{"op": "replace", "path":
+        "/completes_required", "value": 2000}]`; the survey as it is afterwards."""
+        return self._json("PATCH", paths.survey(survey_id), body=operations)
+
+    def survey_performance(self, survey_id: int) -> dict:
+        """Fieldwork figures of a survey (404 code 1006, 403 code 1020 per public facts)."""
+        return self._json("GET", paths.survey_performance(survey_id))
+
+    def list_surveys(
+        self,
+        status: int | Iterable[int] | None = None,
+        *,
+        from_date: date | str | None = None,
+        to_date: date | str | None = None,
+        targeting: bool = True,
+        limit: int = SURVEYS_PAGE_SIZE,
+    ) -> list[dict]:
+        """Every survey of the buyer matching the filters, all pages read.
+
+        The service answers one `status` per call and only live surveys without it, so
+        `status=None` asks for each status in turn (11, 22, 33, 44): every survey, whatever its
+        status. `from_date`/`to_date` (a date or "YYYYMMDD", Pacific time) bound the creation
+        date; `targeting=False` leaves out qualifications and quotas."""
+        statuses = SURVEY_STATUSES if status is None else _statuses(status)
+        surveys: list[dict] = []
+        for one in statuses:
+            for items in self.iter_pages(
+                self.get_surveys_page,
+                status=one,
+                from_date=from_date,
+                to_date=to_date,
+                targeting=targeting,
+                limit=limit,
+            ):
+                surveys.extend(items)
+        return surveys
+
+    def get_surveys_page(
+        self,
+        *,
+        page: int = 1,
+        status: int | None = None,
+        from_date: date | str | None = None,
+        to_date: date | str | None = None,
+        targeting: bool = True,
+        limit: int = SURVEYS_PAGE_SIZE,
+    ) -> tuple[list[dict], int]:
+        """One page of the survey list and the number of pages: the `total_pages` header when
+        the service sends one, else one more page whenever this one is full."""
+        params: dict[str, Any] = {"page": page, "limit": limit}
+        if status is not None:
+            params["status"] = status
+        if from_date is not None:
+            params["fromDate"] = _yyyymmdd(from_date)
+        if to_date is not None:
+            params["toDate"] = _yyyymmdd(to_date)
+        if not targeting:
+            params["targeting"] = 0
+        response = self.request("GET", paths.surveys(), params=params)
+        items = _json_list(response, "GET", self.url(paths.surveys()))
+        if "total_pages" in response.headers:
+            return items, _total_pages(response)
+        return items, page + 1 if len(items) >= limit else page
 
     def delete_survey(self, survey_id: int) -> None:
         self.request("DELETE", paths.survey(survey_id), expected=(200, 204))
@@ -173,8 +259,39 @@ class ApiClient:
     def update_quota(self, survey_id: int, buyer_quota_id: str, body: dict) -> dict:
         return self._json("PUT", paths.quota(survey_id, buyer_quota_id), body=body)
 
+    def add_quota(self, survey_id: int, quota: dict) -> dict:
+        """Adds one quota (a Quota of spec 2.4) to a survey; the quota with its ps_quota_id."""
+        return self._json("POST", paths.quotas(survey_id), body=quota, expected=(200, 201))
+
+    def patch_quota(self, survey_id: int, buyer_quota_id: str, operations: list[dict]) -> dict:
+        """A partial quota update with a JSON Patch list (e.g. `/current_target`)."""
+        return self._json("PATCH", paths.quota(survey_id, buyer_quota_id), body=operations)
+
+    def delete_quota(self, survey_id: int, buyer_quota_id: str) -> None:
+        self.request("DELETE", paths.quota(survey_id, buyer_quota_id), expected=(200, 204))
+
     def quota_performance(self, survey_id: int) -> list[dict]:
         return self._json("GET", paths.quota_performance(survey_id))
+
+    def set_transaction_status(
+        self,
+        survey_id: int,
+        transaction_id: str,
+        status: int,
+        quota_ids: Iterable[str] = (),
+        *,
+        sqlc: bool = False,
+    ) -> None:
+        """Records a respondent's final status (st 17, 18, 20, 21 or 30); with QLC a complete
+        names its quotas. It wins over a later return link. Refusals raise ApiError with the
+        call's own `ps_error_code` (1001-1005)."""
+        params: dict[str, Any] = {"st": status}
+        quota_ids = list(quota_ids)
+        if quota_ids:
+            params["quota_id"] = ",".join(quota_ids)
+        if sqlc:
+            params["sqlc"] = "true"
+        self.request("POST", paths.transaction_status(survey_id, transaction_id), params=params)
 
     # -- exclusion groups (v2) -------------------------------------------------------------
 
@@ -258,6 +375,24 @@ class ApiClient:
     def simulate_traffic(self, survey_id: int, body: dict) -> dict:
         """Sends simulated respondents at a survey of the sandbox; 404 elsewhere."""
         return self._json("POST", paths.sandbox_simulate(survey_id), body=body)
+
+
+def _statuses(status: int | Iterable[int]) -> tuple[int, ...]:
+    return (status,) if isinstance(status, int) else tuple(dict.fromkeys(status))
+
+
+def _yyyymmdd(value: date | str) -> str:
+    return value.strftime("%Y%m%d") if isinstance(value, date) else value
+
+
+def _json_list(response: requests.Response, method: str, url: str) -> list[dict]:
+    try:
+        body = response.json()
+    except ValueError as exc:
+        raise ApiError(method, url, response.status_code, None, "the body is not JSON") from exc
+    if not isinstance(body, list):
+        raise ApiError(method, url, response.status_code, None, "the body is not a list")
+    return body
 
 
 def _total_pages(response: requests.Response) -> int:

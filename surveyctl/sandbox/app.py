@@ -37,6 +37,9 @@ ERROR_SCHEMA = "error.response.json"
 BLUEPRINTS: list[str | Blueprint] = [
     "surveyctl.sandbox.routes_surveys:blueprint",
     "surveyctl.sandbox.routes_quotas:blueprint",
+    "surveyctl.sandbox.routes_patch:blueprint",
+    "surveyctl.sandbox.routes_performance:blueprint",
+    "surveyctl.sandbox.routes_transaction_status:blueprint",
     "surveyctl.sandbox.routes_groups:blueprint",
     "surveyctl.sandbox.routes_transactions:blueprint",
     "surveyctl.sandbox.routes_adjustments:blueprint",

@@ -18,7 +18,7 @@ import weakref
 
 from flask import Blueprint, request
 
-from surveyctl.sandbox import lifecycle, textcheck, traffic
+from surveyctl.sandbox import lifecycle, returns, textcheck, traffic
 from surveyctl.sandbox.accounts import current_buyer
 from surveyctl.sandbox.app import get_store, request_body
 from surveyctl.sandbox.contract import reply
@@ -96,8 +96,8 @@ def _invalid(message: str) -> ApiProblem:
 def respondent_return():
     url = request.base_url + "?" + request.query_string.decode("latin-1")
     try:
-        outcome = traffic.process_return(get_store(), url)
-    except traffic.ReturnRefused as refused:
+        outcome = returns.process_return(get_store(), url)
+    except returns.ReturnRefused as refused:
         code = NOT_FOUND if refused.status == 404 else RETURN_REFUSED
         raise ApiProblem(refused.status, code, refused.message) from None
     return reply(outcome, 200)

@@ -19,7 +19,7 @@ def test_every_request_is_refused_at_fail_rate_one(start_sandbox, make_body):
         statuses.add(response.status_code)
         if response.status_code == 429:
             assert response.headers["Retry-After"] == "7"
-        assert response.json()["ps_api_response_code"] in (1019, 1020)
+        assert response.json()["ps_api_response_code"] in (1019, 1027)
     assert statuses == {429, 503}
     assert sandbox.store.surveys_of(1) == []
 
