@@ -4,14 +4,19 @@ from __future__ import annotations
 
 from surveyctl.api import ApiClient
 from surveyctl.config import Config, Environment
+from surveyctl.errors import SurveyctlError
 
 
 def open_client(config: Config, environment: Environment, **client_options) -> ApiClient:
     """A client for `environment`; the embedded sandbox is started on a free loopback port."""
     if environment.embedded:
+        from surveyctl.sandbox.errors import SandboxError
         from surveyctl.sandbox.server import SandboxOptions, start
 
         config.work_dir.mkdir(parents=True, exist_ok=True)
-        running = start(SandboxOptions(db_path=config.sandbox_db))
+        try:
+            running = start(SandboxOptions(db_path=config.sandbox_db))
+        except SandboxError as exc:  # the sandbox has its own errors: say it in one sentence
+            raise SurveyctlError(f"the embedded sandbox cannot start: {exc}") from exc
         return ApiClient(running.url, environment.api_key(), **client_options)
     return ApiClient(environment.host, environment.api_key(), **client_options)

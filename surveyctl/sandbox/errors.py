@@ -9,6 +9,8 @@ call has its own error body (`ps_error_code`, see routes_transaction_status.py).
 
 from __future__ import annotations
 
+from werkzeug.exceptions import BadRequest
+
 UNAUTHORIZED = 1001
 FORBIDDEN = 1002
 NOT_FOUND = 1003
@@ -35,7 +37,19 @@ STATUS_MOVE = 1026
 RATE_LIMITED = 1027
 PATCH_REFUSED = 1028
 TOO_LARGE = 1029
+SERVER_ERROR = 1098
 CONTRACT_VIOLATION = 1099
+
+
+class SandboxError(Exception):
+    """Base of the errors of the sandbox itself (it cannot start, its data is inconsistent).
+
+    The sandbox shares no code with the client: the CLI turns these into its own message."""
+
+
+class BadPathParameter(BadRequest):
+    """A path parameter that cannot name anything (an id beyond 64 bits): a 400 raised while
+    the URL is matched, where only werkzeug's HTTP exceptions are caught."""
 
 
 class ApiProblem(Exception):

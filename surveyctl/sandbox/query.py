@@ -42,8 +42,9 @@ def positive_int(name: str, default: int, maximum: int | None = None) -> int:
     bound = min(maximum or MAX_QUERY_INT, MAX_QUERY_INT)
     value = _int(raw)
     if value is None or not 1 <= value <= bound:
-        limit = f" and at most {maximum}" if maximum is not None else ""
-        raise bad_request(INVALID_QUERY, f"query parameter {name} must be an integer >= 1{limit}")
+        raise bad_request(
+            INVALID_QUERY, f"query parameter {name} must be an integer from 1 to {bound}"
+        )
     return value
 
 

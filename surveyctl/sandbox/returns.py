@@ -90,11 +90,12 @@ def termination(reason: str, status: int) -> dict:
     return {"PS_Termination Reason": reason, "PS_Termination Code": str(status)}
 
 
-def process_return(store: Store, url: str) -> dict:
+def process_return(store: Store, url: str, buyer_id: int | None = None) -> dict:
     """Records the outcome a return link carries; returns what was recorded.
 
-    Raises ReturnRefused (404 unknown transaction, 409 already returned, 400 bad st or
-    quota_id) when nothing is recorded.
+    Raises ReturnRefused (404 unknown transaction, 403 a transaction of a survey of another
+    buyer than `buyer_id` when given, 409 already returned, 400 bad st or quota_id) when
+    nothing is recorded.
     """
     ensure_schema(store)
     parts = urlsplit(url)
@@ -110,6 +111,8 @@ def process_return(store: Store, url: str) -> dict:
     if current is None:
         raise ReturnRefused(404, f"no transaction {transaction_id!r}")
     survey = store.survey(current["Survey ID"])
+    if buyer_id is not None and (survey is None or survey.buyer_id != buyer_id):
+        raise ReturnRefused(403, "You don't have permission for this survey")
     secret = store.buyer_secret(survey.buyer_id) if survey else None
     unsigned = parts._replace(query="&".join(i for i in items if not i.startswith("ps_hash=")))
     given = raw.get("ps_hash", "").lower()

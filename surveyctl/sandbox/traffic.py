@@ -40,6 +40,8 @@ __all__ = ["ReturnRefused", "Simulation", "SimulationResult", "simulate"]
 TOOK_PART = (16, 17, 18, 19, 20, 21, 30)
 DEFAULT_BAD_HASH_SHARE = 0.02
 DEFAULT_SUPPLIERS = (12, 13)
+MAX_LOI_MINUTES = 24 * 60
+MAX_PERIOD_DAYS = 100 * 366  # "for ever" to a simulation; timedelta stops near 2.7 million years
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,8 @@ def simulate(store: Store, survey_id: int, plan: Simulation, return_base: str) -
         person = profile(draw_psid(people), survey.body["survey_localization"], codes, free_values)
         supplier = rng.choice(plan.supplier_ids)
         survey = store.survey(survey_id)  # completes may have paused it
-        loi = float(survey.body.get("expected_loi") or 10)
+        # Capped at a day: a simulated session of a larger LOI would overflow the clock.
+        loi = min(float(survey.body.get("expected_loi") or 10), MAX_LOI_MINUTES)
         entered = now - timedelta(minutes=2 + loi * rng.uniform(0.6, 1.4))
         status, reason, quotas = _screen(survey, person, excluded, seen)
         seen.add(person.psid)
@@ -217,7 +220,7 @@ def _excluded_psids(store: Store, survey: SurveyRecord) -> set[str]:
     now = datetime.now(UTC)
     for group in store.survey_groups(survey.survey_id):
         others = [s for s in group.surveys if s != survey.survey_id]
-        since = now - timedelta(days=group.exclusion_period)
+        since = now - timedelta(days=min(group.exclusion_period, MAX_PERIOD_DAYS))
         with store.read() as conn:
             excluded |= _recent_participants(conn, others, since)
     return excluded
