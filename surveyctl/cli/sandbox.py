@@ -89,6 +89,16 @@ def serve(
         store.close()
 
 
+@sandbox.command()
+def openapi() -> None:
+    """Print the OpenAPI 3.1 description of the Buyer API the sandbox implements (JSON)."""
+    import json
+
+    from surveyctl.sandbox.openapi import openapi_document
+
+    click.echo(json.dumps(openapi_document(), indent=2, ensure_ascii=False))
+
+
 from surveyctl.cli.sandbox_simulate import simulate  # noqa: E402  (sandbox-only traffic)
 
 sandbox.add_command(simulate)

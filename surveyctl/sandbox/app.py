@@ -58,6 +58,7 @@ BLUEPRINTS: list[str | Blueprint] = [
     "surveyctl.sandbox.routes_attributes:blueprint",
     "surveyctl.sandbox.routes_sandbox:blueprint",
     "surveyctl.sandbox.routes_traffic:blueprint",
+    "surveyctl.sandbox.routes_openapi:blueprint",
 ]
 
 
