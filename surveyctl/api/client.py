@@ -13,7 +13,6 @@ after sending is left to the caller (the applier's create journal).
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections.abc import Iterable, Iterator
@@ -26,6 +25,14 @@ from urllib3.util.retry import Retry
 
 from surveyctl import __version__
 from surveyctl.api import paths
+from surveyctl.api.reading import (
+    clip,
+    error_message,
+    json_list,
+    single_record,
+    total_pages,
+    with_numbers,
+)
 from surveyctl.errors import ApiError, ConnectionFailed
 
 log = logging.getLogger("surveyctl.http")
@@ -36,7 +43,7 @@ NOT_IDEMPOTENT = frozenset({"POST", "PATCH"})
 # Survey status codes (public facts): the survey list answers one status per call.
 SURVEY_STATUSES = (11, 22, 33, 44)
 SURVEYS_PAGE_SIZE = 100
-_LOG_BODY_LIMIT = 2000
+QUOTA_COUNTS = ("completes_goal", "completes_fielded")
 
 
 def _retry_policy(
@@ -67,37 +74,6 @@ def _session(api_key: str, retry: Retry, pool_size: int) -> requests.Session:
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     return session
-
-
-def _error_message(response: requests.Response) -> tuple[int | None, str]:
-    """The service's error code and message. Most bodies say `ps_api_response_code`/`_message`;
-    401 bodies may say `msg` instead, and the transaction status call answers `ps_error_code`/
-    `ps_error_message` (public facts)."""
-    try:
-        body = response.json()
-    except ValueError:
-        return None, (response.text or response.reason or "").strip()[:300]
-    if not isinstance(body, dict):
-        return None, str(body)[:300]
-    code = body.get("ps_api_response_code", body.get("ps_error_code"))
-    message = (
-        body.get("ps_api_response_message")
-        or body.get("ps_error_message")
-        or body.get("msg")
-        or response.reason
-    )
-    return _as_int(code), str(message)
-
-
-def _as_int(value: Any) -> int | None:
-    """An integer the service may spell as a number or as text ("1006"); else None."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
-    return None
 
 
 class ApiClient:
@@ -152,16 +128,16 @@ class ApiClient:
         with self._counts_lock:
             self.request_counts[key] = self.request_counts.get(key, 0) + 1
         if log.isEnabledFor(logging.DEBUG):
-            log.debug("> %s %s params=%s body=%s", method, url, params, _clip(body))
+            log.debug("> %s %s params=%s body=%s", method, url, params, clip(body))
         try:
             session = self._post_session if method in NOT_IDEMPOTENT else self._session
             response = session.request(method, url, json=body, params=params, timeout=self.timeout)
         except requests.RequestException as exc:
             raise ConnectionFailed(f"{method} {url} failed: {type(exc).__name__}: {exc}") from exc
         if log.isEnabledFor(logging.DEBUG):
-            log.debug("< %s %s %s", response.status_code, url, _clip(response.text))
+            log.debug("< %s %s %s", response.status_code, url, clip(response.text))
         if response.status_code not in expected:
-            code, message = _error_message(response)
+            code, message = error_message(response)
             raise ApiError(method, url, response.status_code, code, message)
         return response
 
@@ -245,9 +221,9 @@ class ApiClient:
         if not targeting:
             params["targeting"] = 0
         response = self.request("GET", paths.surveys(), params=params)
-        items = _json_list(response, "GET", self.url(paths.surveys()))
+        items = json_list(response, "GET", self.url(paths.surveys()))
         if "total_pages" in response.headers:
-            return items, _total_pages(response)
+            return items, total_pages(response)
         return items, page + 1 if len(items) >= limit else page
 
     def delete_survey(self, survey_id: int) -> None:
@@ -271,7 +247,9 @@ class ApiClient:
         self.request("DELETE", paths.quota(survey_id, buyer_quota_id), expected=(200, 204))
 
     def quota_performance(self, survey_id: int) -> list[dict]:
-        return self._json("GET", paths.quota_performance(survey_id))
+        """Completes per quota; counts sent as text are read as numbers."""
+        rows = self._json("GET", paths.quota_performance(survey_id))
+        return [with_numbers(row, QUOTA_COUNTS) for row in rows] if isinstance(rows, list) else rows
 
     def set_transaction_status(
         self,
@@ -317,7 +295,7 @@ class ApiClient:
         if classes:
             params["class"] = ",".join(str(c) for c in classes)
         response = self.request("GET", paths.attributes(), params=params)
-        return response.json(), _total_pages(response)
+        return response.json(), total_pages(response)
 
     def get_transactions_page(
         self,
@@ -337,7 +315,7 @@ class ApiClient:
         if supplier_ids:
             params["supplier_ids"] = ",".join(str(s) for s in supplier_ids)
         response = self.request("GET", paths.transactions(survey_id), params=params)
-        return response.json(), _total_pages(response)
+        return response.json(), total_pages(response)
 
     def paged(self, fetch_page, **kwargs: Any) -> Iterator[tuple[list[dict], int]]:
         """Every page of a paged call, `fetch_page(page=N, **kwargs)`, from page 1, with the
@@ -357,7 +335,8 @@ class ApiClient:
             yield items
 
     def get_transaction(self, survey_id: int, transaction_id: str) -> dict:
-        return self._json("GET", paths.transaction(survey_id, transaction_id))
+        """One transaction record (the service may answer an array of one: it is unwrapped)."""
+        return single_record(self._json("GET", paths.transaction(survey_id, transaction_id)))
 
     def text_check(self, transaction_id: str, questions: list[dict]) -> dict:
         body = {"transaction_id": transaction_id, "questions": questions}
@@ -385,23 +364,3 @@ def _yyyymmdd(value: date | str) -> str:
     return value.strftime("%Y%m%d") if isinstance(value, date) else value
 
 
-def _json_list(response: requests.Response, method: str, url: str) -> list[dict]:
-    try:
-        body = response.json()
-    except ValueError as exc:
-        raise ApiError(method, url, response.status_code, None, "the body is not JSON") from exc
-    if not isinstance(body, list):
-        raise ApiError(method, url, response.status_code, None, "the body is not a list")
-    return body
-
-
-def _total_pages(response: requests.Response) -> int:
-    try:
-        return max(1, int(response.headers.get("total_pages", "1")))
-    except ValueError:
-        return 1
-
-
-def _clip(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value)
-    return text if len(text) <= _LOG_BODY_LIMIT else text[:_LOG_BODY_LIMIT] + "..."
