@@ -431,3 +431,17 @@ def test_race_is_asked_in_english_markets_and_country_of_birth_in_the_others():
 def test_the_device_is_a_hidden_core_attribute():
     device = catalogue.attribute("de_DE", 219)
     assert (device["desc"], device["class"], device["is_hidden"]) == ("Device Type", 1, True)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_every_locale_serves_the_answer_code_scheme_over_http(api, locale):
+    served = {}
+    for page in api.iter_pages(api.get_attributes_page, localization=locale):
+        served.update({item["qualification_code"]: item for item in page})
+    assert len({item["desc"] for item in served.values()}) == len(served)
+    for code, item in served.items():
+        answers = item["localizations"][0]["answers"]
+        texts = [a["local_text"] for a in answers]
+        assert len(set(texts)) == len(texts), f"{locale} {code} repeats an answer name"
+        if answers and code != US_STATE:
+            assert min(a["condition_code"] for a in answers) >= 111, f"{locale} {code}"
