@@ -97,8 +97,9 @@ OPERATIONS: tuple[Operation, ...] = (
               "survey-create.request", errors=(400, 401, 403)),
     Operation("get", f"{V2}/surveys", "The buyer's surveys, filtered and paged (public facts)",
               (200, "surveys-list.response"), parameters=(
-                  {"name": "status", "in": "query", "description": "Status; 22 live when absent.",
-                   "schema": {"type": "integer", "enum": [11, 22, 33, 44]}},
+                  {"name": "status", "in": "query",
+                   "description": "11, 22, 33 or 44, or several comma-separated; 22 when absent.",
+                   "schema": {"type": "string", "pattern": "^(11|22|33|44)(,(11|22|33|44))*$"}},
                   {"name": "fromDate", "in": "query", "description": "YYYYMMDD, Pacific time.",
                    "schema": {"type": "string", "pattern": "^[0-9]{8}$"}},
                   {"name": "toDate", "in": "query", "description": "YYYYMMDD, Pacific time.",

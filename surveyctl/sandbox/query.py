@@ -60,6 +60,22 @@ def choice(name: str, allowed: Collection[int], default: int) -> int:
     return value
 
 
+def code_list(name: str, allowed: Collection[int], default: int) -> list[int]:
+    """Codes among `allowed`, comma-separated exactly as written (`11,22`), or [default]
+    when the parameter is absent."""
+    raw = request.args.get(name)
+    if raw is None:
+        return [default]
+    codes = {str(code) for code in allowed}
+    parts = raw.split(",")
+    if not all(part in codes for part in parts):
+        names = ", ".join(sorted(codes))
+        raise bad_request(
+            INVALID_QUERY, f"query parameter {name} must be among {names}, comma-separated"
+        )
+    return [int(part) for part in parts]
+
+
 def pacific_day(name: str, *, end: bool = False) -> str | None:
     """A YYYYMMDD date in Pacific time as an ISO 8601 UTC bound: the start of that day, or with
     `end` the start of the next day (an exclusive bound). None when absent."""

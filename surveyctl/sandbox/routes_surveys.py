@@ -1,6 +1,7 @@
 """Survey routes of `/buyers/v2`: create (4.1), overwrite (4.2), get, list, delete, status.
 
-The list takes the documented filters: `status` (one of 11, 22, 33, 44; live by default),
+The list takes the documented filters: `status` (11, 22, 33 or 44, or several of them
+comma-separated as the transactions list takes them; live by default),
 `fromDate`/`toDate` (YYYYMMDD, Pacific time, on the creation date, both ends included),
 `targeting` (1 default; 0 leaves out qualifications and quotas), and `page`/`limit` (from 1,
 default 100, at most 1000, `total_pages` header as the other lists).
@@ -27,7 +28,7 @@ from surveyctl.sandbox.errors import (
     survey_forbidden,
     survey_not_found,
 )
-from surveyctl.sandbox.query import choice, pacific_day, positive_int
+from surveyctl.sandbox.query import choice, code_list, pacific_day, positive_int
 from surveyctl.sandbox.store import Store, SurveyRecord
 from surveyctl.sandbox.surveys import (
     RECONTACT,
@@ -93,7 +94,7 @@ def create_survey():
 
 @blueprint.get("/surveys")
 def list_surveys():
-    status = choice("status", lifecycle.STATUS_NAMES, default=lifecycle.LIVE)
+    statuses = code_list("status", lifecycle.STATUS_NAMES, default=lifecycle.LIVE)
     since, until = pacific_day("fromDate"), pacific_day("toDate", end=True)
     targeting = choice("targeting", (0, 1), default=1)
     page = positive_int("page", 1)
@@ -101,7 +102,7 @@ def list_surveys():
     store = get_store()
     with store.read() as conn:
         surveys, total = store.surveys_page(
-            conn, current_buyer(), status, since, until, page, limit
+            conn, current_buyer(), statuses, since, until, page, limit
         )
         answer = [rendered(store, survey, conn) for survey in surveys]
     if not targeting:

@@ -13,16 +13,17 @@ class ReportQueries:
         self,
         conn: sqlite3.Connection,
         buyer_id: int,
-        status: int,
+        statuses: list[int],
         created_from: str | None,
         created_before: str | None,
         page: int,
         limit: int,
     ) -> tuple[list, int]:
-        """One page (from 1) of the buyer's surveys in `status`, created in
+        """One page (from 1) of the buyer's surveys in one of `statuses`, created in
         [created_from, created_before) (ISO 8601 UTC bounds, None for open), oldest first,
         and how many match in all."""
-        where, args = "buyer_id = ? AND status = ?", [buyer_id, status]
+        marks = ",".join("?" * len(statuses))
+        where, args = f"buyer_id = ? AND status IN ({marks})", [buyer_id, *statuses]
         if created_from is not None:
             where += " AND created >= ?"
             args.append(created_from)

@@ -31,6 +31,12 @@ def test_a_status_selects_the_surveys_in_it(raw, live_survey):
     assert draft in listed and live not in listed
 
 
+def test_several_statuses_may_be_asked_for_at_once(raw, live_survey):
+    draft, live = raw.create()["ps_survey_id"], live_survey()
+    listed = _ids(raw.v2("GET", "/surveys?status=11,22&limit=1000"))
+    assert {draft, live} <= set(listed)
+
+
 def test_the_list_shows_only_the_callers_surveys(raw, raw2):
     mine = raw.create()["ps_survey_id"]
     assert mine not in _ids(raw2.v2("GET", "/surveys?status=11&limit=1000"))
@@ -72,8 +78,9 @@ def test_pages_split_the_list_and_say_how_many_there_are(raw):
 
 @pytest.mark.parametrize(
     "query",
-    ["status=12", "status=live", "fromDate=2025-01-01", "toDate=20251301", "fromDate=2025010",
-     "targeting=2", "page=0", "limit=0", "limit=1001", "page=x"],
+    ["status=12", "status=live", "status=11,12", "status=", "status=022", "fromDate=2025-01-01",
+     "toDate=20251301", "fromDate=2025010", "targeting=2", "page=0", "limit=0", "limit=1001",
+     "page=x"],
 )  # fmt: skip
 def test_a_malformed_filter_is_a_400(raw, query):
     response = raw.v2("GET", f"/surveys?{query}")
