@@ -32,7 +32,7 @@ from surveyctl.sandbox.server import SandboxOptions, start
 
 GENDERS = {"m": "111", "f": "112"}
 AGES = {"18-34": (18, 34), "35-54": (35, 54), "55-99": (55, 99)}
-REGIONS = {"ne": "22601", "mw": "22602", "s": "22603", "w": "22604"}
+REGIONS = {"ne": "111", "mw": "112", "s": "113", "w": "114"}
 
 
 def survey_text(index: int) -> str:

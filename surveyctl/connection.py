@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from surveyctl.api import ApiClient
 from surveyctl.config import Config, Environment
+from surveyctl.errors import SurveyctlError
 
 
 def open_client(config: Config, environment: Environment, **client_options) -> ApiClient:
@@ -13,10 +14,14 @@ def open_client(config: Config, environment: Environment, **client_options) -> A
     by every command and means nothing to its user, so its messages never show it.
     """
     if environment.embedded:
+        from surveyctl.sandbox.errors import SandboxError
         from surveyctl.sandbox.server import SandboxOptions, start
 
         config.work_dir.mkdir(parents=True, exist_ok=True)
-        running = start(SandboxOptions(db_path=config.sandbox_db))
+        try:
+            running = start(SandboxOptions(db_path=config.sandbox_db))
+        except SandboxError as exc:  # the sandbox has its own errors: say it in one sentence
+            raise SurveyctlError(f"the embedded sandbox cannot start: {exc}") from exc
         return ApiClient(
             running.url,
             environment.api_key(),

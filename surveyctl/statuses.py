@@ -24,6 +24,7 @@ RETURN_STATUSES: dict[str, int] = {
     "quality": 20,
     "security": 30,
 }
+RETURN_STATUS_NAMES: dict[int, str] = {code: name for name, code in RETURN_STATUSES.items()}
 
 TRANSACTION_STATUS_NAMES: dict[int, str] = {
     11: "platform drop",

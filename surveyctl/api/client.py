@@ -6,18 +6,19 @@ the idempotent methods (GET, PUT, DELETE), honouring `Retry-After` (surveyctl.ap
 Every retry is told to the `on_retry` callback before it waits (the client never prints), and
 a service that cannot be reached ends in one sentence naming the target and the reason.
 
-A POST is never retried after it may have been processed: a create retried blindly can make a
-duplicate survey. It is retried only where the service said it did not process it (429 Too
-Many Requests, 503 Service Unavailable) or where the connection was never made; a 502/504,
-a reset or a read timeout after sending is left to the caller (the applier's create journal).
+A POST (or a PATCH, whose `add` to a list is not idempotent either) is never retried after
+it may have been processed: a create retried blindly can make a duplicate survey. It is retried
+only where the service said it did not process it (429 Too Many Requests, 503 Service
+Unavailable) or where the connection was never made; a 502/504, a reset or a read timeout
+after sending is left to the caller (the applier's create journal).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from datetime import date
 from typing import Any
 
 import requests
@@ -26,6 +27,14 @@ from urllib3.util.retry import Retry
 
 from surveyctl import __version__
 from surveyctl.api import paths
+from surveyctl.api.reading import (
+    clip,
+    error_message,
+    json_list,
+    single_record,
+    total_pages,
+    with_numbers,
+)
 from surveyctl.api.retry import RetryNotice, failure_reason, retry_policy, shown_path
 from surveyctl.errors import ApiError, ConnectionFailed
 
@@ -33,7 +42,11 @@ log = logging.getLogger("surveyctl.http")
 
 RETRY_STATUSES = (429, 502, 503, 504)
 POST_RETRY_STATUSES = (429, 503)
-_LOG_BODY_LIMIT = 2000
+NOT_IDEMPOTENT = frozenset({"POST", "PATCH"})
+# Survey status codes (public facts): the survey list answers one status per call.
+SURVEY_STATUSES = (11, 22, 33, 44)
+SURVEYS_PAGE_SIZE = 100
+QUOTA_COUNTS = ("completes_goal", "completes_fielded")
 
 
 def _session(api_key: str, retry: Retry, pool_size: int) -> requests.Session:
@@ -44,18 +57,6 @@ def _session(api_key: str, retry: Retry, pool_size: int) -> requests.Session:
     session.mount("https://", adapter)
     return session
 
-
-def _error_message(response: requests.Response) -> tuple[int | None, str]:
-    """The service's error code and message; 401 bodies may say `msg` instead (public facts)."""
-    try:
-        body = response.json()
-    except ValueError:
-        return None, (response.text or response.reason or "").strip()[:300]
-    if not isinstance(body, dict):
-        return None, str(body)[:300]
-    code = body.get("ps_api_response_code")
-    message = body.get("ps_api_response_message") or body.get("msg") or response.reason
-    return (code if isinstance(code, int) else None), str(message)
 
 
 class ApiClient:
@@ -90,8 +91,10 @@ class ApiClient:
         idempotent = retry_policy(
             retries, backoff, RETRY_STATUSES, {"GET", "PUT", "DELETE"}, read=retries, **policy
         )
-        # POST: only refusals the service states, and connections never made.
-        post = retry_policy(retries, backoff, POST_RETRY_STATUSES, {"POST"}, read=0, **policy)
+        # POST and PATCH: only refusals the service states, and connections never made.
+        post = retry_policy(
+            retries, backoff, POST_RETRY_STATUSES, set(NOT_IDEMPOTENT), read=0, **policy
+        )
         self._session = _session(api_key, idempotent, pool_size)
         self._post_session = _session(api_key, post, pool_size)
         # Counts requests by "METHOD kind" for benchmarks and tests of request economy.
@@ -137,17 +140,17 @@ class ApiClient:
         with self._counts_lock:
             self.request_counts[key] = self.request_counts.get(key, 0) + 1
         if log.isEnabledFor(logging.DEBUG):
-            log.debug("> %s %s params=%s body=%s", method, url, params, _clip(body))
+            log.debug("> %s %s params=%s body=%s", method, url, params, clip(body))
         self._attempts.made = 1
         try:
-            session = self._post_session if method == "POST" else self._session
+            session = self._post_session if method in NOT_IDEMPOTENT else self._session
             response = session.request(method, url, json=body, params=params, timeout=self.timeout)
         except requests.RequestException as exc:
             raise self._unreachable(method, path, exc) from exc
         if log.isEnabledFor(logging.DEBUG):
-            log.debug("< %s %s %s", response.status_code, url, _clip(response.text))
+            log.debug("< %s %s %s", response.status_code, url, clip(response.text))
         if response.status_code not in expected:
-            code, message = _error_message(response)
+            code, message = error_message(response)
             raise ApiError(method, self.shown_url(path), response.status_code, code, message)
         return response
 
@@ -182,20 +185,70 @@ class ApiClient:
     def get_survey(self, survey_id: int) -> dict:
         return self._json("GET", paths.survey(survey_id))
 
-    def list_surveys(self, status: list[int] | None = None) -> list[dict]:
-        """The buyer's surveys, every page; `status` asks only for those status codes (the
-        service lists live surveys when it is not given, public facts)."""
+    def patch_survey(self, survey_id: int, operations: list[dict]) -> dict:
+        """A partial update: a JSON Patch list (RFC 6902), e.g. `[{"op": "replace", "path":
+        "/completes_required", "value": 2000}]`; the survey as it is afterwards."""
+        return self._json("PATCH", paths.survey(survey_id), body=operations)
+
+    def survey_performance(self, survey_id: int) -> dict:
+        """Fieldwork figures of a survey (404 code 1006, 403 code 1020 per public facts)."""
+        return self._json("GET", paths.survey_performance(survey_id))
+
+    def list_surveys(
+        self,
+        status: int | Iterable[int] | None = None,
+        *,
+        from_date: date | str | None = None,
+        to_date: date | str | None = None,
+        targeting: bool = True,
+        limit: int = SURVEYS_PAGE_SIZE,
+    ) -> list[dict]:
+        """Every survey of the buyer matching the filters, all pages read.
+
+        The service answers one `status` per call and only live surveys without it, so
+        `status=None` asks for each status in turn (11, 22, 33, 44): every survey, whatever its
+        status. `from_date`/`to_date` (a date or "YYYYMMDD", Pacific time) bound the creation
+        date; `targeting=False` leaves out qualifications and quotas."""
+        statuses = SURVEY_STATUSES if status is None else _statuses(status)
         surveys: list[dict] = []
-        for items in self.iter_pages(self._surveys_page, status=status):
-            surveys.extend(items)
+        for one in statuses:
+            for items in self.iter_pages(
+                self.get_surveys_page,
+                status=one,
+                from_date=from_date,
+                to_date=to_date,
+                targeting=targeting,
+                limit=limit,
+            ):
+                surveys.extend(items)
         return surveys
 
-    def _surveys_page(self, *, page: int, status: list[int] | None) -> tuple[list[dict], int]:
-        params: dict[str, Any] = {"page": page}
-        if status:
-            params["status"] = ",".join(str(s) for s in status)
+    def get_surveys_page(
+        self,
+        *,
+        page: int = 1,
+        status: int | None = None,
+        from_date: date | str | None = None,
+        to_date: date | str | None = None,
+        targeting: bool = True,
+        limit: int = SURVEYS_PAGE_SIZE,
+    ) -> tuple[list[dict], int]:
+        """One page of the survey list and the number of pages: the `total_pages` header when
+        the service sends one, else one more page whenever this one is full."""
+        params: dict[str, Any] = {"page": page, "limit": limit}
+        if status is not None:
+            params["status"] = status
+        if from_date is not None:
+            params["fromDate"] = _yyyymmdd(from_date)
+        if to_date is not None:
+            params["toDate"] = _yyyymmdd(to_date)
+        if not targeting:
+            params["targeting"] = 0
         response = self.request("GET", paths.surveys(), params=params)
-        return response.json(), _total_pages(response)
+        items = json_list(response, "GET", self.shown_url(paths.surveys()))
+        if "total_pages" in response.headers:
+            return items, total_pages(response)
+        return items, page + 1 if len(items) >= limit else page
 
     def delete_survey(self, survey_id: int) -> None:
         self.request("DELETE", paths.survey(survey_id), expected=(200, 204))
@@ -206,8 +259,41 @@ class ApiClient:
     def update_quota(self, survey_id: int, buyer_quota_id: str, body: dict) -> dict:
         return self._json("PUT", paths.quota(survey_id, buyer_quota_id), body=body)
 
+    def add_quota(self, survey_id: int, quota: dict) -> dict:
+        """Adds one quota (a Quota of spec 2.4) to a survey; the quota with its ps_quota_id."""
+        return self._json("POST", paths.quotas(survey_id), body=quota, expected=(200, 201))
+
+    def patch_quota(self, survey_id: int, buyer_quota_id: str, operations: list[dict]) -> dict:
+        """A partial quota update with a JSON Patch list (e.g. `/current_target`)."""
+        return self._json("PATCH", paths.quota(survey_id, buyer_quota_id), body=operations)
+
+    def delete_quota(self, survey_id: int, buyer_quota_id: str) -> None:
+        self.request("DELETE", paths.quota(survey_id, buyer_quota_id), expected=(200, 204))
+
     def quota_performance(self, survey_id: int) -> list[dict]:
-        return self._json("GET", paths.quota_performance(survey_id))
+        """Completes per quota; counts sent as text are read as numbers."""
+        rows = self._json("GET", paths.quota_performance(survey_id))
+        return [with_numbers(row, QUOTA_COUNTS) for row in rows] if isinstance(rows, list) else rows
+
+    def set_transaction_status(
+        self,
+        survey_id: int,
+        transaction_id: str,
+        status: int,
+        quota_ids: Iterable[str] = (),
+        *,
+        sqlc: bool = False,
+    ) -> None:
+        """Records a respondent's final status (st 17, 18, 20, 21 or 30); with QLC a complete
+        names its quotas. It wins over a later return link. Refusals raise ApiError with the
+        call's own `ps_error_code` (1001-1005)."""
+        params: dict[str, Any] = {"st": status}
+        quota_ids = list(quota_ids)
+        if quota_ids:
+            params["quota_id"] = ",".join(quota_ids)
+        if sqlc:
+            params["sqlc"] = "true"
+        self.request("POST", paths.transaction_status(survey_id, transaction_id), params=params)
 
     # -- exclusion groups (v2) -------------------------------------------------------------
 
@@ -233,7 +319,7 @@ class ApiClient:
         if classes:
             params["class"] = ",".join(str(c) for c in classes)
         response = self.request("GET", paths.attributes(), params=params)
-        return response.json(), _total_pages(response)
+        return response.json(), total_pages(response)
 
     def get_transactions_page(
         self,
@@ -253,7 +339,7 @@ class ApiClient:
         if supplier_ids:
             params["supplier_ids"] = ",".join(str(s) for s in supplier_ids)
         response = self.request("GET", paths.transactions(survey_id), params=params)
-        return response.json(), _total_pages(response)
+        return response.json(), total_pages(response)
 
     def paged(self, fetch_page, **kwargs: Any) -> Iterator[tuple[list[dict], int]]:
         """Every page of a paged call, `fetch_page(page=N, **kwargs)`, from page 1, with the
@@ -273,7 +359,8 @@ class ApiClient:
             yield items
 
     def get_transaction(self, survey_id: int, transaction_id: str) -> dict:
-        return self._json("GET", paths.transaction(survey_id, transaction_id))
+        """One transaction record (the service may answer an array of one: it is unwrapped)."""
+        return single_record(self._json("GET", paths.transaction(survey_id, transaction_id)))
 
     def text_check(self, transaction_id: str, questions: list[dict]) -> dict:
         body = {"transaction_id": transaction_id, "questions": questions}
@@ -293,13 +380,9 @@ class ApiClient:
         return self._json("POST", paths.sandbox_simulate(survey_id), body=body)
 
 
-def _total_pages(response: requests.Response) -> int:
-    try:
-        return max(1, int(response.headers.get("total_pages", "1")))
-    except ValueError:
-        return 1
+def _statuses(status: int | Iterable[int]) -> tuple[int, ...]:
+    return (status,) if isinstance(status, int) else tuple(dict.fromkeys(status))
 
 
-def _clip(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value)
-    return text if len(text) <= _LOG_BODY_LIMIT else text[:_LOG_BODY_LIMIT] + "..."
+def _yyyymmdd(value: date | str) -> str:
+    return value.strftime("%Y%m%d") if isinstance(value, date) else value

@@ -30,13 +30,18 @@ def _segment(value: object) -> str:
 
 
 def surveys() -> Path:
-    """POST create (4.1), GET list of the buyer's surveys (public facts)."""
+    """POST create (4.1), GET list of the buyer's surveys with filters (public facts)."""
     return Path(V2, "/surveys", "surveys")
 
 
 def survey(survey_id: int) -> Path:
-    """PUT overwrite (4.2), GET one (public facts), DELETE (public facts)."""
+    """PUT overwrite (4.2), GET one, PATCH with a JSON Patch list, DELETE (public facts)."""
     return Path(V2, f"/surveys/{_segment(survey_id)}", "survey")
+
+
+def survey_performance(survey_id: int) -> Path:
+    """GET a survey's fieldwork performance (public facts)."""
+    return Path(V2, f"/surveys/{_segment(survey_id)}/performance", "survey_performance")
 
 
 def survey_status(survey_id: int) -> Path:
@@ -44,8 +49,14 @@ def survey_status(survey_id: int) -> Path:
     return Path(V2, f"/surveys/{_segment(survey_id)}/status", "survey_status")
 
 
+def quotas(survey_id: int) -> Path:
+    """POST add one quota to a survey (spec 4.11)."""
+    return Path(V2, f"/surveys/{_segment(survey_id)}/quotas", "quotas")
+
+
 def quota(survey_id: int, buyer_quota_id: str) -> Path:
-    """PUT one quota (4.3); the path carries the buyer_quota_id (public facts)."""
+    """PUT one quota (4.3), PATCH it with a JSON Patch list, DELETE it; the path carries the
+    buyer_quota_id (public facts)."""
     return Path(V2, f"/surveys/{_segment(survey_id)}/quotas/{_segment(buyer_quota_id)}", "quota")
 
 
@@ -63,6 +74,12 @@ def transaction(survey_id: int, transaction_id: str) -> Path:
     """GET one transaction (4.5)."""
     suffix = f"/surveys/{_segment(survey_id)}/transactions/{_segment(transaction_id)}"
     return Path(V3, suffix, "transaction")
+
+
+def transaction_status(survey_id: int, transaction_id: str) -> Path:
+    """POST a transaction's final status, `?st=..&quota_id=..` (public facts)."""
+    suffix = f"/surveys/{_segment(survey_id)}/transactions/{_segment(transaction_id)}/status"
+    return Path(V2, suffix, "transaction_status")
 
 
 def attributes() -> Path:

@@ -51,6 +51,7 @@ def serve(
     keys: tuple[str, ...],
 ) -> None:
     """Serve the Buyer API on HOST:PORT until Ctrl-C; data persists in the db file."""
+    from surveyctl.sandbox.errors import SandboxError
     from surveyctl.sandbox.server import SandboxOptions, build
 
     extra = dict(_parse_key(k) for k in keys)
@@ -66,7 +67,10 @@ def serve(
         seed=seed,
         keys=extra,
     )
-    server, store, accounts = build(options)
+    try:
+        server, store, accounts = build(options)
+    except SandboxError as exc:
+        raise SurveyctlError(str(exc)) from exc
     root = f"http://{host}:{server.server_port}"
     click.echo(f"sandbox marketplace serving {root} (data: {db_path})")
     click.echo(f"  v2 root: {root}/buyers/v2")
@@ -83,6 +87,16 @@ def serve(
     finally:
         server.server_close()
         store.close()
+
+
+@sandbox.command()
+def openapi() -> None:
+    """Print the OpenAPI 3.1 description of the Buyer API the sandbox implements (JSON)."""
+    import json
+
+    from surveyctl.sandbox.openapi import openapi_document
+
+    click.echo(json.dumps(openapi_document(), indent=2, ensure_ascii=False))
 
 
 from surveyctl.cli.sandbox_simulate import simulate  # noqa: E402  (sandbox-only traffic)

@@ -1,7 +1,10 @@
-"""`surveyctl transactions list|get`: a survey's respondent sessions (spec 4.4, 4.5).
+"""`surveyctl transactions list|get|set-status`: a survey's respondent sessions (spec 4.4,
+4.5, and the transaction status call of the public facts).
 
 `list` reads every page and writes rows as they arrive, so a survey of any size exports in
-flat memory. Progress goes to stderr; stdout (or --output) holds only the data.
+flat memory. Progress goes to stderr; stdout (or --output) holds only the data. `set-status`
+records a respondent's final status, which decides what the buyer pays: it shows what it will
+send and asks first; without a terminal to ask on, it needs `--yes`.
 """
 
 from __future__ import annotations
@@ -17,9 +20,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
+from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import int_list
+from surveyctl.errors import SurveyctlError
 from surveyctl.ops.transactions import (
     DEFAULT_PAGE_SIZE,
     FORMATS,
@@ -31,6 +36,8 @@ from surveyctl.ops.transactions import (
     make_writer,
 )
 from surveyctl.safety import check_output_path
+from surveyctl.statuses import RETURN_STATUS_NAMES as STATUS_NAMES
+from surveyctl.statuses import RETURN_STATUSES
 
 # The columns a person wants on a terminal; csv/json/jsonl carry every key.
 TABLE_COLUMNS: tuple[tuple[str, int], ...] = (
@@ -168,3 +175,66 @@ def get_transaction(ctx: CliContext, survey_id: int, transaction_id: str) -> Non
     """One transaction record, as JSON."""
     record = ctx.client().get_transaction(survey_id, transaction_id)
     click.echo(json.dumps(record, indent=2, ensure_ascii=False))
+
+
+def _interactive() -> bool:
+    return sys.stdin.isatty()
+
+
+def _final_status(value: str) -> int:
+    """A return status by code (`21`) or name (`complete`); one sentence when it is neither."""
+    text = value.strip().lower()
+    code = RETURN_STATUSES.get(text)
+    if code is None and text.isdigit() and int(text) in STATUS_NAMES:
+        code = int(text)
+    if code is None:
+        known = ", ".join(f"{c} {name}" for c, name in sorted(STATUS_NAMES.items()))
+        raise SurveyctlError(f"--status {value!r} is not a final status: use one of {known}")
+    return code
+
+
+def _quota_ids(value: str) -> list[str]:
+    ids = [part.strip() for part in value.split(",")]
+    if value and not all(ids):
+        raise SurveyctlError(f"--quota-id {value!r} has an empty buyer_quota_id")
+    return [i for i in ids if i]
+
+
+@transactions.command(name="set-status")
+@click.argument("survey_id", type=int)
+@click.argument("transaction_id")
+@click.option("--status", "status_text", required=True,
+              help="Final status: 21 complete, 17 overquota, 18 term, 20 quality, 30 security "
+                   "(code or name).")  # fmt: skip
+@click.option("--quota-id", default="",
+              help="QLC: buyer_quota_id values a complete counts in, comma-separated.")  # fmt: skip
+@click.option("--sqlc", is_flag=True,
+              help="Supplier-level QLC: --quota-id names supplier quota ids.")  # fmt: skip
+@click.option("--yes", is_flag=True, help="Send without asking (needed without a terminal).")
+@pass_context
+def set_status(
+    ctx: CliContext,
+    survey_id: int,
+    transaction_id: str,
+    status_text: str,
+    quota_id: str,
+    sqlc: bool,
+    yes: bool,
+) -> None:
+    """Record the final status of TRANSACTION_ID in SURVEY_ID (it wins over a return link)."""
+    status = _final_status(status_text)
+    quota_ids = _quota_ids(quota_id)
+    if sqlc and not quota_ids:
+        raise SurveyctlError("--sqlc needs --quota-id")
+    client = ctx.client()  # names the environment before anything is asked
+    counted = f", counted in quota(s) {', '.join(quota_ids)}" if quota_ids else ""
+    click.echo(
+        f"Transaction {transaction_id} of survey {survey_id} will get status {status} "
+        f"({STATUS_NAMES[status]}){counted}. A status set this way is final."
+    )
+    action = f"record status {status} for transaction {transaction_id} (it decides what is paid)"
+    if not confirm_write(ctx, action, approved=yes, always_asks=True, can_ask=_interactive()):
+        click.echo("nothing sent", err=True)
+        return
+    client.set_transaction_status(survey_id, transaction_id, status, quota_ids, sqlc=sqlc)
+    click.echo(f"Recorded: transaction {transaction_id} has status {status}.")

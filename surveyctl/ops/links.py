@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from urllib.parse import quote, unquote_plus, urlsplit, urlunsplit
 
 from surveyctl.errors import SurveyctlError
-from surveyctl.statuses import RETURN_STATUSES
+from surveyctl.statuses import RETURN_STATUS_NAMES as STATUS_NAMES
 
-STATUS_NAMES: dict[int, str] = {code: name for name, code in RETURN_STATUSES.items()}
 HASH_PARAMETER = "ps_hash"
 
 

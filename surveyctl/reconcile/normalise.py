@@ -4,8 +4,11 @@ Diff noise is a bug. The service answers with more fields than it accepts, in it
 and with numbers and codes spelled its own way; a manifest says the same things differently.
 `normalise_survey` maps both onto one form, for comparison only (never send it):
 
-- response-only fields (spec 2.5 fields that are not 2.2 update fields, and `ps_quota_id`
-  inside quotas) are dropped;
+- only update fields (2.2) are compared: response-only fields (2.5 fields that are not 2.2
+  update fields, `ps_quota_id` inside quotas) and fields the documentation shows the service
+  adding (`mod_on`, `crtd_on`, ...) are dropped;
+- numbers the service sends as text (`"from": "21"`, `"offer_price": "1.30"`) are numbers, and
+  a numeric field sent as `""` is absent (public facts);
 - null, "", [] and {} are the same as absent (the update resets what it does not carry);
 - inside `qlc`, false is the same as absent (2.7: every option defaults to false, and the
   response always carries the full object);
@@ -18,13 +21,16 @@ and with numbers and codes spelled its own way; a manifest says the same things 
   manifest rules check that before planning).
 
 `update_body(live)` is different: it turns a live response into a body the update (PUT, 2.2)
-accepts, in the API's own list form, because the service rejects unknown fields.
+accepts, in the API's own list form, because the service rejects unknown fields; numbers sent
+as text go back as numbers.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import math
+import re
 from typing import Any
 
 # Spec 2.2, in the spec's order: the only fields an update body may carry.
@@ -136,16 +142,32 @@ _UNORDERED_LISTS = frozenset(
 )
 _STRING_SETS = frozenset({"condition_codes"})
 
+# Fields whose value is a number (or a list of numbers), at any depth of a survey or group
+# body. The service may spell them as text (public facts: range bounds "21", "1.30"); they are
+# read as numbers, and "" as absent. Every other string stays a string (condition codes,
+# titles, ids).
+NUMERIC_FIELDS = frozenset(
+    {
+        "survey_category_code", "completes_required", "expected_ir", "expected_loi",
+        "offer_price", "field_time", "survey_pause_threshold", "incl_excl", "click_balancing",
+        "global_flexibility", "template_id", "qualification_code", "from", "to", "units",
+        "child_age_unit", "required_count", "interval", "exclusion_period", "hours", "minutes",
+    }
+)  # fmt: skip
+NUMERIC_LISTS = frozenset({"surveys_in_group", "criteriaSurveys", "statuses", "days"})
+_NUMBER_TEXT = re.compile(r"^\s*-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
+
 
 def update_body(live_response: dict) -> dict:
-    """The live survey as an update body (2.2): update fields only, API list form, no nulls."""
+    """The live survey as an update body (2.2): update fields only, API list form, no nulls,
+    numbers sent as text turned back into numbers."""
     body: dict[str, Any] = {}
     for name in UPDATE_FIELDS:
-        value = live_response.get(name)
+        value = _numbers(name, live_response.get(name))
         if value is None:
             continue
         if name == "quotas":
-            value = [_quota_update(quota) for quota in value]
+            value = [_quota_update(quota) for quota in value if isinstance(quota, dict)]
         body[name] = copy.deepcopy(value)
     return body
 
@@ -161,15 +183,15 @@ def _quota_update(quota: dict) -> dict:
 def group_update_body(live_group: dict) -> dict:
     """The live exclusion group reduced to the four fields of 2.9, without nulls."""
     return {
-        name: copy.deepcopy(live_group[name])
+        name: copy.deepcopy(value)
         for name in GROUP_FIELDS
-        if live_group.get(name) is not None
+        if (value := _numbers(name, live_group.get(name))) is not None
     }
 
 
 def normalise_survey(body: dict) -> dict:
     """The canonical form of a survey body (request or response), for comparison only."""
-    kept = {name: value for name, value in body.items() if name not in RESPONSE_ONLY_FIELDS}
+    kept = {name: value for name, value in body.items() if name in UPDATE_FIELDS}
     return _normalise_mapping(kept, parent=None)
 
 
@@ -186,9 +208,9 @@ def is_empty(value: Any) -> bool:
 def _normalise_mapping(mapping: dict, parent: str | None) -> dict:
     result: dict[str, Any] = {}
     for name, value in mapping.items():
-        if parent == "quota" and name in QUOTA_RESPONSE_ONLY_FIELDS:
+        if parent == "quota" and name not in QUOTA_UPDATE_FIELDS:
             continue
-        normal = _normalise_field(name, value, parent)
+        normal = _normalise_field(name, _numbers(name, value, deep=False), parent)
         if is_empty(normal):
             continue
         if parent == "qlc" and normal is False:
@@ -202,7 +224,7 @@ def _normalise_field(name: str, value: Any, parent: str | None) -> Any:
         key = KEYED_COLLECTIONS[name]
         item_parent = "quota" if name == "quotas" else name
         return {
-            _scalar(item.get(key)): _normalise_mapping(item, item_parent)
+            _scalar(_numbers(key, item.get(key))): _normalise_mapping(item, item_parent)
             for item in value
             if isinstance(item, dict)
         }
@@ -226,6 +248,35 @@ def _normalise_value(value: Any) -> Any:
     if isinstance(value, list):
         return [_normalise_value(item) for item in value]
     return _scalar(value)
+
+
+def _numbers(name: str, value: Any, deep: bool = True) -> Any:
+    """`value` with the numbers of numeric fields read from text ("21" -> 21, "" -> None);
+    with `deep`, at every level below too (for bodies that are sent, not compared)."""
+    if name in NUMERIC_FIELDS:
+        return _number(value)
+    if name in NUMERIC_LISTS:  # a list of numbers; `days` of a duration is one number
+        return [_number(item) for item in value] if isinstance(value, list) else _number(value)
+    if not deep:
+        return value
+    if isinstance(value, dict):
+        return {key: _numbers(key, item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_numbers(name, item) for item in value]
+    return value
+
+
+def _number(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    if not value.strip():
+        return None
+    if not _NUMBER_TEXT.match(value):
+        return value  # not a number after all: compare (and send) it as it came
+    number = float(value)
+    if not math.isfinite(number):
+        return value
+    return int(number) if number.is_integer() and abs(number) < 2**63 else number
 
 
 def _scalar(value: Any) -> Any:

@@ -6,7 +6,12 @@ routes by appending one "module:attribute" entry there. A blueprint reaches the 
 `contract.reply(body, status, schema)` so that its responses are checked like the others.
 
 Order of work for a request under `/buyers`: latency, fault injection (before any data is
-touched), authentication, then the view.
+touched), authentication, then the view. The sandbox-only routes under `/sandbox` take the
+buyer's access-token too, so one buyer cannot drive another's traffic.
+
+No bad request is answered 500: bodies go through `bodies.read_json` (400, or 413 past the size
+limit), path ids beyond 64 bits are a 400, a wrong method is a 405 with `Allow`; a 500 is a bug
+of the sandbox and says so (code 1098).
 """
 
 from __future__ import annotations
@@ -16,33 +21,44 @@ from typing import Any
 
 from flask import Blueprint, Flask, current_app, json, request
 from werkzeug.exceptions import HTTPException
+from werkzeug.routing import IntegerConverter
 
 from surveyctl.sandbox import contract
 from surveyctl.sandbox.accounts import Accounts
+from surveyctl.sandbox.bodies import MAX_BODY_BYTES, MAX_NUMBER, read_json
 from surveyctl.sandbox.errors import (
     CONTRACT_VIOLATION,
     INVALID_BODY,
+    INVALID_QUERY,
     METHOD_NOT_ALLOWED,
     NOT_FOUND,
+    SERVER_ERROR,
+    TOO_LARGE,
     ApiProblem,
+    BadPathParameter,
 )
 from surveyctl.sandbox.faults import Faults
 from surveyctl.sandbox.store import Store
 
 STORE_KEY = "surveyctl_store"
 API_PREFIX = "/buyers/"
+SANDBOX_PREFIX = "/sandbox/"
 ERROR_SCHEMA = "error.response.json"
 
 # "module:attribute" (or a Blueprint) of every blueprint the app serves; append to add routes.
 BLUEPRINTS: list[str | Blueprint] = [
     "surveyctl.sandbox.routes_surveys:blueprint",
     "surveyctl.sandbox.routes_quotas:blueprint",
+    "surveyctl.sandbox.routes_patch:blueprint",
+    "surveyctl.sandbox.routes_performance:blueprint",
+    "surveyctl.sandbox.routes_transaction_status:blueprint",
     "surveyctl.sandbox.routes_groups:blueprint",
     "surveyctl.sandbox.routes_transactions:blueprint",
     "surveyctl.sandbox.routes_adjustments:blueprint",
     "surveyctl.sandbox.routes_attributes:blueprint",
     "surveyctl.sandbox.routes_sandbox:blueprint",
     "surveyctl.sandbox.routes_traffic:blueprint",
+    "surveyctl.sandbox.routes_openapi:blueprint",
 ]
 
 
@@ -53,15 +69,20 @@ def get_store() -> Store:
 
 def request_body(schema: str) -> Any:
     """The request's JSON body, checked against `schemas/api/<schema>` (400 otherwise)."""
-    if not request.is_json:
-        raise ApiProblem(
-            400, INVALID_BODY, "the body must be JSON (Content-Type: application/json)"
-        )
-    body = request.get_json(silent=True)
-    if body is None:
-        raise ApiProblem(400, INVALID_BODY, "the body is not valid JSON")
+    body = read_json()
     contract.check_request(schema, body)
     return body
+
+
+class BoundedIntConverter(IntegerConverter):
+    """`<int:...>` path parameters: digits as werkzeug reads them, but a value beyond 64 bits
+    (no id can be that large, and SQLite could not look it up) is a 400, not a 500."""
+
+    def to_python(self, value: str) -> int:
+        number = super().to_python(value)
+        if number > MAX_NUMBER:
+            raise BadPathParameter(f"the path parameter {value} is beyond 64 bits")
+        return number
 
 
 def _load(target: str | Blueprint) -> Blueprint:
@@ -80,7 +101,9 @@ def create_app(
     blueprints: list[str | Blueprint] | None = None,
 ) -> Flask:
     """The sandbox app over `store`, with the given accounts, faults and blueprints."""
-    app = Flask("surveyctl.sandbox")
+    app = Flask("surveyctl.sandbox", static_folder=None)
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
+    app.url_map.converters["int"] = BoundedIntConverter
     app.extensions[STORE_KEY] = store
     accounts = accounts or Accounts()
     faults = faults or Faults()
@@ -95,6 +118,8 @@ def create_app(
         if request.path.startswith(API_PREFIX):
             faults.maybe_refuse()
             accounts.authenticate()
+        elif request.path.startswith(SANDBOX_PREFIX):
+            accounts.authenticate()
 
     @app.errorhandler(ApiProblem)
     def _problem(problem: ApiProblem):
@@ -102,19 +127,33 @@ def create_app(
 
     @app.errorhandler(HTTPException)
     def _http(error: HTTPException):
-        code = NOT_FOUND if error.code == 404 else METHOD_NOT_ALLOWED
-        if error.code not in (404, 405):
-            code = INVALID_BODY
+        status = error.code or 500
         message = error.description or error.name
+        if status == 413:
+            message = f"the body is larger than {MAX_BODY_BYTES // (1024 * 1024)} MiB"
+        if status >= 500:
+            message = f"internal error of the sandbox (a bug): {error.name}"
+        # Allow is the one header of werkzeug's answer worth keeping (a 405 must carry it).
+        headers = {k: v for k, v in error.get_headers() if k.lower() == "allow"}
         return contract.reply(
-            {"ps_api_response_code": code, "ps_api_response_message": message},
-            error.code or 500,
+            {"ps_api_response_code": _code_of(error), "ps_api_response_message": message},
+            status,
             ERROR_SCHEMA,
+            headers,
         )
 
     if check_responses:
         app.after_request(_check_response)
     return app
+
+
+def _code_of(error: HTTPException) -> int:
+    if isinstance(error, BadPathParameter):
+        return INVALID_QUERY
+    codes = {404: NOT_FOUND, 405: METHOD_NOT_ALLOWED, 413: TOO_LARGE}
+    if (error.code or 500) >= 500:
+        return SERVER_ERROR
+    return codes.get(error.code, INVALID_BODY)
 
 
 def _check_response(response):

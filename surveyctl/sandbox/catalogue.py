@@ -26,7 +26,7 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
-from surveyctl.errors import SurveyctlError
+from surveyctl.sandbox.errors import SandboxError
 
 PAGE_SIZE = 20
 
@@ -43,7 +43,7 @@ _LOCALE_NAME = re.compile(r"^[a-z]{2}_[A-Z]{2}$")
 _OVERRIDE_KEYS = {"text", "placeholder", "answers", "format", "units"}
 
 
-class CatalogueDataError(SurveyctlError):
+class CatalogueDataError(SandboxError):
     """The catalogue's data files contradict themselves (a packaging or editing mistake)."""
 
 

@@ -43,6 +43,13 @@ def validator(name: str) -> Draft202012Validator:
     return Draft202012Validator(load_schema(f"{API_FOLDER}/{name}"), registry=registry())
 
 
+def fields(definition: str) -> tuple[str, ...]:
+    """The property names of `common.json#/$defs/<definition>`, such as the fields an update
+    body may carry (`survey_body`)."""
+    schema = load_schema(f"{API_FOLDER}/common.json")["$defs"][definition]
+    return tuple(schema["properties"])
+
+
 def json_path(path: deque | list) -> str:
     """`["quotas", 0, "required_count"]` -> `quotas[0].required_count`."""
     text = ""

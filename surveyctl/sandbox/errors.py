@@ -1,18 +1,22 @@
 """Errors the sandbox answers with: an HTTP status plus the service's error body.
 
 Every refusal becomes `{"ps_api_response_code": int, "ps_api_response_message": str}`. The
-codes other than 1007 (QBP outside draft, public facts) and 1014 (QLC without quotas, spec 7)
-are sandbox decisions, listed in docs/api-assumptions.md.
+documented codes mean what the documentation says: 1006 "Survey not found" (404), 1007 QBP
+outside draft, 1014 QLC without quotas, 1020 "You don't have permission for this survey" (403).
+The others are sandbox decisions, listed in docs/api-assumptions.md. The transaction status
+call has its own error body (`ps_error_code`, see routes_transaction_status.py).
 """
 
 from __future__ import annotations
+
+from werkzeug.exceptions import BadRequest
 
 UNAUTHORIZED = 1001
 FORBIDDEN = 1002
 NOT_FOUND = 1003
 INVALID_BODY = 1004
 INVALID_QUERY = 1005
-STATUS_MOVE = 1006
+SURVEY_NOT_FOUND = 1006
 QBP_NOT_DRAFT = 1007
 QBP_UNKNOWN_QUOTA = 1008
 DUPLICATE_QUOTA = 1009
@@ -26,9 +30,26 @@ QLC_OPTION_WITHOUT_QLC = 1016
 QLC_FROZEN = 1017
 CATALOGUE = 1018
 UNAVAILABLE = 1019
-RATE_LIMITED = 1020
+SURVEY_FORBIDDEN = 1020
 METHOD_NOT_ALLOWED = 1021
+# 1022-1025: respondent traffic and the open-ended check (routes_traffic.py)
+STATUS_MOVE = 1026
+RATE_LIMITED = 1027
+PATCH_REFUSED = 1028
+TOO_LARGE = 1029
+SERVER_ERROR = 1098
 CONTRACT_VIOLATION = 1099
+
+
+class SandboxError(Exception):
+    """Base of the errors of the sandbox itself (it cannot start, its data is inconsistent).
+
+    The sandbox shares no code with the client: the CLI turns these into its own message."""
+
+
+class BadPathParameter(BadRequest):
+    """A path parameter that cannot name anything (an id beyond 64 bits): a 400 raised while
+    the URL is matched, where only werkzeug's HTTP exceptions are caught."""
 
 
 class ApiProblem(Exception):
@@ -47,6 +68,20 @@ class ApiProblem(Exception):
 
 def bad_request(code: int, message: str) -> ApiProblem:
     return ApiProblem(400, code, message)
+
+
+SURVEY_NOT_FOUND_MESSAGE = "Survey not found"
+SURVEY_FORBIDDEN_MESSAGE = "You don't have permission for this survey"
+
+
+def survey_not_found() -> ApiProblem:
+    """The documented answer for a survey that does not exist (public facts)."""
+    return ApiProblem(404, SURVEY_NOT_FOUND, SURVEY_NOT_FOUND_MESSAGE)
+
+
+def survey_forbidden() -> ApiProblem:
+    """The documented answer for another buyer's survey (public facts)."""
+    return ApiProblem(403, SURVEY_FORBIDDEN, SURVEY_FORBIDDEN_MESSAGE)
 
 
 def not_found(what: str) -> ApiProblem:

@@ -16,11 +16,11 @@ from typing import Any
 from surveyctl.sandbox import catalogue
 
 POOL_SIZE = 1_000_000
-AGE, INCOME, CHILDREN, CHILD_AGE, CHILD_GENDER, POSTAL_CODE, DEVICE = (
-    212, 213, 218, 220, 221, 229, 627,
+AGE, INCOME, CHILDREN, DEVICE, CHILD_AGE, CHILD_GENDER, HISPANIC, POSTAL_CODE = (
+    212, 213, 218, 219, 220, 221, 222, 229,
 )  # fmt: skip
 # Always asked, so the record's demographic fields are filled (when the locale has them).
-PROFILE_CODES = (211, 212, 213, 214, 215, 216, 217, 218, 219, 225, 226, 227, 229, 627)
+PROFILE_CODES = (211, 212, 213, 214, 215, 216, 217, 218, 219, 222, 225, 226, 227, 229)
 
 STATUS_DESCRIPTIONS = {
     11: "Platform drop",
@@ -45,14 +45,14 @@ _CHOICE_FIELDS = (
     ("Gender Code", "Gender", 211),
     ("Race Code", "Race", 214),
     ("Race/Ethnicity Code", "Race/Ethnicity", 214),
-    ("HispanicOrigin Code", "HispanicOrigin", 219),
+    ("HispanicOrigin Code", "HispanicOrigin", HISPANIC),
     ("Employment Code", "Employment", 215),
     ("Education Code", "Education", 216),
     ("Relationship Code", "Relationship", 217),
     ("State Code", "State", 225),
     ("Region Code", "Region", 226),
     ("Division Code", "Division", 227),
-    ("Device Code", "Device", 627),
+    ("Device Code", "Device", DEVICE),
 )
 _BROWSERS = (
     ("Chrome", "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/124.0"),

@@ -2,7 +2,8 @@
 
 They show what the real service keeps to itself, so that tests and users can watch it over
 HTTP: `GET /sandbox/surveys/{id}/quotas` lists each quota's current_target, completes and
-whether it is open. No access-token is needed.
+whether it is open. They take the buyer's access-token like the API, and show only the
+buyer's own surveys (404 1006, 403 1020 otherwise).
 """
 
 from __future__ import annotations
@@ -11,16 +12,14 @@ from flask import Blueprint
 
 from surveyctl.sandbox.app import get_store
 from surveyctl.sandbox.contract import reply
-from surveyctl.sandbox.errors import not_found
+from surveyctl.sandbox.routes_surveys import owned_survey
 
 blueprint = Blueprint("sandbox_internals", __name__, url_prefix="/sandbox")
 
 
 @blueprint.get("/surveys/<int:survey_id>/quotas")
 def quota_internals(survey_id: int):
-    survey = get_store().survey(survey_id)
-    if survey is None:
-        raise not_found(f"survey {survey_id}")
+    survey = owned_survey(get_store(), survey_id)
     answer = [
         {
             "buyer_quota_id": q.buyer_quota_id,

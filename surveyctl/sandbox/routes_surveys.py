@@ -1,7 +1,15 @@
-"""Survey routes of `/buyers/v2`: create (4.1), overwrite (4.2), get, list, delete, status."""
+"""Survey routes of `/buyers/v2`: create (4.1), overwrite (4.2), get, list, delete, status.
+
+The list takes the documented filters: `status` (11, 22, 33 or 44, or several of them
+comma-separated as the transactions list takes them; live by default),
+`fromDate`/`toDate` (YYYYMMDD, Pacific time, on the creation date, both ends included),
+`targeting` (1 default; 0 leaves out qualifications and quotas), and `page`/`limit` (from 1,
+default 100, at most 1000, `total_pages` header as the other lists).
+"""
 
 from __future__ import annotations
 
+import math
 import sqlite3
 
 from flask import Blueprint, request
@@ -17,8 +25,10 @@ from surveyctl.sandbox.errors import (
     UNKNOWN_GROUP,
     bad_request,
     forbidden,
-    not_found,
+    survey_forbidden,
+    survey_not_found,
 )
+from surveyctl.sandbox.query import choice, code_list, pacific_day, positive_int
 from surveyctl.sandbox.store import Store, SurveyRecord
 from surveyctl.sandbox.surveys import (
     RECONTACT,
@@ -33,15 +43,18 @@ from surveyctl.sandbox.targeting import check_targeting
 blueprint = Blueprint("surveys", __name__, url_prefix="/buyers/v2")
 
 SURVEY = "survey.response.json"
+DEFAULT_LIMIT = 100
+MAX_LIMIT = 1000
 
 
 def owned_survey(store: Store, survey_id: int, conn: sqlite3.Connection | None = None):
-    """The survey if the calling buyer owns it; 404 when absent, 403 when another's."""
+    """The survey if the calling buyer owns it; 404 (1006) when absent, 403 (1020) when
+    another buyer's, with the documented messages."""
     survey = store.survey(survey_id, conn)
     if survey is None:
-        raise not_found(f"survey {survey_id}")
+        raise survey_not_found()
     if survey.buyer_id != current_buyer():
-        raise forbidden(f"survey {survey_id}")
+        raise survey_forbidden()
     return survey
 
 
@@ -81,9 +94,22 @@ def create_survey():
 
 @blueprint.get("/surveys")
 def list_surveys():
+    statuses = code_list("status", lifecycle.STATUS_NAMES, default=lifecycle.LIVE)
+    since, until = pacific_day("fromDate"), pacific_day("toDate", end=True)
+    targeting = choice("targeting", (0, 1), default=1)
+    page = positive_int("page", 1)
+    limit = positive_int("limit", DEFAULT_LIMIT, MAX_LIMIT)
     store = get_store()
-    surveys = store.surveys_of(current_buyer())
-    return reply([rendered(store, s) for s in surveys], 200, "surveys-list.response.json")
+    with store.read() as conn:
+        surveys, total = store.surveys_page(
+            conn, current_buyer(), statuses, since, until, page, limit
+        )
+        answer = [rendered(store, survey, conn) for survey in surveys]
+    if not targeting:
+        for item in answer:
+            del item["qualifications"], item["quotas"]
+    pages = {"total_pages": str(max(1, math.ceil(total / limit)))}
+    return reply(answer, 200, "surveys-list.response.json", pages)
 
 
 @blueprint.get("/surveys/<int:survey_id>")
@@ -100,17 +126,23 @@ def update_survey(survey_id: int):
     store = get_store()
     with store.write() as conn:
         survey = owned_survey(store, survey_id, conn)
-        if survey.status == lifecycle.CLOSED:
-            raise bad_request(SURVEY_CLOSED, f"survey {survey_id} is closed and cannot change")
-        check_features(body, survey)
-        check_targeting(body)
-        refs = _check_groups(store, conn, body)
-        store.replace_survey(conn, survey, stored_body(body), stored_quotas(body))
-        store.set_memberships(conn, survey_id, refs)
-        store.auto_pause(conn, survey_id)
-        answer = rendered(store, store.survey(survey_id, conn), conn)
+        answer = overwrite(store, conn, survey, body)
     answer["mcqb"] = []
     return reply(answer, 200, "survey-update.response.json")
+
+
+def overwrite(store: Store, conn: sqlite3.Connection, survey: SurveyRecord, body: dict) -> dict:
+    """Replaces the survey with `body` (a valid update body) under the rules of a PUT, and
+    returns the survey as answered afterwards."""
+    if survey.status == lifecycle.CLOSED:
+        raise bad_request(SURVEY_CLOSED, f"survey {survey.survey_id} is closed and cannot change")
+    check_features(body, survey)
+    check_targeting(body)
+    refs = _check_groups(store, conn, body)
+    store.replace_survey(conn, survey, stored_body(body), stored_quotas(body))
+    store.set_memberships(conn, survey.survey_id, refs)
+    store.auto_pause(conn, survey.survey_id)
+    return rendered(store, store.survey(survey.survey_id, conn), conn)
 
 
 @blueprint.put("/surveys/<int:survey_id>/status")

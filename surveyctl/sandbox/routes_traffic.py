@@ -1,6 +1,7 @@
 """Respondent-side routes of the sandbox, and the open-ended check of `/buyers/v3` (4.7).
 
-Under `/sandbox` (NOT part of the marketplace API; no access-token needed):
+Under `/sandbox` (NOT part of the marketplace API; the buyer's access-token is needed, and a
+buyer drives only its own surveys' traffic):
 - `POST /sandbox/surveys/{id}/simulate` with {"respondents": N, "seed": S, "supplier_ids":
   [12, 13], "bad_hash_share": 0.02, "hold": false} sends simulated respondents at the survey
   (see `traffic.py`) and answers the counts per status.
@@ -18,11 +19,13 @@ import weakref
 
 from flask import Blueprint, request
 
-from surveyctl.sandbox import lifecycle, textcheck, traffic
+from surveyctl.sandbox import contract, lifecycle, returns, textcheck, traffic
 from surveyctl.sandbox.accounts import current_buyer
-from surveyctl.sandbox.app import get_store, request_body
+from surveyctl.sandbox.app import get_store
+from surveyctl.sandbox.bodies import read_json
 from surveyctl.sandbox.contract import reply
-from surveyctl.sandbox.errors import INVALID_BODY, NOT_FOUND, ApiProblem, not_found
+from surveyctl.sandbox.errors import INVALID_BODY, NOT_FOUND, SURVEY_FORBIDDEN, ApiProblem
+from surveyctl.sandbox.routes_surveys import owned_survey
 from surveyctl.sandbox.store import Store
 
 # Error codes of these routes (sandbox decisions).
@@ -47,10 +50,8 @@ _ready: weakref.WeakSet = weakref.WeakSet()
 @blueprint.post("/sandbox/surveys/<int:survey_id>/simulate")
 def simulate(survey_id: int):
     store = get_store()
-    plan = _simulation(request.get_json(silent=True))
-    survey = store.survey(survey_id)
-    if survey is None:
-        raise not_found(f"survey {survey_id}")
+    plan = _simulation(read_json())
+    survey = owned_survey(store, survey_id)
     if survey.status == lifecycle.DRAFT:
         raise ApiProblem(
             409, SURVEY_NOT_LAUNCHED, f"survey {survey_id} is a draft: set it live first"
@@ -96,16 +97,18 @@ def _invalid(message: str) -> ApiProblem:
 def respondent_return():
     url = request.base_url + "?" + request.query_string.decode("latin-1")
     try:
-        outcome = traffic.process_return(get_store(), url)
-    except traffic.ReturnRefused as refused:
-        code = NOT_FOUND if refused.status == 404 else RETURN_REFUSED
-        raise ApiProblem(refused.status, code, refused.message) from None
+        outcome = returns.process_return(get_store(), url, buyer_id=current_buyer())
+    except returns.ReturnRefused as refused:
+        codes = {404: NOT_FOUND, 403: SURVEY_FORBIDDEN}
+        raise ApiProblem(
+            refused.status, codes.get(refused.status, RETURN_REFUSED), refused.message
+        ) from None
     return reply(outcome, 200)
 
 
 @blueprint.post("/buyers/v3/transactions/ps_api_fail")
 def text_check():
-    body = request.get_json(silent=True) if request.is_json else None
+    body = read_json()
     questions = body.get("questions") if isinstance(body, dict) else None
     if isinstance(questions, list) and len(questions) > textcheck.MAX_ANSWERS:
         raise ApiProblem(
@@ -113,7 +116,7 @@ def text_check():
             TOO_MANY_ANSWERS,
             f"at most {textcheck.MAX_ANSWERS} answers per call, got {len(questions)}",
         )
-    body = request_body("text-check.request.json")
+    contract.check_request("text-check.request.json", body)
     store = get_store()
     record = store.transaction(body["transaction_id"])
     survey = store.survey(record["Survey ID"]) if record else None

@@ -15,14 +15,14 @@ from pathlib import Path
 
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
-from surveyctl.errors import SurveyctlError
 from surveyctl.sandbox.accounts import Accounts
 from surveyctl.sandbox.app import create_app
+from surveyctl.sandbox.errors import SandboxError
 from surveyctl.sandbox.faults import Faults
 from surveyctl.sandbox.store import Store
 
 
-class SandboxStartError(SurveyctlError):
+class SandboxStartError(SandboxError):
     """The sandbox cannot listen or open its data file."""
 
 

@@ -32,9 +32,11 @@ from pathlib import Path
 
 from surveyctl.sandbox import lifecycle
 from surveyctl.sandbox.store_groups import GroupRecord, GroupTables
+from surveyctl.sandbox.store_quotas import QuotaTables, current_target
+from surveyctl.sandbox.store_reports import ReportQueries
 from surveyctl.sandbox.store_transactions import TransactionTables, now_iso
 
-__all__ = ["GroupRecord", "QuotaRecord", "Store", "SurveyRecord", "now_iso"]
+__all__ = ["GroupRecord", "QuotaRecord", "Store", "SurveyRecord", "current_target", "now_iso"]
 
 BUSY_TIMEOUT_S = 30.0
 FIRST_SURVEY_ID = 10001
@@ -128,7 +130,7 @@ class SurveyRecord:
     groups: list[str] = field(default_factory=list)
 
 
-class Store(GroupTables, TransactionTables):
+class Store(GroupTables, TransactionTables, QuotaTables, ReportQueries):
     """All sandbox data in one SQLite file; safe to share between threads and processes."""
 
     def __init__(self, db_path: Path):
@@ -376,15 +378,6 @@ class Store(GroupTables, TransactionTables):
                 if counted.rowcount == 0:
                     raise KeyError(f"survey {survey_id} has no quota {buyer_quota_id!r}")
             return self.auto_pause(conn, survey_id)
-
-
-def current_target(required_count: int, completes_required: int) -> int:
-    """The completes a quota targets now: its required_count, capped by the survey goal.
-
-    Spec 2.4 rule 2 only says current_target <= required_count; the cap by the survey's
-    completes_required is the sandbox's reading of quota flexibility (spec 1.4).
-    """
-    return max(0, min(required_count, completes_required))
 
 
 def _survey_from_row(row: tuple) -> SurveyRecord:

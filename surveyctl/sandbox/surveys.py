@@ -26,6 +26,7 @@ from surveyctl.sandbox.store import GroupRecord, QuotaRecord, SurveyRecord
 RECONTACT = 1  # incl_excl value of a recontact survey (spec 2.1)
 TEST_SUPPLIER_ID = 1  # supplier of the test entry link (sandbox decision)
 _QLC_OPTIONS = ("enable", "count_by_quota", "compensate_by_quota")
+MAX_CLICKS = 2**63 - 1
 
 # Fields of the update body (2.2) that the response of 2.5 does not list; the sandbox echoes
 # them as stored (null when unset) so that a reader sees what the service keeps.
@@ -113,6 +114,13 @@ def stored_quotas(body: dict) -> list[dict]:
     ]
 
 
+def estimated_clicks(completes_required: float, expected_ir: float) -> int:
+    """ceil(completes_required x 100 / expected_ir), capped at 2^63 - 1: a tiny incidence
+    rate would otherwise overflow to infinity."""
+    clicks = completes_required * 100 / expected_ir
+    return MAX_CLICKS if not math.isfinite(clicks) or clicks >= MAX_CLICKS else math.ceil(clicks)
+
+
 def render_quota(quota: QuotaRecord) -> dict:
     rendered = {
         "buyer_quota_id": quota.buyer_quota_id,
@@ -148,7 +156,7 @@ def render(survey: SurveyRecord, groups: list[GroupRecord], host_url: str) -> di
         "soft_launch": {"enable": bool(quotas) and quota_total < body["completes_required"]},
         "unique_links": {"enable": False},
         "click_balancing": body.get("click_balancing", 0),
-        "estimated_clicks": math.ceil(body["completes_required"] * 100 / body["expected_ir"]),
+        "estimated_clicks": estimated_clicks(body["completes_required"], body["expected_ir"]),
         "survey_external_id": "",
         "ps_survey_status": survey.status,
         "offer_price": body.get("offer_price"),

@@ -1,4 +1,4 @@
-"""Respondent traffic of the sandbox: simulated sessions and the return link that ends them.
+"""Respondent traffic of the sandbox: simulated sessions, ended by the return link.
 
 `simulate` sends N respondents at a live survey. Each one, in this order: is turned away when
 the survey is not live (paused 23, closed 22); is stopped as a de-dupe (15) when the same PSID
@@ -6,34 +6,23 @@ already took this survey, or took another survey of one of its exclusion groups 
 group's exclusion period (days); fails the qualifications (13); falls into quotas, and is
 turned away when a quota they belong to is closed (12, or 24 when it never opened) or when they
 fall into no quota at all (13); otherwise enters the buyer's survey (16) and comes back through
-the return link with st 17, 18, 20, 21 or 30 and a ps_hash.
-
-`process_return` handles a return link, whether built by the simulator or sent to
-`GET /sandbox/return` by a survey platform: the ps_hash must be the SHA-1 of the URL without
-it followed by the buyer's shared secret, else the session is recorded as fraud (15), never as
-a complete. A complete counts in the survey and in the quotas the respondent fell into; with
-QLC on, the return's comma list of quota_id values re-allocates it to those quotas instead
-(with sqlc=true the values name quotas by buyer_quota_supplier_id). Completes can pause the
-survey (store.record_complete applies the auto-pause rule).
+the return link with st 17, 18, 20, 21 or 30 and a ps_hash, which `returns.process_return`
+records (a wrong ps_hash is fraud, 15). Completes can pause the survey (store.record_complete
+applies the auto-pause rule).
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import random
 import sqlite3
 import uuid
-import weakref
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from urllib.parse import quote, unquote_plus, urlsplit
 
-from surveyctl.sandbox import lifecycle
+from surveyctl.sandbox import lifecycle, returns
 from surveyctl.sandbox.respondents import (
-    STATUS_DESCRIPTIONS,
     Respondent,
     draw_psid,
     iso,
@@ -42,35 +31,17 @@ from surveyctl.sandbox.respondents import (
     record,
     targeted_codes,
 )
+from surveyctl.sandbox.returns import COMPLETE, IN_BUYER_SURVEY, PLATFORM_QUALITY, ReturnRefused
 from surveyctl.sandbox.store import QuotaRecord, Store, SurveyRecord
 
-IN_BUYER_SURVEY = 16
-RETURN_STATUSES = (17, 18, 20, 21, 30)
-COMPLETE = 21
-PLATFORM_QUALITY = 15  # de-dupe, exclusion group, and a return with a wrong ps_hash
+__all__ = ["ReturnRefused", "Simulation", "SimulationResult", "simulate"]
+
 # Statuses of a session that reached the buyer's survey: "took part" for exclusion groups.
 TOOK_PART = (16, 17, 18, 19, 20, 21, 30)
 DEFAULT_BAD_HASH_SHARE = 0.02
 DEFAULT_SUPPLIERS = (12, 13)
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS traffic_sessions (
-    transaction_id TEXT PRIMARY KEY,
-    survey_id INTEGER NOT NULL,
-    quotas TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS traffic_sessions_by_survey ON traffic_sessions (survey_id);
-"""
-_ready: weakref.WeakSet = weakref.WeakSet()
-
-
-class ReturnRefused(Exception):
-    """A return link the sandbox does not record (unknown transaction, bad st...)."""
-
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status = status
-        self.message = message
+MAX_LOI_MINUTES = 24 * 60
+MAX_PERIOD_DAYS = 100 * 366  # "for ever" to a simulation; timedelta stops near 2.7 million years
 
 
 @dataclass(frozen=True)
@@ -102,37 +73,8 @@ class SimulationResult:
         }
 
 
-def _ensure_schema(store: Store) -> None:
-    if store in _ready:
-        return
-    with store.write() as conn:
-        for statement in _SCHEMA.split(";"):
-            if statement.strip():
-                conn.execute(statement)
-    _ready.add(store)
-
-
-def link_hash(unsigned_url: str, secret: str) -> str:
-    """Hex SHA-1 of the URL without ps_hash followed directly by the secret (public facts)."""
-    return hashlib.sha1((unsigned_url + secret).encode("utf-8")).hexdigest()
-
-
-def signed_return_url(
-    base: str, status: int, transaction_id: str, quotas: list[str], sqlc: bool, secret: str
-) -> str:
-    """The return link a buyer's survey sends: st, transaction_id, quota_id, sqlc, ps_hash."""
-    query = f"st={status}&transaction_id={quote(transaction_id, safe='')}"
-    if quotas:
-        query += "&quota_id=" + ",".join(quote(q, safe="") for q in quotas)
-    if sqlc:
-        query += "&sqlc=true"
-    unsigned = f"{base}?{query}"
-    return f"{unsigned}&ps_hash={link_hash(unsigned, secret)}"
-
-
 def simulate(store: Store, survey_id: int, plan: Simulation, return_base: str) -> SimulationResult:
     """Runs the respondents of `plan` through the survey, one after the other."""
-    _ensure_schema(store)
     # PSIDs come from their own stream, so the same seed meets the same people in the same
     # order whatever happens to them (outcomes draw a varying number of numbers).
     people = random.Random(plan.seed)
@@ -150,7 +92,8 @@ def simulate(store: Store, survey_id: int, plan: Simulation, return_base: str) -
         person = profile(draw_psid(people), survey.body["survey_localization"], codes, free_values)
         supplier = rng.choice(plan.supplier_ids)
         survey = store.survey(survey_id)  # completes may have paused it
-        loi = float(survey.body.get("expected_loi") or 10)
+        # Capped at a day: a simulated session of a larger LOI would overflow the clock.
+        loi = min(float(survey.body.get("expected_loi") or 10), MAX_LOI_MINUTES)
         entered = now - timedelta(minutes=2 + loi * rng.uniform(0.6, 1.4))
         status, reason, quotas = _screen(survey, person, excluded, seen)
         seen.add(person.psid)
@@ -171,13 +114,13 @@ def simulate(store: Store, survey_id: int, plan: Simulation, return_base: str) -
             result.statuses[status] += 1
             continue
         fields["Buyer Survey Entry Datetime"] = iso(entered + timedelta(seconds=90))
-        _start_session(store, survey_id, transaction_id, [q.buyer_quota_id for q in quotas])
+        returns.start_session(store, survey_id, transaction_id, [q.buyer_quota_id for q in quotas])
         store.insert_transaction(survey_id, fields)
         if plan.hold:
             result.statuses[IN_BUYER_SURVEY] += 1
             continue
         url = _buyer_survey_return(survey, quotas, transaction_id, plan, rng, secret, return_base)
-        outcome = process_return(store, url)
+        outcome = returns.process_return(store, url)
         result.statuses[outcome["Respondent Status Code"]] += 1
     final = store.survey(survey_id)
     result.survey_status = final.status if final else 0
@@ -195,19 +138,21 @@ def _screen(
     if person.psid in seen:
         return (
             PLATFORM_QUALITY,
-            _termination("de-dupe: already took this survey", PLATFORM_QUALITY),
+            returns.termination("de-dupe: already took this survey", PLATFORM_QUALITY),
             [],
         )
     if person.psid in excluded:
         return (
             PLATFORM_QUALITY,
-            _termination("exclusion group: took another survey of the group", PLATFORM_QUALITY),
+            returns.termination(
+                "exclusion group: took another survey of the group", PLATFORM_QUALITY
+            ),
             [],
         )
     for qualification in survey.body.get("qualifications") or []:
         if not matches(person, qualification):
             code = qualification["qualification_code"]
-            return 13, _termination(f"did not qualify on qualification {code}", 13), []
+            return 13, returns.termination(f"did not qualify on qualification {code}", 13), []
     fallen = [
         quota
         for quota in survey.quotas
@@ -217,14 +162,10 @@ def _screen(
     if closed:
         status = 24 if closed[0].required_count == 0 else 12
         reason = f"quota {closed[0].buyer_quota_id} is closed"
-        return status, {"PS_QuotaFull Reason": reason, **_termination(reason, status)}, []
+        return status, {"PS_QuotaFull Reason": reason, **returns.termination(reason, status)}, []
     if survey.quotas and not fallen:
-        return 13, _termination("falls into none of the survey's quotas", 13), []
+        return 13, returns.termination("falls into none of the survey's quotas", 13), []
     return IN_BUYER_SURVEY, {}, fallen
-
-
-def _termination(reason: str, status: int) -> dict:
-    return {"PS_Termination Reason": reason, "PS_Termination Code": str(status)}
 
 
 def _buyer_survey_return(
@@ -252,7 +193,7 @@ def _buyer_survey_return(
         else:
             quotas = [q.buyer_quota_id for q in chosen]
     signing = secret if rng.random() >= plan.bad_hash_share else secret + "-forged"
-    return signed_return_url(return_base, status, transaction_id, quotas, sqlc, signing)
+    return returns.signed_return_url(return_base, status, transaction_id, quotas, sqlc, signing)
 
 
 def _least_filled(quotas: list[QuotaRecord]) -> list[QuotaRecord]:
@@ -261,14 +202,6 @@ def _least_filled(quotas: list[QuotaRecord]) -> list[QuotaRecord]:
     if not candidates:
         return []
     return [min(candidates, key=lambda q: q.completes / q.required_count)]
-
-
-def _start_session(store: Store, survey_id: int, transaction_id: str, quotas: list[str]) -> None:
-    with store.write() as conn:
-        conn.execute(
-            "INSERT INTO traffic_sessions (transaction_id, survey_id, quotas) VALUES (?, ?, ?)",
-            (transaction_id, survey_id, json.dumps(quotas)),
-        )
 
 
 def _psids_of(store: Store, survey_id: int) -> set[str]:
@@ -287,7 +220,7 @@ def _excluded_psids(store: Store, survey: SurveyRecord) -> set[str]:
     now = datetime.now(UTC)
     for group in store.survey_groups(survey.survey_id):
         others = [s for s in group.surveys if s != survey.survey_id]
-        since = now - timedelta(days=group.exclusion_period)
+        since = now - timedelta(days=min(group.exclusion_period, MAX_PERIOD_DAYS))
         with store.read() as conn:
             excluded |= _recent_participants(conn, others, since)
     return excluded
@@ -308,96 +241,3 @@ def _recent_participants(conn: sqlite3.Connection, survey_ids: list[int], since:
         ):
             found.add(fields["PSID"])
     return found
-
-
-def process_return(store: Store, url: str) -> dict:
-    """Records the outcome a return link carries; returns what was recorded.
-
-    Raises ReturnRefused (404 unknown transaction, 409 already returned, 400 bad st or
-    quota_id) when nothing is recorded.
-    """
-    _ensure_schema(store)
-    parts = urlsplit(url)
-    items = [item for item in parts.query.split("&") if item]
-    raw = {}
-    for item in items:
-        name, _, value = item.partition("=")
-        raw.setdefault(name, value)
-    transaction_id = unquote_plus(raw.get("transaction_id", ""))
-    if not transaction_id:
-        raise ReturnRefused(400, "the return link has no transaction_id")
-    current = store.transaction(transaction_id)
-    if current is None:
-        raise ReturnRefused(404, f"no transaction {transaction_id!r}")
-    survey = store.survey(current["Survey ID"])
-    secret = store.buyer_secret(survey.buyer_id) if survey else None
-    unsigned = parts._replace(query="&".join(i for i in items if not i.startswith("ps_hash=")))
-    given = raw.get("ps_hash", "").lower()
-    expected = link_hash(unsigned.geturl(), secret or "")
-    if not secret or not hmac.compare_digest(given.encode("ascii", "replace"), expected.encode()):
-        return _finish(store, transaction_id, PLATFORM_QUALITY, [], fraud=True)
-    try:
-        status = int(raw.get("st", ""))
-    except ValueError:
-        status = 0
-    if status not in RETURN_STATUSES:
-        raise ReturnRefused(400, f"st must be one of {list(RETURN_STATUSES)}")
-    quotas = _complete_quotas(store, survey, transaction_id, raw) if status == COMPLETE else []
-    return _finish(store, transaction_id, status, quotas, fraud=False)
-
-
-def _complete_quotas(store: Store, survey: SurveyRecord, transaction_id: str, raw: dict) -> list:
-    """The quotas a complete counts in: the QLC re-allocation when given, else those the
-    respondent fell into at screening."""
-    named = [unquote_plus(q) for q in raw.get("quota_id", "").split(",") if q]
-    qlc = (survey.body.get("qlc") or {}).get("enable", False)
-    if qlc and named:
-        sqlc = raw.get("sqlc", "").lower() == "true"
-        by_id = {
-            (q.body.get("buyer_quota_supplier_id") if sqlc else q.buyer_quota_id): q
-            for q in survey.quotas
-        }
-        unknown = [name for name in named if name not in by_id]
-        if unknown:
-            raise ReturnRefused(400, f"quota_id {unknown[0]!r} names no quota of the survey")
-        return [by_id[name].buyer_quota_id for name in named]
-    with store.read() as conn:
-        row = conn.execute(
-            "SELECT quotas FROM traffic_sessions WHERE transaction_id = ?", (transaction_id,)
-        ).fetchone()
-    existing = {q.buyer_quota_id for q in survey.quotas}
-    return [q for q in (json.loads(row[0]) if row else []) if q in existing]
-
-
-def _finish(store: Store, transaction_id: str, status: int, quotas: list, fraud: bool) -> dict:
-    now = datetime.now(UTC)
-    with store.write() as conn:
-        current = store.transaction(transaction_id, conn)
-        if current["Respondent Status Code"] != IN_BUYER_SURVEY:
-            raise ReturnRefused(
-                409,
-                f"transaction {transaction_id!r} already ended with status "
-                f"{current['Respondent Status Code']}",
-            )
-        entered = datetime.fromisoformat(current["Buyer Survey Entry Datetime"] or iso(now))
-        updated = {
-            **current,
-            "Respondent Status Code": status,
-            "Respondent Status Description": STATUS_DESCRIPTIONS[status],
-            "Buyer Survey Return Datetime": iso(now),
-            "PS Exit Datetime": iso(now),
-            "Respondent LOI": max(0, int((now - entered).total_seconds() // 60)),
-            "Respondent Buyer CPI": current["Expected Buyer CPI"] if status == COMPLETE else 0.0,
-        }
-        if fraud:
-            updated["Respondent Substatus Description"] = "fraud: return link ps_hash mismatch"
-            updated.update(_termination("fraud: return link ps_hash mismatch", PLATFORM_QUALITY))
-        store.replace_transaction(conn, updated)
-    if status == COMPLETE:
-        store.record_complete(updated["Survey ID"], quotas)
-    return {
-        "transaction_id": transaction_id,
-        "Respondent Status Code": status,
-        "Respondent Status Description": updated["Respondent Status Description"],
-        "quotas": quotas,
-    }

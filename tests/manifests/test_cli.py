@@ -103,7 +103,7 @@ def test_render_resolves_names_to_codes(run_cli):
         "condition_codes": ["111", "112"],
     }
     assert body["quotas"][0]["criteria"] == [
-        {"qualification_code": 230, "condition_codes": ["23007"]}
+        {"qualification_code": 230, "condition_codes": ["117"]}
     ]
 
 

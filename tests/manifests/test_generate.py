@@ -83,9 +83,9 @@ def test_rounding_sums_exactly_when_thirds_do_not_divide(check, survey_yaml):
                 region:
                   qualification_code: 226
                   cells:
-                    a: {condition_codes: ["22601"], share: 0.333}
-                    b: {condition_codes: ["22602"], share: 0.333}
-                    c: {condition_codes: ["22603"], share: 0.334}
+                    a: {condition_codes: ["111"], share: 0.333}
+                    b: {condition_codes: ["112"], share: 0.333}
+                    c: {condition_codes: ["113"], share: 0.334}
         """
     )
     state, errors, _ = check(text)

@@ -72,17 +72,17 @@ def test_unknown_qualification_code_is_an_error(resolve, survey_yaml, line_of):
 
 
 def test_condition_code_must_be_an_answer_of_the_attribute(resolve, survey_yaml, line_of):
-    text = survey_yaml('qualifications:\n  - {qualification_code: 211, condition_codes: ["113"]}\n')
+    text = survey_yaml('qualifications:\n  - {qualification_code: 211, condition_codes: ["114"]}\n')
     _, errors = resolve(text)
     (error,) = errors
-    assert "condition code '113' is not an answer of qualification 211 (Gender)" in error.summary
-    assert "111 Male, 112 Female" in error.summary
-    assert error.location.line == line_of(text, "113")
+    assert "condition code '114' is not an answer of qualification 211 (Gender)" in error.summary
+    assert "111 Male, 112 Female, 113 Prefer not to say" in error.summary
+    assert error.location.line == line_of(text, "114")
 
 
 def test_region_code_of_another_locale_is_rejected(resolve, survey_yaml):
     text = survey_yaml(
-        'qualifications:\n  - {qualification_code: 230, condition_codes: ["23007"]}\n'
+        'qualifications:\n  - {qualification_code: 230, condition_codes: ["117"]}\n'
     )
     _, errors = resolve(text)
     assert "qualification_code 230 is not in the en_US catalogue" in errors[0].summary

@@ -7,9 +7,6 @@
 - `offer_price` as an integer when it has no decimals (10, not 10.0);
 - range bounds of qualifications and criteria as strings (`"from": "21"`).
 
-`PagingProxy` answers the survey list in pages of `page_size` with a `total_pages` header, as
-the service pages its lists (public facts: `page` and `limit`).
-
 Every other request, and every write, passes through unchanged, over real HTTP both ways.
 """
 
@@ -98,23 +95,3 @@ class QuirkyProxy(Proxy):
         if request.method == "GET" and _SURVEY.match(request.path) and answer.ok:
             return json.dumps(quirky(answer.json())).encode()
         return answer.content
-
-
-class PagingProxy(Proxy):
-    """The survey list in pages of `page_size`; `pages_served` counts the pages asked for."""
-
-    def __init__(self, upstream: str, page_size: int):
-        self.page_size = page_size
-        self.pages_served: list[int] = []
-        super().__init__(upstream)
-
-    def reshape(self, request: Request, answer: requests.Response, headers: dict) -> bytes:
-        if request.method != "GET" or request.path != "/buyers/v2/surveys" or not answer.ok:
-            return answer.content
-        surveys = answer.json()
-        page = int(request.args.get("page", "1"))
-        self.pages_served.append(page)
-        total = max(1, -(-len(surveys) // self.page_size))
-        headers["total_pages"] = str(total)
-        start = (page - 1) * self.page_size
-        return json.dumps(surveys[start : start + self.page_size]).encode()

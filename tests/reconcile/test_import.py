@@ -153,11 +153,6 @@ def test_a_survey_imported_from_the_documented_shapes_plans_no_changes_and_no_dr
     assert "No changes." in plan.stdout and "drift" not in plan.stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the planner does not yet read string range bounds and unlisted fields as the "
-    "update body's values",
-)
 def test_an_imported_survey_planned_against_the_documented_shapes_shows_no_changes(
     project, api, proxy, run_cli
 ):

@@ -39,6 +39,8 @@ BASE_SURVEY = {
 }
 
 _transaction_numbers = itertools.count(1)
+LIVE = 22
+IN_BUYER_SURVEY = 16
 
 
 def survey_body(**overrides) -> dict:
@@ -117,3 +119,33 @@ def fresh_ref():
 def fresh_transaction_id():
     """`fresh_transaction_id()`: a transaction id no other test uses."""
     return new_transaction_id
+
+
+@pytest.fixture
+def live_survey(raw):
+    """`live_survey(**overrides)`: a survey of buyer 1 set live; its id."""
+
+    def make(**overrides) -> int:
+        survey_id = raw.create(**overrides)["ps_survey_id"]
+        response = raw.v2("PUT", f"/surveys/{survey_id}/status", json={"ps_survey_status": LIVE})
+        assert response.status_code == 200, response.text
+        return survey_id
+
+    return make
+
+
+@pytest.fixture
+def held_sessions(raw):
+    """`held_sessions(survey_id, respondents, seed)`: simulated respondents stopped in the
+    buyer's survey (status 16); their transaction ids."""
+
+    def make(survey_id: int, respondents: int = 20, seed: int = 4) -> list[str]:
+        body = {"respondents": respondents, "seed": seed, "hold": True}
+        response = raw("POST", f"/sandbox/surveys/{survey_id}/simulate", json=body)
+        assert response.status_code == 200, response.text
+        listed = raw.v3(
+            "GET", f"/surveys/{survey_id}/transactions?status={IN_BUYER_SURVEY}&limit=1000"
+        )
+        return [row["Transaction ID"] for row in listed.json()]
+
+    return make

@@ -42,10 +42,22 @@ def test_another_buyers_survey_cannot_be_overwritten(api, other_buyer_api, make_
     assert api.get_survey(survey_id)["survey_title"] == "Brand tracker"
 
 
-def test_a_survey_that_does_not_exist_answers_404(raw):
+def test_a_survey_that_does_not_exist_answers_the_documented_404(raw):
     response = raw.v2("GET", "/surveys/999999999")
     assert response.status_code == 404
-    assert response.json()["ps_api_response_code"] == 1003
+    assert response.json() == {
+        "ps_api_response_code": 1006,
+        "ps_api_response_message": "Survey not found",
+    }
+
+
+def test_another_buyers_survey_answers_the_documented_403(raw, raw2):
+    survey_id = raw.create()["ps_survey_id"]
+    response = raw2.v2("GET", f"/surveys/{survey_id}")
+    assert response.json() == {
+        "ps_api_response_code": 1020,
+        "ps_api_response_message": "You don't have permission for this survey",
+    }
 
 
 def test_another_buyers_group_answers_403_and_a_missing_one_404(api, raw2, fresh_ref):

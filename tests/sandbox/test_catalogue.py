@@ -21,7 +21,12 @@ from surveyctl.sandbox.catalogue import (
 from surveyctl.schemafiles import load_schema
 
 LOCALES = ["de_DE", "en_CA", "en_GB", "en_US", "es_ES", "fr_FR"]
-CORE_EVERYWHERE = [211, 212, 213, 214, 215, 216, 217, 218, 229]
+CORE_EVERYWHERE = [211, 212, 213, 215, 216, 217, 218, 219, 229]
+# Asked in the respondent's language; the device (219) is detected, and its answers such as
+# "Smartphone" read the same in every language.
+TRANSLATED_CORE = [211, 212, 213, 215, 216, 217, 218, 229]
+COUNTRY_OF_BIRTH = 235
+US_STATE = 225
 REGION_CODE = {"en_US": 226, "en_GB": 230, "de_DE": 231, "fr_FR": 232, "en_CA": 233, "es_ES": 234}
 
 
@@ -95,14 +100,18 @@ def test_only_en_us_offers_the_us_state():
     ("locale", "code", "condition_code", "text"),
     [
         ("de_DE", 211, 112, "Weiblich"),
-        ("de_DE", 231, 23102, "Bayern"),
-        ("de_DE", 215, 21507, "Im Ruhestand"),
+        ("de_DE", 211, 113, "Keine Angabe"),
+        ("de_DE", 231, 112, "Bayern"),
+        ("de_DE", 215, 115, "Im Ruhestand"),
+        ("de_DE", 235, 114, "Außerhalb der EU geboren"),
         ("fr_FR", 211, 112, "Femme"),
-        ("fr_FR", 232, 23208, "Île-de-France"),
-        ("fr_FR", 217, 21702, "Marié(e)"),
+        ("fr_FR", 232, 118, "Île-de-France"),
+        ("fr_FR", 217, 112, "Marié(e)"),
         ("es_ES", 211, 111, "Hombre"),
-        ("es_ES", 234, 23410, "Cataluña"),
-        ("en_GB", 230, 23007, "London"),
+        ("es_ES", 234, 120, "Cataluña"),
+        ("en_GB", 230, 117, "London"),
+        ("en_GB", 214, 114, "Asian or Asian British"),
+        ("en_CA", 214, 112, "Latin American"),
     ],
 )
 def test_answers_are_written_in_the_locale_language(locale, code, condition_code, text):
@@ -111,12 +120,17 @@ def test_answers_are_written_in_the_locale_language(locale, code, condition_code
 
 @pytest.mark.parametrize("locale", ["de_DE", "fr_FR", "es_ES"])
 def test_core_questions_and_answers_are_translated_with_english_beside(locale):
-    for code in CORE_EVERYWHERE:
+    for code in [*TRANSLATED_CORE, COUNTRY_OF_BIRTH]:
         local = localization(locale, code)
-        assert local["text"] != localization("en_US", code)["text"], f"{locale} {code}"
+        if code != COUNTRY_OF_BIRTH:  # asked in these markets only
+            assert local["text"] != localization("en_US", code)["text"], f"{locale} {code}"
         for answer in local["answers"]:
             assert answer["local_text"] != answer["eng_text"], f"{locale} {code} {answer}"
-    assert [a["eng_text"] for a in localization(locale, 211)["answers"]] == ["Male", "Female"]
+    assert [a["eng_text"] for a in localization(locale, 211)["answers"]] == [
+        "Male",
+        "Female",
+        "Prefer not to say",
+    ]
 
 
 def test_gender_uses_the_documented_condition_codes_everywhere():
@@ -125,6 +139,7 @@ def test_gender_uses_the_documented_condition_codes_everywhere():
         assert [(a["condition_code"], a["eng_text"]) for a in answers] == [
             (111, "Male"),
             (112, "Female"),
+            (113, "Prefer not to say"),
         ]
 
 
@@ -141,12 +156,13 @@ def test_extended_and_custom_codes_are_the_same_in_every_locale():
     assert all(codes == code_sets["en_US"] for codes in code_sets.values())
 
 
-def test_a_condition_code_names_the_same_english_answer_in_every_locale():
-    english: dict[int, set[str]] = {}
+def test_a_condition_code_names_the_same_english_answer_of_its_attribute_in_every_locale():
+    english: dict[tuple[int, int], set[str]] = {}
     for locale in LOCALES:
-        for item in full_list(locale).values():
+        for code, item in full_list(locale).items():
             for answer in item["localizations"][0]["answers"]:
-                english.setdefault(answer["condition_code"], set()).add(answer["eng_text"])
+                key = (code, answer["condition_code"])
+                english.setdefault(key, set()).add(answer["eng_text"])
     assert {code: texts for code, texts in english.items() if len(texts) > 1} == {}
 
 
@@ -235,7 +251,6 @@ def test_the_extended_catalogue_is_rich(locale):
     assert len(extended) >= 20
     assert {item["type"] for item in extended} == {TYPE_SINGLE_CHOICE, TYPE_MULTIPLE_CHOICE}
     assert any(not item["is_active"] for item in extended)
-    assert any(item["is_hidden"] for item in extended)
     assert 2 <= len(full_list(locale, {3})) <= 3
 
 
@@ -328,3 +343,105 @@ def test_the_sandbox_answers_404_for_an_unknown_locale(api):
     with pytest.raises(ApiError) as raised:
         api.get_attributes_page("xx_XX")
     assert raised.value.status == 404
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_answers_of_each_attribute_are_numbered_from_111(locale):
+    for code, item in full_list(locale).items():
+        conditions = [a["condition_code"] for a in item["localizations"][0]["answers"]]
+        if conditions and code != US_STATE:
+            assert min(conditions) >= 111 and max(conditions) < 200, f"{locale} {code}"
+            assert conditions == sorted(conditions), f"{locale} {code}"
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        (211, [111, 112, 113]),
+        (214, [111, 112, 113, 114, 115, 116, 117]),
+        (215, [111, 112, 113, 114, 115]),
+        (216, [111, 112, 113, 114, 115, 116]),
+        (217, [111, 112, 113, 114, 115, 116]),
+        (219, [111, 112, 113]),
+    ],
+)
+def test_en_us_offers_the_documented_answer_codes(code, expected):
+    assert [a["condition_code"] for a in localization("en_US", code)["answers"]] == expected
+
+
+@pytest.mark.parametrize(
+    ("code", "condition_code", "english"),
+    [
+        (214, 111, "White"),
+        (214, 112, "Hispanic or Latino"),
+        (214, 113, "Black or African American"),
+        (214, 114, "Asian"),
+        (216, 111, "Less than high school"),
+        (216, 112, "High school or equivalent"),
+        (219, 111, "Desktop or laptop computer"),
+        (219, 112, "Smartphone"),
+        (219, 113, "Tablet"),
+    ],
+)
+def test_documented_answer_codes_name_the_documented_answers(code, condition_code, english):
+    answers = localization("en_US", code)["answers"]
+    assert next(a["eng_text"] for a in answers if a["condition_code"] == condition_code) == english
+
+
+def test_the_same_answer_code_names_different_answers_of_different_attributes():
+    assert local_answer("en_US", 211, 111) == "Male"
+    assert local_answer("en_US", 215, 111) == "Employed full-time"
+
+
+def test_answers_that_only_other_markets_offer_are_numbered_after_the_us_ones():
+    for locale in ["en_GB", "de_DE"]:
+        codes = {a["condition_code"] for a in localization(locale, 215)["answers"]}
+        assert {116, 117} <= codes
+    assert {a["condition_code"] for a in localization("en_GB", 214)["answers"]} >= {118, 120}
+
+
+def test_us_states_are_fips_codes():
+    answers = {a["eng_text"]: a for a in localization("en_US", US_STATE)["answers"]}
+    assert answers["Alabama"]["answer_id"] == "1"
+    assert answers["California"]["condition_code"] == 6
+    assert answers["District of Columbia"]["condition_code"] == 11
+    assert answers["Wyoming"]["answer_id"] == "56"
+
+
+@pytest.mark.parametrize(
+    ("code", "good", "bad"), [(228, "6037", "Los Angeles"), (229, "90210", "9021")]
+)
+def test_county_and_zip_code_are_free_entry_in_en_us(code, good, bad):
+    item = catalogue.attribute("en_US", code)
+    local = item["localizations"][0]
+    assert item["type"] == TYPE_FREE_TEXT and local["answers"] == []
+    assert re.fullmatch(local["format"]["regex"], good)
+    assert not re.fullmatch(local["format"]["regex"], bad)
+
+
+def test_race_is_asked_in_english_markets_and_country_of_birth_in_the_others():
+    for locale in ["en_US", "en_GB", "en_CA"]:
+        assert catalogue.attribute(locale, 214)["desc"] == "Ethnicity"
+        assert catalogue.attribute(locale, COUNTRY_OF_BIRTH) is None
+    for locale in ["de_DE", "fr_FR", "es_ES"]:
+        assert catalogue.attribute(locale, 214) is None
+        assert catalogue.attribute(locale, COUNTRY_OF_BIRTH)["desc"] == "Country of Birth"
+
+
+def test_the_device_is_a_hidden_core_attribute():
+    device = catalogue.attribute("de_DE", 219)
+    assert (device["desc"], device["class"], device["is_hidden"]) == ("Device Type", 1, True)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_every_locale_serves_the_answer_code_scheme_over_http(api, locale):
+    served = {}
+    for page in api.iter_pages(api.get_attributes_page, localization=locale):
+        served.update({item["qualification_code"]: item for item in page})
+    assert len({item["desc"] for item in served.values()}) == len(served)
+    for code, item in served.items():
+        answers = item["localizations"][0]["answers"]
+        texts = [a["local_text"] for a in answers]
+        assert len(set(texts)) == len(texts), f"{locale} {code} repeats an answer name"
+        if answers and code != US_STATE:
+            assert min(a["condition_code"] for a in answers) >= 111, f"{locale} {code}"

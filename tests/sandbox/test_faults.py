@@ -19,7 +19,7 @@ def test_every_request_is_refused_at_fail_rate_one(start_sandbox, make_body):
         statuses.add(response.status_code)
         if response.status_code == 429:
             assert response.headers["Retry-After"] == "7"
-        assert response.json()["ps_api_response_code"] in (1019, 1020)
+        assert response.json()["ps_api_response_code"] in (1019, 1027)
     assert statuses == {429, 503}
     assert sandbox.store.surveys_of(1) == []
 
@@ -41,8 +41,9 @@ def test_refusals_are_the_same_for_the_same_seed(start_sandbox):
 
 def test_sandbox_only_routes_are_never_refused(start_sandbox):
     sandbox = start_sandbox(fail_rate=1.0, seed=3)
-    response = requests.get(sandbox.url + "/sandbox/surveys/1/quotas", timeout=10)
+    response = requests.get(sandbox.url + "/sandbox/surveys/1/quotas", headers=HEADERS, timeout=10)
     assert response.status_code == 404
+    assert response.json()["ps_api_response_code"] == 1006
 
 
 def test_latency_delays_every_response(start_sandbox):

@@ -28,7 +28,7 @@ def test_any_other_move_is_refused_with_400(raw, path, refused):
         assert _move(raw, survey_id, status).status_code == 200
     response = _move(raw, survey_id, refused)
     assert response.status_code == 400
-    assert response.json()["ps_api_response_code"] == 1006
+    assert response.json()["ps_api_response_code"] == 1026
 
 
 def test_an_unknown_status_code_is_refused(raw):

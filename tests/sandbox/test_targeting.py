@@ -29,7 +29,7 @@ def test_a_condition_code_that_is_not_an_answer_is_refused(raw, make_body):
 
 def test_a_quota_criterion_is_checked_too(raw, make_body):
     body = make_body()
-    body["quotas"][1]["criteria"] = [{"qualification_code": 211, "condition_codes": ["113"]}]
+    body["quotas"][1]["criteria"] = [{"qualification_code": 211, "condition_codes": ["114"]}]
     assert "quotas[1].criteria[0]" in _refused(raw, body)
 
 

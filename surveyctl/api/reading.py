@@ -1,0 +1,102 @@
+"""Reading the service's answers as the documentation shows them, not only as the spec does.
+
+The public documentation shows the service sending some numbers as text (`"Respondent Buyer
+CPI": "1.30"`, `"Respondent LOI": ""`, range bounds `"21"`), a single transaction as an array of
+one object, fields the spec does not list, 401 bodies with `msg`, and the transaction status
+call's own error body (`ps_error_code`, `ps_error_message`). The client reads all of them; what
+it hands on has the spec's shape where a caller computes with it (quota performance counts,
+one transaction as an object). Survey bodies are compared and sent back through
+`reconcile.normalise`, which reads their numbers the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import requests
+
+from surveyctl.errors import ApiError
+
+_LOG_BODY_LIMIT = 2000
+
+
+def error_message(response: requests.Response) -> tuple[int | None, str]:
+    """The service's error code and message. Most bodies say `ps_api_response_code`/`_message`;
+    401 bodies may say `msg` instead, and the transaction status call answers `ps_error_code`/
+    `ps_error_message` (public facts)."""
+    try:
+        body = response.json()
+    except ValueError:
+        return None, (response.text or response.reason or "").strip()[:300]
+    if not isinstance(body, dict):
+        return None, str(body)[:300]
+    code = body.get("ps_api_response_code", body.get("ps_error_code"))
+    message = (
+        body.get("ps_api_response_message")
+        or body.get("ps_error_message")
+        or body.get("msg")
+        or response.reason
+    )
+    return as_int(code), str(message)
+
+
+def as_int(value: Any) -> int | None:
+    """An integer the service may spell as a number or as text ("1006"); else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return None
+
+
+def as_number(value: Any) -> Any:
+    """A number the service may send as text ("5", "1.30"); "" is None; anything else as is."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if not text:
+        return None
+    try:
+        number = float(text)
+    except ValueError:
+        return value
+    return int(number) if number.is_integer() and text.lstrip("-").isdigit() else number
+
+
+def with_numbers(record: Any, fields: tuple[str, ...]) -> Any:
+    """A copy of `record` (a dict) with the named fields read as numbers."""
+    if not isinstance(record, dict):
+        return record
+    return {key: as_number(value) if key in fields else value for key, value in record.items()}
+
+
+def single_record(body: Any) -> Any:
+    """One record: the documentation shows a transaction answered as an array of one object."""
+    if isinstance(body, list) and len(body) == 1 and isinstance(body[0], dict):
+        return body[0]
+    return body
+
+
+def json_list(response: requests.Response, method: str, url: str) -> list[dict]:
+    try:
+        body = response.json()
+    except ValueError as exc:
+        raise ApiError(method, url, response.status_code, None, "the body is not JSON") from exc
+    if not isinstance(body, list):
+        raise ApiError(method, url, response.status_code, None, "the body is not a list")
+    return body
+
+
+def total_pages(response: requests.Response) -> int:
+    try:
+        return max(1, int(response.headers.get("total_pages", "1")))
+    except ValueError:
+        return 1
+
+
+def clip(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value)
+    return text if len(text) <= _LOG_BODY_LIMIT else text[:_LOG_BODY_LIMIT] + "..."

@@ -1,0 +1,306 @@
+"""The OpenAPI 3.1 description of the Buyer API the sandbox implements, built from `schemas/api/`.
+
+There is no second copy of any schema: every file of `schemas/api/` becomes one entry of
+`components.schemas` under its name without `.json` (`survey-create.request`), and each `$ref`
+between files (`common.json#/$defs/quota_request`) is rewritten to point into the document
+(`#/components/schemas/common/$defs/quota_request`). OpenAPI 3.1 schemas are JSON Schema 2020-12,
+so the files need nothing else. What this module adds is the part the schemas cannot say: the
+operations (paths, methods, parameters, which schema each body and answer uses, the status codes
+and headers), listed in OPERATIONS. A test checks that OPERATIONS and the app's routes under
+`/buyers` are the same set.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from surveyctl import __version__
+from surveyctl.sandbox.bodies import MAX_BODY_BYTES, MAX_NUMBER
+from surveyctl.schemafiles import load_schema, schemas_dir
+
+API_FOLDER = "api"
+COMPONENTS = "#/components/schemas/"
+V2, V3 = "/buyers/v2", "/buyers/v3"
+
+_PAGE = {
+    "name": "page",
+    "in": "query",
+    "description": "Page number, from 1.",
+    "schema": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1},
+}
+_LIMIT = {
+    "name": "limit",
+    "in": "query",
+    "description": "Items per page (default 100).",
+    "schema": {"type": "integer", "minimum": 1, "maximum": 1000},
+}
+_INT_LIST = {"type": "string", "pattern": "^-?[0-9]{1,12}(,-?[0-9]{1,12})*$"}
+_SURVEY_ID = {
+    "name": "survey_id",
+    "in": "path",
+    "required": True,
+    "description": "ps_survey_id",
+    "schema": {"type": "integer", "minimum": 0, "maximum": MAX_NUMBER},
+}
+_QUOTA_ID = {
+    "name": "buyer_quota_id",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "minLength": 1},
+}
+_TRANSACTION_ID = {
+    "name": "transaction_id",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "minLength": 1},
+}
+_GROUP_REF = {
+    "name": "ref",
+    "in": "path",
+    "required": True,
+    "description": "buyer_surveygroup_ref",
+    "schema": {"type": "string", "minLength": 1},
+}
+_TOTAL_PAGES = {
+    "total_pages": {
+        "description": "How many pages the list has.",
+        "required": True,
+        "schema": {"type": "string", "pattern": "^[0-9]+$"},
+    }
+}
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One operation of the Buyer API: what it takes and what it answers."""
+
+    method: str
+    path: str
+    summary: str
+    answer: tuple[int, str | None]  # success status and the response schema (None: no body)
+    body: str | None = None  # request schema
+    parameters: tuple[dict, ...] = ()
+    errors: tuple[int, ...] = (400, 401, 403, 404)
+    headers: dict = field(default_factory=dict)
+    media_types: tuple[str, ...] = ("application/json",)
+    # status -> the response schemas of that status where error.response is not the only one
+    error_schemas: dict[int, tuple[str, ...]] = field(default_factory=dict)
+
+
+_SURVEY = (_SURVEY_ID,)
+_PATCH_TYPES = ("application/json", "application/json-patch+json")
+OPERATIONS: tuple[Operation, ...] = (
+    Operation("post", f"{V2}/surveys", "Create a survey (4.1)", (201, "survey.response"),
+              "survey-create.request", errors=(400, 401, 403)),
+    Operation("get", f"{V2}/surveys", "The buyer's surveys, filtered and paged (public facts)",
+              (200, "surveys-list.response"), parameters=(
+                  {"name": "status", "in": "query",
+                   "description": "11, 22, 33 or 44, or several comma-separated; 22 when absent.",
+                   "schema": {"type": "string", "pattern": "^(11|22|33|44)(,(11|22|33|44))*$"}},
+                  {"name": "fromDate", "in": "query", "description": "YYYYMMDD, Pacific time.",
+                   "schema": {"type": "string", "pattern": "^[0-9]{8}$"}},
+                  {"name": "toDate", "in": "query", "description": "YYYYMMDD, Pacific time.",
+                   "schema": {"type": "string", "pattern": "^[0-9]{8}$"}},
+                  {"name": "targeting", "in": "query",
+                   "description": "0 leaves out qualifications and quotas.",
+                   "schema": {"type": "integer", "enum": [0, 1]}},
+                  _PAGE, _LIMIT),
+              errors=(400, 401), headers=_TOTAL_PAGES),
+    Operation("get", f"{V2}/surveys/{{survey_id}}", "One survey", (200, "survey.response"),
+              parameters=_SURVEY),
+    Operation("put", f"{V2}/surveys/{{survey_id}}", "Overwrite a survey (4.2)",
+              (200, "survey-update.response"), "survey-update.request", parameters=_SURVEY),
+    Operation("patch", f"{V2}/surveys/{{survey_id}}", "Partial update with a JSON Patch list",
+              (200, "survey.response"), "json-patch.request", parameters=_SURVEY,
+              media_types=_PATCH_TYPES),
+    Operation("delete", f"{V2}/surveys/{{survey_id}}", "Delete a survey", (204, None),
+              parameters=_SURVEY, errors=(400, 401, 403, 404)),
+    Operation("put", f"{V2}/surveys/{{survey_id}}/status", "Launch, pause or close a survey",
+              (200, "survey.response"), "survey-status.request", parameters=_SURVEY),
+    Operation("get", f"{V2}/surveys/{{survey_id}}/performance", "Fieldwork performance",
+              (200, "survey-performance.response"), parameters=_SURVEY),
+    Operation("post", f"{V2}/surveys/{{survey_id}}/quotas", "Add a quota",
+              (201, "quota.response"), "quota-create.request", parameters=_SURVEY),
+    Operation("put", f"{V2}/surveys/{{survey_id}}/quotas/{{buyer_quota_id}}",
+              "Update a quota (4.3)", (200, "quota-update.response"), "quota-update.request",
+              parameters=(_SURVEY_ID, _QUOTA_ID)),
+    Operation("patch", f"{V2}/surveys/{{survey_id}}/quotas/{{buyer_quota_id}}",
+              "Partial quota update with a JSON Patch list", (200, "quota.response"),
+              "json-patch.request", parameters=(_SURVEY_ID, _QUOTA_ID), media_types=_PATCH_TYPES),
+    Operation("delete", f"{V2}/surveys/{{survey_id}}/quotas/{{buyer_quota_id}}", "Delete a quota",
+              (204, None), parameters=(_SURVEY_ID, _QUOTA_ID)),
+    Operation("get", f"{V2}/surveys/{{survey_id}}/quotas/performance", "Completes per quota",
+              (200, "quota-performance.response"), parameters=_SURVEY),
+    Operation("post", f"{V2}/surveys/{{survey_id}}/transactions/{{transaction_id}}/status",
+              "Set a transaction's final status", (200, "transaction-status.response"),
+              parameters=(_SURVEY_ID, _TRANSACTION_ID,
+                          {"name": "st", "in": "query", "required": True,
+                           "description": "17, 18, 20, 21 or 30.", "schema": {"type": "integer"}},
+                          {"name": "quota_id", "in": "query",
+                           "description": "QLC: buyer_quota_id values, comma-separated.",
+                           "schema": {"type": "string"}},
+                          {"name": "sqlc", "in": "query",
+                           "schema": {"type": "string", "enum": ["true", "false"]}}),
+              error_schemas={400: ("transaction-status.error", "error.response")}),
+    Operation("post", f"{V2}/surveygroups", "Create an exclusion group (4.8)",
+              (201, "survey-group.response"), "survey-group.request"),
+    Operation("get", f"{V2}/surveygroups/{{ref}}", "One exclusion group (4.9)",
+              (200, "survey-group.response"), parameters=(_GROUP_REF,), errors=(401, 403, 404)),
+    Operation("put", f"{V2}/surveygroups/{{ref}}", "Overwrite an exclusion group (4.9)",
+              (200, "survey-group.response"), "survey-group.request", parameters=(_GROUP_REF,)),
+    Operation("delete", f"{V2}/surveygroups/{{ref}}", "Delete an exclusion group (4.9)",
+              (204, None), parameters=(_GROUP_REF,), errors=(401, 403, 404)),
+    Operation("post", f"{V2}/adjustments", "Accept transactions (4.10)",
+              (202, "adjustment.response"), "adjustment.request", errors=(400, 401)),
+    Operation("post", f"{V2}/adjustments/surveys/{{survey_id}}",
+              "Accept transactions of one survey", (202, "adjustment.response"),
+              "adjustment.request", parameters=_SURVEY),
+    Operation("get", f"{V3}/attributes", "The attribute catalogue, paged (4.6)",
+              (200, "attributes.response"), parameters=(
+                  {"name": "localization", "in": "query", "required": True,
+                   "schema": {"type": "string"}},
+                  {"name": "class", "in": "query", "description": "Class codes, comma-separated.",
+                   "schema": _INT_LIST},
+                  _PAGE),
+              errors=(400, 401, 404), headers=_TOTAL_PAGES),
+    Operation("get", f"{V3}/surveys/{{survey_id}}/transactions", "A survey's transactions (4.4)",
+              (200, "transactions-list.response"), parameters=(
+                  _SURVEY_ID,
+                  {"name": "status", "in": "query", "schema": _INT_LIST},
+                  {"name": "supplier_ids", "in": "query", "schema": _INT_LIST},
+                  _PAGE, _LIMIT),
+              headers=_TOTAL_PAGES),
+    Operation("get", f"{V3}/surveys/{{survey_id}}/transactions/{{transaction_id}}",
+              "One transaction (4.5)", (200, "transaction.response"),
+              parameters=(_SURVEY_ID, _TRANSACTION_ID)),
+    Operation("post", f"{V3}/transactions/ps_api_fail", "Open-ended answer check (4.7)",
+              (200, "text-check.response"), "text-check.request", errors=(400, 401, 422)),
+)  # fmt: skip
+
+_ERRORS = {
+    400: "Bad Request: the body, a parameter or a rule of the service refuses the call",
+    401: "Unauthorized: the access-token is missing or unknown",
+    403: "Forbidden: the resource belongs to another buyer",
+    404: "Record Not Found",
+    409: "Conflict",
+    413: "Payload Too Large: the body exceeds the size limit",
+    422: "Parameter Error: more than 20 answers",
+    429: "Too Many Requests (injected fault), with Retry-After",
+    503: "Service Unavailable (injected fault)",
+}
+
+
+@cache
+def document() -> dict[str, Any]:
+    """The OpenAPI 3.1 document (the same every time; callers get a copy)."""
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Buyer Survey Marketplace API (surveyctl sandbox)",
+            "version": __version__,
+            "description": (
+                "The Buyer API as the surveyctl sandbox implements it: the specification "
+                "(spec/buyer-api.md), the service's public documentation, and the sandbox's own "
+                "decisions where both are silent (docs/api-assumptions.md). Version 2 routes "
+                f"live under {V2}, version 3 under {V3}. Request bodies are limited to "
+                f"{MAX_BODY_BYTES // (1024 * 1024)} MiB."
+            ),
+        },
+        "servers": [{"url": "/", "description": "the sandbox serving this document"}],
+        "security": [{"accessToken": []}],
+        "paths": _paths(),
+        "components": {
+            "schemas": _schemas(),
+            "securitySchemes": {
+                "accessToken": {"type": "apiKey", "in": "header", "name": "access-token"}
+            },
+        },
+    }
+
+
+def openapi_document() -> dict[str, Any]:
+    return copy.deepcopy(document())
+
+
+def component_name(file_name: str) -> str:
+    """`survey-create.request.json` -> `survey-create.request`."""
+    return file_name.removesuffix(".json")
+
+
+def _schemas() -> dict[str, Any]:
+    schemas = {}
+    for path in sorted((schemas_dir() / API_FOLDER).glob("*.json")):
+        schema = copy.deepcopy(load_schema(f"{API_FOLDER}/{path.name}"))
+        schema.pop("$schema", None)
+        schemas[component_name(path.name)] = _rewrite_refs(schema, path.name)
+    return schemas
+
+
+def _rewrite_refs(node: Any, file_name: str) -> Any:
+    """Every `$ref` of a file of schemas/api, pointing into the document instead."""
+    if isinstance(node, dict):
+        rewritten = {key: _rewrite_refs(value, file_name) for key, value in node.items()}
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            target, _, fragment = ref.partition("#")
+            rewritten["$ref"] = COMPONENTS + component_name(target or file_name) + fragment
+        return rewritten
+    if isinstance(node, list):
+        return [_rewrite_refs(item, file_name) for item in node]
+    return node
+
+
+def _paths() -> dict[str, Any]:
+    paths: dict[str, dict] = {}
+    for operation in OPERATIONS:
+        paths.setdefault(operation.path, {})[operation.method] = _operation(operation)
+    return paths
+
+
+def _operation(operation: Operation) -> dict[str, Any]:
+    status, schema = operation.answer
+    success: dict[str, Any] = {"description": operation.summary}
+    if schema is not None:
+        success["content"] = {"application/json": {"schema": {"$ref": COMPONENTS + schema}}}
+    if operation.headers:
+        success["headers"] = operation.headers
+    responses = {str(status): success}
+    codes = {*operation.errors, 401, 429, 503}
+    if operation.body is not None:
+        codes |= {400, 413}
+    for code in sorted(codes):
+        responses[str(code)] = _error(code, operation.error_schemas.get(code))
+    entry: dict[str, Any] = {
+        "operationId": f"{operation.method}_{_slug(operation.path)}",
+        "summary": operation.summary,
+        "responses": responses,
+    }
+    if operation.parameters:
+        entry["parameters"] = list(operation.parameters)
+    if operation.body is not None:
+        body_schema = {"$ref": COMPONENTS + operation.body}
+        entry["requestBody"] = {
+            "required": True,
+            "content": {media: {"schema": body_schema} for media in operation.media_types},
+        }
+    return entry
+
+
+def _error(code: int, schemas: tuple[str, ...] | None) -> dict[str, Any]:
+    refs = [{"$ref": COMPONENTS + name} for name in schemas or ("error.response",)]
+    answer: dict[str, Any] = {
+        "description": _ERRORS[code],
+        "content": {"application/json": {"schema": refs[0] if len(refs) == 1 else {"anyOf": refs}}},
+    }
+    if code == 429:
+        answer["headers"] = {
+            "Retry-After": {"description": "Seconds to wait.", "schema": {"type": "string"}}
+        }
+    return answer
+
+
+def _slug(path: str) -> str:
+    return "_".join(part.strip("{}") for part in path.removeprefix("/buyers/").split("/") if part)

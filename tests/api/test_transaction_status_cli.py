@@ -1,0 +1,65 @@
+"""`surveyctl transactions set-status`: a final status, asked for like every write that costs."""
+
+from __future__ import annotations
+
+from .conftest import QLC
+
+
+def test_without_a_terminal_the_status_needs_yes(run_cli, api, new_survey, held):
+    survey_id = new_survey(live=True)
+    transaction_id = held(survey_id)[0]
+    result = run_cli("transactions", "set-status", str(survey_id), transaction_id, "--status", "21")
+    assert result.exit_code == 1
+    assert "--yes" in result.stderr
+    assert api.get_transaction(survey_id, transaction_id)["Respondent Status Code"] == 16
+
+
+def test_with_yes_the_status_is_recorded(run_cli, api, new_survey, held):
+    survey_id = new_survey(live=True)
+    transaction_id = held(survey_id)[0]
+    result = run_cli("transactions", "set-status", str(survey_id), transaction_id,
+                     "--status", "complete", "--yes")  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert "status 21 (complete)" in result.stdout
+    assert api.get_transaction(survey_id, transaction_id)["Respondent Status Code"] == 21
+
+
+def test_the_answer_on_a_terminal_decides(run_cli, api, new_survey, held, monkeypatch):
+    survey_id = new_survey(live=True)
+    first, second = held(survey_id)[:2]
+    monkeypatch.setattr("surveyctl.cli.transactions._interactive", lambda: True)
+    declined = run_cli("transactions", "set-status", str(survey_id), first, "--status", "18",
+                       input="n\n")  # fmt: skip
+    accepted = run_cli("transactions", "set-status", str(survey_id), second, "--status", "18",
+                       input="y\n")  # fmt: skip
+    assert declined.exit_code == accepted.exit_code == 0
+    assert api.get_transaction(survey_id, first)["Respondent Status Code"] == 16
+    assert api.get_transaction(survey_id, second)["Respondent Status Code"] == 18
+
+
+def test_a_status_that_is_not_final_is_refused_before_any_request(run_cli):
+    result = run_cli("transactions", "set-status", "10001", "T1", "--status", "16", "--yes")
+    assert result.exit_code == 1
+    assert "--status '16' is not a final status" in result.stderr
+    # The environment is announced when the client opens: it never was.
+    assert "surveyctl: environment" not in result.stderr
+
+
+def test_qlc_quota_ids_are_sent_with_the_complete(run_cli, api, new_survey, held):
+    survey_id = new_survey(live=True, qlc=QLC)
+    transaction_id = held(survey_id)[0]
+    result = run_cli("transactions", "set-status", str(survey_id), transaction_id,
+                     "--status", "21", "--quota-id", "male", "--yes")  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    fielded = {
+        q["buyer_quota_id"]: q["completes_fielded"] for q in api.quota_performance(survey_id)
+    }
+    assert fielded["male"] == 1
+
+
+def test_a_refusal_of_the_service_is_one_sentence(run_cli, new_survey):
+    survey_id = new_survey(live=True)
+    result = run_cli("transactions", "set-status", str(survey_id), "no-such", "--status", "21",
+                     "--yes")  # fmt: skip
+    assert result.exit_code == 1
+    assert "(code 1004)" in result.stderr and "Traceback" not in result.stderr
