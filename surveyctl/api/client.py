@@ -21,12 +21,14 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import date
 from typing import Any
 
+import orjson
 import requests
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
 from surveyctl import __version__
 from surveyctl.api import paths
+from surveyctl.api.read_ahead import read_ahead
 from surveyctl.api.reading import (
     clip,
     error_message,
@@ -338,13 +340,33 @@ class ApiClient:
             params["status"] = ",".join(str(s) for s in status)
         if supplier_ids:
             params["supplier_ids"] = ",".join(str(s) for s in supplier_ids)
-        response = self.request("GET", paths.transactions(survey_id), params=params)
-        return response.json(), total_pages(response)
+        path = paths.transactions(survey_id)
+        response = self.request("GET", path, params=params)
+        return self._page_items("GET", path, response), total_pages(response)
 
-    def paged(self, fetch_page, **kwargs: Any) -> Iterator[tuple[list[dict], int]]:
+    def _page_items(self, method: str, path: paths.Path, response: requests.Response) -> Any:
+        # orjson: a 1,000-record page of transactions (2.5 MB) decodes in 3.8 ms instead of
+        # 8.8-9.6 ms with the json module.
+        try:
+            return orjson.loads(response.content)
+        except orjson.JSONDecodeError as exc:
+            raise ApiError(
+                method, self.shown_url(path), response.status_code, None, "the body is not JSON"
+            ) from exc
+
+    def paged(
+        self, fetch_page, *, prefetch: bool = False, **kwargs: Any
+    ) -> Iterator[tuple[list[dict], int]]:
         """Every page of a paged call, `fetch_page(page=N, **kwargs)`, from page 1, with the
         `total_pages` announced. An empty page ends the read even if more were announced:
-        items can leave a filter while we page (a transaction reconciled meanwhile)."""
+        items can leave a filter while we page (a transaction reconciled meanwhile).
+
+        `prefetch`: page N+1 is fetched in a background thread while the caller works on
+        page N (two pages in memory at most)."""
+        pages = self._pages(fetch_page, **kwargs)
+        return read_ahead(pages) if prefetch else pages
+
+    def _pages(self, fetch_page, **kwargs: Any) -> Iterator[tuple[list[dict], int]]:
         page, total = 1, 1
         while page <= total:
             items, total = fetch_page(page=page, **kwargs)

@@ -39,6 +39,8 @@ def sandbox() -> None:
 @click.option("--seed", type=int, help="Seed of the fault draws, for reproducible runs.")
 @click.option("--key", "keys", multiple=True, metavar="TOKEN=BUYER_ID",
               help="Add an access token for a buyer (repeatable).")  # fmt: skip
+@click.option("--threads", default=32, show_default=True, type=click.IntRange(1, 1024),
+              help="Requests served at once (a delayed request holds one).")  # fmt: skip
 @pass_context
 def serve(
     context: CliContext,
@@ -49,6 +51,7 @@ def serve(
     fail_rate: float,
     seed: int | None,
     keys: tuple[str, ...],
+    threads: int,
 ) -> None:
     """Serve the Buyer API on HOST:PORT until Ctrl-C; data persists in the db file."""
     from surveyctl.sandbox.errors import SandboxError
@@ -66,27 +69,30 @@ def serve(
         fail_rate=fail_rate,
         seed=seed,
         keys=extra,
+        threads=threads,
     )
     try:
-        server, store, accounts = build(options)
+        server = build(options)
+        server.listen()
     except SandboxError as exc:
         raise SurveyctlError(str(exc)) from exc
-    root = f"http://{host}:{server.server_port}"
+    root = f"http://{host}:{server.port}"
     click.echo(f"sandbox marketplace serving {root} (data: {db_path})")
     click.echo(f"  v2 root: {root}/buyers/v2")
     click.echo(f"  v3 root: {root}/buyers/v3")
-    for token, buyer_id in sorted(accounts.keys.items(), key=lambda item: (item[1], item[0])):
+    tokens = server.accounts.keys.items()
+    for token, buyer_id in sorted(tokens, key=lambda item: (item[1], item[0])):
         click.echo(f"  access-token {token}  (buyer {buyer_id})")
     if latency_ms or fail_rate:
         click.echo(f"  faults: latency {latency_ms} ms, fail rate {fail_rate}, seed {seed}")
     click.echo("Press Ctrl-C to stop.", nl=True)
     try:
-        server.serve_forever()
+        server.serve()
     except KeyboardInterrupt:
         click.echo("stopped", err=True)
     finally:
-        server.server_close()
-        store.close()
+        server.stop()
+        server.store.close()
 
 
 @sandbox.command()

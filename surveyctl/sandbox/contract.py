@@ -98,3 +98,14 @@ def reply(
         )
     response.contract_schema = schema
     return response
+
+
+def reply_encoded(
+    text: str, status: int = 200, schema: str | None = None, headers: dict | None = None
+) -> Response:
+    """`reply` for a body already encoded as JSON text (stored records sent as they are)."""
+    response = current_app.response_class(
+        text, status=status, headers=headers, mimetype="application/json"
+    )
+    response.contract_schema = schema
+    return response

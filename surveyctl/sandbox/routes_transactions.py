@@ -1,7 +1,8 @@
 """Transaction reads of `/buyers/v3` (4.4, 4.5) over the stored records.
 
 The list is paged from 1 with `limit` (default 100, at most 1000) and says how many pages there
-are in the `total_pages` header; a page past the end is an empty list.
+are in the `total_pages` header; a page past the end is an empty list. A list item is the whole
+stored record, `Parent ID` included, so the page is the stored JSON texts joined into an array.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from flask import Blueprint
 
 from surveyctl.sandbox import transactions
 from surveyctl.sandbox.app import get_store
-from surveyctl.sandbox.contract import reply
+from surveyctl.sandbox.contract import reply, reply_encoded
 from surveyctl.sandbox.errors import not_found
 from surveyctl.sandbox.query import integer_list, positive_int
 from surveyctl.sandbox.routes_surveys import owned_survey
@@ -30,10 +31,10 @@ def list_transactions(survey_id: int):
     page = positive_int("page", 1)
     limit = positive_int("limit", DEFAULT_LIMIT, MAX_LIMIT)
     owned_survey(store, survey_id)
-    records, total = store.transactions_page(survey_id, statuses, suppliers, page, limit)
+    texts, total = store.transactions_page_json(survey_id, statuses, suppliers, page, limit)
     pages = max(1, math.ceil(total / limit))
-    return reply(
-        [transactions.list_item(r) for r in records],
+    return reply_encoded(
+        "[" + ", ".join(texts) + "]",
         200,
         "transactions-list.response.json",
         {"total_pages": str(pages)},

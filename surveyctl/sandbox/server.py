@@ -1,25 +1,44 @@
-"""Runs the sandbox on loopback with werkzeug's threaded WSGI server.
+"""Runs the sandbox on loopback with cheroot, a production WSGI server with a thread pool.
 
 `start(SandboxOptions(db_path=...))` serves in a daemon thread and returns once the socket
 listens; `RunningSandbox.url` is the host root (the API lives under `/buyers/v2` and
-`/buyers/v3`). `port=0` picks a free port.
+`/buyers/v3`). `port=0` picks a free port. `sandbox serve` uses the same server in the
+foreground (`build`, `SandboxServer.listen`, `SandboxServer.serve`).
+
+Why cheroot: connections are kept alive (HTTP/1.1), an idle one waits in a selector instead of
+holding a thread, the pool of request threads is fixed (no thread started per connection), and
+it stops on request from another thread, which the embedded sandbox needs.
 """
 
 from __future__ import annotations
 
 import logging
+import queue
 import sqlite3
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote_to_bytes
 
-from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
+from cheroot.wsgi import Server as WsgiServer
 
 from surveyctl.sandbox.accounts import Accounts
 from surveyctl.sandbox.app import create_app
 from surveyctl.sandbox.errors import SandboxError
 from surveyctl.sandbox.faults import Faults
 from surveyctl.sandbox.store import Store
+
+# Requests served at once. A request delayed by --latency-ms holds its thread while it
+# sleeps, so this is also how many delayed requests overlap; it matches the client's pool.
+DEFAULT_THREADS = 32
+LISTEN_BACKLOG = 128  # cheroot's default of 5 refuses bursts of parallel connects
+IDLE_TIMEOUT_S = 60.0  # a kept-alive connection idle this long is closed
+STOP_POLL_S = 0.1  # how often the selector loop looks for a stop request
+STOP_GRACE_S = 1.0  # how long a stop waits for requests in flight (a delayed one, say)
+
+
+log = logging.getLogger("surveyctl.sandbox.server")
 
 
 class SandboxStartError(SandboxError):
@@ -28,7 +47,7 @@ class SandboxStartError(SandboxError):
 
 @dataclass
 class SandboxOptions:
-    """How to run a sandbox: its data file, address and injected faults."""
+    """How to run a sandbox: its data file, address, threads and injected faults."""
 
     db_path: Path
     host: str = "127.0.0.1"
@@ -39,6 +58,85 @@ class SandboxOptions:
     keys: dict[str, int] = field(default_factory=dict)  # extra access tokens -> buyer id
     retry_after: int = 1
     check_responses: bool = False
+    threads: int = DEFAULT_THREADS
+
+
+class SandboxServer:
+    """The sandbox app under cheroot: `listen()` binds, `serve()` blocks until `stop()`."""
+
+    def __init__(self, options: SandboxOptions, store: Store, accounts: Accounts):
+        self.options = options
+        self.store = store
+        self.accounts = accounts
+        faults = Faults(options.latency_ms, options.fail_rate, options.seed, options.retry_after)
+        app = create_app(
+            store, accounts=accounts, faults=faults, check_responses=options.check_responses
+        )
+        self._wsgi = WsgiServer(
+            (options.host, options.port),
+            _slashes_decoded(app),
+            numthreads=options.threads,
+            request_queue_size=LISTEN_BACKLOG,
+            timeout=IDLE_TIMEOUT_S,
+            server_name="surveyctl-sandbox",
+        )
+        self._wsgi.keep_alive_conn_limit = None  # every client connection may stay open
+        self._wsgi.expiration_interval = STOP_POLL_S
+        self._wsgi.shutdown_timeout = STOP_GRACE_S
+        # cheroot writes every message to stderr, whatever its level; a command's stderr is for
+        # surveyctl's own messages, so they go to a logger (warnings and errors still show).
+        self._wsgi.error_log = _log
+
+    @property
+    def port(self) -> int:
+        return self._wsgi.bind_addr[1]
+
+    def listen(self) -> None:
+        """Binds the socket and starts the request threads (daemons if called from one)."""
+        try:
+            self._wsgi.prepare()
+        except OSError as exc:
+            self.store.close()
+            where = f"{self.options.host}:{self.options.port}"
+            raise SandboxStartError(f"cannot listen on {where}: {_reason(exc)}") from exc
+
+    def serve(self) -> None:
+        """Serves until `stop()` is called from another thread (or Ctrl-C in this one)."""
+        self._wsgi.serve()
+
+    def stop(self) -> None:
+        """Stops accepting, closes the connections, waits briefly for requests in flight."""
+        self._wsgi.stop()
+
+
+def _log(msg: str = "", level: int = logging.INFO, traceback: bool = False) -> None:
+    log.log(level, "%s", msg, exc_info=traceback)
+
+
+def _slashes_decoded(app: Callable) -> Callable:
+    """The app with `%2F` in the path decoded like every other escape, as WSGI asks.
+
+    cheroot keeps an escaped slash escaped in PATH_INFO; a quota id such as `m/18-24` travels
+    as `m%2F18-24` and must reach the route whole. PATH_INFO is rebuilt from the raw request
+    path, so a literal `%2F` (sent as `%252F`) stays what it was.
+    """
+
+    def wsgi(environ: dict, start_response: Callable) -> Iterable[bytes]:
+        if "%2" in environ["PATH_INFO"]:
+            raw = environ["REQUEST_URI"].split("?", 1)[0]
+            environ["PATH_INFO"] = unquote_to_bytes(raw).decode("latin-1")
+        return app(environ, start_response)
+
+    return wsgi
+
+
+def build(options: SandboxOptions) -> SandboxServer:
+    """The server (not yet listening) over the store and accounts of `options`."""
+    try:
+        store = Store(options.db_path)
+    except sqlite3.Error as exc:
+        raise SandboxStartError(f"{options.db_path}: cannot open the sandbox data: {exc}") from exc
+    return SandboxServer(options, store, Accounts(options.keys))
 
 
 @dataclass
@@ -46,62 +144,51 @@ class RunningSandbox:
     """A sandbox serving in a background thread."""
 
     url: str
-    server: BaseWSGIServer
+    server: SandboxServer
     thread: threading.Thread
     store: Store
     accounts: Accounts
 
     def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.stop()
         self.thread.join(timeout=5)
         self.store.close()
 
 
-class KeepAliveHandler(WSGIRequestHandler):
-    """HTTP/1.1, so a client's pooled connection serves many requests: werkzeug's default
-    HTTP/1.0 costs a new connection and a new thread per request."""
-
-    protocol_version = "HTTP/1.1"
-
-
-def build(options: SandboxOptions) -> tuple[BaseWSGIServer, Store, Accounts]:
-    """The server (bound, not yet serving), its store and accounts."""
-    try:
-        store = Store(options.db_path)
-    except sqlite3.Error as exc:
-        raise SandboxStartError(f"{options.db_path}: cannot open the sandbox data: {exc}") from exc
-    accounts = Accounts(options.keys)
-    faults = Faults(options.latency_ms, options.fail_rate, options.seed, options.retry_after)
-    app = create_app(
-        store, accounts=accounts, faults=faults, check_responses=options.check_responses
-    )
-    # werkzeug logs one line per request; the CLI's stderr is for surveyctl's own messages.
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    try:
-        server = make_server(
-            options.host, options.port, app, threaded=True, request_handler=KeepAliveHandler
-        )
-    except OSError as exc:
-        store.close()
-        raise SandboxStartError(
-            f"cannot listen on {options.host}:{options.port}: {exc.strerror or exc}"
-        ) from exc
-    return server, store, accounts
-
-
 def start(options: SandboxOptions) -> RunningSandbox:
     """Starts a sandbox in a daemon thread; returns once it accepts connections."""
-    server, store, accounts = build(options)
-    thread = threading.Thread(
-        target=server.serve_forever,
-        kwargs={"poll_interval": 0.1},
-        name="surveyctl-sandbox",
-        daemon=True,
-    )
+    server = build(options)
+    listening: queue.SimpleQueue[BaseException | None] = queue.SimpleQueue()
+
+    def run() -> None:
+        # Bound here, not in the caller, so that cheroot's request threads are started from a
+        # daemon thread and are daemons too: a command that never stops its embedded sandbox
+        # still exits.
+        try:
+            server.listen()
+        except BaseException as exc:  # handed to the caller's thread
+            listening.put(exc)
+            return
+        listening.put(None)
+        server.serve()
+
+    thread = threading.Thread(target=run, name="surveyctl-sandbox", daemon=True)
     thread.start()
-    url = f"http://{_url_host(options.host)}:{server.server_port}"
-    return RunningSandbox(url=url, server=server, thread=thread, store=store, accounts=accounts)
+    failure = listening.get()
+    if failure is not None:
+        thread.join()
+        raise failure
+    url = f"http://{_url_host(options.host)}:{server.port}"
+    return RunningSandbox(
+        url=url, server=server, thread=thread, store=server.store, accounts=server.accounts
+    )
+
+
+def _reason(error: OSError) -> str:
+    """`Address already in use` out of cheroot's "No socket could be created -- (...: [Errno
+    98] Address already in use)"."""
+    text = error.strerror or str(error)
+    return text.rsplit("] ", 1)[-1].rstrip(")") if "] " in text else text
 
 
 def _url_host(host: str) -> str:

@@ -15,7 +15,8 @@ Functions other sandbox modules call (the respondent-traffic routes among them):
   then applies the auto-pause rule (a live survey whose goal or every quota is achieved moves
   to paused). Returns the survey's status afterwards.
 - `insert_transaction(survey_id, record)`: stores a full transaction record (spec 2.10; missing
-  keys get defaults, see `transactions.complete_record`).
+  keys get defaults, see `transactions.complete_record`); `insert_transactions(survey_id,
+  records)` stores many in one write.
 - `buyer_secret(buyer_id)`: the shared secret of the return link's hash.
 """
 
@@ -87,7 +88,9 @@ CREATE TABLE IF NOT EXISTS transactions (
     reconciliation INTEGER NOT NULL,
     record TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS transactions_by_survey ON transactions (survey_id, seq);
+DROP INDEX IF EXISTS transactions_by_survey;
+CREATE INDEX IF NOT EXISTS transactions_by_survey_page
+    ON transactions (survey_id, seq, status, supplier_id);
 CREATE TABLE IF NOT EXISTS adjustments (
     adjustment_id TEXT PRIMARY KEY,
     buyer_id INTEGER NOT NULL,
@@ -193,6 +196,7 @@ class Store(GroupTables, TransactionTables, QuotaTables, ReportQueries):
                 "WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'surveys')",
                 (FIRST_SURVEY_ID - 1,),
             )
+            self._encode_old_records(conn)
 
     def close(self) -> None:
         while True:

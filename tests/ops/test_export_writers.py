@@ -81,3 +81,23 @@ def test_progress_reports_each_page_with_the_announced_total():
         lambda s: reports.append((s.page, s.total_pages, s.rows)),
     )
     assert reports == [(1, 3, 2), (2, 3, 4), (3, 3, 6)]
+
+
+def test_csv_cells_of_keys_a_row_lacks_are_empty_and_extra_keys_are_left_out():
+    out = io.StringIO()
+    pages = iter(
+        [
+            ([{"a": 1, "b": "x"}, {"a": 2}], 2),
+            ([{"b": "y", "a": None, "c": "extra"}], 2),
+        ]
+    )
+    export(pages, make_writer("csv", out))
+    assert out.getvalue() == "a,b\n1,x\n2,\n,y\n"
+
+
+def test_csv_of_a_single_column_has_one_cell_per_line():
+    out = io.StringIO()
+    export(
+        iter([([{"Transaction ID": "t-1"}, {"Transaction ID": "t-2"}], 1)]), make_writer("csv", out)
+    )
+    assert out.getvalue() == "Transaction ID\nt-1\nt-2\n"

@@ -95,3 +95,27 @@ def test_csv_export_parses_back_to_the_same_values(traffic, run_cli):
     first = next(csv.DictReader(io.StringIO(result.stdout)))
     assert first["Transaction ID"] == rows[0]["Transaction ID"]
     assert first["Respondent Status Code"] == str(rows[0]["Respondent Status Code"])
+
+
+def test_a_page_that_is_not_json_is_one_clear_error(tmp_path, monkeypatch):
+    import responses
+    from click.testing import CliRunner
+
+    from surveyctl.cli.main import cli
+
+    (tmp_path / "surveyctl.yaml").write_text(
+        "environments:\n  staging: {host: 'https://staging.example.com', api_key_env: STG}\n"
+        "default_environment: staging\n"
+    )
+    monkeypatch.setenv("STG", "key")
+    monkeypatch.chdir(tmp_path)
+    with responses.RequestsMock() as mocked:
+        mocked.get(
+            "https://staging.example.com/buyers/v3/surveys/5/transactions",
+            body="<html>gateway</html>",
+            headers={"total_pages": "3"},
+        )
+        result = CliRunner().invoke(cli, ["transactions", "list", "5", "--format", "csv"])
+    assert result.exit_code == 1
+    assert "answered 200: the body is not JSON" in result.stderr
+    assert "Traceback" not in result.output

@@ -101,3 +101,15 @@ def test_serve_has_help():
     result = CliRunner().invoke(cli, ["sandbox", "serve", "--help"])
     assert result.exit_code == 0
     assert "--fail-rate" in result.output and "--latency-ms" in result.output
+    assert "--threads" in result.output
+
+
+def test_serve_with_few_threads_answers_the_api(served):
+    server = served("--threads", "2")
+    session = requests.Session()
+    statuses = [
+        session.get(server.url + "/buyers/v2/surveys", headers=HEADERS, timeout=10).status_code
+        for _ in range(5)
+    ]
+    assert statuses == [200] * 5
+    assert server.stop() == 0

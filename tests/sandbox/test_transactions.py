@@ -116,3 +116,59 @@ def test_a_record_with_a_value_of_the_wrong_type_is_not_stored(raw, store, fresh
         store.insert_transaction(
             survey_id, {"Transaction ID": fresh_transaction_id(), "Supplier ID": "12"}
         )
+
+
+def test_filtered_pages_are_cut_among_the_matching_records(api, survey_with_transactions):
+    survey_id, ids = survey_with_transactions  # statuses 21,21,18,17,21
+    pages = [api.get_transactions_page(survey_id, status=[21], page=n, limit=2) for n in (1, 2)]
+    assert [[item["Transaction ID"] for item in items] for items, _ in pages] == [
+        [ids[0], ids[1]],
+        [ids[4]],
+    ]
+    assert [total for _, total in pages] == [2, 2]
+
+
+def test_records_stored_together_are_listed_like_records_stored_one_by_one(
+    raw, store, fresh_transaction_id
+):
+    survey_id = raw.create()["ps_survey_id"]
+    one = store.insert_transaction(survey_id, {"Transaction ID": fresh_transaction_id()})
+    batch = [{"Transaction ID": fresh_transaction_id(), "Supplier ID": n} for n in range(3)]
+    assert store.insert_transactions(survey_id, batch) == 3
+    listed = raw.v3("GET", f"/surveys/{survey_id}/transactions").json()
+    assert [item["Transaction ID"] for item in listed] == [one["Transaction ID"]] + [
+        record["Transaction ID"] for record in batch
+    ]
+    assert [list(item) for item in listed[1:]] == [list(listed[0])] * 3
+
+
+def test_a_batch_with_one_bad_record_stores_none(raw, store, fresh_transaction_id):
+    survey_id = raw.create()["ps_survey_id"]
+    batch = [{"Transaction ID": fresh_transaction_id()}, {"Transaction ID": ""}]
+    with pytest.raises(ValueError, match="Transaction ID"):
+        store.insert_transactions(survey_id, batch)
+    assert raw.v3("GET", f"/surveys/{survey_id}/transactions").json() == []
+
+
+def test_records_of_an_older_sandbox_file_list_their_keys_in_the_same_order(
+    tmp_path, fresh_transaction_id
+):
+    import json
+
+    from surveyctl.sandbox.store import Store
+
+    old = Store(tmp_path / "old.db")
+    with old.write() as conn:
+        survey_id = old.insert_survey(conn, 1, {"completes_required": 10}, [])
+    for _ in range(2):
+        old.insert_transaction(survey_id, {"Transaction ID": fresh_transaction_id()})
+    with old.write() as conn:  # as files written before records were stored sorted
+        for seq, text in conn.execute("SELECT seq, record FROM transactions").fetchall():
+            unsorted = json.dumps(dict(reversed(json.loads(text).items())))
+            conn.execute("UPDATE transactions SET record = ? WHERE seq = ?", (unsorted, seq))
+    old.close()
+    reopened = Store(tmp_path / "old.db")
+    texts, total = reopened.transactions_page_json(survey_id, None, None, 1, 10)
+    reopened.close()
+    assert total == 2
+    assert [list(json.loads(text)) for text in texts] == [sorted(json.loads(texts[0]))] * 2
