@@ -1,0 +1,57 @@
+"""The CI workflows of examples/ci are valid YAML and every surveyctl command in them parses
+with the options this surveyctl has, so they run as written."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import click
+import pytest
+import yaml
+
+from surveyctl.cli.main import cli, hoist_global_options
+
+WORKFLOWS = sorted((Path(__file__).parents[2] / "examples" / "ci").glob("*.yml"))
+
+
+def _commands(workflow: Path) -> list[list[str]]:
+    document = yaml.safe_load(workflow.read_text(encoding="utf-8"))
+    commands = []
+    for job in document["jobs"].values():
+        for step in job["steps"]:
+            for line in str(step.get("run", "")).splitlines():
+                line = line.split(">")[0].strip()
+                if line.startswith("surveyctl "):
+                    commands.append(shlex.split(line)[1:])
+    return commands
+
+
+def test_both_workflows_are_there():
+    assert [w.name for w in WORKFLOWS] == ["apply-on-main.yml", "plan-on-pull-request.yml"]
+
+
+@pytest.mark.parametrize("workflow", WORKFLOWS, ids=lambda w: w.name)
+def test_every_surveyctl_command_of_a_workflow_parses(workflow):
+    commands = _commands(workflow)
+    assert commands, f"{workflow.name} runs no surveyctl command"
+    for args in commands:
+        root = cli.make_context("surveyctl", hoist_global_options(args))
+        name, command, rest = cli.resolve_command(root, root.protected_args + root.args)
+        while isinstance(command, click.Group):
+            group_context = command.make_context(name, rest, parent=root)
+            name, command, rest = command.resolve_command(
+                group_context, group_context.protected_args + group_context.args
+            )
+        command.make_context(name, rest, parent=root)  # raises on an unknown option
+
+
+def test_the_plan_workflow_updates_one_comment_and_installs_from_the_repository():
+    text = (WORKFLOWS[1]).read_text(encoding="utf-8")
+    assert "<!-- surveyctl-plan -->" in text and "--method PATCH" in text
+    assert "pip install ./.surveyctl-src" in text and "pip install surveyctl" not in text
+
+
+def test_the_apply_workflow_keeps_state_in_postgresql_not_in_git():
+    text = (WORKFLOWS[0]).read_text(encoding="utf-8")
+    assert "SURVEYCTL_STATE_DSN" in text and "git commit" not in text
