@@ -172,9 +172,7 @@ def _reported(outcome: Adopted) -> None:
 @_out
 @_yes
 @pass_context
-def import_group_command(
-    ctx: CliContext, ref: str, name: str, out: Path | None, yes: bool
-) -> None:
+def import_group_command(ctx: CliContext, ref: str, name: str, out: Path | None, yes: bool) -> None:
     """Adopt live exclusion group REF (its surveys must be managed already)."""
     _adopt(
         ctx,

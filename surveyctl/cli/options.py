@@ -13,3 +13,15 @@ def int_list(ctx: click.Context, param: click.Parameter, value: str | None) -> t
         return tuple(int(part) for part in value.split(",") if part.strip())
     except ValueError:
         raise click.BadParameter(f"{value!r} is not a comma-separated list of integers") from None
+
+
+def format_option(*choices: str, help: str | None = None):
+    """`--format` with `choices` (the first is the default), passed as `output_format`."""
+    return click.option(
+        "--format",
+        "output_format",
+        type=click.Choice(choices),
+        default=choices[0],
+        show_default=True,
+        help=help,
+    )

@@ -18,6 +18,7 @@ from surveyctl.cli import confirm
 from surveyctl.cli.console import use_color
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.manifest_options import refresh_option
+from surveyctl.cli.options import format_option
 from surveyctl.cli.progress import Steps
 from surveyctl.errors import SurveyctlError
 from surveyctl.reconcile import guards
@@ -143,13 +144,7 @@ def _environment_name(ctx: CliContext) -> str:
 
 @click.command("plan")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json", "markdown"]),
-    default="text",
-    show_default=True,
-)
+@format_option("text", "json", "markdown")
 @click.option(
     "--out",
     "out",
@@ -233,14 +228,7 @@ def plan_command(
     metavar="SECONDS",
     help="Wait this long for another command's state lock.",
 )
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="How to show the plan before applying.",
-)
+@format_option("text", "json", help="How to show the plan before applying.")
 @_destroy
 @_refresh_only
 @_target

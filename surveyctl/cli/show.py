@@ -10,18 +10,13 @@ from pathlib import Path
 
 import click
 
+from surveyctl.cli.options import format_option
 from surveyctl.cli.plan import render_plan
 
 
 @click.command("show")
 @click.argument("planfile", type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json", "markdown"]),
-    default="text",
-    show_default=True,
-)
+@format_option("text", "json", "markdown")
 def show_command(planfile: Path, output_format: str) -> None:
     """Show a plan saved by `surveyctl plan --out PLANFILE`; reads nothing else."""
     from surveyctl.reconcile.planfile import load_plan

@@ -16,6 +16,7 @@ import click
 
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.cli.options import format_option
 from surveyctl.config import StateSettings
 from surveyctl.errors import SurveyctlError
 from surveyctl.resources import address, check_name, split_address
@@ -127,14 +128,7 @@ def show_command(ctx: CliContext, name: str | None, serial: int | None) -> None:
 
 @state.command("history")
 @click.argument("name", required=False)
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="json adds each change's before and after.",
-)
+@format_option("text", "json", help="json adds each change's before and after.")
 @click.option("--limit", type=click.IntRange(min=1), metavar="N", help="Only the last N changes.")
 @pass_context
 def history_command(

@@ -13,6 +13,7 @@ import click
 
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.cli.options import format_option
 from surveyctl.errors import SurveyctlError
 from surveyctl.statuses import SURVEY_STATUSES, survey_status_name
 
@@ -25,14 +26,7 @@ def _describe(body: dict) -> str:
 @click.command("status")
 @click.argument("survey_id", type=int, required=False)
 @click.argument("new_status", required=False, type=click.Choice(["live", "paused", "closed"]))
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="How to show fieldwork.",
-)
+@format_option("text", "json", help="How to show fieldwork.")
 @click.option(
     "--watch",
     type=click.FloatRange(1, 3600),

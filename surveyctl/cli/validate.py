@@ -16,6 +16,7 @@ from surveyctl.cli.manifest_options import (
     paths_argument,
     refresh_option,
 )
+from surveyctl.cli.options import format_option
 from surveyctl.errors import ConfigError
 from surveyctl.manifests import Diagnostics, load_manifests
 from surveyctl.manifests.diagnostics import ERROR, NOTE, WARNING
@@ -49,13 +50,7 @@ def _verdict(state: DesiredState, diagnostics: Diagnostics, catalog: Catalog | N
 
 @click.command("validate")
 @paths_argument
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-)
+@format_option("text", "json")
 @offline_option
 @refresh_option
 @pass_context

@@ -6,62 +6,13 @@ sandbox serves, through the client, so the tests do not depend on how it numbers
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-import yaml
 
 from surveyctl.catalog import Attribute, Catalog
 
+from ..reconcile.conftest import Manifests, manifests, survey_manifest  # noqa: F401
+
 EMPLOYMENT = 215
-
-
-def survey_manifest(name: str, **spec_overrides) -> dict:
-    """A small valid en_US survey with a gender qualification and two gender quotas."""
-    spec = {
-        "survey_title": f"Survey {name}",
-        "survey_category_code": 231,
-        "survey_localization": "en_US",
-        "completes_required": 200,
-        "expected_ir": 50,
-        "expected_loi": 10,
-        "offer_price": 2.5,
-        "field_time": 10,
-        "live_url": "https://survey.example.com/s?tid=[%%transaction_id%%]",
-        "qualifications": [{"qualification_code": 211, "condition_codes": ["111", "112"]}],
-        "quotas": [
-            {
-                "buyer_quota_id": "male",
-                "required_count": 100,
-                "criteria": [{"qualification_code": 211, "condition_codes": ["111"]}],
-            },
-            {
-                "buyer_quota_id": "female",
-                "required_count": 100,
-                "criteria": [{"qualification_code": 211, "condition_codes": ["112"]}],
-            },
-        ],
-    }
-    spec.update(spec_overrides)
-    return {"kind": "Survey", "name": name, "spec": spec}
-
-
-class Manifests:
-    """Writes manifests into `<project>/manifests/`, one file per resource."""
-
-    def __init__(self, root: Path):
-        self.folder = root / "manifests"
-        self.folder.mkdir(exist_ok=True)
-
-    def write(self, manifest: dict) -> Path:
-        path = self.folder / f"{manifest['name']}.yaml"
-        path.write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8")
-        return path
-
-
-@pytest.fixture
-def manifests(project: Path) -> Manifests:
-    return Manifests(project)
 
 
 @pytest.fixture
