@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -32,6 +31,7 @@ from surveyctl.catalog import Catalog
 from surveyctl.manifests import load_desired
 from surveyctl.reconcile.apply import apply_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
+from surveyctl.sandbox.process import served
 from surveyctl.state import FileStateStore
 from surveyctl.state import changelog as file_changelog
 from surveyctl.state import file as file_backend
@@ -62,33 +62,6 @@ def manifest(index: int) -> dict:
             ],
         },
     }
-
-
-def serve_sandbox(db: Path, latency_ms: int) -> tuple[subprocess.Popen, str]:
-    """`surveyctl sandbox serve` in its own process, as a marketplace is."""
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "surveyctl",
-            "sandbox",
-            "serve",
-            "--port",
-            "0",
-            "--db",
-            str(db),
-            "--latency-ms",
-            str(latency_ms),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    for line in process.stdout:
-        found = re.search(r"http://127\.0\.0\.1:\d+", line)
-        if found:
-            return process, found.group(0)
-    raise SystemExit("the sandbox did not start")
 
 
 class CountingFileStore(FileStateStore):
@@ -141,8 +114,8 @@ class Postgres:
 
 def run_once(backend: str, args, n: int, root: Path, run: int, postgres: Postgres | None) -> dict:
     """One apply of `n` new surveys against a fresh sandbox; its time, requests and bytes."""
-    server, url = serve_sandbox(root / f"sandbox-{backend}-{n}-{run}.db", args.latency_ms)
-    try:
+    with served(root / f"sandbox-{backend}-{n}-{run}.db", latency_ms=args.latency_ms) as sandbox:
+        url = sandbox.url
         catalog_client = ApiClient(url, "sandbox-buyer-1")
         catalog = Catalog(lambda: catalog_client, "bench", root / "cache")
         desired = load_desired([root / f"manifests-{n}"], catalog)
@@ -170,9 +143,6 @@ def run_once(backend: str, args, n: int, root: Path, run: int, postgres: Postgre
         assert len(store.load().resources) == n
         store.close()
         return {"seconds": elapsed, "requests": dict(client.request_counts), "bytes": written}
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def kill_trials(trials: int) -> None:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
-import time
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 import yaml
+
+from surveyctl.sandbox.process import served
 
 LIVE = 22
 
@@ -81,28 +80,11 @@ def adjustment_count(sandbox) -> int:
 def served_sandbox(tmp_path):
     """`served_sandbox(latency_ms)`: `surveyctl sandbox serve` in a process of its own (as a
     marketplace is), on a free port; returns its URL. Stopped after the test."""
-    processes = []
+    with ExitStack() as stack:
+        count = iter(range(1_000))
 
-    def serve(latency_ms: int = 0) -> str:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        db = tmp_path / f"served-{len(processes)}.db"
-        command = [sys.executable, "-m", "surveyctl", "sandbox", "serve", "--port", str(port)]
-        command += ["--db", str(db), "--latency-ms", str(latency_ms)]
-        processes.append(
-            subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                    return f"http://127.0.0.1:{port}"
-            except OSError:
-                time.sleep(0.1)
-        raise AssertionError("the served sandbox did not start")
+        def serve(latency_ms: int = 0) -> str:
+            db = tmp_path / f"served-{next(count)}.db"
+            return stack.enter_context(served(db, latency_ms=latency_ms)).url
 
-    yield serve
-    for process in processes:
-        process.terminate()
-        process.wait(timeout=10)
+        yield serve

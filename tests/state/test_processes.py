@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from surveyctl.api import ApiClient
+from surveyctl.sandbox.process import served as serve_in_process
 
 from ..reconcile.conftest import Manifests, survey_manifest
 
@@ -30,33 +31,8 @@ RACE_LATENCY_MS = 100
 
 def serve(db: Path, latency_ms: int):
     """`surveyctl sandbox serve` in its own process, with latency, as a marketplace is."""
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "surveyctl",
-            "sandbox",
-            "serve",
-            "--port",
-            "0",
-            "--db",
-            str(db),
-            "--latency-ms",
-            str(latency_ms),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    for line in process.stdout:
-        found = re.search(r"http://127\.0\.0\.1:\d+", line)
-        if found:
-            yield found.group(0)
-            break
-    else:
-        raise AssertionError("the sandbox did not start")
-    process.send_signal(signal.SIGINT)
-    process.wait(timeout=10)
+    with serve_in_process(db, latency_ms=latency_ms) as sandbox:
+        yield sandbox.url
 
 
 @pytest.fixture(scope="module")
