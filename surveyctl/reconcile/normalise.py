@@ -207,9 +207,18 @@ def _normalise_mapping(mapping: dict, parent: str | None) -> dict:
     for name, value in mapping.items():
         if parent == "quota" and name in QUOTA_RESPONSE_ONLY_FIELDS:
             continue
-        normal = _normalise_field(name, value, parent)
-        if is_empty(normal):
-            continue
+        kind = type(value)
+        # Most values are plain strings and integers, their own normal form: no calls for them.
+        if kind is str:
+            if not value:
+                continue
+            normal = value
+        elif kind is int or kind is bool:
+            normal = value
+        else:
+            normal = _normalise_field(name, value, parent)
+            if is_empty(normal):
+                continue
         if parent == "qlc" and normal is False:
             continue
         result[name] = normal
@@ -230,13 +239,17 @@ def _normalise_field(name: str, value: Any, parent: str | None) -> Any:
         child_parent = "qlc" if name == "qlc" or parent == "qlc" else name
         return _normalise_mapping(value, child_parent)
     if isinstance(value, list):
-        items = [_normalise_value(item) for item in value]
+        items = [item if type(item) in _PLAIN else _normalise_value(item) for item in value]
         if name in _STRING_SETS:
             items = [str(item) for item in items]
         if name in _UNORDERED_LISTS:
             return _sorted_set(items)
         return items
     return _scalar(value)
+
+
+# Values that are their own normal form (exact types: a subclass takes the long way).
+_PLAIN = frozenset({str, int, bool, type(None)})
 
 
 def _normalise_value(value: Any) -> Any:
@@ -255,6 +268,10 @@ def _scalar(value: Any) -> Any:
 
 
 def _sorted_set(items: list) -> list:
+    if len(items) < 2:
+        return items
+    if all(type(item) is str for item in items):
+        return sorted(set(items))  # the common case (codes, emails, refs), as _sort_key orders
     unique: dict[tuple, Any] = {}
     for item in items:
         unique.setdefault(_sort_key(item), item)
@@ -267,4 +284,8 @@ def _sort_key(item: Any) -> tuple:
         return (0, item, "")
     if isinstance(item, str):
         return (1, 0, item)
-    return (2, 0, json.dumps(item, sort_keys=True, default=str))
+    return (2, 0, _KEY_ENCODER.encode(item))
+
+
+# json.dumps(item, sort_keys=True, default=str), without making an encoder for each item.
+_KEY_ENCODER = json.JSONEncoder(sort_keys=True, default=str)
