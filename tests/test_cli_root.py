@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import click
 import pytest
 from click.testing import CliRunner
 
 from surveyctl import __version__
-from surveyctl.cli.main import cli
+from surveyctl.cli.main import COMMANDS, SUMMARIES, cli
 from surveyctl.config import SANDBOX, load_config
 from surveyctl.errors import ConfigError
 
@@ -27,6 +30,33 @@ def _command_paths(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tup
         if isinstance(command, click.Group):
             paths.extend(_command_paths(command, (*prefix, name)))
     return paths
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_root_help_lists_each_command_with_the_first_line_of_its_own_help(name):
+    command = cli.get_command(click.Context(cli), name)
+    assert SUMMARIES[name] == command.get_short_help_str(limit=1_000)
+    listed = CliRunner().invoke(cli, ["--help"], terminal_width=200).output
+    assert f"  {name}  " in listed and SUMMARIES[name] in listed
+
+
+def test_root_help_lists_exactly_the_commands_there_are():
+    assert set(SUMMARIES) == set(COMMANDS)
+
+
+def test_root_help_and_version_import_no_command():
+    # Listing the commands from SUMMARIES is what keeps `surveyctl --help` quick to start.
+    code = (
+        "import sys; from surveyctl.cli.main import cli; "
+        "cli([sys.argv[1]], standalone_mode=False); "
+        "print(sorted(m for m in sys.modules if m.startswith('surveyctl.') "
+        "and m not in ('surveyctl.cli', 'surveyctl.cli.main', 'surveyctl.errors')))"
+    )
+    for option in ("--help", "--version"):
+        run = subprocess.run(
+            [sys.executable, "-c", code, option], capture_output=True, text=True, check=True
+        )
+        assert run.stdout.splitlines()[-1] == "[]", option
 
 
 @pytest.mark.parametrize("path", _command_paths(cli), ids=" ".join)

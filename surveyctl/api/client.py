@@ -20,6 +20,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from datetime import date
 from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
 import requests
@@ -51,8 +52,33 @@ SURVEYS_PAGE_SIZE = 100
 QUOTA_COUNTS = ("completes_goal", "completes_fielded")
 
 
+class _Session(requests.Session):
+    """A requests session that reads the proxy and CA-bundle settings of the environment once
+    per host instead of on every request, where requests scans every environment variable
+    twice (a third of the CPU of a GET). The settings are read at the first request to a host,
+    so HTTP_PROXY, HTTPS_PROXY, NO_PROXY and REQUESTS_CA_BUNDLE are honoured as before."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._environment: dict[tuple, dict[str, Any]] = {}
+        self._environment_lock = threading.Lock()
+
+    def merge_environment_settings(self, url, proxies, stream, verify, cert):
+        if proxies:  # proxies given with the request itself: nothing to reuse
+            return super().merge_environment_settings(url, proxies, stream, verify, cert)
+        parts = urlsplit(url)
+        key = (parts.scheme, parts.netloc, stream, verify, cert)
+        with self._environment_lock:
+            settings = self._environment.get(key)
+            if settings is None:
+                settings = super().merge_environment_settings(url, {}, stream, verify, cert)
+                self._environment[key] = settings
+        # A copy, as requests returns a new dict on each call.
+        return {**settings, "proxies": dict(settings["proxies"])}
+
+
 def _session(api_key: str, retry: Retry, pool_size: int) -> requests.Session:
-    session = requests.Session()
+    session = _Session()
     session.headers.update({"access-token": api_key, "User-Agent": f"surveyctl/{__version__}"})
     adapter = HTTPAdapter(max_retries=retry, pool_connections=pool_size, pool_maxsize=pool_size)
     session.mount("http://", adapter)

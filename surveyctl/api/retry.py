@@ -19,6 +19,7 @@ from urllib3.exceptions import (
     NameResolutionError,
     NewConnectionError,
     ProtocolError,
+    ProxyError,
     ReadTimeoutError,
     SSLError,
 )
@@ -143,7 +144,17 @@ def failure_reason(error: BaseException | None, timeout: float | None = None) ->
     """A few words on why a request got no answer: `connection refused`, `no answer within
     30 s` (`timeout`: the request's); never a urllib3 representation."""
     within = f"within {_seconds(timeout)}" if timeout else "within the timeout"
-    for cause in _causes(error):
+    causes = list(_causes(error))
+    through = (
+        " (through the proxy of HTTP_PROXY/HTTPS_PROXY)"
+        if any(isinstance(cause, ProxyError) for cause in causes)
+        else ""
+    )
+    return _reason(causes, within) + through
+
+
+def _reason(causes: list[BaseException], within: str) -> str:
+    for cause in causes:
         if isinstance(cause, NameResolutionError):
             return "the host name does not resolve"
         if isinstance(cause, NewConnectionError):

@@ -1,8 +1,9 @@
 """The `surveyctl` root command: global options, lazy sub-commands, and error reporting.
 
 Sub-commands are imported only when used, so `surveyctl --help` and a plain `validate` stay
-fast. A `SurveyctlError` becomes one line on stderr and exit code 1; `--debug` shows the
-traceback and the HTTP exchange (the access-token header is never logged).
+fast: the root's help lists them from SUMMARIES, without importing any. A `SurveyctlError`
+becomes one line on stderr and exit code 1; `--debug` shows the traceback and the HTTP
+exchange (the access-token header is never logged).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from pathlib import Path
 import click
 
 from surveyctl import __version__
-from surveyctl.cli.context import CliContext
 from surveyctl.errors import SurveyctlError
 
 # command name -> "module:attribute"; each command group lives in its own module.
@@ -39,6 +39,32 @@ COMMANDS: dict[str, str] = {
     "init": "surveyctl.cli.init:init_command",
     "show": "surveyctl.cli.show:show_command",
     "fmt": "surveyctl.cli.fmt:fmt_command",
+}
+
+# command name -> its one-line help, as the command's docstring says it (a test keeps the two
+# equal): `surveyctl --help` lists the commands from here instead of importing them all.
+SUMMARIES: dict[str, str] = {
+    "adjust": "Submit the transactions listed in FILE (CSV or JSON) for adjustment.",
+    "apply": "Apply the manifests (or a plan saved by `plan --out FILE`) to the environment.",
+    "attributes": "The qualifications a survey of LOCALE can target, with their answer codes.",
+    "fmt": "Rewrite manifests (files or folders) in the canonical layout, keeping comments.",
+    "force-unlock": "Remove the environment's state lock left by a command that did not finish.",
+    "import": "Adopt live survey SURVEY_ID: write its manifest and record it in state.",
+    "import-group": "Adopt live exclusion group REF (its surveys must be managed already).",
+    "init": "Write surveyctl.yaml, a .gitignore for .surveyctl/, an example manifest and the CI "
+    "workflows into FOLDER (default: the current one).",
+    "link": "Build and verify the respondent return link (ps_hash).",
+    "plan": "Show what apply would change in the live surveys; writes nothing.",
+    "render": "Print each survey as the exact API body surveyctl sends, as JSON.",
+    "sandbox": "The local marketplace: the Buyer API served from a SQLite file.",
+    "show": "Show a plan saved by `surveyctl plan --out PLANFILE`; reads nothing else.",
+    "state": "Show and repair the local state of the environment (no marketplace calls).",
+    "status": "Show the fieldwork of SURVEY_ID (of every managed survey without it), or move "
+    "SURVEY_ID to NEW_STATUS (live, paused or closed).",
+    "surveys": "The account's surveys in the marketplace.",
+    "text-check": "Check the free-text answers of TRANSACTION_ID: one row of flags per answer.",
+    "transactions": "Read a survey's transactions (respondent sessions).",
+    "validate": "Check manifests (files or folders) before anything is sent; exit 1 when invalid.",
 }
 
 
@@ -96,7 +122,21 @@ class LazyGroup(click.Group):
         module_name, attribute = target.split(":")
         return getattr(importlib.import_module(module_name), attribute)
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands and their one-line help, as click lists them, from SUMMARIES."""
+        names = self.list_commands(ctx)
+        # click's own width and shortening, applied to stand-ins carrying the summaries.
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = [
+            (name, click.Command(name, help=SUMMARIES[name]).get_short_help_str(limit))
+            for name in names
+        ]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
     def invoke(self, ctx: click.Context):
+        from surveyctl.cli.context import CliContext
+
         try:
             return super().invoke(ctx)
         except SurveyctlError as exc:
@@ -142,6 +182,8 @@ def cli(
     whose data lives in .surveyctl/sandbox.db. The options below are also accepted after
     the command: `surveyctl plan --env staging`.
     """
+    from surveyctl.cli.context import CliContext  # here, so `--version` and `--help` skip it
+
     ctx.obj = CliContext(
         env_name=env_name,
         config_path=config_path,

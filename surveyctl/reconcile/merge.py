@@ -32,13 +32,13 @@ Exclusion groups follow the same rules over the four fields of spec 2.9 (`merge_
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable
 
 from surveyctl.reconcile.normalise import (
     GROUP_FIELDS,
     UPDATE_FIELDS,
     group_update_body,
+    json_copy,
     update_body,
 )
 
@@ -82,8 +82,9 @@ def _merge(
     keep_live: Iterable[str],
     fields: tuple[str, ...],
 ) -> dict:
-    # live_body is a fresh copy made by update_body; top-level values are replaced, never
-    # changed in place, so a shallow copy keeps the live side intact for rule 5.
+    # live_body is a fresh copy made by update_body, used only here; top-level values are
+    # replaced, never changed in place, so a shallow copy keeps the live side intact for
+    # rule 5, and a value taken back from it needs no copy of its own.
     body = dict(live_body)
     for name in last_applied or {}:
         if name not in desired:
@@ -92,7 +93,7 @@ def _merge(
         if value is None:
             body.pop(name, None)
         else:
-            body[name] = copy.deepcopy(value)
+            body[name] = json_copy(value)
     for name in keep_live:
         _keep_live(body, live_body, name)
     order = {name: index for index, name in enumerate(fields)}
@@ -102,6 +103,6 @@ def _merge(
 
 def _keep_live(body: dict, live_body: dict, name: str) -> None:
     if name in live_body:
-        body[name] = copy.deepcopy(live_body[name])
+        body[name] = live_body[name]
     else:
         body.pop(name, None)

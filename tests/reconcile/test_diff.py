@@ -95,6 +95,12 @@ def test_boolean_and_number_are_different_values():
     assert diff_survey({"quota_throttling": True}, {"quota_throttling": 1}) != []
 
 
+def test_boolean_and_number_differ_inside_nested_objects_too():
+    before = {"qlc": {"enable": True, "multiple_quotas": {"enable": True}}}
+    after = {"qlc": {"enable": True, "multiple_quotas": {"enable": 1}}}
+    assert [c.path for c in diff_survey(before, after)] == ["qlc.multiple_quotas.enable"]
+
+
 def test_changes_are_sorted_in_the_api_field_order():
     after = dict(
         BEFORE,

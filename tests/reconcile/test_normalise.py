@@ -162,8 +162,11 @@ def test_update_body_leaves_out_nulls():
 
 def test_update_body_does_not_share_objects_with_the_response():
     live = copy.deepcopy(LIVE)
-    update_body(live)["quotas"][0]["required_count"] = 1
-    assert live["quotas"][0]["required_count"] == 500
+    body = update_body(live)
+    body["quotas"][0]["required_count"] = 1
+    body["quotas"][0]["criteria"][0]["condition_codes"].append("999")
+    body["qualifications"][0]["condition_codes"].append("999")
+    assert live == LIVE
 
 
 def test_update_body_normalises_like_the_response():
