@@ -9,12 +9,10 @@ The planner never writes: the Plan is pure data for the renderers and the applie
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 
+from surveyctl.memory import collector_paused
 from surveyctl.model import DesiredState, Survey
 from surveyctl.reconcile import checks, groups
 from surveyctl.reconcile.checks import unresolved_create_message
@@ -48,22 +46,9 @@ class PlanRequest:
 
 def make_plan(client: Marketplace, request: PlanRequest) -> Plan:
     """The plan for `request`; reads live bodies through `client`, writes nothing."""
-    with _no_cycle_collection():
+    with collector_paused():  # a plan holds every live body until it is done
         return _make_plan(client, request)
 
-
-@contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """A plan holds every live body until it is done, about a thousand objects per survey,
-    and each full pass of the cycle collector walks them all to find nothing (parsed JSON has
-    no cycles): a third of a no-op plan's CPU. Reference counting still frees the rest."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _make_plan(client: Marketplace, request: PlanRequest) -> Plan:

@@ -23,6 +23,7 @@ from surveyctl.config import Config, Environment
 from surveyctl.errors import ConfigError, SurveyctlError
 from surveyctl.manifests import Diagnostic, load_manifests
 from surveyctl.manifests.diagnostics import ERROR
+from surveyctl.memory import collector_paused
 from surveyctl.model import DesiredState
 from surveyctl.reconcile import targets
 from surveyctl.reconcile.apply import (
@@ -180,7 +181,8 @@ def plan_run(
     live resources; writes nothing."""
     if options.refresh_only:
         return _refresh(workspace, options, state).plan
-    state = workspace.state.load() if state is None else state
+    with collector_paused():  # a state of a thousand surveys is a lot of objects to walk
+        state = workspace.state.load() if state is None else state
     desired = desired_state(workspace, options) if desired is None else desired
     if options.target_addresses:
         desired, state = targets.select(desired, state, options.target_addresses)
