@@ -45,7 +45,8 @@ class Environment:
         return self.host is None
 
     def api_key(self) -> str:
-        """The key from the environment variable; ConfigError when it is not set."""
+        """The key from the environment variable; ConfigError when it is not set or has a
+        shape no HTTP header can carry (the message names the variable, never the value)."""
         if self.embedded:
             return SANDBOX_KEY
         value = os.environ.get(self.api_key_env or "", "")
@@ -53,6 +54,12 @@ class Environment:
             raise ConfigError(
                 f"environment {self.name!r} needs its API key in ${self.api_key_env}, "
                 "which is not set"
+            )
+        problem = key_shape_problem(value)
+        if problem:
+            raise ConfigError(
+                f"environment {self.name!r}: the API key in ${self.api_key_env} {problem}; "
+                "set the variable to the key alone"
             )
         return value
 
@@ -63,6 +70,26 @@ class Environment:
 
 
 BUILTIN_SANDBOX = Environment(name=SANDBOX)
+
+
+def key_shape_problem(value: str) -> str | None:
+    """What keeps `value` from being sent as the access-token header, or None.
+
+    A key is visible ASCII only. Anything else is a copy-and-paste accident (a trailing line
+    break from `echo`, a leading space, a Windows line end, a typographic character), and the
+    HTTP library would refuse it with a message that repeats the header value, key included.
+    """
+    if any(c in "\r\n" for c in value):
+        return "contains a line break"
+    if value != value.strip():
+        return "starts or ends with whitespace"
+    if any(c.isspace() for c in value):
+        return "contains whitespace"
+    if any(ord(c) > 0x7E for c in value):
+        return "contains a character that is not plain ASCII"
+    if any(ord(c) < 0x21 for c in value):
+        return "contains a control character"
+    return None
 
 
 @dataclass(frozen=True)

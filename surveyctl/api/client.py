@@ -54,6 +54,32 @@ def _retry_policy(
     )
 
 
+# Every API key a client of this process was made with: `redact` removes them from any text
+# that may reach a person (error messages, --debug tracebacks and logs).
+_SECRETS: set[str] = set()
+REDACTED = "[redacted]"
+
+
+def redact(text: str) -> str:
+    """`text` without any API key a client of this process holds, in any of the spellings an
+    error message may use (as is, stripped, or escaped as Python shows str and bytes values:
+    requests' InvalidHeader repeats the header value that way)."""
+    for secret in sorted(_SECRETS, key=len, reverse=True):
+        for form in _spellings(secret):
+            text = text.replace(form, REDACTED)
+    return text
+
+
+def _spellings(secret: str) -> list[str]:
+    forms = {
+        secret,
+        secret.strip(),
+        repr(secret)[1:-1],
+        repr(secret.encode("utf-8", "backslashreplace"))[2:-1],
+    }
+    return sorted((form for form in forms if form), key=len, reverse=True)
+
+
 def _session(api_key: str, retry: Retry, pool_size: int) -> requests.Session:
     session = requests.Session()
     session.headers.update({"access-token": api_key, "User-Agent": f"surveyctl/{__version__}"})
@@ -91,6 +117,7 @@ class ApiClient:
     ):
         self.host = host.rstrip("/")
         self.timeout = timeout
+        _SECRETS.add(api_key)
         idempotent = _retry_policy(
             retries, backoff, RETRY_STATUSES, {"GET", "PUT", "DELETE"}, read=retries
         )
@@ -133,12 +160,18 @@ class ApiClient:
             session = self._post_session if method == "POST" else self._session
             response = session.request(method, url, json=body, params=params, timeout=self.timeout)
         except requests.RequestException as exc:
-            raise ConnectionFailed(f"{method} {url} failed: {type(exc).__name__}: {exc}") from exc
+            detail = redact(f"{type(exc).__name__}: {exc}")
+            raise ConnectionFailed(f"{method} {url} failed: {detail}") from exc
+        except UnicodeError:
+            # http.client encodes header values as Latin-1 and says which character failed.
+            raise ConnectionFailed(
+                f"{method} {url} failed: a request header holds a character HTTP cannot carry"
+            ) from None  # the codec's message quotes the character: part of the key
         if log.isEnabledFor(logging.DEBUG):
-            log.debug("< %s %s %s", response.status_code, url, _clip(response.text))
+            log.debug("< %s %s %s", response.status_code, url, redact(_clip(response.text)))
         if response.status_code not in expected:
             code, message = _error_message(response)
-            raise ApiError(method, url, response.status_code, code, message)
+            raise ApiError(method, url, response.status_code, code, redact(message))
         return response
 
     def _json(self, method: str, path: paths.Path, **kwargs: Any) -> Any:
