@@ -166,7 +166,9 @@ def apply_command(
     """Apply the manifests (or a plan saved by `plan --out FILE`) to the environment.
 
     TARGET is manifest files or folders (default: `manifests:` of surveyctl.yaml), or one saved
-    plan file, which is applied exactly as it was planned, or refused if anything moved since.
+    plan file, which is applied when a fresh plan of its manifests agrees with it, and refused
+    otherwise (deletes in it need --destroy; with $SURVEYCTL_PLAN_KEY set, only plans signed
+    with that key are applied).
     """
     if refresh_only and destroy:
         raise click.UsageError("--refresh-only cannot be combined with --destroy")

@@ -18,21 +18,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from surveyctl.errors import ApiError, SurveyctlError
-from surveyctl.reconcile.groups import api_body, group_fingerprint
-from surveyctl.reconcile.live import fetch_all
+from surveyctl.reconcile.groups import api_body
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Plan, ResourceChange
-from surveyctl.reconcile.planner import live_fingerprint
 from surveyctl.resources import EXCLUSION_GROUP, SURVEY
 from surveyctl.resources import address as address_of
 from surveyctl.state import GroupRecord, State, StateBackend, SurveyRecord
 
 # Answers that say for certain the create was not made (the request was refused as it stood).
 DEFINITE_REFUSALS = frozenset({400, 401, 403, 404, 409, 422, 429, 503})
-
-
-class PlanOutdated(SurveyctlError):
-    """A saved plan whose state or live resources moved since it was made."""
 
 
 @dataclass
@@ -55,35 +49,6 @@ class ApplyResult:
 
     def count(self, status: str) -> int:
         return sum(1 for o in self.outcomes if o.status == status)
-
-
-def check_saved_plan(plan: Plan, state: State, client: Marketplace, parallelism: int) -> None:
-    """Refuses a saved plan when the state or a resource it changes moved since it was made."""
-    # Serial 0 is a state never written, whose lineage is made afresh on every load.
-    never_written = state.serial == 0 and plan.state_serial == 0
-    if not never_written and (state.lineage, state.serial) != (
-        plan.state_lineage,
-        plan.state_serial,
-    ):
-        raise PlanOutdated(
-            f"the state changed since this plan was made (serial {plan.state_serial} -> "
-            f"{state.serial}); make a new plan"
-        )
-    to_check = [r for r in plan.resources if r.is_change and r.fingerprint]
-    live = fetch_all(client, ((r.address, _reader(r)) for r in to_check), parallelism)
-    moved = []
-    for resource in to_check:
-        result = live[resource.address]
-        body = result.body
-        now = None
-        if body is not None:
-            now = live_fingerprint(body) if resource.kind == SURVEY else group_fingerprint(body)
-        if now != resource.fingerprint:
-            moved.append(resource.address)
-    if moved:
-        raise PlanOutdated(
-            f"changed outside this plan since it was made: {', '.join(moved)}; make a new plan"
-        )
 
 
 def apply_plan(
@@ -142,12 +107,6 @@ def sync_lifecycle(plan: Plan, store: StateBackend) -> int:
     if count:
         store.update(change)
     return count
-
-
-def _reader(resource: ResourceChange):
-    if resource.kind == SURVEY:
-        return lambda client: client.get_survey(resource.remote_id)
-    return lambda client: client.get_group(resource.remote_id)
 
 
 def _run_one(

@@ -99,6 +99,9 @@ class Plan:
     unread: list[str] = field(default_factory=list)
     blocked: list[str] = field(default_factory=list)
     gone: list[str] = field(default_factory=list)
+    # The manifest files and folders the plan was made from, relative to the project root:
+    # `apply PLANFILE` plans them again and applies only what that plan confirms.
+    sources: list[str] = field(default_factory=list)
     format_version: int = FORMAT_VERSION
 
     @property

@@ -12,6 +12,8 @@ the live values that drifted.
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +28,6 @@ from surveyctl.reconcile.apply import (
     ApplyResult,
     Outcome,
     apply_plan,
-    check_saved_plan,
     sync_lifecycle,
 )
 from surveyctl.reconcile.marketplace import Marketplace
@@ -34,6 +35,7 @@ from surveyctl.reconcile.plan import Plan
 from surveyctl.reconcile.planfile import load_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
 from surveyctl.reconcile.refresh import Refresh, make_refresh, record_refresh
+from surveyctl.reconcile.tamper import check_state, guard_deletes, recheck, source_targets
 from surveyctl.state import State, StateBackend
 
 DEFAULT_PARALLELISM = 10
@@ -156,7 +158,23 @@ def plan_run(
     request = PlanRequest(
         desired, state, workspace.environment.name, options.destroy, options.parallelism
     )
-    return make_plan(workspace.marketplace(), request)
+    plan = make_plan(workspace.marketplace(), request)
+    plan.sources = plan_sources(workspace.config, options.targets)
+    return plan
+
+
+def plan_sources(config: Config, targets: tuple[Path, ...]) -> list[str]:
+    """The manifest files and folders of a plan, as a saved plan records them: relative to the
+    project root (POSIX), or absolute when outside it (such a plan cannot be saved)."""
+    root = config.root.resolve()
+    sources = []
+    for path in manifest_paths(config, targets):
+        resolved = Path(os.path.abspath(path))
+        if resolved.is_relative_to(root):
+            sources.append(resolved.relative_to(root).as_posix() or ".")
+        else:
+            sources.append(str(resolved))
+    return sources
 
 
 def apply_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> ApplyRun:
@@ -179,6 +197,7 @@ def apply_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> A
         hooks.show(plan)
         if plan.errors:
             raise SurveyctlError("the plan has errors; nothing was applied")
+        guard_deletes(plan, store.current(), options.destroy)
         if plan.has_changes and saved is None and not options.auto_approve:
             _confirm(hooks, environment.name)
         sync_lifecycle(plan, store)  # after the approval: a cancelled apply changes nothing
@@ -226,14 +245,19 @@ def _refresh(workspace: Workspace, options: RunOptions, state: State | None) -> 
 
 
 def _load_saved(path: Path, workspace: Workspace, options: RunOptions) -> Plan:
-    plan = load_plan(path)
+    """The saved plan at `path`, re-checked: its environment, its state, and each of its
+    changes against a fresh plan of the manifests it names (`surveyctl.reconcile.tamper`)."""
+    saved = load_plan(path)
     name = workspace.environment.name
-    if plan.environment != name:
+    if saved.environment != name:
         raise SurveyctlError(
-            f"{path} was planned for environment {plan.environment!r}, not {name!r}"
+            f"{path} was planned for environment {saved.environment!r}, not {name!r}"
         )
-    check_saved_plan(plan, workspace.state.load(), workspace.marketplace(), options.parallelism)
-    return plan
+    state = workspace.state.load()
+    check_state(saved, state)
+    targets = source_targets(saved, workspace.config.root, path)
+    again = dataclasses.replace(options, targets=targets, destroy=saved.destroy)
+    return recheck(saved, plan_run(workspace, again, state=state))
 
 
 def _confirm(hooks: ApplyHooks, environment: str) -> None:
