@@ -14,7 +14,7 @@ import click
 
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.manifest_options import refresh_option
-from surveyctl.reconcile.apply import ApplyResult, Outcome
+from surveyctl.reconcile.apply import ApplyResult, Outcome, unattempted
 from surveyctl.reconcile.plan import Plan
 from surveyctl.reconcile.planfile import save_plan
 from surveyctl.reconcile.run import (
@@ -122,7 +122,7 @@ def plan_command(
     if out is not None:
         save_plan(plan, out)
         click.echo(f"Saved the plan to {out}; apply it with `surveyctl apply {out}`.", err=True)
-    if plan.errors:
+    if plan.errors or unattempted(plan):  # an error, or a resource it could not plan
         click.get_current_context().exit(1)
     if detailed_exitcode and (plan.has_changes or plan.refreshed):
         click.get_current_context().exit(2)

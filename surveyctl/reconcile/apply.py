@@ -83,6 +83,22 @@ def apply_plan(
     return result
 
 
+def unattempted(plan: Plan) -> list[Outcome]:
+    """Resources the plan could not read and so did not plan: nothing is attempted for them,
+    and the apply reports them so that it ends incomplete (exit 1) and is run again."""
+    planned = {resource.address for resource in plan.resources}
+    return [
+        Outcome(
+            address,
+            "read",
+            "skipped",
+            "its live body could not be read, so it was not planned; run apply again",
+        )
+        for address in plan.unread
+        if address not in planned
+    ]
+
+
 def sync_lifecycle(plan: Plan, store: StateBackend) -> int:
     """Records `lifecycle.prevent_destroy` of unchanged resources (a state-only write): a
     manifest that is later removed can no longer protect its resource, the state must."""

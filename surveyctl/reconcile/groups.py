@@ -90,9 +90,10 @@ def _plan_group(
     if result is None or result.error:
         plan.notes.append(
             Note(
-                "error",
+                "warning",  # not an error: apply still makes every change it could read
                 group_address,
-                f"cannot read the live group: {result.error if result else 'not fetched'}",
+                f"cannot read the live group: {result.error if result else 'not fetched'}; "
+                "it is left out of this plan and apply does not attempt it (run it again)",
                 where,
             )
         )

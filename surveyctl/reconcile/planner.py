@@ -133,9 +133,10 @@ def _plan_survey(
     if result is None or result.error:
         notes.append(
             Note(
-                "error",
+                "warning",  # not an error: apply still makes every change it could read
                 address,
-                f"cannot read the live survey: {result.error if result else 'not fetched'}",
+                f"cannot read the live survey: {result.error if result else 'not fetched'}; "
+                "it is left out of this plan and apply does not attempt it (run it again)",
                 where,
             )
         )

@@ -29,6 +29,7 @@ from surveyctl.reconcile.apply import (
     Outcome,
     apply_plan,
     sync_lifecycle,
+    unattempted,
 )
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Plan
@@ -201,12 +202,24 @@ def apply_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> A
         if plan.has_changes and saved is None and not options.auto_approve:
             _confirm(hooks, environment.name)
         sync_lifecycle(plan, store)  # after the approval: a cancelled apply changes nothing
-        if not plan.has_changes:
-            return ApplyRun(plan, saved=saved is not None)
-        result = apply_plan(
-            plan, workspace.marketplace(), store, options.parallelism, hooks.on_outcome
-        )
-    return ApplyRun(plan, result, saved=saved is not None)
+        if plan.has_changes:
+            result = apply_plan(
+                plan, workspace.marketplace(), store, options.parallelism, hooks.on_outcome
+            )
+        else:
+            result = ApplyResult()
+        _report_unattempted(plan, result, hooks)
+    return ApplyRun(plan, result if result.outcomes else None, saved=saved is not None)
+
+
+def _report_unattempted(plan: Plan, result: ApplyResult, hooks: ApplyHooks) -> None:
+    """Resources whose live body could not be read were not planned: the apply made every
+    other change and reports these as not attempted, so it ends incomplete and a re-run
+    picks them up."""
+    for outcome in unattempted(plan):
+        result.outcomes.append(outcome)
+        if hooks.on_outcome:
+            hooks.on_outcome(outcome)
 
 
 def refresh_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> ApplyRun:
