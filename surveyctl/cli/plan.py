@@ -124,7 +124,7 @@ def plan_command(
         click.echo(f"Saved the plan to {out}; apply it with `surveyctl apply {out}`.", err=True)
     if plan.errors or unattempted(plan):  # an error, or a resource it could not plan
         click.get_current_context().exit(1)
-    if detailed_exitcode and (plan.has_changes or plan.refreshed):
+    if detailed_exitcode and (plan.has_changes or plan.refreshed or plan.recovered):
         click.get_current_context().exit(2)
 
 

@@ -84,10 +84,11 @@ def apply_plan(
 
 
 def unattempted(plan: Plan) -> list[Outcome]:
-    """Resources the plan could not read and so did not plan: nothing is attempted for them,
-    and the apply reports them so that it ends incomplete (exit 1) and is run again."""
+    """Resources the plan could not plan: ones it could not read, and creates waiting for an
+    earlier attempt to be resolved. Nothing is attempted for them, and the apply reports them
+    so that it ends incomplete (exit 1) and is run again."""
     planned = {resource.address for resource in plan.resources}
-    return [
+    unread = [
         Outcome(
             address,
             "read",
@@ -97,6 +98,31 @@ def unattempted(plan: Plan) -> list[Outcome]:
         for address in plan.unread
         if address not in planned
     ]
+    return unread + [
+        Outcome(
+            address,
+            "create",
+            "skipped",
+            "an earlier create of it is not resolved yet (see the plan's notes); run apply again",
+        )
+        for address in plan.blocked
+        if address not in planned
+    ]
+
+
+def forget_gone(plan: Plan, store: StateBackend) -> list[Outcome]:
+    """With `--destroy`: forgets (one state write) the managed resources no manifest names
+    that are already gone from the marketplace."""
+    if not plan.destroy or not plan.gone:
+        return []
+
+    def change(state: State) -> None:
+        for gone in plan.gone:
+            state.resources.pop(gone, None)
+
+    store.update(change)
+    message = "already deleted in the marketplace; removed from the state"
+    return [Outcome(gone, "forget", "done", message) for gone in plan.gone]
 
 
 def sync_lifecycle(plan: Plan, store: StateBackend) -> int:

@@ -102,6 +102,10 @@ class Plan:
     # The manifest files and folders the plan was made from, relative to the project root:
     # `apply PLANFILE` plans them again and applies only what that plan confirms.
     sources: list[str] = field(default_factory=list)
+    # Creates whose answer was lost, resolved by this plan (`surveyctl.reconcile.recovery`):
+    # address -> the state record apply writes for the resource the create made, or None when
+    # it made nothing and the create is planned again.
+    recovered: dict[str, dict | None] = field(default_factory=dict)
     format_version: int = FORMAT_VERSION
 
     @property
@@ -119,8 +123,8 @@ class Plan:
 
     @property
     def settled(self) -> bool:
-        """Nothing is pending: no change, no error, nothing kept, unread, blocked, gone or
-        drifted. Only then may a plan say "no changes"."""
+        """Nothing is pending: no change, no error, nothing kept, unread, blocked, gone,
+        drifted or recovered. Only then may a plan say "no changes"."""
         return not (
             self.has_changes
             or self.errors
@@ -129,6 +133,7 @@ class Plan:
             or self.blocked
             or self.gone
             or self.drifted
+            or self.recovered
         )
 
     @property

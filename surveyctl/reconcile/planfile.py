@@ -57,6 +57,7 @@ _SCHEMA: dict[str, Any] = {
         "blocked": _ADDRESSES,
         "gone": _ADDRESSES,
         "sources": {"type": "array", "items": {"type": "string"}},
+        "recovered": {"type": "object", "additionalProperties": {"type": ["object", "null"]}},
         "notes": {
             "type": "array",
             "items": {

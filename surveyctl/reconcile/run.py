@@ -28,6 +28,7 @@ from surveyctl.reconcile.apply import (
     ApplyResult,
     Outcome,
     apply_plan,
+    forget_gone,
     sync_lifecycle,
     unattempted,
 )
@@ -35,6 +36,7 @@ from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Plan
 from surveyctl.reconcile.planfile import load_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
+from surveyctl.reconcile.recovery import record_recovered
 from surveyctl.reconcile.refresh import Refresh, make_refresh, record_refresh
 from surveyctl.reconcile.tamper import check_state, guard_deletes, recheck, source_targets
 from surveyctl.state import State, StateBackend
@@ -202,6 +204,7 @@ def apply_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> A
         if plan.has_changes and saved is None and not options.auto_approve:
             _confirm(hooks, environment.name)
         sync_lifecycle(plan, store)  # after the approval: a cancelled apply changes nothing
+        record_recovered(plan, store)  # before the writes: they build on what it records
         if plan.has_changes:
             result = apply_plan(
                 plan, workspace.marketplace(), store, options.parallelism, hooks.on_outcome
@@ -209,6 +212,7 @@ def apply_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> A
         else:
             result = ApplyResult()
         _report_unattempted(plan, result, hooks)
+        _report(forget_gone(plan, store), result, hooks)
     return ApplyRun(plan, result if result.outcomes else None, saved=saved is not None)
 
 
@@ -216,7 +220,11 @@ def _report_unattempted(plan: Plan, result: ApplyResult, hooks: ApplyHooks) -> N
     """Resources whose live body could not be read were not planned: the apply made every
     other change and reports these as not attempted, so it ends incomplete and a re-run
     picks them up."""
-    for outcome in unattempted(plan):
+    _report(unattempted(plan), result, hooks)
+
+
+def _report(outcomes: list[Outcome], result: ApplyResult, hooks: ApplyHooks) -> None:
+    for outcome in outcomes:
         result.outcomes.append(outcome)
         if hooks.on_outcome:
             hooks.on_outcome(outcome)

@@ -11,6 +11,8 @@ in it that it can check itself:
   the file leaves out. A resource whose live body changed since gets the message it always
   had ("changed outside this plan"); any other difference means the file was edited, or the
   manifests changed since; either way nothing is applied;
+- the creates whose lost answer the file resolves (`Plan.recovered`) must be the ones the fresh
+  plan resolves, the same way;
 - what is applied is the fresh plan (restricted to the file's resources), with the fresh
   plan's notes, so an edited note or summary cannot hide an error;
 - deletes are checked against the state at apply time (`guard_deletes`): only with
@@ -102,6 +104,12 @@ def recheck(saved: Plan, fresh: Plan) -> Plan:
         elif _effect(resource) != _effect(current):
             live_moved = resource.fingerprint != current.fingerprint
             (moved if live_moved else differ).append(resource.address)
+    differ += [
+        lost
+        for lost in set(saved.recovered) | set(fresh.recovered)
+        if _canonical(saved.recovered.get(lost, "absent"))
+        != _canonical(fresh.recovered.get(lost, "absent"))
+    ]
     listed = {resource.address for resource in saved.resources}
     differ += [
         address
@@ -163,5 +171,8 @@ def _names(resources: list[ResourceChange]) -> str:
 def _effect(resource: ResourceChange) -> str:
     """What applying the resource does, in one comparable text (JSON: a plan read from a
     file and one made in memory compare equal when they say the same)."""
-    fields = {name: getattr(resource, name) for name in _EFFECT_FIELDS}
-    return json.dumps(fields, sort_keys=True, default=str)
+    return _canonical({name: getattr(resource, name) for name in _EFFECT_FIELDS})
+
+
+def _canonical(value: object) -> str:
+    return json.dumps(value, sort_keys=True, default=str)

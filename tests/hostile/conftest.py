@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ..reconcile.conftest import Manifests, survey_manifest  # noqa: F401  (re-exported)
+from ..reconcile.conftest import Manifests, survey_manifest, unique  # noqa: F401  (re-exported)
 
 
 @pytest.fixture
