@@ -125,6 +125,37 @@ def forget_gone(plan: Plan, store: StateBackend) -> list[Outcome]:
     return [Outcome(gone, "forget", "done", message) for gone in plan.gone]
 
 
+def record_settled(plan: Plan, store: StateBackend) -> int:
+    """Records the manifest's body as last applied for surveys the plan leaves unchanged whose
+    live body already is the manifest's while the state remembers an older body: a write made
+    by an apply killed before its state write (or the same change made by hand). The next
+    plan is then settled, with no `apply --refresh-only` needed (one state write)."""
+    wanted = {
+        r.address: r.last_applied
+        for r in plan.resources
+        if r.kind == SURVEY and r.action == "no-op" and r.last_applied is not None
+    }
+
+    def stale(state: State) -> list[str]:
+        return [
+            address
+            for address, body in wanted.items()
+            if isinstance(record := state.resources.get(address), SurveyRecord)
+            and record.last_applied != body
+        ]
+
+    def change(state: State) -> None:
+        for address in stale(state):
+            state.resources[address] = dataclasses.replace(
+                state.resources[address], last_applied=wanted[address]
+            )
+
+    count = len(stale(store.current()))
+    if count:
+        store.update(change)
+    return count
+
+
 def sync_lifecycle(plan: Plan, store: StateBackend) -> int:
     """Records `lifecycle.prevent_destroy` of unchanged resources (a state-only write): a
     manifest that is later removed can no longer protect its resource, the state must."""

@@ -29,6 +29,7 @@ from surveyctl.reconcile.apply import (
     Outcome,
     apply_plan,
     forget_gone,
+    record_settled,
     sync_lifecycle,
     unattempted,
 )
@@ -205,6 +206,7 @@ def apply_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> A
             _confirm(hooks, environment.name)
         sync_lifecycle(plan, store)  # after the approval: a cancelled apply changes nothing
         record_recovered(plan, store)  # before the writes: they build on what it records
+        record_settled(plan, store)
         if plan.has_changes:
             result = apply_plan(
                 plan, workspace.marketplace(), store, options.parallelism, hooks.on_outcome

@@ -320,3 +320,18 @@ def test_a_saved_plan_edited_to_adopt_another_survey_is_refused(
     assert result.exit_code == 1
     assert "not what its manifests plan now for Survey/tracker" in result.stderr
     assert "Survey/tracker" in _store(project).load().journal
+
+
+def test_an_update_whose_state_write_was_lost_is_settled_by_the_next_apply(
+    project, manifests, market, run_cli, monkeypatch
+):
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    manifests.write(survey_manifest("tracker", survey_title="Renamed"))
+    _killed_during(run_cli, monkeypatch, FileStateStore, "record")  # after the PUT
+    assert "drift" in run_cli("plan", "manifests").stdout
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    assert applied.exit_code == 0, applied.stdout + applied.stderr
+    assert _store(project).load().survey("tracker").last_applied["survey_title"] == "Renamed"
+    settled = run_cli("plan", "manifests")
+    assert "No changes." in settled.stdout and "drift" not in settled.stdout
