@@ -111,7 +111,8 @@ class PlanFileError(SurveyctlError):
 def signing_key() -> bytes | None:
     """The key of `$SURVEYCTL_PLAN_KEY`, or None when it is not set (or empty)."""
     value = os.environ.get(KEY_VARIABLE, "")
-    return value.encode("utf-8") if value else None
+    # surrogateescape: the bytes of the variable as set, whatever their encoding
+    return value.encode("utf-8", "surrogateescape") if value else None
 
 
 def save_plan(plan: Plan, path: Path, key: bytes | None = None) -> None:
@@ -129,7 +130,10 @@ def save_plan(plan: Plan, path: Path, key: bytes | None = None) -> None:
     key = key or signing_key()
     if key is not None:
         document["signature"] = _sign(data, key)
-    write_atomically(path, json.dumps(document, indent=1, sort_keys=True))
+    try:
+        write_atomically(path, json.dumps(document, indent=1, sort_keys=True))
+    except OSError as exc:
+        raise PlanFileError(f"{path}: cannot write the plan file: {exc.strerror}") from exc
 
 
 def load_plan(path: Path, key: bytes | None = None) -> Plan:

@@ -39,6 +39,7 @@ state write leaves one.)
 from __future__ import annotations
 
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -63,6 +64,7 @@ SETTLE_VARIABLE = "SURVEYCTL_CREATE_SETTLE_SECONDS"
 DEFAULT_SETTLE_SECONDS = 60.0
 # The journal's clock is this machine's, the creation date the service's: allow them to differ.
 CLOCK_SKEW = timedelta(minutes=10)
+_WIDEST_OFFSET = timedelta(hours=14)  # UTC+14 to UTC-12: a time without a zone is any of them
 _LISTED_CANDIDATES = 10  # how many candidates an error names
 
 
@@ -124,10 +126,15 @@ def record_recovered(plan: Plan, store: StateBackend) -> int:
 def settle_seconds() -> float:
     """How old a lost create must be before "no survey shows it" means it made nothing."""
     value = os.environ.get(SETTLE_VARIABLE, "")
+    if not value:
+        return DEFAULT_SETTLE_SECONDS
     try:
-        return max(0.0, float(value)) if value else DEFAULT_SETTLE_SECONDS
-    except ValueError as exc:
-        raise SurveyctlError(f"${SETTLE_VARIABLE} must be a number of seconds") from exc
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds <= 86400:  # also refuses nan and inf
+        raise SurveyctlError(f"${SETTLE_VARIABLE} must be a number of seconds from 0 to 86400")
+    return seconds
 
 
 # -- surveys -------------------------------------------------------------------------------
@@ -147,7 +154,12 @@ def _recover_surveys(
             _cannot_check(recovery, lost, state.journal[lost], f"the survey list: {exc}")
         return
     managed = {r.ps_survey_id for r in state.resources.values() if isinstance(r, SurveyRecord)}
-    unmanaged = [s for s in listed if s.get("ps_survey_id") not in managed]
+    unmanaged = [
+        s
+        for s in listed
+        if isinstance(s, dict) and isinstance(s.get("ps_survey_id"), int)
+        if s["ps_survey_id"] not in managed
+    ]
     matches: dict[str, list[dict]] = {}
     candidates: dict[str, list[dict]] = {}
     for lost, survey in surveys.items():
@@ -160,15 +172,12 @@ def _recover_surveys(
             continue
         titled = [s for s in window if s.get("survey_title") == body.get("survey_title")]
         try:
-            matches[lost] = [live for live in _read_all(client, titled) if _same(live, body)]
+            matches[lost] = [item for item, live in _read_all(client, titled) if _same(live, body)]
         except SurveyctlError as exc:
             _cannot_check(recovery, lost, entry, f"survey {exc}")
             continue
         candidates[lost] = titled
-    claims: dict[int, int] = {}
-    for found in matches.values():
-        for live in found:
-            claims[live["ps_survey_id"]] = claims.get(live["ps_survey_id"], 0) + 1
+    claims = Counter(item["ps_survey_id"] for found in matches.values() for item in found)
     for lost, found in candidates.items():
         entry = state.journal[lost]
         matched = matches.get(lost)
@@ -186,12 +195,13 @@ def _recover_surveys(
                  "exists, so surveyctl cannot tell whether the create made it")  # fmt: skip
 
 
-def _read_all(client: Marketplace, listed: list[dict]) -> list[dict]:
-    """The live body of each listed survey (one GET each); ones deleted meanwhile are left out."""
+def _read_all(client: Marketplace, listed: list[dict]) -> list[tuple[dict, dict]]:
+    """(listed item, live body) of each listed survey (one GET each); ones deleted meanwhile
+    are left out."""
     bodies = []
     for item in listed:
         try:
-            bodies.append(client.get_survey(item["ps_survey_id"]))
+            bodies.append((item, client.get_survey(item["ps_survey_id"])))
         except ApiError as exc:
             if exc.status != 404:
                 raise
@@ -205,13 +215,13 @@ def _same(live: dict, body: dict) -> bool:
 
 
 def _adopt_survey(
-    recovery: Recovery, lost: str, survey: Survey, entry: JournalEntry, live: dict
+    recovery: Recovery, lost: str, survey: Survey, entry: JournalEntry, listed: dict
 ) -> None:
-    survey_id = int(live["ps_survey_id"])
+    survey_id = listed["ps_survey_id"]
     quota_ids = {
         q["buyer_quota_id"]: q["ps_quota_id"]
-        for q in live.get("quotas") or []
-        if q.get("buyer_quota_id") and q.get("ps_quota_id")
+        for q in listed.get("quotas") or []
+        if isinstance(q, dict) and q.get("buyer_quota_id") and q.get("ps_quota_id")
     }
     record = SurveyRecord(survey_id, quota_ids, survey.body(), survey.lifecycle.prevent_destroy)
     _adopt(
@@ -219,7 +229,7 @@ def _adopt_survey(
         lost,
         record,
         f"the create sent at {entry.started_at} lost its answer but made survey {survey_id} "
-        f"(created {live.get('project_creation_date') or 'at an unknown time'}); it is "
+        f"(created {listed.get('project_creation_date') or 'at an unknown time'}); it is "
         "adopted, and apply records it in the state",
     )
 
@@ -364,11 +374,14 @@ def _cannot_check(recovery: Recovery, lost: str, entry: JournalEntry, problem: s
 
 def _created_since(listed: dict, started_at: str) -> bool:
     """Created at most CLOCK_SKEW before `started_at`, or at a time that cannot be read (such
-    a survey cannot be ruled out)."""
-    created, started = _parse(listed.get("project_creation_date")), _parse(started_at)
+    a survey cannot be ruled out). A time without a zone may be any zone's: it is allowed
+    the widest offset there is on top."""
+    text = listed.get("project_creation_date")
+    created, started = _parse(text), _parse(started_at)
     if created is None or started is None:
         return True
-    return created >= started - CLOCK_SKEW
+    slack = CLOCK_SKEW if _has_zone(text) else CLOCK_SKEW + _WIDEST_OFFSET
+    return created >= started - slack
 
 
 def _parse(text: object) -> datetime | None:
@@ -379,6 +392,13 @@ def _parse(text: object) -> datetime | None:
     except ValueError:
         return None
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _has_zone(text: str) -> bool:
+    try:
+        return datetime.fromisoformat(text).tzinfo is not None
+    except ValueError:
+        return False
 
 
 def _record(resource_address: str, data: dict) -> Record:

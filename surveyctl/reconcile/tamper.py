@@ -79,7 +79,11 @@ def source_targets(saved: Plan, root: Path, path: Path) -> tuple[Path, ...]:
     project = root.resolve()
     targets = []
     for source in saved.sources:
-        target = (project / source).resolve()
+        try:
+            target = (project / source).resolve()
+        except (OSError, ValueError) as exc:  # a NUL byte, a loop of links
+            raise PlanFileError(f"{path}: the plan names a manifest path {source!r} that "
+                                "cannot be used; make a new plan") from exc  # fmt: skip
         if Path(source).is_absolute() or not target.is_relative_to(project):
             raise PlanFileError(
                 f"{path}: the plan names manifests outside the project ({source}); "

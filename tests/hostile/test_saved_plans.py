@@ -279,3 +279,12 @@ def test_the_applier_refuses_a_delete_the_state_protects_whatever_the_plan_says(
     plan.resources[0] = ResourceChange("Survey", "other", "delete", remote_id=10001)
     with pytest.raises(SurveyctlError, match="does not manage under that id"):
         guard_deletes(plan, state, destroy=True)
+
+
+def test_a_plan_that_cannot_be_written_is_one_sentence(project, manifests, run_cli):
+    manifests.write(survey_manifest("tracker"))
+    (project / "a-file").write_text("not a folder")
+    result = run_cli("plan", "manifests", "--out", "a-file/change.plan")
+    assert result.exit_code == 1
+    assert "a-file/change.plan: cannot write the plan file" in result.stderr
+    assert "Traceback" not in result.stderr
