@@ -1,39 +1,24 @@
-"""Recovery without a person: creates whose answer was lost, and state entries of resources
-already deleted.
+"""Creates whose answer was lost, resolved by the next plan without a person.
 
-A create is journaled before its POST; when the answer is lost (a kill, a reset, a 502), the
-entry stays. The next plan resolves it from what the marketplace shows:
+A create is journaled before its POST; when the answer is lost (a kill, a reset, a 502) the
+entry stays, and the next plan decides from what the marketplace shows (docs/state.md has the
+rules and a table):
 
-- Surveys. The survey list (every page, every status) gives the candidates: surveys no state
-  entry manages, created at most `CLOCK_SKEW` before the journal's `started_at` or later (or
-  whose creation date cannot be read). When the manifest is still the body that was sent (its
-  fingerprint is the journal's), a candidate *matches* when its title is the body's and its
-  live body (read with a GET) has the body's value for every field the body sets, compared the
-  way the planner compares (normalised: 5 equals 5.0, codes as sets, quotas by id; fields the
-  service fills in by itself are not compared).
-  * exactly one match, claimed by no other lost create: it is adopted. The plan records it
-    (`Plan.recovered`), apply writes it to the state with its ids and the body sent as last
-    applied, and the plan continues with it as an update or no change;
-  * no match and no candidate with that title: the attempt made nothing, and the create is
-    planned again (apply clears the old entry first). Only once the entry is older than the
-    settle time (`$SURVEYCTL_CREATE_SETTLE_SECONDS`, 60 by default), because a service may
-    still be processing a request whose client died; until then the resource is left out of
-    the plan, like one that could not be read;
-  * several, or a candidate with the title but another body: the plan stops with an error
-    listing them and asks the person to pick with `surveyctl import ID --name NAME`.
-  When the manifest changed since the attempt, nothing can be matched: no candidate at all
-  means the attempt made nothing (planned again); otherwise the candidates are listed.
-- Exclusion groups. The reference is the group's identity, so a GET by reference says
-  directly: 404, the attempt made nothing (planned again, same settle rule); the group with the
-  manifest's name and exclusion_period, adopted; another group under that reference, an error.
-- A list or GET that fails leaves the entry for the next run (a warning); so does an entry
-  younger than the settle time. Such a create is listed as blocked and reported by apply as
-  not attempted, and the rest of the plan goes ahead; only the cases that need a person are
-  errors that stop the apply.
-
-(`apply --destroy` also forgets state entries whose resource is already gone from the
-marketplace, `surveyctl.reconcile.apply.forget_gone`: a kill after a DELETE and before the
-state write leaves one.)
+- Surveys: candidates are the unmanaged surveys of the list (every page, every status) created
+  since the attempt (`CLOCK_SKEW` before `started_at` or later). While the manifest is still
+  the body that was sent (the journal's fingerprint), a candidate matches when its title is the
+  body's and its live body (a GET) has the body's value for every field the body sets,
+  normalised as the planner compares; fields the service fills in are not compared. One match
+  claimed by no other lost create is adopted (`Plan.recovered`; apply records it, and the plan
+  goes on with it as an update or no change); no candidate with the title means the attempt
+  made nothing, and the create is planned again once the entry is older than the settle time
+  (a service may still be processing a request whose client died); anything else is an error
+  listing the candidates for `surveyctl import ID --name NAME`. When the manifest changed
+  since, only "no candidate at all" can be decided.
+- Exclusion groups: a GET by reference says it directly (404: made nothing; the manifest's
+  name and exclusion_period: adopted; anything else: an error).
+- A read that fails, or an entry still settling, leaves the create blocked for a later run
+  (a warning): apply reports it as not attempted and goes ahead with the rest.
 """
 
 from __future__ import annotations
@@ -160,7 +145,7 @@ def _recover_surveys(
         if isinstance(s, dict) and isinstance(s.get("ps_survey_id"), int)
         if s["ps_survey_id"] not in managed
     ]
-    matches: dict[str, list[dict]] = {}
+    matches: dict[str, list[tuple[dict, dict]]] = {}  # (listed item, live body)
     candidates: dict[str, list[dict]] = {}
     for lost, survey in surveys.items():
         entry = state.journal[lost]
@@ -172,24 +157,28 @@ def _recover_surveys(
             continue
         titled = [s for s in window if s.get("survey_title") == body.get("survey_title")]
         try:
-            matches[lost] = [item for item, live in _read_all(client, titled) if _same(live, body)]
+            matches[lost] = [pair for pair in _read_all(client, titled) if _same(pair[1], body)]
         except SurveyctlError as exc:
             _cannot_check(recovery, lost, entry, f"survey {exc}")
             continue
         candidates[lost] = titled
-    claims = Counter(item["ps_survey_id"] for found in matches.values() for item in found)
+    claims = Counter(item["ps_survey_id"] for found in matches.values() for item, _ in found)
     for lost, found in candidates.items():
         entry = state.journal[lost]
         matched = matches.get(lost)
-        if matched is not None and len(matched) == 1 and claims[matched[0]["ps_survey_id"]] == 1:
-            _adopt_survey(recovery, lost, surveys[lost], entry, matched[0])
+        if matched is not None and len(matched) == 1 and claims[matched[0][0]["ps_survey_id"]] == 1:
+            _adopt_survey(recovery, lost, surveys[lost], entry, *matched[0])
         elif not found:
             _plan_again(recovery, lost, entry, now, "made no survey")
         elif matched is None:
             _ask(recovery, lost, entry, found, "the manifest changed since, so surveyctl "
                  "cannot tell which of these it made")  # fmt: skip
+        elif len(matched) == 1:
+            _ask(recovery, lost, entry, [matched[0][0]], "the survey it could have made "
+                 "matches another lost create as well")  # fmt: skip
         elif matched:
-            _ask(recovery, lost, entry, matched, "more than one survey could be the one it made")
+            _ask(recovery, lost, entry, [item for item, _ in matched], "more than one survey "
+                 "could be the one it made")  # fmt: skip
         else:
             _ask(recovery, lost, entry, found, "a survey with its title but other settings "
                  "exists, so surveyctl cannot tell whether the create made it")  # fmt: skip
@@ -215,12 +204,12 @@ def _same(live: dict, body: dict) -> bool:
 
 
 def _adopt_survey(
-    recovery: Recovery, lost: str, survey: Survey, entry: JournalEntry, listed: dict
+    recovery: Recovery, lost: str, survey: Survey, entry: JournalEntry, listed: dict, live: dict
 ) -> None:
     survey_id = listed["ps_survey_id"]
     quota_ids = {
         q["buyer_quota_id"]: q["ps_quota_id"]
-        for q in listed.get("quotas") or []
+        for q in live.get("quotas") or []
         if isinstance(q, dict) and q.get("buyer_quota_id") and q.get("ps_quota_id")
     }
     record = SurveyRecord(survey_id, quota_ids, survey.body(), survey.lifecycle.prevent_destroy)
