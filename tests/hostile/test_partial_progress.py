@@ -22,11 +22,18 @@ class UnreadableProxy(Proxy):
 
     def __init__(self, upstream: str):
         self.unreadable: set[int] = set()
+        self.refusals_left: dict[int, int] = {}  # refused only that many times
         super().__init__(upstream)
+
+    def _refused(self, survey: int) -> bool:
+        if survey in self.refusals_left:
+            self.refusals_left[survey] -= 1
+            return self.refusals_left[survey] >= 0
+        return survey in self.unreadable
 
     def reshape(self, request: Request, answer, headers: dict) -> bytes:
         survey = request.path.rsplit("/", 1)[-1]
-        if request.method == "GET" and survey.isdigit() and int(survey) in self.unreadable:
+        if request.method == "GET" and survey.isdigit() and self._refused(int(survey)):
             headers["Content-Type"] = "application/json"
             answer.status_code = 403
             return json.dumps(
@@ -99,3 +106,14 @@ def test_an_apply_left_incomplete_by_an_unreadable_resource_converges_when_run_a
     assert "Apply complete: 1 resource(s) changed." in again.stdout
     assert api.get_survey(ids["bravo"])["survey_title"] == "Survey bravo v2"
     assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
+
+
+def test_a_read_that_fails_once_more_than_the_client_retries_is_tried_again(
+    project, manifests, proxy, run_cli
+):
+    _renamed(manifests, "v1")
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    proxy.refusals_left = {_ids(project)["bravo"]: 1}
+    result = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert result.exit_code == 0, result.stdout
+    assert "No changes." in result.stdout
