@@ -45,6 +45,9 @@ ENV_VARIABLE = "SURVEYCTL_ENV"
 WORK_DIR = ".surveyctl"
 # The embedded sandbox's first buyer; a published test token, not a secret.
 SANDBOX_KEY = "sandbox-buyer-1"
+# The shortest API key surveyctl accepts: keys are redacted wherever they appear, and a short one
+# would also take ordinary words with it.
+MIN_KEY_LENGTH = 8
 SETTINGS = ("manifests", "environments", "default_environment")
 ENVIRONMENT_SETTINGS = ("host", "api_key_env", "protected", "state", "guards")
 # A configuration is a few lines; these bounds only stop a hostile file early.
@@ -91,7 +94,8 @@ class Environment:
         return self.host is None
 
     def api_key(self) -> str:
-        """The key from the environment variable; ConfigError when it is not set."""
+        """The key from the environment variable; ConfigError when it is not set or has a
+        shape no HTTP header can carry (the message names the variable, never the value)."""
         if self.embedded:
             return SANDBOX_KEY
         value = os.environ.get(self.api_key_env or "", "")
@@ -99,6 +103,12 @@ class Environment:
             raise ConfigError(
                 f"environment {self.name!r} needs its API key in ${self.api_key_env}, "
                 "which is not set"
+            )
+        problem = key_shape_problem(value)
+        if problem:
+            raise ConfigError(
+                f"environment {self.name!r}: the API key in ${self.api_key_env} {problem}; "
+                "set the variable to the key alone"
             )
         return value
 
@@ -109,6 +119,29 @@ class Environment:
 
 
 BUILTIN_SANDBOX = Environment(name=SANDBOX)
+
+
+def key_shape_problem(value: str) -> str | None:
+    """What keeps `value` from being sent as the access-token header, or None.
+
+    A key is visible ASCII only. Anything else is a copy-and-paste accident (a trailing line
+    break from `echo`, a leading space, a Windows line end, a typographic character), and the
+    HTTP library would refuse it with a message that repeats the header value, key included.
+    """
+    if any(c in "\r\n" for c in value):
+        return "contains a line break"
+    if value != value.strip():
+        return "starts or ends with whitespace"
+    if any(c.isspace() for c in value):
+        return "contains whitespace"
+    if any(ord(c) > 0x7E for c in value):
+        return "contains a character that is not plain ASCII"
+    if any(ord(c) < 0x21 for c in value):
+        return "contains a control character"
+    if len(value) < MIN_KEY_LENGTH:
+        # A key that short would be redacted from every word it happens to spell.
+        return f"is shorter than {MIN_KEY_LENGTH} characters, too short to be an API key"
+    return None
 
 
 @dataclass(frozen=True)

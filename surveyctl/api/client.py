@@ -39,6 +39,7 @@ from surveyctl.api.reading import (
     with_numbers,
 )
 from surveyctl.api.retry import RetryNotice, failure_reason, retry_policy, shown_path
+from surveyctl.config import MIN_KEY_LENGTH
 from surveyctl.errors import ApiError, ConnectionFailed
 
 log = logging.getLogger("surveyctl.http")
@@ -77,6 +78,32 @@ class _Session(requests.Session):
         return {**settings, "proxies": dict(settings["proxies"])}
 
 
+# Every API key a client of this process was made with: `redact` removes them from any text
+# that may reach a person (error messages, --debug tracebacks and logs).
+_SECRETS: set[str] = set()
+REDACTED = "[redacted]"
+
+
+def redact(text: str) -> str:
+    """`text` without any API key a client of this process holds, in any of the spellings an
+    error message may use (as is, stripped, or escaped as Python shows str and bytes values:
+    requests' InvalidHeader repeats the header value that way)."""
+    for secret in sorted(_SECRETS, key=len, reverse=True):
+        for form in _spellings(secret):
+            text = text.replace(form, REDACTED)
+    return text
+
+
+def _spellings(secret: str) -> list[str]:
+    forms = {
+        secret,
+        secret.strip(),
+        repr(secret)[1:-1],
+        repr(secret.encode("utf-8", "backslashreplace"))[2:-1],
+    }
+    return sorted((form for form in forms if form), key=len, reverse=True)
+
+
 def _session(api_key: str, retry: Retry, pool_size: int) -> requests.Session:
     session = _Session()
     session.headers.update({"access-token": api_key, "User-Agent": f"surveyctl/{__version__}"})
@@ -111,6 +138,8 @@ class ApiClient:
     ):
         self.host = host.rstrip("/")
         self.timeout = timeout
+        if len(api_key) >= MIN_KEY_LENGTH:  # shorter ones are refused when read (config)
+            _SECRETS.add(api_key)
         self.target = target or self.host
         self.show_host = show_host
         self.on_retry = on_retry
@@ -175,17 +204,31 @@ class ApiClient:
             response = session.request(method, url, json=body, params=params, timeout=self.timeout)
         except requests.RequestException as exc:
             raise self._unreachable(method, path, exc) from exc
+        except UnicodeError:
+            # http.client encodes header values as Latin-1 and says which character failed.
+            raise ConnectionFailed(
+                f"{method} {shown_path(url)} failed: a request header holds a character HTTP "
+                "cannot carry"
+            ) from None  # the codec's message quotes the character: part of the key
         if log.isEnabledFor(logging.DEBUG):
-            log.debug("< %s %s %s", response.status_code, url, clip(response.text))
+            log.debug("< %s %s %s", response.status_code, url, redact(clip(response.text)))
         if response.status_code not in expected:
             code, message = error_message(response)
-            raise ApiError(method, self.shown_url(path), response.status_code, code, message)
+            raise ApiError(
+                method, self.shown_url(path), response.status_code, code, redact(message)
+            )
         return response
 
     def _unreachable(
         self, method: str, path: paths.Path, exc: requests.RequestException
     ) -> ConnectionFailed:
         """One sentence: which service, why, which request, after how many attempts."""
+        if isinstance(exc, requests.exceptions.InvalidHeader):
+            # Refused before sending; requests' own message repeats the header's value (a key).
+            return ConnectionFailed(
+                f"{method} {shown_path(self.url(path))} failed: a request header holds a "
+                "character HTTP cannot carry"
+            )
         attempts = getattr(self._attempts, "made", 1)
         tried = f"{attempts} attempts" if attempts > 1 else "1 attempt"
         return ConnectionFailed(

@@ -2,8 +2,9 @@
 
 Sub-commands are imported only when used, so `surveyctl --help` and a plain `validate` stay
 fast: the root's help lists them from SUMMARIES, without importing any. A `SurveyctlError`
-becomes one line on stderr and exit code 1; `--debug` shows the traceback and the HTTP
-exchange (the access-token header is never logged).
+becomes one line on stderr and exit code 1; `--debug` also shows the traceback and the HTTP
+exchange. Any other exception is a bug: its traceback is shown and the exit code is 1. The API
+key is redacted from all of it (the access-token header is never logged).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import importlib
 import logging
 import sys
+import traceback
 from pathlib import Path
 
 import click
@@ -139,13 +141,30 @@ class LazyGroup(click.Group):
 
         try:
             return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
         except SurveyctlError as exc:
             if isinstance(ctx.obj, CliContext) and ctx.obj.debug:
-                raise
-            error = UserError(str(exc))
+                click.echo(_redacted(traceback.format_exc()), err=True, nl=False)
+            error = UserError(_redacted(str(exc)))
             # 130 for a command stopped by a signal (surveyctl.safety.Interrupted), else 1.
             error.exit_code = getattr(exc, "exit_code", 1)
             raise error from exc
+        except Exception as exc:
+            # A bug in surveyctl: its traceback is what a report needs, but never with the key.
+            click.echo(_redacted(traceback.format_exc()), err=True, nl=False)
+            raise UserError(
+                f"unexpected {type(exc).__name__} (a bug in surveyctl; the traceback above "
+                "shows where)"
+            ) from exc
+
+
+def _redacted(text: str) -> str:
+    """`text` without the API key of any client made so far (imported late: the client
+    pulls in requests, which `--help` does not need)."""
+    from surveyctl.api.client import redact
+
+    return redact(text)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -22,7 +22,7 @@ from surveyctl.cli.options import format_option
 from surveyctl.cli.progress import Steps
 from surveyctl.errors import SurveyctlError
 from surveyctl.reconcile import guards
-from surveyctl.reconcile.apply import INTERRUPTED, ApplyResult, Outcome
+from surveyctl.reconcile.apply import INTERRUPTED, ApplyResult, Outcome, unattempted
 from surveyctl.reconcile.plan import Plan
 from surveyctl.reconcile.planfile import save_plan
 from surveyctl.reconcile.run import (
@@ -205,9 +205,9 @@ def plan_command(
     if out is not None:
         save_plan(plan, out)
         click.echo(f"Saved the plan to {out}; apply it with `surveyctl apply {out}`.", err=True)
-    if plan.errors:
+    if plan.errors or unattempted(plan):  # an error, or a resource it could not plan
         click.get_current_context().exit(1)
-    if detailed_exitcode and (plan.has_changes or plan.refreshed):
+    if detailed_exitcode and (plan.has_changes or plan.refreshed or plan.recovered):
         click.get_current_context().exit(2)
 
 
@@ -254,8 +254,9 @@ def apply_command(
     """Apply the manifests (or a plan saved by `plan --out FILE`) to the environment.
 
     TARGET is manifest files or folders (default: `manifests:` of surveyctl.yaml), or one saved
-    plan file, which is applied exactly as it was planned (with the --allow-... overrides it
-    was planned with), or refused if anything moved since.
+    plan file, which is applied when a fresh plan of its manifests agrees with it (with the
+    --allow-... overrides it was planned with), and refused otherwise (deletes in it need
+    --destroy; with $SURVEYCTL_PLAN_KEY set, only plans signed with that key are applied).
     """
     if refresh_only and destroy:
         raise click.UsageError("--refresh-only cannot be combined with --destroy")

@@ -22,11 +22,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from surveyctl.errors import ApiError, SurveyctlError
-from surveyctl.reconcile.groups import api_body, group_fingerprint
-from surveyctl.reconcile.live import fetch_all
+from surveyctl.reconcile.groups import api_body
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Plan, ResourceChange
-from surveyctl.reconcile.planner import live_fingerprint
 from surveyctl.resources import EXCLUSION_GROUP, SURVEY
 from surveyctl.resources import address as address_of
 from surveyctl.state import GroupRecord, State, StateBackend, SurveyRecord
@@ -36,10 +34,6 @@ INTERRUPTED = "not attempted: the apply was interrupted"
 
 # Answers that say for certain the create was not made (the request was refused as it stood).
 DEFINITE_REFUSALS = frozenset({400, 401, 403, 404, 409, 422, 429, 503})
-
-
-class PlanOutdated(SurveyctlError):
-    """A saved plan whose state or live resources moved since it was made."""
 
 
 @dataclass
@@ -66,35 +60,6 @@ class ApplyResult:
 
     def count(self, status: str) -> int:
         return sum(1 for o in self.outcomes if o.status == status)
-
-
-def check_saved_plan(plan: Plan, state: State, client: Marketplace, parallelism: int) -> None:
-    """Refuses a saved plan when the state or a resource it changes moved since it was made."""
-    # Serial 0 is a state never written, whose lineage is made afresh on every load.
-    never_written = state.serial == 0 and plan.state_serial == 0
-    if not never_written and (state.lineage, state.serial) != (
-        plan.state_lineage,
-        plan.state_serial,
-    ):
-        raise PlanOutdated(
-            f"the state changed since this plan was made (serial {plan.state_serial} -> "
-            f"{state.serial}); make a new plan"
-        )
-    to_check = [r for r in plan.resources if r.is_change and r.fingerprint]
-    live = fetch_all(client, ((r.address, _reader(r)) for r in to_check), parallelism)
-    moved = []
-    for resource in to_check:
-        result = live[resource.address]
-        body = result.body
-        now = None
-        if body is not None:
-            now = live_fingerprint(body) if resource.kind == SURVEY else group_fingerprint(body)
-        if now != resource.fingerprint:
-            moved.append(resource.address)
-    if moved:
-        raise PlanOutdated(
-            f"changed outside this plan since it was made: {', '.join(moved)}; make a new plan"
-        )
 
 
 def apply_plan(
@@ -138,6 +103,79 @@ def apply_plan(
     return result
 
 
+def unattempted(plan: Plan) -> list[Outcome]:
+    """Resources the plan could not plan: ones it could not read, and creates waiting for an
+    earlier attempt to be resolved. Nothing is attempted for them, and the apply reports them
+    so that it ends incomplete (exit 1) and is run again."""
+    planned = {resource.address for resource in plan.resources}
+    unread = [
+        Outcome(
+            address,
+            "read",
+            "skipped",
+            "its live body could not be read, so it was not planned; run apply again",
+        )
+        for address in plan.unread
+        if address not in planned
+    ]
+    return unread + [
+        Outcome(
+            address,
+            "create",
+            "skipped",
+            "an earlier create of it is not resolved yet (see the plan's notes); run apply again",
+        )
+        for address in plan.blocked
+        if address not in planned
+    ]
+
+
+def forget_gone(plan: Plan, store: StateBackend) -> list[Outcome]:
+    """With `--destroy`: forgets (one state write) the managed resources no manifest names
+    that are already gone from the marketplace."""
+    if not plan.destroy or not plan.gone:
+        return []
+
+    def change(state: State) -> None:
+        for gone in plan.gone:
+            state.resources.pop(gone, None)
+
+    store.update(change)
+    message = "already deleted in the marketplace; removed from the state"
+    return [Outcome(gone, "forget", "done", message) for gone in plan.gone]
+
+
+def record_settled(plan: Plan, store: StateBackend) -> int:
+    """Records the manifest's body as last applied for surveys the plan leaves unchanged whose
+    live body already is the manifest's while the state remembers an older body: a write made
+    by an apply killed before its state write (or the same change made by hand). The next
+    plan is then settled, with no `apply --refresh-only` needed (one state write)."""
+    wanted = {
+        r.address: r.last_applied
+        for r in plan.resources
+        if r.kind == SURVEY and r.action == "no-op" and r.last_applied is not None
+    }
+
+    def stale(state: State) -> list[str]:
+        return [
+            address
+            for address, body in wanted.items()
+            if isinstance(record := state.resources.get(address), SurveyRecord)
+            and record.last_applied != body
+        ]
+
+    def change(state: State) -> None:
+        for address in stale(state):
+            state.resources[address] = dataclasses.replace(
+                state.resources[address], last_applied=wanted[address]
+            )
+
+    count = len(stale(store.current()))
+    if count:
+        store.update(change)
+    return count
+
+
 def sync_lifecycle(plan: Plan, store: StateBackend) -> int:
     """Records `lifecycle.prevent_destroy` of unchanged resources (a state-only write): a
     manifest that is later removed can no longer protect its resource, the state must."""
@@ -162,12 +200,6 @@ def sync_lifecycle(plan: Plan, store: StateBackend) -> int:
     if count:
         store.update(change)
     return count
-
-
-def _reader(resource: ResourceChange):
-    if resource.kind == SURVEY:
-        return lambda client: client.get_survey(resource.remote_id)
-    return lambda client: client.get_group(resource.remote_id)
 
 
 def _run_one(

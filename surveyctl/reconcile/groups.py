@@ -17,6 +17,7 @@ from surveyctl.reconcile.live import LiveResult
 from surveyctl.reconcile.merge import merge_group
 from surveyctl.reconcile.normalise import normalise_group
 from surveyctl.reconcile.plan import FieldChange, Note, Plan, ResourceChange
+from surveyctl.reconcile.recovery import explained
 from surveyctl.resources import EXCLUSION_GROUP, address
 from surveyctl.state import State, fingerprint
 
@@ -57,9 +58,9 @@ def _plan_group(
     record = state.group(name)
     journal = state.pending_create(group_address)
     if journal is not None and record is None:
-        plan.notes.append(
-            Note("error", group_address, unresolved_create_message(group_address, journal), where)
-        )
+        if not explained(plan.notes, group_address):
+            message = unresolved_create_message(group_address, journal)
+            plan.notes.append(Note("error", group_address, message, where))
         return None
     known = {n: r.ps_survey_id for n in group.surveys if (r := state.survey(n)) is not None}
     unknown = [n for n in group.surveys if n not in known]
@@ -90,9 +91,10 @@ def _plan_group(
     if result is None or result.error:
         plan.notes.append(
             Note(
-                "error",
+                "warning",  # not an error: apply still makes every change it could read
                 group_address,
-                f"cannot read the live group: {result.error if result else 'not fetched'}",
+                f"cannot read the live group: {result.error if result else 'not fetched'}; "
+                "it is left out of this plan and apply does not attempt it (run it again)",
                 where,
             )
         )

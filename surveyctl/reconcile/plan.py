@@ -102,6 +102,13 @@ class Plan:
     # Names of the codes the plan shows, per locale (see reconcile/labels.py); empty when
     # planned --offline or without a catalogue, and the renderers then show codes alone.
     labels: dict[str, dict[str, dict]] = field(default_factory=dict)
+    # The manifest files and folders the plan was made from, relative to the project root:
+    # `apply PLANFILE` plans them again and applies only what that plan confirms.
+    sources: list[str] = field(default_factory=list)
+    # Creates whose answer was lost, resolved by this plan (`surveyctl.reconcile.recovery`):
+    # address -> the state record apply writes for the resource the create made, or None when
+    # it made nothing and the create is planned again.
+    recovered: dict[str, dict | None] = field(default_factory=dict)
     format_version: int = FORMAT_VERSION
     # The guard overrides the plan was made with (`--allow-destroy` -> "destroy"); a saved plan
     # is applied with exactly these (surveyctl.reconcile.guards).
@@ -122,8 +129,8 @@ class Plan:
 
     @property
     def settled(self) -> bool:
-        """Nothing is pending: no change, no error, nothing kept, unread, blocked, gone or
-        drifted. Only then may a plan say "no changes"."""
+        """Nothing is pending: no change, no error, nothing kept, unread, blocked, gone,
+        drifted or recovered. Only then may a plan say "no changes"."""
         return not (
             self.has_changes
             or self.errors
@@ -132,6 +139,7 @@ class Plan:
             or self.blocked
             or self.gone
             or self.drifted
+            or self.recovered
         )
 
     @property

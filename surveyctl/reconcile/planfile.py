@@ -2,52 +2,218 @@
 
 The file is JSON: the Plan itself plus a checksum over it, so a file edited by hand or cut
 short is refused rather than half-applied. It carries no API key.
+
+A plan file travels between jobs and machines, so it is read as untrusted input: its size is
+bounded before it is parsed, its shape is checked before it is used, and when
+`$SURVEYCTL_PLAN_KEY` is set the plan is signed (HMAC-SHA256) when it is saved and refused
+when it is read without a valid signature by that key. The checksum only catches accidents
+(anyone can recompute it); the signature says who made the plan; and whatever the file says,
+`apply` plans its manifests again and applies only what that plan confirms
+(`surveyctl.reconcile.tamper`).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import os
 from pathlib import Path
+from typing import Any
+
+import jsonschema
 
 from surveyctl.errors import SurveyctlError
 from surveyctl.files import write_atomically
 from surveyctl.reconcile.plan import FORMAT_VERSION, Plan
+from surveyctl.resources import KINDS, NAME_PATTERN
 from surveyctl.state import fingerprint
 
 MAGIC = "surveyctl-plan"
+KEY_VARIABLE = "SURVEYCTL_PLAN_KEY"
+SIGNATURE_SCHEME = "hmac-sha256"
+# A plan of a thousand surveys with a dozen quotas each is a few megabytes; anything far
+# beyond that is not a plan this tool wrote.
+MAX_PLAN_BYTES = 64 * 1024 * 1024
+
+_NULLABLE_NUMBER = {"type": ["number", "null"]}
+_CHANGE = {"type": "object", "required": ["path"], "properties": {"path": {"type": "string"}}}
+_ADDRESSES = {"type": "array", "items": {"type": "string"}}
+# The shape a plan must have before any of it is used. Fields added by later versions are
+# left to Plan.from_dict (which refuses names it does not know); values are not checked here
+# beyond their types, because apply checks every change against a fresh plan anyway.
+_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["format_version", "environment", "state_lineage", "state_serial"],
+    "properties": {
+        "format_version": {"type": "integer"},
+        "environment": {"type": "string"},
+        "state_lineage": {"type": "string"},
+        "state_serial": {"type": "integer", "minimum": 0},
+        "destroy": {"type": "boolean"},
+        "refresh_only": {"type": "boolean"},
+        "kept": _ADDRESSES,
+        "unread": _ADDRESSES,
+        "blocked": _ADDRESSES,
+        "gone": _ADDRESSES,
+        "sources": {"type": "array", "items": {"type": "string"}},
+        "recovered": {"type": "object", "additionalProperties": {"type": ["object", "null"]}},
+        "labels": {"type": "object", "additionalProperties": {"type": "object"}},
+        "overrides": {"type": "array", "items": {"type": "string"}},
+        "notes": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["severity", "address", "message"],
+                "properties": {
+                    "severity": {"enum": ["error", "warning", "note"]},
+                    "address": {"type": "string"},
+                    "message": {"type": "string"},
+                    "location": {"type": ["string", "null"]},
+                },
+            },
+        },
+        "resources": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["kind", "name", "action"],
+                "properties": {
+                    "kind": {"enum": list(KINDS)},
+                    "name": {"type": "string", "pattern": NAME_PATTERN},
+                    "action": {"enum": ["no-op", "create", "update", "quota-update", "delete"]},
+                    "remote_id": {"type": ["integer", "string", "null"]},
+                    "body": {"type": ["object", "null"]},
+                    "last_applied": {"type": ["object", "null"]},
+                    "prevent_destroy": {"type": "boolean"},
+                    "quota_updates": {
+                        "type": "object",
+                        "additionalProperties": {"type": "object"},
+                    },
+                    "changes": {"type": "array", "items": _CHANGE},
+                    "drift": {"type": "array", "items": _CHANGE},
+                    "fingerprint": {"type": ["string", "null"]},
+                    "spend": {
+                        "type": ["object", "null"],
+                        "properties": {"before": _NULLABLE_NUMBER, "after": _NULLABLE_NUMBER},
+                    },
+                    "location": {"type": ["string", "null"]},
+                },
+            },
+        },
+    },
+}
+_VALIDATOR = jsonschema.Draft202012Validator(_SCHEMA)
 
 
 class PlanFileError(SurveyctlError):
     """A saved plan that cannot be used."""
 
 
-def save_plan(plan: Plan, path: Path) -> None:
-    """Writes the plan atomically (temp file + rename)."""
+def signing_key() -> bytes | None:
+    """The key of `$SURVEYCTL_PLAN_KEY`, or None when it is not set (or empty)."""
+    value = os.environ.get(KEY_VARIABLE, "")
+    # surrogateescape: the bytes of the variable as set, whatever their encoding
+    return value.encode("utf-8", "surrogateescape") if value else None
+
+
+def save_plan(plan: Plan, path: Path, key: bytes | None = None) -> None:
+    """Writes the plan atomically (temp file + rename), signed when a key is given or set in
+    `$SURVEYCTL_PLAN_KEY`."""
+    outside = [source for source in plan.sources if Path(source).is_absolute()]
+    if outside:
+        raise PlanFileError(
+            f"cannot save a plan of {outside[0]}: it is outside the project, and apply plans "
+            "a saved plan's manifests again from the project's folder; plan manifests inside "
+            "the project"
+        )
     data = plan.to_dict()
     document = {"kind": MAGIC, "checksum": fingerprint(data), "plan": data}
-    write_atomically(path, json.dumps(document, indent=1, sort_keys=True))
-
-
-def load_plan(path: Path) -> Plan:
-    """Reads a saved plan; PlanFileError when it is not one, is damaged or too new."""
+    key = key or signing_key()
+    if key is not None:
+        document["signature"] = _sign(data, key)
     try:
-        with open(path, encoding="utf-8") as handle:
-            document = json.load(handle)
-    except FileNotFoundError as exc:
-        raise PlanFileError(f"{path}: no such plan file") from exc
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise PlanFileError(f"{path}: not a surveyctl plan file (not JSON)") from exc
+        write_atomically(path, json.dumps(document, indent=1, sort_keys=True))
+    except OSError as exc:
+        raise PlanFileError(f"{path}: cannot write the plan file: {exc.strerror}") from exc
+
+
+def load_plan(path: Path, key: bytes | None = None) -> Plan:
+    """Reads a saved plan; PlanFileError when it is not one, is too large, damaged, unsigned
+    or badly signed while a key is set (given, or in `$SURVEYCTL_PLAN_KEY`), or too new."""
+    try:
+        return _load(path, key)
+    except RecursionError as exc:  # nesting no plan has, meant to exhaust the parser
+        raise PlanFileError(f"{path}: not a surveyctl plan file (nested too deeply)") from exc
+
+
+def _load(path: Path, key: bytes | None) -> Plan:
+    document = _read(path)
     if not isinstance(document, dict) or document.get("kind") != MAGIC:
         raise PlanFileError(f"{path}: not a surveyctl plan file")
     data = document.get("plan")
     if not isinstance(data, dict) or document.get("checksum") != fingerprint(data):
         raise PlanFileError(f"{path}: the plan file is damaged or was edited; make a new plan")
+    _check_signature(path, data, document.get("signature"), key or signing_key())
     if data.get("format_version") != FORMAT_VERSION:
         raise PlanFileError(
             f"{path}: plan format {data.get('format_version')} is not supported by this "
             f"surveyctl (it reads format {FORMAT_VERSION})"
         )
+    error = jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(data))
+    if error is not None:
+        where = ".".join(str(part) for part in error.absolute_path) or "top level"
+        raise PlanFileError(f"{path}: not a valid plan at {where}: {error.message}")
     try:
         return Plan.from_dict(data)
-    except TypeError as exc:
+    except (TypeError, ValueError, KeyError) as exc:
         raise PlanFileError(f"{path}: the plan file is not complete: {exc}") from exc
+
+
+def _read(path: Path) -> Any:
+    """The parsed JSON of `path`, read only when its size is within MAX_PLAN_BYTES."""
+    try:
+        with open(path, "rb") as handle:
+            # The size on disk first, so a huge file is not even read; the read is bounded
+            # too, for what has no size (a pipe).
+            too_large = os.fstat(handle.fileno()).st_size > MAX_PLAN_BYTES
+            raw = b"" if too_large else handle.read(MAX_PLAN_BYTES + 1)
+    except FileNotFoundError as exc:
+        raise PlanFileError(f"{path}: no such plan file") from exc
+    except IsADirectoryError as exc:
+        raise PlanFileError(f"{path}: is a folder, not a plan file") from exc
+    except OSError as exc:
+        raise PlanFileError(f"{path}: cannot read the plan file: {exc.strerror}") from exc
+    if too_large or len(raw) > MAX_PLAN_BYTES:
+        raise PlanFileError(
+            f"{path}: larger than {MAX_PLAN_BYTES // (1024 * 1024)} MiB, far beyond any plan "
+            "surveyctl writes; refused without reading it"
+        )
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise PlanFileError(f"{path}: not a surveyctl plan file (not JSON)") from exc
+
+
+def _sign(data: dict, key: bytes) -> str:
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    digest = hmac.new(key, canonical.encode("utf-8"), hashlib.sha256).hexdigest()
+    return f"{SIGNATURE_SCHEME}:{digest}"
+
+
+def _check_signature(path: Path, data: dict, signature: Any, key: bytes | None) -> None:
+    if key is None:
+        return  # nothing to check against; apply still re-checks every change
+    if signature is None:
+        raise PlanFileError(
+            f"{path}: the plan is not signed, and ${KEY_VARIABLE} is set, so only plans "
+            "signed with that key are applied; make the plan with the same key set"
+        )
+    expected = _sign(data, key).encode("utf-8")
+    if not isinstance(signature, str) or not hmac.compare_digest(
+        signature.encode("utf-8"), expected
+    ):
+        raise PlanFileError(
+            f"{path}: the plan's signature does not match ${KEY_VARIABLE}: it was signed with "
+            "another key or edited since; make a new plan"
+        )

@@ -9,6 +9,7 @@ The planner never writes: the Plan is pure data for the renderers and the applie
 
 from __future__ import annotations
 
+import dataclasses
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -27,6 +28,7 @@ from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.merge import merge_survey
 from surveyctl.reconcile.normalise import UPDATE_FIELDS, normalise_survey
 from surveyctl.reconcile.plan import FieldChange, Note, Plan, ResourceChange
+from surveyctl.reconcile.recovery import explained, recover_lost_creates
 from surveyctl.resources import EXCLUSION_GROUP, SURVEY, kind_of, split_address
 from surveyctl.resources import address as address_of
 from surveyctl.state import State, SurveyRecord, fingerprint
@@ -50,20 +52,25 @@ def make_plan(client: Marketplace, request: PlanRequest) -> Plan:
         return _make_plan(client, request)
 
 
-
 def _make_plan(client: Marketplace, request: PlanRequest) -> Plan:
+    # Creates whose answer was lost are resolved first; the rest plans against the state as
+    # it will be once apply records what they made.
+    recovery = recover_lost_creates(client, request.state, request.desired)
+    request = dataclasses.replace(request, state=recovery.state)
     state = request.state
     plan = Plan(
         environment=request.environment,
         state_lineage=state.lineage,
         state_serial=state.serial,
         destroy=request.destroy,
+        notes=recovery.notes,
+        recovered=recovery.recovered,
     )
     with ThreadPoolExecutor(max_workers=max(1, request.parallelism)) as pool:
         # The workers only fetch; this thread plans each survey as its body arrives, so the
         # planning (CPU) overlaps the network waits instead of queueing behind them.
         fetches = {
-            address: pool.submit(fetch_one, client, address, fetch)
+            address: pool.submit(read_live, client, address, fetch)
             for address, fetch in live_requests(state)
         }
         surveys = []
@@ -80,6 +87,17 @@ def _make_plan(client: Marketplace, request: PlanRequest) -> Plan:
     plan.unread = sorted(address for address, result in live.items() if result.error)
     plan.blocked = _blocked(request)
     return plan
+
+
+def read_live(client: Marketplace, address: str, fetch) -> LiveResult:
+    """One live read, tried once more when it still fails after the client's own retries.
+
+    Under heavy faults (half of all requests refused) one read in 64 still fails after the
+    client's retries, so a plan of 200 surveys would hardly ever read them all, and a plan that
+    cannot read everything never says "No changes". A second round makes that one in 4,096.
+    """
+    result = fetch_one(client, address, fetch)
+    return fetch_one(client, address, fetch) if result.error else result
 
 
 def live_fingerprint(live: dict) -> str:
@@ -113,7 +131,8 @@ def _plan_survey(
     record = state.survey(name)
     journal = state.pending_create(address)
     if journal is not None and record is None:
-        notes.append(Note("error", address, unresolved_create_message(address, journal), where))
+        if not explained(notes, address):
+            notes.append(Note("error", address, unresolved_create_message(address, journal), where))
         return None
     if record is None or (result is not None and result.gone):
         if record is not None:
@@ -140,9 +159,10 @@ def _plan_survey(
     if result is None or result.error:
         notes.append(
             Note(
-                "error",
+                "warning",  # not an error: apply still makes every change it could read
                 address,
-                f"cannot read the live survey: {result.error if result else 'not fetched'}",
+                f"cannot read the live survey: {result.error if result else 'not fetched'}; "
+                "it is left out of this plan and apply does not attempt it (run it again)",
                 where,
             )
         )
@@ -267,12 +287,13 @@ def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan)
         remote = record.ps_survey_id if is_survey else record.buyer_surveygroup_ref
         body = result.body if result is not None else None
         if result is not None and result.gone:
+            forget = "apply --destroy forgets it" if request.destroy else "`surveyctl state rm` "
             plan.notes.append(
                 Note(
-                    "warning",
+                    "note" if request.destroy else "warning",
                     address,
-                    "no longer in the manifests and already gone from the "
-                    "marketplace; `surveyctl state rm` forgets it",
+                    "no longer in the manifests and already gone from the marketplace; "
+                    + (forget if request.destroy else forget + "forgets it"),
                 )
             )
             plan.gone.append(address)

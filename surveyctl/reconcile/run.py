@@ -14,6 +14,8 @@ resources with the state instead of the manifests (`surveyctl.reconcile.refresh`
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,8 +32,10 @@ from surveyctl.reconcile.apply import (
     ApplyResult,
     Outcome,
     apply_plan,
-    check_saved_plan,
+    forget_gone,
+    record_settled,
     sync_lifecycle,
+    unattempted,
 )
 from surveyctl.reconcile.guards import add_guard_notes, flag
 from surveyctl.reconcile.labels import plan_labels
@@ -40,7 +44,9 @@ from surveyctl.reconcile.plan import Plan
 from surveyctl.reconcile.planfile import load_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
 from surveyctl.reconcile.progress import ReadReport, reporting_reads
+from surveyctl.reconcile.recovery import record_recovered
 from surveyctl.reconcile.refresh import Refresh, make_refresh, record_refresh
+from surveyctl.reconcile.tamper import check_state, guard_deletes, recheck, source_targets
 from surveyctl.safety import Approval, Interrupted, Interrupts, needs_question
 from surveyctl.state import State, StateBackend
 
@@ -199,7 +205,22 @@ def plan_run(
     add_guard_notes(
         plan, environment.guards, options.overrides, environment.name, _guards_location(workspace)
     )
+    plan.sources = plan_sources(workspace.config, options.targets)
     return plan
+
+
+def plan_sources(config: Config, targets: tuple[Path, ...]) -> list[str]:
+    """The manifest files and folders of a plan, as a saved plan records them: relative to the
+    project root (POSIX), or absolute when outside it (such a plan cannot be saved)."""
+    root = config.root.resolve()
+    sources = []
+    for path in manifest_paths(config, targets):
+        resolved = Path(os.path.abspath(path))
+        if resolved.is_relative_to(root):
+            sources.append(resolved.relative_to(root).as_posix() or ".")
+        else:
+            sources.append(str(resolved))
+    return sources
 
 
 def apply_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> ApplyRun:
@@ -215,17 +236,36 @@ def apply_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> A
         except KeyboardInterrupt:
             # Before the writes: the lock is released on the way out and nothing was sent.
             raise Interrupted("apply interrupted before any change; nothing was applied") from None
-        if not plan.has_changes:
-            return ApplyRun(plan, saved=saved is not None)
-        result = apply_plan(
-            plan,
-            workspace.marketplace(),
-            store,
-            options.parallelism,
-            hooks.on_outcome,
-            stop=signals.stop,
-        )
-    return ApplyRun(plan, result, saved=saved is not None)
+        record_recovered(plan, store)  # before the writes: they build on what it records
+        record_settled(plan, store)
+        if plan.has_changes:
+            result = apply_plan(
+                plan,
+                workspace.marketplace(),
+                store,
+                options.parallelism,
+                hooks.on_outcome,
+                stop=signals.stop,
+            )
+        else:
+            result = ApplyResult()
+        _report_unattempted(plan, result, hooks)
+        _report(forget_gone(plan, store), result, hooks)
+    return ApplyRun(plan, result if result.outcomes else None, saved=saved is not None)
+
+
+def _report_unattempted(plan: Plan, result: ApplyResult, hooks: ApplyHooks) -> None:
+    """Resources whose live body could not be read were not planned: the apply made every
+    other change and reports these as not attempted, so it ends incomplete and a re-run
+    picks them up."""
+    _report(unattempted(plan), result, hooks)
+
+
+def _report(outcomes: list[Outcome], result: ApplyResult, hooks: ApplyHooks) -> None:
+    for outcome in outcomes:
+        result.outcomes.append(outcome)
+        if hooks.on_outcome:
+            hooks.on_outcome(outcome)
 
 
 def refresh_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> ApplyRun:
@@ -276,6 +316,7 @@ def _plan_and_approve(
     hooks.show(plan)
     if plan.errors:
         raise SurveyctlError("the plan has errors; nothing was applied")
+    guard_deletes(plan, store.current(), options.destroy)
     if plan.has_changes:
         _approve(workspace.environment, options, hooks, saved is not None)
     sync_lifecycle(plan, store)  # after the approval: a cancelled apply changes nothing
@@ -283,25 +324,33 @@ def _plan_and_approve(
 
 
 def _load_saved(path: Path, workspace: Workspace, options: RunOptions) -> Plan:
-    plan = load_plan(path)
+    """The saved plan at `path`, re-checked: its environment, its state, and each of its
+    changes against a fresh plan of the manifests it names (`surveyctl.reconcile.tamper`)."""
+    saved = load_plan(path)
     name = workspace.environment.name
-    if plan.environment != name:
+    if saved.environment != name:
         raise SurveyctlError(
-            f"{path} was planned for environment {plan.environment!r}, not {name!r}"
+            f"{path} was planned for environment {saved.environment!r}, not {name!r}"
         )
-    if options.overrides and set(options.overrides) != set(plan.overrides):
-        made_with = ", ".join(flag(o) for o in plan.overrides) or "no override"
+    if options.overrides and set(options.overrides) != set(saved.overrides):
+        made_with = ", ".join(flag(o) for o in saved.overrides) or "no override"
         raise SurveyctlError(
             f"{path} is applied with the overrides it was planned with ({made_with}); to "
             "change them, make a new plan with them"
         )
-    check_saved_plan(plan, workspace.state.load(), workspace.marketplace(), options.parallelism)
-    # The guards as configured now: a limit tightened since the plan was made still holds.
-    environment = workspace.environment
-    add_guard_notes(
-        plan, environment.guards, plan.overrides, environment.name, _guards_location(workspace)
+    state = workspace.state.load()
+    check_state(saved, state)
+    targets = source_targets(saved, workspace.config.root, path)
+    # The fresh plan is made with the saved plan's overrides and the guards as configured
+    # now: a limit tightened since the plan was made still holds.
+    again = dataclasses.replace(
+        options,
+        targets=targets,
+        destroy=saved.destroy,
+        overrides=frozenset(saved.overrides),
+        target_addresses=(),
     )
-    return plan
+    return recheck(saved, plan_run(workspace, again, state=state))
 
 
 def _guards_location(workspace: Workspace) -> str | None:

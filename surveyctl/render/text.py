@@ -76,7 +76,7 @@ def _pending(plan: Plan) -> list[str]:
     if plan.blocked:
         sentences.append(
             f"{_are(len(plan.blocked), 'create')} blocked by an unresolved earlier attempt "
-            "(see the errors)."
+            "(see the notes)."
         )
     if plan.unread:
         sentences.append(
@@ -94,9 +94,18 @@ def _pending(plan: Plan) -> list[str]:
             )
         )
     if plan.gone:
+        forgets = "`surveyctl apply --destroy`" if plan.destroy else "`surveyctl state rm`"
         sentences.append(
             f"{_are(len(plan.gone), 'managed resource')} gone from the marketplace; "
-            f"`surveyctl state rm` forgets {'it' if len(plan.gone) == 1 else 'them'}."
+            f"{forgets} forgets {'it' if len(plan.gone) == 1 else 'them'}."
+        )
+    adopted = [a for a, record in plan.recovered.items() if record is not None]
+    if adopted:
+        sentences.append(
+            f"{_many(len(adopted), 'create')} whose answer was lost made "
+            f"{'a resource' if len(adopted) == 1 else 'resources'} that will be adopted "
+            "(see the notes); apply records "
+            f"{'it' if len(adopted) == 1 else 'them'} in the state."
         )
     if plan.drifted and not plan.refresh_only:
         sentences.append(

@@ -43,7 +43,7 @@ def test_simulate_against_a_real_marketplace_says_it_is_sandbox_only(tmp_path, m
         "environments:\n  staging: {host: 'https://staging.example.com', api_key_env: STG}\n"
         "default_environment: staging\n"
     )
-    monkeypatch.setenv("STG", "key")
+    monkeypatch.setenv("STG", "staging-key-1")
     monkeypatch.chdir(tmp_path)
     responses.post(
         "https://staging.example.com/sandbox/surveys/5/simulate", status=404, body="Not Found"

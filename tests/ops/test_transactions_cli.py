@@ -107,7 +107,7 @@ def test_a_page_that_is_not_json_is_one_clear_error(tmp_path, monkeypatch):
         "environments:\n  staging: {host: 'https://staging.example.com', api_key_env: STG}\n"
         "default_environment: staging\n"
     )
-    monkeypatch.setenv("STG", "key")
+    monkeypatch.setenv("STG", "staging-key-1")
     monkeypatch.chdir(tmp_path)
     with responses.RequestsMock() as mocked:
         mocked.get(

@@ -56,7 +56,8 @@ def test_errors_and_notes_come_before_the_details(run_cli, manifests, project, o
     manifests.write(survey_manifest("tracker"))
     manifests.write(survey_manifest("other"))
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    # The state now names a survey of another buyer: its live body cannot be read (403).
+    # The state now names a survey of another buyer: its live body cannot be read (403),
+    # which leaves it out of the plan with a warning.
     foreign = other_buyer_api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
     state = project / ".surveyctl" / "state" / "local.json"
     text = state.read_text(encoding="utf-8")
@@ -66,9 +67,10 @@ def test_errors_and_notes_come_before_the_details(run_cli, manifests, project, o
     result = run_cli("plan", "manifests", "--format", "markdown")
     assert result.exit_code == 1
     markdown = result.stdout
-    assert "**Errors (apply is blocked):**" in markdown
-    assert "- `Survey/tracker`: cannot read the live survey" in markdown
-    assert markdown.index("**Errors") < markdown.index("| resource |") < markdown.index("```diff")
+    assert "**Warnings and notes:**" in markdown
+    assert "- warning: `Survey/tracker`: cannot read the live survey" in markdown
+    assert "could not be read" in markdown.split("\n")[2]  # said in the summary line too
+    assert markdown.index("**Warnings") < markdown.index("| resource |") < markdown.index("```diff")
 
 
 def test_manifest_errors_still_produce_a_comment_that_says_what_failed(run_cli, manifests):

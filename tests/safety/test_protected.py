@@ -170,7 +170,7 @@ def test_simulate_refuses_a_remote_environment_before_sending_anything(tmp_path,
         "environments:\n  staging: {host: 'https://staging.example.com', api_key_env: STG}\n"
         "default_environment: staging\n"
     )
-    monkeypatch.setenv("STG", "key")
+    monkeypatch.setenv("STG", "staging-key-1")
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, ["sandbox", "simulate", "5"])
     assert result.exit_code == 1

@@ -1,0 +1,142 @@
+"""The API key never reaches a person's screen, whatever its shape and whatever fails."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from werkzeug.wrappers import Request
+
+from surveyctl.api import ApiClient
+from surveyctl.errors import ConnectionFailed, SurveyctlError
+
+from ..reconcile.proxies import Proxy
+from .conftest import point_project_at, survey_manifest
+
+SECRET = "sk-live-7f3c9a1e5b2d4c6e8a0b"
+
+# A key pasted with a line break, a leading space, a Windows line end, a tab, a typographic
+# character outside Latin-1, and one inside Latin-1 but outside ASCII.
+BAD_SHAPES = {
+    "trailing line break": SECRET + "\n",
+    "leading space": " " + SECRET,
+    "windows line end": SECRET + "\r\n",
+    "inner tab": SECRET[:7] + "\t" + SECRET[7:],
+    "non-latin-1 character": SECRET + "\u20ac",
+    "latin-1 character": SECRET + "\u00e9",
+}
+
+
+@pytest.fixture
+def secret_project(project, manifests, sandbox, monkeypatch):
+    point_project_at(project, sandbox.url, "SURVEYCTL_SECRET_KEY")
+    manifests.write(survey_manifest("tracker"))
+    return project
+
+
+def _shown(result) -> str:
+    return result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("shape", sorted(BAD_SHAPES))
+@pytest.mark.parametrize("debug", [False, True], ids=["plain", "debug"])
+def test_a_badly_shaped_key_is_refused_by_name_without_showing_it(
+    secret_project, run_cli, monkeypatch, shape, debug
+):
+    monkeypatch.setenv("SURVEYCTL_SECRET_KEY", BAD_SHAPES[shape])
+    args = ["--debug"] if debug else []
+    for command in (["plan", "manifests"], ["surveys", "list"]):
+        result = run_cli(*args, *command)
+        assert result.exit_code == 1, _shown(result)
+        assert "the API key in $SURVEYCTL_SECRET_KEY" in result.stderr
+        assert SECRET[:12] not in _shown(result)
+        assert "Traceback" not in result.stderr or debug
+
+
+def test_the_shape_error_says_what_is_wrong_in_one_sentence(secret_project, run_cli, monkeypatch):
+    monkeypatch.setenv("SURVEYCTL_SECRET_KEY", SECRET + "\n")
+    result = run_cli("surveys", "list")
+    last = result.stderr.strip().splitlines()[-1]
+    assert last == (
+        "Error: environment 'local': the API key in $SURVEYCTL_SECRET_KEY contains a line "
+        "break; set the variable to the key alone"
+    )
+
+
+def test_a_key_too_short_to_redact_safely_is_refused(secret_project, run_cli, monkeypatch):
+    monkeypatch.setenv("SURVEYCTL_SECRET_KEY", "key")
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        "Error: environment 'local': the API key in $SURVEYCTL_SECRET_KEY is shorter than 8 "
+        "characters, too short to be an API key; set the variable to the key alone"
+    )
+
+
+def test_ordinary_words_stay_when_a_key_is_redacted(sandbox):
+    from surveyctl.api.client import redact
+
+    ApiClient(sandbox.url, "key", retries=0).close()  # too short to be registered
+    ApiClient(sandbox.url, SECRET, retries=0).close()
+    assert redact(f"The merge keys (<<) and {SECRET}") == "The merge keys (<<) and [redacted]"
+
+
+@pytest.mark.parametrize("shape", sorted(BAD_SHAPES))
+def test_the_client_never_repeats_a_badly_shaped_key_in_its_errors(sandbox, shape):
+    client = ApiClient(sandbox.url, BAD_SHAPES[shape], retries=0)
+    try:
+        with pytest.raises(SurveyctlError) as failed:
+            client.get_survey(10001)
+    finally:
+        client.close()
+    assert SECRET[:12] not in str(failed.value)
+    if isinstance(failed.value, ConnectionFailed):  # refused before sending: says why
+        assert "[redacted]" in str(failed.value) or "cannot carry" in str(failed.value)
+
+
+class EchoingProxy(Proxy):
+    """A marketplace that repeats the access-token it was sent in its 401 message, as a
+    careless service might."""
+
+    def reshape(self, request: Request, answer, headers: dict) -> bytes:
+        if answer.status_code != 401:
+            return answer.content
+        token = request.headers.get("access-token", "")
+        return json.dumps(
+            {"ps_api_response_code": 1001, "ps_api_response_message": f"unknown token {token}"}
+        ).encode()
+
+
+@pytest.fixture
+def echoing(sandbox):
+    proxy = EchoingProxy(sandbox.url)
+    yield proxy
+    proxy.stop()
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["plain", "debug"])
+def test_a_key_the_service_repeats_in_an_error_is_redacted(
+    secret_project, echoing, run_cli, monkeypatch, debug
+):
+    point_project_at(secret_project, echoing.url, "SURVEYCTL_SECRET_KEY")
+    monkeypatch.setenv("SURVEYCTL_SECRET_KEY", SECRET)
+    result = run_cli(*(["--debug"] if debug else []), "surveys", "list")
+    assert result.exit_code == 1
+    assert "answered 401" in result.stderr
+    assert "unknown token [redacted]" in result.stderr
+    assert SECRET not in _shown(result)
+
+
+def test_a_bug_shows_its_traceback_without_the_key(secret_project, run_cli, monkeypatch):
+    monkeypatch.setenv("SURVEYCTL_SECRET_KEY", SECRET)
+
+    def broken(self, status=None):
+        raise RuntimeError(f"internal state holds {SECRET}")
+
+    monkeypatch.setattr(ApiClient, "list_surveys", broken)
+    result = run_cli("surveys", "list")
+    assert result.exit_code == 1
+    assert "Traceback" in result.stderr
+    assert "internal state holds [redacted]" in result.stderr
+    assert "unexpected RuntimeError (a bug in surveyctl" in result.stderr
+    assert SECRET not in _shown(result)

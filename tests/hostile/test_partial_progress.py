@@ -1,0 +1,119 @@
+"""Progress under faults: a resource that cannot be read holds back only itself."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from werkzeug.wrappers import Request
+
+from surveyctl.state import FileStateStore
+
+from ..reconcile.proxies import Proxy
+from .conftest import point_project_at, survey_manifest
+
+NAMES = ("alpha", "bravo", "charlie")
+
+
+class UnreadableProxy(Proxy):
+    """Passes everything through, except that reads of the surveys in `unreadable` are
+    refused (403), as a read that keeps failing after its retries is."""
+
+    def __init__(self, upstream: str):
+        self.unreadable: set[int] = set()
+        self.refusals_left: dict[int, int] = {}  # refused only that many times
+        super().__init__(upstream)
+
+    def _refused(self, survey: int) -> bool:
+        if survey in self.refusals_left:
+            self.refusals_left[survey] -= 1
+            return self.refusals_left[survey] >= 0
+        return survey in self.unreadable
+
+    def reshape(self, request: Request, answer, headers: dict) -> bytes:
+        survey = request.path.rsplit("/", 1)[-1]
+        if request.method == "GET" and survey.isdigit() and self._refused(int(survey)):
+            headers["Content-Type"] = "application/json"
+            answer.status_code = 403
+            return json.dumps(
+                {"ps_api_response_code": 1002, "ps_api_response_message": "refused (test)"}
+            ).encode()
+        return answer.content
+
+
+@pytest.fixture
+def proxy(sandbox, project):
+    running = UnreadableProxy(sandbox.url)
+    point_project_at(project, running.url)
+    yield running
+    running.stop()
+
+
+def _ids(project: Path) -> dict[str, int]:
+    state = FileStateStore(project / ".surveyctl" / "state" / "local.json").load()
+    return {name: state.survey(name).ps_survey_id for name in NAMES}
+
+
+def _renamed(manifests, suffix: str) -> None:
+    for name in NAMES:
+        manifests.write(survey_manifest(name, survey_title=f"Survey {name} {suffix}"))
+
+
+def test_apply_makes_every_change_it_could_read_and_reports_the_rest(
+    project, manifests, proxy, api, run_cli
+):
+    _renamed(manifests, "v1")
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    ids = _ids(project)
+    _renamed(manifests, "v2")
+    proxy.unreadable = {ids["bravo"]}
+    result = run_cli("apply", "manifests", "--auto-approve")
+    assert result.exit_code == 1
+    assert "Apply incomplete: 2 done, 0 failed, 1 not attempted." in result.stdout
+    assert "skipped: Survey/bravo (read): its live body could not be read" in result.stdout
+    titles = {name: api.get_survey(i)["survey_title"] for name, i in ids.items()}
+    assert titles == {
+        "alpha": "Survey alpha v2",
+        "bravo": "Survey bravo v1",
+        "charlie": "Survey charlie v2",
+    }
+
+
+def test_a_plan_with_an_unreadable_resource_says_so_and_exits_1(project, manifests, proxy, run_cli):
+    _renamed(manifests, "v1")
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    proxy.unreadable = {_ids(project)["bravo"]}
+    result = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert result.exit_code == 1
+    assert "Survey/bravo: cannot read the live survey" in result.stdout
+    assert "1 managed resource could not be read" in result.stdout
+    assert "apply refuses it" not in result.stdout
+
+
+def test_an_apply_left_incomplete_by_an_unreadable_resource_converges_when_run_again(
+    project, manifests, proxy, api, run_cli
+):
+    _renamed(manifests, "v1")
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    ids = _ids(project)
+    _renamed(manifests, "v2")
+    proxy.unreadable = {ids["bravo"]}
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 1
+    proxy.unreadable = set()
+    again = run_cli("apply", "manifests", "--auto-approve")
+    assert again.exit_code == 0, again.stdout
+    assert "Apply complete! Resources: 0 added, 1 changed, 0 destroyed." in again.stdout
+    assert api.get_survey(ids["bravo"])["survey_title"] == "Survey bravo v2"
+    assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
+
+
+def test_a_read_that_fails_once_more_than_the_client_retries_is_tried_again(
+    project, manifests, proxy, run_cli
+):
+    _renamed(manifests, "v1")
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    proxy.refusals_left = {_ids(project)["bravo"]: 1}
+    result = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert result.exit_code == 0, result.stdout
+    assert "No changes." in result.stdout
