@@ -20,14 +20,10 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from datetime import date
 from typing import Any
-from urllib.parse import urlsplit
 
 import orjson
 import requests
-from requests.adapters import HTTPAdapter
-from urllib3.util.retry import Retry
 
-from surveyctl import __version__
 from surveyctl.api import paths
 from surveyctl.api.read_ahead import read_ahead
 from surveyctl.api.reading import (
@@ -39,7 +35,8 @@ from surveyctl.api.reading import (
     with_numbers,
 )
 from surveyctl.api.retry import RetryNotice, failure_reason, retry_policy, shown_path
-from surveyctl.config import MIN_KEY_LENGTH
+from surveyctl.api.secrets import redact, remember
+from surveyctl.api.session import make_session
 from surveyctl.errors import ApiError, ConnectionFailed
 
 log = logging.getLogger("surveyctl.http")
@@ -51,67 +48,6 @@ NOT_IDEMPOTENT = frozenset({"POST", "PATCH"})
 SURVEY_STATUSES = (11, 22, 33, 44)
 SURVEYS_PAGE_SIZE = 100
 QUOTA_COUNTS = ("completes_goal", "completes_fielded")
-
-
-class _Session(requests.Session):
-    """A requests session that reads the proxy and CA-bundle settings of the environment once
-    per host instead of on every request, where requests scans every environment variable
-    twice (a third of the CPU of a GET). The settings are read at the first request to a host,
-    so HTTP_PROXY, HTTPS_PROXY, NO_PROXY and REQUESTS_CA_BUNDLE are honoured as before."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._environment: dict[tuple, dict[str, Any]] = {}
-        self._environment_lock = threading.Lock()
-
-    def merge_environment_settings(self, url, proxies, stream, verify, cert):
-        if proxies:  # proxies given with the request itself: nothing to reuse
-            return super().merge_environment_settings(url, proxies, stream, verify, cert)
-        parts = urlsplit(url)
-        key = (parts.scheme, parts.netloc, stream, verify, cert)
-        with self._environment_lock:
-            settings = self._environment.get(key)
-            if settings is None:
-                settings = super().merge_environment_settings(url, {}, stream, verify, cert)
-                self._environment[key] = settings
-        # A copy, as requests returns a new dict on each call.
-        return {**settings, "proxies": dict(settings["proxies"])}
-
-
-# Every API key a client of this process was made with: `redact` removes them from any text
-# that may reach a person (error messages, --debug tracebacks and logs).
-_SECRETS: set[str] = set()
-REDACTED = "[redacted]"
-
-
-def redact(text: str) -> str:
-    """`text` without any API key a client of this process holds, in any of the spellings an
-    error message may use (as is, stripped, or escaped as Python shows str and bytes values:
-    requests' InvalidHeader repeats the header value that way)."""
-    for secret in sorted(_SECRETS, key=len, reverse=True):
-        for form in _spellings(secret):
-            text = text.replace(form, REDACTED)
-    return text
-
-
-def _spellings(secret: str) -> list[str]:
-    forms = {
-        secret,
-        secret.strip(),
-        repr(secret)[1:-1],
-        repr(secret.encode("utf-8", "backslashreplace"))[2:-1],
-    }
-    return sorted((form for form in forms if form), key=len, reverse=True)
-
-
-def _session(api_key: str, retry: Retry, pool_size: int) -> requests.Session:
-    session = _Session()
-    session.headers.update({"access-token": api_key, "User-Agent": f"surveyctl/{__version__}"})
-    adapter = HTTPAdapter(max_retries=retry, pool_connections=pool_size, pool_maxsize=pool_size)
-    session.mount("http://", adapter)
-    session.mount("https://", adapter)
-    return session
-
 
 
 class ApiClient:
@@ -138,8 +74,7 @@ class ApiClient:
     ):
         self.host = host.rstrip("/")
         self.timeout = timeout
-        if len(api_key) >= MIN_KEY_LENGTH:  # shorter ones are refused when read (config)
-            _SECRETS.add(api_key)
+        remember(api_key)
         self.target = target or self.host
         self.show_host = show_host
         self.on_retry = on_retry
@@ -152,8 +87,8 @@ class ApiClient:
         post = retry_policy(
             retries, backoff, POST_RETRY_STATUSES, set(NOT_IDEMPOTENT), read=0, **policy
         )
-        self._session = _session(api_key, idempotent, pool_size)
-        self._post_session = _session(api_key, post, pool_size)
+        self._session = make_session(api_key, idempotent, pool_size)
+        self._post_session = make_session(api_key, post, pool_size)
         # Counts requests by "METHOD kind" for benchmarks and tests of request economy.
         self.request_counts: dict[str, int] = {}
         self._counts_lock = threading.Lock()

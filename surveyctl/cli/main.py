@@ -160,9 +160,9 @@ class LazyGroup(click.Group):
 
 
 def _redacted(text: str) -> str:
-    """`text` without the API key of any client made so far (imported late: the client
-    pulls in requests, which `--help` does not need)."""
-    from surveyctl.api.client import redact
+    """`text` without the API key of any client made so far (imported late: `--help` needs
+    none of it)."""
+    from surveyctl.api.secrets import redact
 
     return redact(text)
 

@@ -74,7 +74,7 @@ def test_a_key_too_short_to_redact_safely_is_refused(secret_project, run_cli, mo
 
 
 def test_ordinary_words_stay_when_a_key_is_redacted(sandbox):
-    from surveyctl.api.client import redact
+    from surveyctl.api.secrets import redact
 
     ApiClient(sandbox.url, "key", retries=0).close()  # too short to be registered
     ApiClient(sandbox.url, SECRET, retries=0).close()
