@@ -159,6 +159,18 @@ class Project:
         )
 
     def serial(self) -> int:
+        """The state's serial: the last whole line of the change log a running command
+        appends to, else the state file's (the file backend folds the log in at the end)."""
+        log = self.state_file.with_name(f"{self.state_file.stem}.changes.jsonl")
+        try:
+            data = log.read_bytes()
+        except OSError:
+            data = b""
+        lines = data[: data.rfind(b"\n") + 1].splitlines()
+        if lines:
+            found = _SERIAL.search(lines[-1])
+            if found:
+                return int(found.group(1))
         try:
             with open(self.state_file, "rb") as handle:
                 found = _SERIAL.search(handle.read(256))
