@@ -155,45 +155,35 @@ def record_settled(plan: Plan, store: StateBackend) -> int:
         for r in plan.resources
         if r.kind == SURVEY and r.action == "no-op" and r.last_applied is not None
     }
-
-    def stale(state: State) -> list[str]:
-        return [
-            address
-            for address, body in wanted.items()
-            if isinstance(record := state.resources.get(address), SurveyRecord)
-            and record.last_applied != body
-        ]
-
-    def change(state: State) -> None:
-        for address in stale(state):
-            state.resources[address] = dataclasses.replace(
-                state.resources[address], last_applied=wanted[address]
-            )
-
-    count = len(stale(store.current()))
-    if count:
-        store.update(change)
-    return count
+    return _record_field(store, "last_applied", wanted, only=SurveyRecord)
 
 
 def sync_lifecycle(plan: Plan, store: StateBackend) -> int:
     """Records `lifecycle.prevent_destroy` of unchanged resources (a state-only write): a
     manifest that is later removed can no longer protect its resource, the state must."""
-
     wanted = {r.address: r.prevent_destroy for r in plan.resources if r.action == "no-op"}
+    return _record_field(store, "prevent_destroy", wanted)
+
+
+def _record_field(
+    store: StateBackend, name: str, wanted: dict[str, object], only: type = object
+) -> int:
+    """Sets record field `name` to `wanted[address]` where the state holds another value, in
+    one state write (none when nothing differs); returns how many records changed."""
 
     def stale(state: State) -> list[str]:
         return [
             address
-            for address, flag in wanted.items()
-            if (record := state.resources.get(address)) is not None
-            and record.prevent_destroy != flag
+            for address, value in wanted.items()
+            if isinstance(record := state.resources.get(address), only)
+            and record is not None
+            and getattr(record, name) != value
         ]
 
     def change(state: State) -> None:
         for address in stale(state):
             state.resources[address] = dataclasses.replace(
-                state.resources[address], prevent_destroy=wanted[address]
+                state.resources[address], **{name: wanted[address]}
             )
 
     count = len(stale(store.current()))

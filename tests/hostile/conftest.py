@@ -7,18 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from ..reconcile.conftest import Manifests, survey_manifest, unique  # noqa: F401  (re-exported)
+from ..reconcile.conftest import (  # noqa: F401  (re-exported)
+    Manifests,
+    point_project_at,
+    survey_manifest,
+    unique,
+)
 
 
 @pytest.fixture
 def manifests(project: Path) -> Manifests:
     return Manifests(project)
-
-
-def point_project_at(project: Path, url: str, env_var: str = "SURVEYCTL_LOCAL_KEY") -> None:
-    """Makes the project's `local` environment the marketplace at `url`, key in `env_var`."""
-    (project / "surveyctl.yaml").write_text(
-        f"environments:\n  local: {{host: '{url}', api_key_env: {env_var}}}\n"
-        "default_environment: local\n",
-        encoding="utf-8",
-    )

@@ -65,3 +65,12 @@ def manifests(project: Path) -> Manifests:
 def unique() -> str:
     """A suffix for names that are global in the marketplace (exclusion group refs)."""
     return uuid.uuid4().hex[:8]
+
+
+def point_project_at(project: Path, url: str, env_var: str = "SURVEYCTL_LOCAL_KEY") -> None:
+    """Makes the project's `local` environment the marketplace at `url`, key in `env_var`."""
+    (project / "surveyctl.yaml").write_text(
+        f"environments:\n  local: {{host: '{url}', api_key_env: {env_var}}}\n"
+        "default_environment: local\n",
+        encoding="utf-8",
+    )

@@ -14,21 +14,13 @@ from surveyctl.reconcile.normalise import update_body
 from surveyctl.state import FileStateStore
 from surveyctl.state.lock import StateLock
 
-from .conftest import survey_manifest
+from .conftest import point_project_at, survey_manifest
 
 SECRET_KEY = "sk-live-7f3c9a1e5b2d4c6e8a0b1c2d3e4f5a6b"
 
 
 def _state_path(project: Path, environment: str = "local") -> Path:
     return project / ".surveyctl" / "state" / f"{environment}.json"
-
-
-def _point_project_at(project: Path, url: str, env_var: str = "SURVEYCTL_LOCAL_KEY") -> None:
-    (project / "surveyctl.yaml").write_text(
-        f"environments:\n  local: {{host: '{url}', api_key_env: {env_var}}}\n"
-        "default_environment: local\n",
-        encoding="utf-8",
-    )
 
 
 def test_saved_plan_is_refused_after_a_change_made_elsewhere(project, manifests, api, run_cli):
@@ -86,7 +78,7 @@ def test_apply_fails_at_once_while_another_holds_the_lock(project, manifests, ru
 
 def test_two_concurrent_applies_one_is_refused(project, manifests, start_sandbox):
     slow = start_sandbox(latency_ms=300)
-    _point_project_at(project, slow.url)
+    point_project_at(project, slow.url)
     for index in range(3):
         manifests.write(survey_manifest(f"tracker-{index}"))
     env = {**os.environ, "SURVEYCTL_LOCAL_KEY": "sandbox-buyer-1"}
@@ -112,7 +104,7 @@ def test_apply_converges_without_duplicates_when_the_service_fails_a_fifth_of_re
     project, manifests, start_sandbox, run_cli
 ):
     flaky = start_sandbox(fail_rate=0.2, seed=11, retry_after=0)
-    _point_project_at(project, flaky.url)
+    point_project_at(project, flaky.url)
     names = [f"tracker-{index}" for index in range(8)]
     for name in names:
         manifests.write(survey_manifest(name))
@@ -157,7 +149,7 @@ def test_the_api_key_never_appears_in_output_or_files(
     project, manifests, start_sandbox, run_cli, monkeypatch
 ):
     private = start_sandbox(keys={SECRET_KEY: 1})
-    _point_project_at(project, private.url, "SURVEYCTL_SECRET_KEY")
+    point_project_at(project, private.url, "SURVEYCTL_SECRET_KEY")
     monkeypatch.setenv("SURVEYCTL_SECRET_KEY", SECRET_KEY)
     manifests.write(survey_manifest("tracker"))
     outputs = []
@@ -180,7 +172,7 @@ def test_the_api_key_never_appears_in_output_or_files(
 
 def test_parallelism_sizes_the_connection_pool(project, manifests, start_sandbox, run_cli):
     slow = start_sandbox(latency_ms=100)
-    _point_project_at(project, slow.url)
+    point_project_at(project, slow.url)
     for index in range(60):
         manifests.write(survey_manifest(f"survey-{index:02d}"))
     applied = run_cli("apply", "manifests", "--auto-approve", "--parallelism", "64")

@@ -10,7 +10,7 @@ import yaml
 from surveyctl.manifests import load_desired
 from surveyctl.state import FileStateStore
 
-from .conftest import survey_manifest
+from .conftest import point_project_at, survey_manifest
 from .proxies import QuirkyProxy
 
 AGE = {"qualification_code": 212, "range_sets": [{"from": 21, "to": 45, "units": 311}]}
@@ -18,14 +18,6 @@ AGE = {"qualification_code": 212, "range_sets": [{"from": 21, "to": 45, "units":
 
 def _state(project: Path):
     return FileStateStore(project / ".surveyctl" / "state" / "local.json").load()
-
-
-def _point_project_at(project: Path, url: str) -> None:
-    (project / "surveyctl.yaml").write_text(
-        f"environments:\n  local: {{host: '{url}', api_key_env: SURVEYCTL_LOCAL_KEY}}\n"
-        "default_environment: local\n",
-        encoding="utf-8",
-    )
 
 
 @pytest.fixture
@@ -129,7 +121,7 @@ def test_a_survey_read_in_the_documented_shapes_imports_as_a_valid_manifest(
     project, api, proxy, run_cli
 ):
     survey_id = api.create_survey(_targeted_survey())["ps_survey_id"]
-    _point_project_at(project, proxy.url)
+    point_project_at(project, proxy.url)
     _import(run_cli, survey_id)
     spec = yaml.safe_load((project / "manifests" / "adopted.yaml").read_text())["spec"]
     assert spec["offer_price"] == 10
@@ -145,9 +137,9 @@ def test_a_survey_imported_from_the_documented_shapes_plans_no_changes_and_no_dr
     project, api, sandbox, proxy, run_cli
 ):
     survey_id = api.create_survey(_targeted_survey())["ps_survey_id"]
-    _point_project_at(project, proxy.url)
+    point_project_at(project, proxy.url)
     _import(run_cli, survey_id)
-    _point_project_at(project, sandbox.url)  # the same environment, read as the sandbox answers
+    point_project_at(project, sandbox.url)  # the same environment, read as the sandbox answers
     plan = run_cli("plan", "manifests", "--detailed-exitcode")
     assert plan.exit_code == 0, plan.stdout
     assert "No changes." in plan.stdout and "drift" not in plan.stdout
@@ -157,7 +149,7 @@ def test_an_imported_survey_planned_against_the_documented_shapes_shows_no_chang
     project, api, proxy, run_cli
 ):
     survey_id = api.create_survey(_targeted_survey())["ps_survey_id"]
-    _point_project_at(project, proxy.url)
+    point_project_at(project, proxy.url)
     _import(run_cli, survey_id)
     plan = run_cli("plan", "manifests", "--detailed-exitcode")
     assert plan.exit_code == 0, plan.stdout

@@ -196,7 +196,5 @@ def test_the_json_refresh_carries_the_drift_and_the_body_it_would_record(
     data = json.loads(run_cli("plan", "--refresh-only", "--format", "json").stdout)
     assert data["refresh_only"] is True and data["has_changes"] is False
     (tracker,) = data["resources"]
-    assert [(d["path"], d["old"], d["new"]) for d in tracker["drift"]] == [
-        ("offer_price", 2.5, 4)
-    ]
+    assert [(d["path"], d["old"], d["new"]) for d in tracker["drift"]] == [("offer_price", 2.5, 4)]
     assert tracker["last_applied"]["offer_price"] == 4.0

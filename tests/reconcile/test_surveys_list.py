@@ -5,29 +5,20 @@ from __future__ import annotations
 import csv
 import io
 import json
-from pathlib import Path
 
 import pytest
 
 from surveyctl.api import ApiClient
 from surveyctl.state import FileStateStore
 
-from .conftest import survey_manifest
-
-
-def _point_project_at(project: Path, url: str) -> None:
-    (project / "surveyctl.yaml").write_text(
-        f"environments:\n  local: {{host: '{url}', api_key_env: SURVEYCTL_LOCAL_KEY}}\n"
-        "default_environment: local\n",
-        encoding="utf-8",
-    )
+from .conftest import point_project_at, survey_manifest
 
 
 @pytest.fixture
 def own(project, start_sandbox):
     """A sandbox of this test alone, so the account holds only the surveys the test makes."""
     sandbox = start_sandbox()
-    _point_project_at(project, sandbox.url)
+    point_project_at(project, sandbox.url)
     client = ApiClient(sandbox.url, "sandbox-buyer-1", retries=0)
     yield client
     client.close()
