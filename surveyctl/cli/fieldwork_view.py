@@ -93,10 +93,19 @@ def _watch(read, output_format: str, single: bool, interval: float, times: int |
             finished = all(v.status == CLOSED for v in views)
             if finished or (times is not None and shown >= times):
                 return
-            time.sleep(interval)
+            _pause(interval)
     finally:
         if live is not None:
             live.stop()
+
+
+def _pause(seconds: float) -> None:
+    """Sleeps in short steps: a Ctrl-C that lands just before a long sleep begins is only
+    acted on when that sleep ends, so one long sleep could keep a watch running a minute
+    after the person asked it to stop."""
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        time.sleep(min(left, 0.2))
 
 
 def _print(views: list[Fieldwork], output_format: str, single: bool, compact: bool) -> None:
