@@ -9,6 +9,8 @@ import pytest
 
 from ..reconcile.conftest import (  # noqa: F401  (re-exported)
     Manifests,
+    group_manifest,
+    own_market,
     point_project_at,
     survey_manifest,
     unique,

@@ -12,7 +12,7 @@ from surveyctl.api import ApiClient
 from surveyctl.state import FileStateStore
 
 from ..reconcile.proxies import Proxy
-from .conftest import point_project_at, survey_manifest
+from .conftest import group_manifest, point_project_at, survey_manifest
 
 
 class Crash(BaseException):
@@ -27,14 +27,6 @@ def _store(project: Path) -> FileStateStore:
     return FileStateStore(project / ".surveyctl" / "state" / "local.json")
 
 
-@pytest.fixture
-def market(project, start_sandbox):
-    """A marketplace of the test's own, so that no other test's surveys look like its."""
-    sandbox = start_sandbox()
-    point_project_at(project, sandbox.url)
-    client = ApiClient(sandbox.url, "sandbox-buyer-1", retries=0)
-    yield client
-    client.close()
 
 
 @pytest.fixture
@@ -56,11 +48,11 @@ def _titles(client: ApiClient) -> Counter:
 
 
 def test_a_create_that_made_its_survey_is_adopted_by_the_next_plan(
-    project, manifests, market, run_cli, monkeypatch
+    project, manifests, own_market, run_cli, monkeypatch
 ):
     manifests.write(survey_manifest("tracker"))
     _killed_during(run_cli, monkeypatch, FileStateStore, "resolve_create")
-    (made,) = [s["ps_survey_id"] for s in market.list_surveys()]
+    (made,) = [s["ps_survey_id"] for s in own_market.list_surveys()]
     plan = run_cli("plan", "manifests", "--detailed-exitcode")
     assert plan.exit_code == 2  # apply has something to record
     assert f"lost its answer but made survey {made}" in plan.stdout
@@ -71,43 +63,43 @@ def test_a_create_that_made_its_survey_is_adopted_by_the_next_plan(
     assert record.ps_survey_id == made
     assert set(record.quota_ids) == {"male", "female"}
     assert _store(project).load().journal == {}
-    assert _titles(market) == Counter({"Survey tracker": 1})
+    assert _titles(own_market) == Counter({"Survey tracker": 1})
     assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
 
 
 def test_an_adopted_survey_gets_the_change_made_to_its_manifest_since(
-    project, manifests, market, run_cli, monkeypatch
+    project, manifests, own_market, run_cli, monkeypatch
 ):
     manifests.write(survey_manifest("tracker"))
     _killed_during(run_cli, monkeypatch, FileStateStore, "resolve_create")
-    (made,) = [s["ps_survey_id"] for s in market.list_surveys()]
+    (made,) = [s["ps_survey_id"] for s in own_market.list_surveys()]
     adopted = run_cli("apply", "manifests", "--auto-approve")
     assert adopted.exit_code == 0, adopted.stdout + adopted.stderr
     manifests.write(survey_manifest("tracker", offer_price=3.0))
     changed = run_cli("apply", "manifests", "--auto-approve")
     assert changed.exit_code == 0, changed.stdout + changed.stderr
-    assert market.get_survey(made)["offer_price"] == 3.0
+    assert own_market.get_survey(made)["offer_price"] == 3.0
 
 
 def test_a_create_that_made_nothing_is_planned_again_once(
-    project, manifests, market, run_cli, monkeypatch, settled
+    project, manifests, own_market, run_cli, monkeypatch, settled
 ):
     manifests.write(survey_manifest("tracker"))
     _killed_during(run_cli, monkeypatch, ApiClient, "create_survey")
-    assert market.list_surveys() == []
+    assert own_market.list_surveys() == []
     assert "Survey/tracker" in _store(project).load().journal
     plan = run_cli("plan", "manifests")
     assert "lost its answer and made no survey; it is planned again" in plan.stdout
     assert "+ Survey/tracker will be created" in plan.stdout
     applied = run_cli("apply", "manifests", "--auto-approve")
     assert applied.exit_code == 0, applied.stdout + applied.stderr
-    assert _titles(market) == Counter({"Survey tracker": 1})
+    assert _titles(own_market) == Counter({"Survey tracker": 1})
     assert _store(project).load().journal == {}
     assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
 
 
 def test_a_lost_create_is_not_planned_again_before_it_settles(
-    project, manifests, market, run_cli, monkeypatch
+    project, manifests, own_market, run_cli, monkeypatch
 ):
     manifests.write(survey_manifest("tracker"))
     manifests.write(survey_manifest("other"))
@@ -128,42 +120,42 @@ def test_a_lost_create_is_not_planned_again_before_it_settles(
     assert "skipped: Survey/tracker (create): an earlier create of it is not resolved" in (
         result.stdout
     )
-    assert _titles(market) == Counter({"Survey other": 1})
+    assert _titles(own_market) == Counter({"Survey other": 1})
 
 
 def test_several_matching_surveys_stop_the_plan_and_are_listed(
-    project, manifests, market, run_cli, monkeypatch
+    project, manifests, own_market, run_cli, monkeypatch
 ):
     manifests.write(survey_manifest("tracker"))
     _killed_during(run_cli, monkeypatch, FileStateStore, "resolve_create")
-    copy = market.create_survey(survey_manifest("tracker")["spec"])["ps_survey_id"]
-    ids = sorted(s["ps_survey_id"] for s in market.list_surveys())
+    copy = own_market.create_survey(survey_manifest("tracker")["spec"])["ps_survey_id"]
+    ids = sorted(s["ps_survey_id"] for s in own_market.list_surveys())
     plan = run_cli("plan", "manifests")
     assert plan.exit_code == 1
     assert "more than one survey could be the one it made" in plan.stdout
     assert all(f"{i} 'Survey tracker'" in plan.stdout for i in ids)
     assert "`surveyctl import ID --name tracker`" in plan.stdout
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 1
-    assert _titles(market) == Counter({"Survey tracker": 2})
+    assert _titles(own_market) == Counter({"Survey tracker": 2})
     assert run_cli("import", str(copy), "--name", "tracker").exit_code == 0
     assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
 
 
 def test_a_survey_with_the_title_but_other_settings_is_neither_adopted_nor_duplicated(
-    project, manifests, market, run_cli, monkeypatch, settled
+    project, manifests, own_market, run_cli, monkeypatch, settled
 ):
     manifests.write(survey_manifest("tracker"))
     _killed_during(run_cli, monkeypatch, ApiClient, "create_survey")
-    market.create_survey(survey_manifest("tracker", offer_price=9.0)["spec"])
+    own_market.create_survey(survey_manifest("tracker", offer_price=9.0)["spec"])
     plan = run_cli("plan", "manifests")
     assert plan.exit_code == 1
     assert "a survey with its title but other settings exists" in plan.stdout
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 1
-    assert _titles(market) == Counter({"Survey tracker": 1})
+    assert _titles(own_market) == Counter({"Survey tracker": 1})
 
 
 def test_a_survey_already_managed_is_never_adopted_for_a_lost_create(
-    project, manifests, market, run_cli, monkeypatch, settled
+    project, manifests, own_market, run_cli, monkeypatch, settled
 ):
     manifests.write(survey_manifest("first", survey_title="Same"))
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
@@ -178,18 +170,18 @@ def test_a_survey_already_managed_is_never_adopted_for_a_lost_create(
 
 
 def test_a_manifest_changed_since_a_lost_create_that_made_nothing_is_created(
-    project, manifests, market, run_cli, monkeypatch, settled
+    project, manifests, own_market, run_cli, monkeypatch, settled
 ):
     manifests.write(survey_manifest("tracker"))
     _killed_during(run_cli, monkeypatch, ApiClient, "create_survey")
     manifests.write(survey_manifest("tracker", offer_price=3.0))
     applied = run_cli("apply", "manifests", "--auto-approve")
     assert applied.exit_code == 0, applied.stdout + applied.stderr
-    assert [s["offer_price"] for s in market.list_surveys()] == [3.0]
+    assert [s["offer_price"] for s in own_market.list_surveys()] == [3.0]
 
 
 def test_a_manifest_changed_since_a_lost_create_that_made_a_survey_asks(
-    project, manifests, market, run_cli, monkeypatch, settled
+    project, manifests, own_market, run_cli, monkeypatch, settled
 ):
     manifests.write(survey_manifest("tracker"))
     _killed_during(run_cli, monkeypatch, FileStateStore, "resolve_create")
@@ -200,7 +192,7 @@ def test_a_manifest_changed_since_a_lost_create_that_made_a_survey_asks(
         plan.stdout
     )
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 1
-    assert _titles(market) == Counter({"Survey tracker": 1})
+    assert _titles(own_market) == Counter({"Survey tracker": 1})
 
 
 class ListRefused(Proxy):
@@ -214,7 +206,7 @@ class ListRefused(Proxy):
 
 
 def test_an_unreadable_survey_list_holds_back_only_the_lost_create(
-    project, manifests, market, start_sandbox, run_cli, monkeypatch, settled
+    project, manifests, own_market, start_sandbox, run_cli, monkeypatch, settled
 ):
     manifests.write(survey_manifest("tracker"))
     _killed_during(run_cli, monkeypatch, FileStateStore, "resolve_create")
@@ -230,25 +222,16 @@ def test_an_unreadable_survey_list_holds_back_only_the_lost_create(
     assert result.exit_code == 1
     assert "cannot check what the create sent at" in result.stdout
     assert "Apply incomplete: 1 done, 0 failed, 1 not attempted." in result.stdout
-    assert _titles(market) == Counter({"Survey tracker": 1, "Survey other": 1})
+    assert _titles(own_market) == Counter({"Survey tracker": 1, "Survey other": 1})
 
 
 def test_a_group_whose_create_lost_its_answer_is_adopted(
-    project, manifests, market, run_cli, monkeypatch, unique
+    project, manifests, own_market, run_cli, monkeypatch, unique
 ):
     manifests.write(survey_manifest("tracker"))
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
     ref = f"trackers-{unique}"
-    group = {
-        "kind": "ExclusionGroup",
-        "name": "trackers",
-        "spec": {
-            "buyer_surveygroup_ref": ref,
-            "name": "Trackers",
-            "exclusion_period": 30,
-            "surveys": ["tracker"],
-        },
-    }
+    group = group_manifest(ref, "tracker")
     manifests.write(group)
     _killed_during(run_cli, monkeypatch, FileStateStore, "resolve_create")
     plan = run_cli("plan", "manifests")
@@ -260,7 +243,7 @@ def test_a_group_whose_create_lost_its_answer_is_adopted(
 
 
 def test_a_group_whose_create_made_nothing_is_created_again(
-    project, manifests, market, run_cli, monkeypatch, settled, unique
+    project, manifests, own_market, run_cli, monkeypatch, settled, unique
 ):
     manifests.write(survey_manifest("tracker"))
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
@@ -271,17 +254,17 @@ def test_a_group_whose_create_made_nothing_is_created_again(
     plan = run_cli("plan", "manifests")
     assert f"lost its answer and made no group {ref}; it is planned again" in plan.stdout
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    assert market.get_group(ref)["name"] == "T"
+    assert own_market.get_group(ref)["name"] == "T"
 
 
 def test_apply_destroy_forgets_a_survey_already_deleted_in_the_marketplace(
-    project, manifests, market, run_cli
+    project, manifests, own_market, run_cli
 ):
     manifests.write(survey_manifest("tracker"))
     manifests.write(survey_manifest("old"))
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
     manifests.remove("old")
-    market.delete_survey(_store(project).load().survey("old").ps_survey_id)  # a kill after it
+    own_market.delete_survey(_store(project).load().survey("old").ps_survey_id)  # a kill after it
     plan = run_cli("plan", "manifests", "--destroy")
     assert "already gone from the marketplace; apply --destroy forgets it" in plan.stdout
     applied = run_cli("apply", "manifests", "--destroy", "--auto-approve")
@@ -291,10 +274,10 @@ def test_apply_destroy_forgets_a_survey_already_deleted_in_the_marketplace(
     assert run_cli("plan", "manifests", "--destroy", "--detailed-exitcode").exit_code == 0
 
 
-def test_a_saved_plan_adopts_what_it_showed(project, manifests, market, run_cli, monkeypatch):
+def test_a_saved_plan_adopts_what_it_showed(project, manifests, own_market, run_cli, monkeypatch):
     manifests.write(survey_manifest("tracker"))
     _killed_during(run_cli, monkeypatch, FileStateStore, "resolve_create")
-    (made,) = [s["ps_survey_id"] for s in market.list_surveys()]
+    (made,) = [s["ps_survey_id"] for s in own_market.list_surveys()]
     assert run_cli("plan", "manifests", "--out", "adopt.plan").exit_code == 0
     applied = run_cli("apply", "adopt.plan")
     assert applied.exit_code == 0, applied.stdout + applied.stderr
@@ -302,7 +285,7 @@ def test_a_saved_plan_adopts_what_it_showed(project, manifests, market, run_cli,
 
 
 def test_a_saved_plan_edited_to_adopt_another_survey_is_refused(
-    project, manifests, market, run_cli, monkeypatch
+    project, manifests, own_market, run_cli, monkeypatch
 ):
     import json
 
@@ -310,7 +293,7 @@ def test_a_saved_plan_edited_to_adopt_another_survey_is_refused(
 
     manifests.write(survey_manifest("tracker"))
     _killed_during(run_cli, monkeypatch, FileStateStore, "resolve_create")
-    foreign = market.create_survey(survey_manifest("x", survey_title="Not ours")["spec"])
+    foreign = own_market.create_survey(survey_manifest("x", survey_title="Not ours")["spec"])
     assert run_cli("plan", "manifests", "--out", "adopt.plan").exit_code == 0
     document = json.loads((project / "adopt.plan").read_text())
     document["plan"]["recovered"]["Survey/tracker"]["ps_survey_id"] = foreign["ps_survey_id"]
@@ -323,7 +306,7 @@ def test_a_saved_plan_edited_to_adopt_another_survey_is_refused(
 
 
 def test_an_update_whose_state_write_was_lost_is_settled_by_the_next_apply(
-    project, manifests, market, run_cli, monkeypatch
+    project, manifests, own_market, run_cli, monkeypatch
 ):
     manifests.write(survey_manifest("tracker"))
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0

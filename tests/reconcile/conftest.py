@@ -74,3 +74,30 @@ def point_project_at(project: Path, url: str, env_var: str = "SURVEYCTL_LOCAL_KE
         "default_environment: local\n",
         encoding="utf-8",
     )
+
+
+def group_manifest(ref: str, *surveys: str, name: str = "trackers") -> dict:
+    """An ExclusionGroup manifest of `surveys` (Survey manifest names), 30 days apart."""
+    return {
+        "kind": "ExclusionGroup",
+        "name": name,
+        "spec": {
+            "buyer_surveygroup_ref": ref,
+            "name": "Trackers",
+            "exclusion_period": 30,
+            "surveys": list(surveys),
+        },
+    }
+
+
+@pytest.fixture
+def own_market(project, start_sandbox):
+    """A marketplace of the test's own, pointed at by the project: the account holds only the
+    surveys the test makes."""
+    from surveyctl.api import ApiClient
+
+    sandbox = start_sandbox()
+    point_project_at(project, sandbox.url)
+    client = ApiClient(sandbox.url, "sandbox-buyer-1", retries=0)
+    yield client
+    client.close()

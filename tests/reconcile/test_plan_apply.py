@@ -11,7 +11,7 @@ from surveyctl.reconcile.apply import apply_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
 from surveyctl.state import FileStateStore
 
-from .conftest import survey_manifest
+from .conftest import group_manifest, survey_manifest
 
 
 def _store(project) -> FileStateStore:
@@ -239,16 +239,7 @@ def test_exclusion_group_is_created_after_the_surveys_it_names(
     manifests.write(survey_manifest("tracker-b"))
     ref = f"trackers-{unique}"
     manifests.write(
-        {
-            "kind": "ExclusionGroup",
-            "name": "trackers",
-            "spec": {
-                "buyer_surveygroup_ref": ref,
-                "name": "Trackers",
-                "exclusion_period": 30,
-                "surveys": ["tracker-a", "tracker-b"],
-            },
-        }
+        group_manifest(ref, "tracker-a", "tracker-b")
     )
     plan = run_cli("plan", "manifests")
     assert '+ surveys: ["tracker-a", "tracker-b"]' in plan.stdout
@@ -270,16 +261,7 @@ def test_group_membership_is_carried_over_by_a_survey_update(
     manifests.write(survey_manifest("tracker-b"))
     ref = f"trackers-{unique}"
     manifests.write(
-        {
-            "kind": "ExclusionGroup",
-            "name": "trackers",
-            "spec": {
-                "buyer_surveygroup_ref": ref,
-                "name": "Trackers",
-                "exclusion_period": 30,
-                "surveys": ["tracker-a", "tracker-b"],
-            },
-        }
+        group_manifest(ref, "tracker-a", "tracker-b")
     )
     run_cli("apply", "manifests", "--auto-approve")
     manifests.write(survey_manifest("tracker-a", survey_title="Renamed"))

@@ -8,7 +8,7 @@ from surveyctl.reconcile.normalise import update_body
 from surveyctl.reconcile.run import ApplyHooks, RunOptions, apply_run
 from surveyctl.state import FileStateStore, SurveyRecord
 
-from .conftest import survey_manifest
+from .conftest import group_manifest, survey_manifest
 
 
 def _store(project) -> FileStateStore:
@@ -139,16 +139,7 @@ def test_a_refresh_records_the_live_values_of_an_exclusion_group(
     project, manifests, api, unique, run_cli
 ):
     ref = f"trackers-{unique}"
-    group = {
-        "kind": "ExclusionGroup",
-        "name": "trackers",
-        "spec": {
-            "buyer_surveygroup_ref": ref,
-            "name": "Trackers",
-            "exclusion_period": 30,
-            "surveys": ["tracker"],
-        },
-    }
+    group = group_manifest(ref, "tracker")
     _applied(run_cli, manifests, survey_manifest("tracker"), group)
     live = api.get_group(ref)
     api.update_group(

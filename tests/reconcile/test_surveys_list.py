@@ -6,22 +6,9 @@ import csv
 import io
 import json
 
-import pytest
-
-from surveyctl.api import ApiClient
 from surveyctl.state import FileStateStore
 
-from .conftest import point_project_at, survey_manifest
-
-
-@pytest.fixture
-def own(project, start_sandbox):
-    """A sandbox of this test alone, so the account holds only the surveys the test makes."""
-    sandbox = start_sandbox()
-    point_project_at(project, sandbox.url)
-    client = ApiClient(sandbox.url, "sandbox-buyer-1", retries=0)
-    yield client
-    client.close()
+from .conftest import survey_manifest
 
 
 def _listed(run_cli, *options) -> list[dict]:
@@ -35,9 +22,9 @@ def _managed_tracker(run_cli, manifests) -> None:
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
 
 
-def test_surveys_list_marks_the_surveys_this_environment_manages(own, manifests, run_cli):
+def test_surveys_list_marks_the_surveys_this_environment_manages(own_market, manifests, run_cli):
     _managed_tracker(run_cli, manifests)
-    other = own.create_survey(survey_manifest("x", survey_title="Made by hand")["spec"])
+    other = own_market.create_survey(survey_manifest("x", survey_title="Made by hand")["spec"])
     rows = {row["survey_title"]: row for row in _listed(run_cli)}
     assert rows["Survey tracker"]["managed_as"] == "Survey/tracker"
     assert rows["Made by hand"]["managed_as"] is None
@@ -45,20 +32,20 @@ def test_surveys_list_marks_the_surveys_this_environment_manages(own, manifests,
     assert rows["Made by hand"]["status_name"] == "draft"
 
 
-def test_surveys_list_unmanaged_leaves_out_the_managed_ones(own, manifests, run_cli):
+def test_surveys_list_unmanaged_leaves_out_the_managed_ones(own_market, manifests, run_cli):
     _managed_tracker(run_cli, manifests)
-    own.create_survey(survey_manifest("x", survey_title="Made by hand")["spec"])
+    own_market.create_survey(survey_manifest("x", survey_title="Made by hand")["spec"])
     rows = _listed(run_cli, "--unmanaged")
     assert [row["survey_title"] for row in rows] == ["Made by hand"]
 
 
-def test_surveys_list_shows_the_statuses_asked_for(own, run_cli):
-    draft = own.create_survey(survey_manifest("a")["spec"])["ps_survey_id"]
-    live = own.create_survey(survey_manifest("b")["spec"])["ps_survey_id"]
-    closed = own.create_survey(survey_manifest("c")["spec"])["ps_survey_id"]
-    own.set_survey_status(live, 22)
+def test_surveys_list_shows_the_statuses_asked_for(own_market, run_cli):
+    draft = own_market.create_survey(survey_manifest("a")["spec"])["ps_survey_id"]
+    live = own_market.create_survey(survey_manifest("b")["spec"])["ps_survey_id"]
+    closed = own_market.create_survey(survey_manifest("c")["spec"])["ps_survey_id"]
+    own_market.set_survey_status(live, 22)
     for status in (22, 33, 44):
-        own.set_survey_status(closed, status)
+        own_market.set_survey_status(closed, status)
     assert [r["ps_survey_id"] for r in _listed(run_cli)] == [draft, live]  # not closed
     assert [r["ps_survey_id"] for r in _listed(run_cli, "--status", "live")] == [live]
     assert [r["ps_survey_id"] for r in _listed(run_cli, "--status", "44,draft")] == [
@@ -68,15 +55,16 @@ def test_surveys_list_shows_the_statuses_asked_for(own, run_cli):
     assert len(_listed(run_cli, "--status", "all")) == 3
 
 
-def test_the_survey_list_reads_every_page(own):
-    made = [own.create_survey(survey_manifest(f"s{i}")["spec"])["ps_survey_id"] for i in range(5)]
-    before = own.request_counts.get("GET surveys", 0)
-    listed = own.list_surveys(status=[11], limit=2)
+def test_the_survey_list_reads_every_page(own_market):
+    specs = [survey_manifest(f"s{i}")["spec"] for i in range(5)]
+    made = [own_market.create_survey(spec)["ps_survey_id"] for spec in specs]
+    before = own_market.request_counts.get("GET surveys", 0)
+    listed = own_market.list_surveys(status=[11], limit=2)
     assert sorted(s["ps_survey_id"] for s in listed) == sorted(made)
-    assert own.request_counts["GET surveys"] - before == 3  # pages 1, 2 and 3 of 2 each
+    assert own_market.request_counts["GET surveys"] - before == 3  # pages 1, 2 and 3 of 2 each
 
 
-def test_surveys_list_as_csv_has_a_header_and_a_row_per_survey(own, manifests, run_cli):
+def test_surveys_list_as_csv_has_a_header_and_a_row_per_survey(own_market, manifests, run_cli):
     _managed_tracker(run_cli, manifests)
     result = run_cli("surveys", "list", "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
@@ -84,9 +72,9 @@ def test_surveys_list_as_csv_has_a_header_and_a_row_per_survey(own, manifests, r
     assert rows[0]["status_name"] == "draft" and rows[0]["offer_price"] == "2.5"
 
 
-def test_surveys_list_as_a_table_names_the_managing_address(own, manifests, run_cli):
+def test_surveys_list_as_a_table_names_the_managing_address(own_market, manifests, run_cli):
     _managed_tracker(run_cli, manifests)
-    own.create_survey(survey_manifest("x", survey_title="Made by hand")["spec"])
+    own_market.create_survey(survey_manifest("x", survey_title="Made by hand")["spec"])
     result = run_cli("surveys", "list")
     tracker, by_hand = (
         next(line for line in result.stdout.splitlines() if title in line)
@@ -97,7 +85,7 @@ def test_surveys_list_as_a_table_names_the_managing_address(own, manifests, run_
     assert "2 survey(s) listed, 1 of them managed in environment local." in result.stderr
 
 
-def test_an_unknown_status_is_refused_in_one_sentence(own, run_cli):
+def test_an_unknown_status_is_refused_in_one_sentence(own_market, run_cli):
     result = run_cli("surveys", "list", "--status", "running")
     assert result.exit_code != 0
     assert "'running' is not a survey status" in result.stderr
