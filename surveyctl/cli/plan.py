@@ -20,6 +20,7 @@ from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.manifest_options import refresh_option
 from surveyctl.cli.options import format_option
 from surveyctl.cli.progress import Steps
+from surveyctl.config import plan_signing_key
 from surveyctl.errors import SurveyctlError
 from surveyctl.reconcile import guards
 from surveyctl.reconcile.apply import INTERRUPTED, ApplyResult, Outcome, unattempted
@@ -203,7 +204,7 @@ def plan_command(
             reading.close()
     _show(plan, output_format)
     if out is not None:
-        save_plan(plan, out)
+        save_plan(plan, out, plan_signing_key())
         click.echo(f"Saved the plan to {out}; apply it with `surveyctl apply {out}`.", err=True)
     if plan.errors or unattempted(plan):  # an error, or a resource it could not plan
         click.get_current_context().exit(1)
