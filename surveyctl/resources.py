@@ -46,6 +46,12 @@ def register_kind(kind: str) -> None:
         _KNOWN.append(kind)
 
 
+def unregister_kind(kind: str) -> None:
+    """Forgets a registered kind (one defined for a single test); the built-in ones stay."""
+    if kind in _KNOWN and kind not in KINDS:
+        _KNOWN.remove(kind)
+
+
 def known_kinds() -> tuple[str, ...]:
     """Every registered resource kind, in registration order."""
     return tuple(_KNOWN)

@@ -17,7 +17,7 @@ import click
 from surveyctl.cli import confirm
 from surveyctl.cli.console import use_color
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.manifest_options import refresh_option
+from surveyctl.cli.manifest_options import offline_option, refresh_option
 from surveyctl.cli.options import format_option
 from surveyctl.cli.progress import Steps
 from surveyctl.config import plan_signing_key
@@ -60,11 +60,6 @@ _target = click.option(
     metavar="ADDRESS",
     help="Plan only this resource (Survey/NAME, ExclusionGroup/NAME or NAME; repeatable) and "
     "what it depends on (a group's surveys).",
-)
-offline_option = click.option(
-    "--offline",
-    is_flag=True,
-    help="Use no attribute catalogue: codes are shown without their names.",
 )
 _parallelism = click.option(
     "--parallelism",
@@ -308,22 +303,13 @@ def apply_command(
 
 
 def _confirm(environment: str) -> bool:
-    answer = click.prompt(
-        f"Apply these changes to environment {environment!r}? Only 'yes' will be accepted",
-        default="",
-        show_default=False,
-    )
-    return answer.strip() == "yes"
+    return confirm.typed_yes(f"Apply these changes to environment {environment!r}")
 
 
 def _confirm_refresh(environment: str) -> bool:
-    answer = click.prompt(
-        f"Record these live values as last applied in the state of environment "
-        f"{environment!r}? Only 'yes' will be accepted",
-        default="",
-        show_default=False,
+    return confirm.typed_yes(
+        f"Record these live values as last applied in the state of environment {environment!r}"
     )
-    return answer.strip() == "yes"
 
 
 def _progress(steps: Steps, outcome: Outcome) -> None:

@@ -55,6 +55,7 @@ from surveyctl.state.records import (
     fingerprint,
     register_record,
     state_file,
+    unregister_record,
 )
 
 
@@ -103,4 +104,5 @@ __all__ = [
     "open_state",
     "register_record",
     "state_file",
+    "unregister_record",
 ]

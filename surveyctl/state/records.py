@@ -22,6 +22,7 @@ from surveyctl.resources import (
     address,
     known_kinds,
     register_kind,
+    unregister_kind,
 )
 
 FORMAT_VERSION = 1
@@ -182,6 +183,13 @@ def register_record(record_type: type) -> None:
     """Makes `record_type` the state record of its kind (`record_type.kind`)."""
     register_kind(record_type.kind)
     RECORD_TYPES[record_type.kind] = record_type
+
+
+def unregister_record(kind: str) -> None:
+    """Forgets the record class of a registered kind (one defined for a single test)."""
+    if kind not in (SURVEY, EXCLUSION_GROUP):
+        RECORD_TYPES.pop(kind, None)
+        unregister_kind(kind)
 
 
 @dataclass(frozen=True)

@@ -269,3 +269,30 @@ def test_a_read_only_role_can_read_the_state_but_not_lock_it(postgres, store, sc
             pass
     with store.locked("apply"):  # the refused attempt left no lock behind
         pass
+
+
+def test_a_schema_of_the_first_layout_is_migrated_to_take_any_resource_kind(
+    postgres, store, schema
+):
+    store.record("Survey/s-1", survey(1))  # the tables, then put back as the first layout was
+    with psycopg.connect(postgres.admin_dsn.replace("/postgres?", "/surveyctl?")) as connection:
+        for table in ("resources", "journal"):
+            connection.execute(
+                f"ALTER TABLE {schema}.{table} ADD CONSTRAINT {table}_address_check "
+                "CHECK (address ~ '^(Survey|ExclusionGroup)/.+$')"
+            )
+        connection.execute(f"DELETE FROM {schema}.schema_version")
+        connection.execute(f"INSERT INTO {schema}.schema_version (version) VALUES (1)")
+    again = PostgresStateStore(postgres.dsn(), "staging", schema)
+    try:
+        again.load()
+    finally:
+        again.close()
+    assert rows(postgres, f"SELECT max(version) FROM {schema}.schema_version") == [
+        (SCHEMA_VERSION,)
+    ]
+    with psycopg.connect(postgres.admin_dsn.replace("/postgres?", "/surveyctl?")) as connection:
+        connection.execute(
+            f"INSERT INTO {schema}.resources (environment, address, record, serial) "
+            "VALUES ('staging', 'Memo/x', '{}', 1)"
+        )

@@ -20,7 +20,14 @@ from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.normalise import is_empty
 from surveyctl.reconcile.plan import Note, Plan, ResourceChange, Spend
 from surveyctl.resources import split_address
-from surveyctl.state import JournalEntry, Record, State, StateBackend, register_record
+from surveyctl.state import (
+    JournalEntry,
+    Record,
+    State,
+    StateBackend,
+    register_record,
+    unregister_record,
+)
 
 if TYPE_CHECKING:
     from surveyctl.model import DesiredState
@@ -144,8 +151,9 @@ def in_order() -> list[Kind]:
 
 
 def unregister(name: str) -> None:
-    """Removes a kind (for a kind defined for one test)."""
+    """Removes a kind and its record type (for a kind defined for one test)."""
     _REGISTRY.pop(name, None)
+    unregister_record(name)
 
 
 # -- shared by the kinds ---------------------------------------------------------------------
