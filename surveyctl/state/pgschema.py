@@ -120,16 +120,23 @@ def _migrate(connection: psycopg.Connection, schema: str) -> None:
     """Brings an older layout up to SCHEMA_VERSION, one version at a time, under the same
     advisory lock as the creation (two first users of a new release migrate once)."""
     name = sql.Identifier(schema)
-    with connection.transaction():
-        connection.execute("SELECT pg_advisory_xact_lock(%s)", (advisory_key("schema", schema),))
-        found = _version(connection, schema, savepoint=True) or SCHEMA_VERSION
-        for version in range(found + 1, SCHEMA_VERSION + 1):
-            for statement in _MIGRATIONS[version]:
-                connection.execute(sql.SQL(statement).format(schema=name))
+    try:
+        with connection.transaction():
             connection.execute(
-                sql.SQL("INSERT INTO {}.schema_version (version) VALUES (%s)").format(name),
-                (version,),
+                "SELECT pg_advisory_xact_lock(%s)", (advisory_key("schema", schema),)
             )
+            found = _version(connection, schema, savepoint=True) or SCHEMA_VERSION
+            for version in range(found + 1, SCHEMA_VERSION + 1):
+                for statement in _MIGRATIONS[version]:
+                    connection.execute(sql.SQL(statement).format(schema=name))
+                connection.execute(
+                    sql.SQL("INSERT INTO {}.schema_version (version) VALUES (%s)").format(name),
+                    (version,),
+                )
+    except errors.InsufficientPrivilege:
+        # A user with row rights only (docs/state.md) cannot alter the tables. Version 1 still
+        # holds every kind this release has; the tables' owner migrates them on a later run.
+        return
 
 
 def _version(connection: psycopg.Connection, schema: str, savepoint: bool = False) -> int | None:

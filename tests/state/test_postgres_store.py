@@ -296,3 +296,18 @@ def test_a_schema_of_the_first_layout_is_migrated_to_take_any_resource_kind(
             f"INSERT INTO {schema}.resources (environment, address, record, serial) "
             "VALUES ('staging', 'Memo/x', '{}', 1)"
         )
+
+
+def test_a_role_that_cannot_alter_the_tables_still_reads_a_first_layout_state(
+    postgres, store, schema
+):
+    store.record("Survey/a", survey(1))
+    with psycopg.connect(postgres.dsn(), autocommit=True) as owner:
+        owner.execute(f"UPDATE {schema}.schema_version SET version = 1")
+        owner.execute(f"GRANT USAGE ON SCHEMA {schema} TO reader")
+        owner.execute(f"GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA {schema} TO reader")
+    reader = PostgresStateStore(
+        postgres.dsn(user="reader", password=postgres.reader_password), "staging", schema
+    )
+    assert reader.load().survey("a") == survey(1)
+    assert rows(postgres, f"SELECT max(version) FROM {schema}.schema_version") == [(1,)]
