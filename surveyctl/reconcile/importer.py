@@ -32,7 +32,7 @@ from surveyctl.manifests import build, rules, schema
 from surveyctl.manifests.diagnostics import ERROR, Diagnostics
 from surveyctl.manifests.load import load_text
 from surveyctl.reconcile.conform import SURVEY_UPDATE_SCHEMA, conform, schema_of
-from surveyctl.reconcile.kinds.survey_recovery import survey_record
+from surveyctl.reconcile.kinds.survey_live import survey_record
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.merge import GROUP_MEMBERSHIP_FIELDS
 from surveyctl.reconcile.normalise import group_update_body, update_body

@@ -25,23 +25,17 @@ from surveyctl.reconcile.diff import (
 )
 from surveyctl.reconcile.kinds import base
 from surveyctl.reconcile.kinds.base import Kind, journaled_create, with_live_values
-from surveyctl.reconcile.kinds.survey_recovery import quota_ids, recover_surveys, survey_record
+from surveyctl.reconcile.kinds.survey_live import live_fingerprint, quota_ids, survey_record
+from surveyctl.reconcile.kinds.survey_recovery import recover_surveys
 from surveyctl.reconcile.live import LiveResult, fetch_all
 from surveyctl.reconcile.lost import Recovery
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.merge import merge_survey
-from surveyctl.reconcile.normalise import UPDATE_FIELDS, normalise_survey, update_body
+from surveyctl.reconcile.normalise import normalise_survey, update_body
 from surveyctl.reconcile.plan import Note, Plan, ResourceChange, Spend
 from surveyctl.resources import SURVEY, address
-from surveyctl.state import State, StateBackend, SurveyRecord, fingerprint
+from surveyctl.state import State, StateBackend, SurveyRecord
 from surveyctl.statuses import DRAFT, survey_status_name
-
-
-def live_fingerprint(live: dict) -> str:
-    """What a saved plan depends on: the live update fields and the survey's status (not
-    counters such as completes, which move with traffic and are not part of any write)."""
-    fields = {name: live[name] for name in UPDATE_FIELDS if live.get(name) is not None}
-    return fingerprint({"status": live.get("ps_survey_status"), "body": fields})
 
 
 class SurveyKind(Kind):

@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 
 from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.model import Survey
+from surveyctl.reconcile.kinds.survey_live import survey_record
 from surveyctl.reconcile.lost import Recovery, adopt, cannot_check, parse_time, plan_again
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.normalise import normalise_survey
@@ -163,18 +164,3 @@ def _has_zone(text: str) -> bool:
         return datetime.fromisoformat(text).tzinfo is not None
     except ValueError:
         return False
-
-
-def survey_record(live: dict, last_applied: dict | None, prevent_destroy: bool) -> SurveyRecord:
-    """What state keeps of a survey from its live body (a create's or update's answer, a GET):
-    its id and its quotas' ids (buyer_quota_id -> ps_quota_id, as text)."""
-    return SurveyRecord(int(live["ps_survey_id"]), quota_ids(live), last_applied, prevent_destroy)
-
-
-def quota_ids(live: dict) -> dict[str, str]:
-    """buyer_quota_id -> ps_quota_id of a live survey body, as text."""
-    return {
-        str(q["buyer_quota_id"]): str(q["ps_quota_id"])
-        for q in live.get("quotas") or []
-        if isinstance(q, dict) and q.get("buyer_quota_id") and q.get("ps_quota_id")
-    }
