@@ -16,6 +16,7 @@ from typing import Any
 
 from flask import request
 
+from surveyctl.sandbox import contract
 from surveyctl.sandbox.errors import INVALID_BODY, ApiProblem
 
 MAX_BODY_BYTES = 16 * 1024 * 1024  # a 100,000-transaction adjustment is about 5 MB
@@ -37,6 +38,13 @@ def read_json() -> Any:
     problem = _problem(body)
     if problem:
         raise _invalid(problem)
+    return body
+
+
+def request_body(schema: str) -> Any:
+    """The request's JSON body, checked against `schemas/api/<schema>` (400 otherwise)."""
+    body = read_json()
+    contract.check_request(schema, body)
     return body
 
 

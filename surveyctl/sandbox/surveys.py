@@ -21,7 +21,7 @@ from surveyctl.sandbox.errors import (
     QLC_OPTION_WITHOUT_QLC,
     bad_request,
 )
-from surveyctl.sandbox.store import GroupRecord, QuotaRecord, SurveyRecord
+from surveyctl.sandbox.store import StoredGroup, StoredQuota, StoredSurvey
 
 RECONTACT = 1  # incl_excl value of a recontact survey (spec 2.1)
 TEST_SUPPLIER_ID = 1  # supplier of the test entry link (sandbox decision)
@@ -63,7 +63,7 @@ def group_refs(body: dict) -> list[str]:
     return list(dict.fromkeys(refs + list(body.get("buyer_surveygroup_refs") or [])))
 
 
-def check_features(body: dict, existing: SurveyRecord | None) -> None:
+def check_features(body: dict, existing: StoredSurvey | None) -> None:
     """Quota identity, QLC (2.7) and QBP (2.6) rules of a create (`existing` None) or PUT."""
     quota_ids = [quota["buyer_quota_id"] for quota in body.get("quotas") or []]
     duplicates = sorted({q for q in quota_ids if quota_ids.count(q) > 1})
@@ -121,7 +121,7 @@ def estimated_clicks(completes_required: float, expected_ir: float) -> int:
     return MAX_CLICKS if not math.isfinite(clicks) or clicks >= MAX_CLICKS else math.ceil(clicks)
 
 
-def render_quota(quota: QuotaRecord) -> dict:
+def render_quota(quota: StoredQuota) -> dict:
     rendered = {
         "buyer_quota_id": quota.buyer_quota_id,
         "ps_quota_id": quota.ps_quota_id,
@@ -143,7 +143,7 @@ def entry_link(host_url: str, survey_id: int) -> str:
     return f"{host_url.rstrip('/')}/sandbox/startsurvey?{query}"
 
 
-def render(survey: SurveyRecord, groups: list[GroupRecord], host_url: str) -> dict:
+def render(survey: StoredSurvey, groups: list[StoredGroup], host_url: str) -> dict:
     """The survey response body of spec 2.5 (create 201, get, overwrite 200)."""
     body = survey.body
     quotas = survey.quotas

@@ -12,8 +12,9 @@ from __future__ import annotations
 from flask import Blueprint
 
 from surveyctl.sandbox import lifecycle
-from surveyctl.sandbox.app import get_store, request_body
+from surveyctl.sandbox.bodies import request_body
 from surveyctl.sandbox.contract import reply
+from surveyctl.sandbox.current import get_store
 from surveyctl.sandbox.errors import (
     DUPLICATE_QUOTA,
     QBP_UNKNOWN_QUOTA,
@@ -22,8 +23,8 @@ from surveyctl.sandbox.errors import (
     bad_request,
     not_found,
 )
-from surveyctl.sandbox.routes_surveys import owned_survey
-from surveyctl.sandbox.store import QuotaRecord, SurveyRecord, current_target
+from surveyctl.sandbox.routes.surveys import owned_survey
+from surveyctl.sandbox.store import StoredQuota, StoredSurvey, current_target
 from surveyctl.sandbox.surveys import normalised_qbp, normalised_qlc, render_quota
 from surveyctl.sandbox.targeting import check_criteria
 
@@ -57,7 +58,7 @@ def quota_performance(survey_id: int):
     return reply(performance_items(survey), 200, "quota-performance.response.json")
 
 
-def performance_items(survey: SurveyRecord) -> list[dict]:
+def performance_items(survey: StoredSurvey) -> list[dict]:
     """Completes per quota: {ps_quota_id, buyer_quota_id, completes_goal, completes_fielded}."""
     return [
         {
@@ -87,7 +88,7 @@ def add_quota(survey_id: int):
         ps_quota_id = store.add_quota(conn, survey_id, body, completes_required)
         store.auto_pause(conn, survey_id)
     target = current_target(body["required_count"], completes_required)
-    added = QuotaRecord(
+    added = StoredQuota(
         body["buyer_quota_id"], ps_quota_id, body["required_count"], target, 0, body
     )
     return reply({**render_quota(added), "current_target": target}, 201, "quota.response.json")
@@ -115,13 +116,13 @@ def delete_quota(survey_id: int, buyer_quota_id: str):
     return reply(None, 204)
 
 
-def _quota(survey: SurveyRecord, buyer_quota_id: str) -> QuotaRecord:
+def _quota(survey: StoredSurvey, buyer_quota_id: str) -> StoredQuota:
     quota = next((q for q in survey.quotas if q.buyer_quota_id == buyer_quota_id), None)
     if quota is None:
         raise not_found(f"quota {buyer_quota_id!r} of survey {survey.survey_id}")
     return quota
 
 
-def _refuse_closed(survey: SurveyRecord) -> None:
+def _refuse_closed(survey: StoredSurvey) -> None:
     if survey.status == lifecycle.CLOSED:
         raise bad_request(SURVEY_CLOSED, f"survey {survey.survey_id} is closed and cannot change")

@@ -18,10 +18,11 @@ from dataclasses import replace
 from flask import Blueprint
 
 from surveyctl.sandbox import contract, lifecycle, patching
-from surveyctl.sandbox.app import get_store, request_body
+from surveyctl.sandbox.bodies import request_body
 from surveyctl.sandbox.contract import reply
+from surveyctl.sandbox.current import get_store
 from surveyctl.sandbox.errors import INVALID_BODY, SURVEY_CLOSED, bad_request, not_found
-from surveyctl.sandbox.routes_surveys import SURVEY, overwrite, owned_survey, rendered
+from surveyctl.sandbox.routes.surveys import SURVEY, overwrite, owned_survey, rendered
 from surveyctl.sandbox.store import current_target
 from surveyctl.sandbox.surveys import render_quota
 from surveyctl.sandbox.targeting import check_criteria
