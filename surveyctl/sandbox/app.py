@@ -23,6 +23,7 @@ from werkzeug.routing import IntegerConverter
 from surveyctl.sandbox import contract
 from surveyctl.sandbox.accounts import Accounts
 from surveyctl.sandbox.bodies import MAX_BODY_BYTES, MAX_NUMBER
+from surveyctl.sandbox.converters import QuotaIdConverter
 from surveyctl.sandbox.current import install_store
 from surveyctl.sandbox.errors import (
     CONTRACT_VIOLATION,
@@ -62,11 +63,15 @@ def create_app(
     faults: Faults | None = None,
     check_responses: bool = False,
     blueprints: list[Blueprint] | None = None,
+    strict: bool = False,
 ) -> Flask:
-    """The sandbox app over `store`, with the given accounts, faults and blueprints."""
+    """The sandbox app over `store`, with the given accounts, faults and blueprints; `strict`
+    refuses request fields the schemas do not list (see `contract`)."""
     app = Flask("surveyctl.sandbox", static_folder=None)
+    app.config[contract.STRICT_KEY] = strict
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
     app.url_map.converters["int"] = BoundedIntConverter
+    app.url_map.converters["quota"] = QuotaIdConverter
     install_store(app, store)
     accounts = accounts or Accounts()
     faults = faults or Faults()

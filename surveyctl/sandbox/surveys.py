@@ -22,6 +22,7 @@ from surveyctl.sandbox.errors import (
     bad_request,
 )
 from surveyctl.sandbox.store import StoredGroup, StoredQuota, StoredSurvey
+from surveyctl.sandbox.store.surveys import epoch_ms
 
 RECONTACT = 1  # incl_excl value of a recontact survey (spec 2.1)
 TEST_SUPPLIER_ID = 1  # supplier of the test entry link (sandbox decision)
@@ -211,7 +212,24 @@ def render(survey: StoredSurvey, groups: list[StoredGroup], host_url: str) -> di
         "pds_ignore_override": False,
         "supplier_allocation_throttle": False,
         "blend_applied": False,
+        "crtd_on": epoch_ms(survey.created),
+        "mod_on": survey.mod_on if survey.mod_on is not None else epoch_ms(survey.created),
     }
     for name in ECHOED_FIELDS:
         response[name] = body.get(name)
     return response
+
+
+def status_of(survey: StoredSurvey) -> dict:
+    """The answer of `GET /surveys/{id}/status`: the public material names the call, not its
+    body, so the body is a sandbox decision: the status with what a monitor shows beside it."""
+    body = survey.body
+    return {
+        "ps_survey_id": survey.survey_id,
+        "ps_survey_status": survey.status,
+        "survey_title": body["survey_title"],
+        "completes_required": body["completes_required"],
+        "offer_price": body.get("offer_price"),
+        "project_last_complete_date": survey.last_complete,
+        "mod_on": survey.mod_on if survey.mod_on is not None else epoch_ms(survey.created),
+    }

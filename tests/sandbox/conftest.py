@@ -93,6 +93,12 @@ def raw(sandbox) -> Raw:
 
 
 @pytest.fixture
+def strict_raw(strict_sandbox) -> Raw:
+    """Raw HTTP as buyer 1 on the sandbox served with --strict."""
+    return Raw(strict_sandbox.url)
+
+
+@pytest.fixture
 def raw2(sandbox) -> Raw:
     return Raw(sandbox.url, BUYER_2)
 

@@ -36,6 +36,7 @@ from surveyctl.sandbox.surveys import (
     check_features,
     group_refs,
     render,
+    status_of,
     stored_body,
     stored_quotas,
 )
@@ -144,6 +145,13 @@ def overwrite(store: Store, conn: sqlite3.Connection, survey: StoredSurvey, body
     store.set_memberships(conn, survey.survey_id, refs)
     store.auto_pause(conn, survey.survey_id)
     return rendered(store, store.survey(survey.survey_id, conn), conn)
+
+
+@blueprint.get("/surveys/<int:survey_id>/status")
+def get_status(survey_id: int):
+    """The survey's status and the few fields a monitor polls, without its targeting."""
+    survey = owned_survey(get_store(), survey_id)
+    return reply(status_of(survey), 200, "survey-status.response.json")
 
 
 @blueprint.put("/surveys/<int:survey_id>/status")

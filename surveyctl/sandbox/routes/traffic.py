@@ -116,7 +116,7 @@ def text_check():
             TOO_MANY_ANSWERS,
             f"at most {textcheck.MAX_ANSWERS} answers per call, got {len(questions)}",
         )
-    contract.check_request("text-check.request.json", body)
+    body = contract.check_request("text-check.request.json", body)
     store = get_store()
     record = store.transaction(body["transaction_id"])
     survey = store.survey(record["Survey ID"]) if record else None

@@ -34,7 +34,8 @@ CREATE TABLE IF NOT EXISTS surveys (
     completes INTEGER NOT NULL DEFAULT 0,
     body TEXT NOT NULL,
     created TEXT NOT NULL,
-    last_complete TEXT
+    last_complete TEXT,
+    mod_on INTEGER
 );
 CREATE INDEX IF NOT EXISTS surveys_by_buyer ON surveys (buyer_id, survey_id);
 CREATE TABLE IF NOT EXISTS quotas (
@@ -146,6 +147,9 @@ class Store(SurveyTables, GroupTables, TransactionTables, QuotaTables, ReportQue
                 (FIRST_SURVEY_ID - 1,),
             )
             self._encode_old_records(conn)
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(surveys)")}
+            if "mod_on" not in columns:  # a file written before mod_on was kept
+                conn.execute("ALTER TABLE surveys ADD COLUMN mod_on INTEGER")
 
     def close(self) -> None:
         while True:

@@ -1,11 +1,19 @@
-"""Surveys and their quotas in the sandbox's store: the stored bodies and the counters."""
+"""Surveys and their quotas in the sandbox's store: the stored bodies and the counters.
+
+`mod_on` (epoch milliseconds, public facts) moves on every write of a survey through the API:
+its body, its status (the automatic pause included) and its quotas; never on a read, and not
+for respondent traffic. It always grows, also for two writes in one millisecond, so a reader
+comparing it sees each change. `crtd_on` is the creation time and never moves.
+"""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import time
 import uuid
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from surveyctl.sandbox import lifecycle
 from surveyctl.sandbox.store.quotas import current_target
@@ -41,6 +49,7 @@ class StoredSurvey:
     body: dict
     created: str
     last_complete: str | None
+    mod_on: int | None = None  # None only in files written before mod_on was kept
     quotas: list[StoredQuota] = field(default_factory=list)
     groups: list[str] = field(default_factory=list)
 
@@ -60,7 +69,7 @@ class SurveyTables:
     def _survey(self, conn: sqlite3.Connection, survey_id: int) -> StoredSurvey | None:
         row = conn.execute(
             "SELECT survey_id, buyer_id, status, has_been_live, completes, body, created, "
-            "last_complete FROM surveys WHERE survey_id = ?",
+            "last_complete, mod_on FROM surveys WHERE survey_id = ?",
             (survey_id,),
         ).fetchone()
         if row is None:
@@ -98,9 +107,10 @@ class SurveyTables:
         self, conn: sqlite3.Connection, buyer_id: int, body: dict, quotas: list[dict]
     ) -> int:
         """Stores a new draft survey; returns its ps_survey_id."""
+        created = now_iso()
         cursor = conn.execute(
-            "INSERT INTO surveys (buyer_id, status, body, created) VALUES (?, ?, ?, ?)",
-            (buyer_id, lifecycle.DRAFT, json.dumps(body), now_iso()),
+            "INSERT INTO surveys (buyer_id, status, body, created, mod_on) VALUES (?, ?, ?, ?, ?)",
+            (buyer_id, lifecycle.DRAFT, json.dumps(body), created, epoch_ms(created)),
         )
         survey_id = cursor.lastrowid
         self._write_quotas(conn, survey_id, body, quotas, {})
@@ -114,6 +124,7 @@ class SurveyTables:
             "UPDATE surveys SET body = ? WHERE survey_id = ?",
             (json.dumps(body), survey.survey_id),
         )
+        self.touch(conn, survey.survey_id)
         kept = {q.buyer_quota_id: q for q in survey.quotas}
         conn.execute("DELETE FROM quotas WHERE survey_id = ?", (survey.survey_id,))
         self._write_quotas(conn, survey.survey_id, body, quotas, kept)
@@ -165,12 +176,21 @@ class SurveyTables:
                 quota.buyer_quota_id,
             ),
         )
+        self.touch(conn, survey.survey_id)
 
     def set_status(self, conn: sqlite3.Connection, survey_id: int, status: int) -> None:
         conn.execute(
             "UPDATE surveys SET status = ?, "
             "has_been_live = CASE WHEN ? = ? THEN 1 ELSE has_been_live END WHERE survey_id = ?",
             (status, status, lifecycle.LIVE, survey_id),
+        )
+        self.touch(conn, survey_id)
+
+    def touch(self, conn: sqlite3.Connection, survey_id: int) -> None:
+        """Moves the survey's mod_on to now, and at least one millisecond past its last value."""
+        conn.execute(
+            "UPDATE surveys SET mod_on = MAX(?, COALESCE(mod_on, 0) + 1) WHERE survey_id = ?",
+            (int(time.time() * 1000), survey_id),
         )
 
     def delete_survey(self, conn: sqlite3.Connection, survey_id: int) -> None:
@@ -212,7 +232,9 @@ class SurveyTables:
 
 
 def _survey_from_row(row: tuple) -> StoredSurvey:
-    survey_id, buyer_id, status, has_been_live, completes, body, created, last_complete = row
+    survey_id, buyer_id, status, has_been_live, completes, body, created, last_complete, mod_on = (
+        row
+    )
     return StoredSurvey(
         survey_id=survey_id,
         buyer_id=buyer_id,
@@ -222,9 +244,15 @@ def _survey_from_row(row: tuple) -> StoredSurvey:
         body=json.loads(body),
         created=created,
         last_complete=last_complete,
+        mod_on=mod_on,
     )
 
 
 def _quota_from_row(row: tuple) -> StoredQuota:
     buyer_quota_id, ps_quota_id, required, target, completes, body = row
     return StoredQuota(buyer_quota_id, ps_quota_id, required, target, completes, json.loads(body))
+
+
+def epoch_ms(iso: str) -> int:
+    """`2026-01-02T03:04:05.678Z` -> epoch milliseconds."""
+    return int(datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp() * 1000)
