@@ -11,8 +11,10 @@ environments:
 default_environment: staging
 ```
 `sandbox` is built in: the embedded local marketplace, data in `.surveyctl/sandbox.db`. It is
-the environment when nothing is configured. The key of an environment is read from the
-variable it names, never from a file; so is the connection string of a PostgreSQL state.
+the environment when nothing is configured; `SURVEYCTL_SANDBOX_STRICT=1` serves it strict
+(request fields the API's schemas do not list are refused, as `sandbox serve --strict`). The
+key of an environment is read from the variable it names, never from a file; so is the
+connection string of a PostgreSQL state.
 
 The file is read with the same bounds as manifests (see `surveyctl.yamlsafe`), and every
 mistake in it is one ConfigError with the file, the line and the setting, and the closest
@@ -42,6 +44,7 @@ from surveyctl.yamlsafe import (
 CONFIG_FILE = "surveyctl.yaml"
 SANDBOX = "sandbox"
 ENV_VARIABLE = "SURVEYCTL_ENV"
+SANDBOX_STRICT_VARIABLE = "SURVEYCTL_SANDBOX_STRICT"
 WORK_DIR = ".surveyctl"
 # The embedded sandbox's first buyer; a published test token, not a secret.
 SANDBOX_KEY = "sandbox-buyer-1"
@@ -213,6 +216,12 @@ class Config:
     @property
     def sandbox_db(self) -> Path:
         return self.work_dir / "sandbox.db"
+
+    @property
+    def sandbox_strict(self) -> bool:
+        """Whether the embedded sandbox refuses request fields the API's schemas do not list
+        (`$SURVEYCTL_SANDBOX_STRICT` set to 1, true or yes), as `sandbox serve --strict`."""
+        return os.environ.get(SANDBOX_STRICT_VARIABLE, "").strip().lower() in ("1", "true", "yes")
 
     def environment(self, name: str | None = None) -> Environment:
         """`name`, else $SURVEYCTL_ENV, else default_environment, else the sandbox."""

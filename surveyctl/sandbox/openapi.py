@@ -4,7 +4,10 @@ There is no second copy of any schema: every file of `schemas/api/` becomes one 
 `components.schemas` under its name without `.json` (`survey-create.request`), and each `$ref`
 between files (`common.json#/$defs/quota_request`) is rewritten to point into the document
 (`#/components/schemas/common/$defs/quota_request`). OpenAPI 3.1 schemas are JSON Schema 2020-12,
-so the files need nothing else. What this module adds is the part the schemas cannot say: the
+so the files need nothing else. The request schemas (and `common`, which they share with the
+answers) are read in the mode of the sandbox described (`contract.schema_for`): the faithful
+default leaves objects open to fields they do not list, `--strict` closes them and leaves out
+the `x-lenient` fields. What this module adds is the part the schemas cannot say: the
 operations (paths, methods, parameters, which schema each body and answer uses, the status codes
 and headers), listed in OPERATIONS. A test checks that OPERATIONS and the app's routes under
 `/buyers` are the same set.
@@ -19,7 +22,8 @@ from typing import Any
 
 from surveyctl import __version__
 from surveyctl.sandbox.bodies import MAX_BODY_BYTES, MAX_NUMBER
-from surveyctl.schemafiles import load_schema, schemas_dir
+from surveyctl.sandbox.contract import AS_WRITTEN, FAITHFUL, STRICT, schema_for
+from surveyctl.schemafiles import schemas_dir
 
 API_FOLDER = "api"
 COMPONENTS = "#/components/schemas/"
@@ -49,7 +53,8 @@ _QUOTA_ID = {
     "name": "buyer_quota_id",
     "in": "path",
     "required": True,
-    "schema": {"type": "string", "minLength": 1},
+    "description": "buyer_quota_id; `performance` is the quota performance call, never a quota.",
+    "schema": {"type": "string", "minLength": 1, "not": {"const": "performance"}},
 }
 _TRANSACTION_ID = {
     "name": "transaction_id",
@@ -91,6 +96,8 @@ class Operation:
 
 
 _SURVEY = (_SURVEY_ID,)
+# A quota id of `performance` reaches the quota performance call, which answers 405 to others.
+_QUOTA_ERRORS = (400, 401, 403, 404, 405)
 _PATCH_TYPES = ("application/json", "application/json-patch+json")
 OPERATIONS: tuple[Operation, ...] = (
     Operation("post", f"{V2}/surveys", "Create a survey (4.1)", (201, "survey.response"),
@@ -118,20 +125,29 @@ OPERATIONS: tuple[Operation, ...] = (
               media_types=_PATCH_TYPES),
     Operation("delete", f"{V2}/surveys/{{survey_id}}", "Delete a survey", (204, None),
               parameters=_SURVEY, errors=(400, 401, 403, 404)),
+    Operation("get", f"{V2}/surveys/{{survey_id}}/status", "A survey's status (public facts)",
+              (200, "survey-status.response"), parameters=_SURVEY),
     Operation("put", f"{V2}/surveys/{{survey_id}}/status", "Launch, pause or close a survey",
               (200, "survey.response"), "survey-status.request", parameters=_SURVEY),
     Operation("get", f"{V2}/surveys/{{survey_id}}/performance", "Fieldwork performance",
               (200, "survey-performance.response"), parameters=_SURVEY),
     Operation("post", f"{V2}/surveys/{{survey_id}}/quotas", "Add a quota",
               (201, "quota.response"), "quota-create.request", parameters=_SURVEY),
+    Operation("get", f"{V2}/surveys/{{survey_id}}/quotas", "A survey's quotas (public facts)",
+              (200, "quotas-list.response"), parameters=(_SURVEY_ID, _PAGE, _LIMIT),
+              headers=_TOTAL_PAGES),
+    Operation("get", f"{V2}/surveys/{{survey_id}}/quotas/{{buyer_quota_id}}",
+              "One quota (public facts)", (200, "quota.response"),
+              parameters=(_SURVEY_ID, _QUOTA_ID), errors=_QUOTA_ERRORS),
     Operation("put", f"{V2}/surveys/{{survey_id}}/quotas/{{buyer_quota_id}}",
               "Update a quota (4.3)", (200, "quota-update.response"), "quota-update.request",
-              parameters=(_SURVEY_ID, _QUOTA_ID)),
+              parameters=(_SURVEY_ID, _QUOTA_ID), errors=_QUOTA_ERRORS),
     Operation("patch", f"{V2}/surveys/{{survey_id}}/quotas/{{buyer_quota_id}}",
               "Partial quota update with a JSON Patch list", (200, "quota.response"),
-              "json-patch.request", parameters=(_SURVEY_ID, _QUOTA_ID), media_types=_PATCH_TYPES),
+              "json-patch.request", parameters=(_SURVEY_ID, _QUOTA_ID), media_types=_PATCH_TYPES,
+              errors=_QUOTA_ERRORS),
     Operation("delete", f"{V2}/surveys/{{survey_id}}/quotas/{{buyer_quota_id}}", "Delete a quota",
-              (204, None), parameters=(_SURVEY_ID, _QUOTA_ID)),
+              (204, None), parameters=(_SURVEY_ID, _QUOTA_ID), errors=_QUOTA_ERRORS),
     Operation("get", f"{V2}/surveys/{{survey_id}}/quotas/performance", "Completes per quota",
               (200, "quota-performance.response"), parameters=_SURVEY),
     Operation("post", f"{V2}/surveys/{{survey_id}}/transactions/{{transaction_id}}/status",
@@ -185,6 +201,7 @@ _ERRORS = {
     401: "Unauthorized: the access-token is missing or unknown",
     403: "Forbidden: the resource belongs to another buyer",
     404: "Record Not Found",
+    405: "Method Not Allowed (`performance` is the quota performance call), with Allow",
     409: "Conflict",
     413: "Payload Too Large: the body exceeds the size limit",
     422: "Parameter Error: more than 20 answers",
@@ -194,8 +211,8 @@ _ERRORS = {
 
 
 @cache
-def document() -> dict[str, Any]:
-    """The OpenAPI 3.1 document (the same every time; callers get a copy)."""
+def document(strict: bool = False) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of the sandbox in one mode (callers get a copy)."""
     return {
         "openapi": "3.1.0",
         "info": {
@@ -213,7 +230,7 @@ def document() -> dict[str, Any]:
         "security": [{"accessToken": []}],
         "paths": _paths(),
         "components": {
-            "schemas": _schemas(),
+            "schemas": _schemas(STRICT if strict else FAITHFUL),
             "securitySchemes": {
                 "accessToken": {"type": "apiKey", "in": "header", "name": "access-token"}
             },
@@ -221,8 +238,9 @@ def document() -> dict[str, Any]:
     }
 
 
-def openapi_document() -> dict[str, Any]:
-    return copy.deepcopy(document())
+def openapi_document(strict: bool = False) -> dict[str, Any]:
+    """A copy of the description of the sandbox served in the default or the strict mode."""
+    return copy.deepcopy(document(strict))
 
 
 def component_name(file_name: str) -> str:
@@ -230,10 +248,15 @@ def component_name(file_name: str) -> str:
     return file_name.removesuffix(".json")
 
 
-def _schemas() -> dict[str, Any]:
+def _schemas(mode: str) -> dict[str, Any]:
     schemas = {}
     for path in sorted((schemas_dir() / API_FOLDER).glob("*.json")):
-        schema = copy.deepcopy(load_schema(f"{API_FOLDER}/{path.name}"))
+        read_as = (
+            mode
+            if path.name.endswith(".request.json") or path.name == "common.json"
+            else (AS_WRITTEN)
+        )
+        schema = copy.deepcopy(schema_for(path.name, read_as))
         schema.pop("$schema", None)
         schemas[component_name(path.name)] = _rewrite_refs(schema, path.name)
     return schemas
@@ -298,6 +321,10 @@ def _error(code: int, schemas: tuple[str, ...] | None) -> dict[str, Any]:
     if code == 429:
         answer["headers"] = {
             "Retry-After": {"description": "Seconds to wait.", "schema": {"type": "string"}}
+        }
+    if code == 405:
+        answer["headers"] = {
+            "Allow": {"description": "The methods the path takes.", "schema": {"type": "string"}}
         }
     return answer
 

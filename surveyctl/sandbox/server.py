@@ -59,6 +59,7 @@ class SandboxOptions:
     retry_after: int = 1
     check_responses: bool = False
     threads: int = DEFAULT_THREADS
+    strict: bool = False  # refuse request fields the schemas do not list
 
 
 class SandboxServer:
@@ -70,7 +71,11 @@ class SandboxServer:
         self.accounts = accounts
         faults = Faults(options.latency_ms, options.fail_rate, options.seed, options.retry_after)
         app = create_app(
-            store, accounts=accounts, faults=faults, check_responses=options.check_responses
+            store,
+            accounts=accounts,
+            faults=faults,
+            check_responses=options.check_responses,
+            strict=options.strict,
         )
         self._wsgi = WsgiServer(
             (options.host, options.port),
