@@ -152,6 +152,16 @@ def _environment_name(ctx: CliContext) -> str:
 )
 @_destroy
 @_refresh_only
+@click.option(
+    "--refresh",
+    "refresh",
+    type=click.BOOL,
+    default=True,
+    show_default=True,
+    metavar="true|false",
+    help="--refresh=false plans against the state alone: no survey is read, so changes made "
+    "on the service since the last apply are not seen (such a plan cannot be saved).",
+)
 @_target
 @_parallelism
 @_override_options
@@ -166,6 +176,7 @@ def plan_command(
     detailed_exitcode,
     destroy,
     refresh_only,
+    refresh,
     target_addresses,
     parallelism,
     refresh_catalog,
@@ -179,6 +190,11 @@ def plan_command(
     """
     if refresh_only and (out is not None or destroy):
         raise click.UsageError("--refresh-only cannot be combined with --out or --destroy")
+    if not refresh and (out is not None or refresh_only):
+        raise click.UsageError(
+            "--refresh=false cannot be combined with --out or --refresh-only: apply reads every "
+            "survey it writes"
+        )
     if out is not None:
         check_output_path(out, "--out")
     options = RunOptions(
@@ -188,6 +204,7 @@ def plan_command(
         refresh_only=refresh_only,
         target_addresses=target_addresses,
         overrides=_overrides(**allow),
+        refresh=refresh,
     )
     reading = Steps("read")
     with _failure_as_markdown(ctx, output_format == "markdown"):

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from surveyctl.reconcile.plan import Plan
 from surveyctl.render.lines import SYMBOLS, resource_lines
 from surveyctl.render.values import money, money_delta
 
 __all__ = ["SYMBOLS", "render", "summary_line"]
 
+# The header of a plan made without reading the service (`plan --refresh=false`).
+FROM_STATE = (
+    "Planned against the state alone (--refresh=false): no survey was read, so changes made "
+    "on the service since the last apply are not shown. Plan without it before applying."
+)
 COLOURS = {"+": "32", "~": "33", "-": "31", "!": "35"}  # ANSI: green, yellow, red, magenta
 
 
@@ -18,6 +25,8 @@ def render(plan: Plan, color: bool = False) -> str:
         return f"\033[{COLOURS[symbol]}m{text}\033[0m" if color and symbol in COLOURS else text
 
     lines: list[str] = []
+    if plan.from_state:
+        lines += [paint("!", f"! {line}") for line in textwrap.wrap(FROM_STATE, 90)] + [""]
     for resource in plan.resources:
         if resource.is_change or resource.drift:
             lines.extend(
