@@ -23,11 +23,12 @@ from pathlib import Path
 
 from surveyctl.catalog import Catalog
 from surveyctl.errors import Location
-from surveyctl.manifests import build, names, rules, schema
+from surveyctl.manifests import build, names, programs, rules, schema
 from surveyctl.manifests.diagnostics import Diagnostic, Diagnostics, ManifestError
 from surveyctl.manifests.load import Document, discover, load_file
 from surveyctl.memory import collector_paused
 from surveyctl.model import DesiredState
+from surveyctl.resources import PROGRAM
 
 __all__ = [
     "Diagnostic",
@@ -48,7 +49,6 @@ def load_manifests(
     """
     with collector_paused():
         return _load_manifests(list(paths), catalog)
-
 
 
 def _load_manifests(
@@ -81,6 +81,9 @@ def _load_manifests(
             if kind == "Survey" and isinstance(name, str):
                 unbuilt.add(name)
             continue
+        if kind == PROGRAM:
+            _add_program(document, state, specs, diagnostics, unbuilt)
+            continue
         _add(document, state, specs, diagnostics)
     for survey in state.surveys.values():
         rules.check_survey(survey, specs[survey.name], diagnostics)
@@ -104,6 +107,30 @@ def _add(document: Document, state: DesiredState, specs: dict, diagnostics: Diag
         specs[survey.name] = document.data["spec"]
     else:
         group = build.exclusion_group(document)
+        state.groups[group.name] = group
+
+
+def _add_program(
+    document: Document, state: DesiredState, specs: dict, diagnostics: Diagnostics, unbuilt: set
+) -> None:
+    """The members of a SurveyProgram, each checked and built like a written Survey."""
+    expansion = programs.expand(document, diagnostics)
+    state.programs[expansion.program.name] = expansion.program
+    for member_document, member in expansion.surveys:
+        # Checked apart: members share the template's lines, so their findings repeat one
+        # another and the shared collection keeps each once; validity is the member's own.
+        found = Diagnostics()
+        valid = schema.check_document(member_document, found)
+        for item in found:
+            diagnostics.add(item.severity, item.summary, item.location)
+        if not valid:
+            unbuilt.add(member.name)
+            continue
+        survey = build.survey(member_document, diagnostics)
+        survey.name, survey.member = member.name, member
+        state.surveys[survey.name] = survey
+        specs[survey.name] = member_document.data["spec"]
+    for group in expansion.groups:
         state.groups[group.name] = group
 
 
