@@ -39,6 +39,8 @@ _MEMBER = re.compile(
     + WAVE_PATTERN[1:-1]
     + r")\]$"
 )
+# Any name a resource may have in state or a plan: a plain name or a program member's.
+RESOURCE_NAME_PATTERN = "^(?:" + NAME_PATTERN[1:-1] + "|" + _MEMBER.pattern[1:-1] + ")$"
 MEMBER_RULE = "a program name followed by [market,wave], e.g. brand-tracker[en_GB,2026-11]"
 
 

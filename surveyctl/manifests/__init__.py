@@ -117,16 +117,18 @@ def _add_program(
     expansion = programs.expand(document, diagnostics)
     state.programs[expansion.program.name] = expansion.program
     for member_document, member in expansion.surveys:
-        # Checked apart: members share the template's lines, so their findings repeat one
-        # another and the shared collection keeps each once; validity is the member's own.
+        # Checked and built apart: members share the template's lines, so their findings
+        # repeat one another and the shared collection keeps each once, while the checks
+        # judge a member by what they found in it (`len(diagnostics)` before and after).
         found = Diagnostics()
-        valid = schema.check_document(member_document, found)
+        survey = None
+        if schema.check_document(member_document, found):
+            survey = build.survey(member_document, found)
         for item in found:
             diagnostics.add(item.severity, item.summary, item.location)
-        if not valid:
+        if survey is None:
             unbuilt.add(member.name)
             continue
-        survey = build.survey(member_document, diagnostics)
         survey.name, survey.member = member.name, member
         state.surveys[survey.name] = survey
         specs[survey.name] = member_document.data["spec"]

@@ -1,7 +1,8 @@
 """`--target ADDRESS`: plan (and apply) only some resources, and what they depend on.
 
 A target is an address (`Survey/brand-tracker-us`, `ExclusionGroup/brand-trackers`) or a bare
-name that names one resource. A group depends on its surveys (it names them by their ids), so
+name that names one resource; the name of a SurveyProgram names all its members (surveys and
+groups), and a member is named like any resource (`brand-tracker[en_GB,2026-11]`). A group depends on its surveys (it names them by their ids), so
 targeting a group plans its surveys too; a survey depends on nothing. Both the desired state
 and the state are cut down to the selection before planning: resources outside it are not
 read, not changed and not destroyed. The plan says that it is partial.
@@ -15,7 +16,7 @@ from dataclasses import replace
 from surveyctl.errors import SurveyctlError
 from surveyctl.model import DesiredState
 from surveyctl.reconcile.plan import Note, Plan
-from surveyctl.resources import EXCLUSION_GROUP, SURVEY, address
+from surveyctl.resources import EXCLUSION_GROUP, SURVEY, address, member_of
 from surveyctl.state import State
 
 PARTIAL = "--target"
@@ -32,7 +33,10 @@ def select(
     known = {address(SURVEY, name) for name in desired.surveys}
     known |= {address(EXCLUSION_GROUP, name) for name in desired.groups}
     known |= set(state.addresses())
-    chosen = {_resolve(target, known) for target in targets}
+    chosen = {found for target in targets for found in _program(target, known, desired)}
+    chosen |= {
+        _resolve(target, known) for target in targets if not _program(target, known, desired)
+    }
     for name, group in desired.groups.items():
         if address(EXCLUSION_GROUP, name) in chosen:
             chosen |= {address(SURVEY, survey) for survey in group.surveys}
@@ -40,6 +44,7 @@ def select(
         surveys={n: s for n, s in desired.surveys.items() if address(SURVEY, n) in chosen},
         groups={n: g for n, g in desired.groups.items() if address(EXCLUSION_GROUP, n) in chosen},
         files=desired.files,
+        programs=desired.programs,
     )
     kept_state = replace(
         state.copy(),
@@ -61,6 +66,13 @@ def mark_partial(plan: Plan, targets: tuple[str, ...]) -> None:
             "planned; other resources were not read and may differ from their manifests",
         ),
     )
+
+
+def _program(target: str, known: set[str], desired: DesiredState) -> set[str]:
+    """Every known member of program `target` (empty when it names no program)."""
+    if "/" in target or target not in desired.programs:
+        return set()
+    return {a for a in known if (m := member_of(a.split("/", 1)[1])) and m.program == target}
 
 
 def _resolve(target: str, known: set[str]) -> str:
