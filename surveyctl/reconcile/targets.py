@@ -2,8 +2,9 @@
 
 A target is an address (`Survey/brand-tracker-us`, `ExclusionGroup/brand-trackers`) or a bare
 name that names one resource; the name of a SurveyProgram names all its members (surveys and
-groups), and a member is named like any resource (`brand-tracker[en_GB,2026-11]`). A group depends on its surveys (it names them by their ids), so
-targeting a group plans its surveys too; a survey depends on nothing. Both the desired state
+groups), and a member is named like any resource (`brand-tracker[en_GB,2026-11]`). A group
+depends on its surveys (it names them by their ids), so targeting a group plans its surveys
+too; a survey depends on nothing. Both the desired state
 and the state are cut down to the selection before planning: resources outside it are not
 read, not changed and not destroyed. The plan says that it is partial.
 """

@@ -186,3 +186,32 @@ def test_render_prints_one_members_exact_body(run_cli, write_program):
     body = json.loads(result.stdout)
     assert body["survey_title"] == "Tracker US w2"
     assert body["completes_required"] == 300
+
+
+def test_import_attaches_hand_run_surveys_to_a_program_with_no_changes(
+    run_cli, write_program, own_market, project
+):
+    write_program(program(None, ["w1", "w2"]))
+    rendered = json.loads(run_cli("render", "manifests", "--name", "tracker").stdout)["surveys"]
+    made = {name: own_market.create_survey(body)["ps_survey_id"] for name, body in rendered.items()}
+    result = run_cli("import", "--program", "tracker", "--manifests", "manifests", "--yes")
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "Attached 4 resource(s) to program tracker" in result.stdout
+    state = _state(project)
+    assert {name: state[f"Survey/{name}"].ps_survey_id for name in made} == made
+    plan = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert plan.exit_code == 0, plan.stdout
+    assert "No changes." in plan.stdout
+
+
+def test_import_of_a_program_refuses_a_member_that_matches_two_surveys(
+    run_cli, write_program, own_market, project
+):
+    write_program(program(None, ["w1"]))
+    rendered = json.loads(run_cli("render", "manifests", "--name", "tracker").stdout)["surveys"]
+    body = rendered["tracker[en_GB,w1]"]
+    first, second = (own_market.create_survey(body)["ps_survey_id"] for _ in range(2))
+    result = run_cli("import", "--program", "tracker", "--manifests", "manifests", "--yes")
+    assert result.exit_code == 1
+    assert f"matches 2 surveys by title and locale ({first}, {second})" in result.output
+    assert not (project / ".surveyctl" / "state" / "local.json").exists() or not _state(project)
