@@ -215,3 +215,17 @@ def test_import_of_a_program_refuses_a_member_that_matches_two_surveys(
     assert result.exit_code == 1
     assert f"matches 2 surveys by title and locale ({first}, {second})" in result.output
     assert not (project / ".surveyctl" / "state" / "local.json").exists() or not _state(project)
+
+
+def test_a_template_change_keeps_members_in_their_exclusion_groups(
+    run_cli, write_program, project, api, unique
+):
+    write_program(program(f"k-{unique}", ["w1", "w2"]))
+    _apply(run_cli)
+    write_program(program(f"k-{unique}", ["w1", "w2"], price=3))
+    _apply(run_cli)
+    state = _state(project)
+    ids = [state[f"Survey/tracker[en_US,{wave}]"].ps_survey_id for wave in ("w1", "w2")]
+    group = api.get_group(f"k-{unique}-en_US-w2")
+    assert sorted(group["surveys_in_group"]) == sorted(ids)
+    assert api.get_survey(ids[0])["offer_price"] == 3
