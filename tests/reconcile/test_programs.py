@@ -229,3 +229,12 @@ def test_a_template_change_keeps_members_in_their_exclusion_groups(
     group = api.get_group(f"k-{unique}-en_US-w2")
     assert sorted(group["surveys_in_group"]) == sorted(ids)
     assert api.get_survey(ids[0])["offer_price"] == 3
+
+
+def test_a_saved_plan_of_a_program_applies(run_cli, write_program, project):
+    write_program(program(None, ["w1"]))
+    saved = run_cli("plan", "manifests", "--out", "change.plan")
+    assert saved.exit_code == 0, saved.output + saved.stderr
+    applied = run_cli("apply", "change.plan", "--auto-approve")
+    assert applied.exit_code == 0, applied.output + applied.stderr
+    assert "Survey/tracker[en_GB,w1]" in _state(project)
