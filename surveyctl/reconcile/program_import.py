@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.model import DesiredState, Survey
-from surveyctl.reconcile.groups import api_body
+from surveyctl.reconcile.kinds.group import api_body
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.resources import EXCLUSION_GROUP, SURVEY, address
 from surveyctl.state import GroupRecord, Record, State, SurveyRecord
