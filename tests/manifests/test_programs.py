@@ -129,11 +129,16 @@ def test_program_members_keep_prevent_destroy_unless_the_program_says_otherwise(
     assert state.surveys["tracker[en_US,w1]"].lifecycle.prevent_destroy is False
 
 
-def test_an_answer_missing_in_one_market_names_that_market_and_line(run_cli, project, line_of):
-    text = PROGRAM.replace(
+def in_en_us_and_de_de(qualification: str) -> str:
+    """The program in en_US and de_DE, qualifying respondents by `qualification` only."""
+    return PROGRAM.replace(
         '      - {qualification_code: 211, condition_codes: ["111", "112"]}',
-        "      - {attribute: Education, answers: [Associate degree]}",
+        f"      - {qualification}",
     ).replace("en_GB:", "de_DE:")
+
+
+def test_an_answer_missing_in_one_market_names_that_market_and_line(run_cli, project, line_of):
+    text = in_en_us_and_de_de("{attribute: Education, answers: [Associate degree]}")
     (project / "tracker.yaml").write_text(text)
     result = run_cli("validate", "tracker.yaml", "--format", "json")
     assert result.exit_code == 1
@@ -144,10 +149,7 @@ def test_an_answer_missing_in_one_market_names_that_market_and_line(run_cli, pro
 
 
 def test_english_answer_names_resolve_in_every_market(run_cli, project):
-    text = PROGRAM.replace(
-        '      - {qualification_code: 211, condition_codes: ["111", "112"]}',
-        "      - {attribute: Gender, answers: [Female]}",
-    ).replace("en_GB:", "de_DE:")
+    text = in_en_us_and_de_de("{attribute: Gender, answers: [Female]}")
     (project / "tracker.yaml").write_text(text)
     result = run_cli("render", "tracker.yaml", "--name", "tracker[de_DE,w1]")
     assert result.exit_code == 0, result.output
