@@ -238,3 +238,24 @@ def test_a_saved_plan_of_a_program_applies(run_cli, write_program, project):
     applied = run_cli("apply", "change.plan", "--auto-approve")
     assert applied.exit_code == 0, applied.output + applied.stderr
     assert "Survey/tracker[en_GB,w1]" in _state(project)
+
+
+def test_import_attaches_hand_made_exclusion_groups_by_their_reference(
+    run_cli, write_program, own_market, unique
+):
+    write_program(program(f"h-{unique}", ["w1", "w2"]))
+    rendered = json.loads(run_cli("render", "manifests", "--name", "tracker").stdout)["surveys"]
+    made = {name: own_market.create_survey(body)["ps_survey_id"] for name, body in rendered.items()}
+    for market in MARKETS:
+        own_market.create_group(
+            {
+                "buyer_surveygroup_ref": f"h-{unique}-{market}-w2",
+                "name": f"tracker {market} w2: earlier waves excluded",
+                "exclusion_period": 30,
+                "surveys_in_group": [made[f"tracker[{market},w1]"], made[f"tracker[{market},w2]"]],
+            }
+        )
+    result = run_cli("import", "--program", "tracker", "--manifests", "manifests", "--yes")
+    assert "Attached 6 resource(s) to program tracker" in result.stdout, result.output
+    plan = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert plan.exit_code == 0, plan.stdout
