@@ -9,7 +9,9 @@ state.surveys["brand-tracker-us"].body()   # the exact API body: generators expa
                                            # attribute names resolved to codes
 ```
 Stages, each adding to the same Diagnostics so that one run shows every problem:
-`load` (YAML with file:line marks) -> `schema` (manifest.schema.json) -> `build` (model
+`load` (YAML with file:line marks) -> `schema` (manifest.schema.json) -> `programs` (a
+SurveyProgram becomes one Survey document per market and wave, each checked by `schema` like a
+written one, plus the exclusion groups between waves) -> `build` (model
 objects; `generate` expands quota generators) -> `rules` (checks across fields and
 manifests) -> `names` (attribute names resolved and codes checked against the catalogue of
 each survey's locale; skipped when `catalog` is None). `load_desired` is the same but raises
