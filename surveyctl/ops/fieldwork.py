@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 
 from surveyctl.api import ApiClient
 from surveyctl.errors import SurveyctlError
+from surveyctl.reconcile.live import DEFAULT_PARALLELISM
 from surveyctl.statuses import COMPLETE, survey_status_name
 
 OVER_QUOTA, BUYER_TERMINATION, BUYER_DROP = 17, 18, 19
@@ -128,7 +129,9 @@ def _summary(client: ApiClient, survey_id: int) -> dict:
 
 
 def fieldwork_of_many(
-    client: ApiClient, surveys: Iterable[tuple[int, str | None]], parallelism: int = 10
+    client: ApiClient,
+    surveys: Iterable[tuple[int, str | None]],
+    parallelism: int = DEFAULT_PARALLELISM,
 ) -> list[Fieldwork]:
     """The fieldwork of each (survey_id, name), read in parallel; a survey that cannot be read
     gets its `error` instead of failing the others."""
