@@ -43,7 +43,8 @@ _LIMIT = {
     "schema": {"type": "integer", "minimum": 1, "maximum": 1000},
 }
 # At most 100 integers of at most 9 digits: the sandbox reads list filters into 32-bit numbers.
-_INT_LIST = {"type": "string", "pattern": "^-?[0-9]{1,9}(,-?[0-9]{1,9}){0,99}$"}
+# Empty means no filter.
+_INT_LIST = {"type": "string", "pattern": "^(-?[0-9]{1,9}(,-?[0-9]{1,9}){0,99})?$"}
 # A day of YYYYMMDD; a day past the month's end (20260231) counts as its last day.
 _DATE = {"type": "string", "pattern": "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])$"}
 _SURVEY_ID = {
