@@ -77,6 +77,9 @@ class UserError(click.ClickException):
 # Global options, also accepted after the sub-command (`surveyctl plan --env staging`).
 GLOBAL_OPTIONS_WITH_VALUE = ("--env", "--config", "--timeout")
 GLOBAL_FLAGS = ("--debug", "--no-color")
+# With this option on the line, exit code 2 means "the plan has changes" (as in Terraform), so
+# usage errors exit 1 instead of click's 2.
+DETAILED_EXITCODE = "--detailed-exitcode"
 
 
 def hoist_global_options(args: list[str]) -> list[str]:
@@ -112,7 +115,12 @@ class LazyGroup(click.Group):
     anywhere on the line, and that reports user errors."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        return super().parse_args(ctx, hoist_global_options(list(args)))
+        ending = args.index("--") if "--" in args else len(args)
+        ctx.meta[DETAILED_EXITCODE] = DETAILED_EXITCODE in args[:ending]
+        try:
+            return super().parse_args(ctx, hoist_global_options(list(args)))
+        except click.UsageError as exc:
+            raise _usage_error(ctx, exc) from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
@@ -141,6 +149,8 @@ class LazyGroup(click.Group):
 
         try:
             return super().invoke(ctx)
+        except click.UsageError as exc:
+            raise _usage_error(ctx, exc) from None
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except SurveyctlError as exc:
@@ -157,6 +167,14 @@ class LazyGroup(click.Group):
                 f"unexpected {type(exc).__name__} (a bug in surveyctl; the traceback above "
                 "shows where)"
             ) from exc
+
+
+def _usage_error(ctx: click.Context, exc: click.UsageError) -> click.UsageError:
+    """`exc`, exiting 1 when `--detailed-exitcode` is on the command line: there 2 means
+    "changes" and nothing else, so a mistyped option must not pass for a plan with changes."""
+    if ctx.meta.get(DETAILED_EXITCODE):
+        exc.exit_code = 1
+    return exc
 
 
 def _redacted(text: str) -> str:
