@@ -39,7 +39,7 @@ def text_check(ctx: CliContext, transaction_id: str, answers_path: Path, fmt: st
     table.add_column("question_id")
     for _, label in FLAGS:
         table.add_column(label, justify="center")
-    table.add_column("text", overflow="ellipsis", no_wrap=True, max_width=40)
+    table.add_column("text", overflow="fold")  # whole: a flagged answer is read in full
     for result in results:
         marks = ["yes" if result.flags.get(key) else "-" for key, _ in FLAGS]
         table.add_row(result.question_id, *marks, result.text)
