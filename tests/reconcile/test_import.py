@@ -51,6 +51,14 @@ def test_import_records_the_manifest_it_writes_as_last_applied(project, api, run
     assert record.last_applied == desired.surveys["adopted"].body()
 
 
+def test_an_imported_manifest_is_already_formatted(project, api, run_cli):
+    survey_id = api.create_survey(_targeted_survey())["ps_survey_id"]
+    _import(run_cli, survey_id)
+    checked = run_cli("fmt", "--check", "manifests/adopted.yaml")
+    assert checked.exit_code == 0, checked.stdout
+    assert "0 file(s) would be reformatted" in checked.stderr
+
+
 def test_a_field_removed_from_an_imported_manifest_is_planned_as_a_reset(project, api, run_cli):
     survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
     _import(run_cli, survey_id)
