@@ -170,6 +170,18 @@ class Config:
     def sandbox_db(self) -> Path:
         return self.work_dir / "sandbox.db"
 
+    def holds_manifest(self, path: Path) -> bool:
+        """Whether a plan without PATHS reads `path`: True when `manifests:` is not set (every
+        plan then names its PATHS), else when `path` is one of its entries or inside one."""
+        if not self.manifests:
+            return True
+        target = path.resolve()
+        for entry in self.manifests:
+            listed = (self.root / entry).resolve()
+            if target == listed or listed in target.parents:
+                return True
+        return False
+
     def environment(self, name: str | None = None) -> Environment:
         """`name`, else $SURVEYCTL_ENV, else default_environment, else the sandbox."""
         chosen = name or os.environ.get(ENV_VARIABLE) or self.default_environment
