@@ -192,7 +192,8 @@ def _redacted(text: str) -> str:
     "--config",
     "config_path",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Configuration file (default: ./surveyctl.yaml when present).",
+    help="Configuration file (default: surveyctl.yaml of the current folder or of a parent "
+    "up to the repository root).",
 )
 @click.option(
     "--timeout",
@@ -216,8 +217,8 @@ def cli(
     """Survey-as-code for buyers on a respondent marketplace.
 
     Without configuration every command targets the embedded sandbox, a local marketplace
-    whose data lives in .surveyctl/sandbox.db. The options below are also accepted after
-    the command: `surveyctl plan --env staging`.
+    whose data lives in .surveyctl/sandbox.db of the project. The options below are also
+    accepted after the command: `surveyctl plan --env staging`.
     """
     from surveyctl.cli.context import CliContext  # here, so `--version` and `--help` skip it
 
