@@ -200,8 +200,9 @@ def _redacted(text: str) -> str:
     type=click.FloatRange(min=0, min_open=True),
     envvar="SURVEYCTL_TIMEOUT",
     metavar="SECONDS",
-    help="Wait this long for a connection and for each answer of the service "
-    "(or $SURVEYCTL_TIMEOUT; default 30). Retries come on top, each said on stderr.",
+    help="Wait at most this long on a service that does not answer: for each attempt, and "
+    "for the failed attempts and retry pauses of the whole command together "
+    "(or $SURVEYCTL_TIMEOUT; default 30). Each retry is said on stderr.",
 )
 @click.option("--debug", is_flag=True, help="Show tracebacks and the HTTP exchange.")
 @click.option("--no-color", is_flag=True, help="No colour in the output (also: $NO_COLOR).")
