@@ -27,6 +27,8 @@ from surveyctl.state import State
 _name = click.option("--name", help="Manifest name for it (lowercase letters, digits, dashes).")
 _out = click.option(
     "--out",
+    "--output",
+    "out",
     type=click.Path(path_type=Path),
     help="Write the manifest to this file and record the resource in state "
     "(without it the manifest is only printed).",

@@ -9,8 +9,10 @@ key is redacted from all of it (the access-token header is never logged).
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import logging
+import re
 import sys
 import traceback
 from pathlib import Path
@@ -81,6 +83,8 @@ GLOBAL_FLAGS = ("--debug", "--no-color")
 # With this option on the line, exit code 2 means "the plan has changes" (as in Terraform), so
 # usage errors exit 1 instead of click's 2.
 DETAILED_EXITCODE = "--detailed-exitcode"
+ARGUMENTS = "surveyctl.arguments"  # the command line, for the hints of a usage error
+_UNKNOWN_COMMAND = re.compile(r"No such command '(.+)'\.")
 
 
 def hoist_global_options(args: list[str]) -> list[str]:
@@ -118,6 +122,7 @@ class LazyGroup(click.Group):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ending = args.index("--") if "--" in args else len(args)
         ctx.meta[DETAILED_EXITCODE] = DETAILED_EXITCODE in args[:ending]
+        ctx.meta[ARGUMENTS] = list(args[:ending])
         try:
             return super().parse_args(ctx, hoist_global_options(list(args)))
         except click.UsageError as exc:
@@ -171,11 +176,35 @@ class LazyGroup(click.Group):
 
 
 def _usage_error(ctx: click.Context, exc: click.UsageError) -> click.UsageError:
-    """`exc`, exiting 1 when `--detailed-exitcode` is on the command line: there 2 means
-    "changes" and nothing else, so a mistyped option must not pass for a plan with changes."""
+    """`exc` with a "did you mean" for a misspelt command or a Terraform-style `-out=x`, and
+    exiting 1 when `--detailed-exitcode` is on the command line: there 2 means "changes" and
+    nothing else, so a mistyped option must not pass for a plan with changes."""
     if ctx.meta.get(DETAILED_EXITCODE):
         exc.exit_code = 1
+    unknown = _UNKNOWN_COMMAND.fullmatch(exc.message)
+    command = exc.ctx.command if exc.ctx is not None else None
+    if unknown and isinstance(command, click.Group):
+        names = command.list_commands(exc.ctx)
+        close = difflib.get_close_matches(unknown.group(1), names, n=1, cutoff=0.5)
+        if close:
+            exc.message = f"No such command {unknown.group(1)!r} (did you mean {close[0]!r}?)."
+    if isinstance(exc, click.NoSuchOption) and command is not None:
+        _single_dash_hint(exc, command, ctx.meta.get(ARGUMENTS, []))
     return exc
+
+
+def _single_dash_hint(exc: click.NoSuchOption, command: click.Command, args: list[str]) -> None:
+    """`-out=x` is read by click as the short option `-o`: name the long option it meant."""
+    longs = [o for p in command.params for o in getattr(p, "opts", []) if o.startswith("--")]
+    for arg in args:
+        if arg.startswith(exc.option_name) and not arg.startswith("--") and len(arg) > 2:
+            meant = "-" + arg.split("=", 1)[0]
+            close = difflib.get_close_matches(meant, longs, n=1, cutoff=0.6)
+            if close:
+                exc.option_name = arg
+                exc.message = f"No such option {arg!r}."
+                exc.possibilities = [close[0] + arg[len(meant) - 1 :]]
+            return
 
 
 def _redacted(text: str) -> str:

@@ -147,6 +147,7 @@ def _environment_name(ctx: CliContext) -> str:
 @format_option("text", "json", "markdown")
 @click.option(
     "--out",
+    "--output",
     "out",
     type=click.Path(path_type=Path),
     help="Save the plan for `surveyctl apply FILE`.",

@@ -18,6 +18,7 @@ from rich.table import Table
 
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.cli.options import FormatChoice
 from surveyctl.reconcile.discovery import ROW_FIELDS, ListedSurvey, list_surveys
 from surveyctl.statuses import CLOSED, DRAFT, LIVE, PAUSED, SURVEY_STATUSES
 
@@ -65,7 +66,7 @@ def surveys() -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(("table", "json", "csv")),
+    type=FormatChoice(("table", "json", "csv", "tsv")),
     default="table",
     show_default=True,
 )
@@ -80,8 +81,11 @@ def list_command(ctx: CliContext, statuses: tuple[int, ...], unmanaged: bool, fm
         listed = [survey for survey in listed if survey.managed_as is None]
     if fmt == "json":
         click.echo(json.dumps([s.row() for s in listed], indent=2, ensure_ascii=False))
-    elif fmt == "csv":
-        writer = csv.DictWriter(sys.stdout, fieldnames=ROW_FIELDS, lineterminator="\n")
+    elif fmt in ("csv", "tsv"):
+        dialect = "excel-tab" if fmt == "tsv" else "excel"
+        writer = csv.DictWriter(
+            sys.stdout, fieldnames=ROW_FIELDS, dialect=dialect, lineterminator="\n"
+        )
         writer.writeheader()
         writer.writerows(s.row() for s in listed)
     else:

@@ -23,7 +23,7 @@ from rich.table import Table
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import int_list
+from surveyctl.cli.options import FormatChoice, int_list
 from surveyctl.errors import SurveyctlError
 from surveyctl.ops.transactions import (
     DEFAULT_PAGE_SIZE,
@@ -93,10 +93,12 @@ def transactions() -> None:
 @click.option("--status", callback=int_list, help="Status codes, e.g. 21,18.")
 @click.option("--supplier", callback=int_list, help="Supplier ids, e.g. 12,13.")
 @click.option(
-    "--format", "fmt", type=click.Choice(("table", *FORMATS)), default="table", show_default=True
+    "--format", "fmt", type=FormatChoice(("table", *FORMATS)), default="table", show_default=True
 )
 @click.option(
+    "--out",
     "--output",
+    "output",
     type=click.Path(path_type=Path),
     help="Write to this file instead of stdout.",
 )

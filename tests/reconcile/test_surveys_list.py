@@ -130,3 +130,11 @@ def test_on_a_narrow_terminal_the_id_column_is_not_the_one_that_shrinks(own_mark
     row = next(line for line in screen.getvalue().splitlines() if line.startswith(str(made)))
     assert row.split()[:2] == [str(made), "draft"]
     assert "en_US" in screen.getvalue() and "2.75" in screen.getvalue()
+
+
+def test_surveys_list_writes_tsv_as_other_lists_do(own_market, run_cli):
+    made = own_market.create_survey(survey_manifest("a")["spec"])["ps_survey_id"]
+    result = run_cli("surveys", "list", "--format", "tsv")
+    assert result.exit_code == 0, result.stderr
+    rows = list(csv.DictReader(io.StringIO(result.stdout), dialect="excel-tab"))
+    assert [int(row["ps_survey_id"]) for row in rows] == [made]
