@@ -77,10 +77,12 @@ class CliContext:
             stop = stops[0] if stops else None
             # The embedded sandbox stops with the command, closing its SQLite file, so no
             # -wal or -shm file is left beside it.
-            root = click.get_current_context().find_root()
-            root.call_on_close(self._client.close)
-            if stop is not None:
-                root.call_on_close(stop)
+            current = click.get_current_context(silent=True)
+            if current is not None:  # outside a command (a test), its caller closes it
+                root = current.find_root()
+                root.call_on_close(self._client.close)
+                if stop is not None:
+                    root.call_on_close(stop)
         return self._client
 
     def workspace(
