@@ -3,22 +3,12 @@ usage errors included (a CI step that takes 2 for "changes" must not pass on a t
 
 from __future__ import annotations
 
-import click
 import pytest
 from click.testing import CliRunner
 
 from surveyctl.cli.main import cli
 
-
-def _command_paths(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
-    context = click.Context(group)
-    paths = []
-    for name in group.list_commands(context):
-        command = group.get_command(context, name)
-        paths.append((*prefix, name))
-        if isinstance(command, click.Group):
-            paths.extend(_command_paths(command, (*prefix, name)))
-    return paths
+from .test_cli_root import _command_paths
 
 
 def _run(tmp_path, monkeypatch, *args: str):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +14,8 @@ import pytest
 import yaml
 
 from surveyctl.config import load_config
+
+from .test_ci_examples import surveyctl_steps
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 ACTIONLINT = Path(sys.executable).parent / "actionlint"  # from the test extra's wheel
@@ -36,18 +37,6 @@ def _workflows(folder: Path) -> dict[str, dict]:
     }
 
 
-def _surveyctl_steps(workflow: dict) -> list[tuple[dict, list[str]]]:
-    """(step, arguments) of every `surveyctl` command the workflow runs."""
-    found = []
-    for job in workflow["jobs"].values():
-        for step in job["steps"]:
-            for line in str(step.get("run", "")).splitlines():
-                line = line.split(">")[0].strip()
-                if line.startswith("surveyctl "):
-                    found.append((step, shlex.split(line)[1:]))
-    return found
-
-
 def _secret_names(value: str) -> set[str]:
     return set(re.findall(r"secrets\.([A-Z_]+)", value))
 
@@ -63,7 +52,7 @@ def test_every_surveyctl_step_of_the_workflows_gets_the_variables_surveyctl_yaml
     config = load_config(fresh / "surveyctl.yaml")
     checked = 0
     for name, workflow in _workflows(fresh).items():
-        for step, args in _surveyctl_steps(workflow):
+        for step, args in surveyctl_steps(workflow):
             environment = config.environment(args[args.index("--env") + 1])
             given = step.get("env") or {}
             assert environment.state.dsn_env in given, (name, args)
