@@ -74,3 +74,9 @@ def test_a_misspelling_gets_did_you_mean(args, hint, tmp_path, monkeypatch):
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 2
     assert result.stderr.splitlines()[-1] == f"Error: {hint}"
+
+
+def test_state_help_names_both_places_the_state_is_kept():
+    shown = CliRunner().invoke(cli, ["state", "--help"]).output
+    assert "local state" not in shown
+    assert "in a file or PostgreSQL" in shown
