@@ -1,9 +1,10 @@
 """Retries of the API client: the policy, a notice of every retry, and failures in words.
 
 The policy is urllib3's `Retry` (backoff with jitter, Retry-After honoured); `ReportingRetry`
-only adds a notice before each retry, so a person waiting on an unreachable or failing service
+adds a notice before each retry, so a person waiting on an unreachable or failing service
 sees why: `retrying GET /surveys/10001 in 2 s (attempt 3 of 6): connection refused`. The
-client passes notices to a callback and never prints.
+client passes notices to a callback and never prints. With a `Throttle`, a 429 also slows the
+client down, and a retry waits for its turn in the throttle's pace.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import errno
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from urllib3.exceptions import (
@@ -24,6 +26,9 @@ from urllib3.exceptions import (
     SSLError,
 )
 from urllib3.util.retry import Retry
+
+if TYPE_CHECKING:
+    from surveyctl.api.throttle import Throttle
 
 # Words for the socket errors a person meets when a service cannot be reached.
 _ERRNO_WORDS = {
@@ -66,18 +71,21 @@ class ReportingRetry(Retry):
         report: Callable[[RetryNotice], None] | None = None,
         attempts: int = 1,
         timeout: float | None = None,
+        throttle: Throttle | None = None,
         **kwargs,
     ):
         super().__init__(*args, **kwargs)
         self.report = report
         self.attempts = attempts
         self.timeout = timeout
+        self.throttle = throttle
         self._backoff: float | None = None
 
     def new(self, **kw) -> ReportingRetry:
         kw.setdefault("report", self.report)
         kw.setdefault("attempts", self.attempts)
         kw.setdefault("timeout", self.timeout)
+        kw.setdefault("throttle", self.throttle)
         return super().new(**kw)
 
     def get_backoff_time(self) -> float:
@@ -86,6 +94,8 @@ class ReportingRetry(Retry):
         return self._backoff
 
     def increment(self, method=None, url=None, response=None, error=None, *args, **kwargs):
+        if self.throttle is not None and response is not None and response.status == 429:
+            self.throttle.refused()  # also for the last attempt, which is not retried
         retry = super().increment(method, url, response, error, *args, **kwargs)
         if self.report is not None:
             reason = f"answered {response.status}" if error is None and response else None
@@ -99,6 +109,11 @@ class ReportingRetry(Retry):
                 )
             )
         return retry
+
+    def sleep(self, response=None) -> None:
+        super().sleep(response)  # Retry-After, or the backoff
+        if self.throttle is not None:
+            self.throttle.pace()
 
     def planned_delay(self, response) -> float:
         """What `sleep(response)` will wait: Retry-After when the service sent one, else the
@@ -118,6 +133,7 @@ def retry_policy(
     read: int,
     report: Callable[[RetryNotice], None] | None = None,
     timeout: float | None = None,
+    throttle: Throttle | None = None,
 ) -> ReportingRetry:
     """Backoff with jitter for `methods` on `statuses`, honouring Retry-After; `read` retries
     after the request may have been received (only safe for idempotent methods)."""
@@ -137,6 +153,7 @@ def retry_policy(
         report=report,
         attempts=retries + 1,
         timeout=timeout,
+        throttle=throttle,
     )
 
 

@@ -35,6 +35,7 @@ from surveyctl.sandbox.accounts import Accounts
 from surveyctl.sandbox.app import create_app
 from surveyctl.sandbox.errors import SandboxError
 from surveyctl.sandbox.faults import Faults
+from surveyctl.sandbox.ratelimit import RateLimit
 from surveyctl.sandbox.store import Store
 
 # Requests served at once. A request delayed by --latency-ms holds its thread while it
@@ -70,6 +71,7 @@ class SandboxOptions:
     retry_after: int = 1
     check_responses: bool = False
     threads: int = DEFAULT_THREADS
+    rate_limit: float = 0.0  # requests per second per access-token; 0: no limit
 
 
 class SandboxServer:
@@ -81,7 +83,11 @@ class SandboxServer:
         self.accounts = accounts
         faults = Faults(options.latency_ms, options.fail_rate, options.seed, options.retry_after)
         app = create_app(
-            store, accounts=accounts, faults=faults, check_responses=options.check_responses
+            store,
+            accounts=accounts,
+            faults=faults,
+            check_responses=options.check_responses,
+            rate_limit=RateLimit(options.rate_limit) if options.rate_limit else None,
         )
         self._wsgi = _WsgiServer(
             (options.host, options.port),
