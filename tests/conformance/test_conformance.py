@@ -149,19 +149,12 @@ def _project(folder: Path, url: str) -> dict[str, str]:
     return {**os.environ, "SURVEYCTL_C_KEY": KEY}
 
 
+COMMAND = [sys.executable, "-m", "surveyctl", "--env", "local", "conformance", "--format", "json"]
+
+
 def _start(folder: Path, environ: dict[str, str]) -> subprocess.Popen:
-    command = [
-        sys.executable,
-        "-m",
-        "surveyctl",
-        "--env",
-        "local",
-        "conformance",
-        "--format",
-        "json",
-    ]
     return subprocess.Popen(
-        command, cwd=folder, env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        COMMAND, cwd=folder, env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
 
 
@@ -192,16 +185,7 @@ def test_a_kill_9_leaves_one_draft_that_the_next_run_removes(tmp_path):
         assert [s["ps_survey_id"] for s in _drafts_left(sandbox.url)] == [survey_id]
 
         again = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "surveyctl",
-                "--env",
-                "local",
-                "conformance",
-                "--format",
-                "json",
-            ],
+            COMMAND,
             cwd=tmp_path,
             env=environ,
             capture_output=True,
