@@ -100,6 +100,8 @@ RESPONSE_ONLY_FIELDS: frozenset[str] = frozenset(
         "supplier_allocation_throttle",
         "blend_applied",
         "mcqb",
+        "crtd_on",  # public facts: epoch milliseconds of the creation and the last change
+        "mod_on",
     }
 )
 

@@ -84,6 +84,12 @@ def survey_forbidden() -> ApiProblem:
     return ApiProblem(403, SURVEY_FORBIDDEN, SURVEY_FORBIDDEN_MESSAGE)
 
 
+def conflict(code: int, message: str) -> ApiProblem:
+    """409: the request is well formed but conflicts with the resource as it is (RFC 9110;
+    for a patch, RFC 5789 2.2)."""
+    return ApiProblem(409, code, message)
+
+
 def not_found(what: str) -> ApiProblem:
     return ApiProblem(404, NOT_FOUND, f"{what} not found")
 

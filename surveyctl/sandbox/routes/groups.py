@@ -19,6 +19,7 @@ from surveyctl.sandbox.errors import (
     INVALID_BODY,
     RECONTACT_GROUPED,
     bad_request,
+    conflict,
     forbidden,
     not_found,
 )
@@ -29,6 +30,7 @@ from surveyctl.sandbox.surveys import RECONTACT
 blueprint = Blueprint("groups", __name__, url_prefix="/buyers/v2")
 
 REQUEST = "survey-group.request.json"
+CREATE_REQUEST = "survey-group-create.request.json"  # the same with buyer_surveygroup_ref
 RESPONSE = "survey-group.response.json"
 
 
@@ -62,14 +64,12 @@ def _owned_group(store: Store, ref: str, conn: sqlite3.Connection | None = None)
 
 @blueprint.post("/surveygroups")
 def create_group():
-    body = request_body(REQUEST)
-    ref = body.get("buyer_surveygroup_ref")
-    if not ref:
-        raise bad_request(INVALID_BODY, "missing required field buyer_surveygroup_ref")
+    body = request_body(CREATE_REQUEST)
+    ref = body["buyer_surveygroup_ref"]
     store = get_store()
     with store.write() as conn:
         if store.group(ref, conn) is not None:
-            raise bad_request(GROUP_EXISTS, f"buyer_surveygroup_ref {ref!r} is already taken")
+            raise conflict(GROUP_EXISTS, f"buyer_surveygroup_ref {ref!r} is already taken")
         _check_members(store, conn, body["surveys_in_group"])
         group = StoredGroup(
             ref, current_buyer(), body["name"], body["exclusion_period"], body["surveys_in_group"]
@@ -83,7 +83,7 @@ def create_group():
 def update_group(ref: str):
     body = request_body(REQUEST)
     if body.get("buyer_surveygroup_ref", ref) != ref:
-        raise bad_request(
+        raise conflict(
             INVALID_BODY, "buyer_surveygroup_ref of the body differs from the one of the path"
         )
     store = get_store()

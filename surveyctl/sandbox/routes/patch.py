@@ -8,7 +8,8 @@
   change, and current_target stays at or below required_count (spec 8). 200 with the quota.
 
 A body that is not a patch list is a 400 (1004); a patch that cannot be applied, or that
-touches a field the buyer cannot set, is a 400 (1028).
+touches a field the buyer cannot set, is a 409 (1028): the patch conflicts with the resource
+as it is (RFC 5789 2.2).
 """
 
 from __future__ import annotations
