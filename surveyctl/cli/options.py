@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import click
 
 
@@ -25,3 +27,20 @@ def format_option(*choices: str, help: str | None = None):
         show_default=True,
         help=help,
     )
+
+
+class RegistryChoice(click.Choice):
+    """A choice among what a registry holds when the command runs (a backend or a format
+    registered after this module was imported is offered too), not when it was imported."""
+
+    def __init__(self, names: Callable[[], Sequence[str]]):
+        self._names = names
+        super().__init__([])
+
+    @property
+    def choices(self) -> Sequence[str]:
+        return tuple(self._names())
+
+    @choices.setter
+    def choices(self, value: Sequence[str]) -> None:
+        pass  # the registry is the list
