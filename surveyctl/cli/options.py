@@ -44,3 +44,22 @@ class RegistryChoice(click.Choice):
     @choices.setter
     def choices(self, value: Sequence[str]) -> None:
         pass  # the registry is the list
+
+
+def output_format_option(for_apply: bool = False, help: str | None = None):
+    """`--format` among the registered output formats (surveyctl.render.formats), passed as
+    `output_format`; text by default."""
+
+    def names() -> list[str]:
+        from surveyctl.render import formats  # the renderers load only when a command runs
+
+        return formats.names(for_apply)
+
+    return click.option(
+        "--format",
+        "output_format",
+        type=RegistryChoice(names),
+        default="text",
+        show_default=True,
+        help=help,
+    )

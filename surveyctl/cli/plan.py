@@ -18,7 +18,7 @@ from surveyctl.cli import confirm
 from surveyctl.cli.console import use_color
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.manifest_options import offline_option, refresh_option
-from surveyctl.cli.options import format_option
+from surveyctl.cli.options import output_format_option
 from surveyctl.cli.progress import Steps
 from surveyctl.config import plan_signing_key
 from surveyctl.errors import SurveyctlError
@@ -36,9 +36,9 @@ from surveyctl.reconcile.run import (
     plan_run,
     saved_plan_path,
 )
-from surveyctl.render import json as render_json
-from surveyctl.render import markdown as render_markdown
+from surveyctl.render import formats
 from surveyctl.render import text as render_text
+from surveyctl.render.report import ApplyReport
 from surveyctl.safety import check_output_path
 
 INTERRUPTED_EXIT = 130
@@ -94,11 +94,7 @@ def _overrides(**flags: bool) -> frozenset[str]:
 
 def render_plan(plan: Plan, output_format: str) -> str:
     """The plan in `output_format` (text is coloured only where `use_color` says)."""
-    if output_format == "json":
-        return render_json.render(plan)
-    if output_format == "markdown":
-        return render_markdown.render(plan)
-    return render_text.render(plan, color=use_color())
+    return formats.get(output_format).plan(plan, use_color())
 
 
 def _show(plan: Plan, output_format: str) -> None:
@@ -116,18 +112,16 @@ def _reporting_manifest_errors(run):
 
 
 @contextmanager
-def _failure_as_markdown(ctx: CliContext, markdown: bool):
-    """With `--format markdown`, a plan that cannot be made still prints a comment saying what
-    failed (on stdout, for the pull request); the error then ends the command with exit 1."""
+def _failure_shown(ctx: CliContext, output_format: str):
+    """A plan that cannot be made still prints what failed in a format that says so (markdown:
+    a comment for the pull request, on stdout); the error then ends the command with exit 1."""
     try:
         yield
     except SurveyctlError as exc:
-        if markdown:
+        failure = formats.get(output_format).failure
+        if failure is not None:
             details = [str(d) for d in exc.diagnostics] if isinstance(exc, ManifestErrors) else []
-            click.echo(
-                render_markdown.render_failure(_environment_name(ctx), str(exc), details),
-                nl=False,
-            )
+            click.echo(failure(_environment_name(ctx), str(exc), details), nl=False)
         raise
 
 
@@ -140,7 +134,7 @@ def _environment_name(ctx: CliContext) -> str:
 
 @click.command("plan")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@format_option("text", "json", "markdown")
+@output_format_option()
 @click.option(
     "--out",
     "out",
@@ -190,7 +184,7 @@ def plan_command(
         overrides=_overrides(**allow),
     )
     reading = Steps("read")
-    with _failure_as_markdown(ctx, output_format == "markdown"):
+    with _failure_shown(ctx, output_format):
         workspace = ctx.workspace(options, refresh_catalog=refresh_catalog, offline=offline)
         workspace.on_read = reading.step
         try:
@@ -224,7 +218,11 @@ def plan_command(
     metavar="SECONDS",
     help="Wait this long for another command's state lock.",
 )
-@format_option("text", "json", help="How to show the plan before applying.")
+@output_format_option(
+    for_apply=True,
+    help="text: the plan, then what was done. json: the plan as text on stderr, then one "
+    "JSON report on stdout (what was done, failed or not attempted, with ids).",
+)
 @_destroy
 @_refresh_only
 @_target
@@ -271,10 +269,15 @@ def apply_command(
         raise click.UsageError("--target chooses from manifests; a saved plan is applied whole")
     reading, writing = Steps("read"), Steps("apply")
 
+    output = formats.get(output_format)
+
     def show(plan: Plan) -> None:
         reading.close()  # the bar of the reads goes before the plan is shown
         writing.total = sum(1 for resource in plan.resources if resource.is_change)
-        _show(plan, output_format)
+        if output.report_holds_plan:  # stdout holds the report alone
+            click.echo(render_text.render(plan, color=use_color()), nl=False, err=True)
+        else:
+            _show(plan, output_format)
 
     ask = _confirm_refresh if refresh_only else _confirm
     hooks = ApplyHooks(
@@ -290,16 +293,16 @@ def apply_command(
     finally:
         reading.close()
         writing.close()
-    if run.refreshed:
-        click.echo(
-            f"Refresh complete: the live values of {run.refreshed} resource(s) are recorded "
-            "as last applied."
-        )
-        return
-    if run.result is not None:
-        _report(run.result)
-    elif not run.plan.has_changes:
-        click.echo(_complete(ApplyResult()))
+    report = ApplyReport(
+        run.plan,
+        run.result or ApplyResult(),
+        workspace.state.current(),
+        refreshed=run.refreshed or None,
+    )
+    assert output.apply is not None  # the option offers only formats with a report
+    click.echo(output.apply(report, use_color()), nl=False)
+    if report.verdict in ("incomplete", "interrupted"):
+        click.get_current_context().exit(INTERRUPTED_EXIT if report.result.interrupted else 1)
 
 
 def _confirm(environment: str) -> bool:
@@ -319,16 +322,6 @@ def _progress(steps: Steps, outcome: Outcome) -> None:
     steps.step(outcome.address, detail=f"{outcome.action} {mark} {outcome.message}".rstrip())
 
 
-def _complete(result: ApplyResult) -> str:
-    """Terraform's closing line, counted from what was done."""
-    done = [o.action for o in result.outcomes if o.status == "done"]
-    changed = done.count("update") + done.count("quota-update")
-    return (
-        f"Apply complete! Resources: {done.count('create')} added, {changed} changed, "
-        f"{done.count('delete')} destroyed."
-    )
-
-
 def _interrupted(signal_name: str, first: bool) -> None:
     """Told from inside the signal handler: written straight to the file descriptor, because a
     buffered write could re-enter one the main thread was in the middle of."""
@@ -343,25 +336,3 @@ def _interrupted(signal_name: str, first: bool) -> None:
         os.write(sys.stderr.fileno(), text.encode())
     except (OSError, ValueError, io.UnsupportedOperation):
         pass  # stderr is not a file (a test runner); the report says it all
-
-
-def _report(result: ApplyResult) -> None:
-    done = result.count("done")
-    if not result.failed:
-        click.echo(_complete(result))
-        return
-    verdict = "interrupted" if result.interrupted else "incomplete"
-    click.echo(
-        f"Apply {verdict}: {done} done, {result.count('failed')} failed, "
-        f"{result.count('skipped')} not attempted."
-    )
-    for outcome in result.failed:
-        if outcome.message != INTERRUPTED:
-            click.echo(
-                f"  {outcome.status}: {outcome.address} ({outcome.action}): {outcome.message}"
-            )
-    stopped = [o.address for o in result.outcomes if o.message == INTERRUPTED]
-    if stopped:
-        click.echo(f"  not attempted (interrupted): {', '.join(stopped)}")
-    click.echo("What was done is recorded in the state; run `surveyctl plan` to see what remains.")
-    click.get_current_context().exit(INTERRUPTED_EXIT if result.interrupted else 1)

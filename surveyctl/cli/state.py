@@ -10,14 +10,13 @@ answer "who changed this, when, and from what". On a protected environment `rm`,
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import RegistryChoice, format_option
 from surveyctl.errors import SurveyctlError
+from surveyctl.jsontext import dumps
 from surveyctl.resources import address, check_name, split_address
 from surveyctl.state import HistoryEntry, State, StateBackend, StateError, open_state
 from surveyctl.state import registry as backends
@@ -112,7 +111,7 @@ def show_command(ctx: CliContext, name: str | None, serial: int | None) -> None:
     if serial is not None:
         current = store.state_at(serial)
     if name is None:
-        click.echo(json.dumps(current.to_json(), indent=2, ensure_ascii=False))
+        click.echo(dumps(current.to_json()))
         return
     where = store.location if serial is None else f"{store.location} at serial {serial}"
     resource_address = _resolve(current, name, where)
@@ -123,7 +122,7 @@ def show_command(ctx: CliContext, name: str | None, serial: int | None) -> None:
     pending = current.pending_create(resource_address)
     if pending is not None:
         shown["unresolved_create"] = pending.to_json()
-    click.echo(json.dumps(shown, indent=2, ensure_ascii=False))
+    click.echo(dumps(shown))
 
 
 @state.command("history")
@@ -148,7 +147,7 @@ def history_command(
     if limit is not None:
         entries = entries[-limit:]
     if output_format == "json":
-        click.echo(json.dumps([e.to_json() for e in entries], indent=2, ensure_ascii=False))
+        click.echo(dumps([e.to_json() for e in entries]))
         return
     if not entries:
         what = resource_address or "the state"

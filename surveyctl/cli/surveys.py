@@ -9,7 +9,6 @@ surveyctl surveys list --status all --format csv > surveys.csv
 from __future__ import annotations
 
 import csv
-import json
 import sys
 
 import click
@@ -17,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.jsontext import dumps
 from surveyctl.reconcile.discovery import ROW_FIELDS, ListedSurvey, list_surveys
 from surveyctl.statuses import CLOSED, DRAFT, LIVE, PAUSED, SURVEY_STATUSES
 
@@ -78,7 +78,7 @@ def list_command(ctx: CliContext, statuses: tuple[int, ...], unmanaged: bool, fm
     if unmanaged:
         listed = [survey for survey in listed if survey.managed_as is None]
     if fmt == "json":
-        click.echo(json.dumps([s.row() for s in listed], indent=2, ensure_ascii=False))
+        click.echo(dumps([s.row() for s in listed]))
     elif fmt == "csv":
         writer = csv.DictWriter(sys.stdout, fieldnames=ROW_FIELDS, lineterminator="\n")
         writer.writeheader()
