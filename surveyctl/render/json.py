@@ -3,8 +3,10 @@ output goes through (`surveyctl.jsontext.dumps`). The formats are documented in 
 
 `format_version` changes only when a field is removed or changes meaning. Besides the Plan's
 own fields (its `labels` table of names included), each change and drift carries `display`:
-its path, old and new value in words, as the text plan shows them. An apply's report holds
-that plan, the verdict, the counts and one row per planned write (status and remote id).
+its path, old and new value in words, as the text plan shows them. A program member carries
+`member` (program, market, wave; null for other resources), and `program_groups` lists each
+change made alike to several members of a program with all of its members. An apply's report
+holds that plan, the verdict, the counts and one row per planned write (status and remote id).
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from surveyctl.jsontext import dumps
 from surveyctl.reconcile.plan import Plan
 from surveyctl.render.describe import Describer
 from surveyctl.render.formats import Format, register
+from surveyctl.render.programs import member_groups
 from surveyctl.render.report import ApplyReport
 from surveyctl.render.text import summary_line
+from surveyctl.resources import member_of
 
 REPORT_VERSION = 1  # of the apply report; changes only when a field is removed or changes meaning
 
@@ -47,8 +51,11 @@ def plan_data(plan: Plan) -> dict[str, Any]:
     data["summary"] = {**plan.counts(), "text": summary_line(plan)}
     data["spend_total"] = vars(plan.spend_totals())
     data["has_changes"] = plan.has_changes
+    data["program_groups"] = [group.to_json() for group in member_groups(plan)[0]]
     for resource, out in zip(plan.resources, data["resources"], strict=True):
         out["address"] = resource.address
+        member = member_of(resource.name)
+        out["member"] = vars(member) if member else None
         describer = Describer(plan, resource)
         for key in ("changes", "drift"):
             for change, shown in zip(getattr(resource, key), out[key], strict=True):
