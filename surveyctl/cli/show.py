@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from surveyctl.cli.options import output_format_option
-from surveyctl.cli.plan import render_plan
+from surveyctl.cli.run_options import render_plan
 
 
 @click.command("show")
