@@ -34,7 +34,14 @@ from surveyctl.api.reading import (
     total_pages,
     with_numbers,
 )
-from surveyctl.api.retry import RetryNotice, failure_reason, retry_policy, shown_path
+from surveyctl.api.retry import (
+    RetryNotice,
+    WaitBudget,
+    failure_reason,
+    retry_policy,
+    seconds_text,
+    shown_path,
+)
 from surveyctl.api.secrets import redact, remember
 from surveyctl.api.session import make_session
 from surveyctl.errors import ApiError, ConnectionFailed
@@ -53,7 +60,9 @@ QUOTA_COUNTS = ("completes_goal", "completes_fielded")
 class ApiClient:
     """Calls the marketplace API of one environment: `{host}/buyers/v2` and `{host}/buyers/v3`.
 
-    `timeout`: seconds to wait for a connection and for each answer, per attempt. `target`
+    `timeout`: seconds to wait for a connection and for each answer, per attempt, and also the
+    most time spent on failed attempts and retry pauses over all requests (a `WaitBudget`), so
+    that `--timeout` bounds a command's waiting on a service that does not answer. `target`
     names the service in the sentence of a failed connection ("environment 'staging' at
     https://…"; default: the host). `show_host=False` keeps the host out of every message (an
     embedded sandbox's port means nothing to its user). `on_retry` is told of every retry.
@@ -79,7 +88,8 @@ class ApiClient:
         self.show_host = show_host
         self.on_retry = on_retry
         self._attempts = threading.local()  # attempts of the request this thread is making
-        policy = {"report": self._retrying, "timeout": timeout}
+        self.budget = WaitBudget(timeout)
+        policy = {"report": self._retrying, "timeout": timeout, "budget": self.budget}
         idempotent = retry_policy(
             retries, backoff, RETRY_STATUSES, {"GET", "PUT", "DELETE"}, read=retries, **policy
         )
@@ -134,6 +144,7 @@ class ApiClient:
         if log.isEnabledFor(logging.DEBUG):
             log.debug("> %s %s params=%s body=%s", method, url, params, clip(body))
         self._attempts.made = 1
+        self.budget.attempt_started()
         try:
             session = self._post_session if method in NOT_IDEMPOTENT else self._session
             response = session.request(method, url, json=body, params=params, timeout=self.timeout)
@@ -166,6 +177,8 @@ class ApiClient:
             )
         attempts = getattr(self._attempts, "made", 1)
         tried = f"{attempts} attempts" if attempts > 1 else "1 attempt"
+        if self.budget.exhausted:
+            tried += f" within the --timeout of {seconds_text(self.timeout)}"
         return ConnectionFailed(
             f"cannot reach {self.target}: {failure_reason(exc, self.timeout)} "
             f"({method} {shown_path(self.url(path))}, {tried})"

@@ -108,6 +108,9 @@ def apply_command(
         on_outcome=lambda outcome: _progress(writing, outcome),
         on_interrupt=_interrupted,
     )
+    if hooks.confirm is None:
+        saved = saved_plan_path(options.targets) is not None
+        confirm.refuse_unapprovable(ctx, auto_approve or saved)
     workspace = ctx.workspace(options, refresh_catalog=refresh_catalog, offline=offline)
     workspace.on_read = reading.step
     try:

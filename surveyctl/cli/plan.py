@@ -51,6 +51,7 @@ def _environment_name(ctx: CliContext) -> str:
 @output_format_option()
 @click.option(
     "--out",
+    "--output",
     "out",
     type=click.Path(path_type=Path),
     help="Save the plan for `surveyctl apply FILE`.",

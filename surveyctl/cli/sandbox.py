@@ -31,7 +31,7 @@ def sandbox() -> None:
 @click.option("--port", default=8080, show_default=True, type=click.IntRange(0, 65535),
               help="Port to listen on (0 picks a free one).")  # fmt: skip
 @click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="SQLite data file (default: .surveyctl/sandbox.db).")  # fmt: skip
+              help="SQLite data file (default: .surveyctl/sandbox.db of the project).")  # fmt: skip
 @click.option("--latency-ms", default=0, show_default=True, type=click.IntRange(min=0),
               help="Delay every response by this many milliseconds.")  # fmt: skip
 @click.option("--fail-rate", default=0.0, show_default=True, type=click.FloatRange(0.0, 1.0),
