@@ -18,10 +18,15 @@ from surveyctl.cli.console import use_color
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import output_format_option
 from surveyctl.cli.progress import Steps
-from surveyctl.cli.run_options import overrides, reporting_manifest_errors, run_options, show_plan
+from surveyctl.cli.run_options import (
+    RunChoices,
+    reporting_manifest_errors,
+    run_options,
+    show_plan,
+)
 from surveyctl.reconcile.apply import INTERRUPTED, ApplyResult, Outcome
 from surveyctl.reconcile.plan import Plan
-from surveyctl.reconcile.run import ApplyHooks, RunOptions, apply_run, saved_plan_path
+from surveyctl.reconcile.run import ApplyHooks, apply_run, saved_plan_path
 from surveyctl.render import formats
 from surveyctl.render import text as render_text
 from surveyctl.render.report import ApplyReport
@@ -59,13 +64,7 @@ def apply_command(
     auto_approve,
     lock_timeout,
     output_format,
-    destroy,
-    refresh_only,
-    target_addresses,
-    parallelism,
-    refresh_catalog,
-    offline,
-    **allow: bool,
+    run: RunChoices,
 ) -> None:
     """Apply the manifests (or a plan saved by `plan --out FILE`) to the environment.
 
@@ -74,20 +73,12 @@ def apply_command(
     --allow-... overrides it was planned with), and refused otherwise (deletes in it need
     --destroy; with $SURVEYCTL_PLAN_KEY set, only plans signed with that key are applied).
     """
-    if refresh_only and destroy:
+    if run.refresh_only and run.destroy:
         raise click.UsageError("--refresh-only cannot be combined with --destroy")
-    options = RunOptions(
-        targets=target,
-        destroy=destroy,
-        parallelism=parallelism,
-        lock_timeout=lock_timeout,
-        auto_approve=auto_approve,
-        env_named=ctx.env_named,
-        refresh_only=refresh_only,
-        target_addresses=target_addresses,
-        overrides=overrides(**allow),
+    options = run.options(
+        target, lock_timeout=lock_timeout, auto_approve=auto_approve, env_named=ctx.env_named
     )
-    if target_addresses and saved_plan_path(options.targets) is not None:
+    if run.target_addresses and saved_plan_path(options.targets) is not None:
         raise click.UsageError("--target chooses from manifests; a saved plan is applied whole")
     reading, writing = Steps("read"), Steps("apply")
 
@@ -101,7 +92,7 @@ def apply_command(
         else:
             show_plan(plan, output_format)
 
-    ask = _confirm_refresh if refresh_only else _confirm
+    ask = _confirm_refresh if run.refresh_only else _confirm
     hooks = ApplyHooks(
         show=show,
         confirm=ask if confirm.terminal() else None,
@@ -111,18 +102,18 @@ def apply_command(
     if hooks.confirm is None:
         saved = saved_plan_path(options.targets) is not None
         confirm.refuse_unapprovable(ctx, auto_approve or saved)
-    workspace = ctx.workspace(options, refresh_catalog=refresh_catalog, offline=offline)
+    workspace = ctx.workspace(options, refresh_catalog=run.refresh_catalog, offline=run.offline)
     workspace.on_read = reading.step
     try:
-        run = reporting_manifest_errors(lambda: apply_run(workspace, options, hooks))
+        applied = reporting_manifest_errors(lambda: apply_run(workspace, options, hooks))
     finally:
         reading.close()
         writing.close()
     report = ApplyReport(
-        run.plan,
-        run.result or ApplyResult(),
+        applied.plan,
+        applied.result or ApplyResult(),
         workspace.state.current(),
-        refreshed=run.refreshed or None,
+        refreshed=applied.refreshed or None,
     )
     assert output.apply is not None  # the option offers only formats with a report
     click.echo(output.apply(report, use_color()), nl=False)

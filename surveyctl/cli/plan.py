@@ -15,12 +15,17 @@ import click
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import output_format_option
 from surveyctl.cli.progress import Steps
-from surveyctl.cli.run_options import overrides, reporting_manifest_errors, run_options, show_plan
+from surveyctl.cli.run_options import (
+    RunChoices,
+    reporting_manifest_errors,
+    run_options,
+    show_plan,
+)
 from surveyctl.config import plan_signing_key
 from surveyctl.errors import SurveyctlError
 from surveyctl.reconcile.apply import unattempted
 from surveyctl.reconcile.planfile import save_plan
-from surveyctl.reconcile.run import ManifestErrors, RunOptions, plan_run
+from surveyctl.reconcile.run import ManifestErrors, plan_run
 from surveyctl.render import formats
 from surveyctl.safety import check_output_path
 
@@ -67,34 +72,21 @@ def plan_command(
     output_format,
     out,
     detailed_exitcode,
-    destroy,
-    refresh_only,
-    target_addresses,
-    parallelism,
-    refresh_catalog,
-    offline,
-    **allow: bool,
+    run: RunChoices,
 ) -> None:
     """Show what apply would change in the live surveys; writes nothing.
 
     Without PATHS the `manifests:` of surveyctl.yaml are read. A plan over the environment's
     guards is an error unless the named --allow-... option is given; a saved plan keeps them.
     """
-    if refresh_only and (out is not None or destroy):
+    if run.refresh_only and (out is not None or run.destroy):
         raise click.UsageError("--refresh-only cannot be combined with --out or --destroy")
     if out is not None:
         check_output_path(out, "--out")
-    options = RunOptions(
-        targets=paths,
-        destroy=destroy,
-        parallelism=parallelism,
-        refresh_only=refresh_only,
-        target_addresses=target_addresses,
-        overrides=overrides(**allow),
-    )
+    options = run.options(paths)
     reading = Steps("read")
     with _failure_shown(ctx, output_format):
-        workspace = ctx.workspace(options, refresh_catalog=refresh_catalog, offline=offline)
+        workspace = ctx.workspace(options, refresh_catalog=run.refresh_catalog, offline=run.offline)
         workspace.on_read = reading.step
         try:
             plan = reporting_manifest_errors(lambda: plan_run(workspace, options))

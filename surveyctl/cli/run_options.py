@@ -6,13 +6,24 @@ of manifest errors.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
 import click
 
 from surveyctl.cli.console import use_color
 from surveyctl.cli.manifest_options import offline_option, refresh_option
 from surveyctl.reconcile import guards
 from surveyctl.reconcile.plan import Plan
-from surveyctl.reconcile.run import DEFAULT_PARALLELISM, MAX_PARALLELISM, ManifestErrors
+from surveyctl.reconcile.run import (
+    DEFAULT_PARALLELISM,
+    MAX_PARALLELISM,
+    ManifestErrors,
+    RunOptions,
+)
 from surveyctl.render import formats
 
 _destroy = click.option(
@@ -60,13 +71,51 @@ def _override_options(command):
     return command
 
 
-def overrides(**flags: bool) -> frozenset[str]:
-    """The guard overrides given as --allow-... flags."""
-    return frozenset(o for o in guards.OVERRIDES if flags["allow_" + o.replace("-", "_")])
+@dataclass(frozen=True)
+class RunChoices:
+    """What the options of the bundle chose, handed to the command as one `run` argument."""
+
+    destroy: bool
+    refresh_only: bool
+    target_addresses: tuple[str, ...]
+    parallelism: int
+    overrides: frozenset[str]
+    refresh_catalog: bool
+    offline: bool
+
+    def options(self, targets: tuple[Path, ...], **more: Any) -> RunOptions:
+        """The RunOptions of these choices, with what the command adds (apply's approval)."""
+        return RunOptions(
+            targets=targets,
+            destroy=self.destroy,
+            parallelism=self.parallelism,
+            refresh_only=self.refresh_only,
+            target_addresses=self.target_addresses,
+            overrides=self.overrides,
+            **more,
+        )
 
 
-def run_options(command):
-    """The options plan and apply both take, in the order their help lists them."""
+def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The options plan and apply both take, in the order their help lists them; the command
+    receives them as one `run: RunChoices`."""
+
+    @functools.wraps(command)
+    def collected(*args: Any, **kwargs: Any) -> Any:
+        allow = {name: kwargs.pop(name) for name in list(kwargs) if name.startswith("allow_")}
+        run = RunChoices(
+            destroy=kwargs.pop("destroy"),
+            refresh_only=kwargs.pop("refresh_only"),
+            target_addresses=kwargs.pop("target_addresses"),
+            parallelism=kwargs.pop("parallelism"),
+            overrides=frozenset(
+                o for o in guards.OVERRIDES if allow["allow_" + o.replace("-", "_")]
+            ),
+            refresh_catalog=kwargs.pop("refresh_catalog"),
+            offline=kwargs.pop("offline"),
+        )
+        return command(*args, run=run, **kwargs)
+
     bundle = (
         _destroy,
         _refresh_only,
@@ -77,8 +126,8 @@ def run_options(command):
         offline_option,
     )
     for option in reversed(bundle):
-        command = option(command)
-    return command
+        collected = option(collected)
+    return collected
 
 
 def render_plan(plan: Plan, output_format: str) -> str:
