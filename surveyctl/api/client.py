@@ -2,7 +2,9 @@
 
 One `ApiClient` per environment: a requests session carrying the `access-token` header,
 retries with exponential backoff and jitter for 429/502/503/504 and connection errors on
-the idempotent methods (GET, PUT, DELETE), honouring `Retry-After` (surveyctl.api.retry).
+the idempotent methods (GET, PUT, DELETE), honouring `Retry-After` (surveyctl.api.retry), and
+a throttle shared by every thread that slows down on 429s and speeds up after
+(surveyctl.api.throttle).
 Every retry is told to the `on_retry` callback before it waits (the client never prints), and
 a service that cannot be reached ends in one sentence naming the target and the reason.
 
@@ -44,6 +46,7 @@ from surveyctl.api.retry import (
 )
 from surveyctl.api.secrets import redact, remember
 from surveyctl.api.session import make_session
+from surveyctl.api.throttle import Throttle
 from surveyctl.errors import ApiError, ConnectionFailed
 
 log = logging.getLogger("surveyctl.http")
@@ -89,7 +92,14 @@ class ApiClient:
         self.on_retry = on_retry
         self._attempts = threading.local()  # attempts of the request this thread is making
         self.budget = WaitBudget(timeout)
-        policy = {"report": self._retrying, "timeout": timeout, "budget": self.budget}
+        # One throttle for every thread and both sessions: the service limits the key.
+        self.throttle = Throttle(pool_size)
+        policy = {
+            "report": self._retrying,
+            "timeout": timeout,
+            "budget": self.budget,
+            "throttle": self.throttle,
+        }
         idempotent = retry_policy(
             retries, backoff, RETRY_STATUSES, {"GET", "PUT", "DELETE"}, read=retries, **policy
         )
@@ -97,8 +107,8 @@ class ApiClient:
         post = retry_policy(
             retries, backoff, POST_RETRY_STATUSES, set(NOT_IDEMPOTENT), read=0, **policy
         )
-        self._session = make_session(api_key, idempotent, pool_size)
-        self._post_session = make_session(api_key, post, pool_size)
+        self._session = make_session(api_key, idempotent, pool_size, self.throttle)
+        self._post_session = make_session(api_key, post, pool_size, self.throttle)
         # Counts requests by "METHOD kind" for benchmarks and tests of request economy.
         self.request_counts: dict[str, int] = {}
         self._counts_lock = threading.Lock()

@@ -5,7 +5,8 @@ adds a notice before each retry, so a person waiting on an unreachable or failin
 sees why: `retrying GET /surveys/10001 in 2 s (attempt 3 of 6): connection refused`. The
 client passes notices to a callback and never prints. A `WaitBudget` bounds the time one
 client spends on failed attempts and the pauses between retries, over all its requests
-(`--timeout`): a retry that would end past it is not made.
+(`--timeout`): a retry that would end past it is not made. With a `Throttle`, a 429 also slows
+the client down, and a retry waits for its turn in the throttle's pace.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from urllib3.exceptions import (
@@ -29,6 +31,9 @@ from urllib3.exceptions import (
     SSLError,
 )
 from urllib3.util.retry import Retry
+
+if TYPE_CHECKING:
+    from surveyctl.api.throttle import Throttle
 
 # Words for the socket errors a person meets when a service cannot be reached.
 _ERRNO_WORDS = {
@@ -104,6 +109,7 @@ class ReportingRetry(Retry):
         attempts: int = 1,
         timeout: float | None = None,
         budget: WaitBudget | None = None,
+        throttle: Throttle | None = None,
         **kwargs,
     ):
         super().__init__(*args, **kwargs)
@@ -111,6 +117,7 @@ class ReportingRetry(Retry):
         self.attempts = attempts
         self.timeout = timeout
         self.budget = budget
+        self.throttle = throttle
         self._backoff: float | None = None
 
     def new(self, **kw) -> ReportingRetry:
@@ -118,6 +125,7 @@ class ReportingRetry(Retry):
         kw.setdefault("attempts", self.attempts)
         kw.setdefault("timeout", self.timeout)
         kw.setdefault("budget", self.budget)
+        kw.setdefault("throttle", self.throttle)
         return super().new(**kw)
 
     def get_backoff_time(self) -> float:
@@ -126,6 +134,8 @@ class ReportingRetry(Retry):
         return self._backoff
 
     def increment(self, method=None, url=None, response=None, error=None, *args, **kwargs):
+        if self.throttle is not None and response is not None and response.status == 429:
+            self.throttle.refused()  # also for the last attempt, which is not retried
         retry = super().increment(method, url, response, error, *args, **kwargs)
         if self.budget is not None and not self.budget.allows(retry.planned_delay(response)):
             # Out of time: end as an exhausted policy does (a status is then returned as is).
@@ -146,6 +156,11 @@ class ReportingRetry(Retry):
             )
         return retry
 
+    def sleep(self, response=None) -> None:
+        super().sleep(response)  # Retry-After, or the backoff
+        if self.throttle is not None:
+            self.throttle.pace()
+
     def planned_delay(self, response) -> float:
         """What `sleep(response)` will wait: Retry-After when the service sent one, else the
         backoff."""
@@ -165,6 +180,7 @@ def retry_policy(
     report: Callable[[RetryNotice], None] | None = None,
     timeout: float | None = None,
     budget: WaitBudget | None = None,
+    throttle: Throttle | None = None,
 ) -> ReportingRetry:
     """Backoff with jitter for `methods` on `statuses`, honouring Retry-After; `read` retries
     after the request may have been received (only safe for idempotent methods)."""
@@ -185,6 +201,7 @@ def retry_policy(
         attempts=retries + 1,
         timeout=timeout,
         budget=budget,
+        throttle=throttle,
     )
 
 

@@ -43,6 +43,7 @@ COMMANDS: dict[str, str] = {
     "init": "surveyctl.cli.init:init_command",
     "show": "surveyctl.cli.show:show_command",
     "fmt": "surveyctl.cli.fmt:fmt_command",
+    "conformance": "surveyctl.cli.conformance:conformance_command",
 }
 
 # command name -> its one-line help, as the command's docstring says it (a test keeps the two
@@ -51,6 +52,8 @@ SUMMARIES: dict[str, str] = {
     "adjust": "Submit the transactions listed in FILE (CSV or JSON) for adjustment.",
     "apply": "Apply the manifests (or a plan saved by `plan --out FILE`) to the environment.",
     "attributes": "The qualifications a survey of LOCALE can target, with their answer codes.",
+    "conformance": "Check surveyctl's assumptions about the API on the environment's account, "
+    "with one draft survey that is never launched and is deleted at the end.",
     "fmt": "Rewrite manifests (files or folders) in the canonical layout, keeping comments.",
     "force-unlock": "Remove the environment's state lock left by a command that did not finish.",
     "import": "Adopt live survey SURVEY_ID: write its manifest and record it in state.",
