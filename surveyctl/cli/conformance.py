@@ -24,7 +24,9 @@ _WIDTHS = (21, 30, 11)
 @click.command("conformance")
 @click.option("--locale", default="en_US", show_default=True, help="Locale of the draft survey.")
 @click.option(
+    "--out",
     "--output",
+    "output",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write the report as JSON to FILE (to attach to a bug report).",
 )
