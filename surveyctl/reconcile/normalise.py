@@ -94,8 +94,6 @@ RESPONSE_ONLY_FIELDS: frozenset[str] = frozenset(
         "is_core_price_rate_card_enable",
         "dq_settings",
         "product",
-        "mod_on",
-        "crtd_on",
         "pds_ignore_override",
         "supplier_allocation_throttle",
         "blend_applied",
