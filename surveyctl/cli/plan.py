@@ -24,9 +24,6 @@ from surveyctl.cli.run_options import (
 )
 from surveyctl.config import plan_signing_key
 from surveyctl.errors import SurveyctlError
-from surveyctl.reconcile.apply import unattempted
-from surveyctl.reconcile.planfile import save_plan
-from surveyctl.reconcile.run import ManifestErrors, plan_run
 from surveyctl.render import formats
 from surveyctl.safety import check_output_path
 
@@ -38,6 +35,8 @@ def _failure_shown(ctx: CliContext, output_format: str):
     try:
         yield
     except SurveyctlError as exc:
+        from surveyctl.reconcile.run import ManifestErrors
+
         failure = formats.get(output_format).failure
         if failure is not None:
             details = [str(d) for d in exc.diagnostics] if isinstance(exc, ManifestErrors) else []
@@ -100,6 +99,11 @@ def plan_command(
         )
     if out is not None:
         check_output_path(out, "--out")
+    # The workflow is imported here, when the command runs: `plan --help` need not load it.
+    from surveyctl.reconcile.apply import unattempted
+    from surveyctl.reconcile.planfile import save_plan
+    from surveyctl.reconcile.run import plan_run
+
     options = dataclasses.replace(run.options(paths), refresh=refresh)
     reading = Steps("read")
     with _failure_shown(ctx, output_format):

@@ -10,8 +10,9 @@ from typing import Any
 from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.reconcile.marketplace import Marketplace
 
-# How many reads (and writes) run at once unless a command says otherwise.
+# How many reads (and writes) run at once unless a command says otherwise, and at most.
 DEFAULT_PARALLELISM = 10
+MAX_PARALLELISM = 64
 
 
 @dataclass

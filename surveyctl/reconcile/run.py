@@ -40,7 +40,7 @@ from surveyctl.reconcile.apply import (
 )
 from surveyctl.reconcile.guards import add_guard_notes, flag
 from surveyctl.reconcile.labels import plan_labels
-from surveyctl.reconcile.live import DEFAULT_PARALLELISM
+from surveyctl.reconcile.live import DEFAULT_PARALLELISM, MAX_PARALLELISM  # noqa: F401
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Plan
 from surveyctl.reconcile.planfile import load_plan
@@ -52,8 +52,6 @@ from surveyctl.reconcile.refresh import Refresh, make_refresh, record_refresh
 from surveyctl.reconcile.tamper import check_state, guard_deletes, recheck, source_targets
 from surveyctl.safety import Approval, Interrupted, Interrupts, needs_question
 from surveyctl.state import State, StateBackend
-
-MAX_PARALLELISM = 64
 
 
 class ManifestErrors(SurveyctlError):

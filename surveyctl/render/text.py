@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import textwrap
 
-from surveyctl.reconcile.apply import INTERRUPTED
 from surveyctl.reconcile.plan import Plan
 from surveyctl.render.formats import Format, register
 from surveyctl.render.lines import SYMBOLS, resource_lines
@@ -57,6 +56,8 @@ def render(plan: Plan, color: bool = False) -> str:
 def render_apply(report: ApplyReport, color: bool = False) -> str:
     """What an apply did: Terraform's closing line, or the writes that failed or were not
     attempted and what to do next."""
+    from surveyctl.reconcile.apply import INTERRUPTED  # the applier only once one has run
+
     counts = report.counts()
     if report.verdict == "refreshed":
         return (
