@@ -150,9 +150,7 @@ def test_a_signed_plan_applies_with_the_overrides_it_was_made_with(
     assert _state(project).survey("tracker") is not None
 
 
-def test_a_signed_plan_is_not_trusted_when_apply_has_no_key(
-    project, guarded, run_cli, monkeypatch
-):
+def test_a_signed_plan_is_not_trusted_when_apply_has_no_key(project, guarded, run_cli, monkeypatch):
     monkeypatch.setenv("SURVEYCTL_PLAN_KEY", KEY)
     guarded(max_spend_increase=0)
     write_manifest(project, survey_manifest("tracker"))

@@ -1,0 +1,167 @@
+"""Mutation score of the safety-critical modules: how many small faults the tests catch.
+
+For each module, mutmut (pip install -e '.[mutation]') changes the code one small fault at a
+time (a `>` for a `>=`, a dropped `not`, another constant) and runs the tests that cover it; a
+mutant the tests do not fail on "survived", and shows a behaviour no test pins down. The
+score of a module is killed / (mutants - equivalent ones), where an equivalent mutant is one
+that no behaviour can tell from the original (listed in EQUIVALENT, each with the reason).
+
+One module at a time, one test process at a time (the machine is small and shared), each in
+a scratch copy of the repository so the working tree is never touched; the normal test suite
+does not run this. Usage:
+
+    python benchmarks/mutation.py                      # every module
+    python benchmarks/mutation.py guards safety         # some of them
+    python benchmarks/mutation.py guards --survivors    # and print each survivor's diff
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+SCRATCH = Path("/tmp/surveyctl-mutation")
+# What the tests read beside the package (schemas, the CI examples, the docs they check).
+COPIED = ("surveyctl", "tests", "schemas", "examples", "docs", "README.md", "surveyctl.yaml")
+
+
+@dataclass(frozen=True)
+class Target:
+    """A module to mutate and the tests that cover it."""
+
+    module: str
+    tests: tuple[str, ...]
+
+
+_RECONCILE_UNITS = (
+    "tests/reconcile/test_merge.py",
+    "tests/reconcile/test_merge_edges.py",
+    "tests/reconcile/test_diff.py",
+    "tests/reconcile/test_diff_edges.py",
+    "tests/reconcile/test_normalise.py",
+    "tests/reconcile/test_normalise_edges.py",
+)
+TARGETS = {
+    "merge": Target("surveyctl/reconcile/merge.py", _RECONCILE_UNITS),
+    "diff": Target("surveyctl/reconcile/diff.py", _RECONCILE_UNITS),
+    "normalise": Target("surveyctl/reconcile/normalise.py", _RECONCILE_UNITS),
+    "guards": Target(
+        "surveyctl/reconcile/guards.py",
+        ("tests/safety/test_guards.py", "tests/safety/test_guard_boundaries.py"),
+    ),
+    "tamper": Target(
+        "surveyctl/reconcile/tamper.py",
+        (
+            "tests/reconcile/test_tamper_checks.py",
+            "tests/hostile/test_saved_plans.py",
+            "tests/hostile/test_saved_plan_checks.py",
+            "tests/safety/test_plan_trust.py",
+            "tests/safety/test_guards.py",
+        ),
+    ),
+    "generate": Target(
+        "surveyctl/manifests/generate.py",
+        ("tests/manifests/test_generate.py", "tests/manifests/test_generate_edges.py"),
+    ),
+    "safety": Target(
+        "surveyctl/safety.py",
+        (
+            "tests/safety/test_sandbox_hosts.py",
+            "tests/safety/test_protected.py",
+            "tests/safety/test_output_paths.py",
+            "tests/safety/test_interrupted_apply.py",
+        ),
+    ),
+}
+
+# Mutants no test can kill because no behaviour tells them from the original:
+# mutmut's name -> why. Named in the closing notes too.
+EQUIVALENT: dict[str, str] = {}
+
+_RESULT = re.compile(r"^\s*(?P<name>\S+): (?P<status>.+)$")
+
+
+def run(name: str, target: Target, show_survivors: bool) -> tuple[int, int, int]:
+    """Mutates one module in a scratch copy; prints and returns (killed, counted, equivalent)."""
+    work = SCRATCH / name
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    for entry in COPIED:
+        source = REPOSITORY / entry
+        if source.is_dir():
+            shutil.copytree(source, work / entry, ignore=shutil.ignore_patterns("__pycache__"))
+        elif source.exists():
+            shutil.copy2(source, work / entry)
+    tests = [test for test in target.tests if (REPOSITORY / test).exists()]
+    settings = (
+        "\n[tool.mutmut]\n"
+        'source_paths = ["surveyctl"]\n'
+        f'only_mutate = ["{target.module}"]\n'
+        f"pytest_add_cli_args_test_selection = {tests!r}\n"
+        'pytest_add_cli_args = ["-x", "-q", "-p", "no:cacheprovider"]\n'
+        f"also_copy = {[entry for entry in COPIED if entry not in ('surveyctl', 'tests')]!r}\n"
+        "use_git_change_detection = false\n"
+    ).replace("'", '"')
+    pyproject = (REPOSITORY / "pyproject.toml").read_text(encoding="utf-8")
+    (work / "pyproject.toml").write_text(pyproject + settings, encoding="utf-8")
+    mutmut = [sys.executable, "-m", "mutmut"]
+    started = time.monotonic()
+    subprocess.run(
+        [*mutmut, "run", "--max-children", "1"],
+        cwd=work,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
+    listed = subprocess.run(
+        [*mutmut, "results", "--all", "true"], cwd=work, capture_output=True, text=True, check=False
+    ).stdout
+    statuses = {m["name"]: m["status"] for m in map(_RESULT.match, listed.splitlines()) if m}
+    equivalent = [mutant for mutant in statuses if mutant in EQUIVALENT]
+    counted = {m: s for m, s in statuses.items() if m not in EQUIVALENT}
+    killed = sum(1 for status in counted.values() if status in ("killed", "timeout"))
+    survivors = sorted(m for m, s in counted.items() if s not in ("killed", "timeout"))
+    score = 100.0 * killed / len(counted) if counted else 0.0
+    print(
+        f"{target.module}: {killed}/{len(counted)} killed ({score:.0f} %), "
+        f"{len(equivalent)} equivalent left out, {time.monotonic() - started:.0f} s",
+        flush=True,
+    )
+    for mutant in survivors:
+        print(f"  {counted[mutant]}: {mutant}")
+        if show_survivors:
+            shown = subprocess.run(
+                [*mutmut, "show", mutant], cwd=work, capture_output=True, text=True, check=False
+            )
+            print("    " + shown.stdout.strip().replace("\n", "\n    "))
+    return killed, len(counted), len(equivalent)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modules", nargs="*", metavar="MODULE", help=", ".join(TARGETS))
+    parser.add_argument("--survivors", action="store_true", help="print each survivor's diff")
+    arguments = parser.parse_args()
+    chosen = arguments.modules or list(TARGETS)
+    unknown = [name for name in chosen if name not in TARGETS]
+    if unknown:
+        parser.error(f"unknown module {unknown[0]!r}; one of {', '.join(TARGETS)}")
+    total_killed = total_counted = 0
+    for name in chosen:
+        killed, counted, _ = run(name, TARGETS[name], arguments.survivors)
+        total_killed += killed
+        total_counted += counted
+    if len(chosen) > 1 and total_counted:
+        score = 100.0 * total_killed / total_counted
+        print(f"all: {total_killed}/{total_counted} killed ({score:.0f} %)")
+
+
+if __name__ == "__main__":
+    main()
