@@ -3,8 +3,10 @@ added quota shown in API form, and unchanged surveys compared without the slow d
 
 from __future__ import annotations
 
+import pytest
+
 from surveyctl.reconcile import diff
-from surveyctl.reconcile.diff import FieldChange, diff_group, diff_survey
+from surveyctl.reconcile.diff import FieldChange, diff_group, diff_survey, quota_update_bodies
 
 SURVEY = {
     "survey_title": "Brand tracker",
@@ -58,3 +60,9 @@ def test_unchanged_bodies_are_compared_without_the_deep_walk(monkeypatch):
     assert diff_survey(SURVEY, same) == []
     group = {"buyer_surveygroup_ref": "g", "surveys_in_group": [2, 1], "exclusion_period": 30}
     assert diff_group(group, dict(group, surveys_in_group=[1, 2])) == []
+
+
+def test_per_quota_bodies_of_a_change_that_needs_a_full_update_are_refused_saying_so():
+    changes = diff_survey({"survey_title": "A"}, {"survey_title": "B"})
+    with pytest.raises(ValueError, match="^these changes need a full update, not per-quota"):
+        quota_update_bodies({"survey_title": "B"}, changes)

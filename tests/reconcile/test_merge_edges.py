@@ -43,6 +43,11 @@ def test_a_manifest_null_for_a_field_live_lacks_leaves_it_absent():
     assert "test_url" not in body and body["survey_title"] == "T"
 
 
+def test_a_manifest_null_clears_a_field_set_live():
+    body = merge_survey(LIVE, {"survey_title": "T", "buyer_message": None}, None)
+    assert "buyer_message" not in body and body["offer_price"] == 2.5
+
+
 def test_ignore_changes_of_a_field_set_nowhere_leaves_it_absent():
     body = merge_survey(LIVE, {"survey_title": "T"}, None, ignore_changes=["test_url"])
     assert "test_url" not in body
