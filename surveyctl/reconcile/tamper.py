@@ -31,10 +31,11 @@ import json
 from pathlib import Path
 
 from surveyctl.errors import SurveyctlError
+from surveyctl.reconcile import kinds
 from surveyctl.reconcile.guards import flag
 from surveyctl.reconcile.plan import Note, Plan, ResourceChange
 from surveyctl.reconcile.planfile import KEY_VARIABLE, PlanFileError, SavedPlan
-from surveyctl.state import GroupRecord, State, SurveyRecord
+from surveyctl.state import Record, State
 
 # What a planned resource does when applied; two plans agree on a resource when these agree.
 _EFFECT_FIELDS = (
@@ -203,13 +204,12 @@ def guard_deletes(plan: Plan, state: State, destroy: bool) -> None:
         )
 
 
-def _protected(resource: ResourceChange, record: SurveyRecord | GroupRecord | None) -> bool:
+def _protected(resource: ResourceChange, record: Record | None) -> bool:
     if record is None or record.prevent_destroy:
         return True
-    managed = (
-        record.ps_survey_id if isinstance(record, SurveyRecord) else record.buyer_surveygroup_ref
-    )
-    return resource.remote_id != managed
+    if not isinstance(record, kinds.get(resource.kind).record_type):
+        return True  # the state manages something else under that address
+    return resource.remote_id != record.remote_id
 
 
 def _notes_differ(saved: list[Note], fresh: list[Note]) -> list[str]:
