@@ -122,12 +122,67 @@ EQUIVALENT: dict[str, str] = {
     "_all_identical compares the types before it recurses",
 }
 
+_NORMALISE = "surveyctl.reconcile.normalise."
+_FAST_PATH = (
+    "only a fast path is lost: the value takes the general way, which gives the same result"
+)
+_SAME_WAY = (
+    "the recursion converts each level by its own field name anyway, so converting deeper "
+    "first gives the same result"
+)
+_ONE_TYPE = (
+    "the order of types in a mixed list: the API's unordered lists hold one type each "
+    "(codes and emails are strings, survey ids numbers, range sets objects), and both sides "
+    "of a comparison are sorted by the same key"
+)
+_JSON_ONLY = "unreachable: bodies hold only dicts, lists and JSON scalars"
+EQUIVALENT.update(
+    {
+        _NORMALISE + "x__normalise_field__mutmut_29": "for qlc itself the else branch gives "
+        "its name, 'qlc', anyway",
+        _NORMALISE + "x__normalise_field__mutmut_30": "as x__normalise_field__mutmut_29",
+        _NORMALISE + "x__normalise_field__mutmut_39": _FAST_PATH,
+        _NORMALISE + "x__normalise_mapping__mutmut_8": _FAST_PATH,
+        _NORMALISE + "x__normalise_mapping__mutmut_9": _FAST_PATH,
+        _NORMALISE + "x__normalise_mapping__mutmut_18": _FAST_PATH,
+        _NORMALISE + "x__normalise_mapping__mutmut_31": _SAME_WAY,
+        _NORMALISE + "x__normalise_mapping__mutmut_34": _SAME_WAY,
+        _NORMALISE + "x__normalise_mapping__mutmut_35": _SAME_WAY,
+        _NORMALISE + "x__normalise_value__mutmut_4": "no field of a survey or group body holds "
+        "a list of lists (spec 2.2, 2.9)",
+        _NORMALISE + "x__numbers__mutmut_14": "the list branch is reached only for names that "
+        "are not numeric, and an item's conversion then depends on its own keys, not the name",
+        _NORMALISE + "x__sort_key__mutmut_3": _ONE_TYPE,
+        _NORMALISE + "x__sort_key__mutmut_4": _ONE_TYPE,
+        _NORMALISE + "x__sort_key__mutmut_5": _ONE_TYPE,
+        _NORMALISE + "x__sort_key__mutmut_6": _ONE_TYPE,
+        _NORMALISE + "x__sort_key__mutmut_7": _ONE_TYPE,
+        _NORMALISE + "x__sort_key__mutmut_8": _ONE_TYPE,
+        _NORMALISE + "x__sorted_set__mutmut_4": _FAST_PATH,
+        _NORMALISE + "x_json_copy__mutmut_1": _FAST_PATH,
+        _NORMALISE + "x_json_copy__mutmut_4": _FAST_PATH,
+        _NORMALISE + "x_json_copy__mutmut_10": _FAST_PATH,
+        _NORMALISE + "x_json_copy__mutmut_15": _JSON_ONLY,
+        _NORMALISE + "x_json_copy__mutmut_16": _JSON_ONLY,
+        _NORMALISE + "x_json_copy__mutmut_17": _JSON_ONLY,
+    }
+)
+
 _RESULT = re.compile(r"^\s*(?P<name>\S+): (?P<status>.+)$")
 
 
-def run(name: str, target: Target, show_survivors: bool) -> tuple[int, int, int]:
-    """Mutates one module in a scratch copy; prints and returns (killed, counted, equivalent)."""
+def run(name: str, target: Target, show_survivors: bool, report: bool) -> tuple[int, int, int]:
+    """Mutates one module in a scratch copy; prints and returns (killed, counted, equivalent).
+    With `report`, only reads the results of the last run again."""
     work = SCRATCH / name
+    mutmut = [sys.executable, "-m", "mutmut"]
+    started = time.monotonic()
+    if not report:
+        _mutate(work, target, mutmut)
+    return _score(work, target, mutmut, show_survivors, started)
+
+
+def _mutate(work: Path, target: Target, mutmut: list[str]) -> None:
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     for entry in COPIED:
@@ -148,8 +203,6 @@ def run(name: str, target: Target, show_survivors: bool) -> tuple[int, int, int]
     ).replace("'", '"')
     pyproject = (REPOSITORY / "pyproject.toml").read_text(encoding="utf-8")
     (work / "pyproject.toml").write_text(pyproject + settings, encoding="utf-8")
-    mutmut = [sys.executable, "-m", "mutmut"]
-    started = time.monotonic()
     subprocess.run(
         [*mutmut, "run", "--max-children", "1"],
         cwd=work,
@@ -157,6 +210,11 @@ def run(name: str, target: Target, show_survivors: bool) -> tuple[int, int, int]
         stderr=subprocess.DEVNULL,
         check=False,
     )
+
+
+def _score(
+    work: Path, target: Target, mutmut: list[str], show_survivors: bool, started: float
+) -> tuple[int, int, int]:
     listed = subprocess.run(
         [*mutmut, "results", "--all", "true"], cwd=work, capture_output=True, text=True, check=False
     ).stdout
@@ -185,6 +243,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*", metavar="MODULE", help=", ".join(TARGETS))
     parser.add_argument("--survivors", action="store_true", help="print each survivor's diff")
+    parser.add_argument(
+        "--report", action="store_true", help="only print the scores of the last run again"
+    )
     arguments = parser.parse_args()
     chosen = arguments.modules or list(TARGETS)
     unknown = [name for name in chosen if name not in TARGETS]
@@ -192,7 +253,7 @@ def main() -> None:
         parser.error(f"unknown module {unknown[0]!r}; one of {', '.join(TARGETS)}")
     total_killed = total_counted = 0
     for name in chosen:
-        killed, counted, _ = run(name, TARGETS[name], arguments.survivors)
+        killed, counted, _ = run(name, TARGETS[name], arguments.survivors, arguments.report)
         total_killed += killed
         total_counted += counted
     if len(chosen) > 1 and total_counted:

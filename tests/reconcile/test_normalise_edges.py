@@ -7,7 +7,7 @@ import copy
 
 import pytest
 
-from surveyctl.reconcile.diff import diff_group, diff_survey
+from surveyctl.reconcile.diff import FieldChange, diff_group, diff_survey
 from surveyctl.reconcile.merge import merge_survey
 from surveyctl.reconcile.normalise import group_update_body, normalise_survey, update_body
 
@@ -117,9 +117,9 @@ class TestFloatsAndOrder:
 
 class TestFalsyValues:
     def test_false_inside_an_object_other_than_qlc_is_a_value(self):
-        on = {"feot": {"pacing": "hours", "is_custom": True}}
+        unset = {"feot": {"pacing": "hours"}}
         off = {"feot": {"pacing": "hours", "is_custom": False}}
-        assert diff_survey(on, off) != []
+        assert diff_survey(unset, off) == [FieldChange("feot.is_custom", None, False)]
 
     def test_a_false_qlc_option_does_not_hide_the_options_after_it(self):
         before = {"qlc": {"enable": False, "multiple_quotas": {"enable": True}}}
