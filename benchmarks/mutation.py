@@ -168,6 +168,71 @@ EQUIVALENT.update(
     }
 )
 
+EQUIVALENT["surveyctl.reconcile.guards.x_excesses__mutmut_13"] = (
+    "round(increase, 3) for round(increase, 2): the totals before and after are each rounded "
+    "to cents (Plan.spend_totals), so their difference rounds to the same cents either way"
+)
+
+_GENERATE = "surveyctl.manifests.generate."
+_PROPORTIONAL = (
+    "every weight is scaled by the same factor, and largest_remainder divides by their sum"
+)
+_SAME_SUM = "sum() of Fractions starting from 0 instead of Fraction(0) is the same number"
+_ENTRY = (
+    "a quota entry is `{generate: ...}` alone, so the entry's own location, which where() "
+    "falls back to, is the location of its key"
+)
+_SAME_COUNT = "zip(strict=True) made lenient: there is one count per combination"
+EQUIVALENT.update(
+    {
+        _GENERATE + "x__shares__mutmut_13": _SAME_SUM,
+        _GENERATE + "x_largest_remainder__mutmut_5": _SAME_SUM,
+        _GENERATE + "x__shares__mutmut_26": "the shares of a dimension in error are never used: "
+        "expand returns no quota once an error was reported",
+        _GENERATE + "x__shares__mutmut_42": _PROPORTIONAL,
+        _GENERATE + "x_expand__mutmut_102": _PROPORTIONAL,
+        _GENERATE + "x_expand__mutmut_99": "math.prod starting from 1 instead of Fraction(1) "
+        "is the same Fraction",
+        _GENERATE + "x_expand__mutmut_111": _SAME_COUNT,
+        _GENERATE + "x_expand__mutmut_114": _SAME_COUNT,
+        _GENERATE + "x_expand__mutmut_115": _SAME_COUNT,
+        _GENERATE + "x_expand__mutmut_5": _ENTRY,
+        _GENERATE + "x_expand__mutmut_6": _ENTRY,
+        _GENERATE + "x_expand__mutmut_7": _ENTRY,
+        _GENERATE + "x_expand__mutmut_60": "every_dimension=None for False: both are false",
+    }
+)
+
+EQUIVALENT.update(
+    {
+        "surveyctl.safety.x_is_sandbox__mutmut_6": "a host of '' or 'XXXX' has no hostname "
+        "either way",
+        "surveyctl.safety.x_is_sandbox__mutmut_7": "'' and 'XXXX' are neither localhost nor an "
+        "IP address",
+        "surveyctl.safety.xǁInterruptsǁ__init____mutmut_3": "_finishing None for False: both "
+        "are false",
+    }
+)
+
+_TAMPER = "surveyctl.reconcile.tamper."
+_SENTINEL = (
+    "the text of the 'absent' sentinel: a lost create is in at least one of the two plans, "
+    "whose value (an object or null, as the plan file's schema requires) differs from any text"
+)
+EQUIVALENT.update(
+    {
+        _TAMPER + "x__canonical__mutmut_3": "default=str is never called: what is compared "
+        "(bodies, ids, quota updates, recovered records) is JSON already",
+        _TAMPER + "x__canonical__mutmut_6": "as x__canonical__mutmut_3",
+        _TAMPER + "x_recheck__mutmut_32": _SENTINEL,
+        _TAMPER + "x_recheck__mutmut_33": _SENTINEL,
+        _TAMPER + "x_recheck__mutmut_40": _SENTINEL,
+        _TAMPER + "x_recheck__mutmut_41": _SENTINEL,
+        _TAMPER + "x_recheck__mutmut_97": "an unverified plan that got this far claims no "
+        "unread resource the fresh plan can read, so the union is the fresh plan's own",
+    }
+)
+
 _RESULT = re.compile(r"^\s*(?P<name>\S+): (?P<status>.+)$")
 
 

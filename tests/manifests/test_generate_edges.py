@@ -85,7 +85,7 @@ class TestIdsAndTitles:
     def test_a_title_template_with_an_unknown_name_is_an_error_at_its_line(
         self, check, survey_yaml, line_of
     ):
-        text = survey_yaml(_generator('title: "{gender} {region}"'))
+        text = survey_yaml(_generator("total: 100", 'title: "{gender} {region}"'))
         _, errors, _ = check(text)
         (error,) = errors
         assert error.summary.startswith(
@@ -95,11 +95,24 @@ class TestIdsAndTitles:
         assert error.location.line == line_of(text, 'title: "{gender} {region}"')
 
     def test_a_malformed_id_template_is_an_error_at_its_line(self, check, survey_yaml, line_of):
-        text = survey_yaml(_generator('id: "{gender-{age}"'))
+        text = survey_yaml(_generator("total: 100", 'id: "{gender-{age}"'))
         _, errors, _ = check(text)
         (error,) = errors
         assert error.summary.startswith("The generator's id template '{gender-{age}' is malformed")
         assert error.location.line == line_of(text, "id:")
+
+    def test_an_id_template_lacking_a_dimension_is_an_error_at_its_line(
+        self, check, survey_yaml, line_of
+    ):
+        text = survey_yaml(_generator("total: 100", 'id: "{gender}"'))
+        _, errors, _ = check(text)
+        assert [(e.summary, e.location.line) for e in errors] == [
+            (
+                "The generator's id template '{gender}' must use every dimension so that ids "
+                "are unique; it lacks {age}.",
+                line_of(text, 'id: "{gender}"'),
+            )
+        ]
 
     @pytest.mark.parametrize("template", ["{gender!r}-{age}", "{gender:>8}-{age}"])
     def test_a_template_with_a_conversion_or_format_is_an_error(self, check, survey_yaml, template):
@@ -126,26 +139,44 @@ class TestCells:
         self, check, survey_yaml, line_of
     ):
         ranges = "range_sets: [{from: 1, to: 2, units: 311}]"
-        both = f'male: {{condition_codes: ["111"], {ranges}, share: 0.5}}'
-        text = survey_yaml(_generator(dimensions=GENDER.replace(
-            'male: {condition_codes: ["111"], share: 0.5}', both
-        )))  # fmt: skip
+        both = f'female: {{condition_codes: ["112"], {ranges}, share: 0.5}}'
+        dimensions = GENDER.replace('female: {condition_codes: ["112"], share: 0.5}', both)
+        text = survey_yaml(_generator(dimensions=dimensions))
         _, errors, _ = check(text)
         assert [e.summary for e in errors] == [
-            "Cell 'male' of dimension 'gender' needs exactly one of condition_codes, answers or "
-            "range_sets."
+            "Cell 'female' of dimension 'gender' needs exactly one of condition_codes, answers "
+            "or range_sets."
         ]
-        assert errors[0].location.line == line_of(text, "male: {")
+        assert errors[0].location.line == line_of(text, "female: {")
 
     def test_a_cell_targeted_by_answers_is_accepted(self, check, survey_yaml):
         answers = GENDER.replace('condition_codes: ["111"]', 'answers: ["Male"]')
         _, errors, diagnostics = check(survey_yaml(_generator(dimensions=answers)))
         assert not any("needs exactly one of" in e.summary for e in errors)
 
-    def test_a_bad_cell_criterion_is_reported_at_the_cell(self, check, survey_yaml, line_of):
-        text = survey_yaml(_generator(dimensions=GENDER.replace('["112"]', "[]")))
+    def test_a_bad_range_in_a_cell_is_reported_once_at_the_cell(self, check, survey_yaml, line_of):
+        text = survey_yaml(
+            _generator(dimensions=GENDER + AGE.replace("from: 35, to: 99", "from: 99, to: 35"))
+        )
         _, errors, _ = check(text)
-        assert errors and all(e.location.line == line_of(text, "female: {") for e in errors)
+        assert [(e.summary, e.location.line) for e in errors] == [
+            (
+                "The generated criterion for 212 has a range from 99 to 35; from must not "
+                "exceed to.",
+                line_of(text, '"35-99": {'),
+            )
+        ]
+
+    def test_shares_of_a_later_dimension_that_miss_one_are_reported_at_it(
+        self, check, survey_yaml, line_of
+    ):
+        text = survey_yaml(
+            _generator(dimensions=GENDER + AGE.replace("share: 0.5}", "share: 0.4}"))
+        )
+        _, errors, _ = check(text)
+        assert [(e.summary, e.location.line) for e in errors] == [
+            ("The shares of dimension 'age' sum to 0.8, not 1.", line_of(text, "age:"))
+        ]
 
 
 class TestSize:
@@ -157,6 +188,11 @@ class TestSize:
             for i in range(count)
         )
         return f"        {name}:\n          qualification_code: {code}\n          cells:\n{cells}"
+
+    def test_as_many_quotas_as_the_limit_are_made(self, check, survey_yaml):
+        dimensions = self._dimension("a", 211, 100) + self._dimension("b", 226, 100)
+        _, errors, _ = check(survey_yaml(_generator("total: 100000", dimensions=dimensions)))
+        assert not any("allowed" in error.summary for error in errors)
 
     def test_more_quotas_than_the_limit_is_an_error_at_the_generator(
         self, check, survey_yaml, line_of

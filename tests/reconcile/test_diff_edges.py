@@ -6,7 +6,13 @@ from __future__ import annotations
 import pytest
 
 from surveyctl.reconcile import diff
-from surveyctl.reconcile.diff import FieldChange, diff_group, diff_survey, quota_update_bodies
+from surveyctl.reconcile.diff import (
+    FieldChange,
+    diff_group,
+    diff_survey,
+    group_drift,
+    quota_update_bodies,
+)
 
 SURVEY = {
     "survey_title": "Brand tracker",
@@ -66,3 +72,18 @@ def test_per_quota_bodies_of_a_change_that_needs_a_full_update_are_refused_sayin
     changes = diff_survey({"survey_title": "A"}, {"survey_title": "B"})
     with pytest.raises(ValueError, match="^these changes need a full update, not per-quota"):
         quota_update_bodies({"survey_title": "B"}, changes)
+
+
+class TestGroupDrift:
+    APPLIED = {"buyer_surveygroup_ref": "g", "surveys_in_group": [1, 2], "exclusion_period": 30}
+
+    def test_a_managed_group_field_changed_live_is_drift(self):
+        live = {**self.APPLIED, "exclusion_period": "45", "name": "set by hand"}
+        assert group_drift(live, self.APPLIED) == [FieldChange("exclusion_period", 30, 45)]
+
+    def test_a_managed_group_field_gone_live_is_drift_removed(self):
+        live = {"buyer_surveygroup_ref": "g", "surveys_in_group": [2, 1]}
+        assert group_drift(live, self.APPLIED) == [FieldChange("exclusion_period", 30, None)]
+
+    def test_a_group_never_applied_has_no_drift(self):
+        assert group_drift({"buyer_surveygroup_ref": "g", "exclusion_period": 9}, None) == []

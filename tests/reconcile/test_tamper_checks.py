@@ -89,6 +89,11 @@ class TestRecheck:
             "read now); nothing was applied, try again"
         )
 
+    def test_every_resource_that_cannot_be_read_now_is_named(self):
+        fresh = _plan(unread=["Survey/a", "Survey/b"])
+        with pytest.raises(PlanOutdated, match="^could not check Survey/a, Survey/b against"):
+            recheck(_plan(_update("a"), _update("b")), fresh, verified=True)
+
     def test_a_resource_the_file_never_names_and_that_cannot_be_read_is_outdated(self):
         fresh = _plan(_update("a"), unread=["Survey/c"])
         with pytest.raises(PlanOutdated, match="could not check Survey/c against"):
@@ -168,6 +173,11 @@ class TestOverrides:
             "change them, make a new plan with them"
         )
 
+    def test_a_verified_plan_made_without_overrides_refuses_them_saying_so(self):
+        saved = self._saved([], verified=True, signed=True)
+        with pytest.raises(SurveyctlError, match=r"planned with \(no override\); to change"):
+            applied_overrides(PATH, saved, frozenset({"destroy"}))
+
     def test_an_unverified_plan_takes_the_overrides_of_the_command_line(self):
         saved = self._saved(["destroy", "large-change"])
         given = frozenset({"destroy", "large-change"})
@@ -225,6 +235,12 @@ class TestDeletes:
         state = State.empty()
         state.resources["ExclusionGroup/g"] = GroupRecord("ref-1")
         guard_deletes(self._delete("ExclusionGroup", "g", "ref-1"), state, destroy=True)
+
+    def test_a_delete_of_an_address_the_state_holds_as_another_kind_is_refused(self):
+        state = State.empty()
+        state.resources["Survey/a"] = GroupRecord("ref-1")
+        with pytest.raises(SurveyctlError, match="which the state protects"):
+            guard_deletes(self._delete("Survey", "a", "ref-1"), state, destroy=True)
 
     def test_a_delete_needs_destroy(self):
         state = State.empty()

@@ -44,8 +44,12 @@ def test_the_embedded_sandbox_is_a_sandbox():
 def test_private_and_public_hosts_are_not_a_sandbox(host):
     environment = Environment("staging", host=host, api_key_env="K")
     assert not is_sandbox(environment)
-    with pytest.raises(SurveyctlError, match="environment 'staging' is not a sandbox"):
+    with pytest.raises(SurveyctlError) as refused:
         require_sandbox(environment, "sandbox simulate")
+    assert str(refused.value) == (
+        "environment 'staging' is not a sandbox: sandbox simulate works only against the "
+        "sandbox marketplace (the embedded one, or `surveyctl sandbox serve` on loopback)"
+    )
 
 
 def test_require_sandbox_lets_a_loopback_environment_through():
