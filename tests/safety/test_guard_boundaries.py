@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from surveyctl.config import Guards
 from surveyctl.reconcile.guards import guard_notes
 from surveyctl.reconcile.plan import Plan, ResourceChange, Spend
 
-from .conftest import configure, survey_manifest, write_manifest
+from .conftest import survey_manifest, write_manifest
 
 # survey_manifest: offer_price 2.5 x completes_required 200 = $500 of estimated spend.
 
@@ -103,14 +101,6 @@ def test_an_override_turns_only_its_own_guard_into_a_warning():
         ("guards.max_destroy", "warning"),
         ("guards.max_spend_increase", "error"),
     }
-
-
-@pytest.fixture
-def guarded(project, sandbox):
-    def set_guards(**limits):
-        configure(project, sandbox.url, guards=limits)
-
-    return set_guards
 
 
 def test_an_update_that_raises_spend_counts_only_what_it_adds(project, guarded, run_cli):

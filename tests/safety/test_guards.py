@@ -15,16 +15,6 @@ from .conftest import configure, survey_manifest, write_manifest
 # survey_manifest: offer_price 2.5 x completes_required 200 = $500 of estimated spend each.
 
 
-@pytest.fixture
-def guarded(project, sandbox):
-    """`guarded(**limits)` sets the guards of the project's `local` environment."""
-
-    def set_guards(**limits):
-        configure(project, sandbox.url, guards=limits)
-
-    return set_guards
-
-
 def _state(project):
     return FileStateStore(project / ".surveyctl" / "state" / "local.json").load()
 

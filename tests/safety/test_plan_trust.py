@@ -9,11 +9,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from surveyctl.state import FileStateStore, fingerprint
 
-from .conftest import configure, survey_manifest, write_manifest
+from .conftest import survey_manifest, write_manifest
 
 PLAN = "p.plan"
 KEY = "plan-key-of-the-pipeline"
@@ -36,16 +34,6 @@ def _tamper(project: Path, edit) -> None:
 def _apply(run_cli, *manifest_options):
     result = run_cli("apply", "manifests", "--auto-approve", *manifest_options)
     assert result.exit_code == 0, result.stdout + result.stderr
-
-
-@pytest.fixture
-def guarded(project, sandbox):
-    """`guarded(**limits)` sets the guards of the project's `local` environment."""
-
-    def set_guards(**limits):
-        configure(project, sandbox.url, guards=limits)
-
-    return set_guards
 
 
 def test_an_unsigned_plan_edited_to_allow_destroy_deletes_nothing(project, guarded, api, run_cli):
