@@ -1,0 +1,18 @@
+"""Checking an output path before anything is sent leaves what is there as it was."""
+
+from __future__ import annotations
+
+from surveyctl.safety import check_output_path
+
+
+def test_checking_an_existing_output_file_leaves_it_as_it_was(tmp_path):
+    answer = tmp_path / "answer.json"
+    answer.write_text('{"adjustment_id": 7}', encoding="utf-8")
+    check_output_path(answer, "--output")
+    assert answer.read_text(encoding="utf-8") == '{"adjustment_id": 7}'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["answer.json"]
+
+
+def test_checking_a_new_output_file_creates_nothing(tmp_path):
+    check_output_path(tmp_path / "answer.json", "--output")
+    assert list(tmp_path.iterdir()) == []
