@@ -143,6 +143,7 @@ def _environment_name(ctx: CliContext) -> str:
 @format_option("text", "json", "markdown")
 @click.option(
     "--out",
+    "--output",
     "out",
     type=click.Path(path_type=Path),
     help="Save the plan for `surveyctl apply FILE`.",
@@ -284,6 +285,9 @@ def apply_command(
         on_outcome=lambda outcome: _progress(writing, outcome),
         on_interrupt=_interrupted,
     )
+    if hooks.confirm is None:
+        saved = saved_plan_path(options.targets) is not None
+        confirm.refuse_unapprovable(ctx, auto_approve or saved)
     workspace = ctx.workspace(options, refresh_catalog=refresh_catalog, offline=offline)
     workspace.on_read = reading.step
     try:
