@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from surveyctl.safety import check_output_path
+from pathlib import Path
+
+import pytest
+
+from surveyctl.safety import OutputPathError, check_output_path
 
 
 def test_checking_an_existing_output_file_leaves_it_as_it_was(tmp_path):
@@ -16,3 +20,12 @@ def test_checking_an_existing_output_file_leaves_it_as_it_was(tmp_path):
 def test_checking_a_new_output_file_creates_nothing(tmp_path):
     check_output_path(tmp_path / "answer.json", "--output")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_folder_where_no_file_can_be_made_is_refused_with_the_reason():
+    with pytest.raises(OutputPathError) as refused:
+        check_output_path(Path("/proc/p.plan"), "--out")
+    assert str(refused.value) == (
+        "cannot write --out /proc/p.plan: a file cannot be written in /proc "
+        "(no such file or directory)"
+    )
