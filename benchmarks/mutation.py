@@ -212,6 +212,8 @@ EQUIVALENT.update(
         "IP address",
         "surveyctl.safety.xǁInterruptsǁ__init____mutmut_3": "_finishing None for False: both "
         "are false",
+        "surveyctl.safety.x_check_output_path__mutmut_42": "str(None) is used only when the "
+        "error has no strerror, and the OSErrors of open and mkstemp always have one",
     }
 )
 

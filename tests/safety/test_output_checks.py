@@ -1,4 +1,5 @@
-"""Checking an output path before anything is sent leaves what is there as it was."""
+"""Checking an output path before anything is sent: what is there is left as it was, and a
+folder where no file can be made is refused with the reason."""
 
 from __future__ import annotations
 
