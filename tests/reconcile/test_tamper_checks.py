@@ -266,33 +266,31 @@ class TestDeletes:
 
 
 class TestSources:
-    def test_a_refresh_cannot_be_applied_from_a_file(self, tmp_path):
+    @pytest.mark.parametrize(
+        ("plan", "message"),
+        [
+            (_plan(refresh_only=True), "a refresh cannot be applied from a plan file"),
+            (
+                Plan("local", "l", 1),
+                "the plan does not name the manifests it was made from (an older surveyctl "
+                "made it), so it cannot be checked; make a new plan",
+            ),
+            (
+                _plan(sources=["../x"]),
+                "the plan names manifests outside the project (../x); make a new plan from "
+                "inside the project",
+            ),
+            (
+                _plan(sources=["a\0b"]),
+                "the plan names a manifest path 'a\\x00b' that cannot be used; make a new plan",
+            ),
+        ],
+        ids=["refresh", "no-sources", "outside", "unusable-path"],
+    )
+    def test_a_plan_whose_sources_cannot_be_used_is_refused_in_full(self, tmp_path, plan, message):
         with pytest.raises(PlanFileError) as refused:
-            source_targets(_plan(refresh_only=True), tmp_path, PATH)
-        assert str(refused.value) == "p.plan: a refresh cannot be applied from a plan file"
-
-    def test_a_plan_without_sources_is_refused_in_full(self, tmp_path):
-        with pytest.raises(PlanFileError) as refused:
-            source_targets(Plan("local", "l", 1), tmp_path, PATH)
-        assert str(refused.value) == (
-            "p.plan: the plan does not name the manifests it was made from (an older "
-            "surveyctl made it), so it cannot be checked; make a new plan"
-        )
-
-    def test_a_source_outside_the_project_is_refused_in_full(self, tmp_path):
-        with pytest.raises(PlanFileError) as refused:
-            source_targets(_plan(sources=["../x"]), tmp_path, PATH)
-        assert str(refused.value) == (
-            "p.plan: the plan names manifests outside the project (../x); make a new plan "
-            "from inside the project"
-        )
-
-    def test_a_source_path_that_cannot_be_used_is_refused_in_full(self, tmp_path):
-        with pytest.raises(PlanFileError) as refused:
-            source_targets(_plan(sources=["a\0b"]), tmp_path, PATH)
-        assert str(refused.value) == (
-            "p.plan: the plan names a manifest path 'a\\x00b' that cannot be used; make a new plan"
-        )
+            source_targets(plan, tmp_path, PATH)
+        assert str(refused.value) == f"p.plan: {message}"
 
     def test_sources_inside_the_project_are_its_folders(self, tmp_path):
         targets = source_targets(_plan(sources=["manifests", "groups/g.yaml"]), tmp_path, PATH)
