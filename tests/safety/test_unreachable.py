@@ -88,7 +88,7 @@ def test_timeout_bounds_the_wait_for_an_answer_retries_included(
     assert "retrying" not in result.stderr  # the one attempt took the whole --timeout
     assert (
         f"cannot reach environment 'local' at {slow.url}: no answer within 0.2 s "
-        "(GET /surveys/10001, 1 attempt within the --timeout of 0.2 s)"
+        "(GET /surveys/10001/status, 1 attempt within the --timeout of 0.2 s)"
     ) in result.stderr
 
 
