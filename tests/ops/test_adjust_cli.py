@@ -76,8 +76,8 @@ def test_the_answer_on_a_terminal_decides(completes, run_cli, project, monkeypat
     monkeypatch.setattr("surveyctl.cli.adjust._interactive", lambda: True)
     name = _write_ids(project, survey_id, ids)
     declined = run_cli("adjust", name, input="n\n")
-    assert declined.exit_code == 0
-    assert "nothing submitted" in declined.stderr
+    assert declined.exit_code == 1  # as apply: a declined write is not a success
+    assert "nothing submitted: the adjustment was declined" in declined.stderr
     assert api.get_transaction(survey_id, ids[0])["Reconciliation Status"] == 0
     accepted = run_cli("adjust", name, input="y\n")
     assert accepted.exit_code == 0

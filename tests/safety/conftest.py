@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import sqlite3
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import yaml
 
+from surveyctl.api import ApiClient
 from surveyctl.sandbox.process import served
 
 LIVE = 22
@@ -88,3 +91,51 @@ def served_sandbox(tmp_path):
             return stack.enter_context(served(db, latency_ms=latency_ms)).url
 
         yield serve
+
+
+@dataclass
+class SlowMarket:
+    """A marketplace in a process of its own whose every answer takes `LATENCY_MS`, with a
+    live survey whose three completes are named in `ids.csv` (with their survey) and in
+    `bare.csv` (ids only), and the same data served at once by `fast` for reading back."""
+
+    slow: str
+    fast: str
+    survey_id: int
+    ids: list[str]
+    db: Path
+
+    def adjustments(self) -> int:
+        """How many adjustments the marketplace has accepted, read from its own store."""
+        with sqlite3.connect(self.db) as conn:
+            return conn.execute("SELECT COUNT(*) FROM adjustments").fetchone()[0]
+
+    def reconciled(self) -> int:
+        """How many of the three completes the marketplace shows as reconciled."""
+        api = ApiClient(self.fast, "sandbox-buyer-1")
+        return sum(
+            api.get_transaction(self.survey_id, t)["Reconciliation Status"] != 0 for t in self.ids
+        )
+
+
+SLOW_MS = 1000
+
+
+@pytest.fixture
+def slow_market(tmp_path, project) -> SlowMarket:
+    """The project's only environment, `local`, aimed at a SlowMarket."""
+    db = tmp_path / "market.db"
+    with ExitStack() as stack:
+        fast = stack.enter_context(served(db)).url
+        api = ApiClient(fast, "sandbox-buyer-1")
+        survey_id = api.create_survey(SURVEY_SPEC)["ps_survey_id"]
+        api.set_survey_status(survey_id, LIVE)
+        api.simulate_traffic(survey_id, {"respondents": 30, "seed": 12, "bad_hash_share": 0})
+        items, _ = api.get_transactions_page(survey_id, status=[21])
+        ids = [item["Transaction ID"] for item in items[:3]]
+        lines = ["transaction_id,survey_id"] + [f"{t},{survey_id}" for t in ids]
+        (project / "ids.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        (project / "bare.csv").write_text("".join(f"{t}\n" for t in ids), encoding="utf-8")
+        slow = stack.enter_context(served(db, latency_ms=SLOW_MS)).url
+        configure(project, slow)
+        yield SlowMarket(slow, fast, survey_id, ids, db)
