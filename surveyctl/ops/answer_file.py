@@ -85,7 +85,10 @@ class AnswerFile:
     def discard(self) -> None:
         """Removes the reservation (nothing was written to the target)."""
         if self._temporary is not None:
-            self._temporary.unlink(missing_ok=True)
+            try:
+                self._temporary.unlink(missing_ok=True)
+            except OSError:
+                pass  # a file system turned read-only: the reservation stays, harmless
             self._temporary = None
 
     def __enter__(self) -> AnswerFile:
