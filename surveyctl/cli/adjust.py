@@ -8,9 +8,9 @@ The answer cannot be asked for again, so nothing is sent before it can be kept: 
 reserved beside its target first (`surveyctl.ops.answer_file`), and the submission is
 journalled before it leaves and settled when the answer comes (`surveyctl.ops.adjust_journal`).
 SIGINT and SIGTERM while the request is in flight wait for the answer and record it (exit
-130). A submission whose answer never arrived is shown, with what the service can tell of
-it, by the next `adjust` of any of its transactions, which then sends them again only with
-`--resubmit`; `surveyctl adjustments` lists every submission.
+130). The next `adjust` of transactions an earlier submission carried shows that submission
+(its answer, or, when the answer never arrived, what the service's transaction records tell)
+and sends them again only with `--resubmit`; `surveyctl adjustments` lists every submission.
 """
 
 from __future__ import annotations
@@ -72,8 +72,8 @@ def _interactive() -> bool:
 @click.option(
     "--resubmit",
     is_flag=True,
-    help="Submit again transactions that an earlier adjustment carried when its answer never "
-    "arrived (it may have been made).",
+    help="Submit again transactions that an earlier adjustment from here carried (answered, "
+    "or with its answer lost: it may have been made).",
 )
 @pass_context
 def adjust(
@@ -112,7 +112,7 @@ def _submit(
     console = make_console()
     earlier = journal.overlapping(upload.transaction_ids)
     for record in earlier:
-        show_unresolved(record, journal, client, console)
+        show_earlier(record, journal, client, console)
     busy = [r for r in earlier if r.in_flight]
     if busy:
         raise SurveyctlError(
@@ -120,10 +120,12 @@ def _submit(
             f"being submitted now by process {busy[0].process.get('pid')}"
         )
     if earlier and not resubmit:
+        submitted = set().union(*(r.ids for r in earlier))
+        carried = [t for t in upload.transaction_ids if t in submitted]
         raise SurveyctlError(
-            f"nothing submitted: {len(earlier)} earlier adjustment(s) carried some of these "
-            "transactions and their answer never arrived (see above); to submit them again "
-            "anyway, pass --resubmit"
+            f"nothing submitted: {len(carried)} of these {len(upload.transaction_ids)} "
+            f"transaction(s) were submitted already by {len(earlier)} earlier adjustment(s) "
+            "(see above); to submit them again anyway, pass --resubmit"
         )
     render_preview(upload, console)
     action = f"submit {len(upload.transaction_ids)} transaction(s) for adjustment (money moves)"
@@ -186,6 +188,19 @@ def _lost_message(record: AdjustmentRecord, reason: str) -> str:
         f"the adjustment may have been made, but its answer was lost ({reason}); it is "
         f"recorded as {record.ref[:8]}: `surveyctl adjustments` reads back what the service "
         "shows of it"
+    )
+
+
+def show_earlier(record: AdjustmentRecord, journal: AdjustmentJournal, client, console):
+    """Says what is known of an earlier submission of some of the same transactions."""
+    if record.outcome != "answered":
+        show_unresolved(record, journal, client, console)
+        return
+    answer = record.answer or {}
+    console.print(
+        f"adjustment {record.ref[:8]} of {record.file} ({len(record.transactions)} "
+        f"transaction(s), sent {record.at}) was answered: adjustment "
+        f"{answer.get('adjustment_id', '?')}, status {answer.get('status', '?')}."
     )
 
 

@@ -6,8 +6,10 @@ submission is therefore journalled, durably, before the request leaves (`sending
 which file, which transactions, by which process), and settled when the answer comes
 (`answered`, with the adjustment id and summary), when the service refuses it (`refused`), or
 when the answer is lost (`lost`). A record without a final event whose process is gone is an
-adjustment that may have been made: the next `adjust` of any of its transactions shows it and
-submits them again only when told to (`--resubmit`), and `surveyctl adjustments` lists it.
+adjustment that may have been made. The next `adjust` of any transaction an earlier record
+carried (answered, or with its answer lost) shows that record and submits the transactions
+again only when told to (`--resubmit`): after a crash nobody re-sends money by re-running a
+command; `surveyctl adjustments` lists every record.
 
 The journal is one file per environment, `.surveyctl/adjustments/<environment>.jsonl`, one
 JSON event per line, appended and synced; a line cut short by a kill is ignored. Deciding
@@ -35,6 +37,8 @@ from surveyctl.state.lock import boot_id, process_start_time
 # Outcomes that end a record: the answer came, the service refused it, it was withdrawn before
 # it was sent, or a later submission of its transactions (`--resubmit`) took its place.
 FINAL = ("answered", "refused", "withdrawn", "superseded")
+# Outcomes after which the transactions were certainly not adjusted by that record.
+NOT_SENT = ("refused", "withdrawn")
 
 
 class JournalError(SurveyctlError):
@@ -56,6 +60,7 @@ class AdjustmentRecord:
     answer: dict | None = None
     reason: str = ""
     check: dict | None = None  # the last read-back of a record whose answer was lost
+    resubmitted: bool = False  # a later record (`--resubmit`) carried its transactions again
 
     @property
     def settled(self) -> bool:
@@ -120,6 +125,7 @@ class AdjustmentJournal:
                 _fold(records[ref], event)
         superseded = {old for record in records.values() for old in record.supersedes}
         for ref in superseded.intersection(records):
+            records[ref].resubmitted = True
             if not records[ref].settled:
                 records[ref].outcome = "superseded"
         return list(records.values())
@@ -130,9 +136,14 @@ class AdjustmentJournal:
         return found[0] if len(found) == 1 else None
 
     def overlapping(self, ids: Iterable[str]) -> list[AdjustmentRecord]:
-        """The records not settled (in flight, or unresolved) that carry any of `ids`."""
+        """The records that carried any of `ids` to the service, or may have (answered, in
+        flight, answer lost), and that no later record submitted again."""
         wanted = set(ids)
-        return [r for r in self.records() if not r.settled and wanted.intersection(r.ids)]
+        return [
+            r
+            for r in self.records()
+            if r.outcome not in NOT_SENT and not r.resubmitted and wanted.intersection(r.ids)
+        ]
 
     def sending(
         self,
@@ -142,8 +153,8 @@ class AdjustmentJournal:
         supersedes: Iterable[str] = (),
     ) -> AdjustmentRecord:
         """Records a submission about to be sent. JournalError when another command is
-        submitting any of its transactions now, or an unresolved record carries them and is
-        not in `supersedes` (checked and written as one step)."""
+        submitting any of its transactions now, or an earlier record carried them and is not
+        in `supersedes` (checked and written as one step)."""
         allowed = set(supersedes)
         ids = [t for t, _ in transactions]
         with self._guard():
@@ -155,8 +166,8 @@ class AdjustmentJournal:
                     )
                 if record.ref not in allowed:
                     raise JournalError(
-                        f"adjustment {record.ref[:8]} carried some of these transactions and "
-                        "its answer never arrived; nothing sent"
+                        f"adjustment {record.ref[:8]} carried some of these transactions "
+                        "already; nothing sent"
                     )
             event = {
                 "event": "sending",

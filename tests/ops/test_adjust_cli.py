@@ -56,7 +56,7 @@ def test_adjusting_the_same_transactions_twice_counts_them_as_already_reconciled
     survey_id, ids = completes
     name = _write_ids(project, survey_id, ids)
     run_cli("adjust", name, "--yes")
-    run_cli("adjust", name, "--yes", "--output", "second.json")
+    run_cli("adjust", name, "--yes", "--resubmit", "--output", "second.json")
     summary = json.loads((project / "second.json").read_text())["summary"]
     assert summary["alreadyReconciled"] == 3
     assert summary["eligible"] == 0
@@ -89,3 +89,14 @@ def test_a_file_without_ids_is_refused_with_its_name(run_cli, project):
     result = run_cli("adjust", "ids.csv", "--yes")
     assert result.exit_code == 1
     assert "ids.csv: the file names no transactions" in result.stderr
+
+
+def test_submitting_the_same_transactions_again_needs_resubmit(completes, run_cli, project, api):
+    survey_id, ids = completes
+    name = _write_ids(project, survey_id, ids)
+    first = run_cli("adjust", name, "--yes")
+    again = run_cli("adjust", name, "--yes")
+    adjustment_id = first.stdout.split("adjustment ", 1)[1].split(":")[0]
+    assert again.exit_code == 1
+    assert f"was answered: adjustment {adjustment_id}, status 1" in again.stdout
+    assert "nothing submitted: 3 of these 3 transaction(s) were submitted already" in again.stderr

@@ -85,7 +85,7 @@ def test_a_killed_adjust_is_shown_by_the_next_one_which_sends_nothing_again(
     assert result.exit_code == 1
     assert "got no answer (the command was stopped)" in result.stdout
     assert "shows all 3 transaction(s) read back as reconciled" in result.stdout
-    assert "nothing submitted: 1 earlier adjustment(s) carried" in result.stderr
+    assert "nothing submitted: 3 of these 3 transaction(s) were submitted already" in result.stderr
     assert "pass --resubmit" in result.stderr
     assert slow_market.adjustments() == 1
 
@@ -120,12 +120,12 @@ def test_resubmit_sends_the_transactions_of_a_lost_adjustment_again_once(
     _killed_in_flight(project, slow_market, "ids.csv")
 
     again = run_cli("adjust", "ids.csv", "--yes", "--resubmit")
-    after = run_cli("adjust", "ids.csv", "--yes")
+    listing = run_cli("adjustments", "--offline")
 
     assert again.exit_code == 0, again.output
-    assert "alreadyReconciled" in again.stdout
-    assert after.exit_code == 0, after.output  # the lost record no longer blocks
-    assert slow_market.adjustments() == 3
+    assert slow_market.adjustments() == 2
+    assert "answer lost; submitted again later" in listing.stdout
+    assert "status 1" in listing.stdout
 
 
 def test_an_unconfirmed_adjust_exits_1_and_journals_nothing(project, slow_market):
