@@ -3,8 +3,8 @@
 Against `surveyctl sandbox serve` in its own process, answering every request after
 --adjust-latency-ms (and refusing --fail-rate of them with 503/429 before they touch any data),
 each trial submits three fresh completes of one survey with `surveyctl adjust FILE --yes
---output FILE` and kills it (SIGKILL) at a random time between its start and the time an
-undisturbed adjust takes (measured first). Then the next run, `surveyctl adjust FILE --yes` of
+--output FILE` and kills it (SIGKILL) at a random time between its start and the median time
+of three undisturbed adjusts (measured first). Then the next run, `surveyctl adjust FILE --yes` of
 the same file, is made as a person would make it after a crash.
 
 Counted per trial, from the marketplace's own store and the local journal:
@@ -24,6 +24,7 @@ import os
 import random
 import signal
 import sqlite3
+import statistics
 import subprocess
 import sys
 import time
@@ -37,6 +38,7 @@ TOKEN = "faults-adjust"
 BUYER = 2000
 KEY_VARIABLE = "SURVEYCTL_FAULTS_KEY"
 IDS_PER_TRIAL = 3
+CALIBRATION_RUNS = 3  # undisturbed adjusts; the kills land within their median duration
 SURVEY = {
     "survey_title": "Adjust faults",
     "survey_category_code": 231,
@@ -56,7 +58,9 @@ def adjust_trials(args, root: Path) -> dict:
     db = root / "adjust.db"
     keys = ("--key", f"{TOKEN}={BUYER}")
     with served(db, extra_args=keys) as fast:
-        survey_id, completes = _completes(fast.url, IDS_PER_TRIAL * (args.adjust_kills + 1))
+        survey_id, completes = _completes(
+            fast.url, IDS_PER_TRIAL * (args.adjust_kills + CALIBRATION_RUNS)
+        )
     project = root / "adjust-project"
     project.mkdir()
     with served(
@@ -67,15 +71,14 @@ def adjust_trials(args, root: Path) -> dict:
         extra_args=keys,
     ) as slow:
         _configure(project, slow.url)
-        calibration = _write_ids(project, "calibration", survey_id, completes[:IDS_PER_TRIAL])
-        started = time.monotonic()
-        done = _run(project, "adjust", calibration, "--yes")
-        undisturbed = time.monotonic() - started
-        if done.returncode != 0:
-            raise SystemExit(f"the undisturbed adjust failed: {done.stderr}")
+        undisturbed = statistics.median(
+            _undisturbed(project, survey_id, completes[IDS_PER_TRIAL * k : IDS_PER_TRIAL * (k + 1)])
+            for k in range(CALIBRATION_RUNS)
+        )
         trials = []
         for index in range(args.adjust_kills):
-            chunk = completes[IDS_PER_TRIAL * (index + 1) : IDS_PER_TRIAL * (index + 2)]
+            first = IDS_PER_TRIAL * (index + CALIBRATION_RUNS)
+            chunk = completes[first : first + IDS_PER_TRIAL]
             name = _write_ids(project, f"trial-{index:02d}", survey_id, chunk)
             delay = rng.uniform(0.05, undisturbed)
             trials.append(_trial(project, name, delay, slow.url, survey_id, chunk))
@@ -93,6 +96,16 @@ def adjust_trials(args, root: Path) -> dict:
         "next_run_sent": sum(t["next_run_sent"] for t in trials),
         "sent_twice": twice,
     }
+
+
+def _undisturbed(project: Path, survey_id: int, ids) -> float:
+    """How long one adjust takes when nothing disturbs it."""
+    name = _write_ids(project, f"calibration-{ids[0][:8]}", survey_id, ids)
+    started = time.monotonic()
+    done = _run(project, "adjust", name, "--yes")
+    if done.returncode != 0:
+        raise SystemExit(f"the undisturbed adjust failed: {done.stderr}")
+    return time.monotonic() - started
 
 
 def _trial(project: Path, name: str, delay: float, url: str, survey_id: int, ids) -> dict:

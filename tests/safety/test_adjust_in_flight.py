@@ -134,3 +134,16 @@ def test_an_unconfirmed_adjust_exits_1_and_journals_nothing(project, slow_market
     assert process.returncode == 1
     assert not project.joinpath(*JOURNAL).exists()
     assert slow_market.adjustments() == 0
+
+
+def test_a_second_adjust_of_transactions_in_flight_is_refused(project, slow_market, run_cli):
+    process = _adjust(project, "ids.csv", "--yes")
+    _in_flight(project, process)
+
+    second = run_cli("adjust", "ids.csv", "--yes", "--resubmit")
+    process.communicate(timeout=60)
+
+    assert second.exit_code == 1
+    assert f"being submitted now by process {process.pid}" in second.stderr
+    assert process.returncode == 0
+    assert slow_market.adjustments() == 1
