@@ -28,13 +28,14 @@ from rich.table import Table
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.errors import ApiError, SurveyctlError
+from surveyctl.errors import SurveyctlError
 from surveyctl.ops.adjust import (
     STATUS_NAMES,
     AdjustmentUpload,
     ReadBack,
     load_upload,
     read_back,
+    submit,
 )
 from surveyctl.ops.adjust_journal import AdjustmentJournal, AdjustmentRecord
 from surveyctl.ops.answer_file import AnswerFile
@@ -147,8 +148,13 @@ def _submit(
             raise Interrupted(
                 "adjust interrupted before the request was sent; nothing was submitted"
             )
-        response = _send(client, journal, record, upload, survey_id)
+        response, unrecorded = submit(client, journal, record, upload, survey_id)
     render_summary(response, console)  # the adjustment id reaches stdout before anything else
+    if unrecorded is not None:
+        raise SurveyctlError(
+            f"adjustment {response.get('adjustment_id', '?')} was submitted (see above), but "
+            f"its answer could not be recorded: {unrecorded}"
+        )
     if reserved is not None:
         try:
             reserved.write(json.dumps(response, indent=2) + "\n")
@@ -163,32 +169,6 @@ def _submit(
             f"adjust interrupted: the adjustment in flight was answered and recorded "
             f"({response.get('adjustment_id', '?')})"
         )
-
-
-def _send(client, journal: AdjustmentJournal, record: AdjustmentRecord, upload, survey_id):
-    """The request, and its end in the journal whatever it is."""
-    try:
-        response = client.adjust(upload.transaction_ids, survey_id=survey_id)
-    except ApiError as exc:
-        if exc.status < 500:  # the service answered that it did not take it
-            journal.settle(record, "refused", reason=str(exc))
-            raise
-        journal.settle(record, "lost", reason=str(exc))
-        raise SurveyctlError(_lost_message(record, str(exc))) from exc
-    except SurveyctlError as exc:
-        journal.settle(record, "lost", reason=str(exc))
-        raise SurveyctlError(_lost_message(record, str(exc))) from exc
-    answer = response if isinstance(response, dict) else {"answer": response}
-    journal.settle(record, "answered", answer=answer)
-    return answer
-
-
-def _lost_message(record: AdjustmentRecord, reason: str) -> str:
-    return (
-        f"the adjustment may have been made, but its answer was lost ({reason}); it is "
-        f"recorded as {record.ref[:8]}: `surveyctl adjustments` reads back what the service "
-        "shows of it"
-    )
 
 
 def show_earlier(record: AdjustmentRecord, journal: AdjustmentJournal, client, console):

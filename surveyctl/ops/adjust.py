@@ -1,4 +1,5 @@
-"""Reconciliation adjustments (spec 2.12, 4.10): read the ids to submit, preview, summarise.
+"""Reconciliation adjustments (spec 2.12, 4.10): read the ids to submit, submit them
+journalled (`submit`), and read back what the service shows of one whose answer was lost.
 
 The input is a CSV (a `transaction_id` or `Transaction ID` column, or one id per line) or a
 JSON list (of ids, or of {transaction_id} objects as the API takes them). A `survey_id` or
@@ -12,7 +13,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from surveyctl.errors import SurveyctlError
+from surveyctl.errors import ApiError, SurveyctlError
+from surveyctl.ops.adjust_journal import AdjustmentJournal, AdjustmentRecord, JournalError
 from surveyctl.ops.uploads import Upload, read_upload
 
 ID_COLUMNS = ("transaction_id", "Transaction ID")
@@ -194,3 +196,42 @@ def _reconciled(record: dict) -> bool:
     except (TypeError, ValueError):
         status = 0
     return status != 0 or bool(record.get("Reconciliation Date"))
+
+
+def submit(
+    client,
+    journal: AdjustmentJournal,
+    record: AdjustmentRecord,
+    upload: AdjustmentUpload,
+    survey_id: int | None,
+) -> tuple[dict, JournalError | None]:
+    """Sends the adjustment journalled as `record` and settles the record whatever happens:
+    answered; refused (the service answered 4xx: nothing was made, the error is raised);
+    lost (5xx, reset, timeout: it may have been made; a SurveyctlError says so). Returns the
+    answer and the problem that kept it out of the journal, if any (the caller shows the
+    answer all the same)."""
+    try:
+        response = client.adjust(upload.transaction_ids, survey_id=survey_id)
+    except ApiError as exc:
+        if exc.status < 500:  # the service answered that it did not take it
+            journal.settle(record, "refused", reason=str(exc))
+            raise
+        journal.settle(record, "lost", reason=str(exc))
+        raise SurveyctlError(_lost_message(record, str(exc))) from exc
+    except SurveyctlError as exc:
+        journal.settle(record, "lost", reason=str(exc))
+        raise SurveyctlError(_lost_message(record, str(exc))) from exc
+    answer = response if isinstance(response, dict) else {"answer": response}
+    try:
+        journal.settle(record, "answered", answer=answer)
+    except JournalError as exc:
+        return answer, exc
+    return answer, None
+
+
+def _lost_message(record: AdjustmentRecord, reason: str) -> str:
+    return (
+        f"the adjustment may have been made, but its answer was lost ({reason}); it is "
+        f"recorded as {record.ref[:8]}: `surveyctl adjustments` reads back what the service "
+        "shows of it"
+    )
