@@ -100,3 +100,18 @@ def test_submitting_the_same_transactions_again_needs_resubmit(completes, run_cl
     assert again.exit_code == 1
     assert f"was answered: adjustment {adjustment_id}, status 1" in again.stdout
     assert "nothing submitted: 3 of these 3 transaction(s) were submitted already" in again.stderr
+
+
+def test_adjustments_show_prints_one_submission_with_its_transactions_and_answer(
+    completes, run_cli, project
+):
+    survey_id, ids = completes
+    run_cli("adjust", _write_ids(project, survey_id, ids), "--yes", "--output", "a.json")
+    listing = run_cli("adjustments", "--offline")
+    ref = listing.stdout.splitlines()[1].split()[0]
+    shown = json.loads(run_cli("adjustments", "--show", ref).stdout)
+    answer = json.loads((project / "a.json").read_text())
+    assert shown["outcome"] == "answered"
+    assert shown["adjustment_id"] == answer["adjustment_id"]
+    assert [t["transaction_id"] for t in shown["transactions"]] == ids
+    assert {t["survey_id"] for t in shown["transactions"]} == {survey_id}
