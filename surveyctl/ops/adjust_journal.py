@@ -32,7 +32,7 @@ from typing import Any
 from filelock import FileLock
 
 from surveyctl.errors import SurveyctlError
-from surveyctl.state.lock import boot_id, process_start_time
+from surveyctl.state.lock import boot_id, process_running, process_start_time
 
 # Outcomes that end a record: the answer came, the service refused it, it was withdrawn before
 # it was sent, or a later submission of its transactions (`--resubmit`) took its place.
@@ -275,19 +275,10 @@ def _alive(process: dict[str, Any]) -> bool:
     """Whether the process that wrote a record still runs (a reused PID is not it)."""
     if process.get("host") != socket.gethostname():
         return False  # another machine's record: it is not waiting on this journal
-    if process.get("boot_id") and boot_id() not in (None, process["boot_id"]):
-        return False
     pid = process.get("pid")
     if not isinstance(pid, int):
         return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    started = process.get("started")
-    return started is None or process_start_time(pid) in (None, started)
+    return process_running(pid, process.get("started"), process.get("boot_id"))
 
 
 def _now() -> str:

@@ -95,25 +95,31 @@ class LockInfo:
         """Whether the holding process still runs; None when it ran on another host."""
         if self.host != socket.gethostname():
             return None
-        if self.boot_id is not None and boot_id() not in (None, self.boot_id):
-            return False  # the host was restarted since: nothing of that boot still runs
-        try:
-            os.kill(self.pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            pass
-        if self.started is not None:
-            started = process_start_time(self.pid)
-            if started is not None and started != self.started:
-                return False  # the PID was reused by another process
-        return True
+        return process_running(self.pid, self.started, self.boot_id)
 
     def describe(self) -> str:
         return (
             f"{self.who} (pid {self.pid}) since {self.created} for {self.operation!r} "
             f"(lock ID {self.id})"
         )
+
+
+def process_running(pid: int, started: int | None, boot: str | None) -> bool:
+    """Whether the process of this host that had `pid`, start time `started` and ran under
+    kernel boot `boot` still runs (None for what was not recorded: not checked)."""
+    if boot is not None and boot_id() not in (None, boot):
+        return False  # the host was restarted since: nothing of that boot still runs
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    if started is not None:
+        now = process_start_time(pid)
+        if now is not None and now != started:
+            return False  # the PID was reused by another process
+    return True
 
 
 def process_start_time(pid: int) -> int | None:
