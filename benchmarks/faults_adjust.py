@@ -3,9 +3,12 @@
 Against `surveyctl sandbox serve` in its own process, answering every request after
 --adjust-latency-ms (and refusing --fail-rate of them with 503/429 before they touch any data),
 each trial submits three fresh completes of one survey with `surveyctl adjust FILE --yes
---output FILE` and kills it (SIGKILL) at a random time between its start and the median time
-of three undisturbed adjusts (measured first). Then the next run, `surveyctl adjust FILE --yes` of
-the same file, is made as a person would make it after a crash.
+--output FILE` and kills it (SIGKILL) at a random time after the submission was journalled:
+uniformly within the median time an undisturbed adjust takes from its journal line to its end
+(three are measured first). The kill so lands while the request is in flight or just after
+the answer, whatever the machine's load makes of the start-up time; a kill before the journal
+line is a kill before anything was sent (the tests cover it). Then the next run, `surveyctl
+adjust FILE --yes` of the same file, is made as a person would make it after a crash.
 
 Counted per trial, from the marketplace's own store and the local journal:
 - where the kill landed: before the submission was journalled, in flight (journalled, no
@@ -38,7 +41,7 @@ TOKEN = "faults-adjust"
 BUYER = 2000
 KEY_VARIABLE = "SURVEYCTL_FAULTS_KEY"
 IDS_PER_TRIAL = 3
-CALIBRATION_RUNS = 3  # undisturbed adjusts; the kills land within their median duration
+CALIBRATION_RUNS = 3  # undisturbed adjusts; the kills land within their median time in flight
 SURVEY = {
     "survey_title": "Adjust faults",
     "survey_category_code": 231,
@@ -80,14 +83,14 @@ def adjust_trials(args, root: Path) -> dict:
             first = IDS_PER_TRIAL * (index + CALIBRATION_RUNS)
             chunk = completes[first : first + IDS_PER_TRIAL]
             name = _write_ids(project, f"trial-{index:02d}", survey_id, chunk)
-            delay = rng.uniform(0.05, undisturbed)
+            delay = rng.uniform(0.0, undisturbed)
             trials.append(_trial(project, name, delay, slow.url, survey_id, chunk))
             print(json.dumps(trials[-1]), flush=True)
     twice = _sent_twice(db)
     landed = Counter(t["landed"] for t in trials)
     return {
         "trials": len(trials),
-        "undisturbed_seconds": round(undisturbed, 2),
+        "in_flight_seconds": round(undisturbed, 2),
         "kill_landed": dict(landed),
         "reached_service": sum(t["reached"] for t in trials),
         "reached_without_record": sum(t["reached"] and not t["recorded"] for t in trials),
@@ -99,24 +102,38 @@ def adjust_trials(args, root: Path) -> dict:
 
 
 def _undisturbed(project: Path, survey_id: int, ids) -> float:
-    """How long one adjust takes when nothing disturbs it."""
+    """How long one undisturbed adjust takes from its journal line to its end."""
     name = _write_ids(project, f"calibration-{ids[0][:8]}", survey_id, ids)
-    started = time.monotonic()
-    done = _run(project, "adjust", name, "--yes")
-    if done.returncode != 0:
-        raise SystemExit(f"the undisturbed adjust failed: {done.stderr}")
-    return time.monotonic() - started
+    process = _start(project, name)
+    journalled = _journalled(project, process, len(_journal_lines(project)))
+    if process.wait() != 0:
+        raise SystemExit("the undisturbed adjust failed")
+    return time.monotonic() - journalled
 
 
-def _trial(project: Path, name: str, delay: float, url: str, survey_id: int, ids) -> dict:
-    before = _journal_lines(project)
-    process = subprocess.Popen(
+def _start(project: Path, name: str) -> subprocess.Popen:
+    return subprocess.Popen(
         _command("adjust", name, "--yes", "--output", f"{name}.answer.json"),
         cwd=project,
         env=_env(),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+
+
+def _journalled(project: Path, process: subprocess.Popen, lines_before: int) -> float:
+    """Waits for the submission's journal line; the monotonic time it was seen."""
+    while len(_journal_lines(project)) == lines_before:
+        if process.poll() is not None:
+            raise SystemExit("the adjust ended without journalling its submission")
+        time.sleep(0.01)
+    return time.monotonic()
+
+
+def _trial(project: Path, name: str, delay: float, url: str, survey_id: int, ids) -> dict:
+    before = _journal_lines(project)
+    process = _start(project, name)
+    _journalled(project, process, len(before))
     time.sleep(delay)
     finished = process.poll() is not None
     process.send_signal(signal.SIGKILL)
@@ -250,8 +267,8 @@ def _run(project: Path, *args: str) -> subprocess.CompletedProcess:
 def summary(row: dict) -> None:
     """The section's figures, for people."""
     print(
-        f"== adjust kills: {row['trials']} trial(s), undisturbed adjust "
-        f"{row['undisturbed_seconds']} s"
+        f"== adjust kills: {row['trials']} trial(s), undisturbed adjust from journal to end "
+        f"{row['in_flight_seconds']} s"
     )
     print(f"   kill landed:                 {row['kill_landed']}")
     print(f"   adjustments that reached the service: {row['reached_service']}")
