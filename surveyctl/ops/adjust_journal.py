@@ -123,7 +123,13 @@ class AdjustmentJournal:
                 )
             elif ref in records:
                 _fold(records[ref], event)
-        superseded = {old for record in records.values() for old in record.supersedes}
+        # A resubmission replaces the records it names unless it was itself never sent.
+        superseded = {
+            old
+            for record in records.values()
+            if record.outcome not in NOT_SENT
+            for old in record.supersedes
+        }
         for ref in superseded.intersection(records):
             records[ref].resubmitted = True
             if not records[ref].settled:

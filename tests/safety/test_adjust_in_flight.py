@@ -147,3 +147,16 @@ def test_a_second_adjust_of_transactions_in_flight_is_refused(project, slow_mark
     assert f"being submitted now by process {process.pid}" in second.stderr
     assert process.returncode == 0
     assert slow_market.adjustments() == 1
+
+
+def test_a_resubmission_the_service_refuses_leaves_the_lost_adjustment_blocking(
+    project, slow_market, run_cli
+):
+    _killed_in_flight(project, slow_market, "ids.csv")
+    refused = run_cli("adjust", "ids.csv", "--yes", "--resubmit", "--survey", "999999")
+    again = run_cli("adjust", "ids.csv", "--yes")
+
+    assert refused.exit_code == 1 and "answered 404" in refused.stderr
+    assert again.exit_code == 1
+    assert "got no answer (the command was stopped)" in again.stdout
+    assert slow_market.adjustments() == 1
