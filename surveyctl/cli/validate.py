@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -18,6 +17,7 @@ from surveyctl.cli.manifest_options import (
 )
 from surveyctl.cli.options import format_option
 from surveyctl.errors import ConfigError
+from surveyctl.jsontext import dumps
 from surveyctl.manifests import Diagnostics, load_manifests
 from surveyctl.manifests.diagnostics import ERROR, NOTE, WARNING
 from surveyctl.model import DesiredState
@@ -42,8 +42,12 @@ def _verdict(state: DesiredState, diagnostics: Diagnostics, catalog: Catalog | N
     )
     warnings = diagnostics.count(WARNING)
     with_warnings = f" with {_plural(warnings, 'warning')}" if warnings else ""
+    programs = ""
+    if state.programs:
+        members = sum(1 for s in state.surveys.values() if s.member is not None)
+        programs = f" ({members} of them from {_plural(len(state.programs), 'program')})"
     return (
-        f"Valid{with_warnings}: {_plural(len(state.surveys), 'survey')} and "
+        f"Valid{with_warnings}: {_plural(len(state.surveys), 'survey')}{programs} and "
         f"{_plural(len(state.groups), 'exclusion group')} in {files}, {checked}."
     )
 
@@ -70,7 +74,7 @@ def validate_command(
     state, diagnostics = load_manifests(manifest_paths(ctx, paths), catalog)
     if output_format == "json":
         click.echo(
-            json.dumps(
+            dumps(
                 {
                     "valid": not diagnostics.has_errors,
                     "error_count": diagnostics.count(ERROR),
@@ -78,8 +82,7 @@ def validate_command(
                     "note_count": diagnostics.count(NOTE),
                     "summary": _verdict(state, diagnostics, catalog),
                     "diagnostics": [d.to_json() for d in diagnostics.sorted()],
-                },
-                indent=2,
+                }
             )
         )
     else:
@@ -97,7 +100,8 @@ def validate_command(
     "names",
     multiple=True,
     metavar="NAME",
-    help="Print only this survey's body (repeatable).",
+    help="Print only this survey's body (repeatable); a program's name selects its members, "
+    "a member is named like brand-tracker[en_GB,2026-11].",
 )
 @offline_option
 @refresh_option
@@ -130,11 +134,12 @@ def render_command(
             click.echo(str(diagnostic), err=True)
         click.echo(_verdict(state, diagnostics, catalog), err=True)
         click.get_current_context().exit(1)
+    names = _members(state, names)
     missing = [n for n in names if n not in state.surveys]
     if missing:
-        raise ConfigError(f"no Survey manifest is named {missing[0]!r}")
+        raise ConfigError(f"no Survey manifest or program member is named {missing[0]!r}")
     if len(names) == 1:
-        click.echo(json.dumps(state.surveys[names[0]].body(), indent=2))
+        click.echo(dumps(state.surveys[names[0]].body()))
         return
     chosen = names or tuple(state.surveys)
     output = {
@@ -143,4 +148,15 @@ def render_command(
         if names
         else {name: group.body() for name, group in state.groups.items()},
     }
-    click.echo(json.dumps(output, indent=2))
+    click.echo(dumps(output))
+
+
+def _members(state: DesiredState, names: tuple[str, ...]) -> tuple[str, ...]:
+    """`names` with each program's name replaced by the names of its surveys."""
+    out: list[str] = []
+    for name in names:
+        if name in state.programs and name not in state.surveys:
+            out.extend(n for n, s in state.surveys.items() if s.member and s.member.program == name)
+        else:
+            out.append(name)
+    return tuple(out)

@@ -26,7 +26,8 @@ def test_examples_validate_clean_against_the_catalogue(run_cli):
     result = run_cli("validate", str(EXAMPLES))
     assert result.exit_code == 0, result.output
     assert (
-        "Valid: 6 surveys and 1 exclusion group in 7 files, checked against the attribute "
+        "Valid: 18 surveys (12 of them from 1 program) and 9 exclusion groups in 8 files, "
+        "checked against the attribute "
         "catalogue of environment 'local'." in result.stdout
     )
     assert "error" not in result.stdout
@@ -110,7 +111,7 @@ def test_render_resolves_names_to_codes(run_cli):
 def test_rendered_bodies_are_accepted_by_the_marketplace(run_cli, api):
     result = run_cli("render", str(EXAMPLES))
     rendered = json.loads(result.stdout)
-    assert set(rendered["exclusion_groups"]) == {"brand-trackers"}
+    assert {n for n in rendered["exclusion_groups"] if "[" not in n} == {"brand-trackers"}
     for name, body in rendered["surveys"].items():
         created = api.create_survey(body)
         assert created["survey_title"] == body["survey_title"], name
@@ -127,7 +128,7 @@ def test_render_offline_refuses_names_it_cannot_resolve(run_cli):
 def test_render_of_an_unknown_name_is_an_error(run_cli):
     result = run_cli("render", str(EXAMPLES), "--name", "nope")
     assert result.exit_code == 1
-    assert "no Survey manifest is named 'nope'" in result.output
+    assert "no Survey manifest or program member is named 'nope'" in result.output
 
 
 def test_refresh_catalog_fetches_again(run_cli, project):
@@ -138,3 +139,62 @@ def test_refresh_catalog_fetches_again(run_cli, project):
     assert json.loads(cache.read_text())["fetched_at"] == first
     run_cli("validate", "--refresh-catalog", str(EXAMPLES))
     assert json.loads(cache.read_text())["fetched_at"] > first
+
+
+MISSING_SIX = """\
+kind: Survey
+name: missing
+spec:
+  survey_title: Missing
+  survey_category_code: 231
+"""
+FOUR_TYPOS = """\
+kind: Survey
+name: typos
+spec:
+  survey_title: Typos
+  survey_category_code: 231
+  survey_localization: en_US
+  completes_required: 1000
+  expected_ir: 40
+  expected_loi: 12
+  offer_price: 2.5
+  field_time: 14
+  live_urll: https://survey.example.com/s?tid=[%%transaction_id%%]
+  qualifications:
+    - {attribute: Gender, answers: [Mal, Femal]}
+  quotas:
+    - generate:
+        id: "{gender}"
+        interlock:
+          gender:
+            attribute: Gender
+            cells:
+              male: {answers: [Male], share: 0.48}
+              female: {answers: [Femle], share: 0.42}
+"""
+
+
+def test_every_missing_required_field_is_reported_in_one_run(run_cli, project):
+    (project / "missing.yaml").write_text(MISSING_SIX)
+    result = run_cli("validate", "missing.yaml")
+    assert result.exit_code == 1
+    for field in ("survey_localization", "completes_required", "expected_ir", "expected_loi"):
+        assert f"missing.yaml:3:1: error: spec: missing required field '{field}'." in result.stdout
+    assert "6 errors" in result.stdout
+
+
+def test_schema_shares_and_answer_typos_are_all_reported_in_one_run(run_cli, project):
+    (project / "typos.yaml").write_text(FOUR_TYPOS)
+    result = run_cli("validate", "typos.yaml")
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert (
+        "typos.yaml:12:3: error: spec: unknown field 'live_urll' (did you mean 'live_url'?)."
+        in (lines)
+    )
+    assert "typos.yaml:3:1: error: spec: missing required field 'live_url'." in lines
+    assert any("typos.yaml:14:7:" in line and "no answer 'Mal'" in line for line in lines)
+    assert any("typos.yaml:14:7:" in line and "no answer 'Femal'" in line for line in lines)
+    assert "typos.yaml:19:11: error: The shares of dimension 'gender' sum to 0.9, not 1." in lines
+    assert any("typos.yaml:23:15:" in line and "no answer 'Femle'" in line for line in lines)
