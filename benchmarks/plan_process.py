@@ -2,8 +2,13 @@
 
 Serves the sandbox in its own process with latency L, creates N surveys of Q quotas through
 one `surveyctl apply`, then times `surveyctl plan` (no changes) as a fresh process --repeat
-times, as the README runs it. Prints each run, the median, the latency bound N x L / P and the
-ratio, and the requests one more plan sends (counted from its `--debug` log), by method.
+times, as the README runs it, in two ways:
+- "list": as it runs after an apply, which recorded each survey's mod_on: the plan reads the
+  survey list and GETs no unchanged survey;
+- "read each": the same plan once the state's mod_on values are removed (a state written
+  before surveyctl kept them, or a service whose list carries none): one GET per survey.
+For each it prints each run, the median, the latency bound N x L / P and the ratio to it, and
+the requests one more plan sends (counted from its `--debug` log), by method.
 
     python benchmarks/plan_process.py --surveys 200 1000 --quotas 12 --latency-ms 50 \
         --parallelism 10 --repeat 3
@@ -16,6 +21,7 @@ from __future__ import annotations
 import argparse
 import collections
 import itertools
+import json
 import os
 import re
 import shlex
@@ -110,31 +116,47 @@ def measure(n: int, args: argparse.Namespace) -> None:
             created = run(root, "apply", "--auto-approve", *parallelism)
             if created.returncode != 0:
                 raise SystemExit(f"apply failed: {created.stderr[-2000:]}")
-            extra = shlex.split(args.plan_args)
-            walls = []
-            for _ in range(args.repeat):
-                started = time.perf_counter()
-                planned = run(root, "plan", "--detailed-exitcode", *parallelism, *extra)
-                walls.append(time.perf_counter() - started)
-                if planned.returncode != 0:
-                    raise SystemExit(
-                        f"the plan was not a no-op (exit {planned.returncode}): "
-                        f"{(planned.stdout + planned.stderr)[-2000:]}"
-                    )
-            debug = run(root, "--debug", "plan", *parallelism, *extra)
-            requests = collections.Counter(
-                f"{m.group(1)} {m.group(2)}" for m in _REQUEST.finditer(debug.stderr)
+            timed(root, n, args, "list")
+            forget_mod_on(root / ".surveyctl" / "state" / "bench.json")
+            timed(root, n, args, "read each")
+
+
+def timed(root: Path, n: int, args: argparse.Namespace, mode: str) -> None:
+    """Times --repeat no-op plans as processes and prints them with the requests of one."""
+    plan = ["plan", "--parallelism", str(args.parallelism), *shlex.split(args.plan_args)]
+    walls = []
+    for _ in range(args.repeat):
+        started = time.perf_counter()
+        planned = run(root, *plan, "--detailed-exitcode")
+        walls.append(time.perf_counter() - started)
+        if planned.returncode != 0:
+            raise SystemExit(
+                f"the plan was not a no-op (exit {planned.returncode}): "
+                f"{(planned.stdout + planned.stderr)[-2000:]}"
             )
+    debug = run(root, "--debug", *plan)
+    requests = collections.Counter(
+        f"{m.group(1)} {m.group(2)}" for m in _REQUEST.finditer(debug.stderr)
+    )
     ideal = n * args.latency_ms / 1000 / args.parallelism
     median = statistics.median(walls)
     runs = ", ".join(f"{wall:.2f}s" for wall in walls)
     print(
-        f"N={n} x {args.quotas} quotas, L={args.latency_ms} ms, P={args.parallelism}: "
+        f"N={n} x {args.quotas} quotas, L={args.latency_ms} ms, P={args.parallelism}, {mode}: "
         f"whole `surveyctl plan` {median:.2f}s (median of {runs}); N x L / P = {ideal:.2f}s; "
         f"ratio {median / ideal:.2f}"
     )
     total = sum(requests.values())
     print(f"  requests of one no-op plan: {total} {dict(sorted(requests.items()))}")
+
+
+def forget_mod_on(state_file: Path) -> None:
+    """Removes the mod_on of every survey from a file state, as a state written before
+    surveyctl kept them: each plan then reads every survey."""
+    state = json.loads(state_file.read_text())
+    for record in state["resources"].values():
+        record.pop("mod_on", None)
+    state_file.write_text(json.dumps(state))
 
 
 def main() -> None:

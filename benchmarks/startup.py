@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-COMMANDS = (("--version",), ("--help",))
+COMMANDS = (("--version",), ("--help",), ("plan", "--help"), ("apply", "--help"))
 # Packages a start-up has no use for: each costs tens of milliseconds to import.
 HEAVY = (
     "requests",

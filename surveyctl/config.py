@@ -31,10 +31,13 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from surveyctl.errors import ConfigError, Location
-from surveyctl.state import registry as state_backends
-from surveyctl.state.registry import BackendSettings, SettingsSpec
+
+if TYPE_CHECKING:
+    from surveyctl.state.registry import BackendSettings
+
 from surveyctl.yamlsafe import (
     Limits,
     Loaded,
@@ -84,7 +87,7 @@ class Environment:
     host: str | None = None  # None: the embedded sandbox
     api_key_env: str | None = None
     protected: bool = False
-    state: BackendSettings = field(default_factory=state_backends.default_settings)
+    state: BackendSettings = field(default_factory=lambda: _state_backends().default_settings())
     guards: Guards = field(default_factory=Guards)
 
     @property
@@ -116,7 +119,6 @@ class Environment:
         return f"{self.name} ({self.host})" + (" [protected]" if self.protected else "")
 
 
-BUILTIN_SANDBOX = Environment(name=SANDBOX)
 
 
 def plan_signing_key() -> bytes | None:
@@ -258,7 +260,7 @@ class Config:
         if chosen in self.environments:
             return self.environments[chosen]
         if chosen == SANDBOX:
-            return BUILTIN_SANDBOX
+            return Environment(name=SANDBOX)
         known = sorted({SANDBOX, *self.environments})
         where = f" in {_shown(self.path)}" if self.path else ""
         hint = suggest(chosen, known)
@@ -428,13 +430,22 @@ def _state_settings(environment: MarkedDict, field: str) -> BackendSettings:
     spec = environment.get("state")
     where = f"{field}.state"
     if spec is None:
-        return state_backends.default_settings()
+        return _state_backends().default_settings()
     if not isinstance(spec, MarkedDict):
         raise ConfigError(
             f"{where} must be a mapping such as {{backend: postgres, dsn_env: VAR}}",
             environment.where("state"),
         )
-    return state_backends.parse(SettingsSpec(spec, where, spec.where))
+    backends = _state_backends()
+    return backends.parse(backends.SettingsSpec(spec, where, spec.where))
+
+
+def _state_backends():
+    """The registry of state backends, imported when an environment is first made: loading
+    the backends costs about 0.1 s, which `--help` and `--version` need not pay."""
+    from surveyctl.state import registry
+
+    return registry
 
 
 def _guards(environment: MarkedDict, field: str) -> Guards:

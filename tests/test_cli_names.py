@@ -39,10 +39,18 @@ def test_every_file_output_option_takes_out_and_output():
 
 
 def test_the_catalogue_refresh_is_refresh_catalog_everywhere():
-    found = _options("--refresh", "--refresh-catalog")
+    found = _options("--refresh-catalog")
     assert {path for path, _ in found} >= {"plan", "validate", "attributes"}
     for path, option in found:
         assert option.opts[0] == "--refresh-catalog", path
+
+
+def test_refresh_alone_is_the_catalogue_except_terraforms_plan_refresh_false():
+    for path, option in _options("--refresh"):
+        if path == "plan":  # `plan --refresh=false`: plan against the state alone
+            assert option.type is click.BOOL and option.default is True
+        else:
+            assert option.opts[0] == "--refresh-catalog", path
 
 
 @pytest.mark.parametrize("spelling", ["text", "table"])

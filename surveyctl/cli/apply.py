@@ -10,6 +10,7 @@ import io
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -24,12 +25,13 @@ from surveyctl.cli.run_options import (
     run_options,
     show_plan,
 )
-from surveyctl.reconcile.apply import INTERRUPTED, ApplyResult, Outcome
-from surveyctl.reconcile.plan import Plan
-from surveyctl.reconcile.run import ApplyHooks, apply_run, saved_plan_path
 from surveyctl.render import formats
 from surveyctl.render import text as render_text
 from surveyctl.render.report import ApplyReport
+
+if TYPE_CHECKING:
+    from surveyctl.reconcile.apply import Outcome
+    from surveyctl.reconcile.plan import Plan
 
 INTERRUPTED_EXIT = 130
 
@@ -76,6 +78,10 @@ def apply_command(
     """
     if run.refresh_only and run.destroy:
         raise click.UsageError("--refresh-only cannot be combined with --destroy")
+    # The workflow is imported here, when the command runs: `apply --help` need not load it.
+    from surveyctl.reconcile.apply import ApplyResult
+    from surveyctl.reconcile.run import ApplyHooks, apply_run, saved_plan_path
+
     options = run.options(
         target, lock_timeout=lock_timeout, auto_approve=auto_approve, env_named=ctx.env_named
     )
@@ -133,6 +139,8 @@ def _confirm_refresh(environment: str) -> bool:
 
 
 def _progress(steps: Steps, outcome: Outcome) -> None:
+    from surveyctl.reconcile.apply import INTERRUPTED
+
     if outcome.message == INTERRUPTED:
         return  # counted in the report; one line each would bury the writes that were done
     mark = {"done": "ok", "failed": "FAILED", "skipped": "skipped"}[outcome.status]

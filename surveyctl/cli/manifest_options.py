@@ -4,12 +4,14 @@ into the core's inputs (paths to read, the environment's attribute catalogue).""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from surveyctl.catalog import Catalog
 from surveyctl.cli.context import CliContext
-from surveyctl.reconcile import run
+
+if TYPE_CHECKING:
+    from surveyctl.catalog import Catalog
 
 paths_argument = click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 offline_option = click.option(
@@ -24,6 +26,8 @@ refresh_option = click.option(
 
 def manifest_paths(ctx: CliContext, paths: tuple[Path, ...]) -> list[Path]:
     """PATHS as given, else the `manifests:` of surveyctl.yaml."""
+    from surveyctl.reconcile import run  # the workflow only when a command runs, not for --help
+
     return run.manifest_paths(ctx.config(), paths)
 
 

@@ -7,6 +7,7 @@ the options both take are in `surveyctl.cli.run_options`).
 
 from __future__ import annotations
 
+import dataclasses
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -23,9 +24,6 @@ from surveyctl.cli.run_options import (
 )
 from surveyctl.config import plan_signing_key
 from surveyctl.errors import SurveyctlError
-from surveyctl.reconcile.apply import unattempted
-from surveyctl.reconcile.planfile import save_plan
-from surveyctl.reconcile.run import ManifestErrors, plan_run
 from surveyctl.render import formats
 from surveyctl.safety import check_output_path
 
@@ -37,6 +35,8 @@ def _failure_shown(ctx: CliContext, output_format: str):
     try:
         yield
     except SurveyctlError as exc:
+        from surveyctl.reconcile.run import ManifestErrors
+
         failure = formats.get(output_format).failure
         if failure is not None:
             details = [str(d) for d in exc.diagnostics] if isinstance(exc, ManifestErrors) else []
@@ -64,6 +64,16 @@ def _environment_name(ctx: CliContext) -> str:
 @click.option(
     "--detailed-exitcode", is_flag=True, help="Exit 0 with no changes, 2 with changes, 1 on error."
 )
+@click.option(
+    "--refresh",
+    "refresh",
+    type=click.BOOL,
+    default=True,
+    show_default=True,
+    metavar="true|false",
+    help="--refresh=false plans against the state alone: no survey is read, so changes made "
+    "on the service since the last apply are not seen (such a plan cannot be saved).",
+)
 @run_options
 @pass_context
 def plan_command(
@@ -72,6 +82,7 @@ def plan_command(
     output_format,
     out,
     detailed_exitcode,
+    refresh: bool,
     run: RunChoices,
 ) -> None:
     """Show what apply would change in the live surveys; writes nothing.
@@ -81,9 +92,19 @@ def plan_command(
     """
     if run.refresh_only and (out is not None or run.destroy):
         raise click.UsageError("--refresh-only cannot be combined with --out or --destroy")
+    if not refresh and (out is not None or run.refresh_only):
+        raise click.UsageError(
+            "--refresh=false cannot be combined with --out or --refresh-only: apply reads every "
+            "survey it writes"
+        )
     if out is not None:
         check_output_path(out, "--out")
-    options = run.options(paths)
+    # The workflow is imported here, when the command runs: `plan --help` need not load it.
+    from surveyctl.reconcile.apply import unattempted
+    from surveyctl.reconcile.planfile import save_plan
+    from surveyctl.reconcile.run import plan_run
+
+    options = dataclasses.replace(run.options(paths), refresh=refresh)
     reading = Steps("read")
     with _failure_shown(ctx, output_format):
         workspace = ctx.workspace(options, refresh_catalog=run.refresh_catalog, offline=run.offline)

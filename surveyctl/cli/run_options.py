@@ -10,21 +10,19 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from surveyctl.cli.console import use_color
 from surveyctl.cli.manifest_options import offline_option, refresh_option
 from surveyctl.reconcile import guards
-from surveyctl.reconcile.plan import Plan
-from surveyctl.reconcile.run import (
-    DEFAULT_PARALLELISM,
-    MAX_PARALLELISM,
-    ManifestErrors,
-    RunOptions,
-)
+from surveyctl.reconcile.live import DEFAULT_PARALLELISM, MAX_PARALLELISM
 from surveyctl.render import formats
+
+if TYPE_CHECKING:  # the workflow loads when a command runs, not for its --help
+    from surveyctl.reconcile.plan import Plan
+    from surveyctl.reconcile.run import RunOptions
 
 _destroy = click.option(
     "--destroy", is_flag=True, help="Delete resources that are no longer in the manifests."
@@ -85,6 +83,8 @@ class RunChoices:
 
     def options(self, targets: tuple[Path, ...], **more: Any) -> RunOptions:
         """The RunOptions of these choices, with what the command adds (apply's approval)."""
+        from surveyctl.reconcile.run import RunOptions
+
         return RunOptions(
             targets=targets,
             destroy=self.destroy,
@@ -141,6 +141,8 @@ def show_plan(plan: Plan, output_format: str) -> None:
 
 def reporting_manifest_errors(run):
     """Runs `run()`; manifest errors are listed on stderr before the one-line verdict."""
+    from surveyctl.reconcile.run import ManifestErrors
+
     try:
         return run()
     except ManifestErrors as exc:

@@ -160,6 +160,12 @@ def record_settled(plan: Plan, store: StateBackend) -> int:
     return _record_field(store, "last_applied", wanted)
 
 
+def record_seen(plan: Plan, store: StateBackend) -> int:
+    """Records the `mod_on` of surveys the plan read and found as last applied, so that later
+    plans need not read them while the survey list shows the same value (one state write)."""
+    return _record_field(store, "mod_on", {a: v for a, v in plan.seen.items() if v is not None})
+
+
 def sync_lifecycle(plan: Plan, store: StateBackend) -> int:
     """Records `lifecycle.prevent_destroy` of unchanged resources (a state-only write): a
     manifest that is later removed can no longer protect its resource, the state must."""

@@ -20,9 +20,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from deepdiff import DeepDiff
-from deepdiff.helper import NotPresent
-
 from surveyctl.reconcile.normalise import (
     GROUP_FIELDS,
     KEYED_COLLECTIONS,
@@ -130,6 +127,10 @@ def _is_quota_field_change(change: FieldChange) -> bool:
 def _diff(before: dict, after: dict, field_order: tuple[str, ...]) -> list[FieldChange]:
     if _identical(before, after):
         return []  # most surveys of most plans: skip DeepDiff's much slower walk
+    # Imported on first use: importing deepdiff takes about 0.1 s (it brings pydantic and
+    # asyncio), which a no-op plan and every other command need not pay.
+    from deepdiff import DeepDiff
+
     tree = DeepDiff(before, after, view="tree")
     found: dict[tuple, FieldChange] = {}
     for report in tree.values():
@@ -218,6 +219,8 @@ def _leaf_parts(before: dict, after: dict, parts: tuple) -> tuple:
 
 
 def _at(body: Any, parts: tuple) -> Any:
+    from deepdiff.helper import NotPresent  # only after _diff has imported deepdiff
+
     for part in parts:
         if isinstance(body, dict) and part in body:
             body = body[part]

@@ -10,18 +10,25 @@ from typing import Any
 from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.reconcile.marketplace import Marketplace
 
-# How many reads (and writes) run at once unless a command says otherwise.
+# How many reads (and writes) run at once unless a command says otherwise, and at most.
 DEFAULT_PARALLELISM = 10
+MAX_PARALLELISM = 64
 
 
 @dataclass
 class LiveResult:
-    """The live body of one resource; `gone` when the service answered 404."""
+    """The live body of one resource; `gone` when the service answered 404.
+
+    `unchanged`: not read, because the service lists it as surveyctl last wrote (or saw) it and
+    its manifest is what was last applied; `body` is then None. `from_state`: not read
+    (`plan --refresh=false`); `body` is the body state last recorded."""
 
     address: str
     body: dict | None = None
     gone: bool = False
     error: str | None = None
+    unchanged: bool = False
+    from_state: bool = False
 
 
 def fetch_all(

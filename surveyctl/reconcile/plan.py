@@ -131,6 +131,12 @@ class Plan:
     # The guard overrides the plan was made with (`--allow-destroy` -> "destroy"); a saved plan
     # is applied with exactly these (surveyctl.reconcile.guards).
     overrides: list[str] = field(default_factory=list)
+    # Planned against the state alone (`plan --refresh=false`): no survey was read, so the plan
+    # shows what the manifests change since the last apply, not what the service holds.
+    from_state: bool = False
+    # The `mod_on` of surveys read fresh and found as last applied (address -> mod_on): apply
+    # records them, so later plans need not read those surveys (survey_listing). Not saved.
+    seen: dict[str, int | None] = field(default_factory=dict)
 
     @property
     def errors(self) -> list[Note]:
@@ -186,6 +192,7 @@ class Plan:
 
     def to_dict(self) -> dict:
         data = asdict(self)
+        data.pop("seen", None)  # what this run read; a saved plan's apply reads afresh
         for resource, item in zip(self.resources, data["resources"], strict=True):
             item["changes"] = [change.to_dict() for change in resource.changes]
             item["drift"] = [change.to_dict() for change in resource.drift]

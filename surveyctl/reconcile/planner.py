@@ -11,15 +11,15 @@ The planner never writes: the Plan is pure data for the renderers and the applie
 from __future__ import annotations
 
 import dataclasses
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from surveyctl.memory import collector_paused
 from surveyctl.model import DesiredState
 from surveyctl.reconcile import kinds
-from surveyctl.reconcile.live import DEFAULT_PARALLELISM, LiveResult, fetch_one
+from surveyctl.reconcile.live import DEFAULT_PARALLELISM, LiveResult
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Note, Plan, ResourceChange
+from surveyctl.reconcile.reads import LiveReads
 from surveyctl.reconcile.recovery import DEFAULT_SETTLE_SECONDS, recover_lost_creates
 from surveyctl.resources import address as address_of
 from surveyctl.resources import member_of, split_address
@@ -38,15 +38,21 @@ class PlanRequest:
     # How old a lost create must be before "the marketplace shows nothing" means it made
     # nothing (configuration: $SURVEYCTL_CREATE_SETTLE_SECONDS).
     settle_seconds: float = DEFAULT_SETTLE_SECONDS
+    # False: plan against the state alone (`plan --refresh=false`); see reads.py.
+    refresh: bool = True
 
 
-def make_plan(client: Marketplace, request: PlanRequest) -> Plan:
-    """The plan for `request`; reads live bodies through `client`, writes nothing."""
+def make_plan(client: Marketplace, request: PlanRequest, reads: LiveReads | None = None) -> Plan:
+    """The plan for `request`; reads live bodies through `client` (or `reads`, already
+    started while the manifests loaded), writes nothing."""
     with collector_paused():  # a plan holds every live body until it is done
-        return _make_plan(client, request)
+        if reads is not None:
+            return _make_plan(client, request, reads)
+        with LiveReads(client, request.state, request.parallelism, request.refresh) as own:
+            return _make_plan(client, request, own)
 
 
-def _make_plan(client: Marketplace, request: PlanRequest) -> Plan:
+def _make_plan(client: Marketplace, request: PlanRequest, reads: LiveReads) -> Plan:
     # Creates whose answer was lost are resolved first; the rest plans against the state as
     # it will be once apply records what they made.
     recovery = recover_lost_creates(
@@ -61,40 +67,28 @@ def _make_plan(client: Marketplace, request: PlanRequest) -> Plan:
         destroy=request.destroy,
         notes=recovery.notes,
         recovered=recovery.recovered,
+        from_state=not request.refresh,
     )
-    with ThreadPoolExecutor(max_workers=max(1, request.parallelism)) as pool:
-        # The workers only fetch; this thread plans each resource as its body arrives, so the
-        # planning (CPU) overlaps the network waits instead of queueing behind them.
-        fetches = {
-            address: pool.submit(read_live, client, address, fetch)
-            for address, fetch in live_requests(state)
-        }
-        for kind in kinds.in_order():
-            changes = []
-            for name, manifest in sorted(kind.manifests(request.desired).items()):
-                future = fetches.get(address_of(kind.name, name))
-                result = future.result() if future is not None else None
-                change = kind.plan(name, manifest, state, result, plan)
-                if change is not None:
-                    changes.append(change)
-            kind.after_plan(client, changes, plan, request.parallelism)
-            plan.resources.extend(changes)
-        live = {address: future.result() for address, future in fetches.items()}
+    reads.state = state
+    reads.start()
+    # The reads run in the background; this thread plans each resource as its body arrives,
+    # so the planning (CPU) overlaps the network waits instead of queueing behind them.
+    for kind in kinds.in_order():
+        changes = []
+        for name, manifest in sorted(kind.manifests(request.desired).items()):
+            address = address_of(kind.name, name)
+            result = reads.result(kind, address, state.resources.get(address), manifest)
+            change = kind.plan(name, manifest, state, result, plan)
+            if change is not None:
+                changes.append(change)
+        kind.after_plan(client, changes, plan, request.parallelism)
+        plan.resources.extend(changes)
+    desired = _desired_addresses(request)
+    live = reads.read_all({a: r for a, r in state.resources.items() if a not in desired})
     _plan_removed(request, live, plan)
-    plan.unread = sorted(address for address, result in live.items() if result.error)
+    plan.unread = sorted(address for address, result in reads.results.items() if result.error)
     plan.blocked = _blocked(request)
     return plan
-
-
-def read_live(client: Marketplace, address: str, fetch) -> LiveResult:
-    """One live read, tried once more when it still fails after the client's own retries.
-
-    Under heavy faults (half of all requests refused) one read in 64 still fails after the
-    client's retries, so a plan of 200 surveys would hardly ever read them all, and a plan that
-    cannot read everything never says "No changes". A second round makes that one in 4,096.
-    """
-    result = fetch_one(client, address, fetch)
-    return fetch_one(client, address, fetch) if result.error else result
 
 
 def live_requests(state: State):

@@ -33,18 +33,20 @@ from surveyctl.reconcile.apply import (
     Outcome,
     apply_plan,
     forget_gone,
+    record_seen,
     record_settled,
     sync_lifecycle,
     unattempted,
 )
 from surveyctl.reconcile.guards import add_guard_notes
 from surveyctl.reconcile.labels import plan_labels
-from surveyctl.reconcile.live import DEFAULT_PARALLELISM
+from surveyctl.reconcile.live import DEFAULT_PARALLELISM, MAX_PARALLELISM  # noqa: F401
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Plan
 from surveyctl.reconcile.planfile import read_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
 from surveyctl.reconcile.progress import ReadReport, reporting_reads
+from surveyctl.reconcile.reads import LiveReads
 from surveyctl.reconcile.recovery import record_recovered
 from surveyctl.reconcile.refresh import Refresh, make_refresh, record_refresh
 from surveyctl.reconcile.tamper import (
@@ -56,8 +58,6 @@ from surveyctl.reconcile.tamper import (
 )
 from surveyctl.safety import Approval, Interrupted, Interrupts, needs_question
 from surveyctl.state import State, StateBackend
-
-MAX_PARALLELISM = 64
 
 
 class ManifestErrors(SurveyctlError):
@@ -95,6 +95,8 @@ class RunOptions:
     # --target: only these addresses (and what they depend on) are planned; see targets.py.
     target_addresses: tuple[str, ...] = ()
     overrides: frozenset[str] = frozenset()
+    # False: plan against the state alone, reading no survey (`plan --refresh=false`).
+    refresh: bool = True
 
 
 @dataclass
@@ -195,22 +197,31 @@ def plan_run(
         return _refresh(workspace, options, state).plan
     with collector_paused():  # a state of a thousand surveys is a lot of objects to walk
         state = workspace.state.load() if state is None else state
-    desired = desired_state(workspace, options) if desired is None else desired
-    if options.target_addresses:
-        desired, state = targets.select(desired, state, options.target_addresses)
     environment = workspace.environment
-    request = PlanRequest(
-        desired,
-        state,
-        environment.name,
-        options.destroy,
-        options.parallelism,
-        settle_seconds=create_settle_seconds(),
-    )
-    marketplace = workspace.marketplace()
-    if workspace.on_read is not None:
-        marketplace = reporting_reads(marketplace, state, workspace.on_read)
-    plan = make_plan(marketplace, request)
+    # The reads the state calls for start while the manifests load (not for --target, which
+    # plans a part of the state, nor for the embedded sandbox, which a run with bad
+    # manifests should not start).
+    early = not options.target_addresses and not environment.embedded
+    marketplace = _early_marketplace(workspace, state) if early else None
+    with LiveReads(marketplace, state, options.parallelism, options.refresh) as reads:
+        if marketplace is not None:
+            reads.start()
+        desired = desired_state(workspace, options) if desired is None else desired
+        if options.target_addresses:
+            desired, state = targets.select(desired, state, options.target_addresses)
+            reads.state = state
+        if marketplace is None:
+            marketplace = reads.client = _reporting(workspace, state, workspace.marketplace())
+        request = PlanRequest(
+            desired,
+            state,
+            environment.name,
+            options.destroy,
+            options.parallelism,
+            settle_seconds=create_settle_seconds(),
+            refresh=options.refresh,
+        )
+        plan = make_plan(marketplace, request, reads)
     if workspace.catalog is not None:  # names next to codes; codes alone when offline
         plan.labels = plan_labels(plan, workspace.catalog)
     if options.target_addresses:
@@ -220,6 +231,22 @@ def plan_run(
     )
     plan.sources = plan_sources(workspace.config, options.targets)
     return plan
+
+
+def _early_marketplace(workspace: Workspace, state: State) -> Marketplace | None:
+    """The marketplace for reads started before the manifests load; None when it cannot be
+    had yet (a missing key), so that the manifests' own errors still come first."""
+    try:
+        return _reporting(workspace, state, workspace.marketplace())
+    except SurveyctlError:
+        return None
+
+
+def _reporting(workspace: Workspace, state: State, marketplace: Marketplace) -> Marketplace:
+    """The marketplace, reporting each live read when the workspace asks for it."""
+    if workspace.on_read is None:
+        return marketplace
+    return reporting_reads(marketplace, state, workspace.on_read)
 
 
 def plan_sources(config: Config, targets: tuple[Path, ...]) -> list[str]:
@@ -240,6 +267,8 @@ def apply_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> A
     """Plans (or loads a saved plan), asks, and applies, all under the state lock."""
     if options.refresh_only:
         return refresh_run(workspace, options, hooks)
+    if not options.refresh:
+        raise ConfigError("apply reads every survey it writes; --refresh=false is for plan only")
     saved = saved_plan_path(options.targets)
     store = workspace.state
     with store.locked("apply", options.lock_timeout), Interrupts(hooks.on_interrupt) as signals:
@@ -251,6 +280,7 @@ def apply_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> A
             raise Interrupted("apply interrupted before any change; nothing was applied") from None
         record_recovered(plan, store)  # before the writes: they build on what it records
         record_settled(plan, store)
+        record_seen(plan, store)
         if plan.has_changes:
             result = apply_plan(
                 plan,

@@ -6,7 +6,6 @@ it while the markdown renderer puts the symbol in column 0 of a `diff` block.
 
 from __future__ import annotations
 
-from surveyctl.reconcile import kinds
 from surveyctl.reconcile.plan import Plan, ResourceChange
 from surveyctl.render.describe import Describer, Line
 from surveyctl.render.values import money
@@ -63,4 +62,6 @@ def _count(quota_puts: int) -> str:
 
 
 def _ident(resource: ResourceChange) -> str:
+    from surveyctl.reconcile import kinds  # the kinds (and state) only when a plan is drawn
+
     return f"{kinds.get(resource.kind).id_label} {resource.remote_id}"

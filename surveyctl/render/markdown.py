@@ -50,7 +50,10 @@ _DIFF_SYMBOLS = {"~": "!"}
 def render(plan: Plan) -> str:
     """The pull-request comment of a plan."""
     shown = _entries(plan)
-    head = [f"### surveyctl plan: `{plan.environment}`", "", f"**{text.summary_line(plan)}**", ""]
+    head = [f"### surveyctl plan: `{plan.environment}`", ""]
+    if plan.from_state:
+        head += [f"> **{text.FROM_STATE}**", ""]
+    head += [f"**{text.summary_line(plan)}**", ""]
     head += _notes(plan)
     if shown:
         head += _table(shown, COMMENT_LIMIT - _RESERVE - _size(head))

@@ -8,11 +8,18 @@ and the JSON report say the same thing.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from surveyctl.reconcile.apply import INTERRUPTED, ApplyResult, Outcome
-from surveyctl.reconcile.plan import Plan, ResourceChange
-from surveyctl.state import RECORD_TYPES, State
+if TYPE_CHECKING:  # the applier and the state load only once an apply has run
+    from surveyctl.reconcile.apply import ApplyResult, Outcome
+    from surveyctl.reconcile.plan import Plan, ResourceChange
+    from surveyctl.state import State
+
+
+def _no_writes() -> ApplyResult:
+    from surveyctl.reconcile.apply import ApplyResult
+
+    return ApplyResult()
 
 # The applier's "skipped" is what a person reads as "not attempted".
 STATUS = {"done": "done", "failed": "failed", "skipped": "not attempted"}
@@ -24,7 +31,7 @@ class ApplyReport:
     `state` after them (for the ids of what was created), `refreshed` for `--refresh-only`."""
 
     plan: Plan
-    result: ApplyResult = field(default_factory=ApplyResult)
+    result: ApplyResult = field(default_factory=_no_writes)
     state: State | None = None
     refreshed: int | None = None  # set by `apply --refresh-only`: resources recorded
 
@@ -64,6 +71,8 @@ class ApplyReport:
             remote_id = record.remote_id
         else:  # deleted, or never created: the id the plan knew, if any
             remote_id = planned.remote_id if planned is not None else None
+        from surveyctl.state import RECORD_TYPES
+
         record_type = RECORD_TYPES.get(kind)
         return {
             "address": outcome.address,
@@ -71,8 +80,14 @@ class ApplyReport:
             "name": name,
             "action": outcome.action,
             "status": STATUS[outcome.status],
-            "interrupted": outcome.message == INTERRUPTED,
+            "interrupted": outcome.message == _interrupted(),
             "message": outcome.message,
             "id_name": record_type.id_name if record_type is not None else None,
             "id": remote_id,
         }
+
+
+def _interrupted() -> str:
+    from surveyctl.reconcile.apply import INTERRUPTED
+
+    return INTERRUPTED

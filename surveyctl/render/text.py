@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from surveyctl.reconcile.apply import INTERRUPTED
+import textwrap
+
 from surveyctl.reconcile.plan import Plan
 from surveyctl.render.formats import Format, register
 from surveyctl.render.lines import SYMBOLS, resource_lines
@@ -12,6 +13,11 @@ from surveyctl.render.values import money, money_delta
 
 __all__ = ["SYMBOLS", "render", "render_apply", "summary_line"]
 
+# The header of a plan made without reading the service (`plan --refresh=false`).
+FROM_STATE = (
+    "Planned against the state alone (--refresh=false): no survey was read, so changes made "
+    "on the service since the last apply are not shown. Plan without it before applying."
+)
 COLOURS = {"+": "32", "~": "33", "-": "31", "!": "35"}  # ANSI: green, yellow, red, magenta
 
 
@@ -22,6 +28,8 @@ def render(plan: Plan, color: bool = False) -> str:
         return f"\033[{COLOURS[symbol]}m{text}\033[0m" if color and symbol in COLOURS else text
 
     lines: list[str] = []
+    if plan.from_state:
+        lines += [paint("!", f"! {line}") for line in textwrap.wrap(FROM_STATE, 90)] + [""]
     _, grouped = member_groups(plan)
     for resource in plan.resources:
         group = grouped.get(id(resource))
@@ -48,6 +56,8 @@ def render(plan: Plan, color: bool = False) -> str:
 def render_apply(report: ApplyReport, color: bool = False) -> str:
     """What an apply did: Terraform's closing line, or the writes that failed or were not
     attempted and what to do next."""
+    from surveyctl.reconcile.apply import INTERRUPTED  # the applier only once one has run
+
     counts = report.counts()
     if report.verdict == "refreshed":
         return (

@@ -59,6 +59,7 @@ _SURVEY_SCHEMA: dict[str, Any] = {
         "quota_ids": {"type": "object", "additionalProperties": {"type": "string"}},
         "last_applied": {"type": ["object", "null"]},
         "prevent_destroy": {"type": "boolean"},
+        "mod_on": {"type": ["integer", "null"]},
     },
 }
 _GROUP_SCHEMA: dict[str, Any] = {
@@ -101,6 +102,9 @@ class SurveyRecord:
     last_applied: dict | None = None
     # Kept here because a manifest that was removed can no longer protect its resource.
     prevent_destroy: bool = False
+    # The survey's `mod_on` when surveyctl last wrote it, or last read it and found it as
+    # last applied: while the survey list shows the same value, a plan need not read it.
+    mod_on: int | None = None
 
     kind = SURVEY
     id_name = "ps_survey_id"  # what the marketplace calls `remote_id`
@@ -120,15 +124,19 @@ class SurveyRecord:
             quota_ids=dict(value.get("quota_ids") or {}),
             last_applied=value.get("last_applied"),
             prevent_destroy=bool(value.get("prevent_destroy", False)),
+            mod_on=value.get("mod_on"),
         )
 
     def to_json(self) -> dict:
-        return {
+        data = {
             "ps_survey_id": self.ps_survey_id,
             "quota_ids": dict(self.quota_ids),
             "last_applied": self.last_applied,
             "prevent_destroy": self.prevent_destroy,
         }
+        if self.mod_on is not None:
+            data["mod_on"] = self.mod_on
+        return data
 
 
 @dataclass(frozen=True)

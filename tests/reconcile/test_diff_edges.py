@@ -3,9 +3,9 @@ added quota shown in API form, and unchanged surveys compared without the slow d
 
 from __future__ import annotations
 
+import deepdiff
 import pytest
 
-from surveyctl.reconcile import diff
 from surveyctl.reconcile.diff import (
     FieldChange,
     diff_group,
@@ -61,7 +61,7 @@ def test_unchanged_bodies_are_compared_without_the_deep_walk(monkeypatch):
     def no_deep_walk(*args, **kwargs):
         raise AssertionError("DeepDiff walked two identical bodies")
 
-    monkeypatch.setattr(diff, "DeepDiff", no_deep_walk)
+    monkeypatch.setattr(deepdiff, "DeepDiff", no_deep_walk)  # diff imports it when it walks
     same = {**SURVEY, "offer_price": 2.50, "quotas": [dict(SURVEY["quotas"][0])]}
     assert diff_survey(SURVEY, same) == []
     group = {"buyer_surveygroup_ref": "g", "surveys_in_group": [2, 1], "exclusion_period": 30}

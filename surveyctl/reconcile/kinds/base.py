@@ -82,6 +82,23 @@ class Kind:
         """What a saved plan depends on of the live body."""
         raise NotImplementedError
 
+    def versions(self, client: Marketplace, records: dict[str, Any]) -> dict[str, Any] | None:
+        """address -> the version of each of `records` that the service lists (one listing for
+        all of them), to compare with `unchanged`; None when the kind has no such listing, or
+        it cannot spare a read: each resource is then read."""
+        return None
+
+    def unchanged(self, record: Any, version: Any, manifest: Any) -> bool:
+        """Whether the resource needs no read: listed at the version surveyctl last wrote or
+        saw, with a manifest that is what was last applied. The kind's `plan` then gets a
+        LiveResult with `unchanged` set and no body."""
+        return False
+
+    def state_body(self, record: Any) -> dict | None:
+        """The body to plan against without reading (`plan --refresh=false`); None: the kind
+        is read even then."""
+        return None
+
     def plan(
         self, name: str, manifest: Any, state: State, result: LiveResult | None, plan: Plan
     ) -> ResourceChange | None:

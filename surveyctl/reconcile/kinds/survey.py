@@ -23,7 +23,7 @@ from surveyctl.reconcile.diff import (
     drift_normalised,
     quota_update_bodies,
 )
-from surveyctl.reconcile.kinds import base
+from surveyctl.reconcile.kinds import base, survey_listing
 from surveyctl.reconcile.kinds.base import Kind, journaled_create, with_live_values
 from surveyctl.reconcile.kinds.survey_live import live_fingerprint, quota_ids, survey_record
 from surveyctl.reconcile.kinds.survey_recovery import recover_surveys
@@ -56,6 +56,21 @@ class SurveyKind(Kind):
 
     def fingerprint(self, live: dict) -> str:
         return live_fingerprint(live)
+
+    def versions(
+        self, client: Marketplace, records: dict[str, SurveyRecord]
+    ) -> dict[str, int | None] | None:
+        return survey_listing.listed_versions(client, records)
+
+    def unchanged(self, record: SurveyRecord, version: int | None, manifest: Survey) -> bool:
+        return (
+            record.mod_on is not None
+            and version == record.mod_on
+            and record.last_applied == manifest.body()
+        )
+
+    def state_body(self, record: SurveyRecord) -> dict | None:
+        return record.last_applied
 
     def spend(self, before: dict | None, after: dict | None) -> Spend | None:
         return checks.survey_spend(before, after)
@@ -97,10 +112,15 @@ class SurveyKind(Kind):
                 spend=checks.survey_spend(None, desired),
                 location=where,
             )
-        if result is None or result.error:
+        if result is not None and result.unchanged:
+            return _unchanged(name, manifest, desired, record)
+        if result is None or result.error or result.body is None:
             plan.notes.append(base.unreadable(self, resource, result, where))
             return None
-        return _update(name, manifest, desired, record, result.body, plan.notes)
+        change = _update(name, manifest, desired, record, result.body, plan.notes)
+        if change.action == "no-op" and not change.drift and not result.from_state:
+            plan.seen[resource] = survey_listing.version(result.body)
+        return change
 
     def after_plan(
         self, client: Marketplace, changes: list[ResourceChange], plan: Plan, parallelism: int
@@ -147,6 +167,23 @@ class SurveyKind(Kind):
         now: datetime,
     ) -> None:
         recover_surveys(client, state, lost, recovery, now)
+
+
+def _unchanged(name: str, survey: Survey, desired: dict, record: SurveyRecord) -> ResourceChange:
+    """A survey the list shows as surveyctl last wrote it, whose manifest is what was last
+    applied: left as it is, without reading it. Its body then is the last-applied one in every
+    field the manifest sets, so the spend is the manifest's."""
+    return ResourceChange(
+        SURVEY,
+        name,
+        "no-op",
+        prevent_destroy=survey.lifecycle.prevent_destroy,
+        remote_id=record.ps_survey_id,
+        last_applied=desired,
+        fingerprint=f"mod_on {record.mod_on}",
+        spend=checks.survey_spend(desired, desired),
+        location=str(survey.location) if survey.location else None,
+    )
 
 
 def _update(
@@ -205,16 +242,14 @@ def _drift(
 
 def _create(resource: ResourceChange, client, store: StateBackend, failed) -> str:
     response = journaled_create(resource, store, resource.body, client.create_survey)
-    record = survey_record(response, resource.last_applied, resource.prevent_destroy)
+    record = written_record(response, resource)
     store.resolve_create(resource.address, record)
     return f"created ps_survey_id {record.ps_survey_id}"
 
 
 def _update_write(resource: ResourceChange, client, store: StateBackend, failed) -> str:
     response = client.update_survey(resource.remote_id, resource.body)
-    store.record(
-        resource.address, survey_record(response, resource.last_applied, resource.prevent_destroy)
-    )
+    store.record(resource.address, written_record(response, resource))
     return f"updated ps_survey_id {resource.remote_id}"
 
 
@@ -228,17 +263,28 @@ def _update_quotas(resource: ResourceChange, client, store: StateBackend, failed
                 f"{exc} (quotas already updated: {', '.join(done) or 'none'})"
             ) from exc
         done.append(quota_id)
-    # Quota PUTs keep every ps_quota_id, so the recorded ids stay as they are.
+    # Quota PUTs keep every ps_quota_id, so the recorded ids stay as they are; they move the
+    # survey's mod_on to a value not seen, so the next plan reads the survey.
     previous = store.current().resources.get(resource.address)
     if not isinstance(previous, SurveyRecord):
         previous = SurveyRecord(int(resource.remote_id))
     store.record(
         resource.address,
         dataclasses.replace(
-            previous, last_applied=resource.last_applied, prevent_destroy=resource.prevent_destroy
+            previous,
+            last_applied=resource.last_applied,
+            prevent_destroy=resource.prevent_destroy,
+            mod_on=None,
         ),
     )
     return f"updated quotas {', '.join(done)} of ps_survey_id {resource.remote_id}"
+
+
+def written_record(response: dict, resource: ResourceChange) -> SurveyRecord:
+    """The record of a survey just created or overwritten: the answer is the survey as the
+    write left it, the body last applied, so its `mod_on` is kept (see survey_listing)."""
+    record = survey_record(response, resource.last_applied, resource.prevent_destroy)
+    return dataclasses.replace(record, mod_on=survey_listing.version(response))
 
 
 def _delete(resource: ResourceChange, client, store: StateBackend, failed) -> str:

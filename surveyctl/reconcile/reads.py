@@ -1,0 +1,115 @@
+"""The live reads of one plan: started as soon as the state is known, and no more than needed.
+
+`start` begins in the background while the manifests load: each kind's listing (the survey
+list's `mod_on`, see kinds/survey_listing.py), then a GET of every managed resource the listing
+shows changed since surveyctl last wrote or saw it (of every one, when there is no listing).
+Once the manifests are known, `result` answers for each resource: unchanged without a read
+when its listed version is the recorded one and its manifest is what was last applied, else
+its GET (already under way, or sent then). With `refresh=False` (`plan --refresh=false`) the
+kinds that can plan against their last-applied body are not read at all.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+from surveyctl.reconcile import kinds
+from surveyctl.reconcile.live import LiveResult, fetch_one
+from surveyctl.reconcile.marketplace import Marketplace
+from surveyctl.state import State
+
+
+class LiveReads:
+    """The reads of one plan against `client`, `parallelism` at a time. Use as a context
+    manager (the workers are stopped at its end)."""
+
+    def __init__(
+        self, client: Marketplace, state: State, parallelism: int, refresh: bool = True
+    ) -> None:
+        self.client = client
+        self.state = state
+        self.refresh = refresh
+        self._pool = ThreadPoolExecutor(max_workers=max(1, parallelism))
+        self._reads: dict[str, Future[LiveResult]] = {}
+        self._lock = threading.Lock()  # the listing's worker and the planner both send reads
+        self._versions: dict[str, Future[dict[str, Any] | None]] = {}
+        self.results: dict[str, LiveResult] = {}
+
+    def __enter__(self) -> LiveReads:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def start(self) -> LiveReads:
+        """Lists each kind's versions and reads what changed, in the background. Again after
+        `state` changed (a lost create resolved), it starts only the kinds not started yet;
+        a resource the listing did not cover is read when asked for."""
+        for kind in kinds.in_order():
+            records = {
+                address: record
+                for address, record in sorted(self.state.resources.items())
+                if kinds.of_address(address) is kind
+            }
+            if not records or kind.name in self._versions:
+                continue
+            if not self.refresh and all(kind.state_body(r) is not None for r in records.values()):
+                continue
+            self._versions[kind.name] = self._pool.submit(self._list_then_read, kind, records)
+        return self
+
+    def _list_then_read(self, kind: kinds.Kind, records: dict[str, Any]) -> dict[str, Any] | None:
+        versions = kind.versions(self.client, records)
+        for address, record in records.items():
+            if versions is None or versions.get(address) != getattr(record, "mod_on", None):
+                self._read(address, record)
+        return versions
+
+    def result(
+        self, kind: kinds.Kind, address: str, record: Any, manifest: Any
+    ) -> LiveResult | None:
+        """The live result of the managed resource `address` that `manifest` names (None when
+        it is not managed); waits for the listing and for its read."""
+        if record is None:
+            return None
+        if not self.refresh and (body := kind.state_body(record)) is not None:
+            return self._keep(LiveResult(address, body=body, from_state=True))
+        listing = self._versions.get(kind.name)
+        versions = listing.result() if listing is not None else None
+        if versions is not None and address in versions:
+            if kind.unchanged(record, versions[address], manifest):
+                return self._keep(LiveResult(address, unchanged=True))
+        return self._keep(self._read(address, record).result())
+
+    def read_all(self, records: dict[str, Any]) -> dict[str, LiveResult]:
+        """The live bodies of `records` (address -> record), read side by side whatever the
+        listing says (a resource no manifest names is planned from its body)."""
+        futures = {address: self._read(address, record) for address, record in records.items()}
+        return {address: self._keep(future.result()) for address, future in futures.items()}
+
+    def _read(self, address: str, record: Any) -> Future[LiveResult]:
+        kind = kinds.of_address(address)
+        with self._lock:
+            future = self._reads.get(address)
+            if future is None:
+                future = self._reads[address] = self._pool.submit(
+                    read_live, self.client, address, lambda client: kind.read(client, record)
+                )
+        return future
+
+    def _keep(self, result: LiveResult) -> LiveResult:
+        self.results[result.address] = result
+        return result
+
+
+def read_live(client: Marketplace, address: str, fetch) -> LiveResult:
+    """One live read, tried once more when it still fails after the client's own retries.
+
+    Under heavy faults (half of all requests refused) one read in 64 still fails after the
+    client's retries, so a plan of 200 surveys would hardly ever read them all, and a plan that
+    cannot read everything never says "No changes". A second round makes that one in 4,096.
+    """
+    result = fetch_one(client, address, fetch)
+    return fetch_one(client, address, fetch) if result.error else result

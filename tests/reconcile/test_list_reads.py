@@ -1,0 +1,133 @@
+"""A plan reads the survey list and GETs only the surveys that changed since surveyctl last
+wrote or saw them (their `mod_on`), or whose manifest changed; `--refresh=false` reads none."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.reconcile.conftest import survey_manifest
+
+SURVEYS = 10
+_REQUEST = re.compile(r"surveyctl\.http > (GET|PUT|POST|PATCH|DELETE) \S+/buyers/v\d(/\S*)")
+
+
+def requests(result) -> list[str]:
+    """The requests a `--debug` run sent, as "METHOD /path"."""
+    return [f"{m.group(1)} {m.group(2)}" for m in _REQUEST.finditer(result.stderr)]
+
+
+def survey_reads(result) -> list[str]:
+    return [r for r in requests(result) if re.fullmatch(r"GET /surveys/\d+", r)]
+
+
+@pytest.fixture
+def applied(own_market, manifests, run_cli):
+    """SURVEYS surveys created by one apply in a marketplace of the test's own."""
+    for index in range(SURVEYS):
+        manifests.write(survey_manifest(f"s{index}"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    return own_market
+
+
+def survey_id(run_cli, name: str) -> int:
+    shown = run_cli("state", "show", f"Survey/{name}")
+    return int(re.search(r'"ps_survey_id": (\d+)', shown.stdout).group(1))
+
+
+def test_a_no_op_plan_of_unchanged_surveys_reads_the_list_instead_of_each_survey(
+    applied, run_cli
+):
+    planned = run_cli("--debug", "plan", "manifests")
+
+    assert "No changes." in planned.stdout
+    assert survey_reads(planned) == []
+    listed = [r for r in requests(planned) if r == "GET /surveys"]
+    assert len(requests(planned)) == len(listed) == 4  # one page of each status
+
+
+def test_a_survey_changed_on_the_service_is_read_and_shown_as_drift(applied, run_cli):
+    changed = survey_id(run_cli, "s3")
+    body = applied.get_survey(changed)
+    applied.update_survey(changed, {**body, "offer_price": 3.0})
+
+    planned = run_cli("--debug", "plan", "manifests")
+
+    assert survey_reads(planned) == [f"GET /surveys/{changed}"]
+    assert "~ Survey/s3" in planned.stdout
+    assert "offer_price" in planned.stdout and "No changes." not in planned.stdout
+
+
+def test_a_survey_changed_in_its_manifest_is_read_fresh(applied, manifests, run_cli):
+    manifests.write(survey_manifest("s5", offer_price=2.75))
+
+    planned = run_cli("--debug", "plan", "manifests")
+
+    assert survey_reads(planned) == [f"GET /surveys/{survey_id(run_cli, 's5')}"]
+    assert "Plan: 0 to add, 1 to change, 0 to destroy." in planned.stdout
+
+
+def test_an_apply_writes_only_from_bodies_it_read_in_the_same_run(applied, manifests, run_cli):
+    manifests.write(survey_manifest("s1", survey_title="Renamed"))
+
+    applied_run = run_cli("--debug", "apply", "manifests", "--auto-approve")
+
+    sent = requests(applied_run)
+    target = survey_id(run_cli, "s1")
+    assert sent.index(f"GET /surveys/{target}") < sent.index(f"PUT /surveys/{target}")
+    assert [r for r in sent if r.startswith("PUT")] == [f"PUT /surveys/{target}"]
+
+
+def test_after_a_quota_update_the_next_plan_reads_the_survey_once_and_apply_settles_it(
+    applied, manifests, run_cli
+):
+    quotas = survey_manifest("s2")["spec"]["quotas"]
+    quotas[0]["required_count"] = 90
+    manifests.write(survey_manifest("s2", quotas=quotas))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    target = survey_id(run_cli, "s2")
+
+    first = run_cli("--debug", "apply", "manifests", "--auto-approve")
+    second = run_cli("--debug", "plan", "manifests")
+
+    assert survey_reads(first) == [f"GET /surveys/{target}"]  # its mod_on moved with the quota
+    assert survey_reads(second) == []  # the no-op apply recorded the mod_on it read
+
+
+def test_refresh_false_reads_no_survey_and_says_so(applied, manifests, run_cli):
+    manifests.write(survey_manifest("s7", offer_price=4.0))
+
+    planned = run_cli("--debug", "plan", "manifests", "--refresh=false")
+
+    assert survey_reads(planned) == []
+    assert [r for r in requests(planned) if r.startswith("GET /surveys")] == []
+    assert planned.stdout.startswith("! Planned against the state alone (--refresh=false)")
+    assert "Plan: 0 to add, 1 to change, 0 to destroy." in planned.stdout
+
+
+def test_refresh_false_cannot_be_saved_for_apply(applied, run_cli):
+    planned = run_cli("plan", "manifests", "--refresh=false", "--out", "p.plan")
+
+    assert planned.exit_code == 2
+    assert "--refresh=false cannot be combined with --out" in planned.stderr
+
+
+def test_a_list_without_mod_on_falls_back_to_one_read_each_and_says_so_with_debug(
+    applied, run_cli, monkeypatch
+):
+    from surveyctl.api.client import ApiClient
+
+    original = ApiClient.list_surveys
+
+    def without_mod_on(self, *args, **kwargs):
+        listed = original(self, *args, **kwargs)
+        return [{k: v for k, v in survey.items() if k != "mod_on"} for survey in listed]
+
+    monkeypatch.setattr(ApiClient, "list_surveys", without_mod_on)
+
+    planned = run_cli("--debug", "plan", "manifests")
+
+    assert len(survey_reads(planned)) == SURVEYS
+    assert planned.stderr.count("the survey list carries no mod_on") == 1
+    assert "No changes." in planned.stdout
