@@ -22,10 +22,13 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from surveyctl.config import Environment
 from surveyctl.errors import SurveyctlError
+
+if TYPE_CHECKING:  # only for the type: the configuration loads YAML
+    from surveyctl.config import Environment
 
 
 class OutputPathError(SurveyctlError):

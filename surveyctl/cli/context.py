@@ -8,11 +8,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from surveyctl.config import Config, Environment, load_config
-
 if TYPE_CHECKING:  # imported when used, so that `--help` and `--version` stay light
     from surveyctl.api import ApiClient
     from surveyctl.catalog import Catalog
+    from surveyctl.config import Config, Environment
     from surveyctl.reconcile.run import RunOptions, Workspace
     from surveyctl.state import StateBackend
 
@@ -36,6 +35,8 @@ class CliContext:
 
     def config(self) -> Config:
         if self._config is None:
+            from surveyctl.config import load_config
+
             self._config = load_config(self.config_path)
             if self.debug:
                 click.echo(f"surveyctl: {self._config.describe_source()}", err=True)

@@ -9,7 +9,6 @@ key is redacted from all of it (the access-token header is never logged).
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import logging
 import re
@@ -190,6 +189,8 @@ def _usage_error(ctx: click.Context, exc: click.UsageError) -> click.UsageError:
     command = exc.ctx.command if exc.ctx is not None else None
     if unknown and isinstance(command, click.Group):
         names = command.list_commands(exc.ctx)
+        import difflib  # only for a mistyped command: its import costs every start 10 ms
+
         close = difflib.get_close_matches(unknown.group(1), names, n=1, cutoff=0.5)
         if close:
             exc.message = f"No such command {unknown.group(1)!r} (did you mean {close[0]!r}?)."
@@ -204,6 +205,8 @@ def _single_dash_hint(exc: click.NoSuchOption, command: click.Command, args: lis
     for arg in args:
         if arg.startswith(exc.option_name) and not arg.startswith("--") and len(arg) > 2:
             meant = "-" + arg.split("=", 1)[0]
+            import difflib
+
             close = difflib.get_close_matches(meant, longs, n=1, cutoff=0.6)
             if close:
                 exc.option_name = arg

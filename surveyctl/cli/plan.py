@@ -22,7 +22,6 @@ from surveyctl.cli.run_options import (
     run_options,
     show_plan,
 )
-from surveyctl.config import plan_signing_key
 from surveyctl.errors import SurveyctlError
 from surveyctl.render import formats
 from surveyctl.safety import check_output_path
@@ -100,6 +99,7 @@ def plan_command(
     if out is not None:
         check_output_path(out, "--out")
     # The workflow is imported here, when the command runs: `plan --help` need not load it.
+    from surveyctl.config import plan_signing_key
     from surveyctl.reconcile.apply import unattempted
     from surveyctl.reconcile.planfile import save_plan
     from surveyctl.reconcile.run import plan_run

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from surveyctl.config import Guards
 from surveyctl.reconcile.plan import Note, Plan
+
+if TYPE_CHECKING:  # only for the type: the configuration loads YAML
+    from surveyctl.config import Guards
 
 SPEND_INCREASE = "spend-increase"
 DESTROY = "destroy"
