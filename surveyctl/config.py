@@ -49,7 +49,11 @@ SANDBOX_KEY = "sandbox-buyer-1"
 # would also take ordinary words with it.
 MIN_KEY_LENGTH = 8
 SETTINGS = ("manifests", "environments", "default_environment")
-ENVIRONMENT_SETTINGS = ("host", "api_key_env", "protected", "state", "guards")
+ENVIRONMENT_SETTINGS = ("host", "api_key_env", "protected", "state", "guards", "identity")
+# How a plan recognises a resource on the service that its state does not record
+# (surveyctl.reconcile.identity): by title and locale, or by the external_project_id that
+# surveyctl fills in on create.
+IDENTITY_RULES = ("title", "external_project_id")
 # A configuration is a few lines; these bounds only stop a hostile file early.
 LIMITS = Limits("configuration file", max_bytes=1_000_000, max_values=100_000, max_depth=16)
 
@@ -88,6 +92,7 @@ class Environment:
     protected: bool = False
     state: StateSettings = field(default_factory=StateSettings)
     guards: Guards = field(default_factory=Guards)
+    identity: str = "title"  # one of IDENTITY_RULES
 
     @property
     def embedded(self) -> bool:
@@ -306,7 +311,19 @@ def _environment(specs: MarkedDict, name: str) -> Environment:
         protected=protected,
         state=_state_settings(spec, field),
         guards=_guards(spec, field),
+        identity=_identity(spec, field),
     )
+
+
+def _identity(environment: MarkedDict, field: str) -> str:
+    """`identity:` of an environment: the rule that tells a twin on the service."""
+    rule = environment.get("identity", "title")
+    if rule not in IDENTITY_RULES:
+        raise ConfigError(
+            f"{field}.identity must be one of {', '.join(IDENTITY_RULES)}",
+            environment.where("identity"),
+        )
+    return rule
 
 
 def _state_settings(environment: MarkedDict, field: str) -> StateSettings:

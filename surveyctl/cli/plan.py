@@ -21,7 +21,7 @@ from surveyctl.cli.manifest_options import refresh_option
 from surveyctl.cli.options import format_option
 from surveyctl.cli.progress import Steps
 from surveyctl.errors import SurveyctlError
-from surveyctl.reconcile import guards
+from surveyctl.reconcile import guards, identity
 from surveyctl.reconcile.apply import INTERRUPTED, ApplyResult, Outcome, unattempted
 from surveyctl.reconcile.plan import Plan
 from surveyctl.reconcile.planfile import save_plan
@@ -93,7 +93,31 @@ def _override_options(command):
 
 
 def _overrides(**flags: bool) -> frozenset[str]:
-    return frozenset(o for o in guards.OVERRIDES if flags["allow_" + o.replace("-", "_")])
+    chosen = {o for o in guards.OVERRIDES if flags["allow_" + o.replace("-", "_")]}
+    chosen |= {o for o in (identity.ADOPT, identity.DUPLICATE) if flags.get(o)}
+    return frozenset(chosen)
+
+
+def _identity_options(command):
+    """--adopt and --allow-duplicate: what a plan does with a create whose resource exists on
+    the service already (docs/state.md, Identity); a saved plan records them."""
+    command = click.option(
+        "--allow-duplicate",
+        "duplicate",
+        is_flag=True,
+        help="Create a resource even though one with the same identity exists on the service.",
+    )(command)
+    return click.option(
+        "--adopt",
+        "adopt",
+        is_flag=True,
+        help="Record in the state the resource that exists on the service for a manifest "
+        "(one match each), then plan the differences as updates.",
+    )(command)
+
+
+def _warn(message: str) -> None:
+    click.echo(f"surveyctl: warning: {message}", err=True)
 
 
 def render_plan(plan: Plan, output_format: str) -> str:
@@ -159,6 +183,7 @@ def _environment_name(ctx: CliContext) -> str:
 @_target
 @_parallelism
 @_override_options
+@_identity_options
 @refresh_option
 @offline_option
 @pass_context
@@ -197,6 +222,7 @@ def plan_command(
     with _failure_as_markdown(ctx, output_format == "markdown"):
         workspace = ctx.workspace(options, refresh_catalog=refresh_catalog, offline=offline)
         workspace.on_read = reading.step
+        workspace.on_warning = _warn
         try:
             plan = _reporting_manifest_errors(lambda: plan_run(workspace, options))
         finally:
@@ -234,6 +260,12 @@ def plan_command(
 @_target
 @_parallelism
 @_override_options
+@_identity_options
+@click.option(
+    "--allow-local-state",
+    is_flag=True,
+    help="Under CI=true, apply to a protected environment from an empty local state file.",
+)
 @refresh_option
 @offline_option
 @pass_context
@@ -249,6 +281,7 @@ def apply_command(
     parallelism,
     refresh_catalog,
     offline,
+    allow_local_state,
     **allow: bool,
 ) -> None:
     """Apply the manifests (or a plan saved by `plan --out FILE`) to the environment.
@@ -270,6 +303,7 @@ def apply_command(
         refresh_only=refresh_only,
         target_addresses=target_addresses,
         overrides=_overrides(**allow),
+        allow_local_state=allow_local_state,
     )
     if target_addresses and saved_plan_path(options.targets) is not None:
         raise click.UsageError("--target chooses from manifests; a saved plan is applied whole")
@@ -289,6 +323,7 @@ def apply_command(
     )
     workspace = ctx.workspace(options, refresh_catalog=refresh_catalog, offline=offline)
     workspace.on_read = reading.step
+    workspace.on_warning = _warn
     try:
         run = _reporting_manifest_errors(lambda: apply_run(workspace, options, hooks))
     finally:

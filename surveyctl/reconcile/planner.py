@@ -23,6 +23,7 @@ from surveyctl.reconcile.diff import (
     drift_normalised,
     quota_update_bodies,
 )
+from surveyctl.reconcile.identity import Rule
 from surveyctl.reconcile.live import LiveResult, fetch_all, fetch_one
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.merge import merge_survey
@@ -44,6 +45,7 @@ class PlanRequest:
     environment: str
     destroy: bool = False
     parallelism: int = 10
+    rule: Rule | None = None  # the environment's identity rule (default: title and locale)
 
 
 def make_plan(client: Marketplace, request: PlanRequest) -> Plan:
@@ -55,7 +57,8 @@ def make_plan(client: Marketplace, request: PlanRequest) -> Plan:
 def _make_plan(client: Marketplace, request: PlanRequest) -> Plan:
     # Creates whose answer was lost are resolved first; the rest plans against the state as
     # it will be once apply records what they made.
-    recovery = recover_lost_creates(client, request.state, request.desired)
+    rule = request.rule or Rule(request.environment)
+    recovery = recover_lost_creates(client, request.state, request.desired, rule=rule)
     request = dataclasses.replace(request, state=recovery.state)
     state = request.state
     plan = Plan(

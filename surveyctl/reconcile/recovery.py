@@ -6,11 +6,13 @@ rules and a table):
 
 - Surveys: candidates are the unmanaged surveys of the list (every page, every status) created
   since the attempt (`CLOCK_SKEW` before `started_at` or later). While the manifest is still
-  the body that was sent (the journal's fingerprint), a candidate matches when its title is the
-  body's and its live body (a GET) has the body's value for every field the body sets,
-  normalised as the planner compares; fields the service fills in are not compared. One match
+  the body that was sent (the journal's fingerprint), a candidate matches when it is the same
+  survey by the environment's identity rule (`surveyctl.reconcile.identity.same_survey`: title
+  and locale, or the external_project_id the create sent) and its live body (a GET) has the
+  body's value for every field the body sets, normalised as the planner compares; fields the
+  service fills in are not compared. One match
   claimed by no other lost create is adopted (`Plan.recovered`; apply records it, and the plan
-  goes on with it as an update or no change); no candidate with the title means the attempt
+  goes on with it as an update or no change); no such candidate means the attempt
   made nothing, and the create is planned again once the entry is older than the settle time
   (a service may still be processing a request whose client died); anything else is an error
   listing the candidates for `surveyctl import ID --name NAME`. When the manifest changed
@@ -30,6 +32,7 @@ from datetime import UTC, datetime, timedelta
 
 from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.model import DesiredState, ExclusionGroup, Survey
+from surveyctl.reconcile.identity import Rule, same_survey, stamped
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.normalise import normalise_survey
 from surveyctl.reconcile.plan import Note, Plan
@@ -66,9 +69,14 @@ class Recovery:
 
 
 def recover_lost_creates(
-    client: Marketplace, state: State, desired: DesiredState, now: datetime | None = None
+    client: Marketplace,
+    state: State,
+    desired: DesiredState,
+    now: datetime | None = None,
+    rule: Rule | None = None,
 ) -> Recovery:
-    """Resolves every journaled create of a resource the manifests still describe."""
+    """Resolves every journaled create of a resource the manifests still describe; a survey
+    it made is told by the environment's identity `rule` (default: title and locale)."""
     recovery = Recovery(state)
     lost = {a: e for a, e in state.journal.items() if a not in state.resources}
     surveys = {a: desired.surveys[split_address(a)[1]] for a in lost if _wanted(a, SURVEY, desired)}
@@ -80,7 +88,7 @@ def recover_lost_creates(
     recovery.state = state.copy()
     now = now or datetime.now(UTC)
     if surveys:
-        _recover_surveys(client, state, surveys, recovery, now)
+        _recover_surveys(client, state, surveys, recovery, now, rule or Rule(""))
     for group_address, group in groups.items():
         _recover_group(client, group_address, group, lost[group_address], recovery, now)
     return recovery
@@ -131,6 +139,7 @@ def _recover_surveys(
     surveys: dict[str, Survey],
     recovery: Recovery,
     now: datetime,
+    rule: Rule,
 ) -> None:
     try:
         listed = client.list_surveys(status=sorted(SURVEY_STATUSES.values()))
@@ -150,12 +159,12 @@ def _recover_surveys(
     for lost, survey in surveys.items():
         entry = state.journal[lost]
         window = [s for s in unmanaged if _created_since(s, entry.started_at)]
-        body = survey.body()
+        body = stamped(survey.body(), lost, rule)  # the body its create sent
         if fingerprint(body) != entry.fingerprint:
             # The manifest changed since the attempt: its body cannot say which survey it made.
             candidates[lost] = window
             continue
-        titled = [s for s in window if s.get("survey_title") == body.get("survey_title")]
+        titled = [s for s in window if same_survey(s, body, lost, rule)]
         try:
             matches[lost] = [pair for pair in _read_all(client, titled) if _same(pair[1], body)]
         except SurveyctlError as exc:
@@ -180,8 +189,8 @@ def _recover_surveys(
             _ask(recovery, lost, entry, [item for item, _ in matched], "more than one survey "
                  "could be the one it made")  # fmt: skip
         else:
-            _ask(recovery, lost, entry, found, "a survey with its title but other settings "
-                 "exists, so surveyctl cannot tell whether the create made it")  # fmt: skip
+            _ask(recovery, lost, entry, found, "a survey with its title and locale but other "
+                 "settings exists, so surveyctl cannot tell if the create made it")  # fmt: skip
 
 
 def _read_all(client: Marketplace, listed: list[dict]) -> list[tuple[dict, dict]]:

@@ -27,7 +27,7 @@ from surveyctl.manifests import Diagnostic, load_manifests
 from surveyctl.manifests.diagnostics import ERROR
 from surveyctl.memory import collector_paused
 from surveyctl.model import DesiredState
-from surveyctl.reconcile import targets
+from surveyctl.reconcile import identity, targets
 from surveyctl.reconcile.apply import (
     ApplyResult,
     Outcome,
@@ -49,6 +49,7 @@ from surveyctl.reconcile.refresh import Refresh, make_refresh, record_refresh
 from surveyctl.reconcile.tamper import check_state, guard_deletes, recheck, source_targets
 from surveyctl.safety import Approval, Interrupted, Interrupts, needs_question
 from surveyctl.state import State, StateBackend
+from surveyctl.state.placement import check_placement, local_state_refusal, state_warning
 
 DEFAULT_PARALLELISM = 10
 MAX_PARALLELISM = 64
@@ -89,6 +90,8 @@ class RunOptions:
     # --target: only these addresses (and what they depend on) are planned; see targets.py.
     target_addresses: tuple[str, ...] = ()
     overrides: frozenset[str] = frozenset()
+    # Apply from an empty local state under CI=true on a protected environment (placement.py).
+    allow_local_state: bool = False
 
 
 @dataclass
@@ -106,6 +109,8 @@ class Workspace:
     catalog: Catalog | None = None
     # Called as each live body of a plan is read: (address, done, total); see progress.py.
     on_read: ReadReport | None = None
+    # Told of what a person should know before the plan is shown (an empty state), for stderr.
+    on_warning: Callable[[str], None] | None = None
 
 
 @dataclass
@@ -189,15 +194,30 @@ def plan_run(
         return _refresh(workspace, options, state).plan
     with collector_paused():  # a state of a thousand surveys is a lot of objects to walk
         state = workspace.state.load() if state is None else state
+    loaded = state
     desired = desired_state(workspace, options) if desired is None else desired
     if options.target_addresses:
         desired, state = targets.select(desired, state, options.target_addresses)
     environment = workspace.environment
-    request = PlanRequest(desired, state, environment.name, options.destroy, options.parallelism)
+    check_placement(workspace.config, environment, state)
+    rule = identity.Rule.of(environment)
     marketplace = workspace.marketplace()
+    # Creates are first looked for on the service (no request when none is due); adopted
+    # twins are planned as resources in state.
+    twins = identity.find_twins(
+        marketplace, desired, state, rule, adopt=identity.ADOPT in options.overrides
+    )
+    state = identity.adopted_state(state, twins)
+    request = PlanRequest(
+        desired, state, environment.name, options.destroy, options.parallelism, rule
+    )
     if workspace.on_read is not None:
         marketplace = reporting_reads(marketplace, state, workspace.on_read)
     plan = make_plan(marketplace, request)
+    identity.settle(plan, twins, rule, options.overrides)
+    warning = state_warning(environment, workspace.state.location, loaded, plan.counts()["add"])
+    if warning and workspace.on_warning is not None:
+        workspace.on_warning(warning)
     if workspace.catalog is not None:  # names next to codes; codes alone when offline
         plan.labels = plan_labels(plan, workspace.catalog)
     if options.target_addresses:
@@ -316,6 +336,15 @@ def _plan_and_approve(
     hooks.show(plan)
     if plan.errors:
         raise SurveyctlError("the plan has errors; nothing was applied")
+    refusal = local_state_refusal(
+        workspace.environment,
+        store.location,
+        store.current(),
+        plan.counts()["add"],
+        options.allow_local_state,
+    )
+    if refusal:
+        raise SurveyctlError(refusal)
     guard_deletes(plan, store.current(), options.destroy)
     if plan.has_changes:
         _approve(workspace.environment, options, hooks, saved is not None)

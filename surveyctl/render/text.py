@@ -99,7 +99,15 @@ def _pending(plan: Plan) -> list[str]:
             f"{_are(len(plan.gone), 'managed resource')} gone from the marketplace; "
             f"{forgets} forgets {'it' if len(plan.gone) == 1 else 'them'}."
         )
-    adopted = [a for a, record in plan.recovered.items() if record is not None]
+    if plan.adopted:
+        sentences.append(
+            f"{_are(len(plan.adopted), 'resource')} on the service adopted with --adopt (see "
+            f"the notes); apply records {'it' if len(plan.adopted) == 1 else 'them'} in the "
+            "state first."
+        )
+    adopted = [
+        a for a, record in plan.recovered.items() if record is not None and a not in plan.adopted
+    ]
     if adopted:
         sentences.append(
             f"{_many(len(adopted), 'create')} whose answer was lost made "

@@ -1,0 +1,406 @@
+"""Identity: the resource on the service that a manifest describes, whatever the state says.
+
+The state records what surveyctl made; it is not the only proof of it. A state can be lost (a
+CI checkout starts without `.surveyctl/`), emptied or kept somewhere else, and a plan made
+from it would create every survey a second time. So before a plan creates anything it looks
+for the resource on the service, among what this environment's state does not manage
+(docs/state.md, "Identity"):
+
+- A survey is the manifest's when both have the same `survey_title` and
+  `survey_localization` (rule `title`, the default). Closed surveys do not count under this
+  rule: a tracker's earlier waves share the title of the next wave, and a rule that withheld
+  every new wave would be as useless as one that duplicates. They are named in a note.
+- With `identity: external_project_id` on the environment, every create carries
+  `external_project_id: <environment>/<address>` (unless the manifest sets one), and a survey
+  with that value is the manifest's whatever its status; a survey with no external_project_id
+  still matches by title and locale as above (made before the opt-in, or by hand), one with
+  another value is another resource. A manifest that sets external_project_id itself is
+  matched by it under either rule.
+- An exclusion group is the manifest's when it has its `buyer_surveygroup_ref`, which the
+  service keeps globally unique (one GET per group to be created).
+
+`find_twins` reads the service only when a create is due (a plan without creates costs no
+request more: the survey list, all statuses and pages, once, with the statuses read in
+parallel) and `settle` applies what it found to the plan. One twin: the create is withheld
+with an error note giving the two ways out (`surveyctl import`, or `--adopt`), or with
+`--adopt` the twin is recorded (`Plan.recovered`, written by apply before its writes) and the
+plan goes on against it as an ordinary update. Several twins (or one twin that two manifests
+claim): all named, withheld, and `--adopt` does not choose. `--allow-duplicate` lets the
+create through, with a warning naming the twins. The recovery of a create whose answer was
+lost (`surveyctl.reconcile.recovery`) uses `same_survey`, the one definition of the same survey.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from surveyctl.config import Environment
+from surveyctl.errors import ApiError, SurveyctlError
+from surveyctl.model import DesiredState
+from surveyctl.reconcile.plan import Note, Plan
+from surveyctl.resources import EXCLUSION_GROUP, SURVEY, split_address
+from surveyctl.resources import address as address_of
+from surveyctl.state import GroupRecord, Record, State, SurveyRecord
+from surveyctl.statuses import CLOSED, SURVEY_STATUSES, survey_status_name
+
+# The named options of plan and apply (recorded in a saved plan with the guard overrides).
+ADOPT = "adopt"
+DUPLICATE = "duplicate"
+TITLE = "title"
+EXTERNAL_ID = "external_project_id"
+_LISTED = 10  # how many twins a note names
+
+
+class Lister(Protocol):
+    """What identity needs of the marketplace client."""
+
+    def list_surveys(
+        self, status: list[int] | None = None, *, targeting: bool = True
+    ) -> list[dict]: ...
+
+    def get_survey(self, survey_id: int) -> dict: ...
+
+    def get_group(self, ref: str) -> dict: ...
+
+
+@dataclass(frozen=True)
+class Rule:
+    """An environment's identity rule: `by` is "title" or "external_project_id"."""
+
+    environment: str
+    by: str = TITLE
+
+    @classmethod
+    def of(cls, environment: Environment) -> Rule:
+        return cls(environment.name, environment.identity)
+
+    def external_id(self, resource_address: str) -> str:
+        """The external_project_id surveyctl gives a survey it creates under this rule."""
+        return f"{self.environment}/{resource_address}"
+
+
+@dataclass(frozen=True)
+class Twin:
+    """A resource on the service that is the manifest's, by the rule (`why`)."""
+
+    remote_id: int | str  # ps_survey_id, or buyer_surveygroup_ref
+    why: str  # "same title and locale", "same external_project_id", "same reference"
+    status: int | None = None
+    created: str | None = None
+
+    def shown(self) -> str:
+        if isinstance(self.remote_id, str):
+            return f"group {self.remote_id}"
+        created = f", created {self.created}" if self.created else ""
+        return f"survey {self.remote_id} ({survey_status_name(self.status)}{created})"
+
+
+@dataclass
+class Identity:
+    """What `find_twins` found for the creates of a plan, by address."""
+
+    checked: set[str] = field(default_factory=set)  # the creates looked for
+    twins: dict[str, list[Twin]] = field(default_factory=dict)
+    earlier: dict[str, list[Twin]] = field(default_factory=dict)  # closed, same title: waves
+    unchecked: dict[str, str] = field(default_factory=dict)  # why it could not be looked for
+    refused: dict[str, str] = field(default_factory=dict)  # a create the service would refuse
+    adopted: dict[str, Record] = field(default_factory=dict)  # with --adopt: one twin each
+    requests: int = 0  # reads made (for the benchmark and the tests)
+
+    def ambiguous(self) -> dict[str, list[Twin]]:
+        """Twins --adopt cannot take: several for one manifest, or one several manifests claim."""
+        claims = Counter(t.remote_id for twins in self.twins.values() for t in twins)
+        return {
+            a: twins
+            for a, twins in self.twins.items()
+            if len(twins) > 1 or claims[twins[0].remote_id] > 1
+        }
+
+
+def stamped(body: dict, resource_address: str, rule: Rule) -> dict:
+    """The body a create sends: with the external_project_id the rule fills in."""
+    if rule.by != EXTERNAL_ID or body.get(EXTERNAL_ID):
+        return body
+    return {**body, EXTERNAL_ID: rule.external_id(resource_address)}
+
+
+def same_survey(listed: dict, body: dict, resource_address: str, rule: Rule) -> str | None:
+    """Why survey `listed` is the one `body` (a manifest's) describes, or None: the one
+    definition of "the same survey" for creates, lost creates and `state rebuild`."""
+    wanted = stamped(body, resource_address, rule).get(EXTERNAL_ID)
+    theirs = listed.get(EXTERNAL_ID)
+    if wanted and theirs:
+        return "same external_project_id" if theirs == wanted else None
+    if (listed.get("survey_title"), listed.get("survey_localization")) == (
+        body.get("survey_title"),
+        body.get("survey_localization"),
+    ):
+        return "same title and locale"
+    return None
+
+
+def creates_due(desired: DesiredState, state: State) -> list[str]:
+    """Addresses of the manifests that a plan would create: neither in state nor journaled
+    (a journaled create is for `surveyctl.reconcile.recovery`)."""
+    wanted = [address_of(SURVEY, name) for name in desired.surveys]
+    wanted += [address_of(EXCLUSION_GROUP, name) for name in desired.groups]
+    return sorted(a for a in wanted if a not in state.resources and a not in state.journal)
+
+
+def find_twins(
+    client: Lister,
+    desired: DesiredState,
+    state: State,
+    rule: Rule,
+    adopt: bool = False,
+    addresses: list[str] | None = None,
+) -> Identity:
+    """Looks on the service for the resources of `addresses` (default: `creates_due`); with
+    `adopt`, makes the state record of each one that has exactly one twin."""
+    identity = Identity()
+    due = creates_due(desired, state) if addresses is None else addresses
+    identity.checked = set(due)
+    surveys = [a for a in due if split_address(a)[0] == SURVEY]
+    groups = [a for a in due if split_address(a)[0] == EXCLUSION_GROUP]
+    if surveys:
+        _survey_twins(client, desired, state, rule, surveys, identity)
+    for group_address in groups:
+        _group_twin(client, desired, state, group_address, identity)
+    if adopt:
+        _adopt(client, desired, identity)
+    return identity
+
+
+def adopted_state(state: State, identity: Identity) -> State:
+    """`state` with the adopted resources recorded, as the planner should plan against."""
+    if not identity.adopted:
+        return state
+    adopted = state.copy()
+    adopted.resources.update(identity.adopted)
+    return adopted
+
+
+def settle(plan: Plan, identity: Identity, rule: Rule, overrides: frozenset[str]) -> None:
+    """Applies what `find_twins` found to `plan` (made against `adopted_state`): withholds the
+    creates of resources that exist, records the adopted ones, says why in notes, and stamps
+    the creates that go ahead (`stamped`)."""
+    withheld: set[str] = set()
+    ambiguous = identity.ambiguous()
+    for resource_address, twins in sorted(identity.twins.items()):
+        if resource_address in identity.adopted:
+            plan.recovered[resource_address] = identity.adopted[resource_address].to_json()
+            plan.adopted.append(resource_address)
+            plan.notes.append(Note("note", resource_address, _adopted_message(twins[0])))
+        elif DUPLICATE in overrides:
+            plan.notes.append(
+                Note(
+                    "warning",
+                    resource_address,
+                    f"exists on the service as {_listed(twins)} but is not in state; created "
+                    "once more, as --allow-duplicate says",
+                )
+            )
+        else:
+            withheld.add(resource_address)
+            message = _twin_message(resource_address, twins, resource_address in ambiguous)
+            adopting = ADOPT in overrides and resource_address in ambiguous
+            plan.notes.append(
+                Note("error", resource_address, message + (_REFUSE_CHOICE if adopting else ""))
+            )
+    for resource_address, reason in sorted(identity.refused.items()):
+        withheld.add(resource_address)
+        plan.notes.append(Note("error", resource_address, reason))
+    for resource_address, problem in sorted(identity.unchecked.items()):
+        withheld.add(resource_address)
+        plan.unread.append(resource_address)
+        plan.notes.append(
+            Note(
+                "warning",
+                resource_address,
+                f"cannot check whether it exists on the service already (reading {problem}); "
+                "it is left out of this plan and apply does not create it (run it again)",
+            )
+        )
+    plan.unread.sort()
+    planned = []
+    for resource in plan.resources:
+        if resource.action == "create" and resource.address in withheld:
+            continue
+        if resource.action == "create" and resource.kind == SURVEY and resource.body:
+            resource.body = stamped(resource.body, resource.address, rule)
+            earlier = identity.earlier.get(resource.address)
+            if earlier and resource.address not in identity.twins:
+                plan.notes.append(Note("note", resource.address, _earlier_message(earlier)))
+        planned.append(resource)
+    plan.resources = planned
+
+
+_REFUSE_CHOICE = "; --adopt does not choose between them"
+
+
+def _twin_message(resource_address: str, twins: list[Twin], ambiguous: bool) -> str:
+    name = split_address(resource_address)[1]
+    if len(twins) > 1 or ambiguous:
+        how = (
+            f"`surveyctl import ID --name {name}` for the one it is"
+            if twins and isinstance(twins[0].remote_id, int)
+            else f"`surveyctl import-group REF --name {name}`"
+        )
+        others = " (another manifest matches it too)" if len(twins) == 1 else ""
+        return (
+            f"exists on the service more than once: {_listed(twins)}{others}, but is not in "
+            f"state; adopt the right one with {how}, or create one more with --allow-duplicate"
+        )
+    twin = twins[0]
+    if isinstance(twin.remote_id, str):
+        way = f"`surveyctl import-group {twin.remote_id} --name {name}`"
+    else:
+        way = f"`surveyctl import {twin.remote_id} --name {name}`"
+    what = "group" if isinstance(twin.remote_id, str) else "survey"
+    return (
+        f"exists on the service as {what} {twin.remote_id} ({twin.why}) but is not in state; "
+        f"adopt it with {way}, or plan and apply with --adopt (records it, then plans the "
+        "differences as updates); --allow-duplicate creates another one beside it"
+    )
+
+
+def _adopted_message(twin: Twin) -> str:
+    what = "group" if isinstance(twin.remote_id, str) else "survey"
+    return (
+        f"exists on the service as {what} {twin.remote_id} ({twin.why}) and is adopted "
+        "(--adopt): apply records it in the state before its writes"
+    )
+
+
+def _earlier_message(earlier: list[Twin]) -> str:
+    return (
+        f"closed {_listed(earlier)} share its title and locale; closed surveys are taken as "
+        "earlier waves, not as this one (docs/state.md, Identity)"
+    )
+
+
+def _listed(twins: list[Twin]) -> str:
+    shown = ", ".join(t.shown() for t in twins[:_LISTED])
+    more = f" and {len(twins) - _LISTED} more" if len(twins) > _LISTED else ""
+    return shown + more
+
+
+# -- reading -------------------------------------------------------------------------------
+
+
+def account_surveys(client: Lister) -> tuple[list[dict], int]:
+    """Every survey of the account (all statuses, all pages, without targeting), and the
+    number of statuses read; the four statuses are read in parallel."""
+    statuses = sorted(SURVEY_STATUSES.values())
+    with ThreadPoolExecutor(max_workers=len(statuses)) as pool:
+        lists = list(pool.map(lambda s: client.list_surveys(status=[s], targeting=False), statuses))
+    return [item for items in lists for item in items if isinstance(item, dict)], len(statuses)
+
+
+def _survey_twins(
+    client: Lister,
+    desired: DesiredState,
+    state: State,
+    rule: Rule,
+    surveys: list[str],
+    identity: Identity,
+) -> None:
+    try:
+        listed, reads = account_surveys(client)
+    except SurveyctlError as exc:
+        for resource_address in surveys:
+            identity.unchecked[resource_address] = f"the survey list: {exc}"
+        return
+    identity.requests += reads
+    managed = {r.ps_survey_id for r in state.resources.values() if isinstance(r, SurveyRecord)}
+    unmanaged = [s for s in listed if s.get("ps_survey_id") not in managed]
+    for resource_address in surveys:
+        body = desired.surveys[split_address(resource_address)[1]].body()
+        for item in unmanaged:
+            why = same_survey(item, body, resource_address, rule)
+            if why is None or not isinstance(item.get("ps_survey_id"), int):
+                continue
+            twin = Twin(
+                item["ps_survey_id"],
+                why,
+                item.get("ps_survey_status"),
+                item.get("project_creation_date"),
+            )
+            closed_wave = twin.status == CLOSED and why == "same title and locale"
+            found = identity.earlier if closed_wave else identity.twins
+            found.setdefault(resource_address, []).append(twin)
+    for twins in (*identity.twins.values(), *identity.earlier.values()):
+        twins.sort(key=lambda t: t.remote_id)
+
+
+def _group_twin(
+    client: Lister, desired: DesiredState, state: State, group_address: str, identity: Identity
+) -> None:
+    ref = desired.groups[split_address(group_address)[1]].buyer_surveygroup_ref
+    managed = {
+        r.buyer_surveygroup_ref: a for a, r in state.resources.items() if isinstance(r, GroupRecord)
+    }
+    if ref in managed:
+        identity.refused[group_address] = (
+            f"its buyer_surveygroup_ref {ref!r} is managed already as {managed[ref]}; a "
+            "reference names one group"
+        )
+        return
+    identity.requests += 1
+    try:
+        client.get_group(ref)
+    except ApiError as exc:
+        if exc.status == 404:
+            return
+        if exc.status == 403:
+            identity.refused[group_address] = (
+                f"group {ref} exists on the service and belongs to another buyer; "
+                "buyer_surveygroup_ref is globally unique, so choose another one"
+            )
+            return
+        identity.unchecked[group_address] = f"group {ref}: {exc}"
+        return
+    except SurveyctlError as exc:
+        identity.unchecked[group_address] = f"group {ref}: {exc}"
+        return
+    identity.twins[group_address] = [Twin(ref, "same reference")]
+
+
+def _adopt(client: Lister, desired: DesiredState, identity: Identity) -> None:
+    """The state record of each resource with exactly one twin that no other claims: a
+    survey's ids (one GET, for its quota ids) or a group's, with no last-applied body, so the
+    plan diffs the manifest against the live resource alone (no drift)."""
+    ambiguous = identity.ambiguous()
+    for resource_address, twins in sorted(identity.twins.items()):
+        if resource_address in ambiguous:
+            continue
+        kind, name = split_address(resource_address)
+        twin = twins[0]
+        try:
+            if kind == SURVEY:
+                identity.requests += 1
+                live = client.get_survey(int(twin.remote_id))
+                quota_ids = {
+                    str(q["buyer_quota_id"]): str(q["ps_quota_id"])
+                    for q in live.get("quotas") or []
+                    if isinstance(q, dict) and q.get("buyer_quota_id") and q.get("ps_quota_id")
+                }
+                survey = desired.surveys[name]
+                record: Record = SurveyRecord(
+                    int(twin.remote_id), quota_ids, None, survey.lifecycle.prevent_destroy
+                )
+            else:
+                identity.requests += 1
+                live = client.get_group(str(twin.remote_id))
+                ids = [int(i) for i in live.get("surveys_in_group") or []]
+                group = desired.groups[name]
+                record = GroupRecord(
+                    str(twin.remote_id), ids, None, group.lifecycle.prevent_destroy
+                )
+        except SurveyctlError as exc:
+            identity.unchecked[resource_address] = f"{twin.shown()}: {exc}"
+            continue
+        identity.adopted[resource_address] = record
