@@ -111,10 +111,14 @@ def measure(size: int, creates: int, latency_ms: int, repeat: int) -> None:
                 counts = dict(client.request_counts)
                 client.close()
             assert plan.counts()["add"] == creates and not found.twins
+            client = ApiClient(url, KEY)
+            listed, pages = identity.account_surveys(client)
+            client.close()
+            assert len(listed) == size, f"the list gave {len(listed)} of {size} surveys"
             pages = counts.get("GET surveys", 0)
             print(
                 f"  identity check alone: {statistics.median(checks):.2f}s "
-                f"(median of {repeat}), {found.requests} list reads by status"
+                f"(median of {repeat}), {found.requests} list pages read"
             )
             print(
                 f"  plan of {creates} creates: {statistics.median(plans):.2f}s, requests "

@@ -20,14 +20,14 @@ for the resource on the service, among what this environment's state does not ma
   service keeps globally unique (one GET per group to be created).
 
 `find_twins` reads the service only when a create is due (a plan without creates costs no
-request more: the survey list, all statuses and pages, once, with the statuses read in
-parallel) and `settle` applies what it found to the plan. One twin: the create is withheld
-with an error note giving the two ways out (`surveyctl import`, or `--adopt`), or with
-`--adopt` the twin is recorded (`Plan.recovered`, written by apply before its writes) and the
-plan goes on against it as an ordinary update. Several twins (or one twin that two manifests
-claim): all named, withheld, and `--adopt` does not choose. `--allow-duplicate` lets the
-create through, with a warning naming the twins. The recovery of a create whose answer was
-lost (`surveyctl.reconcile.recovery`) uses `same_survey`, the one definition of the same survey.
+request more: the survey list, all statuses and pages, once, its pages read in parallel) and
+`settle` applies what it found to the plan. One twin: the create is withheld with an error
+note giving the two ways out (`surveyctl import`, or `--adopt`), or with `--adopt` the twin is
+recorded (`Plan.recovered`, written by apply before its writes) and the plan goes on against it
+as an ordinary update. Several twins (or one twin that two manifests claim): all named,
+withheld, and `--adopt` does not choose. `--allow-duplicate` lets the create through, with a
+warning naming the twins. The recovery of a create whose answer was lost
+(`surveyctl.reconcile.recovery`) uses `same_survey`, the one definition of the same survey.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from surveyctl.api.client import SURVEYS_PAGE_SIZE
 from surveyctl.config import Environment
 from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.model import DesiredState
@@ -157,6 +158,7 @@ def find_twins(
     rule: Rule,
     adopt: bool = False,
     addresses: list[str] | None = None,
+    parallelism: int = 10,
 ) -> Identity:
     """Looks on the service for the resources of `addresses` (default: `creates_due`); with
     `adopt`, makes the state record of each one that has exactly one twin."""
@@ -166,7 +168,7 @@ def find_twins(
     surveys = [a for a in due if split_address(a)[0] == SURVEY]
     groups = [a for a in due if split_address(a)[0] == EXCLUSION_GROUP]
     if surveys:
-        _survey_twins(client, desired, state, rule, surveys, identity)
+        _survey_twins(client, desired, state, rule, surveys, identity, parallelism)
     for group_address in groups:
         _group_twin(client, desired, state, group_address, identity)
     if adopt:
@@ -190,6 +192,8 @@ def settle(plan: Plan, identity: Identity, rule: Rule, overrides: frozenset[str]
     withheld: set[str] = set()
     ambiguous = identity.ambiguous()
     for resource_address, twins in sorted(identity.twins.items()):
+        if resource_address in identity.unchecked:
+            continue  # its adoption could not read the twin: held back below
         if resource_address in identity.adopted:
             plan.recovered[resource_address] = identity.adopted[resource_address].to_json()
             plan.adopted.append(resource_address)
@@ -291,13 +295,35 @@ def _listed(twins: list[Twin]) -> str:
 # -- reading -------------------------------------------------------------------------------
 
 
-def account_surveys(client: Lister) -> tuple[list[dict], int]:
-    """Every survey of the account (all statuses, all pages, without targeting), and the
-    number of statuses read; the four statuses are read in parallel."""
+def account_surveys(client: Lister, parallelism: int = 10) -> tuple[list[dict], int]:
+    """Every survey of the account (all statuses, all pages, without targeting) and the
+    number of pages read. The first page of each status is read at once (four in parallel);
+    the pages it announces (`total_pages`) are then read `parallelism` at a time rather than
+    one after the other (10,000 surveys are a hundred pages). Where a status's last page is
+    full, the pages after it are read on until one is not (a list without `total_pages`)."""
     statuses = sorted(SURVEY_STATUSES.values())
+
+    def page(key: tuple[int, int]) -> list[dict]:
+        status, number = key
+        items, _total = client.get_surveys_page(page=number, status=status, targeting=False)
+        return items
+
+    def totals(status: int) -> tuple[list[dict], int]:
+        return client.get_surveys_page(page=1, status=status, targeting=False)
+
     with ThreadPoolExecutor(max_workers=len(statuses)) as pool:
-        lists = list(pool.map(lambda s: client.list_surveys(status=[s], targeting=False), statuses))
-    return [item for items in lists for item in items if isinstance(item, dict)], len(statuses)
+        firsts = dict(zip(statuses, pool.map(totals, statuses), strict=True))
+    rest = [(s, n) for s, (items, total) in firsts.items() if items for n in range(2, total + 1)]
+    with ThreadPoolExecutor(max_workers=max(1, parallelism)) as pool:
+        pages = dict(zip(rest, pool.map(page, rest), strict=True))
+    pages.update({(status, 1): items for status, (items, _) in firsts.items()})
+    for status in statuses:
+        number = max(n for s, n in pages if s == status)
+        while len(pages[(status, number)]) >= SURVEYS_PAGE_SIZE:
+            number += 1
+            pages[(status, number)] = page((status, number))
+    found = [item for items in pages.values() for item in items if isinstance(item, dict)]
+    return found, len(pages)
 
 
 def _survey_twins(
@@ -307,9 +333,10 @@ def _survey_twins(
     rule: Rule,
     surveys: list[str],
     identity: Identity,
+    parallelism: int,
 ) -> None:
     try:
-        listed, reads = account_surveys(client)
+        listed, reads = account_surveys(client, parallelism)
     except SurveyctlError as exc:
         for resource_address in surveys:
             identity.unchecked[resource_address] = f"the survey list: {exc}"

@@ -204,8 +204,9 @@ def plan_run(
     marketplace = workspace.marketplace()
     # Creates are first looked for on the service (no request when none is due); adopted
     # twins are planned as resources in state.
+    adopt = identity.ADOPT in options.overrides
     twins = identity.find_twins(
-        marketplace, desired, state, rule, adopt=identity.ADOPT in options.overrides
+        marketplace, desired, state, rule, adopt, parallelism=options.parallelism
     )
     state = identity.adopted_state(state, twins)
     request = PlanRequest(

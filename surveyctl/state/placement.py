@@ -48,7 +48,7 @@ def check_placement(config: Config, environment: Environment, state: State) -> N
                 f"environment {name!r} keeps its state in PostgreSQL (${environment.state.dsn_env}"
                 f", schema {environment.state.schema}), which holds nothing for it, while {path} "
                 f"holds its state ({held}); copy it with `surveyctl state migrate --from file "
-                f"--env {name}` before planning"
+                f"--env {name}` before planning (or remove that file if it is not needed)"
             )
         return
     held = _postgres_holds(name)
