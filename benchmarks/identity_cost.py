@@ -113,8 +113,14 @@ def measure(size: int, creates: int, latency_ms: int, repeat: int) -> None:
             assert plan.counts()["add"] == creates and not found.twins
             client = ApiClient(url, KEY)
             listed, pages = identity.account_surveys(client)
-            client.close()
             assert len(listed) == size, f"the list gave {len(listed)} of {size} surveys"
+            started = time.perf_counter()
+            identity.account_surveys(client, parallelism=1)
+            print(
+                f"  the same {pages} pages with the announced ones read one at a time: "
+                f"{time.perf_counter() - started:.2f}s"
+            )
+            client.close()
             pages = counts.get("GET surveys", 0)
             print(
                 f"  identity check alone: {statistics.median(checks):.2f}s "
