@@ -15,11 +15,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from surveyctl.api import ApiClient
 from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.files import write_atomically
+
+if TYPE_CHECKING:  # loading manifests must not load the HTTP stack
+    from surveyctl.api import ApiClient
 
 DEFAULT_TTL = 24 * 3600
 CACHE_FORMAT = 1

@@ -179,6 +179,8 @@ class DesiredState:
     surveys: dict[str, Survey] = field(default_factory=dict)
     groups: dict[str, ExclusionGroup] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
+    # Resources of kinds registered beyond these two: kind -> name -> manifest object.
+    others: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def __len__(self) -> int:
-        return len(self.surveys) + len(self.groups)
+        return len(self.surveys) + len(self.groups) + sum(map(len, self.others.values()))

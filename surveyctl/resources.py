@@ -14,7 +14,11 @@ from surveyctl.errors import SurveyctlError
 
 SURVEY = "Survey"
 EXCLUSION_GROUP = "ExclusionGroup"
-KINDS = (SURVEY, EXCLUSION_GROUP)
+KINDS = (SURVEY, EXCLUSION_GROUP)  # the kinds a manifest may declare
+
+# Every resource kind an address may name: the built-in ones, and any a kind module registers
+# (`surveyctl.reconcile.kinds`). An address of any other kind is an error everywhere.
+_KNOWN: list[str] = list(KINDS)
 
 NAME_PATTERN = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"
 NAME_RULE = "lowercase letters, digits and dashes, 1 to 63 characters, no dash at either end"
@@ -36,9 +40,26 @@ def check_name(name: str, what: str = "name") -> str:
     return name
 
 
+def register_kind(kind: str) -> None:
+    """Makes `kind` a resource kind that addresses may name (once; idempotent)."""
+    if kind not in _KNOWN:
+        _KNOWN.append(kind)
+
+
+def unregister_kind(kind: str) -> None:
+    """Forgets a registered kind (one defined for a single test); the built-in ones stay."""
+    if kind in _KNOWN and kind not in KINDS:
+        _KNOWN.remove(kind)
+
+
+def known_kinds() -> tuple[str, ...]:
+    """Every registered resource kind, in registration order."""
+    return tuple(_KNOWN)
+
+
 def address(kind: str, name: str) -> str:
     """`Survey/<name>` or `ExclusionGroup/<name>`."""
-    if kind not in KINDS:
+    if kind not in _KNOWN:
         raise ValueError(f"unknown resource kind {kind!r}")
     return f"{kind}/{name}"
 
@@ -46,7 +67,7 @@ def address(kind: str, name: str) -> str:
 def split_address(value: str) -> tuple[str, str]:
     """(kind, name) of an address; ResourceNameError when it is not one."""
     kind, _, name = value.partition("/")
-    if kind not in KINDS or not name:
+    if kind not in _KNOWN or not name:
         raise ResourceNameError(
             f"{value!r} is not a resource address; use Survey/<name> or ExclusionGroup/<name>"
         )

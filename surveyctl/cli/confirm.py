@@ -53,11 +53,13 @@ def ask(environment: Environment, action: str) -> bool:
     """Asks on the terminal; a protected environment wants `yes` typed in full."""
     question = action[0].upper() + action[1:]
     if environment.protected:
-        answer = click.prompt(
-            f"Environment {environment.name!r} is protected. {question}? "
-            "Only 'yes' will be accepted",
-            default="",
-            show_default=False,
-        )
-        return answer.strip() == "yes"
+        return typed_yes(f"Environment {environment.name!r} is protected. {question}")
     return click.confirm(f"{question}?", default=False)
+
+
+def typed_yes(question: str) -> bool:
+    """Asks `question` and goes ahead only when the answer is `yes` typed in full."""
+    answer = click.prompt(
+        f"{question}? Only 'yes' will be accepted", default="", show_default=False
+    )
+    return answer.strip() == "yes"

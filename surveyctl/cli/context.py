@@ -12,6 +12,7 @@ from surveyctl.config import Config, Environment, load_config
 
 if TYPE_CHECKING:  # imported when used, so that `--help` and `--version` stay light
     from surveyctl.api import ApiClient
+    from surveyctl.catalog import Catalog
     from surveyctl.reconcile.run import RunOptions, Workspace
     from surveyctl.state import StateBackend
 
@@ -73,7 +74,6 @@ class CliContext:
         """The environment's state, catalogue (none when `offline`) and (lazily) client, for a
         plan or apply run; the client's pool is sized for `options.parallelism` requests in
         flight."""
-        from surveyctl.cli.manifest_options import environment_catalog
         from surveyctl.reconcile.run import Workspace
 
         self.pool_size = max(self.pool_size or 0, options.parallelism)
@@ -82,8 +82,19 @@ class CliContext:
             environment=self.environment(),
             state=self.state_store(),
             marketplace=self.client,
-            catalog=environment_catalog(self, offline=offline, refresh=refresh_catalog),
+            catalog=self.catalog(offline=offline, refresh=refresh_catalog),
         )
+
+    def catalog(self, offline: bool = False, refresh: bool = False) -> Catalog | None:
+        """The environment's attribute catalogue (None when `offline`); no connection is
+        opened while the cache is fresh."""
+        if offline:
+            return None
+        from surveyctl.catalog import Catalog
+
+        self.announce()
+        config, environment = self.config(), self.environment()
+        return Catalog(self.client, environment.name, config.cache_dir, refresh=refresh)
 
     def state_store(self) -> StateBackend:
         """The state backend of the environment."""

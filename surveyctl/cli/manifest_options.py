@@ -13,7 +13,9 @@ from surveyctl.reconcile import run
 
 paths_argument = click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 offline_option = click.option(
-    "--offline", is_flag=True, help="Skip every check against the attribute catalogue."
+    "--offline",
+    is_flag=True,
+    help="Use no attribute catalogue: no check against it, codes shown without their names.",
 )
 refresh_option = click.option(
     "--refresh-catalog", is_flag=True, help="Fetch the attribute catalogue even if cached."
@@ -28,8 +30,4 @@ def manifest_paths(ctx: CliContext, paths: tuple[Path, ...]) -> list[Path]:
 def environment_catalog(ctx: CliContext, offline: bool, refresh: bool) -> Catalog | None:
     """The environment's attribute catalogue (None with --offline); no connection is opened
     while the cache is fresh."""
-    if offline:
-        return None
-    ctx.announce()
-    config, environment = ctx.config(), ctx.environment()
-    return Catalog(ctx.client, environment.name, config.cache_dir, refresh=refresh)
+    return ctx.catalog(offline=offline, refresh=refresh)

@@ -17,9 +17,10 @@ import click
 from surveyctl.cli import confirm
 from surveyctl.cli.console import use_color
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.manifest_options import refresh_option
+from surveyctl.cli.manifest_options import offline_option, refresh_option
 from surveyctl.cli.options import format_option
 from surveyctl.cli.progress import Steps
+from surveyctl.config import plan_signing_key
 from surveyctl.errors import SurveyctlError
 from surveyctl.reconcile import guards, identity
 from surveyctl.reconcile.apply import INTERRUPTED, ApplyResult, Outcome, unattempted
@@ -59,11 +60,6 @@ _target = click.option(
     metavar="ADDRESS",
     help="Plan only this resource (Survey/NAME, ExclusionGroup/NAME or NAME; repeatable) and "
     "what it depends on (a group's surveys).",
-)
-offline_option = click.option(
-    "--offline",
-    is_flag=True,
-    help="Use no attribute catalogue: codes are shown without their names.",
 )
 _parallelism = click.option(
     "--parallelism",
@@ -229,7 +225,7 @@ def plan_command(
             reading.close()
     _show(plan, output_format)
     if out is not None:
-        save_plan(plan, out)
+        save_plan(plan, out, plan_signing_key())
         click.echo(f"Saved the plan to {out}; apply it with `surveyctl apply {out}`.", err=True)
     if plan.errors or unattempted(plan):  # an error, or a resource it could not plan
         click.get_current_context().exit(1)
@@ -342,22 +338,13 @@ def apply_command(
 
 
 def _confirm(environment: str) -> bool:
-    answer = click.prompt(
-        f"Apply these changes to environment {environment!r}? Only 'yes' will be accepted",
-        default="",
-        show_default=False,
-    )
-    return answer.strip() == "yes"
+    return confirm.typed_yes(f"Apply these changes to environment {environment!r}")
 
 
 def _confirm_refresh(environment: str) -> bool:
-    answer = click.prompt(
-        f"Record these live values as last applied in the state of environment "
-        f"{environment!r}? Only 'yes' will be accepted",
-        default="",
-        show_default=False,
+    return confirm.typed_yes(
+        f"Record these live values as last applied in the state of environment {environment!r}"
     )
-    return answer.strip() == "yes"
 
 
 def _progress(steps: Steps, outcome: Outcome) -> None:

@@ -19,6 +19,7 @@ from surveyctl.cli.plan import render_plan
 @format_option("text", "json", "markdown")
 def show_command(planfile: Path, output_format: str) -> None:
     """Show a plan saved by `surveyctl plan --out PLANFILE`; reads nothing else."""
+    from surveyctl.config import plan_signing_key
     from surveyctl.reconcile.planfile import load_plan
 
-    click.echo(render_plan(load_plan(planfile), output_format), nl=False)
+    click.echo(render_plan(load_plan(planfile, plan_signing_key()), output_format), nl=False)

@@ -98,13 +98,25 @@ def _load_manifests(
 
 
 def _add(document: Document, state: DesiredState, specs: dict, diagnostics: Diagnostics) -> None:
-    if document.data["kind"] == "Survey":
-        survey = build.survey(document, diagnostics)
-        state.surveys[survey.name] = survey
-        specs[survey.name] = document.data["spec"]
-    else:
-        group = build.exclusion_group(document)
-        state.groups[group.name] = group
+    kind = document.data["kind"]
+    if kind not in _BUILDERS:  # the schema admits only known kinds; never guess another
+        raise ValueError(f"no builder for manifest kind {kind!r}")
+    _BUILDERS[kind](document, state, specs, diagnostics)
+
+
+def _add_survey(document: Document, state: DesiredState, specs: dict, diagnostics) -> None:
+    survey = build.survey(document, diagnostics)
+    state.surveys[survey.name] = survey
+    specs[survey.name] = document.data["spec"]
+
+
+def _add_group(document: Document, state: DesiredState, specs: dict, diagnostics) -> None:
+    group = build.exclusion_group(document)
+    state.groups[group.name] = group
+
+
+# manifest kind -> how its document joins the desired state
+_BUILDERS = {"Survey": _add_survey, "ExclusionGroup": _add_group}
 
 
 def load_desired(paths: Iterable[str | Path], catalog: Catalog | None = None) -> DesiredState:

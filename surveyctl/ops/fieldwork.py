@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 
 from surveyctl.api import ApiClient
 from surveyctl.errors import SurveyctlError
+from surveyctl.reconcile.live import DEFAULT_PARALLELISM
 from surveyctl.statuses import COMPLETE, survey_status_name
 
 OVER_QUOTA, BUYER_TERMINATION, BUYER_DROP = 17, 18, 19
@@ -116,7 +117,9 @@ def fieldwork(client: ApiClient, survey_id: int, name: str | None = None) -> Fie
 
 
 def fieldwork_of_many(
-    client: ApiClient, surveys: Iterable[tuple[int, str | None]], parallelism: int = 10
+    client: ApiClient,
+    surveys: Iterable[tuple[int, str | None]],
+    parallelism: int = DEFAULT_PARALLELISM,
 ) -> list[Fieldwork]:
     """The fieldwork of each (survey_id, name), read in parallel; a survey that cannot be read
     gets its `error` instead of failing the others."""

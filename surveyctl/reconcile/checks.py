@@ -4,7 +4,6 @@ reviewer should know (soft launch, quota flexibility, quotas that will close, sp
 from __future__ import annotations
 
 from surveyctl.reconcile.plan import FieldChange, Note, Spend
-from surveyctl.resources import SURVEY, split_address
 from surveyctl.statuses import DRAFT, survey_status_name
 
 
@@ -97,21 +96,4 @@ def lowered_quotas(changes: list[FieldChange]) -> bool:
         and isinstance(change.new, int | float)
         and change.new < change.old
         for change in changes
-    )
-
-
-def unresolved_create_message(address: str, journal) -> str:
-    """How to resolve a create whose answer was never recorded (a crash, a lost answer)."""
-    kind, name = split_address(address)
-    if kind == SURVEY:
-        adopt = (
-            "find its id with `surveyctl surveys list --unmanaged` and adopt it with "
-            f"`surveyctl import SURVEY_ID --name {name}`"
-        )
-    else:
-        adopt = f"adopt it with `surveyctl import-group REF --name {name}`"
-    return (
-        f"a create of {address} was sent at {journal.started_at} and its answer was never "
-        f"recorded, so it may exist in the marketplace; if it does, {adopt}, otherwise forget "
-        f"the attempt with `surveyctl state rm {address}`"
     )

@@ -18,7 +18,6 @@ says which write a list of changes needs: nothing, per-quota PUTs (only `require
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from deepdiff import DeepDiff
@@ -28,30 +27,29 @@ from surveyctl.reconcile.normalise import (
     GROUP_FIELDS,
     KEYED_COLLECTIONS,
     UPDATE_FIELDS,
+    group_update_body,
     normalise_group,
     normalise_survey,
 )
+from surveyctl.reconcile.plan import FieldChange
+
+__all__ = [
+    "PER_QUOTA_FIELDS",
+    "FieldChange",
+    "classify",
+    "diff_group",
+    "diff_normalised",
+    "diff_survey",
+    "drift",
+    "drift_normalised",
+    "group_drift",
+    "quota_update_bodies",
+]
 
 Classification = Literal["no-op", "quota-update", "update"]
-QUOTA_UPDATE_FIELDS = frozenset({"required_count", "criteria"})
-
-
-@dataclass(frozen=True)
-class FieldChange:
-    """One difference: `path` as above, `old`/`new` in normalised form, None meaning absent."""
-
-    path: str
-    old: Any
-    new: Any
-    parts: tuple = field(default=(), repr=False, compare=False)  # the path as keys
-
-    @property
-    def kind(self) -> Literal["added", "removed", "changed"]:
-        if self.old is None:
-            return "added"
-        if self.new is None:
-            return "removed"
-        return "changed"
+# The fields of a quota that a per-quota PUT (spec 2.4) can change; any other difference
+# needs a full update.
+PER_QUOTA_FIELDS = frozenset({"required_count", "criteria"})
 
 
 def diff_survey(before: dict, after: dict) -> list[FieldChange]:
@@ -68,6 +66,16 @@ def diff_normalised(before: dict, after: dict) -> list[FieldChange]:
 def diff_group(before: dict, after: dict) -> list[FieldChange]:
     """Changes between two exclusion group bodies (2.9)."""
     return _diff(normalise_group(before), normalise_group(after), GROUP_FIELDS)
+
+
+def group_drift(live: dict, last_applied: dict | None) -> list[FieldChange]:
+    """Managed fields of a group (those of its last-applied body) whose live value differs.
+    A managed field the live body no longer carries is drift too (removed)."""
+    if not last_applied:
+        return []
+    live_body = group_update_body(live)
+    managed = {name: value for name, value in live_body.items() if name in last_applied}
+    return diff_group(last_applied, managed)
 
 
 def drift(live: dict, last_applied: dict | None) -> list[FieldChange]:
@@ -116,7 +124,7 @@ def quota_update_bodies(after: dict, changes: list[FieldChange]) -> dict[str, di
 
 def _is_quota_field_change(change: FieldChange) -> bool:
     parts = change.parts
-    return len(parts) >= 3 and parts[0] == "quotas" and parts[2] in QUOTA_UPDATE_FIELDS
+    return len(parts) >= 3 and parts[0] == "quotas" and parts[2] in PER_QUOTA_FIELDS
 
 
 def _diff(before: dict, after: dict, field_order: tuple[str, ...]) -> list[FieldChange]:

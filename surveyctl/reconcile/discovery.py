@@ -24,7 +24,7 @@ from typing import Protocol
 
 from surveyctl.errors import SurveyctlError
 from surveyctl.reconcile.importer import ImportRefused, save_adoption, survey_adoption
-from surveyctl.reconcile.live import fetch_all
+from surveyctl.reconcile.live import DEFAULT_PARALLELISM, fetch_all
 from surveyctl.resources import SURVEY, address, check_name, kind_of, name_of
 from surveyctl.state import State, StateBackend, SurveyRecord
 from surveyctl.statuses import survey_status_name
@@ -142,7 +142,7 @@ def adopt_unmanaged(
     store: StateBackend,
     out_dir: Path,
     statuses: Iterable[int],
-    parallelism: int = 10,
+    parallelism: int = DEFAULT_PARALLELISM,
     on_adopted: Callable[[Adopted], None] | None = None,
 ) -> list[Adopted]:
     """Imports every unmanaged survey of `statuses` into `out_dir` and the state; the caller

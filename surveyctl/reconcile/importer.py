@@ -32,6 +32,7 @@ from surveyctl.manifests import build, rules, schema
 from surveyctl.manifests.diagnostics import ERROR, Diagnostics
 from surveyctl.manifests.load import load_text
 from surveyctl.reconcile.conform import SURVEY_UPDATE_SCHEMA, conform, schema_of
+from surveyctl.reconcile.kinds.survey_live import survey_record
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.merge import GROUP_MEMBERSHIP_FIELDS
 from surveyctl.reconcile.normalise import group_update_body, update_body
@@ -82,13 +83,8 @@ def survey_adoption(live: dict, target: str) -> Adoption:
         if key not in GROUP_MEMBERSHIP_FIELDS and not _is_default(key, value, survey_id)
     }
     manifest = {"kind": SURVEY, "name": name_of(target), "spec": spec}
-    quota_ids = {
-        str(q["buyer_quota_id"]): str(q["ps_quota_id"])
-        for q in live.get("quotas") or []
-        if q.get("buyer_quota_id") and q.get("ps_quota_id")
-    }
     body = manifest_body(manifest, source)
-    return Adoption(target, source, manifest, SurveyRecord(survey_id, quota_ids, body))
+    return Adoption(target, source, manifest, survey_record(live, body, prevent_destroy=False))
 
 
 def adopt_group(client: Marketplace, state: State, ref: str, name: str) -> Adoption:

@@ -10,6 +10,9 @@ from typing import Any
 from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.reconcile.marketplace import Marketplace
 
+# How many reads (and writes) run at once unless a command says otherwise.
+DEFAULT_PARALLELISM = 10
+
 
 @dataclass
 class LiveResult:
@@ -24,7 +27,7 @@ class LiveResult:
 def fetch_all(
     client: Marketplace,
     requests: Iterable[tuple[str, Callable[[Marketplace], Any]]],
-    parallelism: int = 10,
+    parallelism: int = DEFAULT_PARALLELISM,
 ) -> dict[str, LiveResult]:
     """Runs `fetch(client)` for each (address, fetch) with `parallelism` workers."""
 

@@ -19,18 +19,32 @@ Action = Literal["no-op", "create", "update", "quota-update", "delete"]
 Severity = Literal["error", "warning", "note"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class FieldChange:
-    """One field that differs: `path` like `quotas[male].required_count`, old and new values."""
+    """One field that differs: `path` like `quotas[male].required_count`, old and new values
+    in normalised form (None meaning absent). `parts` is the path as keys, set by the diff
+    (`surveyctl.reconcile.diff`) and not saved with a plan."""
 
     path: str
     old: Any = None
     new: Any = None
+    parts: tuple = field(default=(), repr=False, compare=False)
 
     @property
     def field(self) -> str:
         """The top-level field the change is in: `quotas` for `quotas[male].required_count`."""
         return self.path.split(".")[0].split("[")[0]
+
+    @property
+    def kind(self) -> Literal["added", "removed", "changed"]:
+        if self.old is None:
+            return "added"
+        if self.new is None:
+            return "removed"
+        return "changed"
+
+    def to_dict(self) -> dict:
+        return {"path": self.path, "old": self.old, "new": self.new}
 
 
 @dataclass
@@ -170,7 +184,11 @@ class Plan:
         return Spend(before=round(before, 2), after=round(after, 2))
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        data = asdict(self)
+        for resource, item in zip(self.resources, data["resources"], strict=True):
+            item["changes"] = [change.to_dict() for change in resource.changes]
+            item["drift"] = [change.to_dict() for change in resource.drift]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict) -> Plan:
@@ -178,8 +196,8 @@ class Plan:
             ResourceChange(
                 **{
                     **item,
-                    "changes": [FieldChange(**c) for c in item.get("changes", [])],
-                    "drift": [FieldChange(**c) for c in item.get("drift", [])],
+                    "changes": [_field_change(c) for c in item.get("changes", [])],
+                    "drift": [_field_change(c) for c in item.get("drift", [])],
                     "spend": Spend(**item["spend"]) if item.get("spend") else None,
                 }
             )
@@ -188,3 +206,7 @@ class Plan:
         notes = [Note(**note) for note in data.get("notes", [])]
         rest = {k: v for k, v in data.items() if k not in ("resources", "notes")}
         return cls(**rest, resources=resources, notes=notes)
+
+
+def _field_change(data: dict) -> FieldChange:
+    return FieldChange(data["path"], data.get("old"), data.get("new"))

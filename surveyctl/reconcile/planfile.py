@@ -111,16 +111,9 @@ class PlanFileError(SurveyctlError):
     """A saved plan that cannot be used."""
 
 
-def signing_key() -> bytes | None:
-    """The key of `$SURVEYCTL_PLAN_KEY`, or None when it is not set (or empty)."""
-    value = os.environ.get(KEY_VARIABLE, "")
-    # surrogateescape: the bytes of the variable as set, whatever their encoding
-    return value.encode("utf-8", "surrogateescape") if value else None
-
-
 def save_plan(plan: Plan, path: Path, key: bytes | None = None) -> None:
-    """Writes the plan atomically (temp file + rename), signed when a key is given or set in
-    `$SURVEYCTL_PLAN_KEY`."""
+    """Writes the plan atomically (temp file + rename), signed when a key is given (the
+    configuration's `$SURVEYCTL_PLAN_KEY`, surveyctl.config.plan_signing_key)."""
     outside = [source for source in plan.sources if Path(source).is_absolute()]
     if outside:
         raise PlanFileError(
@@ -130,7 +123,6 @@ def save_plan(plan: Plan, path: Path, key: bytes | None = None) -> None:
         )
     data = plan.to_dict()
     document = {"kind": MAGIC, "checksum": fingerprint(data), "plan": data}
-    key = key or signing_key()
     if key is not None:
         document["signature"] = _sign(data, key)
     try:
@@ -141,7 +133,7 @@ def save_plan(plan: Plan, path: Path, key: bytes | None = None) -> None:
 
 def load_plan(path: Path, key: bytes | None = None) -> Plan:
     """Reads a saved plan; PlanFileError when it is not one, is too large, damaged, unsigned
-    or badly signed while a key is set (given, or in `$SURVEYCTL_PLAN_KEY`), or too new."""
+    or badly signed while a key is given (the configuration's `$SURVEYCTL_PLAN_KEY`), or too new."""
     try:
         return _load(path, key)
     except RecursionError as exc:  # nesting no plan has, meant to exhaust the parser
@@ -155,7 +147,7 @@ def _load(path: Path, key: bytes | None) -> Plan:
     data = document.get("plan")
     if not isinstance(data, dict) or document.get("checksum") != fingerprint(data):
         raise PlanFileError(f"{path}: the plan file is damaged or was edited; make a new plan")
-    _check_signature(path, data, document.get("signature"), key or signing_key())
+    _check_signature(path, data, document.get("signature"), key)
     if data.get("format_version") != FORMAT_VERSION:
         raise PlanFileError(
             f"{path}: plan format {data.get('format_version')} is not supported by this "

@@ -1,8 +1,9 @@
 """Reports each live read of a plan as it completes, for a progress display.
 
-The planner reads one live body per resource in state (in parallel). `reporting_reads` wraps the
-marketplace so that each finished read calls `report(address, done, total)`; the planner itself
-stays unaware of any display. Reports may come from the planner's worker threads.
+The planner reads one live body per resource in state (in parallel). `reporting_reads` wraps
+the marketplace so that each finished read (the method each kind names as its `read_method`)
+calls `report(address, done, total)`; the planner itself stays unaware of any display.
+Reports may come from the planner's worker threads.
 """
 
 from __future__ import annotations
@@ -11,43 +12,45 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from surveyctl.reconcile import kinds
 from surveyctl.reconcile.marketplace import Marketplace
-from surveyctl.state import State, SurveyRecord
+from surveyctl.state import State
 
 ReadReport = Callable[[str, int, int], None]  # (address, reads done, reads in all)
 
 
 class _ReportingReads:
-    """A marketplace whose get_survey and get_group report when they finish."""
+    """A marketplace whose read of each kind (`Kind.read_method`) reports when it finishes."""
 
     def __init__(self, inner: Marketplace, state: State, report: ReadReport):
         self._inner = inner
         self._report = report
-        self._surveys: dict[Any, str] = {}
-        self._groups: dict[Any, str] = {}
+        # read method -> remote id -> address
+        self._reads: dict[str, dict[Any, str]] = {
+            kind.read_method: {} for kind in kinds.in_order() if kind.read_method
+        }
+        self._nouns = {kind.read_method: kind.noun for kind in kinds.in_order()}
         for address, record in state.resources.items():
-            if isinstance(record, SurveyRecord):
-                self._surveys[record.ps_survey_id] = address
-            else:
-                self._groups[record.buyer_surveygroup_ref] = address
+            kind = kinds.of_address(address)
+            if kind.read_method:
+                self._reads[kind.read_method][record.remote_id] = address
         self._total = len(state.resources)
         self._done = 0
         self._lock = threading.Lock()
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
+        method = getattr(self._inner, name)
+        if name not in self._reads:
+            return method
+        known, noun = self._reads[name], self._nouns[name]
 
-    def get_survey(self, survey_id: int) -> dict:
-        try:
-            return self._inner.get_survey(survey_id)
-        finally:
-            self._tick(self._surveys.get(survey_id, f"survey {survey_id}"))
+        def reported(remote_id: Any, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return method(remote_id, *args, **kwargs)
+            finally:
+                self._tick(known.get(remote_id, f"{noun} {remote_id}"))
 
-    def get_group(self, ref: str) -> dict:
-        try:
-            return self._inner.get_group(ref)
-        finally:
-            self._tick(self._groups.get(ref, f"group {ref}"))
+        return reported
 
     def _tick(self, address: str) -> None:
         with self._lock:

@@ -19,19 +19,15 @@ planned change, as for any other field.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 
-from surveyctl.reconcile import checks
-from surveyctl.reconcile.diff import diff_group, drift
-from surveyctl.reconcile.groups import group_fingerprint
-from surveyctl.reconcile.live import LiveResult, fetch_all
+from surveyctl.reconcile import kinds
+from surveyctl.reconcile.live import DEFAULT_PARALLELISM, LiveResult, fetch_all
 from surveyctl.reconcile.marketplace import Marketplace
-from surveyctl.reconcile.normalise import group_update_body, is_empty, update_body
-from surveyctl.reconcile.plan import FieldChange, Note, Plan, ResourceChange
-from surveyctl.reconcile.planner import live_fingerprint, live_requests
+from surveyctl.reconcile.plan import Note, Plan, ResourceChange
+from surveyctl.reconcile.planner import live_requests
 from surveyctl.resources import split_address
-from surveyctl.state import GroupRecord, Record, State, StateBackend, SurveyRecord
+from surveyctl.state import Record, State, StateBackend
 
 
 @dataclass
@@ -43,7 +39,7 @@ class Refresh:
 
 
 def make_refresh(
-    client: Marketplace, state: State, environment: str, parallelism: int = 10
+    client: Marketplace, state: State, environment: str, parallelism: int = DEFAULT_PARALLELISM
 ) -> Refresh:
     """Reads every managed resource and compares it with its last-applied body; writes nothing."""
     live = fetch_all(client, live_requests(state), parallelism)
@@ -79,7 +75,7 @@ def record_refresh(refresh: Refresh, store: StateBackend) -> int:
 def _refresh_one(
     address: str, record: Record, result: LiveResult, refresh: Refresh
 ) -> ResourceChange | None:
-    kind, name = split_address(address)
+    kind_name, name = split_address(address)
     notes = refresh.plan.notes
     if result.gone:
         notes.append(
@@ -96,56 +92,18 @@ def _refresh_one(
         refresh.plan.unread.append(address)
         return None
     live = result.body
-    if isinstance(record, SurveyRecord):
-        differences = drift(live, record.last_applied)
-        applied = _with_live_values(record.last_applied, update_body(live), differences)
-        quota_ids = {
-            str(q["buyer_quota_id"]): str(q["ps_quota_id"])
-            for q in live.get("quotas") or []
-            if q.get("buyer_quota_id") and q.get("ps_quota_id")
-        }
-        refreshed: Record = dataclasses.replace(record, last_applied=applied, quota_ids=quota_ids)
-        remote, fingerprint = record.ps_survey_id, live_fingerprint(live)
-        spend = checks.survey_spend(live, live)
-    else:
-        body = group_update_body(live)
-        differences = _group_drift(body, record)
-        applied = _with_live_values(record.last_applied, body, differences)
-        ids = [int(i) for i in body.get("surveys_in_group") or []]
-        refreshed = dataclasses.replace(record, last_applied=applied, ps_survey_ids=ids)
-        remote, fingerprint, spend = record.buyer_surveygroup_ref, group_fingerprint(live), None
-    changes = [FieldChange(c.path, c.old, c.new) for c in differences]
+    kind = kinds.get(kind_name)
+    changes, applied, refreshed = kind.refresh(record, live)
     if changes:
         refresh.records[address] = refreshed
     return ResourceChange(
-        kind,
+        kind.name,
         name,
         "no-op",
-        remote_id=remote,
+        remote_id=record.remote_id,
         last_applied=applied if changes else None,
         prevent_destroy=record.prevent_destroy,
         drift=changes,
-        fingerprint=fingerprint,
-        spend=spend,
+        fingerprint=kind.fingerprint(live),
+        spend=kind.spend(live, live),
     )
-
-
-def _group_drift(body: dict, record: GroupRecord) -> list:
-    if not record.last_applied:
-        return []
-    managed = {k: v for k, v in body.items() if k in record.last_applied}
-    return diff_group(record.last_applied, managed)
-
-
-def _with_live_values(last_applied: dict | None, live_body: dict, differences: list) -> dict | None:
-    """`last_applied` with each drifted top-level field set to its live value."""
-    if last_applied is None or not differences:
-        return last_applied
-    applied = dict(last_applied)
-    for name in {change.parts[0] for change in differences}:
-        value = live_body.get(name)
-        if is_empty(value):
-            applied.pop(name, None)
-        else:
-            applied[name] = value
-    return applied

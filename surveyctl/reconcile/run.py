@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from surveyctl.catalog import Catalog
-from surveyctl.config import Config, Environment
+from surveyctl.config import Config, Environment, create_settle_seconds, plan_signing_key
 from surveyctl.errors import ConfigError, SurveyctlError
 from surveyctl.manifests import Diagnostic, load_manifests
 from surveyctl.manifests.diagnostics import ERROR
@@ -39,6 +39,7 @@ from surveyctl.reconcile.apply import (
 )
 from surveyctl.reconcile.guards import add_guard_notes, flag
 from surveyctl.reconcile.labels import plan_labels
+from surveyctl.reconcile.live import DEFAULT_PARALLELISM
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Plan
 from surveyctl.reconcile.planfile import load_plan
@@ -51,7 +52,6 @@ from surveyctl.safety import Approval, Interrupted, Interrupts, needs_question
 from surveyctl.state import State, StateBackend
 from surveyctl.state.placement import check_placement, local_state_refusal, state_warning
 
-DEFAULT_PARALLELISM = 10
 MAX_PARALLELISM = 64
 
 
@@ -210,7 +210,13 @@ def plan_run(
     )
     state = identity.adopted_state(state, twins)
     request = PlanRequest(
-        desired, state, environment.name, options.destroy, options.parallelism, rule
+        desired,
+        state,
+        environment.name,
+        options.destroy,
+        options.parallelism,
+        settle_seconds=create_settle_seconds(),
+        rule=rule,
     )
     if workspace.on_read is not None:
         marketplace = reporting_reads(marketplace, state, workspace.on_read)
@@ -356,7 +362,7 @@ def _plan_and_approve(
 def _load_saved(path: Path, workspace: Workspace, options: RunOptions) -> Plan:
     """The saved plan at `path`, re-checked: its environment, its state, and each of its
     changes against a fresh plan of the manifests it names (`surveyctl.reconcile.tamper`)."""
-    saved = load_plan(path)
+    saved = load_plan(path, plan_signing_key())
     name = workspace.environment.name
     if saved.environment != name:
         raise SurveyctlError(

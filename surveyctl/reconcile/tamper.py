@@ -27,9 +27,10 @@ import json
 from pathlib import Path
 
 from surveyctl.errors import SurveyctlError
+from surveyctl.reconcile import kinds
 from surveyctl.reconcile.plan import Plan, ResourceChange
 from surveyctl.reconcile.planfile import PlanFileError
-from surveyctl.state import GroupRecord, State, SurveyRecord
+from surveyctl.state import Record, State
 
 # What a planned resource does when applied; two plans agree on a resource when these agree.
 _EFFECT_FIELDS = (
@@ -159,13 +160,12 @@ def guard_deletes(plan: Plan, state: State, destroy: bool) -> None:
         )
 
 
-def _protected(resource: ResourceChange, record: SurveyRecord | GroupRecord | None) -> bool:
+def _protected(resource: ResourceChange, record: Record | None) -> bool:
     if record is None or record.prevent_destroy:
         return True
-    managed = (
-        record.ps_survey_id if isinstance(record, SurveyRecord) else record.buyer_surveygroup_ref
-    )
-    return resource.remote_id != managed
+    if not isinstance(record, kinds.get(resource.kind).record_type):
+        return True  # the state manages something else under that address
+    return resource.remote_id != record.remote_id
 
 
 def _names(resources: list[ResourceChange]) -> str:

@@ -1,8 +1,9 @@
 """`--target ADDRESS`: plan (and apply) only some resources, and what they depend on.
 
 A target is an address (`Survey/brand-tracker-us`, `ExclusionGroup/brand-trackers`) or a bare
-name that names one resource. A group depends on its surveys (it names them by their ids), so
-targeting a group plans its surveys too; a survey depends on nothing. Both the desired state
+name that names one resource. A resource's kind says what it depends on (`Kind.depends_on`):
+a group depends on its surveys (it names them by their ids), so targeting a group plans its
+surveys too; a survey depends on nothing. Both the desired state
 and the state are cut down to the selection before planning: resources outside it are not
 read, not changed and not destroyed. The plan says that it is partial.
 """
@@ -14,8 +15,9 @@ from dataclasses import replace
 
 from surveyctl.errors import SurveyctlError
 from surveyctl.model import DesiredState
+from surveyctl.reconcile import kinds
 from surveyctl.reconcile.plan import Note, Plan
-from surveyctl.resources import EXCLUSION_GROUP, SURVEY, address
+from surveyctl.resources import address
 from surveyctl.state import State
 
 PARTIAL = "--target"
@@ -29,18 +31,22 @@ def select(
     desired: DesiredState, state: State, targets: tuple[str, ...]
 ) -> tuple[DesiredState, State]:
     """The desired state and state cut down to `targets` and their dependencies."""
-    known = {address(SURVEY, name) for name in desired.surveys}
-    known |= {address(EXCLUSION_GROUP, name) for name in desired.groups}
-    known |= set(state.addresses())
+    manifests = {
+        address(kind.name, name): (kind, manifest)
+        for kind in kinds.in_order()
+        for name, manifest in kind.manifests(desired).items()
+    }
+    known = set(manifests) | set(state.addresses())
     chosen = {_resolve(target, known) for target in targets}
-    for name, group in desired.groups.items():
-        if address(EXCLUSION_GROUP, name) in chosen:
-            chosen |= {address(SURVEY, survey) for survey in group.surveys}
-    cut = DesiredState(
-        surveys={n: s for n, s in desired.surveys.items() if address(SURVEY, n) in chosen},
-        groups={n: g for n, g in desired.groups.items() if address(EXCLUSION_GROUP, n) in chosen},
-        files=desired.files,
-    )
+    for target in list(chosen):
+        if target in manifests:
+            kind, manifest = manifests[target]
+            chosen |= set(kind.depends_on(manifest))
+    cut = DesiredState(files=desired.files)
+    for kind in kinds.in_order():
+        kind.manifests(cut).update(
+            (n, m) for n, m in kind.manifests(desired).items() if address(kind.name, n) in chosen
+        )
     kept_state = replace(
         state.copy(),
         resources={a: r for a, r in state.resources.items() if a in chosen},

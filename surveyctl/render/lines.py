@@ -6,6 +6,7 @@ it while the markdown renderer puts the symbol in column 0 of a `diff` block.
 
 from __future__ import annotations
 
+from surveyctl.reconcile import kinds
 from surveyctl.reconcile.plan import Plan, ResourceChange
 from surveyctl.render.describe import Describer, Line
 from surveyctl.render.values import money
@@ -55,5 +56,4 @@ def _count(quota_puts: int) -> str:
 
 
 def _ident(resource: ResourceChange) -> str:
-    label = "ps_survey_id" if resource.kind == "Survey" else "ref"
-    return f"{label} {resource.remote_id}"
+    return f"{kinds.get(resource.kind).id_label} {resource.remote_id}"

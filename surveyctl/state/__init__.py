@@ -37,16 +37,15 @@ user reads is the whole state. The API key is never part of the state: nothing h
 it.
 """
 
-import os
-
-from surveyctl.config import Config, Environment, StateSettings
+from surveyctl.config import Config, Environment, StateSettings, actor_name
 from surveyctl.errors import ConfigError
 from surveyctl.state.backend import StateBackend
-from surveyctl.state.changes import HistoryEntry
+from surveyctl.state.changes import HistoryEntry, actor
 from surveyctl.state.file import FileStateStore
 from surveyctl.state.lock import LockError, LockHeld, LockInfo
 from surveyctl.state.records import (
     FORMAT_VERSION,
+    RECORD_TYPES,
     GroupRecord,
     JournalEntry,
     Record,
@@ -54,7 +53,9 @@ from surveyctl.state.records import (
     StateError,
     SurveyRecord,
     fingerprint,
+    register_record,
     state_file,
+    unregister_record,
 )
 
 
@@ -69,14 +70,19 @@ def open_state(
         from surveyctl.state.postgres import PostgresStateStore
 
         variable = settings.dsn_env or ""
-        dsn = os.environ.get(variable, "")
+        dsn = settings.dsn()
         if not dsn:
             raise ConfigError(
                 f"the PostgreSQL state of environment {environment.name!r} needs its connection "
                 f"string in ${variable}, which is not set"
             )
-        return PostgresStateStore(dsn, environment.name, settings.schema, dsn_variable=variable)
-    return FileStateStore(state_file(config.state_dir, environment.name), environment.name)
+        store: StateBackend = PostgresStateStore(
+            dsn, environment.name, settings.schema, dsn_variable=variable
+        )
+    else:
+        store = FileStateStore(state_file(config.state_dir, environment.name), environment.name)
+    store.actor = actor(actor_name())
+    return store
 
 
 __all__ = [
@@ -84,6 +90,7 @@ __all__ = [
     "GroupRecord",
     "HistoryEntry",
     "JournalEntry",
+    "RECORD_TYPES",
     "Record",
     "State",
     "StateError",
@@ -95,5 +102,7 @@ __all__ = [
     "SurveyRecord",
     "fingerprint",
     "open_state",
+    "register_record",
     "state_file",
+    "unregister_record",
 ]

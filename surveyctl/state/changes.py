@@ -13,7 +13,6 @@ JSON form is what `surveyctl state show` prints: the record's fields, plus `unre
 from __future__ import annotations
 
 import getpass
-import os
 import socket
 from dataclasses import dataclass
 from typing import Any
@@ -32,13 +31,9 @@ from surveyctl.state.records import (
 # state file written before history was kept): `fold` starts from it.
 BASELINE_COMMAND = "(state before history was kept)"
 
-# Names the person behind a change when the OS user says little (a CI runner's `runner`).
-ACTOR_VARIABLE = "SURVEYCTL_ACTOR"
-
-
-def actor() -> str:
-    """Who makes the changes of this process: $SURVEYCTL_ACTOR, else user@host."""
-    named = os.environ.get(ACTOR_VARIABLE, "").strip()
+def actor(named: str | None = None) -> str:
+    """Who makes the changes of this process: `named` (configuration: $SURVEYCTL_ACTOR, for
+    when the OS user says little, as a CI runner's `runner`), else user@host."""
     if named:
         return named
     try:

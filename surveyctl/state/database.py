@@ -9,7 +9,6 @@ server text quoted in a message is scrubbed of it first.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import psycopg
@@ -47,7 +46,12 @@ class Dsn:
     password: str
 
     @classmethod
-    def parse(cls, value: str, environment: str, variable: str) -> Dsn:
+    def parse(
+        cls, value: str, environment: str, variable: str, defaults: dict[str, str] | None = None
+    ) -> Dsn:
+        """`value` read as libpq reads it; `defaults` are libpq's variables (PGHOST, ...,
+        surveyctl.config.libpq_defaults) for what the string leaves out."""
+        defaults = defaults or {}
         try:
             params = conninfo.conninfo_to_dict(value)
         except psycopg.ProgrammingError:
@@ -59,11 +63,11 @@ class Dsn:
         return cls(
             value=value,
             environment=environment,
-            host=params.get("host") or os.environ.get("PGHOST") or "localhost",
-            port=params.get("port") or os.environ.get("PGPORT") or "5432",
-            dbname=params.get("dbname") or os.environ.get("PGDATABASE") or "",
-            user=params.get("user") or os.environ.get("PGUSER") or "",
-            password=params.get("password") or os.environ.get("PGPASSWORD") or "",
+            host=params.get("host") or defaults.get("PGHOST") or "localhost",
+            port=params.get("port") or defaults.get("PGPORT") or "5432",
+            dbname=params.get("dbname") or defaults.get("PGDATABASE") or "",
+            user=params.get("user") or defaults.get("PGUSER") or "",
+            password=params.get("password") or defaults.get("PGPASSWORD") or "",
         )
 
     def describe(self) -> str:

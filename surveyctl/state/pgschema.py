@@ -22,7 +22,15 @@ import hashlib
 import psycopg
 from psycopg import errors, sql
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# Version 1 checked each address against the kinds of its day; a new resource kind must not need
+# a schema change, so version 2 leaves addresses to the state records (surveyctl.state.records).
+_MIGRATIONS = {
+    2: (
+        "ALTER TABLE {schema}.resources DROP CONSTRAINT IF EXISTS resources_address_check",
+        "ALTER TABLE {schema}.journal DROP CONSTRAINT IF EXISTS journal_address_check",
+    ),
+}
 
 _TABLES = """
 CREATE TABLE {schema}.schema_version (version integer NOT NULL);
@@ -35,14 +43,14 @@ CREATE TABLE {schema}.states (
 );
 CREATE TABLE {schema}.resources (
     environment text NOT NULL REFERENCES {schema}.states ON DELETE CASCADE,
-    address text NOT NULL CHECK (address ~ '^(Survey|ExclusionGroup)/.+$'),
+    address text NOT NULL,
     record json NOT NULL,
     serial bigint NOT NULL,
     PRIMARY KEY (environment, address)
 );
 CREATE TABLE {schema}.journal (
     environment text NOT NULL REFERENCES {schema}.states ON DELETE CASCADE,
-    address text NOT NULL CHECK (address ~ '^(Survey|ExclusionGroup)/.+$'),
+    address text NOT NULL,
     started_at text NOT NULL,
     fingerprint text NOT NULL,
     serial bigint NOT NULL,
@@ -104,7 +112,31 @@ def ensure_schema(connection: psycopg.Connection, schema: str) -> None:
                 found = SCHEMA_VERSION
     if found > SCHEMA_VERSION:
         raise SchemaTooNew(found)
-    # Older layouts are migrated here once there is a version 2.
+    if found < SCHEMA_VERSION:
+        _migrate(connection, schema)
+
+
+def _migrate(connection: psycopg.Connection, schema: str) -> None:
+    """Brings an older layout up to SCHEMA_VERSION, one version at a time, under the same
+    advisory lock as the creation (two first users of a new release migrate once)."""
+    name = sql.Identifier(schema)
+    try:
+        with connection.transaction():
+            connection.execute(
+                "SELECT pg_advisory_xact_lock(%s)", (advisory_key("schema", schema),)
+            )
+            found = _version(connection, schema, savepoint=True) or SCHEMA_VERSION
+            for version in range(found + 1, SCHEMA_VERSION + 1):
+                for statement in _MIGRATIONS[version]:
+                    connection.execute(sql.SQL(statement).format(schema=name))
+                connection.execute(
+                    sql.SQL("INSERT INTO {}.schema_version (version) VALUES (%s)").format(name),
+                    (version,),
+                )
+    except errors.InsufficientPrivilege:
+        # A user with row rights only (docs/state.md) cannot alter the tables. Version 1 still
+        # holds every kind this release has; the tables' owner migrates them on a later run.
+        return
 
 
 def _version(connection: psycopg.Connection, schema: str, savepoint: bool = False) -> int | None:

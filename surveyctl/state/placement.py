@@ -14,14 +14,18 @@
 
 from __future__ import annotations
 
-import os
-
-from surveyctl.config import Config, Environment
+from surveyctl.config import (
+    DEFAULT_DSN_VARIABLE,
+    Config,
+    Environment,
+    default_state_dsn,
+    libpq_defaults,
+    running_in_ci,
+)
 from surveyctl.errors import SurveyctlError
 from surveyctl.state.records import State, StateError, state_file
 
 # Where `state migrate --from postgres` looks by default: the same place is looked at here.
-DEFAULT_DSN_VARIABLE = "SURVEYCTL_STATE_DSN"
 DEFAULT_SCHEMA = "surveyctl"
 ALLOW_LOCAL_STATE = "--allow-local-state"
 
@@ -77,8 +81,9 @@ def local_state_refusal(
     environment: Environment, location: str, state: State, creates: int, allowed: bool
 ) -> str:
     """Why apply refuses to create from an empty local state in CI ('' when it does not)."""
-    in_ci = os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
-    if allowed or not in_ci or not environment.protected or environment.state.backend != "file":
+    if allowed or not environment.protected or environment.state.backend != "file":
+        return ""
+    if not running_in_ci():
         return ""
     if not creates or not is_empty(state):
         return ""
@@ -112,7 +117,7 @@ def _postgres_holds(environment: str) -> str:
     """'serial N, M resource(s)' when the default PostgreSQL state holds this environment,
     else '' (also when it cannot be reached: a variable set for something else must not stop
     a plan). Read-only: no table is created."""
-    value = os.environ.get(DEFAULT_DSN_VARIABLE, "")
+    value = default_state_dsn()
     if not value:
         return ""
     # Imported here: psycopg is loaded only where a PostgreSQL state may be.
@@ -122,7 +127,7 @@ def _postgres_holds(environment: str) -> str:
     from surveyctl.state.database import DatabaseError, Dsn
 
     try:
-        dsn = Dsn.parse(value, environment, DEFAULT_DSN_VARIABLE)
+        dsn = Dsn.parse(value, environment, DEFAULT_DSN_VARIABLE, libpq_defaults())
         with dsn.connect(f"state placement {environment}") as connection:
             row = connection.execute(
                 sql.SQL(

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 import psycopg
 from psycopg import sql
 
+from surveyctl.config import libpq_defaults
 from surveyctl.state.changes import Change, Edit, Entry
 from surveyctl.state.database import DatabaseError, Dsn
 from surveyctl.state.lock import LockInfo
@@ -44,7 +45,9 @@ class PostgresStateStore(StoreBase):
         dsn_variable: str = "the DSN",
     ):
         super().__init__(environment, on_note)
-        self.dsn = dsn if isinstance(dsn, Dsn) else Dsn.parse(dsn, environment, dsn_variable)
+        self.dsn = dsn if isinstance(dsn, Dsn) else Dsn.parse(
+            dsn, environment, dsn_variable, libpq_defaults()
+        )
         self.schema = schema
         self._connection: psycopg.Connection | None = None
         self._lock_id: str | None = None  # checked by every write while the lock is held

@@ -16,7 +16,14 @@ from typing import Any
 import jsonschema
 
 from surveyctl.errors import SurveyctlError
-from surveyctl.resources import EXCLUSION_GROUP, KINDS, SURVEY, address, split_address
+from surveyctl.resources import (
+    EXCLUSION_GROUP,
+    SURVEY,
+    address,
+    known_kinds,
+    register_kind,
+    unregister_kind,
+)
 
 FORMAT_VERSION = 1
 
@@ -30,7 +37,6 @@ _SCHEMA: dict[str, Any] = {
         "serial": {"type": "integer", "minimum": 0},
         "resources": {
             "type": "object",
-            "propertyNames": {"pattern": "^(Survey|ExclusionGroup)/.+$"},
             "additionalProperties": {"type": "object"},
         },
         "journal": {
@@ -99,9 +105,24 @@ class SurveyRecord:
     prevent_destroy: bool = False
 
     kind = SURVEY
+    id_name = "ps_survey_id"  # what the marketplace calls `remote_id`
+
+    @property
+    def remote_id(self) -> int:
+        return self.ps_survey_id
 
     def ids(self) -> str:
         return f"ps_survey_id={self.ps_survey_id} quotas={len(self.quota_ids)}"
+
+    @classmethod
+    def from_json(cls, value: Any, source: object, where: str) -> SurveyRecord:
+        _check(value, _SURVEY_SCHEMA, source, where)
+        return cls(
+            ps_survey_id=value["ps_survey_id"],
+            quota_ids=dict(value.get("quota_ids") or {}),
+            last_applied=value.get("last_applied"),
+            prevent_destroy=bool(value.get("prevent_destroy", False)),
+        )
 
     def to_json(self) -> dict:
         return {
@@ -122,10 +143,25 @@ class GroupRecord:
     prevent_destroy: bool = False
 
     kind = EXCLUSION_GROUP
+    id_name = "buyer_surveygroup_ref"
+
+    @property
+    def remote_id(self) -> str:
+        return self.buyer_surveygroup_ref
 
     def ids(self) -> str:
         surveys = ",".join(str(i) for i in self.ps_survey_ids) or "-"
         return f"buyer_surveygroup_ref={self.buyer_surveygroup_ref} surveys={surveys}"
+
+    @classmethod
+    def from_json(cls, value: Any, source: object, where: str) -> GroupRecord:
+        _check(value, _GROUP_SCHEMA, source, where)
+        return cls(
+            buyer_surveygroup_ref=value["buyer_surveygroup_ref"],
+            ps_survey_ids=list(value.get("ps_survey_ids") or []),
+            last_applied=value.get("last_applied"),
+            prevent_destroy=bool(value.get("prevent_destroy", False)),
+        )
 
     def to_json(self) -> dict:
         return {
@@ -136,7 +172,24 @@ class GroupRecord:
         }
 
 
-Record = SurveyRecord | GroupRecord
+Record = SurveyRecord | GroupRecord  # or the record class of a registered kind
+
+# kind -> its record class: a frozen dataclass with `kind`, `id_name`, `remote_id`,
+# `last_applied`, `prevent_destroy`, `ids()`, `to_json()` and `from_json(value, source, where)`.
+RECORD_TYPES: dict[str, type] = {SURVEY: SurveyRecord, EXCLUSION_GROUP: GroupRecord}
+
+
+def register_record(record_type: type) -> None:
+    """Makes `record_type` the state record of its kind (`record_type.kind`)."""
+    register_kind(record_type.kind)
+    RECORD_TYPES[record_type.kind] = record_type
+
+
+def unregister_record(kind: str) -> None:
+    """Forgets the record class of a registered kind (one defined for a single test)."""
+    if kind not in (SURVEY, EXCLUSION_GROUP):
+        RECORD_TYPES.pop(kind, None)
+        unregister_kind(kind)
 
 
 @dataclass(frozen=True)
@@ -199,15 +252,13 @@ class State:
         """What makes this state unsafe to plan or apply with, one sentence each: one
         survey or group recorded under two names."""
         problems = []
-        for kind, what, key in (
-            (SurveyRecord, "ps_survey_id", lambda r: r.ps_survey_id),
-            (GroupRecord, "buyer_surveygroup_ref", lambda r: r.buyer_surveygroup_ref),
-        ):
+        for kind in RECORD_TYPES.values():
+            what = kind.id_name
             seen: dict[object, str] = {}
             for address_, record in sorted(self.resources.items()):
                 if not isinstance(record, kind):
                     continue
-                value = key(record)
+                value = record.remote_id
                 if value in seen:
                     problems.append(
                         f"{seen[value]} and {address_} both record {what} {value}, so one "
@@ -256,34 +307,27 @@ class State:
 
 def record_from_json(key: str, value: Any, source: object) -> Record:
     """The record stored under address `key`; StateError naming `source` when it is not one."""
-    kind, _ = split_address(key)
-    if kind == SURVEY:
-        _check(value, _SURVEY_SCHEMA, source, f"resources.{key}")
-        return SurveyRecord(
-            ps_survey_id=value["ps_survey_id"],
-            quota_ids=dict(value.get("quota_ids") or {}),
-            last_applied=value.get("last_applied"),
-            prevent_destroy=bool(value.get("prevent_destroy", False)),
+    kind, _, name = key.partition("/")
+    record_type = RECORD_TYPES.get(kind)
+    if record_type is None or not name:
+        raise StateError(
+            f"{source}: {key!r} is not a resource address; use "
+            + " or ".join(f"{kind}/<name>" for kind in RECORD_TYPES)
         )
-    _check(value, _GROUP_SCHEMA, source, f"resources.{key}")
-    return GroupRecord(
-        buyer_surveygroup_ref=value["buyer_surveygroup_ref"],
-        ps_survey_ids=list(value.get("ps_survey_ids") or []),
-        last_applied=value.get("last_applied"),
-        prevent_destroy=bool(value.get("prevent_destroy", False)),
-    )
+    return record_type.from_json(value, source, f"resources.{key}")
 
 
 def journal_from_json(value: dict, key: str, source: object) -> JournalEntry:
     """The journal entry stored under `key`, from its (shape-checked) JSON form; StateError
     naming `source` when it is not about a resource surveyctl manages."""
     kind = key.partition("/")[0]
-    if kind not in KINDS or not key.partition("/")[2] or value["address"] != key:
+    if kind not in known_kinds() or not key.partition("/")[2] or value["address"] != key:
         raise StateError(
             f"{source}: the journal holds a create under {key!r}"
             + (f" for {value['address']!r}" if value["address"] != key else "")
-            + f", which is not a resource surveyctl manages ({' or '.join(KINDS)}/<name>); it "
-            "was not written by surveyctl: remove that entry from the state by hand"
+            + ", which is not a resource surveyctl manages "
+            + f"({' or '.join(known_kinds())}/<name>); it was not written by surveyctl: remove "
+            "that entry from the state by hand"
         )
     return JournalEntry(value["address"], value["started_at"], value["fingerprint"])
 

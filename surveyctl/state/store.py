@@ -58,7 +58,7 @@ class StoreBase:
         self._mutex = threading.RLock()
         self._state: State | None = None
         self._operation: str | None = None
-        self._actor = actor()
+        self.actor = actor()  # who the history names; open_state sets the configured one
 
     # What a backend supplies.
 
@@ -198,7 +198,7 @@ class StoreBase:
                 state.lineage,
                 state.serial + 1,
                 utc_now(),
-                self._actor,
+                self.actor,
                 self._operation or "-",
                 tuple(made),
             )

@@ -23,7 +23,7 @@ from surveyctl.catalog import Catalog
 from surveyctl.errors import ApiError
 from surveyctl.manifests import load_manifests
 from surveyctl.model import DesiredState
-from surveyctl.reconcile.groups import api_body
+from surveyctl.reconcile.kinds.group import api_body
 from surveyctl.sandbox.contract import validator
 
 ROOT = Path(__file__).resolve().parents[2]

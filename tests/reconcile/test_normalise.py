@@ -8,6 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from surveyctl.reconcile.normalise import (
+    GROUP_FIELDS,
+    QUOTA_RESPONSE_ONLY_FIELDS,
+    QUOTA_UPDATE_FIELDS,
     RESPONSE_ONLY_FIELDS,
     UPDATE_FIELDS,
     group_update_body,
@@ -15,6 +18,7 @@ from surveyctl.reconcile.normalise import (
     normalise_survey,
     update_body,
 )
+from surveyctl.schemafiles import load_schema
 
 LIVE = {
     "ps_survey_id": 4711,
@@ -202,3 +206,20 @@ def test_order_and_number_spelling_never_make_a_difference(random, as_float):
         shuffled["completes_required"] = float(shuffled["completes_required"])
     shuffled = dict(random.sample(list(shuffled.items()), len(shuffled)))
     assert normalise_survey(shuffled) == normalise_survey(LIVE)
+
+
+def _properties(definition: str) -> set[str]:
+    return set(load_schema("api/common.json")["$defs"][definition]["properties"])
+
+
+def test_the_compared_survey_fields_are_the_api_schemas_update_fields():
+    assert set(UPDATE_FIELDS) == _properties("survey_body")
+
+
+def test_every_response_field_outside_the_update_is_dropped_from_comparison():
+    assert _properties("survey_response") - _properties("survey_body") <= RESPONSE_ONLY_FIELDS
+
+
+def test_the_quota_and_group_fields_are_the_api_schemas():
+    assert set(QUOTA_UPDATE_FIELDS) | QUOTA_RESPONSE_ONLY_FIELDS == _properties("quota_request")
+    assert set(GROUP_FIELDS) == _properties("survey_group")

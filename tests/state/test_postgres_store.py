@@ -269,3 +269,45 @@ def test_a_read_only_role_can_read_the_state_but_not_lock_it(postgres, store, sc
             pass
     with store.locked("apply"):  # the refused attempt left no lock behind
         pass
+
+
+def test_a_schema_of_the_first_layout_is_migrated_to_take_any_resource_kind(
+    postgres, store, schema
+):
+    store.record("Survey/s-1", survey(1))  # the tables, then put back as the first layout was
+    with psycopg.connect(postgres.admin_dsn.replace("/postgres?", "/surveyctl?")) as connection:
+        for table in ("resources", "journal"):
+            connection.execute(
+                f"ALTER TABLE {schema}.{table} ADD CONSTRAINT {table}_address_check "
+                "CHECK (address ~ '^(Survey|ExclusionGroup)/.+$')"
+            )
+        connection.execute(f"DELETE FROM {schema}.schema_version")
+        connection.execute(f"INSERT INTO {schema}.schema_version (version) VALUES (1)")
+    again = PostgresStateStore(postgres.dsn(), "staging", schema)
+    try:
+        again.load()
+    finally:
+        again.close()
+    assert rows(postgres, f"SELECT max(version) FROM {schema}.schema_version") == [
+        (SCHEMA_VERSION,)
+    ]
+    with psycopg.connect(postgres.admin_dsn.replace("/postgres?", "/surveyctl?")) as connection:
+        connection.execute(
+            f"INSERT INTO {schema}.resources (environment, address, record, serial) "
+            "VALUES ('staging', 'Memo/x', '{}', 1)"
+        )
+
+
+def test_a_role_that_cannot_alter_the_tables_still_reads_a_first_layout_state(
+    postgres, store, schema
+):
+    store.record("Survey/a", survey(1))
+    with psycopg.connect(postgres.dsn(), autocommit=True) as owner:
+        owner.execute(f"UPDATE {schema}.schema_version SET version = 1")
+        owner.execute(f"GRANT USAGE ON SCHEMA {schema} TO reader")
+        owner.execute(f"GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA {schema} TO reader")
+    reader = PostgresStateStore(
+        postgres.dsn(user="reader", password=postgres.reader_password), "staging", schema
+    )
+    assert reader.load().survey("a") == survey(1)
+    assert rows(postgres, f"SELECT max(version) FROM {schema}.schema_version") == [(1,)]

@@ -1,0 +1,242 @@
+"""What every resource kind provides, the registry of kinds, and the helpers they share.
+
+A kind (Survey, ExclusionGroup, ...) is one module that subclasses `Kind` and registers an
+instance with `register`, as octoDNS's record types do: the planner, the applier, refresh,
+recovery, tamper checks, targets, progress and the renderers loop over the registry and ask
+the kind, so adding a kind touches no module of theirs. An address of a kind nobody
+registered is an error everywhere (`get` raises), never treated as some other kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from surveyctl.errors import ApiError, SurveyctlError
+from surveyctl.reconcile.diff import FieldChange
+from surveyctl.reconcile.live import LiveResult
+from surveyctl.reconcile.marketplace import Marketplace
+from surveyctl.reconcile.normalise import is_empty
+from surveyctl.reconcile.plan import Note, Plan, ResourceChange, Spend
+from surveyctl.resources import split_address
+from surveyctl.state import (
+    JournalEntry,
+    Record,
+    State,
+    StateBackend,
+    register_record,
+    unregister_record,
+)
+
+if TYPE_CHECKING:
+    from surveyctl.model import DesiredState
+    from surveyctl.reconcile.lost import Recovery
+
+# Answers that say for certain a create was not made (the request was refused as it stood).
+DEFINITE_REFUSALS = frozenset({400, 401, 403, 404, 409, 422, 429, 503})
+
+# (resource, client, store, addresses that failed earlier in this apply) -> outcome message
+Writer = Callable[[ResourceChange, Marketplace, StateBackend, set[str]], str]
+
+
+class Skipped(Exception):
+    """A write not attempted, because something it depends on failed."""
+
+
+class Kind:
+    """One resource kind: everything the core knows about it. Subclasses set the class
+    attributes and override what differs from the defaults below."""
+
+    name: ClassVar[str]  # the address prefix and manifest kind: "Survey"
+    noun: ClassVar[str]  # how messages name one: "survey"
+    id_label: ClassVar[str]  # how a plan names its remote id: "ps_survey_id 10001"
+    record_type: ClassVar[type]  # its state record (see surveyctl.state.records)
+    # Place in the apply order: creates and updates run by ascending order, deletes by
+    # descending (a group names surveys, so it is written after them and deleted before).
+    order: ClassVar[int]
+    # The Marketplace method `read` calls with the record's remote_id (progress reports it);
+    # None when the kind reads otherwise.
+    read_method: ClassVar[str | None] = None
+    # The writes of each planned action: "create", "update", "delete", ...
+    writers: ClassVar[dict[str, Writer]] = {}
+
+    # -- manifests -----------------------------------------------------------------------
+
+    def manifests(self, desired: DesiredState) -> dict[str, Any]:
+        """name -> the manifest object of this kind in the desired state (the mapping itself,
+        so that a cut-down desired state can be filled through it)."""
+        return desired.others.setdefault(self.name, {})
+
+    def depends_on(self, manifest: Any) -> list[str]:
+        """Addresses planned with it when it is a --target (a group's surveys)."""
+        return []
+
+    # -- reading and planning ------------------------------------------------------------
+
+    def read(self, client: Marketplace, record: Any) -> dict:
+        """The live body of the managed resource `record` (one GET)."""
+        raise NotImplementedError
+
+    def fingerprint(self, live: dict) -> str:
+        """What a saved plan depends on of the live body."""
+        raise NotImplementedError
+
+    def plan(
+        self, name: str, manifest: Any, state: State, result: LiveResult | None, plan: Plan
+    ) -> ResourceChange | None:
+        """The change for one manifest (None when it cannot be planned; a note says why)."""
+        raise NotImplementedError
+
+    def after_plan(
+        self, client: Marketplace, changes: list[ResourceChange], plan: Plan, parallelism: int
+    ) -> None:
+        """Extra reads once every resource of the kind is planned (notes only)."""
+
+    def spend(self, before: dict | None, after: dict | None) -> Spend | None:
+        """The estimated spend of a body before and after (None: the kind costs nothing)."""
+        return None
+
+    def removal_notes(self, address: str, live: dict | None) -> list[Note]:
+        """What the reviewer should know about deleting it."""
+        return []
+
+    def refresh(self, record: Any, live: dict) -> tuple[list[FieldChange], dict | None, Any]:
+        """(drift, last-applied body with the live values, the refreshed record)."""
+        raise NotImplementedError
+
+    def adopt_hint(self, name: str) -> str:
+        """How a person adopts a resource that a lost create may have made."""
+        return f"adopt it with `surveyctl import` as {self.name}/{name}"
+
+    def recover(
+        self,
+        client: Marketplace,
+        state: State,
+        lost: dict[str, Any],
+        recovery: Recovery,
+        now: datetime,
+    ) -> None:
+        """Resolves lost creates (address -> manifest); by default they stay blocked."""
+
+
+_REGISTRY: dict[str, Kind] = {}
+
+
+def register(kind: Kind) -> Kind:
+    """Adds `kind` to the registry (its record type with it); returns it."""
+    register_record(kind.record_type)
+    _REGISTRY[kind.name] = kind
+    return kind
+
+
+def get(name: str) -> Kind:
+    """The kind called `name`; SurveyctlError when no module registered it."""
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise SurveyctlError(
+            f"unknown resource kind {name!r}; known: {', '.join(_REGISTRY)}"
+        ) from None
+
+
+def of_address(address: str) -> Kind:
+    """The kind of an address (`Survey/x` -> the survey kind)."""
+    return get(split_address(address)[0])
+
+
+def in_order() -> list[Kind]:
+    """Every registered kind in apply order (creates and updates)."""
+    return sorted(_REGISTRY.values(), key=lambda kind: kind.order)
+
+
+def unregister(name: str) -> None:
+    """Removes a kind and its record type (for a kind defined for one test)."""
+    _REGISTRY.pop(name, None)
+    unregister_record(name)
+
+
+# -- shared by the kinds ---------------------------------------------------------------------
+
+
+def record_of(kind: Kind, state: State, address: str) -> Any:
+    """The state record of `address` when it is one of `kind`'s, else None."""
+    record = state.resources.get(address)
+    return record if isinstance(record, kind.record_type) else None
+
+
+def blocked_create(
+    kind: Kind, state: State, address: str, record: Record | None, plan: Plan, where: str | None
+) -> bool:
+    """Whether an unresolved earlier create of `address` blocks planning it; the plan then
+    carries an error saying how to resolve it (unless recovery already explained it)."""
+    journal = state.pending_create(address)
+    if journal is None or record is not None:
+        return False
+    if not any(note.address == address for note in plan.notes):
+        plan.notes.append(
+            Note("error", address, unresolved_create_message(kind, address, journal), where)
+        )
+    return True
+
+
+def unresolved_create_message(kind: Kind, address: str, journal: JournalEntry) -> str:
+    """How to resolve a create whose answer was never recorded (a crash, a lost answer)."""
+    name = split_address(address)[1]
+    return (
+        f"a create of {address} was sent at {journal.started_at} and its answer was never "
+        f"recorded, so it may exist in the marketplace; if it does, {kind.adopt_hint(name)}, "
+        f"otherwise forget the attempt with `surveyctl state rm {address}`"
+    )
+
+
+def unreadable(kind: Kind, address: str, result: LiveResult | None, where: str | None) -> Note:
+    """The note of a managed resource whose live body could not be read."""
+    return Note(
+        "warning",  # not an error: apply still makes every change it could read
+        address,
+        f"cannot read the live {kind.noun}: {result.error if result else 'not fetched'}; "
+        "it is left out of this plan and apply does not attempt it (run it again)",
+        where,
+    )
+
+
+def journaled_create(
+    resource: ResourceChange, store: StateBackend, body: dict, send: Callable[[dict], Any]
+) -> Any:
+    """POSTs `body` with `send(body)`, journaled in state first. A definite refusal clears the
+    journal entry; a lost answer leaves it, so nobody creates the resource a second time."""
+    store.journal_create(resource.address, body)
+    try:
+        return send(body)
+    except ApiError as exc:
+        if exc.status in DEFINITE_REFUSALS:
+            store.resolve_create(resource.address, None)
+            raise
+        raise _ambiguous(resource, exc) from exc
+    except SurveyctlError as exc:
+        raise _ambiguous(resource, exc) from exc
+
+
+def _ambiguous(resource: ResourceChange, exc: SurveyctlError) -> SurveyctlError:
+    return SurveyctlError(
+        f"{exc}; the create may or may not have been made, so {resource.address} stays "
+        "journaled: run `surveyctl plan` for how to resolve it"
+    )
+
+
+def with_live_values(
+    last_applied: dict | None, live_body: dict, differences: list[FieldChange]
+) -> dict | None:
+    """`last_applied` with each drifted top-level field set to its live value (left out when
+    the live value is unset): what a refresh records."""
+    if last_applied is None or not differences:
+        return last_applied
+    applied = dict(last_applied)
+    for name in {change.parts[0] for change in differences}:
+        value = live_body.get(name)
+        if is_empty(value):
+            applied.pop(name, None)
+        else:
+            applied[name] = value
+    return applied

@@ -1,0 +1,294 @@
+"""The ExclusionGroup kind: planned after the surveys it names, by the same three-way rules.
+
+A group's manifest names surveys by manifest name; their ps_survey_ids come from state. A
+survey created in the same apply has no id yet: the plan's body for a group keeps the names
+(`surveys`) beside any ids written directly (`surveys_in_group`), an update shows such a survey
+as `<name> (known after apply)`, and the applier resolves the names once the surveys exist.
+That a recontact survey cannot be grouped is a manifest rule (`surveyctl validate`), checked
+before any plan is made.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+from typing import Any
+
+from surveyctl.errors import ApiError, SurveyctlError
+from surveyctl.model import DesiredState, ExclusionGroup
+from surveyctl.reconcile.diff import FieldChange, diff_group, group_drift
+from surveyctl.reconcile.kinds import base
+from surveyctl.reconcile.kinds.base import Kind, Skipped, journaled_create, with_live_values
+from surveyctl.reconcile.live import LiveResult
+from surveyctl.reconcile.lost import Recovery, adopt, cannot_check, plan_again
+from surveyctl.reconcile.marketplace import Marketplace
+from surveyctl.reconcile.merge import merge_group
+from surveyctl.reconcile.normalise import group_update_body, normalise_group
+from surveyctl.reconcile.plan import Note, Plan, ResourceChange
+from surveyctl.resources import EXCLUSION_GROUP, SURVEY, address, split_address
+from surveyctl.state import GroupRecord, State, StateBackend, SurveyRecord, fingerprint
+
+
+def group_fingerprint(live: dict) -> str:
+    """What a saved plan depends on of a live group: its normalised body."""
+    return fingerprint(normalise_group(live))
+
+
+def api_body(planned: dict, ps_survey_ids: dict[str, int]) -> dict:
+    """The API body of a planned group, survey names turned into ids (KeyError if unknown)."""
+    body = {k: v for k, v in planned.items() if k != "surveys"}
+    body["surveys_in_group"] = list(planned.get("surveys_in_group") or []) + [
+        ps_survey_ids[name] for name in planned.get("surveys") or []
+    ]
+    return body
+
+
+class GroupKind(Kind):
+    """Exclusion groups (spec 2.9)."""
+
+    name = EXCLUSION_GROUP
+    noun = "group"
+    record_type = GroupRecord
+    id_label = "ref"
+    read_method = "get_group"
+    order = 20
+
+    def manifests(self, desired: DesiredState) -> dict[str, ExclusionGroup]:
+        return desired.groups
+
+    def depends_on(self, manifest: ExclusionGroup) -> list[str]:
+        return [address(SURVEY, survey) for survey in manifest.surveys]
+
+    def read(self, client: Marketplace, record: GroupRecord) -> dict:
+        return client.get_group(record.buyer_surveygroup_ref)
+
+    def fingerprint(self, live: dict) -> str:
+        return group_fingerprint(live)
+
+    def adopt_hint(self, name: str) -> str:
+        return f"adopt it with `surveyctl import-group REF --name {name}`"
+
+    def plan(
+        self,
+        name: str,
+        manifest: ExclusionGroup,
+        state: State,
+        result: LiveResult | None,
+        plan: Plan,
+    ) -> ResourceChange | None:
+        group = manifest
+        resource = address(EXCLUSION_GROUP, name)
+        where = str(group.location) if group.location else None
+        record = base.record_of(self, state, resource)
+        if base.blocked_create(self, state, resource, record, plan, where):
+            return None
+        known = {
+            n: r.ps_survey_id
+            for n in group.surveys
+            if isinstance(r := state.resources.get(address(SURVEY, n)), SurveyRecord)
+        }
+        unknown = [n for n in group.surveys if n not in known]
+        planned = group.body()
+        desired_ids = api_body(
+            {**planned, "surveys": [n for n in group.surveys if n in known]}, known
+        )
+        if record is None or (result is not None and result.gone):
+            return ResourceChange(
+                EXCLUSION_GROUP,
+                name,
+                "create",
+                body=planned,
+                location=where,
+                prevent_destroy=group.lifecycle.prevent_destroy,
+            )
+        if record.buyer_surveygroup_ref != group.buyer_surveygroup_ref:
+            plan.notes.append(
+                Note(
+                    "error",
+                    resource,
+                    f"buyer_surveygroup_ref changed from {record.buyer_surveygroup_ref!r} to "
+                    f"{group.buyer_surveygroup_ref!r}; a group's reference cannot change in "
+                    "place: give the manifest a new name (a new group) and delete the old one "
+                    "with --destroy",
+                    where,
+                )
+            )
+            return None
+        if result is None or result.error:
+            plan.notes.append(base.unreadable(self, resource, result, where))
+            return None
+        ignored = group.lifecycle.ignore_changes
+        merged = merge_group(result.body, desired_ids, record.last_applied, ignored)
+        changes = diff_group(result.body, merged)
+        live_ids = list(result.body.get("surveys_in_group") or [])
+        changes += _pending(unknown, live_ids)
+        action = "update" if changes else "no-op"
+        if "exclusion_period" not in planned and "exclusion_period" in merged:
+            planned["exclusion_period"] = merged["exclusion_period"]
+        return ResourceChange(
+            EXCLUSION_GROUP,
+            name,
+            action,
+            prevent_destroy=group.lifecycle.prevent_destroy,
+            remote_id=group.buyer_surveygroup_ref,
+            body=planned if changes else None,
+            changes=changes,
+            location=where,
+            fingerprint=group_fingerprint(result.body),
+            drift=group_drift(result.body, record.last_applied),
+        )
+
+    def refresh(
+        self, record: GroupRecord, live: dict
+    ) -> tuple[list[FieldChange], dict | None, GroupRecord]:
+        body = group_update_body(live)
+        differences = group_drift(live, record.last_applied)
+        applied = with_live_values(record.last_applied, body, differences)
+        ids = [int(i) for i in body.get("surveys_in_group") or []]
+        return (
+            differences,
+            applied,
+            dataclasses.replace(record, last_applied=applied, ps_survey_ids=ids),
+        )
+
+    def recover(
+        self,
+        client: Marketplace,
+        state: State,
+        lost: dict[str, Any],
+        recovery: Recovery,
+        now: datetime,
+    ) -> None:
+        for resource, group in lost.items():
+            _recover_group(client, resource, group, state.journal[resource], recovery, now)
+
+
+def _pending(unknown: list[str], live_ids: list) -> list[FieldChange]:
+    """Surveys whose ids are known only after apply, shown by name."""
+    if not unknown:
+        return []
+    return [
+        FieldChange(
+            "surveys_in_group",
+            sorted(live_ids) or None,
+            sorted(live_ids) + [f"{n} (known after apply)" for n in unknown],
+        )
+    ]
+
+
+# -- writes -----------------------------------------------------------------------------------
+
+
+def _api_body(resource: ResourceChange, store: StateBackend, failed: set[str]) -> dict:
+    state = store.current()
+    ids: dict[str, int] = {}
+    for name in resource.body.get("surveys") or []:
+        member = address(SURVEY, name)
+        if member in failed:
+            raise Skipped(f"{member}, which the group names, failed")
+        record = state.resources.get(member)
+        if not isinstance(record, SurveyRecord):
+            raise Skipped(f"{member}, which the group names, has no ps_survey_id")
+        ids[name] = record.ps_survey_id
+    return api_body(resource.body, ids)
+
+
+def _record(body: dict, resource: ResourceChange) -> GroupRecord:
+    """What state keeps of a group once its body was accepted."""
+    return GroupRecord(
+        body["buyer_surveygroup_ref"],
+        list(body["surveys_in_group"]),
+        body,
+        resource.prevent_destroy,
+    )
+
+
+def _create(resource: ResourceChange, client, store: StateBackend, failed: set[str]) -> str:
+    body = _api_body(resource, store, failed)
+    journaled_create(resource, store, body, client.create_group)
+    store.resolve_create(resource.address, _record(body, resource))
+    return f"created group {body['buyer_surveygroup_ref']}"
+
+
+def _update(resource: ResourceChange, client, store: StateBackend, failed: set[str]) -> str:
+    body = _api_body(resource, store, failed)
+    client.update_group(resource.remote_id, body)
+    store.record(resource.address, _record(body, resource))
+    return f"updated group {resource.remote_id}"
+
+
+def _delete(resource: ResourceChange, client, store: StateBackend, failed: set[str]) -> str:
+    client.delete_group(resource.remote_id)
+    store.forget(resource.address)
+    return f"deleted group {resource.remote_id}"
+
+
+GroupKind.writers = {"create": _create, "update": _update, "delete": _delete}
+
+
+# -- recovery ---------------------------------------------------------------------------------
+
+
+def _recover_group(
+    client: Marketplace,
+    lost: str,
+    group: ExclusionGroup,
+    entry,
+    recovery: Recovery,
+    now: datetime,
+) -> None:
+    """A GET by reference says it directly: 404 made nothing; the manifest's name and
+    exclusion_period: adopted; anything else: an error."""
+    ref = group.buyer_surveygroup_ref
+    try:
+        live = client.get_group(ref)
+    except ApiError as exc:
+        if exc.status == 404:
+            plan_again(recovery, lost, entry, now, f"made no group {ref}")
+        elif exc.status == 403:
+            recovery.notes.append(
+                Note(
+                    "error",
+                    lost,
+                    f"the create sent at {entry.started_at} lost its answer, and group {ref} "
+                    "belongs to another buyer; choose another buyer_surveygroup_ref, or forget "
+                    f"the attempt with `surveyctl state rm {lost}`",
+                )
+            )
+        else:
+            cannot_check(recovery, lost, entry, f"group {ref}: {exc}")
+        return
+    except SurveyctlError as exc:
+        cannot_check(recovery, lost, entry, f"group {ref}: {exc}")
+        return
+    period = group.exclusion_period
+    if live.get("name") == group.group_name and (
+        period is None or live.get("exclusion_period") == period
+    ):
+        ids = [int(i) for i in live.get("surveys_in_group") or []]
+        applied = {"buyer_surveygroup_ref": ref, "name": live.get("name"), "surveys_in_group": ids}
+        if live.get("exclusion_period") is not None:
+            applied["exclusion_period"] = live["exclusion_period"]
+        record = GroupRecord(ref, ids, applied, group.lifecycle.prevent_destroy)
+        adopt(
+            recovery,
+            lost,
+            record,
+            f"the create sent at {entry.started_at} lost its answer but made group {ref}; it "
+            "is adopted, and apply records it in the state",
+        )
+        return
+    name = split_address(lost)[1]
+    recovery.notes.append(
+        Note(
+            "error",
+            lost,
+            f"the create sent at {entry.started_at} lost its answer, and group {ref} exists "
+            "with another name or exclusion_period; adopt it with "
+            f"`surveyctl import-group {ref} --name {name}`, or forget the attempt with "
+            f"`surveyctl state rm {lost}`",
+        )
+    )
+
+
+KIND = base.register(GroupKind())

@@ -1,0 +1,257 @@
+"""The Survey kind: a survey's manifest, live body, plan, writes, drift and recovery.
+
+A survey is planned by the three-way merge (`merge_survey`) of live, manifest and last-applied
+bodies, diffed against live and classified: no-op, create, update (full PUT), quota-update
+(per-quota PUTs) or delete. Surveys are written before the groups that name them and deleted
+after them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+from typing import Any
+
+from surveyctl.errors import SurveyctlError
+from surveyctl.model import DesiredState, Survey
+from surveyctl.reconcile import checks
+from surveyctl.reconcile.diff import (
+    FieldChange,
+    classify,
+    diff_normalised,
+    drift,
+    drift_normalised,
+    quota_update_bodies,
+)
+from surveyctl.reconcile.kinds import base
+from surveyctl.reconcile.kinds.base import Kind, journaled_create, with_live_values
+from surveyctl.reconcile.kinds.survey_live import live_fingerprint, quota_ids, survey_record
+from surveyctl.reconcile.kinds.survey_recovery import recover_surveys
+from surveyctl.reconcile.live import LiveResult, fetch_all
+from surveyctl.reconcile.lost import Recovery
+from surveyctl.reconcile.marketplace import Marketplace
+from surveyctl.reconcile.merge import merge_survey
+from surveyctl.reconcile.normalise import normalise_survey, update_body
+from surveyctl.reconcile.plan import Note, Plan, ResourceChange, Spend
+from surveyctl.resources import SURVEY, address
+from surveyctl.state import State, StateBackend, SurveyRecord
+from surveyctl.statuses import DRAFT, survey_status_name
+
+
+class SurveyKind(Kind):
+    """Surveys (spec 2.1-2.5)."""
+
+    name = SURVEY
+    noun = "survey"
+    record_type = SurveyRecord
+    id_label = "ps_survey_id"
+    read_method = "get_survey"
+    order = 10
+
+    def manifests(self, desired: DesiredState) -> dict[str, Survey]:
+        return desired.surveys
+
+    def read(self, client: Marketplace, record: SurveyRecord) -> dict:
+        return client.get_survey(record.ps_survey_id)
+
+    def fingerprint(self, live: dict) -> str:
+        return live_fingerprint(live)
+
+    def spend(self, before: dict | None, after: dict | None) -> Spend | None:
+        return checks.survey_spend(before, after)
+
+    def adopt_hint(self, name: str) -> str:
+        return (
+            "find its id with `surveyctl surveys list --unmanaged` and adopt it with "
+            f"`surveyctl import SURVEY_ID --name {name}`"
+        )
+
+    def plan(
+        self, name: str, manifest: Survey, state: State, result: LiveResult | None, plan: Plan
+    ) -> ResourceChange | None:
+        resource = address(SURVEY, name)
+        where = str(manifest.location) if manifest.location else None
+        desired = manifest.body()
+        record = base.record_of(self, state, resource)
+        if base.blocked_create(self, state, resource, record, plan, where):
+            return None
+        if record is None or (result is not None and result.gone):
+            if record is not None:
+                plan.notes.append(
+                    Note(
+                        "warning",
+                        resource,
+                        f"survey {record.ps_survey_id} was deleted outside surveyctl; it will "
+                        "be created again",
+                        where,
+                    )
+                )
+            plan.notes.extend(checks.quota_balance(resource, desired, where))
+            return ResourceChange(
+                SURVEY,
+                name,
+                "create",
+                prevent_destroy=manifest.lifecycle.prevent_destroy,
+                body=desired,
+                last_applied=desired,
+                spend=checks.survey_spend(None, desired),
+                location=where,
+            )
+        if result is None or result.error:
+            plan.notes.append(base.unreadable(self, resource, result, where))
+            return None
+        return _update(name, manifest, desired, record, result.body, plan.notes)
+
+    def after_plan(
+        self, client: Marketplace, changes: list[ResourceChange], plan: Plan, parallelism: int
+    ) -> None:
+        """Reads quota performance only for surveys whose plan lowers a required_count."""
+        lowered = {
+            c.address: c for c in changes if c.is_change and checks.lowered_quotas(c.changes)
+        }
+        performance = fetch_all(
+            client,
+            (
+                (resource, lambda cl, i=c.remote_id: cl.quota_performance(i))
+                for resource, c in lowered.items()
+            ),
+            parallelism,
+        )
+        for resource, result in sorted(performance.items()):
+            change = lowered[resource]
+            if result.body is not None:
+                plan.notes.extend(
+                    checks.closing_quotas(resource, change.body or {}, result.body, change.location)
+                )
+
+    def removal_notes(self, resource: str, live: dict | None) -> list[Note]:
+        if not live or live.get("ps_survey_status") == DRAFT:
+            return []
+        status = survey_status_name(live.get("ps_survey_status"))
+        return [Note("warning", resource, f"deleting a {status} survey stops its fieldwork")]
+
+    def refresh(
+        self, record: SurveyRecord, live: dict
+    ) -> tuple[list[FieldChange], dict | None, SurveyRecord]:
+        differences = drift(live, record.last_applied)
+        applied = with_live_values(record.last_applied, update_body(live), differences)
+        refreshed = dataclasses.replace(record, last_applied=applied, quota_ids=quota_ids(live))
+        return differences, applied, refreshed
+
+    def recover(
+        self,
+        client: Marketplace,
+        state: State,
+        lost: dict[str, Any],
+        recovery: Recovery,
+        now: datetime,
+    ) -> None:
+        recover_surveys(client, state, lost, recovery, now)
+
+
+def _update(
+    name: str, survey: Survey, desired: dict, record: SurveyRecord, live: dict, notes: list[Note]
+) -> ResourceChange:
+    resource = address(SURVEY, name)
+    where = str(survey.location) if survey.location else None
+    ignored = survey.lifecycle.ignore_changes
+    merged = merge_survey(live, desired, record.last_applied, ignored)
+    # The live body is normalised once, for both the diff and the drift: normalising is most
+    # of the CPU of planning an unchanged survey.
+    live_normalised = normalise_survey(live)
+    changes = diff_normalised(live_normalised, normalise_survey(merged))
+    action = classify(changes)
+    change = ResourceChange(
+        SURVEY,
+        name,
+        action,
+        prevent_destroy=survey.lifecycle.prevent_destroy,
+        remote_id=record.ps_survey_id,
+        last_applied=desired,
+        changes=changes,
+        fingerprint=live_fingerprint(live),
+        spend=checks.survey_spend(live, merged),
+        location=where,
+        drift=[
+            c
+            for c in _drift(live_normalised, record.last_applied, desired, changes)
+            if c.field not in ignored
+        ],
+    )
+    if action != "no-op":
+        change.body = merged
+        if action == "quota-update":
+            change.quota_updates = quota_update_bodies(merged, changes)
+        notes.extend(checks.frozen_fields(resource, live.get("ps_survey_status"), changes, where))
+        touched = {c.field for c in changes}
+        if touched & {"quotas", "completes_required"}:
+            notes.extend(checks.quota_balance(resource, merged, where))
+    return change
+
+
+def _drift(
+    live_normalised: dict, last_applied: dict | None, desired: dict, differences: list
+) -> list[FieldChange]:
+    """Managed fields changed outside surveyctl since the last apply."""
+    if last_applied == desired and not differences:
+        # The manifest is what was last applied and live matches it: no drift, and no need
+        # to normalise the last-applied body (the common case of a no-op plan).
+        return []
+    return drift_normalised(live_normalised, last_applied)
+
+
+# -- writes -----------------------------------------------------------------------------------
+
+
+def _create(resource: ResourceChange, client, store: StateBackend, failed) -> str:
+    response = journaled_create(resource, store, resource.body, client.create_survey)
+    record = survey_record(response, resource.last_applied, resource.prevent_destroy)
+    store.resolve_create(resource.address, record)
+    return f"created ps_survey_id {record.ps_survey_id}"
+
+
+def _update_write(resource: ResourceChange, client, store: StateBackend, failed) -> str:
+    response = client.update_survey(resource.remote_id, resource.body)
+    store.record(
+        resource.address, survey_record(response, resource.last_applied, resource.prevent_destroy)
+    )
+    return f"updated ps_survey_id {resource.remote_id}"
+
+
+def _update_quotas(resource: ResourceChange, client, store: StateBackend, failed) -> str:
+    done = []
+    for quota_id, body in resource.quota_updates.items():
+        try:
+            client.update_quota(resource.remote_id, quota_id, body)
+        except SurveyctlError as exc:
+            raise SurveyctlError(
+                f"{exc} (quotas already updated: {', '.join(done) or 'none'})"
+            ) from exc
+        done.append(quota_id)
+    # Quota PUTs keep every ps_quota_id, so the recorded ids stay as they are.
+    previous = store.current().resources.get(resource.address)
+    if not isinstance(previous, SurveyRecord):
+        previous = SurveyRecord(int(resource.remote_id))
+    store.record(
+        resource.address,
+        dataclasses.replace(
+            previous, last_applied=resource.last_applied, prevent_destroy=resource.prevent_destroy
+        ),
+    )
+    return f"updated quotas {', '.join(done)} of ps_survey_id {resource.remote_id}"
+
+
+def _delete(resource: ResourceChange, client, store: StateBackend, failed) -> str:
+    client.delete_survey(resource.remote_id)
+    store.forget(resource.address)
+    return f"deleted ps_survey_id {resource.remote_id}"
+
+
+SurveyKind.writers = {
+    "create": _create,
+    "update": _update_write,
+    "quota-update": _update_quotas,
+    "delete": _delete,
+}
+
+KIND = base.register(SurveyKind())
