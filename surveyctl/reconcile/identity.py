@@ -19,9 +19,11 @@ for the resource on the service, among what this environment's state does not ma
 - An exclusion group is the manifest's when it has its `buyer_surveygroup_ref`, which the
   service keeps globally unique (one GET per group to be created).
 
-`find_twins` reads the service only when a create is due (a plan without creates costs no
-request more: the survey list, all statuses and pages, once, its pages read in parallel) and
-`settle` applies what it found to the plan. One twin: the create is withheld with an error
+Each kind applies its own rule (`Kind.find_twins`: surveys through `survey_twins` here, groups
+in `kinds/group.py`; a kind without one creates as before); `surveyctl.reconcile.twins` asks
+the kinds only when a create is due (a plan without creates costs no request more: for surveys
+the survey list, all statuses and pages, once, its pages read in parallel), and `settle`
+applies what they found to the plan. One twin: the create is withheld with an error
 note giving the two ways out (`surveyctl import`, or `--adopt`), or with `--adopt` the twin is
 recorded (`Plan.recovered`, written by apply before its writes) and the plan goes on against it
 as an ordinary update. Several twins (or one twin that two manifests claim): all named,
@@ -39,12 +41,11 @@ from typing import Protocol
 
 from surveyctl.api.client import SURVEYS_PAGE_SIZE
 from surveyctl.config import Environment
-from surveyctl.errors import ApiError, SurveyctlError
-from surveyctl.model import DesiredState
+from surveyctl.errors import SurveyctlError
+from surveyctl.model import Survey
 from surveyctl.reconcile.plan import Note, Plan
-from surveyctl.resources import EXCLUSION_GROUP, SURVEY, split_address
-from surveyctl.resources import address as address_of
-from surveyctl.state import GroupRecord, Record, State, SurveyRecord
+from surveyctl.resources import SURVEY, split_address
+from surveyctl.state import Record, State, SurveyRecord
 from surveyctl.statuses import CLOSED, SURVEY_STATUSES, survey_status_name
 
 # The named options of plan and apply (recorded in a saved plan with the guard overrides).
@@ -56,15 +57,11 @@ _LISTED = 10  # how many twins a note names
 
 
 class Lister(Protocol):
-    """What identity needs of the marketplace client."""
+    """What the survey rule needs of the marketplace client: the list, page by page."""
 
     def list_surveys(
         self, status: list[int] | None = None, *, targeting: bool = True
     ) -> list[dict]: ...
-
-    def get_survey(self, survey_id: int) -> dict: ...
-
-    def get_group(self, ref: str) -> dict: ...
 
 
 @dataclass(frozen=True)
@@ -91,12 +88,19 @@ class Twin:
     why: str  # "same title and locale", "same external_project_id", "same reference"
     status: int | None = None
     created: str | None = None
+    noun: str = "survey"  # the kind's noun: "survey", "group"
 
     def shown(self) -> str:
-        if isinstance(self.remote_id, str):
-            return f"group {self.remote_id}"
+        if self.noun != "survey":
+            return f"{self.noun} {self.remote_id}"
         created = f", created {self.created}" if self.created else ""
         return f"survey {self.remote_id} ({survey_status_name(self.status)}{created})"
+
+    def import_command(self, name: str, remote_id: object = None) -> str:
+        """The command that adopts it (or, with `remote_id` "ID", any one) as manifest `name`."""
+        command = "import" if self.noun == "survey" else f"import-{self.noun}"
+        chosen = self.remote_id if remote_id is None else remote_id
+        return f"`surveyctl {command} {chosen} --name {name}`"
 
 
 @dataclass
@@ -141,39 +145,6 @@ def same_survey(listed: dict, body: dict, resource_address: str, rule: Rule) -> 
     ):
         return "same title and locale"
     return None
-
-
-def creates_due(desired: DesiredState, state: State) -> list[str]:
-    """Addresses of the manifests that a plan would create: neither in state nor journaled
-    (a journaled create is for `surveyctl.reconcile.recovery`)."""
-    wanted = [address_of(SURVEY, name) for name in desired.surveys]
-    wanted += [address_of(EXCLUSION_GROUP, name) for name in desired.groups]
-    return sorted(a for a in wanted if a not in state.resources and a not in state.journal)
-
-
-def find_twins(
-    client: Lister,
-    desired: DesiredState,
-    state: State,
-    rule: Rule,
-    adopt: bool = False,
-    addresses: list[str] | None = None,
-    parallelism: int = 10,
-) -> Identity:
-    """Looks on the service for the resources of `addresses` (default: `creates_due`); with
-    `adopt`, makes the state record of each one that has exactly one twin."""
-    identity = Identity()
-    due = creates_due(desired, state) if addresses is None else addresses
-    identity.checked = set(due)
-    surveys = [a for a in due if split_address(a)[0] == SURVEY]
-    groups = [a for a in due if split_address(a)[0] == EXCLUSION_GROUP]
-    if surveys:
-        _survey_twins(client, desired, state, rule, surveys, identity, parallelism)
-    for group_address in groups:
-        _group_twin(client, desired, state, group_address, identity)
-    if adopt:
-        _adopt(client, desired, identity)
-    return identity
 
 
 def adopted_state(state: State, identity: Identity) -> State:
@@ -247,34 +218,25 @@ _REFUSE_CHOICE = "; --adopt does not choose between them"
 
 def _twin_message(resource_address: str, twins: list[Twin], ambiguous: bool) -> str:
     name = split_address(resource_address)[1]
+    twin = twins[0]
     if len(twins) > 1 or ambiguous:
-        how = (
-            f"`surveyctl import ID --name {name}` for the one it is"
-            if twins and isinstance(twins[0].remote_id, int)
-            else f"`surveyctl import-group REF --name {name}`"
-        )
         others = " (another manifest matches it too)" if len(twins) == 1 else ""
         return (
             f"exists on the service more than once: {_listed(twins)}{others}, but is not in "
-            f"state; adopt the right one with {how}, or create one more with --allow-duplicate"
+            f"state; adopt the right one with {twin.import_command(name, 'ID')} for the one it "
+            "is, or create one more with --allow-duplicate"
         )
-    twin = twins[0]
-    if isinstance(twin.remote_id, str):
-        way = f"`surveyctl import-group {twin.remote_id} --name {name}`"
-    else:
-        way = f"`surveyctl import {twin.remote_id} --name {name}`"
-    what = "group" if isinstance(twin.remote_id, str) else "survey"
     return (
-        f"exists on the service as {what} {twin.remote_id} ({twin.why}) but is not in state; "
-        f"adopt it with {way}, or plan and apply with --adopt (records it, then plans the "
-        "differences as updates); --allow-duplicate creates another one beside it"
+        f"exists on the service as {twin.noun} {twin.remote_id} ({twin.why}) but is not in "
+        f"state; adopt it with {twin.import_command(name)}, or plan and apply with --adopt "
+        "(records it, then plans the differences as updates); --allow-duplicate creates "
+        "another one beside it"
     )
 
 
 def _adopted_message(twin: Twin) -> str:
-    what = "group" if isinstance(twin.remote_id, str) else "survey"
     return (
-        f"exists on the service as {what} {twin.remote_id} ({twin.why}) and is adopted "
+        f"exists on the service as {twin.noun} {twin.remote_id} ({twin.why}) and is adopted "
         "(--adopt): apply records it in the state before its writes"
     )
 
@@ -326,26 +288,27 @@ def account_surveys(client: Lister, parallelism: int = 10) -> tuple[list[dict], 
     return found, len(pages)
 
 
-def _survey_twins(
+def survey_twins(
     client: Lister,
-    desired: DesiredState,
+    wanted: dict[str, Survey],
     state: State,
     rule: Rule,
-    surveys: list[str],
-    identity: Identity,
-    parallelism: int,
+    found: Identity,
+    parallelism: int = 10,
 ) -> None:
+    """The survey kind's identity: looks for the survey of each manifest of `wanted` (address
+    -> manifest) among the surveys of the account the state does not manage."""
     try:
         listed, reads = account_surveys(client, parallelism)
     except SurveyctlError as exc:
-        for resource_address in surveys:
-            identity.unchecked[resource_address] = f"the survey list: {exc}"
+        for resource_address in wanted:
+            found.unchecked[resource_address] = f"the survey list: {exc}"
         return
-    identity.requests += reads
+    found.requests += reads
     managed = {r.ps_survey_id for r in state.resources.values() if isinstance(r, SurveyRecord)}
     unmanaged = [s for s in listed if s.get("ps_survey_id") not in managed]
-    for resource_address in surveys:
-        body = desired.surveys[split_address(resource_address)[1]].body()
+    for resource_address, survey in wanted.items():
+        body = survey.body()
         for item in unmanaged:
             why = same_survey(item, body, resource_address, rule)
             if why is None or not isinstance(item.get("ps_survey_id"), int):
@@ -357,77 +320,7 @@ def _survey_twins(
                 item.get("project_creation_date"),
             )
             closed_wave = twin.status == CLOSED and why == "same title and locale"
-            found = identity.earlier if closed_wave else identity.twins
-            found.setdefault(resource_address, []).append(twin)
-    for twins in (*identity.twins.values(), *identity.earlier.values()):
+            into = found.earlier if closed_wave else found.twins
+            into.setdefault(resource_address, []).append(twin)
+    for twins in (*found.twins.values(), *found.earlier.values()):
         twins.sort(key=lambda t: t.remote_id)
-
-
-def _group_twin(
-    client: Lister, desired: DesiredState, state: State, group_address: str, identity: Identity
-) -> None:
-    ref = desired.groups[split_address(group_address)[1]].buyer_surveygroup_ref
-    managed = {
-        r.buyer_surveygroup_ref: a for a, r in state.resources.items() if isinstance(r, GroupRecord)
-    }
-    if ref in managed:
-        identity.refused[group_address] = (
-            f"its buyer_surveygroup_ref {ref!r} is managed already as {managed[ref]}; a "
-            "reference names one group"
-        )
-        return
-    identity.requests += 1
-    try:
-        client.get_group(ref)
-    except ApiError as exc:
-        if exc.status == 404:
-            return
-        if exc.status == 403:
-            identity.refused[group_address] = (
-                f"group {ref} exists on the service and belongs to another buyer; "
-                "buyer_surveygroup_ref is globally unique, so choose another one"
-            )
-            return
-        identity.unchecked[group_address] = f"group {ref}: {exc}"
-        return
-    except SurveyctlError as exc:
-        identity.unchecked[group_address] = f"group {ref}: {exc}"
-        return
-    identity.twins[group_address] = [Twin(ref, "same reference")]
-
-
-def _adopt(client: Lister, desired: DesiredState, identity: Identity) -> None:
-    """The state record of each resource with exactly one twin that no other claims: a
-    survey's ids (one GET, for its quota ids) or a group's, with no last-applied body, so the
-    plan diffs the manifest against the live resource alone (no drift)."""
-    ambiguous = identity.ambiguous()
-    for resource_address, twins in sorted(identity.twins.items()):
-        if resource_address in ambiguous:
-            continue
-        kind, name = split_address(resource_address)
-        twin = twins[0]
-        try:
-            if kind == SURVEY:
-                identity.requests += 1
-                live = client.get_survey(int(twin.remote_id))
-                quota_ids = {
-                    str(q["buyer_quota_id"]): str(q["ps_quota_id"])
-                    for q in live.get("quotas") or []
-                    if isinstance(q, dict) and q.get("buyer_quota_id") and q.get("ps_quota_id")
-                }
-                survey = desired.surveys[name]
-                record: Record = SurveyRecord(
-                    int(twin.remote_id), quota_ids, None, survey.lifecycle.prevent_destroy
-                )
-            else:
-                identity.requests += 1
-                live = client.get_group(str(twin.remote_id))
-                ids = [int(i) for i in live.get("surveys_in_group") or []]
-                group = desired.groups[name]
-                record = GroupRecord(
-                    str(twin.remote_id), ids, None, group.lifecycle.prevent_destroy
-                )
-        except SurveyctlError as exc:
-            identity.unchecked[resource_address] = f"{twin.shown()}: {exc}"
-            continue
-        identity.adopted[resource_address] = record

@@ -12,9 +12,11 @@ applied before plans "No changes." again.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from surveyctl.model import DesiredState
-from surveyctl.reconcile.identity import Lister, Rule, Twin, creates_due, find_twins
+from surveyctl.reconcile.identity import Rule, Twin
+from surveyctl.reconcile.twins import creates_due, find_twins
 from surveyctl.resources import EXCLUSION_GROUP, SURVEY
 from surveyctl.resources import address as address_of
 from surveyctl.state import Record, State, StateBackend
@@ -37,7 +39,7 @@ class Rebuild:
         return not self.ambiguous and not self.problems
 
 
-def find(client: Lister, desired: DesiredState, state: State, rule: Rule) -> Rebuild:
+def find(client: Any, desired: DesiredState, state: State, rule: Rule) -> Rebuild:
     """Matches every manifest that the state does not record against the service."""
     rebuild = Rebuild()
     wanted = [address_of(SURVEY, n) for n in desired.surveys]

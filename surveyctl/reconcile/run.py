@@ -48,6 +48,7 @@ from surveyctl.reconcile.progress import ReadReport, reporting_reads
 from surveyctl.reconcile.recovery import record_recovered
 from surveyctl.reconcile.refresh import Refresh, make_refresh, record_refresh
 from surveyctl.reconcile.tamper import check_state, guard_deletes, recheck, source_targets
+from surveyctl.reconcile.twins import find_twins
 from surveyctl.safety import Approval, Interrupted, Interrupts, needs_question
 from surveyctl.state import State, StateBackend
 from surveyctl.state.placement import check_placement, local_state_refusal, state_warning
@@ -205,9 +206,7 @@ def plan_run(
     # Creates are first looked for on the service (no request when none is due); adopted
     # twins are planned as resources in state.
     adopt = identity.ADOPT in options.overrides
-    twins = identity.find_twins(
-        marketplace, desired, state, rule, adopt, parallelism=options.parallelism
-    )
+    twins = find_twins(marketplace, desired, state, rule, adopt, parallelism=options.parallelism)
     state = identity.adopted_state(state, twins)
     request = PlanRequest(
         desired,
