@@ -440,3 +440,70 @@ def test_a_create_is_held_back_while_the_survey_list_cannot_be_read(
     )
     assert "will be created" not in result.stdout
     assert ids_titled(api, f"Tracker {unique}") == []
+
+
+@file_only
+def test_a_saved_plan_made_with_adopt_records_the_survey_when_applied(
+    run_cli, manifests, lost, api, project, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    (made,) = ids_titled(api, f"Tracker {unique}")
+    lost()
+    saved = run_cli("plan", "--adopt", "--out", "adopt.plan")
+    assert saved.exit_code == 0, saved.stdout + saved.stderr
+    assert "1 resource is on the service adopted with --adopt" in saved.stdout
+    applied(run_cli, "adopt.plan")
+    assert state_of(project).resources["Survey/tracker"].ps_survey_id == made
+    assert run_cli("plan", "--detailed-exitcode").exit_code == 0
+
+
+@file_only
+def test_a_group_whose_reference_exists_is_not_created_again(run_cli, manifests, lost, unique):
+    manifests.write(tracker(unique))
+    manifests.write(group_manifest(f"trackers-{unique}", "tracker"))
+    applied(run_cli)
+    lost()
+    plan = run_cli("plan")
+    assert plan.exit_code == 1
+    assert (
+        f"ExclusionGroup/trackers: exists on the service as group trackers-{unique} (same "
+        "reference) but is not in state" in plan.stdout
+    )
+    assert f"`surveyctl import-group trackers-{unique} --name trackers`" in plan.stdout
+    assert "will be created" not in plan.stdout
+
+
+@file_only
+def test_state_rebuild_on_a_protected_environment_needs_it_named_without_a_terminal(
+    run_cli, manifests, lost, project, sandbox, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    lost()
+    _protected(project, sandbox)
+    refused = run_cli("state", "rebuild", "--yes")
+    assert refused.exit_code == 1
+    assert "--env local" in refused.stderr
+    assert "Survey/tracker" not in state_of(project).resources
+    named = run_cli("--env", "local", "state", "rebuild", "--yes")
+    assert named.exit_code == 0, named.stdout + named.stderr
+    assert "Survey/tracker" in state_of(project).resources
+
+
+@file_only
+def test_state_rebuild_leaves_an_ambiguous_manifest_alone_and_exits_1(
+    run_cli, manifests, lost, api, project, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    lost()
+    applied(run_cli, "--allow-duplicate")
+    lost()
+    first, second = ids_titled(api, f"Tracker {unique}")
+    rebuilt = run_cli("state", "rebuild", "--yes")
+    assert rebuilt.exit_code == 1
+    assert f"? Survey/tracker: ambiguous, survey {first} (draft" in rebuilt.stdout
+    assert f"survey {second} (draft" in rebuilt.stdout
+    assert "Rebuild: 0 to adopt, 1 ambiguous" in rebuilt.stdout
+    assert state_of(project).resources == {}
