@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from surveyctl.errors import Location
+from surveyctl.resources import Member
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,7 @@ class Survey:
     lifecycle: Lifecycle = field(default_factory=Lifecycle)
     location: Location | None = None
     field_locations: dict[str, Location] = field(default_factory=dict)
+    member: Member | None = None  # set when a SurveyProgram made it
 
     @property
     def localization(self) -> str:
@@ -157,6 +159,7 @@ class ExclusionGroup:
     lifecycle: Lifecycle = field(default_factory=Lifecycle)
     location: Location | None = None
     field_locations: dict[str, Location] = field(default_factory=dict)
+    member: Member | None = None  # set when a SurveyProgram made it
 
     def body(self) -> dict:
         """The group's body with its Survey manifests still named in `surveys` beside the ids
@@ -173,12 +176,29 @@ class ExclusionGroup:
 
 
 @dataclass
+class Program:
+    """A SurveyProgram manifest once expanded: its members are in DesiredState.surveys and
+    .groups under names such as `brand-tracker[en_GB,2026-11]`.
+
+    `keep_retired`: a member that left the program (its wave or market removed from the
+    manifest) stays on the marketplace and in state, shown as retired, never destroyed.
+    """
+
+    name: str
+    markets: list[str]
+    waves: list[str]
+    keep_retired: bool = True
+    location: Location | None = None
+
+
+@dataclass
 class DesiredState:
     """Every resource the manifests describe, by manifest name, in file order."""
 
     surveys: dict[str, Survey] = field(default_factory=dict)
     groups: dict[str, ExclusionGroup] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
+    programs: dict[str, Program] = field(default_factory=dict)
     # Resources of kinds registered beyond these two: kind -> name -> manifest object.
     others: dict[str, dict[str, Any]] = field(default_factory=dict)
 

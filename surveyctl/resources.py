@@ -4,17 +4,25 @@ A resource is a Survey or an ExclusionGroup described by a manifest. Its address
 `<Kind>/<name>`, is its identity in state, in plans and on the command line. The name rule is
 the manifest schema's (`schemas/manifest.schema.json` uses the same pattern; a test keeps the
 two equal), so every command that takes a name refuses what `validate` would refuse.
+
+A SurveyProgram manifest expands into member resources whose name is the program's name with
+its market and wave in brackets: `brand-tracker[en_GB,2026-11]`. Only a program makes such a
+name (a Survey manifest's `name` keeps the plain rule); commands that take the name of a
+resource in state (`render --name`, `--target`, `import --name`) take both forms.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from surveyctl.errors import SurveyctlError
 
 SURVEY = "Survey"
 EXCLUSION_GROUP = "ExclusionGroup"
 KINDS = (SURVEY, EXCLUSION_GROUP)  # the kinds a manifest may declare
+PROGRAM = "SurveyProgram"
+MANIFEST_KINDS = (SURVEY, EXCLUSION_GROUP, PROGRAM)  # with the kind that expands into them
 
 # Every resource kind an address may name: the built-in ones, and any a kind module registers
 # (`surveyctl.reconcile.kinds`). An address of any other kind is an error everywhere.
@@ -23,6 +31,21 @@ _KNOWN: list[str] = list(KINDS)
 NAME_PATTERN = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"
 NAME_RULE = "lowercase letters, digits and dashes, 1 to 63 characters, no dash at either end"
 _NAME = re.compile(NAME_PATTERN)
+# A market is a locale (language_COUNTRY); a wave an id such as 2026-11 or w07.
+MARKET_PATTERN = r"^[a-z]{2}_[A-Z]{2}$"
+WAVE_PATTERN = r"^[A-Za-z0-9]([A-Za-z0-9._-]{0,30}[A-Za-z0-9])?$"
+_MEMBER = re.compile(
+    r"^(?P<program>"
+    + NAME_PATTERN[1:-1]
+    + r")\[(?P<market>"
+    + MARKET_PATTERN[1:-1]
+    + r"),(?P<wave>"
+    + WAVE_PATTERN[1:-1]
+    + r")\]$"
+)
+# Any name a resource may have in state or a plan: a plain name or a program member's.
+RESOURCE_NAME_PATTERN = "^(?:" + NAME_PATTERN[1:-1] + "|" + _MEMBER.pattern[1:-1] + ")$"
+MEMBER_RULE = "a program name followed by [market,wave], e.g. brand-tracker[en_GB,2026-11]"
 
 
 class ResourceNameError(SurveyctlError):
@@ -38,6 +61,43 @@ def check_name(name: str, what: str = "name") -> str:
     if not isinstance(name, str) or not valid_name(name):
         raise ResourceNameError(f"{what} {name!r} is not a valid resource name: use {NAME_RULE}")
     return name
+
+
+@dataclass(frozen=True)
+class Member:
+    """Where a program member comes from: its program, market (locale) and wave."""
+
+    program: str
+    market: str
+    wave: str
+
+    @property
+    def name(self) -> str:
+        return member_name(self.program, self.market, self.wave)
+
+
+def member_name(program: str, market: str, wave: str) -> str:
+    """`brand-tracker[en_GB,2026-11]`."""
+    return f"{program}[{market},{wave}]"
+
+
+def member_of(name: str) -> Member | None:
+    """The program, market and wave of a member name; None for a plain name."""
+    if "[" not in name:
+        return None
+    match = _MEMBER.match(name)
+    if match is None:
+        return None
+    return Member(match["program"], match["market"], match["wave"])
+
+
+def check_resource_name(name: str, what: str = "name") -> str:
+    """`name` when it is a plain name or a program member's name; ResourceNameError else."""
+    if isinstance(name, str) and (valid_name(name) or member_of(name) is not None):
+        return name
+    raise ResourceNameError(
+        f"{what} {name!r} is not a valid resource name: use {NAME_RULE}, or {MEMBER_RULE}"
+    )
 
 
 def register_kind(kind: str) -> None:

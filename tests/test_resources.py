@@ -6,8 +6,11 @@ import pytest
 
 from surveyctl.resources import (
     NAME_PATTERN,
+    Member,
     ResourceNameError,
     check_name,
+    check_resource_name,
+    member_of,
     split_address,
 )
 from surveyctl.schemafiles import load_schema
@@ -53,3 +56,26 @@ def test_an_address_names_its_kind():
 def test_an_unknown_kind_is_not_an_address():
     with pytest.raises(ResourceNameError, match="Survey/<name> or ExclusionGroup/<name>"):
         split_address("Quota/male")
+
+
+@pytest.mark.parametrize("name", ["brand-tracker[en_GB,2026-11]", "t[de_DE,7]", "plain"])
+def test_a_resource_may_be_named_as_a_program_member(name):
+    assert check_resource_name(name) == name
+
+
+@pytest.mark.parametrize(
+    "name", ["Brand[en_GB,1]", "t[en_gb,1]", "t[en_GB]", "t[en_GB,-1]", "t[en_GB,1] ", "t[,1]"]
+)
+def test_a_member_name_follows_the_rule_of_its_parts(name):
+    with pytest.raises(ResourceNameError, match=r"\[market,wave\]"):
+        check_resource_name(name)
+
+
+def test_a_member_name_is_not_a_manifest_name():
+    with pytest.raises(ResourceNameError):
+        check_name("brand-tracker[en_GB,2026-11]")
+
+
+def test_a_member_name_names_its_program_market_and_wave():
+    assert member_of("brand-tracker[en_GB,2026-11]") == Member("brand-tracker", "en_GB", "2026-11")
+    assert member_of("brand-tracker") is None

@@ -11,8 +11,10 @@ import click
 from surveyctl.api import ApiClient
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.cli.manifest_options import environment_catalog, manifest_paths
 from surveyctl.cli.surveys import status_option
 from surveyctl.errors import SurveyctlError
+from surveyctl.manifests import load_desired
 from surveyctl.reconcile.discovery import Adopted, adopt_unmanaged
 from surveyctl.reconcile.importer import (
     Adoption,
@@ -21,6 +23,7 @@ from surveyctl.reconcile.importer import (
     record_adoption,
     save_adoption,
 )
+from surveyctl.reconcile.program_import import adopt_program
 from surveyctl.safety import check_output_path
 from surveyctl.state import State
 
@@ -97,6 +100,20 @@ def _adopt(
     help="Folder for the manifests of --all-unmanaged.",
 )
 @status_option
+@click.option(
+    "--program",
+    metavar="NAME",
+    help="Attach the account's surveys (and exclusion groups) to the members of SurveyProgram "
+    "NAME: each member not yet managed takes the one survey with its title and locale.",
+)
+@click.option(
+    "--manifests",
+    "sources",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Manifest file or folder holding the --program (repeatable; default: the "
+    "manifests: of surveyctl.yaml).",
+)
 @_yes
 @pass_context
 def import_command(
@@ -107,6 +124,8 @@ def import_command(
     all_unmanaged: bool,
     out_dir: Path | None,
     statuses: tuple[int, ...],
+    program: str | None,
+    sources: tuple[Path, ...],
     yes: bool,
 ) -> None:
     """Adopt live survey SURVEY_ID: write its manifest and record it in state.
@@ -114,7 +133,13 @@ def import_command(
     \b
     surveyctl import 10001 --name old-tracker --out manifests/old-tracker.yaml
     surveyctl import --all-unmanaged --out-dir manifests/imported [--status live,paused]
+    surveyctl import --program brand-tracker [--manifests programs/]
     """
+    if program is not None:
+        if survey_id is not None or name or out or all_unmanaged or out_dir:
+            raise click.UsageError("--program takes no SURVEY_ID, --name, --out or --out-dir")
+        _adopt_program(ctx, program, sources, yes)
+        return
     if all_unmanaged:
         if survey_id is not None or name or out:
             raise click.UsageError("--all-unmanaged takes no SURVEY_ID, --name or --out")
@@ -157,6 +182,34 @@ def _adopt_all(ctx: CliContext, out_dir: Path, statuses: tuple[int, ...], yes: b
     )
     if failed:
         click.get_current_context().exit(1)
+
+
+def _adopt_program(ctx: CliContext, program: str, sources: tuple[Path, ...], yes: bool) -> None:
+    """Records the live surveys and groups of a program's members; nothing is recorded when
+    one member matches several surveys."""
+    catalog = environment_catalog(ctx, offline=False, refresh=False)
+    desired = load_desired(manifest_paths(ctx, sources), catalog)
+    action = f"attach surveys to program {program!r} in the state of {ctx.environment().name!r}"
+    if not confirm_write(ctx, action, approved=yes):
+        raise SurveyctlError("nothing was imported")
+    store = ctx.state_store()
+    with store.locked("import"):
+        found = adopt_program(ctx.client(), desired, store.load(), program)
+        if found.ambiguous:
+            member, ids = next(iter(found.ambiguous.items()))
+            raise SurveyctlError(
+                f"{member} matches {len(ids)} surveys by title and locale "
+                f"({', '.join(map(str, ids))}); nothing was recorded: retitle or "
+                f"`surveyctl import SURVEY_ID --name NAME` the right one"
+            )
+        for member_address, record in found.records.items():
+            store.resolve_create(member_address, record)
+            click.echo(f"{member_address}: {found.matched[member_address]}", err=True)
+    click.echo(
+        f"Attached {len(found.records)} resource(s) to program {program}; "
+        f"{len(found.managed)} already managed, {len(found.unmatched)} not found on the "
+        "marketplace (plan creates them)."
+    )
 
 
 def _reported(outcome: Adopted) -> None:

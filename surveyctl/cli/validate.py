@@ -42,8 +42,12 @@ def _verdict(state: DesiredState, diagnostics: Diagnostics, catalog: Catalog | N
     )
     warnings = diagnostics.count(WARNING)
     with_warnings = f" with {_plural(warnings, 'warning')}" if warnings else ""
+    programs = ""
+    if state.programs:
+        members = sum(1 for s in state.surveys.values() if s.member is not None)
+        programs = f" ({members} of them from {_plural(len(state.programs), 'program')})"
     return (
-        f"Valid{with_warnings}: {_plural(len(state.surveys), 'survey')} and "
+        f"Valid{with_warnings}: {_plural(len(state.surveys), 'survey')}{programs} and "
         f"{_plural(len(state.groups), 'exclusion group')} in {files}, {checked}."
     )
 
@@ -97,7 +101,8 @@ def validate_command(
     "names",
     multiple=True,
     metavar="NAME",
-    help="Print only this survey's body (repeatable).",
+    help="Print only this survey's body (repeatable); a program's name selects its members, "
+    "a member is named like brand-tracker[en_GB,2026-11].",
 )
 @offline_option
 @refresh_option
@@ -130,9 +135,10 @@ def render_command(
             click.echo(str(diagnostic), err=True)
         click.echo(_verdict(state, diagnostics, catalog), err=True)
         click.get_current_context().exit(1)
+    names = _members(state, names)
     missing = [n for n in names if n not in state.surveys]
     if missing:
-        raise ConfigError(f"no Survey manifest is named {missing[0]!r}")
+        raise ConfigError(f"no Survey manifest or program member is named {missing[0]!r}")
     if len(names) == 1:
         click.echo(json.dumps(state.surveys[names[0]].body(), indent=2))
         return
@@ -144,3 +150,14 @@ def render_command(
         else {name: group.body() for name, group in state.groups.items()},
     }
     click.echo(json.dumps(output, indent=2))
+
+
+def _members(state: DesiredState, names: tuple[str, ...]) -> tuple[str, ...]:
+    """`names` with each program's name replaced by the names of its surveys."""
+    out: list[str] = []
+    for name in names:
+        if name in state.programs and name not in state.surveys:
+            out.extend(n for n, s in state.surveys.items() if s.member and s.member.program == name)
+        else:
+            out.append(name)
+    return tuple(out)

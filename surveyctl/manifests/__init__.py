@@ -9,7 +9,9 @@ state.surveys["brand-tracker-us"].body()   # the exact API body: generators expa
                                            # attribute names resolved to codes
 ```
 Stages, each adding to the same Diagnostics so that one run shows every problem:
-`load` (YAML with file:line marks) -> `schema` (manifest.schema.json) -> `build` (model
+`load` (YAML with file:line marks) -> `schema` (manifest.schema.json) -> `programs` (a
+SurveyProgram becomes one Survey document per market and wave, each checked by `schema` like a
+written one, plus the exclusion groups between waves) -> `build` (model
 objects; `generate` expands quota generators) -> `rules` (checks across fields and
 manifests) -> `names` (attribute names resolved and codes checked against the catalogue of
 each survey's locale; skipped when `catalog` is None). `load_desired` is the same but raises
@@ -23,11 +25,12 @@ from pathlib import Path
 
 from surveyctl.catalog import Catalog
 from surveyctl.errors import Location
-from surveyctl.manifests import build, names, rules, schema
+from surveyctl.manifests import build, names, programs, rules, schema
 from surveyctl.manifests.diagnostics import Diagnostic, Diagnostics, ManifestError
 from surveyctl.manifests.load import Document, discover, load_file
 from surveyctl.memory import collector_paused
 from surveyctl.model import DesiredState
+from surveyctl.resources import PROGRAM
 
 __all__ = [
     "Diagnostic",
@@ -48,7 +51,6 @@ def load_manifests(
     """
     with collector_paused():
         return _load_manifests(list(paths), catalog)
-
 
 
 def _load_manifests(
@@ -80,6 +82,9 @@ def _load_manifests(
         if not valid:
             if kind == "Survey" and isinstance(name, str):
                 unbuilt.add(name)
+            continue
+        if kind == PROGRAM:
+            _add_program(document, state, specs, diagnostics, unbuilt)
             continue
         _add(document, state, specs, diagnostics)
     for survey in state.surveys.values():
@@ -117,6 +122,32 @@ def _add_group(document: Document, state: DesiredState, specs: dict, diagnostics
 
 # manifest kind -> how its document joins the desired state
 _BUILDERS = {"Survey": _add_survey, "ExclusionGroup": _add_group}
+
+
+def _add_program(
+    document: Document, state: DesiredState, specs: dict, diagnostics: Diagnostics, unbuilt: set
+) -> None:
+    """The members of a SurveyProgram, each checked and built like a written Survey."""
+    expansion = programs.expand(document, diagnostics)
+    state.programs[expansion.program.name] = expansion.program
+    for member_document, member in expansion.surveys:
+        # Checked and built apart: members share the template's lines, so their findings
+        # repeat one another and the shared collection keeps each once, while the checks
+        # judge a member by what they found in it (`len(diagnostics)` before and after).
+        found = Diagnostics()
+        survey = None
+        if schema.check_document(member_document, found):
+            survey = build.survey(member_document, found)
+        for item in found:
+            diagnostics.add(item.severity, item.summary, item.location)
+        if survey is None:
+            unbuilt.add(member.name)
+            continue
+        survey.name, survey.member = member.name, member
+        state.surveys[survey.name] = survey
+        specs[survey.name] = member_document.data["spec"]
+    for group in expansion.groups:
+        state.groups[group.name] = group
 
 
 def load_desired(paths: Iterable[str | Path], catalog: Catalog | None = None) -> DesiredState:

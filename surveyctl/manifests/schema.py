@@ -20,7 +20,7 @@ from jsonschema.exceptions import ValidationError
 from surveyctl.errors import Location
 from surveyctl.manifests.diagnostics import Diagnostics
 from surveyctl.manifests.load import Document, MarkedDict, MarkedList
-from surveyctl.resources import KINDS
+from surveyctl.resources import MANIFEST_KINDS as KINDS
 from surveyctl.schemafiles import load_schema
 
 _TYPE_WORDS = {

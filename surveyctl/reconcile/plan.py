@@ -113,6 +113,10 @@ class Plan:
     unread: list[str] = field(default_factory=list)
     blocked: list[str] = field(default_factory=list)
     gone: list[str] = field(default_factory=list)
+    # Members of a SurveyProgram whose market or wave left its manifest: kept on the
+    # marketplace and in state, never destroyed (the program's prevent_destroy), and not
+    # pending: a plan with nothing else to do still says "no changes".
+    retired: list[str] = field(default_factory=list)
     # Names of the codes the plan shows, per locale (see reconcile/labels.py); empty when
     # planned --offline or without a catalogue, and the renderers then show codes alone.
     labels: dict[str, dict[str, dict]] = field(default_factory=dict)

@@ -26,7 +26,7 @@ import jsonschema
 from surveyctl.errors import SurveyctlError
 from surveyctl.files import write_atomically
 from surveyctl.reconcile.plan import FORMAT_VERSION, Plan
-from surveyctl.resources import KINDS, NAME_PATTERN
+from surveyctl.resources import KINDS, RESOURCE_NAME_PATTERN
 from surveyctl.state import fingerprint
 
 MAGIC = "surveyctl-plan"
@@ -56,6 +56,7 @@ _SCHEMA: dict[str, Any] = {
         "unread": _ADDRESSES,
         "blocked": _ADDRESSES,
         "gone": _ADDRESSES,
+        "retired": _ADDRESSES,
         "sources": {"type": "array", "items": {"type": "string"}},
         "recovered": {"type": "object", "additionalProperties": {"type": ["object", "null"]}},
         "adopted": _ADDRESSES,
@@ -81,7 +82,7 @@ _SCHEMA: dict[str, Any] = {
                 "required": ["kind", "name", "action"],
                 "properties": {
                     "kind": {"enum": list(KINDS)},
-                    "name": {"type": "string", "pattern": NAME_PATTERN},
+                    "name": {"type": "string", "pattern": RESOURCE_NAME_PATTERN},
                     "action": {"enum": ["no-op", "create", "update", "quota-update", "delete"]},
                     "remote_id": {"type": ["integer", "string", "null"]},
                     "body": {"type": ["object", "null"]},

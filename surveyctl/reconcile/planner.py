@@ -23,7 +23,7 @@ from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Note, Plan, ResourceChange
 from surveyctl.reconcile.recovery import DEFAULT_SETTLE_SECONDS, recover_lost_creates
 from surveyctl.resources import address as address_of
-from surveyctl.resources import split_address
+from surveyctl.resources import member_of, split_address
 from surveyctl.state import State
 
 
@@ -140,6 +140,14 @@ def _kept(kind: kinds.Kind, name: str, record, body: dict | None) -> ResourceCha
     )
 
 
+def _retired_from(request: PlanRequest, name: str) -> str | None:
+    """The program a removed resource was a member of, when that program keeps its retired
+    members (prevent_destroy, the default for programs); None otherwise."""
+    member = member_of(name)
+    program = request.desired.programs.get(member.program) if member else None
+    return program.name if program is not None and program.keep_retired else None
+
+
 def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan) -> None:
     """Resources in state but no longer in the manifests: deleted only with `destroy`, else
     kept (and counted in the spend, which is then the same with and without `destroy`).
@@ -154,6 +162,14 @@ def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan)
         name = split_address(address)[1]
         result = live.get(address)
         body = result.body if result is not None else None
+        program = _retired_from(request, name)
+        if program is not None:
+            plan.notes.append(
+                Note("note", address, f"retired from program {program}: kept, never destroyed")
+            )
+            plan.retired.append(address)
+            plan.resources.append(_kept(kind, name, record, body))
+            continue
         if result is not None and result.gone:
             forget = "apply --destroy forgets it" if request.destroy else "`surveyctl state rm` "
             plan.notes.append(

@@ -1,9 +1,11 @@
 """`--target ADDRESS`: plan (and apply) only some resources, and what they depend on.
 
 A target is an address (`Survey/brand-tracker-us`, `ExclusionGroup/brand-trackers`) or a bare
-name that names one resource. A resource's kind says what it depends on (`Kind.depends_on`):
-a group depends on its surveys (it names them by their ids), so targeting a group plans its
-surveys too; a survey depends on nothing. Both the desired state
+name that names one resource; the name of a SurveyProgram names all its members (surveys and
+groups), and a member is named like any resource (`brand-tracker[en_GB,2026-11]`). A resource's
+kind says what it depends on (`Kind.depends_on`): a group depends on its surveys (it names them
+by their ids), so targeting a group plans its surveys too; a survey depends on nothing. Both the
+desired state
 and the state are cut down to the selection before planning: resources outside it are not
 read, not changed and not destroyed. The plan says that it is partial.
 """
@@ -17,7 +19,7 @@ from surveyctl.errors import SurveyctlError
 from surveyctl.model import DesiredState
 from surveyctl.reconcile import kinds
 from surveyctl.reconcile.plan import Note, Plan
-from surveyctl.resources import address
+from surveyctl.resources import address, member_of
 from surveyctl.state import State
 
 PARTIAL = "--target"
@@ -37,12 +39,15 @@ def select(
         for name, manifest in kind.manifests(desired).items()
     }
     known = set(manifests) | set(state.addresses())
-    chosen = {_resolve(target, known) for target in targets}
+    chosen = {found for target in targets for found in _program(target, known, desired)}
+    chosen |= {
+        _resolve(target, known) for target in targets if not _program(target, known, desired)
+    }
     for target in list(chosen):
         if target in manifests:
             kind, manifest = manifests[target]
             chosen |= set(kind.depends_on(manifest))
-    cut = DesiredState(files=desired.files)
+    cut = DesiredState(files=desired.files, programs=desired.programs)
     for kind in kinds.in_order():
         kind.manifests(cut).update(
             (n, m) for n, m in kind.manifests(desired).items() if address(kind.name, n) in chosen
@@ -67,6 +72,13 @@ def mark_partial(plan: Plan, targets: tuple[str, ...]) -> None:
             "planned; other resources were not read and may differ from their manifests",
         ),
     )
+
+
+def _program(target: str, known: set[str], desired: DesiredState) -> set[str]:
+    """Every known member of program `target` (empty when it names no program)."""
+    if "/" in target or target not in desired.programs:
+        return set()
+    return {a for a in known if (m := member_of(a.split("/", 1)[1])) and m.program == target}
 
 
 def _resolve(target: str, known: set[str]) -> str:

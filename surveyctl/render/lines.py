@@ -24,20 +24,27 @@ def resource_lines(plan: Plan, resource: ResourceChange, spend: bool = True) -> 
     if resource.action == "create" and resource.body:
         lines.extend(describer.create_lines(resource.body))
     elif resource.action in ("update", "quota-update"):
-        for change in resource.changes:
-            path, old, new = describer.change(change)
-            if change.old is None:
-                lines.append(Line("+", 1, f"{path}: {new}"))
-            elif change.new is None:
-                lines.append(Line("-", 1, f"{path}: {old}"))
-            else:
-                lines.append(Line("~", 1, f"{path}: {old} -> {new}"))
+        lines.extend(change_lines(describer, resource))
     if spend and resource.spend and resource.spend.before != resource.spend.after:
         before, after = money(resource.spend.before), money(resource.spend.after)
         lines.append(Line(" ", 1, f"spend: {before} -> {after}"))
     for change in resource.drift:
         path, old, new = describer.change(change)
         lines.append(Line("!", 1, f"drift: {path} was {old} when last applied, is {new} live"))
+    return lines
+
+
+def change_lines(describer: Describer, resource: ResourceChange) -> list[Line]:
+    """One line per changed field of an update: `+` added, `-` removed, `~` changed."""
+    lines = []
+    for change in resource.changes:
+        path, old, new = describer.change(change)
+        if change.old is None:
+            lines.append(Line("+", 1, f"{path}: {new}"))
+        elif change.new is None:
+            lines.append(Line("-", 1, f"{path}: {old}"))
+        else:
+            lines.append(Line("~", 1, f"{path}: {old} -> {new}"))
     return lines
 
 

@@ -3,8 +3,10 @@
 1. a heading naming the environment, and the summary line (counts and the total spend change,
    the only place the total appears);
 2. errors that block the apply, then warnings and notes;
-3. one table: resource, action, fields changed, spend change;
-4. the details: one fenced `diff` block per resource, with `+`, `-` and `!` in column 0 so
+3. one table: resource, action, fields changed, spend change (members of a program changed
+   alike are one row, see render/programs.py);
+4. the details: one fenced `diff` block per resource (or group of members, followed by its
+   member list, collapsed), with `+`, `-` and `!` in column 0 so
    GitHub colours added, removed and changed lines.
 
 A comment is cut to fit GitHub's limit, saying how many resources it leaves out. A plan that
@@ -16,6 +18,13 @@ from __future__ import annotations
 from surveyctl.reconcile.plan import Plan, ResourceChange
 from surveyctl.render import text
 from surveyctl.render.lines import resource_lines
+from surveyctl.render.programs import (
+    MemberGroup,
+    group_lines,
+    group_row,
+    member_groups,
+    member_list,
+)
 from surveyctl.render.values import money_delta
 
 # GitHub refuses comments longer than 65,536 characters; keep room for the closing lines.
@@ -39,7 +48,7 @@ _DIFF_SYMBOLS = {"~": "!"}
 
 def render(plan: Plan) -> str:
     """The pull-request comment of a plan."""
-    shown = [r for r in plan.resources if r.is_change or r.drift]
+    shown = _entries(plan)
     head = [f"### surveyctl plan: `{plan.environment}`", "", f"**{text.summary_line(plan)}**", ""]
     head += _notes(plan)
     if shown:
@@ -84,12 +93,15 @@ def _note(note) -> str:
     return f"- {severity}`{note.address}`: {_inline(note.message)}{where}"
 
 
-def _table(resources: list[ResourceChange], budget: int) -> list[str]:
+def _table(resources: list, budget: int) -> list[str]:
     lines = ["| resource | action | fields changed | spend change |", "|---|---|---|---|"]
     for index, resource in enumerate(resources):
         if _size(lines) > budget:
             lines.append(f"| *{len(resources) - index} more* | | | |")
             break
+        if isinstance(resource, MemberGroup):
+            lines.append(group_row(resource, ACTIONS[resource.action]))
+            continue
         action = ACTIONS[resource.action] + (" (drift)" if resource.drift else "")
         fields = list(dict.fromkeys(change.field for change in resource.changes))
         spend = ""
@@ -102,7 +114,7 @@ def _table(resources: list[ResourceChange], budget: int) -> list[str]:
     return lines
 
 
-def _details(plan: Plan, resources: list[ResourceChange], budget: int) -> list[str]:
+def _details(plan: Plan, resources: list, budget: int) -> list[str]:
     if not resources:
         return []
     opened = " open" if len(resources) <= OPEN_DETAILS else ""
@@ -124,13 +136,30 @@ def _details(plan: Plan, resources: list[ResourceChange], budget: int) -> list[s
     return lines
 
 
-def _diff_block(plan: Plan, resource: ResourceChange) -> list[str]:
+def _diff_block(plan: Plan, resource: ResourceChange | MemberGroup) -> list[str]:
     body = []
-    for line in resource_lines(plan, resource, spend=False):
+    grouped = isinstance(resource, MemberGroup)
+    drawn = group_lines(resource, members=False) if grouped else None
+    for line in drawn or resource_lines(plan, resource, spend=False):
         symbol = _DIFF_SYMBOLS.get(line.symbol, line.symbol)
         body.append(f"{symbol} {'  ' * line.depth}{line.text}")
     fence = "`" * max(3, _longest_backtick_run(body) + 1)
-    return [f"{fence}diff", *body, fence, ""]
+    members = member_list(resource) if grouped else []
+    return [f"{fence}diff", *body, fence, "", *members]
+
+
+def _entries(plan: Plan) -> list[ResourceChange | MemberGroup]:
+    """The changed resources, with members changed alike shown once as their group."""
+    _, grouped = member_groups(plan)
+    entries: list[ResourceChange | MemberGroup] = []
+    for resource in plan.resources:
+        group = grouped.get(id(resource))
+        if group is not None:
+            if group.members[0] is resource:
+                entries.append(group)
+        elif resource.is_change or resource.drift:
+            entries.append(resource)
+    return entries
 
 
 def _longest_backtick_run(lines: list[str]) -> int:

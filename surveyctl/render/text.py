@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from surveyctl.reconcile.plan import Plan
 from surveyctl.render.lines import SYMBOLS, resource_lines
+from surveyctl.render.programs import group_lines, member_groups
 from surveyctl.render.values import money, money_delta
 
 __all__ = ["SYMBOLS", "render", "summary_line"]
@@ -18,11 +19,16 @@ def render(plan: Plan, color: bool = False) -> str:
         return f"\033[{COLOURS[symbol]}m{text}\033[0m" if color and symbol in COLOURS else text
 
     lines: list[str] = []
+    _, grouped = member_groups(plan)
     for resource in plan.resources:
+        group = grouped.get(id(resource))
+        if group is not None and group.members[0] is not resource:
+            continue  # shown once, with the group's first member
         if resource.is_change or resource.drift:
+            drawn = group_lines(group) if group else resource_lines(plan, resource)
             lines.extend(
                 paint(line.symbol, "    " * line.depth + f"{line.symbol} {line.text}")
-                for line in resource_lines(plan, resource)
+                for line in drawn
             )
     if lines:
         lines.append("")
@@ -98,6 +104,10 @@ def _pending(plan: Plan) -> list[str]:
         sentences.append(
             f"{_are(len(plan.gone), 'managed resource')} gone from the marketplace; "
             f"{forgets} forgets {'it' if len(plan.gone) == 1 else 'them'}."
+        )
+    if plan.retired:
+        sentences.append(
+            f"{_are(len(plan.retired), 'retired program member')} kept (see the notes)."
         )
     if plan.adopted:
         sentences.append(

@@ -1,0 +1,124 @@
+"""Adopting surveys run by hand as members of a SurveyProgram.
+
+A team that ran a tracker's waves as separate surveys writes the program that describes them,
+then `surveyctl import --program NAME` records each live survey under the member it is:
+a member not yet in state is matched to the one survey of the account with the member's
+title and locale (the identity rule of a survey), and a member's exclusion group to the live
+group with its reference. Each is recorded as if surveyctl had applied the member's body, so a
+program that describes the surveys as they are plans "No changes", and one that differs plans
+exactly the difference. A member with no match is left to plan as a create; one with several
+matches is refused (naming them), never guessed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from surveyctl.errors import ApiError, SurveyctlError
+from surveyctl.model import DesiredState, Survey
+from surveyctl.reconcile.kinds.group import api_body
+from surveyctl.reconcile.marketplace import Marketplace
+from surveyctl.resources import EXCLUSION_GROUP, SURVEY, address
+from surveyctl.state import GroupRecord, Record, State, SurveyRecord
+
+
+class ProgramImportError(SurveyctlError):
+    """A program that cannot be imported: unknown, or named nothing to adopt."""
+
+
+@dataclass
+class ProgramAdoption:
+    """What importing a program found: records to write, and members left as they are."""
+
+    records: dict[str, Record] = field(default_factory=dict)  # address -> record
+    matched: dict[str, int | str] = field(default_factory=dict)  # address -> id or ref
+    unmatched: list[str] = field(default_factory=list)  # planned as creates
+    ambiguous: dict[str, list[int]] = field(default_factory=dict)  # address -> candidates
+    managed: list[str] = field(default_factory=list)  # already in state
+
+
+def identity(body: dict) -> tuple[str, str]:
+    """The identity of a survey on the service: its title and its locale."""
+    return (str(body.get("survey_title", "")).strip(), str(body.get("survey_localization", "")))
+
+
+def adopt_program(
+    client: Marketplace, desired: DesiredState, state: State, program: str
+) -> ProgramAdoption:
+    """The records that attach the live surveys and groups of `program`'s members."""
+    if program not in desired.programs:
+        known = ", ".join(sorted(desired.programs)) or "none"
+        raise ProgramImportError(f"no SurveyProgram is named {program!r}; programs: {known}")
+    found = ProgramAdoption()
+    managed_ids = {r.ps_survey_id for r in state.resources.values() if isinstance(r, SurveyRecord)}
+    candidates: dict[tuple[str, str], list[int]] = {}
+    for live in client.list_surveys():
+        survey_id = int(live["ps_survey_id"])
+        if survey_id not in managed_ids:
+            candidates.setdefault(identity(live), []).append(survey_id)
+    ids: dict[str, int] = {}
+    for name, survey in desired.surveys.items():
+        if survey.member is None or survey.member.program != program:
+            continue
+        member_address = address(SURVEY, name)
+        record = state.resources.get(member_address)
+        if isinstance(record, SurveyRecord):
+            found.managed.append(member_address)
+            ids[name] = record.ps_survey_id
+            continue
+        matches = sorted(set(candidates.get(identity(survey.body()), [])))
+        if len(matches) > 1:
+            found.ambiguous[member_address] = matches
+        elif not matches:
+            found.unmatched.append(member_address)
+        else:
+            found.records[member_address] = _survey_record(client, survey, matches[0])
+            found.matched[member_address] = matches[0]
+            ids[name] = matches[0]
+    _adopt_groups(client, desired, state, program, ids, found)
+    return found
+
+
+def _survey_record(client: Marketplace, survey: Survey, survey_id: int) -> SurveyRecord:
+    live = client.get_survey(survey_id)
+    quota_ids = {
+        str(q["buyer_quota_id"]): str(q["ps_quota_id"])
+        for q in live.get("quotas") or []
+        if q.get("buyer_quota_id") and q.get("ps_quota_id")
+    }
+    return SurveyRecord(survey_id, quota_ids, survey.body(), survey.lifecycle.prevent_destroy)
+
+
+def _adopt_groups(
+    client: Marketplace,
+    desired: DesiredState,
+    state: State,
+    program: str,
+    ids: dict[str, int],
+    found: ProgramAdoption,
+) -> None:
+    """A member's group is adopted when a live group has its reference and every survey it
+    names is known (adopted or managed); its body is the manifest's, as apply records it."""
+    for name, group in desired.groups.items():
+        if group.member is None or group.member.program != program:
+            continue
+        group_address = address(EXCLUSION_GROUP, name)
+        if group_address in state.resources:
+            found.managed.append(group_address)
+            continue
+        if any(survey not in ids for survey in group.surveys):
+            found.unmatched.append(group_address)
+            continue
+        try:
+            live = client.get_group(group.buyer_surveygroup_ref)
+        except ApiError as exc:
+            if exc.status != 404:
+                raise
+            found.unmatched.append(group_address)
+            continue
+        body = api_body(group.body(), ids)
+        live_ids = [int(i) for i in live.get("surveys_in_group") or []]
+        found.records[group_address] = GroupRecord(
+            group.buyer_surveygroup_ref, live_ids, body, group.lifecycle.prevent_destroy
+        )
+        found.matched[group_address] = group.buyer_surveygroup_ref

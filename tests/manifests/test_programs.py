@@ -1,0 +1,164 @@
+"""SurveyProgram manifests: one definition expanded into a Survey per market and wave."""
+
+from __future__ import annotations
+
+import json
+
+PROGRAM = """\
+kind: SurveyProgram
+name: tracker
+spec:
+  variables: {brand: Acme}
+  template:
+    survey_title: "{brand} tracker {country} {wave}"
+    survey_category_code: 231
+    completes_required: 100
+    expected_ir: 40
+    expected_loi: 10
+    offer_price: 2.5
+    field_time: 7
+    live_url: "https://survey.example.com/s?m={locale}&w={wave}&tid=[%%transaction_id%%]"
+    qualifications:
+      - {qualification_code: 211, condition_codes: ["111", "112"]}
+  markets:
+    en_US:
+      spec: {completes_required: 300}
+    en_GB:
+      variables: {brand: Acme UK}
+      spec: {offer_price: 2.8}
+  waves: [w1, w2]
+"""
+
+
+def test_a_program_expands_into_one_survey_per_market_and_wave(check):
+    state, errors, _ = check(PROGRAM)
+    assert errors == []
+    assert sorted(state.surveys) == [
+        "tracker[en_GB,w1]",
+        "tracker[en_GB,w2]",
+        "tracker[en_US,w1]",
+        "tracker[en_US,w2]",
+    ]
+
+
+def test_market_values_merge_over_the_template(check):
+    state, _, _ = check(PROGRAM)
+    us, gb = state.surveys["tracker[en_US,w2]"].body(), state.surveys["tracker[en_GB,w2]"].body()
+    assert (us["completes_required"], us["offer_price"]) == (300, 2.5)
+    assert (gb["completes_required"], gb["offer_price"]) == (100, 2.8)
+    assert gb["qualifications"] == [{"qualification_code": 211, "condition_codes": ["111", "112"]}]
+
+
+def test_variables_fill_the_strings_and_the_market_wins_over_the_program(check):
+    state, _, _ = check(PROGRAM)
+    body = state.surveys["tracker[en_GB,w2]"].body()
+    assert body["survey_title"] == "Acme UK tracker GB w2"
+    assert body["survey_localization"] == "en_GB"
+    assert body["live_url"].startswith("https://survey.example.com/s?m=en_GB&w=w2&")
+
+
+def test_a_list_in_a_market_replaces_the_template_list(check):
+    text = PROGRAM.replace(
+        "spec: {offer_price: 2.8}",
+        'spec: {qualifications: [{qualification_code: 211, condition_codes: ["112"]}]}',
+    )
+    state, _, _ = check(text)
+    body = state.surveys["tracker[en_GB,w1]"].body()
+    assert body["qualifications"] == [{"qualification_code": 211, "condition_codes": ["112"]}]
+
+
+def test_a_mapping_in_a_market_merges_key_by_key(check):
+    text = PROGRAM.replace(
+        "    qualifications:\n",
+        "    feot: {pacing: '6', interval: 2, is_custom: false}\n    qualifications:\n",
+    ).replace("spec: {offer_price: 2.8}", "spec: {feot: {interval: 4}}")
+    state, errors, _ = check(text)
+    assert errors == []
+    assert state.surveys["tracker[en_GB,w1]"].body()["feot"] == {
+        "pacing": "6",
+        "interval": 4,
+        "is_custom": False,
+    }
+
+
+def test_a_range_of_months_makes_one_wave_a_month(check):
+    text = PROGRAM.replace("waves: [w1, w2]", "waves: {from: 2026-11, to: 2027-02}")
+    state, errors, _ = check(text)
+    assert errors == []
+    waves = sorted(s.member.wave for s in state.surveys.values() if s.member.market == "en_US")
+    assert waves == ["2026-11", "2026-12", "2027-01", "2027-02"]
+
+
+def test_an_unknown_variable_is_an_error_at_its_line(check, line_of):
+    text = PROGRAM.replace("{brand} tracker", "{brnad} tracker")
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert "Unknown variable {brnad}" in error.summary
+    assert error.location.line == line_of(text, "survey_title")
+
+
+def test_a_missing_required_field_is_reported_once_at_the_template(check):
+    text = PROGRAM.replace("    field_time: 7\n", "")
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == "spec: missing required field 'field_time'."
+
+
+def test_a_market_that_is_not_a_locale_is_refused(check, line_of):
+    text = PROGRAM.replace("    en_GB:\n", "    britain:\n")
+    _, errors, _ = check(text)
+    assert errors and "britain" in errors[0].summary
+
+
+def test_exclusion_puts_each_wave_in_a_group_with_the_waves_before_it(check):
+    text = PROGRAM.replace(
+        "waves: [w1, w2]", "waves: [w1, w2, w3]\n  exclusion: {waves: 1, exclusion_period: 30}"
+    )
+    state, errors, _ = check(text)
+    assert errors == []
+    group = state.groups["tracker[en_GB,w3]"]
+    assert group.surveys == ["tracker[en_GB,w2]", "tracker[en_GB,w3]"]
+    assert group.buyer_surveygroup_ref == "tracker-en_GB-w3"
+    assert "tracker[en_GB,w1]" not in state.groups  # the first wave has nothing before it
+
+
+def test_program_members_keep_prevent_destroy_unless_the_program_says_otherwise(check):
+    state, _, _ = check(PROGRAM)
+    assert state.surveys["tracker[en_US,w1]"].lifecycle.prevent_destroy is True
+    state, _, _ = check(PROGRAM + "lifecycle: {prevent_destroy: false}\n")
+    assert state.surveys["tracker[en_US,w1]"].lifecycle.prevent_destroy is False
+
+
+def in_en_us_and_de_de(qualification: str) -> str:
+    """The program in en_US and de_DE, qualifying respondents by `qualification` only."""
+    return PROGRAM.replace(
+        '      - {qualification_code: 211, condition_codes: ["111", "112"]}',
+        f"      - {qualification}",
+    ).replace("en_GB:", "de_DE:")
+
+
+def test_an_answer_missing_in_one_market_names_that_market_and_line(run_cli, project, line_of):
+    text = in_en_us_and_de_de("{attribute: Education, answers: [Associate degree]}")
+    (project / "tracker.yaml").write_text(text)
+    result = run_cli("validate", "tracker.yaml", "--format", "json")
+    assert result.exit_code == 1
+    errors = [d for d in json.loads(result.stdout)["diagnostics"] if d["severity"] == "error"]
+    (error,) = errors
+    assert "no answer 'Associate degree' in the de_DE catalogue" in error["summary"]
+    assert (error["file"], error["line"]) == ("tracker.yaml", line_of(text, "Associate degree"))
+
+
+def test_english_answer_names_resolve_in_every_market(run_cli, project):
+    text = in_en_us_and_de_de("{attribute: Gender, answers: [Female]}")
+    (project / "tracker.yaml").write_text(text)
+    result = run_cli("render", "tracker.yaml", "--name", "tracker[de_DE,w1]")
+    assert result.exit_code == 0, result.output
+    body = json.loads(result.stdout)
+    assert body["qualifications"] == [{"qualification_code": 211, "condition_codes": ["112"]}]
+
+
+def test_render_of_a_program_name_prints_every_member(run_cli, project):
+    (project / "tracker.yaml").write_text(PROGRAM)
+    result = run_cli("render", "tracker.yaml", "--name", "tracker")
+    assert result.exit_code == 0, result.output
+    assert len(json.loads(result.stdout)["surveys"]) == 4

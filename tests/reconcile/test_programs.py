@@ -1,0 +1,261 @@
+"""SurveyPrograms planned and applied over real HTTP against the sandbox."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from surveyctl.state import FileStateStore
+
+from .conftest import survey_manifest
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "programs" / "brand-tracker.yaml"
+MARKETS = ["en_US", "en_GB"]
+
+
+def program(ref: str | None, waves: list[str], price: float = 2.5) -> dict:
+    """A program of MARKETS x `waves`; with `ref`, each wave excludes the one before it."""
+    spec: dict = {
+        "template": {
+            "survey_title": "Tracker {country} {wave}",
+            "survey_category_code": 231,
+            "completes_required": 200,
+            "expected_ir": 50,
+            "expected_loi": 10,
+            "offer_price": price,
+            "field_time": 10,
+            "live_url": "https://survey.example.com/s?m={locale}&w={wave}&tid=[%%transaction_id%%]",
+            "qualifications": [{"qualification_code": 211, "condition_codes": ["111", "112"]}],
+        },
+        "markets": {"en_US": {"spec": {"completes_required": 300}}, "en_GB": None},
+        "waves": waves,
+    }
+    if ref is not None:
+        spec["exclusion"] = {"waves": 1, "exclusion_period": 30, "ref": ref + "-{locale}-{wave}"}
+    return {"kind": "SurveyProgram", "name": "tracker", "spec": spec}
+
+
+@pytest.fixture
+def write_program(project):
+    def write(document: dict) -> None:
+        folder = project / "manifests"
+        folder.mkdir(exist_ok=True)
+        (folder / "tracker.yaml").write_text(yaml.safe_dump(document, sort_keys=False))
+
+    return write
+
+
+def _state(project) -> dict:
+    return FileStateStore(project / ".surveyctl" / "state" / "local.json").load().resources
+
+
+def _apply(run_cli) -> None:
+    result = run_cli("apply", "manifests", "--auto-approve")
+    assert result.exit_code == 0, result.output + result.stderr
+
+
+def test_the_example_program_applies_every_market_and_wave(run_cli, project, unique):
+    text = EXAMPLE.read_text().replace('ref: "acme-', f'ref: "acme-{unique}-')
+    (project / "manifests").mkdir()
+    (project / "manifests" / "brand-tracker.yaml").write_text(text)
+    document = yaml.safe_load(text)
+    markets, waves = len(document["spec"]["markets"]), len(document["spec"]["waves"])
+    result = run_cli("apply", "manifests", "--auto-approve")
+    assert result.exit_code == 0, result.output + result.stderr
+    surveys = [a for a in _state(project) if a.startswith("Survey/brand-tracker[")]
+    assert len(surveys) == markets * waves
+    assert "Survey/brand-tracker[de_DE,2026-10]" in surveys
+    replanned = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert replanned.exit_code == 0, replanned.stdout
+
+
+def test_adding_a_wave_plans_one_create_per_market(run_cli, write_program):
+    write_program(program(None, ["w1", "w2"]))
+    _apply(run_cli)
+    write_program(program(None, ["w1", "w2", "w3"]))
+    result = run_cli("plan", "manifests")
+    assert f"Plan: {len(MARKETS)} to add, 0 to change, 0 to destroy." in result.stdout
+    assert "+ Survey/tracker[en_GB,w3] will be created" in result.stdout
+    assert "+ Survey/tracker[en_US,w3] will be created" in result.stdout
+
+
+def test_a_template_price_change_updates_every_member_as_one_grouped_change(run_cli, write_program):
+    write_program(program(None, ["w1", "w2", "w3"]))
+    _apply(run_cli)
+    write_program(program(None, ["w1", "w2", "w3"], price=2.75))
+    result = run_cli("plan", "manifests")
+    assert "Plan: 0 to add, 6 to change, 0 to destroy." in result.stdout
+    # 3 x 300 x 0.25 + 3 x 200 x 0.25
+    assert "~ 6 surveys of program tracker: offer_price 2.5 -> 2.75 (+$375.00)" in result.stdout
+    assert result.stdout.count("offer_price: 2.5 -> 2.75") == 1
+    assert "Survey/tracker[en_GB,w1] will be updated" not in result.stdout
+
+
+def test_the_json_plan_lists_every_member_of_a_grouped_change(run_cli, write_program):
+    write_program(program(None, ["w1", "w2"]))
+    _apply(run_cli)
+    write_program(program(None, ["w1", "w2"], price=3))
+    result = run_cli("plan", "manifests", "--format", "json")
+    (group,) = json.loads(result.stdout)["program_groups"]
+    assert group["count"] == 4
+    assert sorted(group["members"]) == [
+        f"Survey/tracker[{market},{wave}]" for market in sorted(MARKETS) for wave in ("w1", "w2")
+    ]
+
+
+def test_the_markdown_plan_collapses_the_member_list(run_cli, write_program):
+    write_program(program(None, ["w1", "w2"]))
+    _apply(run_cli)
+    write_program(program(None, ["w1", "w2"], price=3))
+    result = run_cli("plan", "manifests", "--format", "markdown")
+    assert "| program `tracker` (4 surveys) | update | offer_price | +$500.00 |" in result.stdout
+    assert "<details><summary>4 members</summary>" in result.stdout
+
+
+def test_a_change_of_one_market_is_shown_per_member(run_cli, write_program):
+    write_program(program(None, ["w1"]))
+    _apply(run_cli)
+    changed = program(None, ["w1"])
+    changed["spec"]["markets"]["en_GB"] = {"spec": {"offer_price": 3}}
+    changed["spec"]["markets"]["en_US"]["spec"]["offer_price"] = 4
+    write_program(changed)
+    result = run_cli("plan", "manifests")
+    assert "~ Survey/tracker[en_GB,w1]" in result.stdout
+    assert "~ Survey/tracker[en_US,w1]" in result.stdout
+    assert "surveys of program" not in result.stdout
+
+
+def test_removing_a_wave_destroys_nothing_and_shows_it_retired(run_cli, write_program, project):
+    write_program(program(None, ["w1", "w2"]))
+    _apply(run_cli)
+    write_program(program(None, ["w2"]))
+    result = run_cli("plan", "manifests", "--destroy", "--detailed-exitcode")
+    assert result.exit_code == 0, result.stdout
+    assert "Survey/tracker[en_GB,w1]: retired from program tracker" in result.stdout
+    assert "2 retired program members are kept" in result.stdout
+    assert "Survey/tracker[en_GB,w1]" in _state(project)
+
+
+def test_a_program_without_prevent_destroy_lets_destroy_delete_a_removed_wave(
+    run_cli, write_program
+):
+    loose = program(None, ["w1", "w2"])
+    loose["lifecycle"] = {"prevent_destroy": False}
+    write_program(loose)
+    _apply(run_cli)
+    loose["spec"]["waves"] = ["w2"]
+    write_program(loose)
+    result = run_cli("plan", "manifests", "--destroy")
+    assert "Plan: 0 to add, 0 to change, 2 to destroy." in result.stdout
+
+
+def test_the_exclusion_between_waves_is_on_the_service(
+    run_cli, write_program, project, api, unique
+):
+    write_program(program(f"t-{unique}", ["w1", "w2", "w3"]))
+    _apply(run_cli)
+    state = _state(project)
+    ids = {wave: state[f"Survey/tracker[en_GB,{wave}]"].ps_survey_id for wave in ("w1", "w2", "w3")}
+    group = api.get_group(f"t-{unique}-en_GB-w3")
+    assert sorted(group["surveys_in_group"]) == sorted([ids["w2"], ids["w3"]])
+    first = api.get_group(f"t-{unique}-en_GB-w2")
+    assert sorted(first["surveys_in_group"]) == sorted([ids["w1"], ids["w2"]])
+    assert f"t-{unique}-en_GB-w3" in api.get_survey(ids["w2"])["buyer_surveygroup_refs"]
+
+
+def test_target_a_program_plans_all_its_members(run_cli, write_program, manifests):
+    write_program(program(None, ["w1", "w2"]))
+    manifests.write(survey_manifest("other"))
+    result = run_cli("plan", "manifests", "--target", "tracker")
+    assert "Plan: 4 to add, 0 to change, 0 to destroy." in result.stdout
+
+
+def test_target_one_member_plans_only_it(run_cli, write_program):
+    write_program(program(None, ["w1", "w2"]))
+    result = run_cli("plan", "manifests", "--target", "tracker[en_GB,w2]")
+    assert "Plan: 1 to add, 0 to change, 0 to destroy." in result.stdout
+    assert "+ Survey/tracker[en_GB,w2] will be created" in result.stdout
+
+
+def test_render_prints_one_members_exact_body(run_cli, write_program):
+    write_program(program(None, ["w1", "w2"]))
+    result = run_cli("render", "manifests", "--name", "tracker[en_US,w2]")
+    body = json.loads(result.stdout)
+    assert body["survey_title"] == "Tracker US w2"
+    assert body["completes_required"] == 300
+
+
+def test_import_attaches_hand_run_surveys_to_a_program_with_no_changes(
+    run_cli, write_program, own_market, project
+):
+    write_program(program(None, ["w1", "w2"]))
+    rendered = json.loads(run_cli("render", "manifests", "--name", "tracker").stdout)["surveys"]
+    made = {name: own_market.create_survey(body)["ps_survey_id"] for name, body in rendered.items()}
+    result = run_cli("import", "--program", "tracker", "--manifests", "manifests", "--yes")
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "Attached 4 resource(s) to program tracker" in result.stdout
+    state = _state(project)
+    assert {name: state[f"Survey/{name}"].ps_survey_id for name in made} == made
+    plan = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert plan.exit_code == 0, plan.stdout
+    assert "No changes." in plan.stdout
+
+
+def test_import_of_a_program_refuses_a_member_that_matches_two_surveys(
+    run_cli, write_program, own_market, project
+):
+    write_program(program(None, ["w1"]))
+    rendered = json.loads(run_cli("render", "manifests", "--name", "tracker").stdout)["surveys"]
+    body = rendered["tracker[en_GB,w1]"]
+    first, second = (own_market.create_survey(body)["ps_survey_id"] for _ in range(2))
+    result = run_cli("import", "--program", "tracker", "--manifests", "manifests", "--yes")
+    assert result.exit_code == 1
+    assert f"matches 2 surveys by title and locale ({first}, {second})" in result.output
+    assert not (project / ".surveyctl" / "state" / "local.json").exists() or not _state(project)
+
+
+def test_a_template_change_keeps_members_in_their_exclusion_groups(
+    run_cli, write_program, project, api, unique
+):
+    write_program(program(f"k-{unique}", ["w1", "w2"]))
+    _apply(run_cli)
+    write_program(program(f"k-{unique}", ["w1", "w2"], price=3))
+    _apply(run_cli)
+    state = _state(project)
+    ids = [state[f"Survey/tracker[en_US,{wave}]"].ps_survey_id for wave in ("w1", "w2")]
+    group = api.get_group(f"k-{unique}-en_US-w2")
+    assert sorted(group["surveys_in_group"]) == sorted(ids)
+    assert api.get_survey(ids[0])["offer_price"] == 3
+
+
+def test_a_saved_plan_of_a_program_applies(run_cli, write_program, project):
+    write_program(program(None, ["w1"]))
+    saved = run_cli("plan", "manifests", "--out", "change.plan")
+    assert saved.exit_code == 0, saved.output + saved.stderr
+    applied = run_cli("apply", "change.plan", "--auto-approve")
+    assert applied.exit_code == 0, applied.output + applied.stderr
+    assert "Survey/tracker[en_GB,w1]" in _state(project)
+
+
+def test_import_attaches_hand_made_exclusion_groups_by_their_reference(
+    run_cli, write_program, own_market, unique
+):
+    write_program(program(f"h-{unique}", ["w1", "w2"]))
+    rendered = json.loads(run_cli("render", "manifests", "--name", "tracker").stdout)["surveys"]
+    made = {name: own_market.create_survey(body)["ps_survey_id"] for name, body in rendered.items()}
+    for market in MARKETS:
+        own_market.create_group(
+            {
+                "buyer_surveygroup_ref": f"h-{unique}-{market}-w2",
+                "name": f"tracker {market} w2: earlier waves excluded",
+                "exclusion_period": 30,
+                "surveys_in_group": [made[f"tracker[{market},w1]"], made[f"tracker[{market},w2]"]],
+            }
+        )
+    result = run_cli("import", "--program", "tracker", "--manifests", "manifests", "--yes")
+    assert "Attached 6 resource(s) to program tracker" in result.stdout, result.output
+    plan = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert plan.exit_code == 0, plan.stdout
