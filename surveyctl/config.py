@@ -10,9 +10,12 @@ environments:
                guards: {max_spend_increase: 5000, max_destroy: 0, max_changed_percent: 30}}
 default_environment: staging
 ```
-`sandbox` is built in: the embedded local marketplace, data in `.surveyctl/sandbox.db`. It is
-the environment when nothing is configured. The key of an environment is read from the
-variable it names, never from a file; so is the connection string of a PostgreSQL state.
+`sandbox` is built in: the embedded local marketplace, data in `.surveyctl/sandbox.db` of the
+project root (the folder of surveyctl.yaml, else the repository root, else the current folder).
+It is the environment when nothing is configured. surveyctl.yaml is looked for in the current
+folder and its parents up to the repository root, as git looks for `.git`. The key of an
+environment is read from the variable it names, never from a file; so is the connection string
+of a PostgreSQL state.
 
 The file is read with the same bounds as manifests (see `surveyctl.yamlsafe`), and every
 mistake in it is one ConfigError with the file, the line and the setting, and the closest
@@ -216,6 +219,27 @@ class Config:
     manifests: list[str] = field(default_factory=list)
     environments: dict[str, Environment] = field(default_factory=dict)
     default_environment: str = SANDBOX
+    # Without a file: the folder the search for one started from (for messages).
+    searched_from: Path | None = None
+
+    def describe_source(self) -> str:
+        """Where the settings come from, for `--debug` and for an unknown environment."""
+        if self.path is not None:
+            return f"configuration {self.path.resolve()}"
+        return (
+            f"no {CONFIG_FILE} found; using the embedded sandbox (data in {self.work_dir}; "
+            f"looked in {self.looked_in()})"
+        )
+
+    def looked_in(self) -> str:
+        """The folders `find_config` searched, in words."""
+        start = (self.searched_from or self.root).resolve()
+        top = repository_root(start)
+        if top is None:
+            return f"{start}, which is not in a git repository"
+        if top == start:
+            return f"{start}, the repository root"
+        return f"{start} and its parent folders up to the repository root {top}"
 
     @property
     def work_dir(self) -> Path:
@@ -233,6 +257,18 @@ class Config:
     def sandbox_db(self) -> Path:
         return self.work_dir / "sandbox.db"
 
+    def holds_manifest(self, path: Path) -> bool:
+        """Whether a plan without PATHS reads `path`: True when `manifests:` is not set (every
+        plan then names its PATHS), else when `path` is one of its entries or inside one."""
+        if not self.manifests:
+            return True
+        target = path.resolve()
+        for entry in self.manifests:
+            listed = (self.root / entry).resolve()
+            if target == listed or listed in target.parents:
+                return True
+        return False
+
     def environment(self, name: str | None = None) -> Environment:
         """`name`, else $SURVEYCTL_ENV, else default_environment, else the sandbox."""
         chosen = name or os.environ.get(ENV_VARIABLE) or self.default_environment
@@ -243,21 +279,53 @@ class Config:
         known = sorted({SANDBOX, *self.environments})
         where = f" in {_shown(self.path)}" if self.path else ""
         hint = suggest(chosen, known)
-        raise ConfigError(f"unknown environment {chosen!r}{where}{hint}; known: {', '.join(known)}")
+        nothing = (
+            ""
+            if self.path
+            else f" (no {CONFIG_FILE} found in {self.looked_in()}; run surveyctl in the project "
+            "or give --config PATH)"
+        )
+        raise ConfigError(
+            f"unknown environment {chosen!r}{where}{hint}; known: {', '.join(known)}{nothing}"
+        )
+
+
+def repository_root(folder: Path) -> Path | None:
+    """The nearest of `folder` and its parents that holds `.git` (a folder, or the file of a
+    worktree), or None outside a repository."""
+    folder = folder.resolve()
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def find_config(cwd: Path) -> Path | None:
+    """surveyctl.yaml of `cwd`, else of its parents up to the repository root, as git looks
+    for `.git`; outside a repository only `cwd` is looked at, so that a stray file in a
+    shared parent (/tmp, a home folder) is never picked up."""
+    cwd = cwd.resolve()
+    top = repository_root(cwd)
+    folders = [cwd] if top is None else [cwd, *cwd.parents[: len(cwd.parts) - len(top.parts)]]
+    for folder in folders:
+        if (folder / CONFIG_FILE).is_file():
+            return folder / CONFIG_FILE
+    return None
 
 
 def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
-    """Reads `path`, or surveyctl.yaml of `cwd` if there is one, else the defaults.
+    """Reads `path`, or the surveyctl.yaml that `find_config` finds from `cwd`, else the
+    defaults, whose project root (where `.surveyctl/` lives) is the repository root, or `cwd`
+    outside a repository.
 
     Every mistake in the file is a ConfigError naming the file, the line and the setting,
     with the closest known name for a misspelt one.
     """
     cwd = cwd or Path.cwd()
     if path is None:
-        candidate = cwd / CONFIG_FILE
-        if not candidate.is_file():
-            return Config(root=cwd)
-        path = candidate
+        path = find_config(cwd)
+        if path is None:
+            return Config(root=repository_root(cwd) or cwd, searched_from=cwd)
     document = _read(path)
     if document is None:
         return Config(root=path.resolve().parent, path=path)

@@ -1,7 +1,9 @@
 """What `surveyctl init` writes into a new repository, and the check that it overwrites nothing.
 
-The files: `surveyctl.yaml`, a `.gitignore` for `.surveyctl/` (the sandbox database, caches and
-local state), one example manifest that validates and plans against the sandbox, and the CI
+The files: `surveyctl.yaml` (production with its state in PostgreSQL, as the CI workflows
+expect), a `.gitignore` for `.surveyctl/` (the sandbox database, caches and local state), one
+example manifest that validates and plans against the sandbox, the manifests' JSON Schema for
+editors (`schemas/manifest.schema.json`, named on the example's first line), and the CI
 workflows under `.github/workflows/`. The workflows are the ones of `examples/ci/`, read from
 the installation (a checkout has them at the repository root; a built wheel carries them as
 `surveyctl/_ci`), so `init` always writes the workflows of the surveyctl that runs it.
@@ -14,8 +16,12 @@ from pathlib import Path
 
 from surveyctl.errors import SurveyctlError
 from surveyctl.files import write_atomically
+from surveyctl.schemafiles import schemas_dir
 
 _PACKAGE = Path(__file__).resolve().parent
+
+# The secrets the CI workflows need: the variables surveyctl.yaml names for production.
+SECRETS = ("SURVEYCTL_PRODUCTION_KEY", "SURVEYCTL_STATE_DSN")
 
 CONFIG = """\
 # surveyctl configuration (see docs/workflow.md of surveyctl).
@@ -26,7 +32,12 @@ environments:
     host: https://api.example.com             # your marketplace host
     api_key_env: SURVEYCTL_PRODUCTION_KEY     # the variable (or CI secret) holding the key
     protected: true                           # apply --auto-approve needs --env production
+    # The state in PostgreSQL: a CI checkout starts without .surveyctl/, so a state kept in a
+    # file there would be empty on every run. The connection string is read from the variable.
+    state: {backend: postgres, dsn_env: SURVEYCTL_STATE_DSN}
 """
+
+SCHEMA_PATH = "schemas/manifest.schema.json"
 
 GITIGNORE = """\
 # surveyctl's working folder: the sandbox database, catalogue caches and local state.
@@ -34,6 +45,7 @@ GITIGNORE = """\
 """
 
 EXAMPLE = """\
+# yaml-language-server: $schema=../schemas/manifest.schema.json
 # An example survey: adults in the US, one quota per gender. `surveyctl plan` shows what
 # `surveyctl apply` would create; `surveyctl render` shows the API body with its codes.
 kind: Survey
@@ -89,6 +101,8 @@ def project_files() -> list[ProjectFile]:
         ProjectFile("surveyctl.yaml", CONFIG),
         ProjectFile(".gitignore", GITIGNORE),
         ProjectFile("surveys/example-tracker.yaml", EXAMPLE),
+        # The manifests' JSON Schema, for editors: the example's first line points at it.
+        ProjectFile(SCHEMA_PATH, (schemas_dir() / "manifest.schema.json").read_text("utf-8")),
     ]
     for workflow in sorted(workflows_dir().glob("*.yml")):
         files.append(

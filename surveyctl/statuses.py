@@ -13,6 +13,14 @@ CLOSED = 44
 
 SURVEY_STATUSES: dict[str, int] = {"draft": DRAFT, "live": LIVE, "paused": PAUSED, "closed": CLOSED}
 SURVEY_STATUS_NAMES: dict[int, str] = {code: name for name, code in SURVEY_STATUSES.items()}
+# The moves the marketplace makes (public facts): draft -> live <-> paused -> closed.
+SURVEY_MOVES: frozenset[tuple[int, int]] = frozenset(
+    {(DRAFT, LIVE), (LIVE, PAUSED), (PAUSED, LIVE), (PAUSED, CLOSED)}
+)
+# Sessions the transaction status call can still end: in the buyer's survey, or dropped.
+IN_BUYER_SURVEY = 16
+BUYER_DROP = 19
+OPEN_TRANSACTION_STATUSES = (IN_BUYER_SURVEY, BUYER_DROP)
 
 COMPLETE = 21
 
@@ -45,6 +53,23 @@ TRANSACTION_STATUS_NAMES: dict[int, str] = {
     30: "buyer security",
     31: "tampered buyer URL",
 }
+
+
+def survey_move_path(current: int, wanted: int) -> list[int] | None:
+    """The statuses a survey passes through from `current` to `wanted`, `wanted` included
+    (`[33, 44]` from live to closed); [] when it is there already, None when no moves lead
+    there (a closed survey, or back to draft)."""
+    if current == wanted:
+        return []
+    paths: dict[int, list[int]] = {current: []}
+    pending = [current]
+    while pending:
+        status = pending.pop(0)
+        for start, end in sorted(SURVEY_MOVES):
+            if start == status and end not in paths:
+                paths[end] = [*paths[status], end]
+                pending.append(end)
+    return paths.get(wanted)
 
 
 def survey_status_name(code: object) -> str:

@@ -2,7 +2,9 @@
 
 One `ApiClient` per environment: a requests session carrying the `access-token` header,
 retries with exponential backoff and jitter for 429/502/503/504 and connection errors on
-the idempotent methods (GET, PUT, DELETE), honouring `Retry-After` (surveyctl.api.retry).
+the idempotent methods (GET, PUT, DELETE), honouring `Retry-After` (surveyctl.api.retry), and
+a throttle shared by every thread that slows down on 429s and speeds up after
+(surveyctl.api.throttle).
 Every retry is told to the `on_retry` callback before it waits (the client never prints), and
 a service that cannot be reached ends in one sentence naming the target and the reason.
 
@@ -34,9 +36,17 @@ from surveyctl.api.reading import (
     total_pages,
     with_numbers,
 )
-from surveyctl.api.retry import RetryNotice, failure_reason, retry_policy, shown_path
+from surveyctl.api.retry import (
+    RetryNotice,
+    WaitBudget,
+    failure_reason,
+    retry_policy,
+    seconds_text,
+    shown_path,
+)
 from surveyctl.api.secrets import redact, remember
 from surveyctl.api.session import make_session
+from surveyctl.api.throttle import Throttle
 from surveyctl.errors import ApiError, ConnectionFailed
 
 log = logging.getLogger("surveyctl.http")
@@ -53,7 +63,9 @@ QUOTA_COUNTS = ("completes_goal", "completes_fielded")
 class ApiClient:
     """Calls the marketplace API of one environment: `{host}/buyers/v2` and `{host}/buyers/v3`.
 
-    `timeout`: seconds to wait for a connection and for each answer, per attempt. `target`
+    `timeout`: seconds to wait for a connection and for each answer, per attempt, and also the
+    most time spent on failed attempts and retry pauses over all requests (a `WaitBudget`), so
+    that `--timeout` bounds a command's waiting on a service that does not answer. `target`
     names the service in the sentence of a failed connection ("environment 'staging' at
     https://…"; default: the host). `show_host=False` keeps the host out of every message (an
     embedded sandbox's port means nothing to its user). `on_retry` is told of every retry.
@@ -79,7 +91,15 @@ class ApiClient:
         self.show_host = show_host
         self.on_retry = on_retry
         self._attempts = threading.local()  # attempts of the request this thread is making
-        policy = {"report": self._retrying, "timeout": timeout}
+        self.budget = WaitBudget(timeout)
+        # One throttle for every thread and both sessions: the service limits the key.
+        self.throttle = Throttle(pool_size)
+        policy = {
+            "report": self._retrying,
+            "timeout": timeout,
+            "budget": self.budget,
+            "throttle": self.throttle,
+        }
         idempotent = retry_policy(
             retries, backoff, RETRY_STATUSES, {"GET", "PUT", "DELETE"}, read=retries, **policy
         )
@@ -87,8 +107,8 @@ class ApiClient:
         post = retry_policy(
             retries, backoff, POST_RETRY_STATUSES, set(NOT_IDEMPOTENT), read=0, **policy
         )
-        self._session = make_session(api_key, idempotent, pool_size)
-        self._post_session = make_session(api_key, post, pool_size)
+        self._session = make_session(api_key, idempotent, pool_size, self.throttle)
+        self._post_session = make_session(api_key, post, pool_size, self.throttle)
         # Counts requests by "METHOD kind" for benchmarks and tests of request economy.
         self.request_counts: dict[str, int] = {}
         self._counts_lock = threading.Lock()
@@ -134,6 +154,7 @@ class ApiClient:
         if log.isEnabledFor(logging.DEBUG):
             log.debug("> %s %s params=%s body=%s", method, url, params, clip(body))
         self._attempts.made = 1
+        self.budget.attempt_started()
         try:
             session = self._post_session if method in NOT_IDEMPOTENT else self._session
             response = session.request(method, url, json=body, params=params, timeout=self.timeout)
@@ -166,6 +187,8 @@ class ApiClient:
             )
         attempts = getattr(self._attempts, "made", 1)
         tried = f"{attempts} attempts" if attempts > 1 else "1 attempt"
+        if self.budget.exhausted:
+            tried += f" within the --timeout of {seconds_text(self.timeout)}"
         return ConnectionFailed(
             f"cannot reach {self.target}: {failure_reason(exc, self.timeout)} "
             f"({method} {shown_path(self.url(path))}, {tried})"

@@ -1,16 +1,22 @@
 """Retries of the API client: the policy, a notice of every retry, and failures in words.
 
 The policy is urllib3's `Retry` (backoff with jitter, Retry-After honoured); `ReportingRetry`
-only adds a notice before each retry, so a person waiting on an unreachable or failing service
+adds a notice before each retry, so a person waiting on an unreachable or failing service
 sees why: `retrying GET /surveys/10001 in 2 s (attempt 3 of 6): connection refused`. The
-client passes notices to a callback and never prints.
+client passes notices to a callback and never prints. A `WaitBudget` bounds the time one
+client spends on failed attempts and the pauses between retries, over all its requests
+(`--timeout`): a retry that would end past it is not made. With a `Throttle`, a 429 also slows
+the client down, and a retry waits for its turn in the throttle's pace.
 """
 
 from __future__ import annotations
 
 import errno
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from urllib3.exceptions import (
@@ -21,9 +27,13 @@ from urllib3.exceptions import (
     ProtocolError,
     ProxyError,
     ReadTimeoutError,
+    ResponseError,
     SSLError,
 )
 from urllib3.util.retry import Retry
+
+if TYPE_CHECKING:
+    from surveyctl.api.throttle import Throttle
 
 # Words for the socket errors a person meets when a service cannot be reached.
 _ERRNO_WORDS = {
@@ -46,11 +56,43 @@ class RetryNotice:
     reason: str  # "connection refused", "answered 503"
 
     def __str__(self) -> str:
-        when = f"in {_seconds(self.delay)}" if self.delay >= 0.05 else "at once"
+        when = f"in {seconds_text(self.delay)}" if self.delay >= 0.05 else "at once"
         return (
             f"retrying {self.request} {when} (attempt {self.attempt} of {self.attempts}): "
             f"{self.reason}"
         )
+
+
+class WaitBudget:
+    """The seconds a client may spend waiting on a service that does not answer or fails: the
+    failed attempts and the pauses before retries, summed over every request and thread.
+    Answered requests cost nothing, so a long plan or `status --watch` is not cut short."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.spent = 0.0
+        self.exhausted = False
+        self._lock = threading.Lock()
+        self._started = threading.local()
+
+    def attempt_started(self) -> None:
+        """Called when this thread sends a request: the failure clock of its attempt starts."""
+        self._started.at = time.monotonic()
+
+    def allows(self, delay: float) -> bool:
+        """Whether a retry after `delay` seconds still ends within the budget; the failed
+        attempt that led to it is counted either way."""
+        now = time.monotonic()
+        failed_for = max(0.0, now - getattr(self._started, "at", now))
+        with self._lock:
+            self.spent += failed_for
+            allowed = self.spent + delay <= self.seconds
+            if allowed:
+                self.spent += delay
+            else:
+                self.exhausted = True
+        self._started.at = now + delay
+        return allowed
 
 
 class ReportingRetry(Retry):
@@ -66,18 +108,24 @@ class ReportingRetry(Retry):
         report: Callable[[RetryNotice], None] | None = None,
         attempts: int = 1,
         timeout: float | None = None,
+        budget: WaitBudget | None = None,
+        throttle: Throttle | None = None,
         **kwargs,
     ):
         super().__init__(*args, **kwargs)
         self.report = report
         self.attempts = attempts
         self.timeout = timeout
+        self.budget = budget
+        self.throttle = throttle
         self._backoff: float | None = None
 
     def new(self, **kw) -> ReportingRetry:
         kw.setdefault("report", self.report)
         kw.setdefault("attempts", self.attempts)
         kw.setdefault("timeout", self.timeout)
+        kw.setdefault("budget", self.budget)
+        kw.setdefault("throttle", self.throttle)
         return super().new(**kw)
 
     def get_backoff_time(self) -> float:
@@ -86,7 +134,15 @@ class ReportingRetry(Retry):
         return self._backoff
 
     def increment(self, method=None, url=None, response=None, error=None, *args, **kwargs):
+        if self.throttle is not None and response is not None and response.status == 429:
+            self.throttle.refused()  # also for the last attempt, which is not retried
         retry = super().increment(method, url, response, error, *args, **kwargs)
+        if self.budget is not None and not self.budget.allows(retry.planned_delay(response)):
+            # Out of time: end as an exhausted policy does (a status is then returned as is).
+            reason = error or ResponseError(
+                ResponseError.SPECIFIC_ERROR.format(status_code=getattr(response, "status", 0))
+            )
+            raise MaxRetryError(kwargs.get("_pool"), url, reason)
         if self.report is not None:
             reason = f"answered {response.status}" if error is None and response else None
             self.report(
@@ -99,6 +155,11 @@ class ReportingRetry(Retry):
                 )
             )
         return retry
+
+    def sleep(self, response=None) -> None:
+        super().sleep(response)  # Retry-After, or the backoff
+        if self.throttle is not None:
+            self.throttle.pace()
 
     def planned_delay(self, response) -> float:
         """What `sleep(response)` will wait: Retry-After when the service sent one, else the
@@ -118,6 +179,8 @@ def retry_policy(
     read: int,
     report: Callable[[RetryNotice], None] | None = None,
     timeout: float | None = None,
+    budget: WaitBudget | None = None,
+    throttle: Throttle | None = None,
 ) -> ReportingRetry:
     """Backoff with jitter for `methods` on `statuses`, honouring Retry-After; `read` retries
     after the request may have been received (only safe for idempotent methods)."""
@@ -137,13 +200,15 @@ def retry_policy(
         report=report,
         attempts=retries + 1,
         timeout=timeout,
+        budget=budget,
+        throttle=throttle,
     )
 
 
 def failure_reason(error: BaseException | None, timeout: float | None = None) -> str:
     """A few words on why a request got no answer: `connection refused`, `no answer within
     30 s` (`timeout`: the request's); never a urllib3 representation."""
-    within = f"within {_seconds(timeout)}" if timeout else "within the timeout"
+    within = f"within {seconds_text(timeout)}" if timeout else "within the timeout"
     causes = list(_causes(error))
     through = (
         " (through the proxy of HTTP_PROXY/HTTPS_PROXY)"
@@ -207,7 +272,8 @@ def _wraps_more(error: BaseException) -> bool:
     )
 
 
-def _seconds(delay: float) -> str:
+def seconds_text(delay: float) -> str:
+    """`2 s`, `0.5 s`, `30 s`: a duration as messages show it."""
     if delay >= 10:
         return f"{delay:.0f} s"
     return f"{delay:.1f}".rstrip("0").rstrip(".") + " s"

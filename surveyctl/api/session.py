@@ -1,5 +1,5 @@
-"""The requests session of a client: the access-token header, pooled connections, retries, and
-the environment's proxy settings read once per host."""
+"""The requests session of a client: the access-token header, pooled connections, retries, the
+client's throttle, and the environment's proxy settings read once per host."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
 from surveyctl import __version__
+from surveyctl.api.throttle import Throttle
 
 
 class _Session(requests.Session):
@@ -39,12 +40,34 @@ class _Session(requests.Session):
         return {**settings, "proxies": dict(settings["proxies"])}
 
 
-def make_session(api_key: str, retry: Retry, pool_size: int) -> requests.Session:
-    """A session sending `api_key` as the access-token header, with `retry` and a pool of
-    `pool_size` connections per host."""
+class _ThrottledAdapter(HTTPAdapter):
+    """Sends each request (with its retries) inside the throttle: a place in flight and a turn
+    in the pace before it, a success told after it (the retry policy tells the 429s)."""
+
+    def __init__(self, throttle: Throttle, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.throttle = throttle
+
+    def send(self, request, **kwargs):
+        self.throttle.acquire()
+        try:
+            response = super().send(request, **kwargs)
+        finally:
+            self.throttle.release()
+        if response.status_code != 429 and response.status_code < 500:
+            self.throttle.succeeded()
+        return response
+
+
+def make_session(
+    api_key: str, retry: Retry, pool_size: int, throttle: Throttle | None = None
+) -> requests.Session:
+    """A session sending `api_key` as the access-token header, with `retry`, a pool of
+    `pool_size` connections per host and, when given, `throttle` around every request."""
     session = _Session()
     session.headers.update({"access-token": api_key, "User-Agent": f"surveyctl/{__version__}"})
-    adapter = HTTPAdapter(max_retries=retry, pool_connections=pool_size, pool_maxsize=pool_size)
+    pool = {"max_retries": retry, "pool_connections": pool_size, "pool_maxsize": pool_size}
+    adapter = _ThrottledAdapter(throttle, **pool) if throttle else HTTPAdapter(**pool)
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     return session

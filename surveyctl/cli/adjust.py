@@ -40,7 +40,9 @@ def _interactive() -> bool:
     help="Submit through the per-survey path for this survey id.",
 )
 @click.option(
+    "--out",
     "--output",
+    "output",
     type=click.Path(path_type=Path),
     help="Also write the service's full answer as JSON to this file.",
 )

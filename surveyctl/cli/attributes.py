@@ -18,7 +18,7 @@ from rich.table import Table
 from surveyctl.catalog import Attribute, Catalog
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import int_list
+from surveyctl.cli.options import FormatChoice, int_list
 
 
 def _classes(ctx: click.Context, param: click.Parameter, value: str | None) -> list[int] | None:
@@ -39,8 +39,14 @@ def _matches(attribute: Attribute, needle: str) -> bool:
 @click.option("--locale", default="en_US", show_default=True, help="Locale, e.g. en_US.")
 @click.option("--class", "classes", callback=_classes, help="1 core, 2 extended, 3 custom: 1,2")
 @click.option("--search", help="Only attributes whose name, question or answers contain TEXT.")
-@click.option("--format", "fmt", type=click.Choice(["table", "tsv", "json"]), default="table")
-@click.option("--refresh", is_flag=True, help="Ignore the cache and read the catalogue again.")
+@click.option("--format", "fmt", type=FormatChoice(["table", "tsv", "json"]), default="table")
+@click.option(
+    "--refresh-catalog",
+    "--refresh",
+    "refresh",
+    is_flag=True,
+    help="Fetch the attribute catalogue even if cached.",
+)
 @pass_context
 def attributes(
     ctx: CliContext,

@@ -63,3 +63,13 @@ def typed_yes(question: str) -> bool:
         f"{question}? Only 'yes' will be accepted", default="", show_default=False
     )
     return answer.strip() == "yes"
+
+
+def refuse_unapprovable(ctx: CliContext, approved: bool, flag: str = "--auto-approve") -> None:
+    """NotApproved before any request when no answer of the service could make the write
+    allowed: a protected environment, no terminal, and not both named with --env and approved.
+    Without it the refusal would come only after the plan (and any wait on the network)."""
+    environment = ctx.environment()
+    if environment.protected:
+        approval = Approval(approved=approved, env_named=ctx.env_named, can_ask=False, flag=flag)
+        needs_question(environment, f"apply to environment {environment.name!r}", approval)

@@ -37,6 +37,8 @@ class CliContext:
     def config(self) -> Config:
         if self._config is None:
             self._config = load_config(self.config_path)
+            if self.debug:
+                click.echo(f"surveyctl: {self._config.describe_source()}", err=True)
         return self._config
 
     def environment(self) -> Environment:
@@ -51,7 +53,12 @@ class CliContext:
     def announce(self) -> None:
         """Names the environment on stderr, once, so nobody mistakes it for another."""
         if not self._announced:
-            click.echo(f"surveyctl: environment {self.environment().describe()}", err=True)
+            config, environment = self.config(), self.environment()
+            if config.path is None and environment.embedded and not self.debug:
+                # A command run outside the project would otherwise plan against a fresh
+                # sandbox without a word (--debug has said it already).
+                click.echo(f"surveyctl: {config.describe_source()}", err=True)
+            click.echo(f"surveyctl: environment {environment.describe()}", err=True)
             self._announced = True
 
     def client(self) -> ApiClient:
@@ -60,12 +67,22 @@ class CliContext:
             from surveyctl.connection import open_client
 
             self.announce()
-            options: dict = {"on_retry": _say_retry}
+            stops: list = []
+            options: dict = {"on_retry": _say_retry, "on_start": stops.append}
             if self.pool_size is not None:
                 options["pool_size"] = self.pool_size
             if self.timeout is not None:
                 options["timeout"] = self.timeout
             self._client = open_client(self.config(), self.environment(), **options)
+            stop = stops[0] if stops else None
+            # The embedded sandbox stops with the command, closing its SQLite file, so no
+            # -wal or -shm file is left beside it.
+            current = click.get_current_context(silent=True)
+            if current is not None:  # outside a command (a test), its caller closes it
+                root = current.find_root()
+                root.call_on_close(self._client.close)
+                if stop is not None:
+                    root.call_on_close(stop)
         return self._client
 
     def workspace(

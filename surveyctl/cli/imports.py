@@ -30,13 +30,42 @@ from surveyctl.state import State
 _name = click.option("--name", help="Manifest name for it (lowercase letters, digits, dashes).")
 _out = click.option(
     "--out",
+    "--output",
+    "out",
     type=click.Path(path_type=Path),
     help="Write the manifest to this file and record the resource in state "
     "(without it the manifest is only printed).",
 )
+_force = click.option(
+    "--force",
+    is_flag=True,
+    help="Write outside the `manifests:` of surveyctl.yaml (a plan without PATHS will not read "
+    "it, and `plan --destroy` destroys what it records).",
+)
 _yes = click.option(
     "--yes", is_flag=True, help="Import without asking (a protected environment asks)."
 )
+
+
+def _inside_manifests(ctx: CliContext, path: Path, option: str, what: str, force: bool) -> None:
+    """Refuses (without `force`) to write a manifest where a plan without PATHS would not read
+    it: the resource would be recorded in state but called "not in the manifests", and
+    `plan --destroy` would destroy it."""
+    config = ctx.config()
+    if config.holds_manifest(path):
+        return
+    listed = ", ".join(config.manifests)
+    consequence = (
+        f"{path} is outside the manifests of {config.path.name if config.path else 'the project'}"
+        f' ({listed}): a plan without PATHS would not read it, would call {what} "not in the '
+        f'manifests", and `plan --destroy` would destroy it'
+    )
+    if not force:
+        raise SurveyctlError(
+            f"{consequence}; give {option} under {config.manifests[0]}, add it to `manifests:`, "
+            "or add --force"
+        )
+    click.echo(f"surveyctl: warning: {consequence} (--force given).", err=True)
 
 
 def _adopt(
@@ -45,6 +74,8 @@ def _adopt(
     out: Path | None,
     command: str,
     yes: bool,
+    address: str = "",
+    force: bool = False,
 ) -> None:
     """Reads the live resource under the state lock; with `out`, writes its manifest and then
     records it (the file is removed again if the state cannot be written), so a resource is
@@ -53,6 +84,7 @@ def _adopt(
     if out is not None and out.exists():
         raise SurveyctlError(f"{out} exists already; choose another --out")
     if out is not None:
+        _inside_manifests(ctx, out, "--out", address, force)
         # Only an import with --out records the resource, so only it is a write to guard.
         check_output_path(out, "--out", make_folders=True)
         action = f"record `{command}` in the state of environment {ctx.environment().name!r}"
@@ -114,6 +146,7 @@ def _adopt(
     help="Manifest file or folder holding the --program (repeatable; default: the "
     "manifests: of surveyctl.yaml).",
 )
+@_force
 @_yes
 @pass_context
 def import_command(
@@ -126,6 +159,7 @@ def import_command(
     statuses: tuple[int, ...],
     program: str | None,
     sources: tuple[Path, ...],
+    force: bool,
     yes: bool,
 ) -> None:
     """Adopt live survey SURVEY_ID: write its manifest and record it in state.
@@ -145,6 +179,7 @@ def import_command(
             raise click.UsageError("--all-unmanaged takes no SURVEY_ID, --name or --out")
         if out_dir is None:
             raise click.UsageError("--all-unmanaged needs --out-dir DIR")
+        _inside_manifests(ctx, out_dir, "--out-dir", "each survey adopted", force)
         _adopt_all(ctx, out_dir, statuses, yes)
         return
     if survey_id is None or not name:
@@ -157,6 +192,8 @@ def import_command(
         out,
         f"import {survey_id} --name {name}",
         yes,
+        f"Survey/{name}",
+        force,
     )
 
 
@@ -223,9 +260,12 @@ def _reported(outcome: Adopted) -> None:
 @click.argument("ref")
 @click.option("--name", required=True, help="Manifest name for it (lowercase, dashes).")
 @_out
+@_force
 @_yes
 @pass_context
-def import_group_command(ctx: CliContext, ref: str, name: str, out: Path | None, yes: bool) -> None:
+def import_group_command(
+    ctx: CliContext, ref: str, name: str, out: Path | None, force: bool, yes: bool
+) -> None:
     """Adopt live exclusion group REF (its surveys must be managed already)."""
     _adopt(
         ctx,
@@ -233,4 +273,6 @@ def import_group_command(ctx: CliContext, ref: str, name: str, out: Path | None,
         out,
         f"import-group {ref} --name {name}",
         yes,
+        f"ExclusionGroup/{name}",
+        force,
     )

@@ -13,14 +13,21 @@ import click
 )
 def init_command(folder: Path) -> None:
     """Write surveyctl.yaml, a .gitignore for .surveyctl/, an example manifest and the CI
-    workflows into FOLDER (default: the current one). Refuses to overwrite any file."""
-    from surveyctl.scaffold import write_project
+    workflows into FOLDER (default: the current one). Refuses to overwrite any file.
+
+    The manifests' JSON Schema goes to schemas/ for editors; production keeps its state in
+    PostgreSQL, as the workflows expect.
+    """
+    from surveyctl.scaffold import SECRETS, write_project
 
     for path in write_project(folder):
         click.echo(f"wrote {path}")
+    key, dsn = SECRETS
     click.echo(
         "Next: `surveyctl validate` and `surveyctl plan` (against the embedded sandbox); set "
-        "the host of `production` in surveyctl.yaml and its key as the CI secret "
-        "SURVEYCTL_PRODUCTION_KEY before the workflows run.",
+        "the host of `production` in surveyctl.yaml, and before the workflows run set the CI "
+        f"secrets {key} (the API key) and {dsn} (the PostgreSQL connection string of the "
+        "state) and the repository variables SURVEYCTL_REPOSITORY and SURVEYCTL_REF (see "
+        "docs/state.md of surveyctl to try PostgreSQL locally).",
         err=True,
     )

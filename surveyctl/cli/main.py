@@ -9,8 +9,10 @@ key is redacted from all of it (the access-token header is never logged).
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import logging
+import re
 import sys
 import traceback
 from pathlib import Path
@@ -41,6 +43,7 @@ COMMANDS: dict[str, str] = {
     "init": "surveyctl.cli.init:init_command",
     "show": "surveyctl.cli.show:show_command",
     "fmt": "surveyctl.cli.fmt:fmt_command",
+    "conformance": "surveyctl.cli.conformance:conformance_command",
 }
 
 # command name -> its one-line help, as the command's docstring says it (a test keeps the two
@@ -49,6 +52,8 @@ SUMMARIES: dict[str, str] = {
     "adjust": "Submit the transactions listed in FILE (CSV or JSON) for adjustment.",
     "apply": "Apply the manifests (or a plan saved by `plan --out FILE`) to the environment.",
     "attributes": "The qualifications a survey of LOCALE can target, with their answer codes.",
+    "conformance": "Check surveyctl's assumptions about the API on the environment's account, "
+    "with one draft survey that is never launched and is deleted at the end.",
     "fmt": "Rewrite manifests (files or folders) in the canonical layout, keeping comments.",
     "force-unlock": "Remove the environment's state lock left by a command that did not finish.",
     "import": "Adopt live survey SURVEY_ID: write its manifest and record it in state.",
@@ -60,7 +65,8 @@ SUMMARIES: dict[str, str] = {
     "render": "Print each survey as the exact API body surveyctl sends, as JSON.",
     "sandbox": "The local marketplace: the Buyer API served from a SQLite file.",
     "show": "Show a plan saved by `surveyctl plan --out PLANFILE`; reads nothing else.",
-    "state": "Show and repair the state of the environment (only `rebuild` reads the marketplace).",
+    "state": "Show and repair the state of the environment, in a file or PostgreSQL (only "
+    "`rebuild` reads the marketplace).",
     "status": "Show the fieldwork of SURVEY_ID (of every managed survey without it), or move "
     "SURVEY_ID to NEW_STATUS (live, paused or closed).",
     "surveys": "The account's surveys in the marketplace.",
@@ -77,6 +83,11 @@ class UserError(click.ClickException):
 # Global options, also accepted after the sub-command (`surveyctl plan --env staging`).
 GLOBAL_OPTIONS_WITH_VALUE = ("--env", "--config", "--timeout")
 GLOBAL_FLAGS = ("--debug", "--no-color")
+# With this option on the line, exit code 2 means "the plan has changes" (as in Terraform), so
+# usage errors exit 1 instead of click's 2.
+DETAILED_EXITCODE = "--detailed-exitcode"
+ARGUMENTS = "surveyctl.arguments"  # the command line, for the hints of a usage error
+_UNKNOWN_COMMAND = re.compile(r"No such command '(.+)'\.")
 
 
 def hoist_global_options(args: list[str]) -> list[str]:
@@ -112,7 +123,13 @@ class LazyGroup(click.Group):
     anywhere on the line, and that reports user errors."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        return super().parse_args(ctx, hoist_global_options(list(args)))
+        ending = args.index("--") if "--" in args else len(args)
+        ctx.meta[DETAILED_EXITCODE] = DETAILED_EXITCODE in args[:ending]
+        ctx.meta[ARGUMENTS] = list(args[:ending])
+        try:
+            return super().parse_args(ctx, hoist_global_options(list(args)))
+        except click.UsageError as exc:
+            raise _usage_error(ctx, exc) from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
@@ -141,6 +158,8 @@ class LazyGroup(click.Group):
 
         try:
             return super().invoke(ctx)
+        except click.UsageError as exc:
+            raise _usage_error(ctx, exc) from None
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except SurveyctlError as exc:
@@ -159,6 +178,38 @@ class LazyGroup(click.Group):
             ) from exc
 
 
+def _usage_error(ctx: click.Context, exc: click.UsageError) -> click.UsageError:
+    """`exc` with a "did you mean" for a misspelt command or a Terraform-style `-out=x`, and
+    exiting 1 when `--detailed-exitcode` is on the command line: there 2 means "changes" and
+    nothing else, so a mistyped option must not pass for a plan with changes."""
+    if ctx.meta.get(DETAILED_EXITCODE):
+        exc.exit_code = 1
+    unknown = _UNKNOWN_COMMAND.fullmatch(exc.message)
+    command = exc.ctx.command if exc.ctx is not None else None
+    if unknown and isinstance(command, click.Group):
+        names = command.list_commands(exc.ctx)
+        close = difflib.get_close_matches(unknown.group(1), names, n=1, cutoff=0.5)
+        if close:
+            exc.message = f"No such command {unknown.group(1)!r} (did you mean {close[0]!r}?)."
+    if isinstance(exc, click.NoSuchOption) and command is not None:
+        _single_dash_hint(exc, command, ctx.meta.get(ARGUMENTS, []))
+    return exc
+
+
+def _single_dash_hint(exc: click.NoSuchOption, command: click.Command, args: list[str]) -> None:
+    """`-out=x` is read by click as the short option `-o`: name the long option it meant."""
+    longs = [o for p in command.params for o in getattr(p, "opts", []) if o.startswith("--")]
+    for arg in args:
+        if arg.startswith(exc.option_name) and not arg.startswith("--") and len(arg) > 2:
+            meant = "-" + arg.split("=", 1)[0]
+            close = difflib.get_close_matches(meant, longs, n=1, cutoff=0.6)
+            if close:
+                exc.option_name = arg
+                exc.message = f"No such option {arg!r}."
+                exc.possibilities = [close[0] + arg[len(meant) - 1 :]]
+            return
+
+
 def _redacted(text: str) -> str:
     """`text` without the API key of any client made so far (imported late: `--help` needs
     none of it)."""
@@ -174,15 +225,17 @@ def _redacted(text: str) -> str:
     "--config",
     "config_path",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Configuration file (default: ./surveyctl.yaml when present).",
+    help="Configuration file (default: surveyctl.yaml of the current folder or of a parent "
+    "up to the repository root).",
 )
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0, min_open=True),
     envvar="SURVEYCTL_TIMEOUT",
     metavar="SECONDS",
-    help="Wait this long for a connection and for each answer of the service "
-    "(or $SURVEYCTL_TIMEOUT; default 30). Retries come on top, each said on stderr.",
+    help="Wait at most this long on a service that does not answer: for each attempt, and "
+    "for the failed attempts and retry pauses of the whole command together "
+    "(or $SURVEYCTL_TIMEOUT; default 30). Each retry is said on stderr.",
 )
 @click.option("--debug", is_flag=True, help="Show tracebacks and the HTTP exchange.")
 @click.option("--no-color", is_flag=True, help="No colour in the output (also: $NO_COLOR).")
@@ -198,8 +251,8 @@ def cli(
     """Survey-as-code for buyers on a respondent marketplace.
 
     Without configuration every command targets the embedded sandbox, a local marketplace
-    whose data lives in .surveyctl/sandbox.db. The options below are also accepted after
-    the command: `surveyctl plan --env staging`.
+    whose data lives in .surveyctl/sandbox.db of the project. The options below are also
+    accepted after the command: `surveyctl plan --env staging`.
     """
     from surveyctl.cli.context import CliContext  # here, so `--version` and `--help` skip it
 

@@ -15,12 +15,27 @@ def int_list(ctx: click.Context, param: click.Parameter, value: str | None) -> t
         raise click.BadParameter(f"{value!r} is not a comma-separated list of integers") from None
 
 
+# The format for people is `text` on some commands and `table` on others: each takes both.
+HUMAN_FORMATS = ("text", "table")
+
+
+class FormatChoice(click.Choice):
+    """The choices of `--format`; the format for people answers to `text` and to `table`
+    alike, whichever name the command shows, so one spelling works on every command."""
+
+    def convert(self, value, param, ctx):
+        human = next((c for c in self.choices if c in HUMAN_FORMATS), None)
+        if value in HUMAN_FORMATS and human is not None:
+            value = human
+        return super().convert(value, param, ctx)
+
+
 def format_option(*choices: str, help: str | None = None):
     """`--format` with `choices` (the first is the default), passed as `output_format`."""
     return click.option(
         "--format",
         "output_format",
-        type=click.Choice(choices),
+        type=FormatChoice(choices),
         default=choices[0],
         show_default=True,
         help=help,

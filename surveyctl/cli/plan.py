@@ -167,6 +167,7 @@ def _environment_name(ctx: CliContext) -> str:
 @format_option("text", "json", "markdown")
 @click.option(
     "--out",
+    "--output",
     "out",
     type=click.Path(path_type=Path),
     help="Save the plan for `surveyctl apply FILE`.",
@@ -317,6 +318,9 @@ def apply_command(
         on_outcome=lambda outcome: _progress(writing, outcome),
         on_interrupt=_interrupted,
     )
+    if hooks.confirm is None:
+        saved = saved_plan_path(options.targets) is not None
+        confirm.refuse_unapprovable(ctx, auto_approve or saved)
     workspace = ctx.workspace(options, refresh_catalog=refresh_catalog, offline=offline)
     workspace.on_read = reading.step
     workspace.on_warning = _warn

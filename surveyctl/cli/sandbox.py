@@ -31,7 +31,7 @@ def sandbox() -> None:
 @click.option("--port", default=8080, show_default=True, type=click.IntRange(0, 65535),
               help="Port to listen on (0 picks a free one).")  # fmt: skip
 @click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="SQLite data file (default: .surveyctl/sandbox.db).")  # fmt: skip
+              help="SQLite data file (default: .surveyctl/sandbox.db of the project).")  # fmt: skip
 @click.option("--latency-ms", default=0, show_default=True, type=click.IntRange(min=0),
               help="Delay every response by this many milliseconds.")  # fmt: skip
 @click.option("--fail-rate", default=0.0, show_default=True, type=click.FloatRange(0.0, 1.0),
@@ -41,6 +41,10 @@ def sandbox() -> None:
               help="Add an access token for a buyer (repeatable).")  # fmt: skip
 @click.option("--threads", default=32, show_default=True, type=click.IntRange(1, 1024),
               help="Requests served at once (a delayed request holds one).")  # fmt: skip
+@click.option("--rate-limit", default=0.0, show_default=True, metavar="R",
+              type=click.FloatRange(0, min_open=False),
+              help="Requests per second per access-token; past it 429 with Retry-After "
+              "(0: no limit).")  # fmt: skip
 @pass_context
 def serve(
     context: CliContext,
@@ -52,6 +56,7 @@ def serve(
     seed: int | None,
     keys: tuple[str, ...],
     threads: int,
+    rate_limit: float,
 ) -> None:
     """Serve the Buyer API on HOST:PORT until Ctrl-C; data persists in the db file."""
     from surveyctl.sandbox.errors import SandboxError
@@ -70,6 +75,7 @@ def serve(
         seed=seed,
         keys=extra,
         threads=threads,
+        rate_limit=rate_limit,
     )
     try:
         server = build(options)
@@ -85,6 +91,8 @@ def serve(
         click.echo(f"  access-token {token}  (buyer {buyer_id})")
     if latency_ms or fail_rate:
         click.echo(f"  faults: latency {latency_ms} ms, fail rate {fail_rate}, seed {seed}")
+    if rate_limit:
+        click.echo(f"  rate limit: {rate_limit:g} requests per second per access-token")
     click.echo("Press Ctrl-C to stop.", nl=True)
     try:
         server.serve()

@@ -14,7 +14,7 @@ from rich.table import Table
 
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import int_list
+from surveyctl.cli.options import FormatChoice, int_list
 from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.safety import require_sandbox
 from surveyctl.statuses import transaction_status_name
@@ -35,7 +35,7 @@ from surveyctl.statuses import transaction_status_name
     is_flag=True,
     help="Leave respondents in the buyer survey (16) so that returns can be sent by hand.",
 )
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table")
+@click.option("--format", "fmt", type=FormatChoice(["table", "json"]), default="table")
 @pass_context
 def simulate(
     ctx: CliContext,

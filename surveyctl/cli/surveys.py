@@ -16,7 +16,9 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from surveyctl.cli.console import console as make_console
 from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.cli.options import FormatChoice
 from surveyctl.reconcile.discovery import ROW_FIELDS, ListedSurvey, list_surveys
 from surveyctl.statuses import CLOSED, DRAFT, LIVE, PAUSED, SURVEY_STATUSES
 
@@ -64,7 +66,7 @@ def surveys() -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(("table", "json", "csv")),
+    type=FormatChoice(("table", "json", "csv", "tsv")),
     default="table",
     show_default=True,
 )
@@ -79,8 +81,11 @@ def list_command(ctx: CliContext, statuses: tuple[int, ...], unmanaged: bool, fm
         listed = [survey for survey in listed if survey.managed_as is None]
     if fmt == "json":
         click.echo(json.dumps([s.row() for s in listed], indent=2, ensure_ascii=False))
-    elif fmt == "csv":
-        writer = csv.DictWriter(sys.stdout, fieldnames=ROW_FIELDS, lineterminator="\n")
+    elif fmt in ("csv", "tsv"):
+        dialect = "excel-tab" if fmt == "tsv" else "excel"
+        writer = csv.DictWriter(
+            sys.stdout, fieldnames=ROW_FIELDS, dialect=dialect, lineterminator="\n"
+        )
         writer.writeheader()
         writer.writerows(s.row() for s in listed)
     else:
@@ -93,16 +98,16 @@ def list_command(ctx: CliContext, statuses: tuple[int, ...], unmanaged: bool, fm
     click.echo(f"{summary} in environment {environment}.", err=True)
 
 
-def _table(listed: list[ListedSurvey]) -> None:
-    console = Console(file=sys.stdout, soft_wrap=False)
+def _table(listed: list[ListedSurvey], console: Console | None = None) -> None:
+    """The surveys as a table on `console` (the shared one: piped, nothing is cut). On a narrow
+    terminal only the title and the address wrap; ids, statuses, locales and prices stay whole.
+    """
+    console = console or make_console()
     if not listed:
         console.print("no surveys")
         return
-    table = Table(box=None, pad_edge=False)
-    for name in ("ID", "STATUS", "TITLE", "LOCALE", "COMPLETES", "PRICE", "MANAGED AS"):
-        table.add_column(name, no_wrap=True, overflow="ellipsis", max_width=40)
-    for survey in listed:
-        table.add_row(
+    rows = [
+        (
             str(survey.ps_survey_id),
             survey.status_name,
             survey.title,
@@ -111,4 +116,17 @@ def _table(listed: list[ListedSurvey]) -> None:
             "" if survey.offer_price is None else f"{survey.offer_price:g}",
             survey.managed_as or "-",
         )
+        for survey in listed
+    ]
+    headers = ("ID", "STATUS", "TITLE", "LOCALE", "COMPLETES", "PRICE", "MANAGED AS")
+    wrapping = {"TITLE", "MANAGED AS"}
+    table = Table(box=None, pad_edge=False)
+    for index, name in enumerate(headers):
+        if name in wrapping:
+            table.add_column(name, overflow="fold")
+        else:  # short values a reader copies (ids) or scans: as wide as the widest
+            widest = max(len(name), *(len(row[index]) for row in rows))
+            table.add_column(name, no_wrap=True, min_width=widest)
+    for row in rows:
+        table.add_row(*row)
     console.print(table)

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.cli.options import FormatChoice
 from surveyctl.ops.textcheck import FLAGS, check_answers, load_answers
 
 
@@ -22,7 +23,7 @@ from surveyctl.ops.textcheck import FLAGS, check_answers, load_answers
     type=click.Path(dir_okay=False, path_type=Path),
     help="JSON list of {question_id, text}, or CSV with columns question_id,text.",
 )
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table")
+@click.option("--format", "fmt", type=FormatChoice(["table", "json"]), default="table")
 @pass_context
 def text_check(ctx: CliContext, transaction_id: str, answers_path: Path, fmt: str) -> None:
     """Check the free-text answers of TRANSACTION_ID: one row of flags per answer.
@@ -39,7 +40,7 @@ def text_check(ctx: CliContext, transaction_id: str, answers_path: Path, fmt: st
     table.add_column("question_id")
     for _, label in FLAGS:
         table.add_column(label, justify="center")
-    table.add_column("text", overflow="ellipsis", no_wrap=True, max_width=40)
+    table.add_column("text", overflow="fold")  # whole: a flagged answer is read in full
     for result in results:
         marks = ["yes" if result.flags.get(key) else "-" for key, _ in FLAGS]
         table.add_row(result.question_id, *marks, result.text)

@@ -23,7 +23,7 @@ from rich.table import Table
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import int_list
+from surveyctl.cli.options import FormatChoice, int_list
 from surveyctl.errors import SurveyctlError
 from surveyctl.ops.transactions import (
     DEFAULT_PAGE_SIZE,
@@ -36,8 +36,8 @@ from surveyctl.ops.transactions import (
     make_writer,
 )
 from surveyctl.safety import check_output_path
+from surveyctl.statuses import OPEN_TRANSACTION_STATUSES, RETURN_STATUSES, transaction_status_name
 from surveyctl.statuses import RETURN_STATUS_NAMES as STATUS_NAMES
-from surveyctl.statuses import RETURN_STATUSES
 
 # The columns a person wants on a terminal; csv/json/jsonl carry every key.
 TABLE_COLUMNS: tuple[tuple[str, int], ...] = (
@@ -93,10 +93,12 @@ def transactions() -> None:
 @click.option("--status", callback=int_list, help="Status codes, e.g. 21,18.")
 @click.option("--supplier", callback=int_list, help="Supplier ids, e.g. 12,13.")
 @click.option(
-    "--format", "fmt", type=click.Choice(("table", *FORMATS)), default="table", show_default=True
+    "--format", "fmt", type=FormatChoice(("table", *FORMATS)), default="table", show_default=True
 )
 @click.option(
+    "--out",
     "--output",
+    "output",
     type=click.Path(path_type=Path),
     help="Write to this file instead of stdout.",
 )
@@ -200,6 +202,20 @@ def _quota_ids(value: str) -> list[str]:
     return [i for i in ids if i]
 
 
+def _check_open(record: dict, survey_id: int, transaction_id: str) -> None:
+    """Refuses, before asking, a session that has ended: the service gives a final status
+    only to one still in the buyer's survey (16) or dropped (19)."""
+    current = record.get("Respondent Status Code")
+    if not isinstance(current, int) or current in OPEN_TRANSACTION_STATUSES:
+        return
+    name = transaction_status_name(current)
+    raise SurveyctlError(
+        f"transaction {transaction_id} of survey {survey_id} already has the final status "
+        f"{current}{f' ({name})' if name else ''}; only a session still in your survey (16) or "
+        f"dropped (19) can be given one: `surveyctl transactions list {survey_id} --status 16,19`"
+    )
+
+
 @transactions.command(name="set-status")
 @click.argument("survey_id", type=int)
 @click.argument("transaction_id")
@@ -221,12 +237,17 @@ def set_status(
     sqlc: bool,
     yes: bool,
 ) -> None:
-    """Record the final status of TRANSACTION_ID in SURVEY_ID (it wins over a return link)."""
+    """Record the final status of TRANSACTION_ID in SURVEY_ID (it wins over a return link).
+
+    Only a session still in your survey (status 16) or dropped (19) can be given one:
+    `surveyctl transactions list SURVEY_ID --status 16,19` lists them.
+    """
     status = _final_status(status_text)
     quota_ids = _quota_ids(quota_id)
     if sqlc and not quota_ids:
         raise SurveyctlError("--sqlc needs --quota-id")
     client = ctx.client()  # names the environment before anything is asked
+    _check_open(client.get_transaction(survey_id, transaction_id), survey_id, transaction_id)
     counted = f", counted in quota(s) {', '.join(quota_ids)}" if quota_ids else ""
     click.echo(
         f"Transaction {transaction_id} of survey {survey_id} will get status {status} "

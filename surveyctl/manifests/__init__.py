@@ -66,6 +66,7 @@ def _load_manifests(
     specs = {}
     unbuilt: set[str] = set()
     defined: dict[tuple[str, str], Location] = {}
+    partial: list[Document] = []  # Survey documents failing the schema: targeting checked alone
     for document in documents:
         valid = schema.check_document(document, diagnostics)
         kind, name = document.data.get("kind"), document.data.get("name")
@@ -82,6 +83,8 @@ def _load_manifests(
         if not valid:
             if kind == "Survey" and isinstance(name, str):
                 unbuilt.add(name)
+            if kind == "Survey" and catalog is not None:
+                partial.append(document)
             continue
         if kind == PROGRAM:
             _add_program(document, state, specs, diagnostics, unbuilt)
@@ -90,6 +93,10 @@ def _load_manifests(
     for survey in state.surveys.values():
         rules.check_survey(survey, specs[survey.name], diagnostics)
     rules.check_groups(state, diagnostics, frozenset(unbuilt))
+    for document in partial:
+        targeting = build.targeting_only(document, diagnostics)
+        if targeting is not None:
+            names.resolve_survey(targeting, catalog, diagnostics)
     for survey in state.surveys.values():
         if catalog is not None:
             names.resolve_survey(survey, catalog, diagnostics)

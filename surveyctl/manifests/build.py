@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from surveyctl.errors import Location
@@ -19,6 +20,7 @@ from surveyctl.model import (
 )
 
 _LISTS = ("qualifications", "quotas")
+_LOCALE = re.compile(r"^[a-z]{2}_[A-Z]{2}$")  # as the schema's survey_localization
 
 
 def plain(value: Any) -> Any:
@@ -57,6 +59,48 @@ def survey(document: Document, diagnostics: Diagnostics) -> Survey:
         qualifications=qualifications,
         quotas=quotas,
         lifecycle=_lifecycle(data.get("lifecycle")),
+        location=document.location,
+        field_locations={key: spec.where(key) for key in spec},
+    )
+
+
+def targeting_only(document: Document, diagnostics: Diagnostics) -> Survey | None:
+    """The targeting of a Survey document that failed the schema: its qualifications and quotas
+    that are valid on their own, in a Survey that is only for checking their names against
+    the catalogue (so that a schema error does not hide a misspelt answer), its generators'
+    problems added to `diagnostics`; None without a valid locale. Never planned: the
+    document's errors keep it out of the state."""
+    from surveyctl.manifests.schema import item_valid  # schema imports this module's users
+
+    spec = document.data.get("spec")
+    if not isinstance(spec, MarkedDict):
+        return None
+    locale = spec.get("survey_localization")
+    if not isinstance(locale, str) or not _LOCALE.match(locale):
+        return None
+    items = spec.get("qualifications")
+    qualifications = [
+        targeting(Qualification, item, item, items.where(i))
+        for i, item in enumerate(items if isinstance(items, MarkedList) else [])
+        if item_valid("Qualification", item)
+    ]
+    entries = spec.get("quotas")
+    quotas = []
+    total = spec.get("completes_required")
+    for index, entry in enumerate(entries if isinstance(entries, MarkedList) else []):
+        if not item_valid("QuotaEntry", entry):
+            continue
+        if "generate" in entry:
+            counted = total if isinstance(total, int) and not isinstance(total, bool) else 0
+            quotas.extend(generate.expand(entry, counted, diagnostics))
+        else:
+            quotas.append(_quota(entry, entries.where(index)))
+    name = document.data.get("name")
+    return Survey(
+        name=name if isinstance(name, str) else "?",
+        settings={"survey_localization": locale},
+        qualifications=qualifications,
+        quotas=quotas,
         location=document.location,
         field_locations={key: spec.where(key) for key in spec},
     )

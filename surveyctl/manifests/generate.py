@@ -51,8 +51,9 @@ def expand(entry: MarkedDict, default_total: int, diagnostics: Diagnostics) -> l
     where = entry.where("generate")
     dimensions: MarkedDict = generator["interlock"]
     before = len(diagnostics)
+    sums_off: list[str] = []
     shares = {
-        name: _shares(name, dim, dimensions.where(name), diagnostics)
+        name: _shares(name, dim, dimensions.where(name), diagnostics, sums_off)
         for name, dim in dimensions.items()
     }
     id_template = generator.get("id") or "-".join("{%s}" % name for name in dimensions)
@@ -67,7 +68,9 @@ def expand(entry: MarkedDict, default_total: int, diagnostics: Diagnostics) -> l
         diagnostics.error(
             f"The generator makes {cell_count} quotas, more than the {MAX_CELLS} allowed", where
         )
-    if len(diagnostics) > before:
+    # Shares that miss 1 are an error but are still expanded (normalised), so that the
+    # cells' targeting is checked in the same run; any other problem yields no quotas.
+    if len(diagnostics) > before + len(sums_off):
         return []
     total = generator.get("total", default_total)
     combinations = list(
@@ -108,15 +111,22 @@ def expand(entry: MarkedDict, default_total: int, diagnostics: Diagnostics) -> l
 
 
 def _shares(
-    name: str, dimension: MarkedDict, where: Location, diagnostics: Diagnostics
+    name: str,
+    dimension: MarkedDict,
+    where: Location,
+    diagnostics: Diagnostics,
+    sums_off: list[str],
 ) -> dict[str, Fraction]:
-    """Each cell's share divided by the dimension's sum, checked to be (about) 1."""
+    """Each cell's share divided by the dimension's sum, checked to be (about) 1; a dimension
+    whose sum is off is named in `sums_off`."""
     cells: MarkedDict = dimension["cells"]
     raw = {cell: Fraction(str(spec["share"])) for cell, spec in cells.items()}
     total = sum(raw.values(), Fraction(0))
     if abs(total - 1) > SHARE_TOLERANCE:
         diagnostics.error(f"The shares of dimension {name!r} sum to {float(total):g}, not 1", where)
-        return {cell: Fraction(0) for cell in raw}
+        sums_off.append(name)
+        if total == 0:
+            return {cell: Fraction(0) for cell in raw}
     for cell_name, cell in cells.items():
         given = [key for key in ("condition_codes", "answers", "range_sets") if key in cell]
         if len(given) != 1:

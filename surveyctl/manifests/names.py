@@ -79,6 +79,7 @@ def _resolve_answers(
     item: Qualification, attribute: Attribute, where: str, diagnostics: Diagnostics
 ) -> None:
     codes: list[str] = []
+    unknown = False
     for text in item.answers or []:
         answer = attribute.answer(text)
         if answer is None:
@@ -94,10 +95,12 @@ def _resolve_answers(
                 f"Attribute {attribute.desc!r} has no answer {text!r} in {where}{hint}",
                 item.location,
             )
-            return
+            unknown = True  # the other answers are still checked: every typo in one run
+            continue
         if answer.condition_code not in codes:
             codes.append(answer.condition_code)
-    item.condition_codes = codes
+    if not unknown:
+        item.condition_codes = codes
 
 
 def _answer_list(attribute: Attribute) -> str:

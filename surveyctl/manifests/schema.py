@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator
 from functools import cache
 from typing import Any
@@ -40,6 +41,7 @@ _TYPE_WORDS = {
 _ITEMS = {"qualifications": "Qualification", "quotas": "QuotaEntry", "criteria": "Criterion"}
 _valid_items: set[tuple[str, str]] = set()
 _VALID_ITEMS = 100_000
+_REQUIRED = re.compile(r"^'([^']+)' is a required property$")
 
 
 @cache
@@ -102,6 +104,11 @@ def _errors(name: str, value: Any, prefix: list) -> Iterator[tuple[list, Validat
         if len(_valid_items) > _VALID_ITEMS:
             _valid_items.clear()
         _valid_items.add(key)
+
+
+def item_valid(name: str, value: Any) -> bool:
+    """Whether `value` is a valid `$defs/<name>` (Qualification, QuotaEntry) on its own."""
+    return next(_errors(name, value, []), None) is None
 
 
 def suggest(word: str, choices: Iterable[str]) -> str:
@@ -185,10 +192,13 @@ def _describe(error: ValidationError, data: MarkedDict, prefix: list) -> tuple[s
         spot = value.where(field) if isinstance(value, MarkedDict) else where
         return f"{owner}: unknown field {field!r}{suggest(field, known)}", spot
     if kind == "required":
+        # jsonschema reports each missing field as its own error, naming it in the message.
+        named = _REQUIRED.match(error.message)
         missing = error.validator_value
         absent = [m for m in missing if isinstance(value, dict) and m not in value]
+        field = named.group(1) if named else (absent[0] if absent else missing[0])
         owner = name if path else "The manifest"
-        return f"{owner}: missing required field {absent[0] if absent else missing[0]!r}", where
+        return f"{owner}: missing required field {field!r}", where
     if kind == "type":
         expected = error.validator_value
         expected = expected if isinstance(expected, list) else [expected]

@@ -30,6 +30,7 @@ from surveyctl.errors import SurveyctlError
 from surveyctl.files import write_atomically
 from surveyctl.manifests import build, rules, schema
 from surveyctl.manifests.diagnostics import ERROR, Diagnostics
+from surveyctl.manifests.layout import canonical
 from surveyctl.manifests.load import load_text
 from surveyctl.reconcile.conform import SURVEY_UPDATE_SCHEMA, conform, schema_of
 from surveyctl.reconcile.kinds.survey_live import survey_record
@@ -142,8 +143,11 @@ def save_adoption(store: StateBackend, adoption: Adoption, path: Path) -> None:
 
 
 def manifest_yaml(manifest: dict, source: str) -> str:
+    """The manifest as YAML in the layout `surveyctl fmt` writes, so that `fmt --check` (and
+    the pre-commit hook) passes on an imported file."""
     header = f"# Imported by surveyctl from {source}.\n"
-    return header + yaml.safe_dump(manifest, sort_keys=False, allow_unicode=True, width=100)
+    text = header + yaml.safe_dump(manifest, sort_keys=False, allow_unicode=True, width=100)
+    return canonical(text, f"<{source}>")
 
 
 def manifest_body(manifest: dict, source: str) -> dict:

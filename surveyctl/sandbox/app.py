@@ -5,9 +5,9 @@ routes by appending one "module:attribute" entry there. A blueprint reaches the 
 `get_store()` and the calling buyer through `accounts.current_buyer()`; it answers through
 `contract.reply(body, status, schema)` so that its responses are checked like the others.
 
-Order of work for a request under `/buyers`: latency, fault injection (before any data is
-touched), authentication, then the view. The sandbox-only routes under `/sandbox` take the
-buyer's access-token too, so one buyer cannot drive another's traffic.
+Order of work for a request under `/buyers`: latency, fault injection and the rate limit
+(before any data is touched), authentication, then the view. The sandbox-only routes under
+`/sandbox` take the buyer's access-token too, so one buyer cannot drive another's traffic.
 
 No bad request is answered 500: bodies go through `bodies.read_json` (400, or 413 past the size
 limit), path ids beyond 64 bits are a 400, a wrong method is a 405 with `Allow`; a 500 is a bug
@@ -38,6 +38,7 @@ from surveyctl.sandbox.errors import (
     BadPathParameter,
 )
 from surveyctl.sandbox.faults import Faults
+from surveyctl.sandbox.ratelimit import RateLimit
 from surveyctl.sandbox.store import Store
 
 STORE_KEY = "surveyctl_store"
@@ -99,8 +100,10 @@ def create_app(
     faults: Faults | None = None,
     check_responses: bool = False,
     blueprints: list[str | Blueprint] | None = None,
+    rate_limit: RateLimit | None = None,
 ) -> Flask:
-    """The sandbox app over `store`, with the given accounts, faults and blueprints."""
+    """The sandbox app over `store`, with the given accounts, faults, rate limit and
+    blueprints."""
     app = Flask("surveyctl.sandbox", static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
     app.url_map.converters["int"] = BoundedIntConverter
@@ -117,6 +120,8 @@ def create_app(
         faults.delay()
         if request.path.startswith(API_PREFIX):
             faults.maybe_refuse()
+            if rate_limit is not None:
+                rate_limit.take(request.headers.get("access-token", ""))
             accounts.authenticate()
         elif request.path.startswith(SANDBOX_PREFIX):
             accounts.authenticate()

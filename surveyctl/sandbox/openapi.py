@@ -203,7 +203,7 @@ def document() -> dict[str, Any]:
             "version": __version__,
             "description": (
                 "The Buyer API as the surveyctl sandbox implements it: the specification "
-                "(spec/buyer-api.md), the service's public documentation, and the sandbox's own "
+                "(docs/buyer-api.md), the service's public documentation, and the sandbox's own "
                 "decisions where both are silent (docs/api-assumptions.md). Version 2 routes "
                 f"live under {V2}, version 3 under {V3}. Request bodies are limited to "
                 f"{MAX_BODY_BYTES // (1024 * 1024)} MiB."

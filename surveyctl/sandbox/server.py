@@ -8,6 +8,13 @@ foreground (`build`, `SandboxServer.listen`, `SandboxServer.serve`).
 Why cheroot: connections are kept alive (HTTP/1.1), an idle one waits in a selector instead of
 holding a thread, the pool of request threads is fixed (no thread started per connection), and
 it stops on request from another thread, which the embedded sandbox needs.
+
+cheroot hands a newly accepted connection straight to a request thread, which then waits for
+its first byte: `--threads` idle connections (opened and never written to) held every thread,
+and every other request waited for the idle timeout. Here a new connection waits in the
+selector like a kept-alive one (`_IdleConnections`) and reaches a thread only once it has sent
+something; a request that starts and then stalls holds its thread for REQUEST_TIMEOUT_S at
+most.
 """
 
 from __future__ import annotations
@@ -21,19 +28,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote_to_bytes
 
+from cheroot.connections import ConnectionManager
 from cheroot.wsgi import Server as WsgiServer
 
 from surveyctl.sandbox.accounts import Accounts
 from surveyctl.sandbox.app import create_app
 from surveyctl.sandbox.errors import SandboxError
 from surveyctl.sandbox.faults import Faults
+from surveyctl.sandbox.ratelimit import RateLimit
 from surveyctl.sandbox.store import Store
 
 # Requests served at once. A request delayed by --latency-ms holds its thread while it
 # sleeps, so this is also how many delayed requests overlap; it matches the client's pool.
 DEFAULT_THREADS = 32
 LISTEN_BACKLOG = 128  # cheroot's default of 5 refuses bursts of parallel connects
-IDLE_TIMEOUT_S = 60.0  # a kept-alive connection idle this long is closed
+IDLE_TIMEOUT_S = 60.0  # a connection idle this long (waiting in the selector) is closed
+# How long a request thread waits on a socket that has started a request (the rest of its
+# headers or body) or is slow to take the answer; a client on loopback never needs long.
+REQUEST_TIMEOUT_S = 10.0
 STOP_POLL_S = 0.1  # how often the selector loop looks for a stop request
 STOP_GRACE_S = 1.0  # how long a stop waits for requests in flight (a delayed one, say)
 
@@ -59,6 +71,7 @@ class SandboxOptions:
     retry_after: int = 1
     check_responses: bool = False
     threads: int = DEFAULT_THREADS
+    rate_limit: float = 0.0  # requests per second per access-token; 0: no limit
 
 
 class SandboxServer:
@@ -70,14 +83,18 @@ class SandboxServer:
         self.accounts = accounts
         faults = Faults(options.latency_ms, options.fail_rate, options.seed, options.retry_after)
         app = create_app(
-            store, accounts=accounts, faults=faults, check_responses=options.check_responses
+            store,
+            accounts=accounts,
+            faults=faults,
+            check_responses=options.check_responses,
+            rate_limit=RateLimit(options.rate_limit) if options.rate_limit else None,
         )
-        self._wsgi = WsgiServer(
+        self._wsgi = _WsgiServer(
             (options.host, options.port),
             _slashes_decoded(app),
             numthreads=options.threads,
             request_queue_size=LISTEN_BACKLOG,
-            timeout=IDLE_TIMEOUT_S,
+            timeout=REQUEST_TIMEOUT_S,
             server_name="surveyctl-sandbox",
         )
         self._wsgi.keep_alive_conn_limit = None  # every client connection may stay open
@@ -107,6 +124,32 @@ class SandboxServer:
     def stop(self) -> None:
         """Stops accepting, closes the connections, waits briefly for requests in flight."""
         self._wsgi.stop()
+
+
+class _IdleConnections(ConnectionManager):
+    """cheroot's connection manager, with new connections kept in the selector until they
+    send something (cheroot gives them a thread at once), and idle ones closed after
+    IDLE_TIMEOUT_S rather than after the socket timeout of a request in progress."""
+
+    def _from_server_socket(self, server_socket):
+        conn = super()._from_server_socket(server_socket)
+        if conn is not None:
+            self.put(conn)  # registered for reading: a thread takes it when it has data
+        return None  # nothing for the caller to hand to a thread now
+
+    def _expire(self, threshold: float) -> None:
+        super()._expire(threshold + self.server.timeout - IDLE_TIMEOUT_S)
+
+
+class _WsgiServer(WsgiServer):
+    """cheroot's WSGI server with `_IdleConnections` as its connection manager."""
+
+    def prepare(self) -> None:
+        super().prepare()
+        # prepare() makes its own manager; replaced before serve() starts selecting on it.
+        default = self._connections
+        self._connections = _IdleConnections(self)
+        default._selector.close()
 
 
 def _log(msg: str = "", level: int = logging.INFO, traceback: bool = False) -> None:

@@ -88,6 +88,8 @@ def check_features(body: dict, existing: SurveyRecord | None) -> None:
     if existing and existing.has_been_live and normalised_qlc(existing.body.get("qlc")) != qlc:
         raise bad_request(QLC_FROZEN, "QLC cannot be changed after the survey has been live")
     qbp = normalised_qbp(body.get("qbp"))
+    if qbp.get("enable") and not quota_ids:
+        raise bad_request(QBP_NOT_DRAFT, "QBP can be enabled with quotas only.")  # public facts
     unknown = [q for q in qbp.get("quota_ids") or [] if q not in quota_ids]
     if unknown:
         raise bad_request(

@@ -138,7 +138,7 @@ def load_documents(text: str, filename: str, limits: Limits, report: Report) -> 
     except StructureError as exc:
         report(str(exc.problem), error_location(exc, filename))
     except yaml.YAMLError as exc:
-        report(f"Invalid YAML: {yaml_problem(exc)}", error_location(exc, filename))
+        report(f"Invalid YAML: {yaml_problem(exc, text)}", error_location(exc, filename))
     except RecursionError:
         report(f"The YAML nests too deeply to be a {limits.what}", Location(filename, 1))
     finally:

@@ -97,7 +97,7 @@ def within_limits(
                 )
                 return False
     except yaml.YAMLError as exc:
-        report(f"Invalid YAML: {yaml_problem(exc)}", error_location(exc, filename))
+        report(f"Invalid YAML: {yaml_problem(exc, text)}", error_location(exc, filename))
         return False
     return True
 

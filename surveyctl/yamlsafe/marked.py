@@ -222,21 +222,47 @@ class PlainBuilder:
         return value
 
 
-def yaml_problem(exc: yaml.YAMLError) -> str:
-    """PyYAML's problem in one sentence, without its multi-line context."""
+def yaml_problem(exc: yaml.YAMLError, text: str | None = None) -> str:
+    """PyYAML's problem in one sentence, without its multi-line context; in words of its own
+    for the two a person meets most: a quote never closed, and a tab (given the `text`)."""
     problem = getattr(exc, "problem", None)
     context = getattr(exc, "context", None)
+    if _unclosed_quote(exc):
+        return "a quoted value starts here and its closing quote is missing"
+    if text is not None and _character_at(text, getattr(exc, "problem_mark", None)) == "\t":
+        return "a tab character: YAML indents with spaces only; replace the tab with spaces"
     if problem:
         return f"{problem} ({context})" if context else str(problem)
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def error_location(exc: yaml.YAMLError, filename: str) -> Location:
-    """Where PyYAML found its problem."""
+    """Where PyYAML found its problem; for a quote never closed, where the quote opens (the
+    end of the file, where PyYAML notices it, says nothing)."""
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    if _unclosed_quote(exc):
+        mark = exc.context_mark
     if mark is not None:
         return location(filename, mark)
     return Location(filename, 1, 1)
+
+
+def _unclosed_quote(exc: yaml.YAMLError) -> bool:
+    return (
+        getattr(exc, "context", None) == "while scanning a quoted scalar"
+        and "end of stream" in str(getattr(exc, "problem", ""))
+        and getattr(exc, "context_mark", None) is not None
+    )
+
+
+def _character_at(text: str, mark: Any) -> str:
+    """The character at a PyYAML mark (the C parser's marks carry no buffer), or ''."""
+    if mark is None:
+        return ""
+    lines = text.splitlines()
+    if mark.line >= len(lines) or mark.column >= len(lines[mark.line]):
+        return ""
+    return lines[mark.line][mark.column]
 
 
 def short(value: Any) -> str:

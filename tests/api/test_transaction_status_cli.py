@@ -62,4 +62,24 @@ def test_a_refusal_of_the_service_is_one_sentence(run_cli, new_survey):
     result = run_cli("transactions", "set-status", str(survey_id), "no-such", "--status", "21",
                      "--yes")  # fmt: skip
     assert result.exit_code == 1
-    assert "(code 1004)" in result.stderr and "Traceback" not in result.stderr
+    # The transaction is read first, so the service's 404 for it is the one sentence.
+    assert result.stderr.splitlines()[-1].startswith("Error: GET ")
+    assert "transaction 'no-such' of survey" in result.stderr and "not found" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_an_ended_session_is_refused_with_the_ones_it_can_move_before_asking(
+    run_cli, api, new_survey, held
+):
+    survey_id = new_survey(live=True)
+    transaction_id = held(survey_id)[0]
+    api.set_transaction_status(survey_id, transaction_id, 18)
+    result = run_cli("transactions", "set-status", str(survey_id), transaction_id,
+                     "--status", "21", "--yes")  # fmt: skip
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: transaction {transaction_id} of survey {survey_id} already has the final status "
+        "18 (buyer termination); only a session still in your survey (16) or dropped (19) can "
+        f"be given one: `surveyctl transactions list {survey_id} --status 16,19`"
+    )
+    assert "will get status" not in result.stdout

@@ -139,3 +139,62 @@ def test_refresh_catalog_fetches_again(run_cli, project):
     assert json.loads(cache.read_text())["fetched_at"] == first
     run_cli("validate", "--refresh-catalog", str(EXAMPLES))
     assert json.loads(cache.read_text())["fetched_at"] > first
+
+
+MISSING_SIX = """\
+kind: Survey
+name: missing
+spec:
+  survey_title: Missing
+  survey_category_code: 231
+"""
+FOUR_TYPOS = """\
+kind: Survey
+name: typos
+spec:
+  survey_title: Typos
+  survey_category_code: 231
+  survey_localization: en_US
+  completes_required: 1000
+  expected_ir: 40
+  expected_loi: 12
+  offer_price: 2.5
+  field_time: 14
+  live_urll: https://survey.example.com/s?tid=[%%transaction_id%%]
+  qualifications:
+    - {attribute: Gender, answers: [Mal, Femal]}
+  quotas:
+    - generate:
+        id: "{gender}"
+        interlock:
+          gender:
+            attribute: Gender
+            cells:
+              male: {answers: [Male], share: 0.48}
+              female: {answers: [Femle], share: 0.42}
+"""
+
+
+def test_every_missing_required_field_is_reported_in_one_run(run_cli, project):
+    (project / "missing.yaml").write_text(MISSING_SIX)
+    result = run_cli("validate", "missing.yaml")
+    assert result.exit_code == 1
+    for field in ("survey_localization", "completes_required", "expected_ir", "expected_loi"):
+        assert f"missing.yaml:3:1: error: spec: missing required field '{field}'." in result.stdout
+    assert "6 errors" in result.stdout
+
+
+def test_schema_shares_and_answer_typos_are_all_reported_in_one_run(run_cli, project):
+    (project / "typos.yaml").write_text(FOUR_TYPOS)
+    result = run_cli("validate", "typos.yaml")
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert (
+        "typos.yaml:12:3: error: spec: unknown field 'live_urll' (did you mean 'live_url'?)."
+        in (lines)
+    )
+    assert "typos.yaml:3:1: error: spec: missing required field 'live_url'." in lines
+    assert any("typos.yaml:14:7:" in line and "no answer 'Mal'" in line for line in lines)
+    assert any("typos.yaml:14:7:" in line and "no answer 'Femal'" in line for line in lines)
+    assert "typos.yaml:19:11: error: The shares of dimension 'gender' sum to 0.9, not 1." in lines
+    assert any("typos.yaml:23:15:" in line and "no answer 'Femle'" in line for line in lines)

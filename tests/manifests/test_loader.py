@@ -122,3 +122,20 @@ def test_a_document_that_contains_itself_is_an_error(check):
     (error,) = errors
     assert error.summary == "Invalid YAML: found unconstructable recursive node."
     assert error.location.line == 2
+
+
+def test_an_unclosed_quote_is_reported_where_the_quote_opens(check):
+    text = 'kind: Survey\nname: x\nspec:\n  survey_title: "Brand tracker\n  expected_ir: 40\n'
+    _, errors, _ = check(text)
+    assert len(errors) == 1
+    assert errors[0].summary == (
+        "Invalid YAML: a quoted value starts here and its closing quote is missing."
+    )
+    assert (errors[0].location.line, errors[0].location.column) == (4, 17)
+
+
+def test_a_tab_in_the_indentation_is_called_a_tab(check):
+    _, errors, _ = check("kind: Survey\nname: x\nspec:\n\tsurvey_title: x\n")
+    assert len(errors) == 1
+    assert "a tab character: YAML indents with spaces only" in errors[0].summary
+    assert errors[0].location.line == 4

@@ -131,3 +131,11 @@ def test_cli_names_the_line_of_a_bad_answers_file(transaction_id, run_cli, proje
     result = run_cli("text-check", transaction_id, "--answers", "answers.csv")
     assert result.exit_code == 1
     assert "answers.csv:3: question_id is missing or empty" in result.stderr
+
+
+def test_cli_table_piped_shows_each_answer_whole(transaction_id, run_cli, project):
+    answer = "I like the coffee, the price is fair and the shop is close to where I work"
+    (project / "answers.csv").write_text(f'question_id,text\nq1,"{answer}"\n')
+    result = run_cli("text-check", transaction_id, "--answers", "answers.csv")
+    assert result.exit_code == 0, result.output
+    assert answer in result.stdout

@@ -51,6 +51,14 @@ def test_import_records_the_manifest_it_writes_as_last_applied(project, api, run
     assert record.last_applied == desired.surveys["adopted"].body()
 
 
+def test_an_imported_manifest_is_already_formatted(project, api, run_cli):
+    survey_id = api.create_survey(_targeted_survey())["ps_survey_id"]
+    _import(run_cli, survey_id)
+    checked = run_cli("fmt", "--check", "manifests/adopted.yaml")
+    assert checked.exit_code == 0, checked.stdout
+    assert "0 file(s) would be reformatted" in checked.stderr
+
+
 def test_a_field_removed_from_an_imported_manifest_is_planned_as_a_reset(project, api, run_cli):
     survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
     _import(run_cli, survey_id)
@@ -153,3 +161,45 @@ def test_an_imported_survey_planned_against_the_documented_shapes_shows_no_chang
     _import(run_cli, survey_id)
     plan = run_cli("plan", "manifests", "--detailed-exitcode")
     assert plan.exit_code == 0, plan.stdout
+
+
+def _manifests_in_examples(project: Path) -> None:
+    config = project / "surveyctl.yaml"
+    config.write_text(config.read_text() + "manifests: [examples/]\n")
+
+
+def test_import_refuses_an_out_outside_the_configured_manifests(project, api, run_cli):
+    _manifests_in_examples(project)
+    survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+    result = run_cli("import", str(survey_id), "--name", "x", "--out", "surveys/x.yaml")
+    assert result.exit_code == 1
+    assert "surveys/x.yaml is outside the manifests of surveyctl.yaml (examples/)" in result.stderr
+    assert "`plan --destroy` would destroy it" in result.stderr
+    assert not (project / "surveys" / "x.yaml").exists()
+    assert _state(project).resources == {}
+
+
+def test_import_with_force_writes_outside_the_manifests_and_says_so(project, api, run_cli):
+    _manifests_in_examples(project)
+    survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+    args = ("import", str(survey_id), "--name", "x", "--out", "surveys/x.yaml", "--force")
+    result = run_cli(*args)
+    assert result.exit_code == 0, result.stderr
+    assert "warning: surveys/x.yaml is outside the manifests" in result.stderr
+    assert _state(project).survey("x").ps_survey_id == survey_id
+
+
+def test_import_into_the_configured_manifests_plans_no_changes(project, api, run_cli):
+    _manifests_in_examples(project)
+    survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+    result = run_cli("import", str(survey_id), "--name", "x", "--out", "examples/x.yaml")
+    assert result.exit_code == 0, result.stderr
+    assert run_cli("plan", "--detailed-exitcode").exit_code == 0
+
+
+def test_import_all_refuses_an_out_dir_outside_the_configured_manifests(project, api, run_cli):
+    _manifests_in_examples(project)
+    result = run_cli("import", "--all-unmanaged", "--out-dir", "surveys/imported")
+    assert result.exit_code == 1
+    assert "surveys/imported is outside the manifests of surveyctl.yaml" in result.stderr
+    assert not (project / "surveys").exists()

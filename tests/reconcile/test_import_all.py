@@ -61,6 +61,14 @@ def test_every_unmanaged_survey_gets_its_own_manifest_named_from_its_title(
     assert written["spec"]["survey_title"] == "brand tracker Q3 US"
 
 
+def test_manifests_adopted_all_at_once_are_already_formatted(project, own, run_cli):
+    _made_by_hand(own, "Brand tracker Q3")
+    assert _import_all(run_cli).exit_code == 0
+    checked = run_cli("fmt", "--check", "manifests/imported")
+    assert checked.exit_code == 0, checked.stdout
+    assert "0 file(s) would be reformatted, 1 already formatted" in checked.stderr
+
+
 def test_after_adopting_all_the_plan_shows_no_changes_and_nothing_is_unmanaged(
     project, own, manifests, run_cli
 ):

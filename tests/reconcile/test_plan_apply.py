@@ -381,7 +381,7 @@ def test_import_group_writes_a_manifest_naming_managed_surveys(
     result = run_cli("import-group", ref, "--name", "by-hand", "--out", "manifests/group.yaml")
     assert result.exit_code == 0, result.stderr
     text = (project / "manifests" / "group.yaml").read_text()
-    assert "surveys:\n  - tracker-a\n  - tracker-b" in text
+    assert "surveys:\n    - tracker-a\n    - tracker-b" in text  # fmt's layout
     replanned = run_cli("plan", "manifests", "--detailed-exitcode")
     assert replanned.exit_code == 0, replanned.stdout
 

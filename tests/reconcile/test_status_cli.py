@@ -15,15 +15,55 @@ def test_status_shows_a_new_survey_as_draft(api, run_cli):
 def test_status_launches_pauses_and_closes_a_survey(api, run_cli):
     survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
     for name, code in (("live", 22), ("paused", 33), ("closed", 44)):
-        result = run_cli("status", str(survey_id), name)
+        result = run_cli("status", str(survey_id), name, "--yes")
         assert result.exit_code == 0, result.stderr
         assert result.stdout.strip() == f"survey {survey_id} is {name} ({code})"
     assert api.get_survey(survey_id)["ps_survey_status"] == 44
 
 
-def test_a_move_the_marketplace_refuses_is_one_sentence_and_exit_1(api, run_cli):
+def test_a_move_the_marketplace_does_not_make_names_the_steps_and_sends_nothing(api, run_cli):
     survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
-    result = run_cli("status", str(survey_id), "closed")
+    api.set_survey_status(survey_id, 22)
+    result = run_cli("status", str(survey_id), "closed", "--yes")
     assert result.exit_code == 1
-    assert "cannot move from draft 11 to closed 44" in result.stderr
-    assert "Traceback" not in result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: survey {survey_id} is live (22) and cannot move to closed directly (the "
+        "marketplace moves draft -> live <-> paused -> closed): "
+        f"`surveyctl status {survey_id} paused`, then `surveyctl status {survey_id} closed`"
+    )
+    assert api.get_survey(survey_id)["ps_survey_status"] == 22
+
+
+def test_a_closed_survey_is_said_to_stay_closed(api, run_cli):
+    survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+    for status in (22, 33, 44):
+        api.set_survey_status(survey_id, status)
+    result = run_cli("status", str(survey_id), "live", "--yes")
+    assert result.exit_code == 1
+    assert "is closed (44) and cannot move to live: a closed survey stays closed" in result.stderr
+
+
+def test_moving_a_survey_where_it_is_already_says_so_and_exits_0(api, run_cli):
+    survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+    api.set_survey_status(survey_id, 22)
+    result = run_cli("status", str(survey_id), "live", "--yes")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == f"survey {survey_id} is live (22) already; nothing to do.\n"
+
+
+def test_a_move_without_a_terminal_needs_yes_as_apply_does(api, run_cli):
+    survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+    result = run_cli("status", str(survey_id), "live")
+    assert result.exit_code == 1
+    assert "a confirmation is needed to move survey" in result.stderr
+    assert "confirm with --yes" in result.stderr
+    assert api.get_survey(survey_id)["ps_survey_status"] == 11
+
+
+def test_a_move_on_a_terminal_asks_first(api, run_cli, monkeypatch):
+    monkeypatch.setattr("surveyctl.cli.confirm.terminal", lambda: True)
+    survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+    declined = run_cli("status", str(survey_id), "live", input="n\n")
+    assert declined.exit_code == 1
+    assert f"Move survey {survey_id} to live?" in declined.stdout
+    assert api.get_survey(survey_id)["ps_survey_status"] == 11

@@ -6,7 +6,7 @@ import csv
 import io
 import json
 
-from surveyctl.state import FileStateStore
+from surveyctl.state import FileStateStore, State
 
 from .conftest import survey_manifest, survey_title
 
@@ -101,3 +101,40 @@ def test_a_lost_create_that_shows_no_survey_yet_is_left_for_a_later_run(
     assert result.exit_code == 1
     assert "the service may still be processing it" in result.stdout
     assert "1 create is blocked by an unresolved earlier attempt" in result.stdout
+
+
+LONG_TITLE = "Brand tracker for the United States, wave twelve, with a long descriptive title"
+
+
+def test_the_surveys_table_piped_keeps_every_value_whole(own_market, run_cli):
+    spec = survey_manifest("long", survey_title=LONG_TITLE, offer_price=2.75)["spec"]
+    made = own_market.create_survey(spec)["ps_survey_id"]
+    result = run_cli("surveys", "list")
+    assert result.exit_code == 0, result.stderr
+    row = next(line for line in result.stdout.splitlines() if line.startswith(str(made)))
+    assert "…" not in result.stdout
+    assert LONG_TITLE in row and "draft" in row and "en_US" in row and "2.75" in row
+
+
+def test_on_a_narrow_terminal_the_id_column_is_not_the_one_that_shrinks(own_market, run_cli):
+    from rich.console import Console
+
+    from surveyctl.cli.surveys import _table
+    from surveyctl.reconcile.discovery import list_surveys
+
+    spec = survey_manifest("narrow", survey_title=LONG_TITLE, offer_price=2.75)["spec"]
+    made = own_market.create_survey(spec)["ps_survey_id"]
+    screen = io.StringIO()
+    listed = list_surveys(own_market, State(lineage="test"), (11,))
+    _table(listed, Console(file=screen, width=60, force_terminal=True, color_system=None))
+    row = next(line for line in screen.getvalue().splitlines() if line.startswith(str(made)))
+    assert row.split()[:2] == [str(made), "draft"]
+    assert "en_US" in screen.getvalue() and "2.75" in screen.getvalue()
+
+
+def test_surveys_list_writes_tsv_as_other_lists_do(own_market, run_cli):
+    made = own_market.create_survey(survey_manifest("a")["spec"])["ps_survey_id"]
+    result = run_cli("surveys", "list", "--format", "tsv")
+    assert result.exit_code == 0, result.stderr
+    rows = list(csv.DictReader(io.StringIO(result.stdout), dialect="excel-tab"))
+    assert [int(row["ps_survey_id"]) for row in rows] == [made]

@@ -15,16 +15,21 @@ from surveyctl.cli.main import cli, hoist_global_options
 WORKFLOWS = sorted((Path(__file__).parents[2] / "examples" / "ci").glob("*.yml"))
 
 
-def _commands(workflow: Path) -> list[list[str]]:
-    document = yaml.safe_load(workflow.read_text(encoding="utf-8"))
-    commands = []
+def surveyctl_steps(document: dict) -> list[tuple[dict, list[str]]]:
+    """(step, arguments) of every `surveyctl` command a workflow runs."""
+    found = []
     for job in document["jobs"].values():
         for step in job["steps"]:
             for line in str(step.get("run", "")).splitlines():
                 line = line.split(">")[0].strip()
                 if line.startswith("surveyctl "):
-                    commands.append(shlex.split(line)[1:])
-    return commands
+                    found.append((step, shlex.split(line)[1:]))
+    return found
+
+
+def _commands(workflow: Path) -> list[list[str]]:
+    document = yaml.safe_load(workflow.read_text(encoding="utf-8"))
+    return [args for _, args in surveyctl_steps(document)]
 
 
 def test_both_workflows_are_there():

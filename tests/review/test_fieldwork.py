@@ -137,5 +137,5 @@ def test_ctrl_c_ends_a_watch_with_exit_code_0(api, project):
 
 def test_moving_a_status_still_answers_in_one_line(api, run_cli):
     survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
-    result = run_cli("status", str(survey_id), "live")
+    result = run_cli("status", str(survey_id), "live", "--yes")
     assert result.stdout == f"survey {survey_id} is live (22)\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import shutil
@@ -44,3 +45,35 @@ def test_the_readme_loop_runs_in_a_copy_of_the_repository_root(tmp_path, monkeyp
         result = CliRunner().invoke(cli, args, catch_exceptions=False)
         assert result.exit_code == 0, (args, result.stdout, result.stderr)
         assert "environment sandbox" in result.stderr or args[0] in ("init", "show", "fmt")
+
+
+def _operations_line(start: str) -> list[str]:
+    """The README's operations command that starts with `start`, without its comment."""
+    readme = (REPOSITORY / "README.md").read_text(encoding="utf-8")
+    (line,) = [x for x in readme.splitlines() if x.startswith(start)]
+    return shlex.split(line.split("  #")[0])[1:]
+
+
+def test_the_readme_sets_the_status_of_a_transaction_it_can_move(tmp_path, monkeypatch):
+    shutil.copy(REPOSITORY / "surveyctl.yaml", tmp_path / "surveyctl.yaml")
+    shutil.copytree(REPOSITORY / "examples", tmp_path / "examples")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
+
+    def run(args: list[str], **values: str):
+        filled = [values.get(arg, arg) for arg in args]
+        result = CliRunner().invoke(cli, filled, catch_exceptions=False)
+        assert result.exit_code == 0, (filled, result.stdout, result.stderr)
+        return result.stdout
+
+    run(["apply", "--auto-approve", "--target", "Survey/brand-tracker-us"])
+    survey_id = run(["state", "list"]).split("ps_survey_id=")[1].split()[0]
+    run([*_operations_line("surveyctl status SURVEY_ID live"), "--yes"], SURVEY_ID=survey_id)
+    run(_operations_line("surveyctl sandbox simulate SURVEY_ID --respondents 5 --hold"),
+        SURVEY_ID=survey_id)  # fmt: skip
+    listed = run([*_operations_line("surveyctl transactions list SURVEY_ID --status 16,19"),
+                  "--format", "jsonl"], SURVEY_ID=survey_id)  # fmt: skip
+    transaction_id = json.loads(listed.splitlines()[0])["Transaction ID"]
+    set_status = _operations_line("surveyctl transactions set-status SURVEY_ID TRANSACTION_ID")
+    done = run([*set_status, "--yes"], SURVEY_ID=survey_id, TRANSACTION_ID=transaction_id)
+    assert f"Recorded: transaction {transaction_id} has status 21." in done

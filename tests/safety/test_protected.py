@@ -185,3 +185,14 @@ def test_simulate_runs_against_a_sandbox_served_on_loopback(live_survey, run_cli
     )
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["respondents"] == 5
+
+
+def test_apply_on_a_protected_environment_is_refused_before_any_request(project, run_cli):
+    # A host that nothing answers on: a refusal that came after the plan would first wait on it.
+    configure(project, "http://127.0.0.1:9", name="prod", protected=True)
+    write_manifest(project, survey_manifest("tracker"))
+    result = run_cli("apply", "manifests", "--auto-approve")
+    assert result.exit_code == 1
+    assert "environment 'prod' is protected and there is no terminal to ask" in result.stderr
+    assert "name it with --env prod" in result.stderr
+    assert "retrying" not in result.stderr and "cannot reach" not in result.stderr

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import re
 import socket
+import time
 
 import pytest
 
@@ -77,15 +78,29 @@ def test_a_failing_service_says_which_answer_each_retry_follows(
     assert all(re.search(r": answered (503|429)$", line) for line in retries)
 
 
-def test_timeout_bounds_each_wait_for_an_answer(project, start_sandbox, quick_backoff, run_cli):
+def test_timeout_bounds_the_wait_for_an_answer_retries_included(
+    project, start_sandbox, quick_backoff, run_cli
+):
     slow = start_sandbox(latency_ms=1500)
     configure(project, slow.url)
     result = run_cli("--timeout", "0.2", "status", "10001")
     assert result.exit_code == 1
-    assert "(attempt 2 of 6): no answer within 0.2 s" in result.stderr
-    assert f"cannot reach environment 'local' at {slow.url}: no answer within 0.2 s" in (
-        result.stderr
-    )
+    assert "retrying" not in result.stderr  # the one attempt took the whole --timeout
+    assert (
+        f"cannot reach environment 'local' at {slow.url}: no answer within 0.2 s "
+        "(GET /surveys/10001, 1 attempt within the --timeout of 0.2 s)"
+    ) in result.stderr
+
+
+def test_timeout_bounds_the_retries_of_an_unreachable_service(project, dead_url, run_cli):
+    # The default backoff (0.5 s doubling) retries a refused connection for about 16 s.
+    configure(project, dead_url, name="staging")
+    started = time.monotonic()
+    result = run_cli("--timeout", "1", "status", "10001")
+    elapsed = time.monotonic() - started
+    assert result.exit_code == 1
+    assert elapsed < 4, elapsed
+    assert "within the --timeout of 1 s)" in result.stderr.splitlines()[-1]
 
 
 def test_timeout_can_come_from_the_environment(

@@ -19,6 +19,15 @@ def test_qlc_without_quotas_is_refused_with_1014(raw, make_body):
     assert "quotas" in body["ps_api_response_message"]
 
 
+def test_qbp_without_quotas_is_refused_with_1007(raw, make_body):
+    response = raw.v2("POST", "/surveys", json=make_body(qbp={"enable": True}, quotas=[]))
+    assert response.status_code == 400
+    assert response.json() == {
+        "ps_api_response_code": 1007,
+        "ps_api_response_message": "QBP can be enabled with quotas only.",
+    }
+
+
 def test_qlc_with_quotas_is_accepted_and_echoed(raw):
     survey = raw.create(qlc=QLC_ON)
     assert survey["qlc"]["enable"] is True

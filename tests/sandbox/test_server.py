@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import http.client
+import socket
 import threading
+import time
 from urllib.parse import urlsplit
 
 import pytest
@@ -68,3 +70,29 @@ def test_delayed_requests_are_served_side_by_side_up_to_the_threads(start_sandbo
     for client in clients:
         client.join(timeout=0.9)  # one after another would take 1.2 s
     assert answers == [200] * 4
+
+
+def test_idle_connections_do_not_hold_the_request_threads(start_sandbox):
+    sandbox = start_sandbox(threads=4)
+    address = urlsplit(sandbox.url)
+    idle = [socket.create_connection((address.hostname, address.port)) for _ in range(40)]
+    try:
+        started = time.monotonic()
+        response = requests.get(sandbox.url + "/buyers/v2/surveys", headers=TOKEN, timeout=10)
+        took = time.monotonic() - started
+    finally:
+        for connection in idle:
+            connection.close()
+    assert response.status_code == 200
+    assert took < 2.0  # before: every thread waited on an idle socket until its timeout
+
+
+def test_a_connection_idle_before_its_first_request_is_still_served(start_sandbox):
+    sandbox = start_sandbox(threads=2)
+    address = urlsplit(sandbox.url)
+    connection = http.client.HTTPConnection(address.hostname, address.port, timeout=10)
+    connection.connect()
+    time.sleep(0.3)  # waits in the selector, not on a thread
+    connection.request("GET", "/buyers/v2/surveys", headers=TOKEN)
+    assert connection.getresponse().status == 200
+    connection.close()

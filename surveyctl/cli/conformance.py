@@ -1,0 +1,100 @@
+"""`surveyctl conformance`: where the user's account differs from what surveyctl assumes.
+
+The command is the thin face of `surveyctl.conformance`: it checks the output path, asks by
+the approval rule (it writes one draft survey), runs the checks with Ctrl-C and SIGTERM turned
+into an orderly stop that still removes the draft, and prints the table.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from surveyctl.cli.confirm import confirm_write
+from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.cli.options import format_option
+from surveyctl.errors import SurveyctlError
+from surveyctl.safety import Interrupted, Interrupts, check_output_path
+
+_WIDTHS = (21, 30, 11)
+
+
+@click.command("conformance")
+@click.option("--locale", default="en_US", show_default=True, help="Locale of the draft survey.")
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the report as JSON to FILE (to attach to a bug report).",
+)
+@format_option("text", "json", help="How to show the report.")
+@click.option("--yes", is_flag=True, help="Go ahead without asking (a protected environment asks).")
+@pass_context
+def conformance_command(
+    ctx: CliContext, locale: str, output: Path | None, output_format: str, yes: bool
+) -> None:
+    """Check surveyctl's assumptions about the API on the environment's account, with one
+    draft survey that is never launched and is deleted at the end."""
+    from surveyctl.conformance import journal_for, run_conformance
+
+    if output is not None:
+        check_output_path(output, "--output")
+    environment = ctx.environment()
+    action = (
+        f"create one draft survey on environment {environment.name!r} to check surveyctl's "
+        "assumptions, and delete it at the end"
+    )
+    if not confirm_write(ctx, action, approved=yes):
+        raise SurveyctlError("nothing was checked")
+    client = ctx.client()
+    journal = journal_for(ctx.config().work_dir, environment.name)
+    show = _print_row if output_format == "text" else None
+    if show is not None:
+        _print_header()
+    try:
+        with Interrupts():
+            report = run_conformance(client, journal, environment.name, locale=locale, on_row=show)
+    except KeyboardInterrupt:
+        left = journal.read()
+        where = (
+            f"; the draft is recorded in {journal.path} and the next run removes it"
+            if left
+            else "; no draft is left"
+        )
+        raise Interrupted(f"conformance check interrupted{where}") from None
+    if output is not None:
+        report.write_json(output)
+    if output_format == "json":
+        click.echo(json.dumps(report.as_dict(), indent=2))
+        return
+    _print_summary(report)
+
+
+def _print_header() -> None:
+    click.echo(_line("assumption", "source", "result", "seen"))
+
+
+def _print_row(row) -> None:
+    click.echo(_line(row.id, row.source, row.verdict, row.seen))
+
+
+def _line(first: str, source: str, verdict: str, seen: str) -> str:
+    cells = (first.ljust(_WIDTHS[0]), source.ljust(_WIDTHS[1]), verdict.ljust(_WIDTHS[2]))
+    return " | ".join((*cells, seen)).rstrip()
+
+
+def _print_summary(report) -> None:
+    if report.leftover is not None and report.leftover.survey_id is not None:
+        click.echo(f"An earlier run's draft {report.leftover.survey_id} was {report.leftover.how}.")
+    if report.draft is not None and report.draft.survey_id is not None:
+        click.echo(f"The draft {report.draft.survey_id} was {report.draft.how}.")
+    list_mod_on = report.as_dict()["list_carries_mod_on"]
+    click.echo(
+        "The survey list carries mod_on: "
+        + {True: "yes", False: "no (a plan reads every survey)", None: "not checked"}[list_mod_on]
+    )
+    click.echo(
+        f"{report.count('holds')} hold, {report.count('differs')} differ, "
+        f"{report.count('not checked')} not checked."
+    )

@@ -1,0 +1,156 @@
+"""The one draft survey a conformance run makes, and the journal that lets the next run remove
+it whatever ended this one.
+
+The journal (`.surveyctl/conformance/<environment>.json`) is written, and synced, before the
+create is sent (with the draft's unique title) and again once the answer names its id; it is
+cleared only when the draft is gone. A run killed at any point therefore leaves at most one
+draft and a journal naming it: the next run removes it first, by its id, or by its title from
+the list of drafts when the kill came before the create's answer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from surveyctl.api import ApiClient, paths
+from surveyctl.errors import ApiError, SurveyctlError
+
+DRAFT = 11
+CLOSED = 44
+# The title says what the survey is to anyone who meets it in the account's list.
+TITLE_PREFIX = "surveyctl conformance check"
+# An address that resolves nowhere (RFC 2606): no respondent can ever reach a page of it.
+NOWHERE = "https://conformance.invalid/never-launched?tid=[%%transaction_id%%]"
+
+
+def draft_title() -> str:
+    """A title no person mistakes for a real survey, unique to one run."""
+    return f"{TITLE_PREFIX} {secrets.token_hex(4)} - draft, never launched, delete me"
+
+
+def draft_body(title: str, locale: str) -> dict[str, Any]:
+    """The create body of the draft: the required fields only (public facts), one complete,
+    gender qualifications and two quotas for the quota checks."""
+    gender = {"qualification_code": 211, "condition_codes": ["111", "112"]}
+    return {
+        "survey_title": title,
+        "survey_category_code": 231,
+        "survey_localization": locale,
+        "completes_required": 1,
+        "expected_ir": 50,
+        "expected_loi": 5,
+        "live_url": NOWHERE,
+        "field_time": 1,
+        "qualifications": [gender],
+        "quotas": [
+            {
+                "buyer_quota_id": f"conformance-{name}",
+                "required_count": 1,
+                "criteria": [{"qualification_code": 211, "condition_codes": [code]}],
+            }
+            for name, code in (("male", "111"), ("female", "112"))
+        ],
+    }
+
+
+@dataclass
+class DraftJournal:
+    """The record of a run's draft survey, in one small JSON file."""
+
+    path: Path
+
+    def read(self) -> dict[str, Any] | None:
+        try:
+            entry = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            reason = f"cannot read the conformance journal: {exc}"
+            raise SurveyctlError(f"{self.path}: {reason}") from exc
+        return entry if isinstance(entry, dict) and entry.get("title") else None
+
+    def write(self, entry: dict[str, Any]) -> None:
+        """Replaces the journal atomically and durably: it must outlive a kill -9."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self.path.with_suffix(".tmp")
+        with open(temporary, "w", encoding="utf-8") as handle:
+            json.dump(entry, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, self.path)
+
+    def clear(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+@dataclass
+class Removal:
+    """What removing a draft did: `gone` when it is deleted or closed."""
+
+    survey_id: int | None
+    gone: bool
+    how: str  # "deleted", "closed", "not found", or why it could not be removed
+
+
+def create_draft(client: ApiClient, journal: DraftJournal, locale: str) -> tuple[dict, dict]:
+    """Creates the draft, journalled before and after; its create body and the answer."""
+    title = draft_title()
+    journal.write({"title": title, "started_at": time.time(), "ps_survey_id": None})
+    body = draft_body(title, locale)
+    created = client.create_survey(body)
+    journal.write({"title": title, "started_at": time.time(), "ps_survey_id": _id(created)})
+    return body, created
+
+
+def remove_draft(client: ApiClient, survey_id: int) -> Removal:
+    """Deletes the draft; where the service refuses, closes it (status 44) instead."""
+    try:
+        client.request("DELETE", paths.survey(survey_id), expected=(200, 202, 204))
+        return Removal(survey_id, True, "deleted")
+    except ApiError as exc:
+        if exc.status == 404:
+            return Removal(survey_id, True, "not found")
+        refusal = str(exc)
+    try:
+        client.set_survey_status(survey_id, CLOSED)
+        return Removal(survey_id, True, "closed")
+    except ApiError as exc:
+        return Removal(survey_id, False, f"{refusal}; closing it: {exc}")
+
+
+def settle_leftover(client: ApiClient, journal: DraftJournal) -> Removal | None:
+    """Removes the draft of an earlier run that did not finish; None when there was none."""
+    entry = journal.read()
+    if entry is None:
+        return None
+    survey_id = entry.get("ps_survey_id")
+    if not isinstance(survey_id, int):
+        # Killed before the create's answer: the draft, if made, is found by its title.
+        found = [
+            _id(survey)
+            for survey in client.list_surveys(DRAFT, targeting=False)
+            if survey.get("survey_title") == entry["title"]
+        ]
+        if not found:
+            journal.clear()
+            return Removal(None, True, "never created")
+        survey_id = found[0]
+    removal = remove_draft(client, survey_id)
+    if removal.gone:
+        journal.clear()
+    return removal
+
+
+def _id(survey: dict) -> int:
+    value = survey.get("ps_survey_id")
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    if not isinstance(value, int):
+        raise SurveyctlError("the create answer carries no ps_survey_id: the draft is unknown")
+    return value

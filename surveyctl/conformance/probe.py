@@ -1,0 +1,140 @@
+"""The verdicts of a conformance run and the request helper its checks share.
+
+A check sends requests through `Probe.call`, which returns every answer (status, JSON body,
+headers) instead of raising on an error status: an error probe wants the refusal, and a
+check reports what it saw either way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from surveyctl.api import ApiClient, paths
+from surveyctl.api.reading import as_int
+from surveyctl.api.secrets import redact
+
+HOLDS = "holds"
+DIFFERS = "differs"
+NOT_CHECKED = "not checked"
+# Every status a probe wants to see rather than have raised.
+ANY_STATUS = tuple(range(100, 600))
+_SEEN_LIMIT = 200
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A check's verdict (holds, differs, not checked) and what was seen."""
+
+    verdict: str
+    seen: str = ""
+
+
+def holds(seen: str = "") -> Outcome:
+    return Outcome(HOLDS, seen)
+
+
+def differs(seen: str) -> Outcome:
+    return Outcome(DIFFERS, seen)
+
+
+def not_checked(why: str) -> Outcome:
+    return Outcome(NOT_CHECKED, why)
+
+
+def expect(condition: bool, seen: str) -> Outcome:
+    """Holds when `condition`; either way `seen` says what the service answered."""
+    return holds(seen) if condition else differs(seen)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the report: an assumption, where it comes from, and the verdict."""
+
+    id: str
+    assumption: str
+    source: str
+    verdict: str
+    seen: str
+
+    def as_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer of the service, as a probe sees it."""
+
+    method: str
+    shown: str  # "PUT /surveys/10001"
+    status: int
+    body: Any
+    headers: dict[str, str]
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+    @property
+    def code(self) -> int | None:
+        if not isinstance(self.body, dict):
+            return None
+        return as_int(self.body.get("ps_api_response_code", self.body.get("ps_error_code")))
+
+    def describe(self) -> str:
+        """`PUT /surveys/10001 answered 400 (code 1004): unknown field ...`, clipped."""
+        text = f"{self.method} {self.shown} answered {self.status}"
+        if self.code is not None:
+            text += f" (code {self.code})"
+        if not self.ok and isinstance(self.body, dict):
+            message = self.body.get("ps_api_response_message") or self.body.get("msg") or ""
+            text += f": {message}" if message else ""
+        text = redact(text)
+        return text if len(text) <= _SEEN_LIMIT else text[: _SEEN_LIMIT - 3] + "..."
+
+
+@dataclass
+class Probe:
+    """The client and the draft under test, shared by the checks of one run."""
+
+    client: ApiClient
+    locale: str
+    survey_id: int | None = None
+    create_body: dict | None = None
+    created: dict | None = None
+
+    def call(
+        self,
+        method: str,
+        path: paths.Path,
+        *,
+        body: Any = None,
+        params: dict[str, Any] | None = None,
+    ) -> Answer:
+        response = self.client.request(method, path, body=body, params=params, expected=ANY_STATUS)
+        try:
+            payload = response.json() if response.content else None
+        except ValueError:
+            payload = response.text[:_SEEN_LIMIT]
+        return Answer(method, f"{path.path}", response.status_code, payload, dict(response.headers))
+
+    def survey(self) -> dict:
+        """The draft as GET answers it now ({} when the read fails)."""
+        answer = self.call("GET", paths.survey(self.draft_id))
+        return answer.body if answer.ok and isinstance(answer.body, dict) else {}
+
+    @property
+    def draft_id(self) -> int:
+        if self.survey_id is None:
+            raise LookupError("no draft")
+        return self.survey_id
+
+    def put_body(self, **changes: Any) -> dict:
+        """The draft's create body with `changes` (a value None leaves the field out)."""
+        body = dict(self.create_body or {})
+        for key, value in changes.items():
+            if value is None:
+                body.pop(key, None)
+            else:
+                body[key] = value
+        return body

@@ -1,0 +1,139 @@
+"""Checks of what surveyctl assumes the service answers to reads: the catalogue, the survey
+list, one survey, quotas, status and performance (docs/api-assumptions.md)."""
+
+from __future__ import annotations
+
+from surveyctl.api import paths
+from surveyctl.conformance.probe import Outcome, Probe, differs, expect, holds
+
+# Fields a GET may carry that the create answer does not (documented GET bodies).
+READ_ONLY_EXTRAS = frozenset({"mod_on", "crtd_on", "mcqb"})
+QUOTA_PERFORMANCE_FIELDS = ("ps_quota_id", "buyer_quota_id", "completes_goal", "completes_fielded")
+
+
+def catalogue_pages(probe: Probe) -> Outcome:
+    answer = probe.call("GET", paths.attributes(), params={"localization": probe.locale})
+    if not answer.ok or not isinstance(answer.body, list):
+        return differs(answer.describe())
+    pages = answer.headers.get("total_pages")
+    return expect(
+        pages is not None and pages.isdigit(),
+        f"{len(answer.body)} attributes on page 1, total_pages {pages!r}",
+    )
+
+
+def catalogue_gender(probe: Probe) -> Outcome:
+    answer = probe.call("GET", paths.attributes(), params={"localization": probe.locale})
+    if not answer.ok or not isinstance(answer.body, list):
+        return differs(answer.describe())
+    gender = next((a for a in answer.body if a.get("qualification_code") == 211), None)
+    if gender is None:
+        return differs("no attribute 211 on page 1")
+    codes = {
+        str(item.get("condition_code"))
+        for localization in gender.get("localizations") or []
+        for item in localization.get("answers") or []
+    }
+    return expect({"111", "112"} <= codes, f"211 answers {sorted(codes)}")
+
+
+def catalogue_en_au(probe: Probe) -> Outcome:
+    answer = probe.call("GET", paths.attributes(), params={"localization": "en_AU"})
+    return expect(
+        answer.ok and isinstance(answer.body, list) and bool(answer.body), answer.describe()
+    )
+
+
+def get_like_create(probe: Probe) -> Outcome:
+    live = probe.survey()
+    created = probe.created or {}
+    if not live:
+        return differs(f"GET /surveys/{probe.draft_id} gave no survey")
+    missing = sorted(set(created) - set(live))
+    changed = sorted(
+        key
+        for key in set(created) & set(live)
+        if key not in READ_ONLY_EXTRAS and created[key] != live[key]
+    )
+    if missing or changed:
+        return differs(f"missing {missing}, different {changed}")
+    return holds(f"{len(created)} fields, the same values")
+
+
+def get_carries_mod_on(probe: Probe) -> Outcome:
+    live = probe.survey()
+    present = [name for name in ("mod_on", "crtd_on") if isinstance(live.get(name), int)]
+    return expect(len(present) == 2, f"epoch-millisecond fields present: {present or 'none'}")
+
+
+def _list_page(probe: Probe, status: int) -> tuple[list, dict, str]:
+    params = {"status": status, "page": 1, "limit": 100}
+    answer = probe.call("GET", paths.surveys(), params=params)
+    items = answer.body if answer.ok and isinstance(answer.body, list) else []
+    return items, answer.headers, answer.describe()
+
+
+def list_by_status(probe: Probe) -> Outcome:
+    """The draft in the list of drafts (every page: an account may hold many) and not in the
+    list of live surveys."""
+    drafts = probe.client.list_surveys(11, targeting=False)
+    live = probe.client.list_surveys(22, targeting=False)
+    in_drafts = any(item.get("ps_survey_id") == probe.draft_id for item in drafts)
+    in_live = any(item.get("ps_survey_id") == probe.draft_id for item in live)
+    return expect(
+        in_drafts and not in_live,
+        f"the draft in status=11 ({len(drafts)} surveys): {in_drafts}, "
+        f"in status=22 ({len(live)}): {in_live}",
+    )
+
+
+def list_total_pages(probe: Probe) -> Outcome:
+    _, headers, seen = _list_page(probe, 11)
+    pages = headers.get("total_pages")
+    return expect(pages is not None, f"{seen}; total_pages {pages!r}")
+
+
+def list_carries_mod_on(probe: Probe) -> Outcome:
+    """Whether a plan can skip the GET of unchanged surveys (the list's `mod_on`)."""
+    drafts, _, seen = _list_page(probe, 11)
+    if not drafts:
+        return differs(f"{seen}; no item to look at")
+    carrying = sum(1 for item in drafts if isinstance(item.get("mod_on"), int))
+    return expect(carrying == len(drafts), f"{carrying} of {len(drafts)} items carry mod_on")
+
+
+def quota_performance(probe: Probe) -> Outcome:
+    answer = probe.call("GET", paths.quota_performance(probe.draft_id))
+    rows = answer.body if answer.ok and isinstance(answer.body, list) else None
+    if not rows:
+        return differs(answer.describe())
+    missing = sorted({f for row in rows for f in QUOTA_PERFORMANCE_FIELDS if f not in row})
+    return expect(not missing, f"{len(rows)} rows" + (f", missing {missing}" if missing else ""))
+
+
+def quota_list(probe: Probe) -> Outcome:
+    answer = probe.call("GET", paths.quotas(probe.draft_id))
+    body = answer.body
+    quotas = body.get("quotas") if isinstance(body, dict) else body
+    ids = {q.get("buyer_quota_id") for q in quotas or [] if isinstance(q, dict)}
+    wanted = {q["buyer_quota_id"] for q in (probe.create_body or {}).get("quotas", [])}
+    return expect(answer.ok and wanted <= ids, f"{answer.describe()}; quotas {sorted(ids)}")
+
+
+def one_quota(probe: Probe) -> Outcome:
+    quota_id = (probe.create_body or {})["quotas"][0]["buyer_quota_id"]
+    answer = probe.call("GET", paths.quota(probe.draft_id, quota_id))
+    body = answer.body if isinstance(answer.body, dict) else {}
+    return expect(answer.ok and body.get("buyer_quota_id") == quota_id, answer.describe())
+
+
+def survey_status(probe: Probe) -> Outcome:
+    answer = probe.call("GET", paths.survey_status(probe.draft_id))
+    body = answer.body if isinstance(answer.body, dict) else {}
+    return expect(answer.ok and body.get("ps_survey_status") == 11, answer.describe())
+
+
+def survey_performance(probe: Probe) -> Outcome:
+    answer = probe.call("GET", paths.survey_performance(probe.draft_id))
+    body = answer.body if isinstance(answer.body, dict) else {}
+    return expect(answer.ok and body.get("ps_survey_id") == probe.draft_id, answer.describe())

@@ -1,0 +1,226 @@
+"""Checks of what surveyctl assumes the service does with writes to the draft: the create
+answer, full-overwrite PUTs, JSON Patch, quota PUTs, and the refusals it documents.
+
+Every write goes to the run's own draft and leaves it a draft: no check changes its status,
+and a body the service might take in an unexpected way is one a draft can hold harmlessly.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+
+from surveyctl.api import paths
+from surveyctl.api.client import ApiClient
+from surveyctl.conformance.probe import ANY_STATUS, Outcome, Probe, differs, expect
+
+# A survey id no account is expected to hold (404, not another buyer's 403).
+UNKNOWN_SURVEY_ID = 999_999_999_999
+INVALID_KEY = "surveyctl-conformance-invalid-key"
+
+
+def create_required_only(probe: Probe) -> Outcome:
+    created = probe.created or {}
+    return expect(
+        isinstance(created.get("ps_survey_id"), int),
+        f"201 with ps_survey_id {created.get('ps_survey_id')!r}",
+    )
+
+
+def create_is_draft(probe: Probe) -> Outcome:
+    status = (probe.created or {}).get("ps_survey_status")
+    return expect(status == 11, f"ps_survey_status {status!r}")
+
+
+def create_defaults(probe: Probe) -> Outcome:
+    created = probe.created or {}
+    seen = {
+        "billing_id": created.get("billing_id"),
+        "offer_price": created.get("offer_price"),
+        "test_url": created.get("test_url"),
+        "qlc.enable": (created.get("qlc") or {}).get("enable"),
+    }
+    wanted = {
+        "billing_id": f"PS{probe.draft_id}",
+        "offer_price": None,
+        "test_url": None,
+        "qlc.enable": False,
+    }
+    return expect(seen == wanted, ", ".join(f"{k} {v!r}" for k, v in seen.items()))
+
+
+def put_overwrites(probe: Probe) -> Outcome:
+    first = probe.call(
+        "PUT",
+        paths.survey(probe.draft_id),
+        body=probe.put_body(buyer_message="conformance", external_project_id="conformance-project"),
+    )
+    if not first.ok:
+        return differs(first.describe())
+    kept = probe.survey()
+    if kept.get("external_project_id") != "conformance-project":
+        return differs(f"external_project_id after PUT: {kept.get('external_project_id')!r}")
+    second = probe.call("PUT", paths.survey(probe.draft_id), body=probe.put_body())
+    if not second.ok:
+        return differs(second.describe())
+    cleared = probe.survey()
+    left = {k: cleared.get(k) for k in ("buyer_message", "external_project_id") if cleared.get(k)}
+    return expect(not left, f"fields left out of the second PUT afterwards: {left or 'cleared'}")
+
+
+def put_get_body_back(probe: Probe) -> Outcome:
+    body = probe.survey()
+    body["external_project_id"] = "conformance-project"
+    answer = probe.call("PUT", paths.survey(probe.draft_id), body=body)
+    return expect(answer.ok, answer.describe())
+
+
+def put_unknown_field(probe: Probe) -> Outcome:
+    body = probe.put_body(surveyctl_conformance_unknown_field="ignored")
+    answer = probe.call("PUT", paths.survey(probe.draft_id), body=body)
+    return expect(answer.ok, answer.describe())
+
+
+def _with_state(probe: Probe, codes: list[str]) -> dict:
+    body = probe.put_body()
+    body["qualifications"] = [
+        *body.get("qualifications", []),
+        {"qualification_code": 225, "condition_codes": codes},
+    ]
+    return body
+
+
+def state_codes_unpadded(probe: Probe) -> Outcome:
+    answer = probe.call("PUT", paths.survey(probe.draft_id), body=_with_state(probe, ["6"]))
+    return expect(answer.ok, answer.describe())
+
+
+def state_codes_padded(probe: Probe) -> Outcome:
+    body = _with_state(probe, ["06", "36", "34"])
+    answer = probe.call("PUT", paths.survey(probe.draft_id), body=body)
+    return expect(answer.ok, answer.describe())
+
+
+def feasibility_criterias(probe: Probe) -> Outcome:
+    today = time.strftime("%Y%m%d")
+    body = probe.put_body(
+        feasibility_exclusions={
+            "enable": False,
+            "start": today,
+            "end": today,
+            "criteriaSurveys": [],
+            "statuses": [],
+            "criterias": [],
+        }
+    )
+    answer = probe.call("PUT", paths.survey(probe.draft_id), body=body)
+    return expect(answer.ok, answer.describe())
+
+
+def unknown_locale(probe: Probe) -> Outcome:
+    body = probe.put_body(survey_localization="xx_XX")
+    answer = probe.call("PUT", paths.survey(probe.draft_id), body=body)
+    probe.call("PUT", paths.survey(probe.draft_id), body=probe.put_body())  # in case it took
+    return expect(answer.status == 400, answer.describe())
+
+
+def patch_replace(probe: Probe) -> Outcome:
+    operations = [{"op": "replace", "path": "/completes_required", "value": 2}]
+    answer = probe.call("PATCH", paths.survey(probe.draft_id), body=operations)
+    body = answer.body if isinstance(answer.body, dict) else {}
+    return expect(answer.ok and body.get("completes_required") == 2, answer.describe())
+
+
+def mod_on_moves(probe: Probe) -> Outcome:
+    before = probe.survey().get("mod_on")
+    time.sleep(0.01)  # epoch milliseconds: one write later is a later millisecond
+    probe.call("PUT", paths.survey(probe.draft_id), body=probe.put_body())
+    after = probe.survey()
+    moved = isinstance(before, int) and isinstance(after.get("mod_on"), int)
+    moved = moved and after["mod_on"] > before and after.get("crtd_on") is not None
+    return expect(moved, f"mod_on {before!r} -> {after.get('mod_on')!r}")
+
+
+def _quota(probe: Probe, index: int = 0) -> dict:
+    return copy.deepcopy((probe.create_body or {})["quotas"][index])
+
+
+def quota_put(probe: Probe) -> Outcome:
+    quota = _quota(probe)
+    body = {"required_count": 1, "criteria": quota["criteria"]}
+    answer = probe.call("PUT", paths.quota(probe.draft_id, quota["buyer_quota_id"]), body=body)
+    got = answer.body if isinstance(answer.body, dict) else {}
+    fields = {"buyer_quota_id", "ps_quota_id", "required_count", "criteria"}
+    return expect(answer.ok and fields <= set(got), answer.describe())
+
+
+def quota_put_repeats_id(probe: Probe) -> Outcome:
+    quota = _quota(probe)
+    body = {
+        "buyer_quota_id": quota["buyer_quota_id"],
+        "required_count": 1,
+        "criteria": quota["criteria"],
+    }
+    answer = probe.call("PUT", paths.quota(probe.draft_id, quota["buyer_quota_id"]), body=body)
+    return expect(answer.ok, answer.describe())
+
+
+def quota_put_title(probe: Probe) -> Outcome:
+    quota = _quota(probe, 1)
+    body = {
+        "quota_title": "renamed by the conformance check",
+        "required_count": 1,
+        "criteria": quota["criteria"],
+    }
+    answer = probe.call("PUT", paths.quota(probe.draft_id, quota["buyer_quota_id"]), body=body)
+    if not answer.ok:
+        return differs(answer.describe())
+    quotas = probe.survey().get("quotas") or []
+    titles = {q.get("buyer_quota_id"): q.get("quota_title") for q in quotas}
+    shown = titles.get(quota["buyer_quota_id"])
+    return expect(shown == body["quota_title"], f"the survey shows quota_title {shown!r}")
+
+
+def unknown_survey(probe: Probe) -> Outcome:
+    answer = probe.call("GET", paths.survey(UNKNOWN_SURVEY_ID))
+    return expect(answer.status == 404 and answer.code == 1006, answer.describe())
+
+
+def invalid_key(probe: Probe) -> Outcome:
+    stranger = ApiClient(probe.client.host, INVALID_KEY, retries=0, show_host=False)
+    try:
+        response = stranger.request("GET", paths.surveys(), expected=ANY_STATUS)
+    finally:
+        stranger.close()
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    body = body if isinstance(body, dict) else {}
+    readable = bool(body.get("ps_api_response_message") or body.get("msg"))
+    return expect(
+        response.status_code == 401 and readable,
+        f"GET /surveys with an invalid key answered {response.status_code}"
+        + ("" if readable else ", without a message the client can read"),
+    )
+
+
+def qlc_needs_quotas(probe: Probe) -> Outcome:
+    qlc = {"enable": True, "multiple_quotas": {"enable": True}}
+    body = probe.put_body(quotas=[], qlc=qlc)
+    answer = probe.call("PUT", paths.survey(probe.draft_id), body=body)
+    _restore(probe, answer.ok)
+    return expect(answer.status == 400 and answer.code == 1014, answer.describe())
+
+
+def qbp_needs_quotas(probe: Probe) -> Outcome:
+    body = probe.put_body(quotas=[], qbp={"enable": True})
+    answer = probe.call("PUT", paths.survey(probe.draft_id), body=body)
+    _restore(probe, answer.ok)
+    return expect(answer.status == 400 and answer.code == 1007, answer.describe())
+
+
+def _restore(probe: Probe, changed: bool) -> None:
+    """Puts the draft back as created after a refusal that was taken after all."""
+    if changed:
+        probe.call("PUT", paths.survey(probe.draft_id), body=probe.put_body())

@@ -1,0 +1,213 @@
+"""`surveyctl conformance` against the sandbox over real HTTP: the verdicts, the draft removed
+whatever ends the run (the end, Ctrl-C, kill -9 and the next run), and the approval rule."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from surveyctl.api import ApiClient
+from surveyctl.conformance.draft import TITLE_PREFIX
+from surveyctl.sandbox.process import served
+
+KEY = "sandbox-buyer-1"
+# Rows the sandbox of today answers otherwise than the public documentation: the service takes
+# fields the spec does not list, padded state codes, en_AU, quota titles, the quota and status
+# reads, and carries mod_on/crtd_on. They turn to "holds" once the sandbox is as lenient as
+# the service; this set then empties (and the last test below with it).
+NOT_YET_IN_THE_SANDBOX = {
+    "catalogue-en_AU",
+    "get-mod_on",
+    "list-mod_on",
+    "mod_on-moves",
+    "put-get-body",
+    "put-unknown-field",
+    "state-padded",
+    "feasibility-criterias",
+    "quota-put-id",
+    "quota-put-title",
+    "quota-list",
+    "quota-one",
+    "survey-status",
+}
+NEVER_CHECKED = {
+    "status-moves",
+    "transactions",
+    "adjustments",
+    "return-link",
+    "rate-limit",
+    "qbp-live",
+    "groups",
+}
+
+
+def _verdicts(report: dict) -> dict[str, str]:
+    return {row["id"]: row["verdict"] for row in report["rows"]}
+
+
+def _drafts_left(url: str) -> list[dict]:
+    """The conformance drafts of buyer 1 in the list of every status."""
+    client = ApiClient(url, KEY, retries=0)
+    try:
+        every = client.list_surveys(targeting=False)
+    finally:
+        client.close()
+    return [s for s in every if str(s.get("survey_title", "")).startswith(TITLE_PREFIX)]
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory, sandbox) -> dict:
+    """One run against the session's sandbox, its JSON report read from --output."""
+    from click.testing import CliRunner
+
+    from surveyctl.cli.main import cli
+
+    folder = tmp_path_factory.mktemp("conformance")
+    config = {"environments": {"local": {"host": sandbox.url, "api_key_env": "SURVEYCTL_C_KEY"}}}
+    (folder / "surveyctl.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    before = os.getcwd()
+    os.chdir(folder)
+    os.environ["SURVEYCTL_C_KEY"] = KEY
+    try:
+        result = CliRunner().invoke(
+            cli, ["--env", "local", "conformance", "--output", "report.json"]
+        )
+    finally:
+        os.chdir(before)
+        del os.environ["SURVEYCTL_C_KEY"]
+    assert result.exit_code == 0, result.output
+    return json.loads((folder / "report.json").read_text(encoding="utf-8"))
+
+
+def test_every_checkable_assumption_holds_against_the_sandbox(report):
+    verdicts = _verdicts(report)
+    checkable = set(verdicts) - NEVER_CHECKED - NOT_YET_IN_THE_SANDBOX
+    assert len(checkable) >= 20
+    assert {name: verdicts[name] for name in checkable} == dict.fromkeys(checkable, "holds")
+
+
+def test_what_cannot_be_checked_safely_is_reported_not_checked(report):
+    verdicts = _verdicts(report)
+    assert {name: verdicts[name] for name in NEVER_CHECKED} == dict.fromkeys(
+        NEVER_CHECKED, "not checked"
+    )
+
+
+def test_the_report_says_whether_the_list_carries_mod_on(report):
+    mod_on = _verdicts(report)["list-mod_on"] == "holds"
+    assert report["list_carries_mod_on"] is mod_on
+
+
+def test_the_draft_is_deleted_and_in_no_status_list_afterwards(report, sandbox):
+    assert report["draft"]["removed"] is True
+    assert report["draft"]["how"] == "deleted"
+    assert _drafts_left(sandbox.url) == []
+
+
+def test_a_row_names_its_source_and_what_was_seen(report):
+    row = next(row for row in report["rows"] if row["id"] == "unknown-survey-404")
+    assert row["source"] == "public facts"
+    assert "404" in row["seen"] and "1006" in row["seen"]
+
+
+def test_rows_the_sandbox_does_not_serve_yet_say_what_differs(report):
+    # Flip: once the sandbox takes what the service takes, these hold (see the set above).
+    verdicts = _verdicts(report)
+    assert {name: verdicts[name] for name in NOT_YET_IN_THE_SANDBOX} == dict.fromkeys(
+        NOT_YET_IN_THE_SANDBOX, "differs"
+    )
+
+
+def test_a_protected_environment_needs_env_and_yes(project, run_cli, sandbox):
+    config = {
+        "environments": {
+            "prod": {"host": sandbox.url, "api_key_env": "SURVEYCTL_LOCAL_KEY", "protected": True}
+        },
+        "default_environment": "prod",
+    }
+    (project / "surveyctl.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    result = run_cli("conformance", "--yes")
+    assert result.exit_code == 1
+    assert "name it with --env prod" in result.stderr
+    assert not (project / ".surveyctl" / "conformance").exists()
+
+
+# -- interrupted runs: a real process, a real signal -----------------------------------------
+
+
+def _project(folder: Path, url: str) -> dict[str, str]:
+    config = {"environments": {"local": {"host": url, "api_key_env": "SURVEYCTL_C_KEY"}}}
+    (folder / "surveyctl.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    return {**os.environ, "SURVEYCTL_C_KEY": KEY}
+
+
+COMMAND = [sys.executable, "-m", "surveyctl", "--env", "local", "conformance", "--format", "json"]
+
+
+def _start(folder: Path, environ: dict[str, str]) -> subprocess.Popen:
+    return subprocess.Popen(
+        COMMAND, cwd=folder, env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+
+
+def _wait_for_draft(folder: Path, process: subprocess.Popen) -> int:
+    """The id of the draft once the run has journalled it."""
+    journal = folder / ".surveyctl" / "conformance" / "local.json"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            survey_id = json.loads(journal.read_text(encoding="utf-8")).get("ps_survey_id")
+        except (OSError, ValueError):
+            survey_id = None
+        if survey_id:
+            return survey_id
+        time.sleep(0.02)
+    raise AssertionError(f"no draft journalled: {process.communicate()}")
+
+
+def test_a_kill_9_leaves_one_draft_that_the_next_run_removes(tmp_path):
+    with served(tmp_path / "s.db", latency_ms=40) as sandbox:
+        environ = _project(tmp_path, sandbox.url)
+        process = _start(tmp_path, environ)
+        survey_id = _wait_for_draft(tmp_path, process)
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+        process.stdout.close()
+        process.stderr.close()
+        assert [s["ps_survey_id"] for s in _drafts_left(sandbox.url)] == [survey_id]
+
+        again = subprocess.run(
+            COMMAND,
+            cwd=tmp_path,
+            env=environ,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert again.returncode == 0, again.stderr
+        report = json.loads(again.stdout)
+        assert report["leftover_draft"] == {
+            "ps_survey_id": survey_id,
+            "removed": True,
+            "how": "deleted",
+        }
+        assert _drafts_left(sandbox.url) == []
+
+
+def test_ctrl_c_in_the_middle_removes_the_draft(tmp_path):
+    with served(tmp_path / "s.db", latency_ms=40) as sandbox:
+        process = _start(tmp_path, _project(tmp_path, sandbox.url))
+        _wait_for_draft(tmp_path, process)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
+        assert process.returncode == 130
+        assert b"no draft is left" in stderr
+        assert _drafts_left(sandbox.url) == []

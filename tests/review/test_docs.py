@@ -1,0 +1,71 @@
+"""The documentation is true and whole: its links and cited files exist, each section once,
+and the README's example manifest is the one in examples/ and plans as the README says."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import yaml
+from click.testing import CliRunner
+
+from surveyctl.cli.main import cli
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+PAGES = [REPOSITORY / "README.md", *sorted((REPOSITORY / "docs").glob("*.md"))]
+EXAMPLE = REPOSITORY / "examples" / "surveys" / "brand-tracker-us.yaml"
+LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+CITED = re.compile(r"`([\w./-]+\.md)`")
+
+
+def _readme() -> str:
+    return (REPOSITORY / "README.md").read_text(encoding="utf-8")
+
+
+def test_every_relative_link_of_the_docs_leads_to_a_file_of_the_repository():
+    broken = []
+    for page in PAGES:
+        for target in LINK.findall(page.read_text(encoding="utf-8")):
+            if "://" not in target and not (page.parent / target).exists():
+                broken.append(f"{page.name}: {target}")
+    assert broken == []
+
+
+def test_every_markdown_file_the_docs_cite_is_in_the_repository():
+    missing = []
+    for page in PAGES:
+        for cited in CITED.findall(page.read_text(encoding="utf-8")):
+            if not any((base / cited).exists() for base in (page.parent, REPOSITORY)):
+                missing.append(f"{page.name}: {cited}")
+    assert missing == []
+
+
+def test_each_page_has_each_section_once():
+    for page in PAGES:
+        headings = re.findall(r"^(#{1,3} .+)$", page.read_text(encoding="utf-8"), re.M)
+        repeated = {h for h in headings if headings.count(h) > 1}
+        assert repeated == set(), page.name
+
+
+def test_the_readme_manifest_is_the_example_of_the_repository():
+    block = re.findall(r"```yaml\n(.*?)```", _readme(), re.S)[0]
+    assert yaml.safe_load(block) == yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
+
+
+def test_changing_the_readme_shares_plans_what_the_readme_shows(tmp_path, monkeypatch):
+    shutil.copytree(REPOSITORY / "examples", tmp_path / "examples")
+    shutil.copytree(REPOSITORY / "schemas", tmp_path / "schemas")
+    shutil.copy(REPOSITORY / "surveyctl.yaml", tmp_path / "surveyctl.yaml")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
+    target = ["--target", "Survey/brand-tracker-us"]
+    assert CliRunner().invoke(cli, ["apply", "--auto-approve", *target]).exit_code == 0
+    manifest = tmp_path / "examples" / "surveys" / "brand-tracker-us.yaml"
+    text = manifest.read_text(encoding="utf-8")
+    manifest.write_text(text.replace("share: 0.48", "share: 0.40").replace("0.52", "0.60"))
+    planned = CliRunner().invoke(cli, ["plan", *target]).stdout
+    shown = re.search(r"0\.40/0\.60 plans:\n\n```\n(.*?)```", _readme(), re.S).group(1)
+    survey_id = re.search(r"ps_survey_id (\d+)", planned).group(1)  # the README says 10001
+    for line in filter(str.strip, shown.replace("10001", survey_id).splitlines()):
+        assert line in planned, line

@@ -1,0 +1,120 @@
+"""What `surveyctl init` writes works as written: surveyctl.yaml and the CI workflows agree on
+the environment, its key and its PostgreSQL state, every workflow passes actionlint, a missing
+secret stops a workflow with one sentence, and the example manifest names its JSON Schema."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from surveyctl.config import load_config
+
+from .test_ci_examples import surveyctl_steps
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+ACTIONLINT = Path(sys.executable).parent / "actionlint"  # from the test extra's wheel
+
+
+@pytest.fixture
+def fresh(run_cli, project) -> Path:
+    result = run_cli("init", "fresh")
+    assert result.exit_code == 0, result.stderr
+    fresh = project / "fresh"
+    fresh.joinpath("next.txt").write_text(result.stderr)
+    return fresh
+
+
+def _workflows(folder: Path) -> dict[str, dict]:
+    return {
+        path.name: yaml.safe_load(path.read_text(encoding="utf-8"))
+        for path in sorted((folder / ".github" / "workflows").glob("*.yml"))
+    }
+
+
+def _secret_names(value: str) -> set[str]:
+    return set(re.findall(r"secrets\.([A-Z_]+)", value))
+
+
+def test_init_configures_production_with_its_state_in_postgresql(fresh):
+    production = load_config(fresh / "surveyctl.yaml").environment("production")
+    assert production.state.backend == "postgres"
+    assert production.state.dsn_env == "SURVEYCTL_STATE_DSN"
+    assert production.protected
+
+
+def test_every_surveyctl_step_of_the_workflows_gets_the_variables_surveyctl_yaml_names(fresh):
+    config = load_config(fresh / "surveyctl.yaml")
+    checked = 0
+    for name, workflow in _workflows(fresh).items():
+        for step, args in surveyctl_steps(workflow):
+            environment = config.environment(args[args.index("--env") + 1])
+            given = step.get("env") or {}
+            assert environment.state.dsn_env in given, (name, args)
+            assert _secret_names(str(given[environment.state.dsn_env])), (name, args)
+            if args[2] in ("plan", "apply"):  # the commands that reach the marketplace
+                assert environment.api_key_env in given, (name, args)
+                assert _secret_names(str(given[environment.api_key_env])), (name, args)
+            checked += 1
+    assert checked >= 3
+
+
+def test_the_next_hint_names_the_secrets_the_workflows_check(fresh):
+    hint = fresh.joinpath("next.txt").read_text()
+    for name, workflow in _workflows(fresh).items():
+        check = workflow["jobs"][next(iter(workflow["jobs"]))]["steps"][0]
+        required = _secret_names(str(check["env"])) - {"SURVEYCTL_STATE_DSN_READONLY"}
+        assert required == {"SURVEYCTL_PRODUCTION_KEY", "SURVEYCTL_STATE_DSN"}, name
+        for secret in required:
+            assert secret in hint, (name, secret)
+
+
+@pytest.mark.parametrize("missing", ["HAS_PRODUCTION_KEY", "HAS_STATE_DSN"])
+def test_a_workflow_stops_with_one_sentence_when_a_secret_is_missing(fresh, missing):
+    for name, workflow in _workflows(fresh).items():
+        check = workflow["jobs"][next(iter(workflow["jobs"]))]["steps"][0]
+        env = {
+            "PATH": os.environ["PATH"],
+            "SURVEYCTL_REPOSITORY": "owner/surveyctl",
+            "SURVEYCTL_REF": "v1",
+            "HAS_PRODUCTION_KEY": "true",
+            "HAS_STATE_DSN": "true",
+        }
+        assert subprocess.run(["bash", "-e", "-c", check["run"]], env=env).returncode == 0
+        env[missing] = "false"
+        run = subprocess.run(
+            ["bash", "-e", "-c", check["run"]], env=env, capture_output=True, text=True
+        )
+        secret = {"HAS_PRODUCTION_KEY": "PRODUCTION_KEY", "HAS_STATE_DSN": "STATE_DSN"}[missing]
+        assert run.returncode == 1, name
+        assert run.stdout == (
+            f"::error::surveyctl cannot run: set the repository's secret SURVEYCTL_{secret} "
+            "(see surveyctl.yaml)\n"
+        ), name
+
+
+def test_actionlint_passes_every_workflow_shipped_or_scaffolded(fresh):
+    shipped = sorted((REPOSITORY / "examples" / "ci").glob("*.yml"))
+    scaffolded = sorted((fresh / ".github" / "workflows").glob("*.yml"))
+    assert len(shipped) == len(scaffolded) == 2
+    run = subprocess.run(
+        [str(ACTIONLINT), "-no-color", *map(str, shipped + scaffolded)],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_the_example_manifest_names_the_json_schema_init_writes_and_is_formatted(fresh, run_cli):
+    example = fresh / "surveys" / "example-tracker.yaml"
+    hint = example.read_text().splitlines()[0]
+    assert hint == "# yaml-language-server: $schema=../schemas/manifest.schema.json"
+    schema = (example.parent / hint.split("$schema=")[1]).resolve()
+    assert schema.read_text() == (REPOSITORY / "schemas" / "manifest.schema.json").read_text()
+    checked = run_cli("fmt", "--check", str(example))
+    assert checked.exit_code == 0, checked.stdout

