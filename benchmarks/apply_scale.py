@@ -33,8 +33,8 @@ from surveyctl.reconcile.apply import apply_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
 from surveyctl.sandbox.process import served
 from surveyctl.state import FileStateStore
-from surveyctl.state import changelog as file_changelog
-from surveyctl.state import file as file_backend
+from surveyctl.state.file import changelog as file_changelog
+from surveyctl.state.file import store as file_backend
 
 
 def manifest(index: int) -> dict:
@@ -124,7 +124,7 @@ def run_once(backend: str, args, n: int, root: Path, run: int, postgres: Postgre
             CountingFileStore.written = 0
             store = CountingFileStore(root / "state" / f"{environment}.json", environment)
         else:
-            from surveyctl.state.postgres import PostgresStateStore
+            from surveyctl.state.postgres.store import PostgresStateStore
 
             store = PostgresStateStore(postgres.dsn, environment, schema="bench")
         client = ApiClient(url, "sandbox-buyer-1", pool_size=max(32, args.parallelism))

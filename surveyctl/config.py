@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import difflib
 import os
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from surveyctl.errors import ConfigError, Location
+from surveyctl.state import registry as state_backends
+from surveyctl.state.registry import BackendSettings, SettingsSpec
 from surveyctl.yamlsafe import (
     Limits,
     Loaded,
@@ -71,24 +72,6 @@ DEFAULT_SETTLE_SECONDS = 60.0
 DEFAULT_DSN_VARIABLE = "SURVEYCTL_STATE_DSN"
 CI_VARIABLE = "CI"  # set to "true" by CI services
 
-STATE_BACKENDS = ("file", "postgres")
-_SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
-
-
-@dataclass(frozen=True)
-class StateSettings:
-    """Where an environment keeps its state: `file` (the default) or `postgres`, whose
-    connection string is in the variable `dsn_env`, in `schema`."""
-
-    backend: str = "file"
-    dsn_env: str | None = None
-    schema: str = "surveyctl"
-
-    def dsn(self) -> str:
-        """The connection string from the variable `dsn_env` ("" when it is not set)."""
-        return os.environ.get(self.dsn_env or "", "")
-
-
 @dataclass(frozen=True)
 class Guards:
     """Limits on the size of one apply; None is no limit. A plan over a limit is refused unless
@@ -107,7 +90,7 @@ class Environment:
     host: str | None = None  # None: the embedded sandbox
     api_key_env: str | None = None
     protected: bool = False
-    state: StateSettings = field(default_factory=StateSettings)
+    state: BackendSettings = field(default_factory=state_backends.default_settings)
     guards: Guards = field(default_factory=Guards)
     identity: str = "title"  # one of IDENTITY_RULES
 
@@ -256,6 +239,17 @@ class Config:
     @property
     def sandbox_db(self) -> Path:
         return self.work_dir / "sandbox.db"
+
+    def variable(self, name: str) -> str:
+        """The environment variable `name` ("" when it is not set), for a state backend's
+        settings that name one (the core reads no variable itself)."""
+        return os.environ.get(name, "")
+
+    def libpq_defaults(self) -> dict[str, str]:
+        return libpq_defaults()
+
+    def actor_name(self) -> str | None:
+        return actor_name()
 
     def holds_manifest(self, path: Path) -> bool:
         """Whether a plan without PATHS reads `path`: True when `manifests:` is not set (every
@@ -452,42 +446,18 @@ def _identity(environment: MarkedDict, field: str) -> str:
     return rule
 
 
-def _state_settings(environment: MarkedDict, field: str) -> StateSettings:
-    """`state: {backend, dsn_env, schema}` of an environment (absent: the file backend)."""
+def _state_settings(environment: MarkedDict, field: str) -> BackendSettings:
+    """`state:` of an environment, read by the backend it names (absent: the file backend)."""
     spec = environment.get("state")
     where = f"{field}.state"
     if spec is None:
-        return StateSettings()
+        return state_backends.default_settings()
     if not isinstance(spec, MarkedDict):
         raise ConfigError(
             f"{where} must be a mapping such as {{backend: postgres, dsn_env: VAR}}",
             environment.where("state"),
         )
-    _only_known(spec, ("backend", "dsn_env", "schema"), f"{where}: ")
-    backend = spec.get("backend", "file")
-    if backend not in STATE_BACKENDS:
-        raise ConfigError(
-            f"{where}.backend must be one of {', '.join(STATE_BACKENDS)}", spec.where("backend")
-        )
-    if backend == "file":
-        if set(spec) - {"backend"}:
-            raise ConfigError(
-                f"{where}: dsn_env and schema apply to backend postgres only", spec.location
-            )
-        return StateSettings()
-    dsn_env, schema = spec.get("dsn_env"), spec.get("schema", "surveyctl")
-    if not isinstance(dsn_env, str) or not dsn_env:
-        raise ConfigError(
-            f"{where}.dsn_env must name the variable that holds the PostgreSQL connection "
-            "string",
-            spec.where("dsn_env") if "dsn_env" in spec else spec.location,
-        )
-    if not isinstance(schema, str) or not _SCHEMA_NAME.match(schema):
-        raise ConfigError(
-            f"{where}.schema must be a lowercase PostgreSQL name (letters, digits, underscores)",
-            spec.where("schema"),
-        )
-    return StateSettings(backend="postgres", dsn_env=dsn_env, schema=schema)
+    return state_backends.parse(SettingsSpec(spec, where, spec.where))
 
 
 def _guards(environment: MarkedDict, field: str) -> Guards:

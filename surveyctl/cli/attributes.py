@@ -8,7 +8,6 @@ filters, and the answer is not cached, so a filtered list never stands in for th
 from __future__ import annotations
 
 import csv
-import json
 import sys
 from dataclasses import asdict
 
@@ -19,6 +18,7 @@ from surveyctl.catalog import Attribute, Catalog
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import FormatChoice, int_list
+from surveyctl.jsontext import dumps
 
 
 def _classes(ctx: click.Context, param: click.Parameter, value: str | None) -> list[int] | None:
@@ -69,7 +69,7 @@ def attributes(
     if search:
         found = [a for a in found if _matches(a, search)]
     if fmt == "json":
-        click.echo(json.dumps([asdict(a) for a in found], indent=2, ensure_ascii=False))
+        click.echo(dumps([asdict(a) for a in found]))
     elif fmt == "tsv":
         _print_tsv(found)
     else:

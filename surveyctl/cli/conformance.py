@@ -7,7 +7,6 @@ into an orderly stop that still removes the draft, and prints the table.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -16,6 +15,7 @@ from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import format_option
 from surveyctl.errors import SurveyctlError
+from surveyctl.jsontext import dumps
 from surveyctl.safety import Interrupted, Interrupts, check_output_path
 
 _WIDTHS = (21, 30, 11)
@@ -24,7 +24,9 @@ _WIDTHS = (21, 30, 11)
 @click.command("conformance")
 @click.option("--locale", default="en_US", show_default=True, help="Locale of the draft survey.")
 @click.option(
+    "--out",
     "--output",
+    "output",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write the report as JSON to FILE (to attach to a bug report).",
 )
@@ -66,7 +68,7 @@ def conformance_command(
     if output is not None:
         report.write_json(output)
     if output_format == "json":
-        click.echo(json.dumps(report.as_dict(), indent=2))
+        click.echo(dumps(report.as_dict()))
         return
     _print_summary(report)
 

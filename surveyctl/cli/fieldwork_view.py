@@ -6,7 +6,6 @@ The numbers come from `surveyctl.ops.fieldwork`; this module only draws them.
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from collections.abc import Callable
@@ -16,6 +15,7 @@ import click
 from surveyctl.cli.console import console
 from surveyctl.cli.context import CliContext
 from surveyctl.errors import SurveyctlError
+from surveyctl.jsontext import dumps
 from surveyctl.ops.fieldwork import Fieldwork, fieldwork, fieldwork_of_many
 from surveyctl.state import SurveyRecord
 from surveyctl.statuses import CLOSED
@@ -111,7 +111,7 @@ def _pause(seconds: float) -> None:
 def _print(views: list[Fieldwork], output_format: str, single: bool, compact: bool) -> None:
     if output_format == "json":
         data = views[0].to_dict() if single else [v.to_dict() for v in views]
-        click.echo(json.dumps(data, indent=None if compact else 2, ensure_ascii=False))
+        click.echo(dumps(data, compact=compact))
     elif sys.stdout.isatty():
         console().print(_rich(views))
     else:

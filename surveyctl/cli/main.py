@@ -36,7 +36,7 @@ COMMANDS: dict[str, str] = {
     "render": "surveyctl.cli.validate:render_command",
     "plan": "surveyctl.cli.plan:plan_command",
     "status": "surveyctl.cli.status:status_command",
-    "apply": "surveyctl.cli.plan:apply_command",
+    "apply": "surveyctl.cli.apply:apply_command",
     "import": "surveyctl.cli.imports:import_command",
     "import-group": "surveyctl.cli.imports:import_group_command",
     "surveys": "surveyctl.cli.surveys:surveys",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import click
 
 
@@ -37,6 +39,46 @@ def format_option(*choices: str, help: str | None = None):
         "output_format",
         type=FormatChoice(choices),
         default=choices[0],
+        show_default=True,
+        help=help,
+    )
+
+
+class RegistryChoice(click.Choice):
+    """A choice among what a registry holds when the command runs (a backend or a format
+    registered after this module was imported is offered too), not when it was imported."""
+
+    def __init__(self, names: Callable[[], Sequence[str]]):
+        self._names = names
+        super().__init__([])
+
+    @property
+    def choices(self) -> Sequence[str]:
+        return tuple(self._names())
+
+    @choices.setter
+    def choices(self, value: Sequence[str]) -> None:
+        pass  # the registry is the list
+
+
+class FormatRegistryChoice(RegistryChoice, FormatChoice):
+    """The registered output formats, `table` taken for `text` as on every command."""
+
+
+def output_format_option(for_apply: bool = False, help: str | None = None):
+    """`--format` among the registered output formats (surveyctl.render.formats), passed as
+    `output_format`; text by default."""
+
+    def names() -> list[str]:
+        from surveyctl.render import formats  # the renderers load only when a command runs
+
+        return formats.names(for_apply)
+
+    return click.option(
+        "--format",
+        "output_format",
+        type=FormatRegistryChoice(names),
+        default="text",
         show_default=True,
         help=help,
     )

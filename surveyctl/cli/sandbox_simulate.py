@@ -7,8 +7,6 @@ loopback); should a loopback host not be a sandbox after all, its 404 says so to
 
 from __future__ import annotations
 
-import json
-
 import click
 from rich.table import Table
 
@@ -16,6 +14,7 @@ from surveyctl.cli.console import console as make_console
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import FormatChoice, int_list
 from surveyctl.errors import ApiError, SurveyctlError
+from surveyctl.jsontext import dumps
 from surveyctl.safety import require_sandbox
 from surveyctl.statuses import transaction_status_name
 
@@ -67,7 +66,7 @@ def simulate(
             ) from exc
         raise
     if fmt == "json":
-        click.echo(json.dumps(result, indent=2))
+        click.echo(dumps(result))
         return
     table = Table(box=None, pad_edge=False, title=f"survey {survey_id}", title_justify="left")
     table.add_column("st", justify="right")

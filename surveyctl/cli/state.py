@@ -12,17 +12,16 @@ team setup (see surveyctl.localpg).
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import format_option
-from surveyctl.config import StateSettings
+from surveyctl.cli.options import RegistryChoice, format_option
 from surveyctl.errors import SurveyctlError
+from surveyctl.jsontext import dumps
 from surveyctl.resources import address, check_name, split_address
 from surveyctl.state import HistoryEntry, State, StateBackend, StateError, open_state
+from surveyctl.state import registry as backends
 from surveyctl.state.migrate import migrate
 
 yes_option = click.option(
@@ -115,7 +114,7 @@ def show_command(ctx: CliContext, name: str | None, serial: int | None) -> None:
     if serial is not None:
         current = store.state_at(serial)
     if name is None:
-        click.echo(json.dumps(current.to_json(), indent=2, ensure_ascii=False))
+        click.echo(dumps(current.to_json()))
         return
     where = store.location if serial is None else f"{store.location} at serial {serial}"
     resource_address = _resolve(current, name, where)
@@ -126,7 +125,7 @@ def show_command(ctx: CliContext, name: str | None, serial: int | None) -> None:
     pending = current.pending_create(resource_address)
     if pending is not None:
         shown["unresolved_create"] = pending.to_json()
-    click.echo(json.dumps(shown, indent=2, ensure_ascii=False))
+    click.echo(dumps(shown))
 
 
 @state.command("history")
@@ -151,7 +150,7 @@ def history_command(
     if limit is not None:
         entries = entries[-limit:]
     if output_format == "json":
-        click.echo(json.dumps([e.to_json() for e in entries], indent=2, ensure_ascii=False))
+        click.echo(dumps([e.to_json() for e in entries]))
         return
     if not entries:
         what = resource_address or "the state"
@@ -216,7 +215,7 @@ def mv_command(ctx: CliContext, old: str, new: str, lock_timeout: float, yes: bo
 @click.option(
     "--from",
     "source",
-    type=click.Choice(["file", "postgres"]),
+    type=RegistryChoice(lambda: backends.names()),
     required=True,
     help="The backend that holds the state now.",
 )
@@ -233,11 +232,24 @@ def mv_command(ctx: CliContext, old: str, new: str, lock_timeout: float, yes: bo
     show_default=True,
     help="With --from postgres: the schema holding the state.",
 )
+@click.option(
+    "--setting",
+    "settings",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A `state:` setting of the --from backend (repeatable), as in surveyctl.yaml.",
+)
 @lock_timeout_option
 @yes_option
 @pass_context
 def migrate_command(
-    ctx: CliContext, source: str, dsn_env: str, schema: str, lock_timeout: float, yes: bool
+    ctx: CliContext,
+    source: str,
+    dsn_env: str,
+    schema: str,
+    settings: tuple[str, ...],
+    lock_timeout: float,
+    yes: bool,
 ) -> None:
     """Copy the environment's state from another backend into the one surveyctl.yaml names.
 
@@ -250,14 +262,14 @@ def migrate_command(
             f"environment {environment.name!r} already keeps its state in {source}: set the "
             f"backend to copy into with `state:` in surveyctl.yaml, and name the other with --from"
         )
-    settings = StateSettings(source, dsn_env, schema) if source == "postgres" else StateSettings()
+    origin_settings = _source_settings(source, {"dsn_env": dsn_env, "schema": schema}, settings)
     _confirm(
         ctx,
         f"copy the state of environment {environment.name!r} from {source} into "
         f"{environment.state.backend}",
         yes,
     )
-    origin = open_state(ctx.config(), environment, settings)
+    origin = open_state(ctx.config(), environment, origin_settings)
     target = ctx.state_store()
     try:
         done = migrate(origin, target, lock_timeout)
@@ -274,6 +286,22 @@ def migrate_command(
         f"Copied the state of {environment.name} ({counts}) from {origin.location} to "
         f"{target.location}. The copy in {origin.location} is left as it was."
     )
+
+
+def _source_settings(
+    source: str, defaults: dict[str, str], given: tuple[str, ...]
+) -> backends.BackendSettings:
+    """The --from backend's settings: its KEY=VALUE settings, over the defaults of the options
+    it takes (--dsn-env, --schema), checked by the backend as surveyctl.yaml's would be."""
+    backend = backends.get(source)
+    values: dict[str, str] = {"backend": source}
+    values.update({key: value for key, value in defaults.items() if key in backend.fields})
+    for setting in given:
+        key, equals, value = setting.partition("=")
+        if not equals or not key:
+            raise SurveyctlError(f"--setting {setting!r} must be KEY=VALUE")
+        values[key.strip()] = value
+    return backends.parse(backends.SettingsSpec(values, "state"))
 
 
 @click.command("force-unlock")

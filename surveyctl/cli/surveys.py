@@ -9,7 +9,6 @@ surveyctl surveys list --status all --format csv > surveys.csv
 from __future__ import annotations
 
 import csv
-import json
 import sys
 
 import click
@@ -19,6 +18,7 @@ from rich.table import Table
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import FormatChoice
+from surveyctl.jsontext import dumps
 from surveyctl.reconcile.discovery import ROW_FIELDS, ListedSurvey, list_surveys
 from surveyctl.statuses import CLOSED, DRAFT, LIVE, PAUSED, SURVEY_STATUSES
 
@@ -80,7 +80,7 @@ def list_command(ctx: CliContext, statuses: tuple[int, ...], unmanaged: bool, fm
     if unmanaged:
         listed = [survey for survey in listed if survey.managed_as is None]
     if fmt == "json":
-        click.echo(json.dumps([s.row() for s in listed], indent=2, ensure_ascii=False))
+        click.echo(dumps([s.row() for s in listed]))
     elif fmt in ("csv", "tsv"):
         dialect = "excel-tab" if fmt == "tsv" else "excel"
         writer = csv.DictWriter(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -11,6 +10,7 @@ from rich.table import Table
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import FormatChoice
+from surveyctl.jsontext import dumps
 from surveyctl.ops.textcheck import FLAGS, check_answers, load_answers
 
 
@@ -34,7 +34,7 @@ def text_check(ctx: CliContext, transaction_id: str, answers_path: Path, fmt: st
     results = check_answers(ctx.client(), transaction_id, answers)
     if fmt == "json":
         payload = {"transaction_id": transaction_id, "data": [r.as_dict() for r in results]}
-        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        click.echo(dumps(payload))
         return
     table = Table(box=None, pad_edge=False)
     table.add_column("question_id")

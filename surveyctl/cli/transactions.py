@@ -9,7 +9,6 @@ send and asks first; without a terminal to ask on, it needs `--yes`.
 
 from __future__ import annotations
 
-import json
 import sys
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from surveyctl.cli.console import console as make_console
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import FormatChoice, int_list
 from surveyctl.errors import SurveyctlError
+from surveyctl.jsontext import dumps
 from surveyctl.ops.transactions import (
     DEFAULT_PAGE_SIZE,
     FORMATS,
@@ -176,7 +176,7 @@ class _ProgressReporter:
 def get_transaction(ctx: CliContext, survey_id: int, transaction_id: str) -> None:
     """One transaction record, as JSON."""
     record = ctx.client().get_transaction(survey_id, transaction_id)
-    click.echo(json.dumps(record, indent=2, ensure_ascii=False))
+    click.echo(dumps(record))
 
 
 def _interactive() -> bool:

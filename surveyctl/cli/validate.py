@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -18,6 +17,7 @@ from surveyctl.cli.manifest_options import (
 )
 from surveyctl.cli.options import format_option
 from surveyctl.errors import ConfigError
+from surveyctl.jsontext import dumps
 from surveyctl.manifests import Diagnostics, load_manifests
 from surveyctl.manifests.diagnostics import ERROR, NOTE, WARNING
 from surveyctl.model import DesiredState
@@ -74,7 +74,7 @@ def validate_command(
     state, diagnostics = load_manifests(manifest_paths(ctx, paths), catalog)
     if output_format == "json":
         click.echo(
-            json.dumps(
+            dumps(
                 {
                     "valid": not diagnostics.has_errors,
                     "error_count": diagnostics.count(ERROR),
@@ -82,8 +82,7 @@ def validate_command(
                     "note_count": diagnostics.count(NOTE),
                     "summary": _verdict(state, diagnostics, catalog),
                     "diagnostics": [d.to_json() for d in diagnostics.sorted()],
-                },
-                indent=2,
+                }
             )
         )
     else:
@@ -140,7 +139,7 @@ def render_command(
     if missing:
         raise ConfigError(f"no Survey manifest or program member is named {missing[0]!r}")
     if len(names) == 1:
-        click.echo(json.dumps(state.surveys[names[0]].body(), indent=2))
+        click.echo(dumps(state.surveys[names[0]].body()))
         return
     chosen = names or tuple(state.surveys)
     output = {
@@ -149,7 +148,7 @@ def render_command(
         if names
         else {name: group.body() for name, group in state.groups.items()},
     }
-    click.echo(json.dumps(output, indent=2))
+    click.echo(dumps(output))
 
 
 def _members(state: DesiredState, names: tuple[str, ...]) -> tuple[str, ...]:

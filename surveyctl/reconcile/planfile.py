@@ -26,7 +26,7 @@ import jsonschema
 from surveyctl.errors import SurveyctlError
 from surveyctl.files import write_atomically
 from surveyctl.reconcile.plan import FORMAT_VERSION, Plan
-from surveyctl.resources import KINDS, RESOURCE_NAME_PATTERN
+from surveyctl.resources import RESOURCE_NAME_PATTERN, known_kinds
 from surveyctl.state import fingerprint
 
 MAGIC = "surveyctl-plan"
@@ -81,7 +81,7 @@ _SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "required": ["kind", "name", "action"],
                 "properties": {
-                    "kind": {"enum": list(KINDS)},
+                    "kind": {"type": "string"},  # a registered kind: checked in _load
                     "name": {"type": "string", "pattern": RESOURCE_NAME_PATTERN},
                     "action": {"enum": ["no-op", "create", "update", "quota-update", "delete"]},
                     "remote_id": {"type": ["integer", "string", "null"]},
@@ -158,6 +158,10 @@ def _load(path: Path, key: bytes | None) -> Plan:
     if error is not None:
         where = ".".join(str(part) for part in error.absolute_path) or "top level"
         raise PlanFileError(f"{path}: not a valid plan at {where}: {error.message}")
+    for i, resource in enumerate(data["resources"]):  # the kinds registered now
+        if resource["kind"] not in known_kinds():
+            kind = f"{resource['kind']!r} is not a known resource kind"
+            raise PlanFileError(f"{path}: not a valid plan at resources.{i}.kind: {kind}")
     try:
         return Plan.from_dict(data)
     except (TypeError, ValueError, KeyError) as exc:

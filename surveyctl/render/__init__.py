@@ -1,4 +1,10 @@
-"""Renderers of a Plan: text for people and logs, markdown for pull requests, json for programs.
+"""Renderers of a Plan and of an apply's report: text for people and logs, markdown for pull
+requests, json for programs.
 
-Each is a pure function `render(plan, ...) -> str`; the CLI chooses one and prints it.
+Each is a pure function returning a string; each format registers itself in
+`surveyctl.render.formats` when its module is imported (below), and the CLI prints what the
+chosen one returns.
 """
+
+# One line per format: importing the module registers it.
+from surveyctl.render import json, markdown, text  # noqa: F401

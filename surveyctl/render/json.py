@@ -1,24 +1,52 @@
-"""The plan as JSON for programs. The format is documented in docs/plan.md.
+"""JSON for programs: the plan, an apply's report, and the one writer every command's JSON
+output goes through (`surveyctl.jsontext.dumps`). The formats are documented in docs/plan.md.
 
 `format_version` changes only when a field is removed or changes meaning. Besides the Plan's
 own fields (its `labels` table of names included), each change and drift carries `display`:
 its path, old and new value in words, as the text plan shows them. A program member carries
 `member` (program, market, wave; null for other resources), and `program_groups` lists each
-change made alike to several members of a program with all of its members.
+change made alike to several members of a program with all of its members. An apply's report
+holds that plan, the verdict, the counts and one row per planned write (status and remote id).
 """
 
 from __future__ import annotations
 
-import json
+from typing import Any
 
+from surveyctl.jsontext import dumps
 from surveyctl.reconcile.plan import Plan
 from surveyctl.render.describe import Describer
+from surveyctl.render.formats import Format, register
 from surveyctl.render.programs import member_groups
+from surveyctl.render.report import ApplyReport
 from surveyctl.render.text import summary_line
 from surveyctl.resources import member_of
 
+REPORT_VERSION = 1  # of the apply report; changes only when a field is removed or changes meaning
 
-def render(plan: Plan) -> str:
+
+def render(plan: Plan, color: bool = False) -> str:
+    """The plan (`color` is for the text format's sake: JSON has none)."""
+    return dumps(plan_data(plan), sort_keys=True) + "\n"
+
+
+def render_apply(report: ApplyReport, color: bool = False) -> str:
+    """What an apply did, for CI: the verdict, the counts, each write with its status and id,
+    and the plan it carried out."""
+    data = {
+        "report_version": REPORT_VERSION,
+        "environment": report.plan.environment,
+        "outcome": report.verdict,
+        "summary": report.counts(),
+        "resources": report.rows(),
+        "refreshed": report.refreshed,
+        "plan": plan_data(report.plan),
+    }
+    return dumps(data, sort_keys=True) + "\n"
+
+
+def plan_data(plan: Plan) -> dict[str, Any]:
+    """The plan's JSON document as data."""
     data = plan.to_dict()
     data["summary"] = {**plan.counts(), "text": summary_line(plan)}
     data["spend_total"] = vars(plan.spend_totals())
@@ -33,4 +61,7 @@ def render(plan: Plan) -> str:
             for change, shown in zip(getattr(resource, key), out[key], strict=True):
                 path, old, new = describer.change(change)
                 shown["display"] = {"path": path, "old": old, "new": new}
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return data
+
+
+register(Format("json", render, apply=render_apply, report_holds_plan=True))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from surveyctl.reconcile.plan import Plan, ResourceChange
 from surveyctl.render import text
+from surveyctl.render.formats import Format, register
 from surveyctl.render.lines import resource_lines
 from surveyctl.render.programs import (
     MemberGroup,
@@ -179,3 +180,6 @@ def _inline(message: str) -> str:
 
 def _size(lines: list[str]) -> int:
     return sum(len(line) + 1 for line in lines)
+
+
+register(Format("markdown", lambda plan, color: render(plan), failure=render_failure))

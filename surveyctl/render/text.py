@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from surveyctl.reconcile.apply import INTERRUPTED
 from surveyctl.reconcile.plan import Plan
+from surveyctl.render.formats import Format, register
 from surveyctl.render.lines import SYMBOLS, resource_lines
 from surveyctl.render.programs import group_lines, member_groups
+from surveyctl.render.report import ApplyReport
 from surveyctl.render.values import money, money_delta
 
-__all__ = ["SYMBOLS", "render", "summary_line"]
+__all__ = ["SYMBOLS", "render", "render_apply", "summary_line"]
 
 COLOURS = {"+": "32", "~": "33", "-": "31", "!": "35"}  # ANSI: green, yellow, red, magenta
 
@@ -39,6 +42,39 @@ def render(plan: Plan, color: bool = False) -> str:
             lines.append(f"  {note.severity}: {note.address}: {note.message}{where}")
         lines.append("")
     lines.append(summary_line(plan))
+    return "\n".join(lines) + "\n"
+
+
+def render_apply(report: ApplyReport, color: bool = False) -> str:
+    """What an apply did: Terraform's closing line, or the writes that failed or were not
+    attempted and what to do next."""
+    counts = report.counts()
+    if report.verdict == "refreshed":
+        return (
+            f"Refresh complete: the live values of {report.refreshed} resource(s) are recorded "
+            "as last applied.\n"
+        )
+    if report.verdict == "complete":
+        return (
+            f"Apply complete! Resources: {counts['added']} added, {counts['changed']} changed, "
+            f"{counts['destroyed']} destroyed.\n"
+        )
+    lines = [
+        f"Apply {report.verdict}: {counts['done']} done, {counts['failed']} failed, "
+        f"{counts['not_attempted']} not attempted."
+    ]
+    failed = report.result.failed
+    lines.extend(
+        f"  {o.status}: {o.address} ({o.action}): {o.message}"
+        for o in failed
+        if o.message != INTERRUPTED
+    )
+    stopped = [o.address for o in failed if o.message == INTERRUPTED]
+    if stopped:
+        lines.append(f"  not attempted (interrupted): {', '.join(stopped)}")
+    lines.append(
+        "What was done is recorded in the state; run `surveyctl plan` to see what remains."
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -143,3 +179,6 @@ def _many(count: int, noun: str) -> str:
 def _are(count: int, noun: str) -> str:
     """`1 create is`, `3 managed resources are`."""
     return f"{_many(count, noun)} {'is' if count == 1 else 'are'}"
+
+
+register(Format("text", render, apply=render_apply))

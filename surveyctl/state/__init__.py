@@ -1,8 +1,10 @@
 """State: what surveyctl knows about the resources it manages in one environment.
 
 Two backends keep it, chosen per environment (`state:` in surveyctl.yaml, see `open_state`):
-the file (the default, below) and PostgreSQL (`surveyctl.state.postgres`: one row per
-resource, serial-checked transactions, an advisory lock, a history table).
+the file (the default, below; `surveyctl.state.file`) and PostgreSQL
+(`surveyctl.state.postgres`: one row per resource, serial-checked transactions, an advisory
+lock, a history table). Each registers itself in `surveyctl.state.registry`, which reads its
+settings and opens it.
 
 `.surveyctl/state/<environment>.json` holds, per resource address (`Survey/<name>`,
 `ExclusionGroup/<name>`), the service's ids and the body last applied - the third side of the
@@ -37,8 +39,13 @@ user reads is the whole state. The API key is never part of the state: nothing h
 it.
 """
 
-from surveyctl.config import Config, Environment, StateSettings, actor_name
-from surveyctl.errors import ConfigError
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+# Each backend package registers itself when imported (one line per backend).
+import surveyctl.state.file
+import surveyctl.state.postgres  # noqa: F401  (psycopg is imported only when one is opened)
 from surveyctl.state.backend import StateBackend
 from surveyctl.state.changes import HistoryEntry, actor
 from surveyctl.state.file import FileStateStore
@@ -57,35 +64,25 @@ from surveyctl.state.records import (
     state_file,
     unregister_record,
 )
+from surveyctl.state.registry import BackendSettings, get
+
+if TYPE_CHECKING:  # the configuration imports this package to read `state:` settings
+    from surveyctl.config import Config, Environment
 
 
 def open_state(
-    config: Config, environment: Environment, settings: StateSettings | None = None
+    config: Config, environment: Environment, settings: BackendSettings | None = None
 ) -> StateBackend:
-    """The state backend of `environment`: its file in `.surveyctl/state/`, or its schema in
-    PostgreSQL when its `state:` setting says so (or `settings`, to reach the other one)."""
+    """The state backend of `environment` as its `state:` setting names it (or `settings`, to
+    reach another one), opened by the backend registered under that name."""
     settings = settings or environment.state
-    if settings.backend == "postgres":
-        # Imported here: psycopg is loaded only by those who keep their state in PostgreSQL.
-        from surveyctl.state.postgres import PostgresStateStore
-
-        variable = settings.dsn_env or ""
-        dsn = settings.dsn()
-        if not dsn:
-            raise ConfigError(
-                f"the PostgreSQL state of environment {environment.name!r} needs its connection "
-                f"string in ${variable}, which is not set"
-            )
-        store: StateBackend = PostgresStateStore(
-            dsn, environment.name, settings.schema, dsn_variable=variable
-        )
-    else:
-        store = FileStateStore(state_file(config.state_dir, environment.name), environment.name)
-    store.actor = actor(actor_name())
+    store = get(settings.backend).open(settings, config, environment.name)
+    store.actor = actor(config.actor_name())
     return store
 
 
 __all__ = [
+    "BackendSettings",
     "FORMAT_VERSION",
     "GroupRecord",
     "HistoryEntry",

@@ -9,7 +9,7 @@ matches, so a stale ID cannot remove a newer holder's lock.
 
 A record whose holder ran on this host and whose process no longer exists is taken over, with
 a note on stderr: the state loses nothing when its writer dies (every write is in the change
-log, see `surveyctl.state.changelog`), so there is nothing for a person to decide. A holder on
+log, see `surveyctl.state.file.changelog`), so there is nothing for a person to decide. A holder on
 another host cannot be checked from here; its lock still needs `force-unlock`.
 
 Why a record plus `filelock.FileLock`, rather than `SoftFileLock` alone: the record must say

@@ -124,7 +124,7 @@ def _postgres_holds(environment: str) -> str:
     import psycopg
     from psycopg import sql
 
-    from surveyctl.state.database import DatabaseError, Dsn
+    from surveyctl.state.postgres.database import DatabaseError, Dsn
 
     try:
         dsn = Dsn.parse(value, environment, DEFAULT_DSN_VARIABLE, libpq_defaults())

@@ -13,8 +13,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from surveyctl.errors import SurveyctlError
 from surveyctl.resources import (
     EXCLUSION_GROUP,
@@ -332,14 +330,18 @@ def journal_from_json(value: dict, key: str, source: object) -> JournalEntry:
     return JournalEntry(value["address"], value["started_at"], value["fingerprint"])
 
 
-_VALIDATORS = {
-    id(schema): jsonschema.Draft202012Validator(schema)
-    for schema in (_SCHEMA, _SURVEY_SCHEMA, _GROUP_SCHEMA)
-}
+_VALIDATORS: dict[int, Any] = {}
 
 
 def _check(value: Any, schema: dict, source: object, where: str) -> None:
-    error = jsonschema.exceptions.best_match(_VALIDATORS[id(schema)].iter_errors(value))
+    # jsonschema is loaded by the first check, not with this module: reading surveyctl.yaml
+    # asks the state backends for their settings, and need not load it.
+    import jsonschema
+
+    validator = _VALIDATORS.get(id(schema))
+    if validator is None:
+        validator = _VALIDATORS[id(schema)] = jsonschema.Draft202012Validator(schema)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(value))
     if error is not None:
         place = ".".join(str(p) for p in [where, *error.absolute_path] if p != "") or "top level"
         raise StateError(f"{source}: not a valid surveyctl state file at {place}: {error.message}")

@@ -224,3 +224,21 @@ def test_a_group_shows_the_same_drift_in_a_plan_as_in_a_refresh(api, store):
     refreshed, _, _ = group.refresh(record, live)
     assert [c.path for c in change.drift] == ["name", "exclusion_period"]
     assert change.drift == refreshed
+
+
+def test_a_saved_plan_of_a_registered_kind_loads_again(api, store, memo_kind, tmp_path):
+    from surveyctl.reconcile.planfile import load_plan, save_plan
+
+    save_plan(_plan(api, store, _desired(hello="hi")), tmp_path / "memo.plan")
+    loaded = load_plan(tmp_path / "memo.plan")
+    assert [(r.address, r.action) for r in loaded.resources] == [("Memo/hello", "create")]
+
+
+def test_a_saved_plan_of_a_kind_nobody_registered_is_refused(api, store, tmp_path):
+    from surveyctl.reconcile.planfile import PlanFileError, load_plan, save_plan
+
+    plan = Plan("local", store.load().lineage, 0)
+    plan.resources.append(ResourceChange("Widget", "b", "create", body={"x": 1}))
+    save_plan(plan, tmp_path / "widget.plan")
+    with pytest.raises(PlanFileError, match="resources.0.kind: 'Widget' is not a known"):
+        load_plan(tmp_path / "widget.plan")

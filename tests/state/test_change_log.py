@@ -11,8 +11,8 @@ import textwrap
 import pytest
 
 from surveyctl.state import FileStateStore, StateError, SurveyRecord, state_file
-from surveyctl.state import file as file_backend
-from surveyctl.state.changelog import changes_file, history_file
+from surveyctl.state.file import store as file_backend
+from surveyctl.state.file.changelog import changes_file, history_file
 
 
 @pytest.fixture

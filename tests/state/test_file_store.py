@@ -17,7 +17,7 @@ from surveyctl.state import (
     SurveyRecord,
     state_file,
 )
-from surveyctl.state.changelog import ChangeLog
+from surveyctl.state.file.changelog import ChangeLog
 
 
 @pytest.fixture

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from surveyctl.config import StateSettings, load_config
+from surveyctl.config import load_config
 from surveyctl.state import FileStateStore, GroupRecord, SurveyRecord, open_state, state_file
+from surveyctl.state.postgres import PostgresSettings
 
 
 @pytest.fixture
@@ -40,7 +41,7 @@ def file_store(project: Path) -> FileStateStore:
 
 def pg_store(project: Path, schema: str):
     config = load_config(project / "surveyctl.yaml")
-    settings = StateSettings("postgres", "SURVEYCTL_STATE_DSN", schema)
+    settings = PostgresSettings("SURVEYCTL_STATE_DSN", schema)
     return open_state(config, config.environment("staging"), settings)
 
 

@@ -12,10 +12,10 @@ import psycopg
 import pytest
 
 from surveyctl.state import StateError, SurveyRecord
-from surveyctl.state.database import DatabaseError
 from surveyctl.state.lock import LockError, LockHeld
-from surveyctl.state.pgschema import SCHEMA_VERSION
-from surveyctl.state.postgres import PostgresStateStore
+from surveyctl.state.postgres.database import DatabaseError
+from surveyctl.state.postgres.schema import SCHEMA_VERSION
+from surveyctl.state.postgres.store import PostgresStateStore
 
 
 @pytest.fixture
@@ -135,7 +135,7 @@ def test_the_lock_refuses_a_second_holder_naming_the_first(postgres, store, sche
 HOLDER = textwrap.dedent(
     """
     import sys, time
-    from surveyctl.state.postgres import PostgresStateStore
+    from surveyctl.state.postgres.store import PostgresStateStore
     store = PostgresStateStore(sys.argv[1], "staging", sys.argv[2])
     with store.locked("apply") as info:
         print(info.id, flush=True)

@@ -6,10 +6,12 @@ import re
 
 import pytest
 
-from surveyctl.config import StateSettings, load_config
+from surveyctl.config import load_config
 from surveyctl.errors import ConfigError
 from surveyctl.state import FileStateStore, open_state
-from surveyctl.state.postgres import PostgresStateStore
+from surveyctl.state.file import FileSettings
+from surveyctl.state.postgres import PostgresSettings
+from surveyctl.state.postgres.store import PostgresStateStore
 
 
 def config_with(tmp_path, state: str):
@@ -24,7 +26,7 @@ def config_with(tmp_path, state: str):
 def test_without_a_state_setting_the_environment_keeps_a_file(tmp_path):
     config = config_with(tmp_path, "")
     environment = config.environment("production")
-    assert environment.state == StateSettings()
+    assert environment.state == FileSettings()
     store = open_state(config, environment)
     assert isinstance(store, FileStateStore)
     assert store.path == tmp_path / ".surveyctl" / "state" / "production.json"
@@ -35,7 +37,7 @@ def test_a_postgres_state_names_its_variable_and_schema(tmp_path, monkeypatch, p
         tmp_path, ", state: {backend: postgres, dsn_env: TEAM_DSN, schema: team_state}"
     )
     environment = config.environment("production")
-    assert environment.state == StateSettings("postgres", "TEAM_DSN", "team_state")
+    assert environment.state == PostgresSettings("TEAM_DSN", "team_state")
     monkeypatch.setenv("TEAM_DSN", postgres.dsn())
     store = open_state(config, environment)
     assert isinstance(store, PostgresStateStore) and store.schema == "team_state"
@@ -62,7 +64,7 @@ def test_an_unset_dsn_variable_is_one_clear_error(tmp_path, monkeypatch):
         (", state: {backend: mysql}", r"state\.backend must be one of file, postgres"),
         (", state: {backend: postgres}", r"state\.dsn_env must name the variable"),
         (", state: {backend: postgres, dsn_env: X, schema: 'Bad-Name'}", r"state\.schema must be"),
-        (", state: {backend: file, dsn_env: X}", "apply to backend postgres only"),
+        (", state: {backend: file, dsn_env: X}", "dsn_env applies to backend postgres only"),
         (", state: {backend: postgres, dsn: 'host=x'}", "unknown setting 'dsn'"),
         (", state: postgres", "must be a mapping"),
     ],

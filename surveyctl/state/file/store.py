@@ -1,6 +1,6 @@
 """The file backend: the state in one plain JSON file, a change log beside it, and its lock.
 
-See `surveyctl.state` for the file format, `surveyctl.state.changelog` for the change log and
+See `surveyctl.state` for the file format, `surveyctl.state.file.changelog` for the change log and
 the history, and `surveyctl.state.lock` for the lock.
 """
 
@@ -16,7 +16,14 @@ from typing import Any
 import orjson
 
 from surveyctl.files import fsync_directory, write_atomically
-from surveyctl.state.changelog import (
+from surveyctl.state.changes import (
+    BASELINE_COMMAND,
+    Change,
+    Edit,
+    apply_change,
+    entry_of,
+)
+from surveyctl.state.file.changelog import (
     ChangeLog,
     append_to_history,
     changes_file,
@@ -24,13 +31,6 @@ from surveyctl.state.changelog import (
     history_file,
     read_changes,
     read_history,
-)
-from surveyctl.state.changes import (
-    BASELINE_COMMAND,
-    Change,
-    Edit,
-    apply_change,
-    entry_of,
 )
 from surveyctl.state.lock import LockInfo, StateLock, force_unlock, read_lock
 from surveyctl.state.notes import Note
@@ -181,7 +181,7 @@ class FileStateStore(StoreBase):
             self._compact(state)
 
     def flush(self) -> None:
-        """Folds the change log into the JSON file (see `surveyctl.state.changelog`)."""
+        """Folds the change log into the JSON file (see `surveyctl.state.file.changelog`)."""
         with self._mutex:
             state = self._loaded()
             if self._log.size or self._log.path.exists():

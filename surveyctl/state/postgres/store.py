@@ -5,9 +5,9 @@ addresses it changes; every write is one transaction that first moves the enviro
 from the value this command read to the next one (`UPDATE ... WHERE serial = %s`), so a write
 based on a stale read is refused and the other writer's change is kept, never overwritten; the
 same transaction adds a row per changed address to `history`. The lock is an advisory lock on a
-connection of its own (`surveyctl.state.pglock`). Tables are created on first use
-(`surveyctl.state.pgschema`). The DSN is read from the variable the configuration names and is
-never part of a message (`surveyctl.state.database`).
+connection of its own (`lock` in this package). Tables are created on first use (`schema`).
+The DSN is read from the variable the configuration names and is never part of a message
+(`database`).
 """
 
 from __future__ import annotations
@@ -20,17 +20,15 @@ from datetime import UTC, datetime
 import psycopg
 from psycopg import sql
 
-from surveyctl.config import libpq_defaults
 from surveyctl.state.changes import Change, Edit, Entry
-from surveyctl.state.database import DatabaseError, Dsn
 from surveyctl.state.lock import LockInfo
 from surveyctl.state.notes import Note
-from surveyctl.state.pglock import AdvisoryLock
-from surveyctl.state.pgschema import SCHEMA_VERSION, SchemaTooNew, ensure_schema
+from surveyctl.state.postgres import DEFAULT_SCHEMA
+from surveyctl.state.postgres.database import DatabaseError, Dsn
+from surveyctl.state.postgres.lock import AdvisoryLock
+from surveyctl.state.postgres.schema import SCHEMA_VERSION, SchemaTooNew, ensure_schema
 from surveyctl.state.records import FORMAT_VERSION, State, StateError
 from surveyctl.state.store import StoreBase
-
-DEFAULT_SCHEMA = "surveyctl"
 
 
 class PostgresStateStore(StoreBase):
@@ -43,10 +41,11 @@ class PostgresStateStore(StoreBase):
         schema: str = DEFAULT_SCHEMA,
         on_note: Note | None = None,
         dsn_variable: str = "the DSN",
+        defaults: dict[str, str] | None = None,
     ):
         super().__init__(environment, on_note)
         self.dsn = dsn if isinstance(dsn, Dsn) else Dsn.parse(
-            dsn, environment, dsn_variable, libpq_defaults()
+            dsn, environment, dsn_variable, defaults or {}
         )
         self.schema = schema
         self._connection: psycopg.Connection | None = None
@@ -83,7 +82,7 @@ class PostgresStateStore(StoreBase):
 
     @contextmanager
     def locked(self, operation: str, timeout: float = 0.0) -> Iterator[LockInfo]:
-        """Holds the environment's advisory lock for the block (see `surveyctl.state.pglock`)."""
+        """Holds the environment's advisory lock for the block (see `postgres.lock`)."""
         with self._mutex:
             self._connected()  # tables first: the lock writes its row into them
         lock = AdvisoryLock(self.dsn, self.schema, self.environment)

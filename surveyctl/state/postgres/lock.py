@@ -19,9 +19,9 @@ import time
 import psycopg
 from psycopg import sql
 
-from surveyctl.state.database import Dsn
 from surveyctl.state.lock import POLL_SECONDS, LockError, LockHeld, LockInfo
-from surveyctl.state.pgschema import advisory_key
+from surveyctl.state.postgres.database import Dsn
+from surveyctl.state.postgres.schema import advisory_key
 
 # How long a refused command waits for the winner's holder row to be committed (the winner
 # writes it right after taking the advisory lock).

@@ -1,0 +1,167 @@
+"""`surveyctl apply`: doing exactly what the plan shows, then saying what was done.
+
+The workflow lives in `surveyctl.reconcile.run`; this module turns options into RunOptions,
+shows the plan, asks on the terminal, reports in the chosen format and sets the exit code.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from surveyctl.cli import confirm
+from surveyctl.cli.console import use_color
+from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.cli.options import output_format_option
+from surveyctl.cli.progress import Steps
+from surveyctl.cli.run_options import (
+    RunChoices,
+    reporting_manifest_errors,
+    run_options,
+    show_plan,
+    warn,
+)
+from surveyctl.reconcile.apply import INTERRUPTED, ApplyResult, Outcome
+from surveyctl.reconcile.plan import Plan
+from surveyctl.reconcile.run import ApplyHooks, apply_run, saved_plan_path
+from surveyctl.render import formats
+from surveyctl.render import text as render_text
+from surveyctl.render.report import ApplyReport
+
+INTERRUPTED_EXIT = 130
+
+
+@click.command("apply")
+@click.argument("target", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--auto-approve",
+    "--yes",
+    "auto_approve",
+    is_flag=True,
+    help="Apply without asking (on a protected environment, only with --env NAME).",
+)
+@click.option(
+    "--lock-timeout",
+    default=0.0,
+    show_default=True,
+    type=float,
+    metavar="SECONDS",
+    help="Wait this long for another command's state lock.",
+)
+@output_format_option(
+    for_apply=True,
+    help="text: the plan, then what was done. json: the plan as text on stderr, then one "
+    "JSON report on stdout (what was done, failed or not attempted, with ids).",
+)
+@run_options
+@click.option(
+    "--allow-local-state",
+    "local_state",  # not allow_...: run_options takes those as guard overrides
+    is_flag=True,
+    help="Under CI=true, apply to a protected environment from an empty local state file.",
+)
+@pass_context
+def apply_command(
+    ctx: CliContext,
+    target,
+    auto_approve,
+    lock_timeout,
+    output_format,
+    run: RunChoices,
+    local_state: bool,
+) -> None:
+    """Apply the manifests (or a plan saved by `plan --out FILE`) to the environment.
+
+    TARGET is manifest files or folders (default: `manifests:` of surveyctl.yaml), or one saved
+    plan file, which is applied when a fresh plan of its manifests agrees with it (with the
+    --allow-... overrides it was planned with), and refused otherwise (deletes in it need
+    --destroy; with $SURVEYCTL_PLAN_KEY set, only plans signed with that key are applied).
+    """
+    if run.refresh_only and run.destroy:
+        raise click.UsageError("--refresh-only cannot be combined with --destroy")
+    options = run.options(
+        target,
+        lock_timeout=lock_timeout,
+        auto_approve=auto_approve,
+        env_named=ctx.env_named,
+        allow_local_state=local_state,
+    )
+    if run.target_addresses and saved_plan_path(options.targets) is not None:
+        raise click.UsageError("--target chooses from manifests; a saved plan is applied whole")
+    reading, writing = Steps("read"), Steps("apply")
+
+    output = formats.get(output_format)
+
+    def show(plan: Plan) -> None:
+        reading.close()  # the bar of the reads goes before the plan is shown
+        writing.total = sum(1 for resource in plan.resources if resource.is_change)
+        if output.report_holds_plan:  # stdout holds the report alone
+            click.echo(render_text.render(plan, color=use_color()), nl=False, err=True)
+        else:
+            show_plan(plan, output_format)
+
+    ask = _confirm_refresh if run.refresh_only else _confirm
+    hooks = ApplyHooks(
+        show=show,
+        confirm=ask if confirm.terminal() else None,
+        on_outcome=lambda outcome: _progress(writing, outcome),
+        on_interrupt=_interrupted,
+    )
+    if hooks.confirm is None:
+        saved = saved_plan_path(options.targets) is not None
+        confirm.refuse_unapprovable(ctx, auto_approve or saved)
+    workspace = ctx.workspace(options, refresh_catalog=run.refresh_catalog, offline=run.offline)
+    workspace.on_read = reading.step
+    workspace.on_warning = warn
+    try:
+        applied = reporting_manifest_errors(lambda: apply_run(workspace, options, hooks))
+    finally:
+        reading.close()
+        writing.close()
+    report = ApplyReport(
+        applied.plan,
+        applied.result or ApplyResult(),
+        workspace.state.current(),
+        refreshed=applied.refreshed or None,
+    )
+    assert output.apply is not None  # the option offers only formats with a report
+    click.echo(output.apply(report, use_color()), nl=False)
+    if report.verdict in ("incomplete", "interrupted"):
+        click.get_current_context().exit(INTERRUPTED_EXIT if report.result.interrupted else 1)
+
+
+def _confirm(environment: str) -> bool:
+    return confirm.typed_yes(f"Apply these changes to environment {environment!r}")
+
+
+def _confirm_refresh(environment: str) -> bool:
+    return confirm.typed_yes(
+        f"Record these live values as last applied in the state of environment {environment!r}"
+    )
+
+
+def _progress(steps: Steps, outcome: Outcome) -> None:
+    if outcome.message == INTERRUPTED:
+        return  # counted in the report; one line each would bury the writes that were done
+    mark = {"done": "ok", "failed": "FAILED", "skipped": "skipped"}[outcome.status]
+    steps.step(outcome.address, detail=f"{outcome.action} {mark} {outcome.message}".rstrip())
+
+
+def _interrupted(signal_name: str, first: bool) -> None:
+    """Told from inside the signal handler: written straight to the file descriptor, because a
+    buffered write could re-enter one the main thread was in the middle of."""
+    if first:
+        text = (
+            f"\n{signal_name} received: the writes in flight finish and are recorded; "
+            "nothing new is sent.\n"
+        )
+    else:
+        text = f"{signal_name} received again: still finishing the writes in flight.\n"
+    try:
+        os.write(sys.stderr.fileno(), text.encode())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass  # stderr is not a file (a test runner); the report says it all

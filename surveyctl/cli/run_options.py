@@ -1,0 +1,177 @@
+"""What `surveyctl plan` and `surveyctl apply` share: one bundle of run options
+(`run_options`: --destroy, --refresh-only, --target, --parallelism, the --allow-... guard
+overrides, --adopt and --allow-duplicate, --refresh-catalog, --offline), showing a plan in the
+chosen format, and the listing of manifest errors.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from surveyctl.cli.console import use_color
+from surveyctl.cli.manifest_options import offline_option, refresh_option
+from surveyctl.reconcile import guards, identity
+from surveyctl.reconcile.plan import Plan
+from surveyctl.reconcile.run import (
+    DEFAULT_PARALLELISM,
+    MAX_PARALLELISM,
+    ManifestErrors,
+    RunOptions,
+)
+from surveyctl.render import formats
+
+_destroy = click.option(
+    "--destroy", is_flag=True, help="Delete resources that are no longer in the manifests."
+)
+_refresh_only = click.option(
+    "--refresh-only",
+    is_flag=True,
+    help="Compare the live resources with the state instead of the manifests (not read): "
+    "plan shows what changed outside surveyctl, apply records those live values as last "
+    "applied.",
+)
+_target = click.option(
+    "--target",
+    "target_addresses",
+    multiple=True,
+    metavar="ADDRESS",
+    help="Plan only this resource (Survey/NAME, ExclusionGroup/NAME or NAME; repeatable) and "
+    "what it depends on (a group's surveys).",
+)
+_parallelism = click.option(
+    "--parallelism",
+    default=DEFAULT_PARALLELISM,
+    show_default=True,
+    type=click.IntRange(1, MAX_PARALLELISM),
+    help="Requests in flight at once.",
+)
+
+
+_OVERRIDE_HELP = {
+    guards.SPEND_INCREASE: "Let a plan over the environment's max_spend_increase through.",
+    guards.DESTROY: "Let a plan over the environment's max_destroy through.",
+    guards.LARGE_CHANGE: "Let a plan over the environment's max_changed_percent through.",
+}
+
+
+def _override_options(command):
+    """--allow-spend-increase, --allow-destroy, --allow-large-change (see docs/safety.md)."""
+    for override in reversed(guards.OVERRIDES):
+        name = "allow_" + override.replace("-", "_")
+        option = click.option(
+            guards.flag(override), name, is_flag=True, help=_OVERRIDE_HELP[override]
+        )
+        command = option(command)
+    return command
+
+
+def _identity_options(command):
+    """--adopt and --allow-duplicate: what a plan does with a create whose resource exists on
+    the service already (docs/state.md, Identity); a saved plan records them."""
+    command = click.option(
+        "--allow-duplicate",
+        "allow_duplicate",
+        is_flag=True,
+        help="Create a resource even though one with the same identity exists on the service.",
+    )(command)
+    return click.option(
+        "--adopt",
+        "adopt",
+        is_flag=True,
+        help="Record in the state the resource that exists on the service for a manifest "
+        "(one match each), then plan the differences as updates.",
+    )(command)
+
+
+def warn(message: str) -> None:
+    """What a run says before its plan (an empty state), on stderr."""
+    click.echo(f"surveyctl: warning: {message}", err=True)
+
+
+@dataclass(frozen=True)
+class RunChoices:
+    """What the options of the bundle chose, handed to the command as one `run` argument."""
+
+    destroy: bool
+    refresh_only: bool
+    target_addresses: tuple[str, ...]
+    parallelism: int
+    overrides: frozenset[str]
+    refresh_catalog: bool
+    offline: bool
+
+    def options(self, targets: tuple[Path, ...], **more: Any) -> RunOptions:
+        """The RunOptions of these choices, with what the command adds (apply's approval)."""
+        return RunOptions(
+            targets=targets,
+            destroy=self.destroy,
+            parallelism=self.parallelism,
+            refresh_only=self.refresh_only,
+            target_addresses=self.target_addresses,
+            overrides=self.overrides,
+            **more,
+        )
+
+
+def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The options plan and apply both take, in the order their help lists them; the command
+    receives them as one `run: RunChoices`."""
+
+    @functools.wraps(command)
+    def collected(*args: Any, **kwargs: Any) -> Any:
+        allow = {name: kwargs.pop(name) for name in list(kwargs) if name.startswith("allow_")}
+        # The identity options are recorded in a saved plan with the guard overrides.
+        chosen = {o for o in guards.OVERRIDES if allow["allow_" + o.replace("-", "_")]}
+        if allow["allow_duplicate"]:
+            chosen.add(identity.DUPLICATE)
+        if kwargs.pop("adopt"):
+            chosen.add(identity.ADOPT)
+        run = RunChoices(
+            destroy=kwargs.pop("destroy"),
+            refresh_only=kwargs.pop("refresh_only"),
+            target_addresses=kwargs.pop("target_addresses"),
+            parallelism=kwargs.pop("parallelism"),
+            overrides=frozenset(chosen),
+            refresh_catalog=kwargs.pop("refresh_catalog"),
+            offline=kwargs.pop("offline"),
+        )
+        return command(*args, run=run, **kwargs)
+
+    bundle = (
+        _destroy,
+        _refresh_only,
+        _target,
+        _parallelism,
+        _override_options,
+        _identity_options,
+        refresh_option,
+        offline_option,
+    )
+    for option in reversed(bundle):
+        collected = option(collected)
+    return collected
+
+
+def render_plan(plan: Plan, output_format: str) -> str:
+    """The plan in `output_format` (text is coloured only where `use_color` says)."""
+    return formats.get(output_format).plan(plan, use_color())
+
+
+def show_plan(plan: Plan, output_format: str) -> None:
+    click.echo(render_plan(plan, output_format), nl=False)
+
+
+def reporting_manifest_errors(run):
+    """Runs `run()`; manifest errors are listed on stderr before the one-line verdict."""
+    try:
+        return run()
+    except ManifestErrors as exc:
+        for diagnostic in exc.diagnostics:
+            click.echo(str(diagnostic), err=True)
+        raise

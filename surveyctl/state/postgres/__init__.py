@@ -1,0 +1,72 @@
+"""The PostgreSQL backend: team state in a schema of an existing database (`store`), with its
+advisory lock (`lock`), its tables (`schema`) and its connection string kept secret
+(`database`).
+
+Its settings: `state: {backend: postgres, dsn_env: VARIABLE, schema: NAME}`. The connection
+string is read from the variable `dsn_env` names, never from a file. psycopg is imported only
+when a store is opened, so those who keep their state in a file never load it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from surveyctl.errors import ConfigError
+from surveyctl.state.registry import Backend, SettingsSpec, register
+
+if TYPE_CHECKING:
+    from surveyctl.config import Config
+    from surveyctl.state.postgres.store import PostgresStateStore
+
+NAME = "postgres"
+DEFAULT_SCHEMA = "surveyctl"
+_SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+
+
+@dataclass(frozen=True)
+class PostgresSettings:
+    """Where the state is: the variable holding the connection string, and the schema."""
+
+    dsn_env: str
+    schema: str = DEFAULT_SCHEMA
+    backend: str = NAME
+
+
+def _settings(spec: SettingsSpec) -> PostgresSettings:
+    dsn_env = spec.values.get("dsn_env")
+    schema = spec.values.get("schema", DEFAULT_SCHEMA)
+    if not isinstance(dsn_env, str) or not dsn_env:
+        raise spec.error(
+            "dsn_env", "must name the variable that holds the PostgreSQL connection string"
+        )
+    if not isinstance(schema, str) or not _SCHEMA_NAME.match(schema):
+        raise spec.error(
+            "schema", "must be a lowercase PostgreSQL name (letters, digits, underscores)"
+        )
+    return PostgresSettings(dsn_env, schema)
+
+
+def _open(settings: PostgresSettings, config: Config, environment: str) -> PostgresStateStore:
+    # Imported here: psycopg is loaded only by those who keep their state in PostgreSQL.
+    from surveyctl.state.postgres.store import PostgresStateStore
+
+    dsn = config.variable(settings.dsn_env)
+    if not dsn:
+        raise ConfigError(
+            f"the PostgreSQL state of environment {environment!r} needs its connection "
+            f"string in ${settings.dsn_env}, which is not set"
+        )
+    return PostgresStateStore(
+        dsn,
+        environment,
+        settings.schema,
+        dsn_variable=settings.dsn_env,
+        defaults=config.libpq_defaults(),
+    )
+
+
+register(Backend(NAME, ("dsn_env", "schema"), _settings, _open))
+
+__all__ = ["DEFAULT_SCHEMA", "PostgresSettings"]

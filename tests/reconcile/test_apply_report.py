@@ -1,0 +1,134 @@
+"""`apply --format json`: one JSON report on stdout that CI reads instead of the text (what
+was done, failed and not attempted, with the remote ids), the plan as text on stderr; over
+real HTTP against the sandbox, a proxy refusing what the sandbox would not."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from werkzeug.wrappers import Request
+
+from surveyctl.state import FileStateStore
+
+from .conftest import Manifests, point_project_at, survey_manifest
+from .proxies import Proxy
+
+NAMES = ("alpha", "bravo", "charlie")
+
+
+class RefusingProxy(Proxy):
+    """Passes everything through, except reads of the surveys in `unreadable` and updates of
+    those in `unwritable`, which it refuses (403)."""
+
+    def __init__(self, upstream: str):
+        self.unreadable: set[int] = set()
+        self.unwritable: set[int] = set()
+        super().__init__(upstream)
+
+    def reshape(self, request: Request, answer, headers: dict) -> bytes:
+        survey = request.path.rsplit("/", 1)[-1]
+        refused = self.unreadable if request.method == "GET" else self.unwritable
+        if request.method in ("GET", "PUT") and survey.isdigit() and int(survey) in refused:
+            headers["Content-Type"] = "application/json"
+            answer.status_code = 403
+            return json.dumps(
+                {"ps_api_response_code": 1002, "ps_api_response_message": "refused (test)"}
+            ).encode()
+        return answer.content
+
+
+@pytest.fixture
+def manifests(project: Path) -> Manifests:
+    return Manifests(project)
+
+
+@pytest.fixture
+def proxy(sandbox, project):
+    running = RefusingProxy(sandbox.url)
+    point_project_at(project, running.url)
+    yield running
+    running.stop()
+
+
+def _ids(project: Path) -> dict[str, int]:
+    state = FileStateStore(project / ".surveyctl" / "state" / "local.json").load()
+    return {name: state.survey(name).ps_survey_id for name in NAMES}
+
+
+def _write(manifests: Manifests, title: str) -> None:
+    for name in NAMES:
+        manifests.write(survey_manifest(name, survey_title=f"Survey {name} {title}"))
+
+
+def test_apply_json_reports_each_create_with_the_id_the_marketplace_gave(
+    run_cli, manifests, project, api
+):
+    _write(manifests, "v1")
+    result = run_cli("apply", "manifests", "--auto-approve", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["outcome"] == "complete"
+    assert report["summary"] == {
+        "added": 3, "changed": 0, "destroyed": 0, "done": 3, "failed": 0, "not_attempted": 0
+    }
+    rows = {row["name"]: row for row in report["resources"]}
+    assert sorted(rows) == list(NAMES)
+    for name, row in rows.items():
+        assert (row["action"], row["status"], row["id_name"]) == ("create", "done", "ps_survey_id")
+        assert api.get_survey(row["id"])["survey_title"] == f"Survey {name} v1"
+    assert report["plan"]["summary"]["add"] == 3
+    assert "Survey/alpha will be created" in result.stderr  # the plan, for the log
+
+
+def test_apply_json_reports_what_failed_and_what_was_not_attempted(
+    run_cli, manifests, project, proxy
+):
+    _write(manifests, "v1")
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    ids = _ids(project)
+    proxy.unwritable, proxy.unreadable = {ids["alpha"]}, {ids["bravo"]}
+    _write(manifests, "v2")
+    result = run_cli("apply", "manifests", "--auto-approve", "--format", "json")
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert report["outcome"] == "incomplete"
+    statuses = {row["name"]: (row["status"], row["id"]) for row in report["resources"]}
+    assert statuses == {
+        "alpha": ("failed", ids["alpha"]),
+        "bravo": ("not attempted", ids["bravo"]),
+        "charlie": ("done", ids["charlie"]),
+    }
+    failed = next(row for row in report["resources"] if row["name"] == "alpha")
+    assert "refused (test)" in failed["message"]
+    assert report["summary"]["failed"] == 1 and report["summary"]["not_attempted"] == 1
+
+
+def test_apply_json_of_no_changes_is_a_complete_report_with_no_writes(
+    run_cli, manifests, project
+):
+    _write(manifests, "v1")
+    run_cli("apply", "manifests", "--auto-approve")
+    result = run_cli("apply", "manifests", "--auto-approve", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert (report["outcome"], report["resources"]) == ("complete", [])
+    assert report["plan"]["has_changes"] is False
+
+
+def test_apply_json_of_a_destroy_reports_the_id_of_what_was_deleted(
+    run_cli, manifests, project, api
+):
+    manifests.write(survey_manifest("gone"))
+    run_cli("apply", "manifests", "--auto-approve")
+    survey_id = FileStateStore(project / ".surveyctl" / "state" / "local.json").load().survey(
+        "gone"
+    ).ps_survey_id
+    manifests.remove("gone")
+    manifests.write(survey_manifest("kept"))
+    result = run_cli("apply", "manifests", "--auto-approve", "--destroy", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    rows = {row["name"]: row for row in json.loads(result.stdout)["resources"]}
+    assert (rows["gone"]["action"], rows["gone"]["status"]) == ("delete", "done")
+    assert rows["gone"]["id"] == survey_id
