@@ -78,8 +78,9 @@ def apply_command(
 
     TARGET is manifest files or folders (default: `manifests:` of surveyctl.yaml), or one saved
     plan file, which is applied when a fresh plan of its manifests agrees with it (with the
-    --allow-... overrides it was planned with), and refused otherwise (deletes in it need
-    --destroy; with $SURVEYCTL_PLAN_KEY set, only plans signed with that key are applied).
+    --allow-... overrides it was planned with, given again unless the plan is signed), and
+    refused otherwise (deletes in it need --destroy; with $SURVEYCTL_PLAN_KEY set, only plans
+    signed with that key are applied).
     """
     if run.refresh_only and run.destroy:
         raise click.UsageError("--refresh-only cannot be combined with --destroy")

@@ -231,8 +231,9 @@ def _normalise_mapping(mapping: dict, parent: str | None) -> dict:
             continue
         kind = type(value)
         # Most values are plain strings and integers, their own normal form: no calls for them
-        # (a string of a numeric field may be a number the service sent as text).
-        if kind is str and name not in NUMERIC_FIELDS:
+        # (a string of a numeric field may be a number the service sent as text; so may the
+        # one number `days` of a duration, a name of NUMERIC_LISTS).
+        if kind is str and name not in NUMERIC_FIELDS and name not in NUMERIC_LISTS:
             if not value:
                 continue
             normal = value

@@ -9,7 +9,8 @@ bounded before it is parsed, its shape is checked before it is used, and when
 when it is read without a valid signature by that key. The checksum only catches accidents
 (anyone can recompute it); the signature says who made the plan; and whatever the file says,
 `apply` plans its manifests again and applies only what that plan confirms
-(`surveyctl.reconcile.tamper`).
+(`surveyctl.reconcile.tamper`). Only a plan whose signature was checked (`SavedPlan.verified`)
+carries policy: the guard overrides it was made with, the resources it could not read.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import hashlib
 import hmac
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +114,17 @@ class PlanFileError(SurveyctlError):
     """A saved plan that cannot be used."""
 
 
+@dataclass(frozen=True)
+class SavedPlan:
+    """A plan read from a file, and how far it is trusted: `verified` when its signature was
+    checked against `$SURVEYCTL_PLAN_KEY`; `signed` when it carries a signature at all (one
+    that could not be checked, the key being unset, earns no trust)."""
+
+    plan: Plan
+    verified: bool
+    signed: bool
+
+
 def save_plan(plan: Plan, path: Path, key: bytes | None = None) -> None:
     """Writes the plan atomically (temp file + rename), signed when a key is given (the
     configuration's `$SURVEYCTL_PLAN_KEY`, surveyctl.config.plan_signing_key)."""
@@ -135,13 +148,18 @@ def save_plan(plan: Plan, path: Path, key: bytes | None = None) -> None:
 def load_plan(path: Path, key: bytes | None = None) -> Plan:
     """Reads a saved plan; PlanFileError when it is not one, is too large, damaged, unsigned
     or badly signed while a key is given (the configuration's `$SURVEYCTL_PLAN_KEY`), or too new."""
+    return read_plan(path, key).plan
+
+
+def read_plan(path: Path, key: bytes | None = None) -> SavedPlan:
+    """As load_plan, with whether the plan's signature was checked (and so may be trusted)."""
     try:
         return _load(path, key)
     except RecursionError as exc:  # nesting no plan has, meant to exhaust the parser
         raise PlanFileError(f"{path}: not a surveyctl plan file (nested too deeply)") from exc
 
 
-def _load(path: Path, key: bytes | None) -> Plan:
+def _load(path: Path, key: bytes | None) -> SavedPlan:
     document = _read(path)
     if not isinstance(document, dict) or document.get("kind") != MAGIC:
         raise PlanFileError(f"{path}: not a surveyctl plan file")
@@ -163,9 +181,11 @@ def _load(path: Path, key: bytes | None) -> Plan:
             kind = f"{resource['kind']!r} is not a known resource kind"
             raise PlanFileError(f"{path}: not a valid plan at resources.{i}.kind: {kind}")
     try:
-        return Plan.from_dict(data)
+        plan = Plan.from_dict(data)
     except (TypeError, ValueError, KeyError) as exc:
         raise PlanFileError(f"{path}: the plan file is not complete: {exc}") from exc
+    # _check_signature refused any plan not signed by the key, so a key means verified.
+    return SavedPlan(plan, verified=key is not None, signed="signature" in document)
 
 
 def _read(path: Path) -> Any:

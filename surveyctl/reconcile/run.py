@@ -37,17 +37,23 @@ from surveyctl.reconcile.apply import (
     sync_lifecycle,
     unattempted,
 )
-from surveyctl.reconcile.guards import add_guard_notes, flag
+from surveyctl.reconcile.guards import add_guard_notes
 from surveyctl.reconcile.labels import plan_labels
 from surveyctl.reconcile.live import DEFAULT_PARALLELISM
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Plan
-from surveyctl.reconcile.planfile import load_plan
+from surveyctl.reconcile.planfile import read_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
 from surveyctl.reconcile.progress import ReadReport, reporting_reads
 from surveyctl.reconcile.recovery import record_recovered
 from surveyctl.reconcile.refresh import Refresh, make_refresh, record_refresh
-from surveyctl.reconcile.tamper import check_state, guard_deletes, recheck, source_targets
+from surveyctl.reconcile.tamper import (
+    applied_overrides,
+    check_state,
+    guard_deletes,
+    recheck,
+    source_targets,
+)
 from surveyctl.reconcile.twins import find_twins
 from surveyctl.safety import Approval, Interrupted, Interrupts, needs_question
 from surveyctl.state import State, StateBackend
@@ -361,31 +367,23 @@ def _plan_and_approve(
 def _load_saved(path: Path, workspace: Workspace, options: RunOptions) -> Plan:
     """The saved plan at `path`, re-checked: its environment, its state, and each of its
     changes against a fresh plan of the manifests it names (`surveyctl.reconcile.tamper`)."""
-    saved = load_plan(path, plan_signing_key())
+    read = read_plan(path, plan_signing_key())
+    saved = read.plan
     name = workspace.environment.name
     if saved.environment != name:
         raise SurveyctlError(
             f"{path} was planned for environment {saved.environment!r}, not {name!r}"
         )
-    if options.overrides and set(options.overrides) != set(saved.overrides):
-        made_with = ", ".join(flag(o) for o in saved.overrides) or "no override"
-        raise SurveyctlError(
-            f"{path} is applied with the overrides it was planned with ({made_with}); to "
-            "change them, make a new plan with them"
-        )
+    overrides = applied_overrides(path, read, options.overrides)
     state = workspace.state.load()
     check_state(saved, state)
     targets = source_targets(saved, workspace.config.root, path)
-    # The fresh plan is made with the saved plan's overrides and the guards as configured
-    # now: a limit tightened since the plan was made still holds.
+    # The fresh plan is made with the overrides the plan may carry and the guards as
+    # configured now: a limit tightened since the plan was made still holds.
     again = dataclasses.replace(
-        options,
-        targets=targets,
-        destroy=saved.destroy,
-        overrides=frozenset(saved.overrides),
-        target_addresses=(),
+        options, targets=targets, destroy=saved.destroy, overrides=overrides, target_addresses=()
     )
-    return recheck(saved, plan_run(workspace, again, state=state))
+    return recheck(saved, plan_run(workspace, again, state=state), verified=read.verified)
 
 
 def _guards_location(workspace: Workspace) -> str | None:

@@ -15,6 +15,10 @@ in it that it can check itself:
   plan resolves, the same way;
 - what is applied is the fresh plan (restricted to the file's resources), with the fresh
   plan's notes, so an edited note or summary cannot hide an error;
+- policy comes from the file only when its signature was checked against `$SURVEYCTL_PLAN_KEY`
+  (`SavedPlan.verified`). An unverified plan is applied with the guard overrides of apply's own
+  command line (`applied_overrides`), and the resources it could not read and its notes are
+  those of the fresh plan; where the file says otherwise, nothing is applied;
 - deletes are checked against the state at apply time (`guard_deletes`): only with
   `--destroy`, never of a resource whose state says `prevent_destroy`, and only of the id the
   state records.
@@ -28,8 +32,9 @@ from pathlib import Path
 
 from surveyctl.errors import SurveyctlError
 from surveyctl.reconcile import kinds
-from surveyctl.reconcile.plan import Plan, ResourceChange
-from surveyctl.reconcile.planfile import PlanFileError
+from surveyctl.reconcile.guards import flag
+from surveyctl.reconcile.plan import Note, Plan, ResourceChange
+from surveyctl.reconcile.planfile import KEY_VARIABLE, PlanFileError, SavedPlan
 from surveyctl.state import Record, State
 
 # What a planned resource does when applied; two plans agree on a resource when these agree.
@@ -94,10 +99,40 @@ def source_targets(saved: Plan, root: Path, path: Path) -> tuple[Path, ...]:
     return tuple(targets)
 
 
-def recheck(saved: Plan, fresh: Plan) -> Plan:
+def applied_overrides(path: Path, saved: SavedPlan, given: frozenset[str]) -> frozenset[str]:
+    """The guard overrides a saved plan is applied with. A verified plan carries the ones it
+    was made with, and `given` (apply's command line) may only repeat them. An unverified
+    plan carries none: they are `given`, which must be the ones the file says it was made
+    with, so the reviewed plan and the applied one agree."""
+    claimed = frozenset(saved.plan.overrides)
+    if saved.verified and given and given != claimed:
+        raise SurveyctlError(
+            f"{path} is applied with the overrides it was planned with ({_flags(claimed)}); "
+            "to change them, make a new plan with them"
+        )
+    if saved.verified or given == claimed:
+        return claimed
+    if saved.signed:
+        why = f"${KEY_VARIABLE} is not set to check its signature"
+    else:
+        why = "is not signed"
+    if not claimed:
+        raise SurveyctlError(
+            f"{path} is applied with the overrides it was planned with (no override); to "
+            "change them, make a new plan with them"
+        )
+    raise SurveyctlError(
+        f"{path} was planned with {_flags(claimed)} and {why}: apply it with "
+        f"{_flags(claimed)} (the overrides of an unsigned plan come from apply's command "
+        f"line), or sign plans with ${KEY_VARIABLE} (see docs/safety.md)"
+    )
+
+
+def recheck(saved: Plan, fresh: Plan, verified: bool = False) -> Plan:
     """The plan to apply: `fresh` (the saved plan's manifests planned again now), restricted
     to the saved plan's resources, when the two agree on every change; PlanOutdated or
-    PlanMismatch naming the resources where they do not."""
+    PlanMismatch naming the resources where they do not. Unless the saved plan is `verified`
+    (signed), what it could not read and its notes must also be what the fresh plan says."""
     now = {resource.address: resource for resource in fresh.resources}
     moved, differ, unreadable = [], [], []
     for resource in saved.resources:
@@ -121,6 +156,12 @@ def recheck(saved: Plan, fresh: Plan) -> Plan:
         for address, resource in now.items()
         if resource.is_change and address not in listed and address not in saved.unread
     ]
+    if not verified:
+        # Claimed unread but read now: the file hides a change, or the service recovered.
+        differ += sorted(set(saved.unread) - set(fresh.unread))
+        unreadable += sorted(set(fresh.unread) - set(saved.unread) - listed)
+        settled = set(moved) | set(unreadable)
+        differ += [a for a in _notes_differ(saved.notes, fresh.notes) if a not in settled]
     if moved:
         raise PlanOutdated(
             f"changed outside this plan since it was made: {', '.join(sorted(moved))}; make a "
@@ -137,10 +178,13 @@ def recheck(saved: Plan, fresh: Plan) -> Plan:
             f"could not check {', '.join(sorted(unreadable))} against the marketplace (its "
             "live body could not be read now); nothing was applied, try again"
         )
+    # A verified plan may leave out what it could not read; apply reports those as not
+    # attempted. An unverified one has just been found to agree with the fresh plan.
+    unread = set(fresh.unread) | set(saved.unread) if verified else set(fresh.unread)
     return dataclasses.replace(
         fresh,
         resources=[now[resource.address] for resource in saved.resources],
-        unread=sorted(set(fresh.unread) | set(saved.unread)),
+        unread=sorted(unread),
     )
 
 
@@ -166,6 +210,26 @@ def _protected(resource: ResourceChange, record: Record | None) -> bool:
     if not isinstance(record, kinds.get(resource.kind).record_type):
         return True  # the state manages something else under that address
     return resource.remote_id != record.remote_id
+
+
+def _notes_differ(saved: list[Note], fresh: list[Note]) -> list[str]:
+    """The addresses whose notes differ between the two plans. Guard notes are left out: they
+    follow the guards as configured now and the overrides, both checked on their own. So is
+    the location, which names the same file by another path when planned from elsewhere."""
+
+    def said(notes: list[Note]) -> dict[str, list[tuple[str, str]]]:
+        by_address: dict[str, list[tuple[str, str]]] = {}
+        for note in notes:
+            if not note.address.startswith("guards."):
+                by_address.setdefault(note.address, []).append((note.severity, note.message))
+        return {address: sorted(items) for address, items in by_address.items()}
+
+    before, after = said(saved), said(fresh)
+    return [a for a in sorted(set(before) | set(after)) if before.get(a) != after.get(a)]
+
+
+def _flags(overrides: frozenset[str]) -> str:
+    return ", ".join(flag(o) for o in sorted(overrides)) or "no override"
 
 
 def _names(resources: list[ResourceChange]) -> str:

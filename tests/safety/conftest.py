@@ -51,6 +51,16 @@ def configure(project: Path, url: str, name: str = "local", **settings) -> None:
 
 
 @pytest.fixture
+def guarded(project, sandbox):
+    """`guarded(**limits)` sets the guards of the project's `local` environment."""
+
+    def set_guards(**limits):
+        configure(project, sandbox.url, guards=limits)
+
+    return set_guards
+
+
+@pytest.fixture
 def live_survey(api):
     """Creates a survey of buyer 1, sets it live, returns its id."""
 

@@ -1,5 +1,6 @@
 """Guards on the size of a change: over a limit, plan shows an error and apply refuses,
-unless the named override is given; a saved plan keeps the overrides it was made with."""
+unless the named override is given; a saved plan records the overrides it was made with
+(what apply takes from it: test_plan_trust.py)."""
 
 from __future__ import annotations
 
@@ -12,16 +13,6 @@ from surveyctl.state import FileStateStore
 from .conftest import configure, survey_manifest, write_manifest
 
 # survey_manifest: offer_price 2.5 x completes_required 200 = $500 of estimated spend each.
-
-
-@pytest.fixture
-def guarded(project, sandbox):
-    """`guarded(**limits)` sets the guards of the project's `local` environment."""
-
-    def set_guards(**limits):
-        configure(project, sandbox.url, guards=limits)
-
-    return set_guards
 
 
 def _state(project):
@@ -79,7 +70,7 @@ def test_a_saved_plan_records_its_overrides_and_apply_honours_them(project, guar
     assert made.exit_code == 0, made.stderr
     saved = json.loads((project / "allowed.plan").read_text())["plan"]
     assert saved["overrides"] == ["spend-increase"]
-    applied = run_cli("apply", "allowed.plan")
+    applied = run_cli("apply", "allowed.plan", "--allow-spend-increase")  # unsigned: repeated
     assert applied.exit_code == 0, applied.stdout + applied.stderr
     assert _state(project).survey("tracker") is not None
 

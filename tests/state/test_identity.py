@@ -313,7 +313,7 @@ def test_a_saved_plan_records_allow_duplicate_and_applies_with_it(
     saved = run_cli("plan", "--allow-duplicate", "--out", "twin.plan")
     assert saved.exit_code == 0, saved.stdout
     assert json.loads((project / "twin.plan").read_text())["plan"]["overrides"] == ["duplicate"]
-    applied(run_cli, "twin.plan")
+    applied(run_cli, "twin.plan", "--allow-duplicate")  # an unsigned plan: named again
     assert len(ids_titled(api, f"Tracker {unique}")) == 2
 
 
@@ -453,7 +453,7 @@ def test_a_saved_plan_made_with_adopt_records_the_survey_when_applied(
     saved = run_cli("plan", "--adopt", "--out", "adopt.plan")
     assert saved.exit_code == 0, saved.stdout + saved.stderr
     assert "1 resource is on the service adopted with --adopt" in saved.stdout
-    applied(run_cli, "adopt.plan")
+    applied(run_cli, "adopt.plan", "--adopt")  # an unsigned plan: named again
     assert state_of(project).resources["Survey/tracker"].ps_survey_id == made
     assert run_cli("plan", "--detailed-exitcode").exit_code == 0
 

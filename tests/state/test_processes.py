@@ -100,7 +100,9 @@ def _apply_when_told(project: Path, go, output: Path) -> None:
     from surveyctl.cli.main import cli
 
     go.wait(60)
-    cli.main(["apply", "manifests", "--auto-approve"], prog_name="surveyctl")
+    # One read at a time: each apply holds the lock for three reads of RACE_LATENCY_MS, long
+    # enough that a contender descheduled on a loaded machine still meets it.
+    cli.main(["apply", "manifests", "--auto-approve", "--parallelism", "1"], prog_name="surveyctl")
 
 
 @pytest.mark.parametrize("backend", ["postgres"])
@@ -108,7 +110,7 @@ def test_two_applies_at_once_exactly_one_is_refused_naming_the_other(
     run_cli, project, slow_served, state_setting, tmp_path
 ):
     configure(project, slow_served, state_setting)
-    write_surveys(project, "race", 1)
+    write_surveys(project, "race", 3)
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
     forked = multiprocessing.get_context("fork")
     outcomes = []

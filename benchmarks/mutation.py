@@ -1,0 +1,338 @@
+"""Mutation score of the safety-critical modules: how many small faults the tests catch.
+
+For each module, mutmut (pip install -e '.[mutation]') changes the code one small fault at a
+time (a `>` for a `>=`, a dropped `not`, another constant) and runs the tests that cover it; a
+mutant the tests do not fail on "survived", and shows a behaviour no test pins down. The
+score of a module is killed / (mutants - equivalent ones), where an equivalent mutant is one
+that no behaviour can tell from the original (listed in EQUIVALENT, each with the reason).
+
+One module at a time, one test process at a time (the machine is small and shared), each in
+a scratch copy of the repository so the working tree is never touched; the normal test suite
+does not run this. Usage:
+
+    python benchmarks/mutation.py                      # every module
+    python benchmarks/mutation.py guards safety         # some of them
+    python benchmarks/mutation.py guards --survivors    # and print each survivor's diff
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+SCRATCH = Path("/tmp/surveyctl-mutation")
+# What the tests read beside the package (schemas, the CI examples, the docs they check).
+COPIED = ("surveyctl", "tests", "schemas", "examples", "docs", "README.md", "surveyctl.yaml")
+
+
+@dataclass(frozen=True)
+class Target:
+    """A module to mutate and the tests that cover it."""
+
+    module: str
+    tests: tuple[str, ...]
+
+
+_RECONCILE_UNITS = (
+    "tests/reconcile/test_merge.py",
+    "tests/reconcile/test_merge_edges.py",
+    "tests/reconcile/test_diff.py",
+    "tests/reconcile/test_diff_edges.py",
+    "tests/reconcile/test_normalise.py",
+    "tests/reconcile/test_normalise_edges.py",
+)
+TARGETS = {
+    "merge": Target("surveyctl/reconcile/merge.py", _RECONCILE_UNITS),
+    "diff": Target("surveyctl/reconcile/diff.py", _RECONCILE_UNITS),
+    "normalise": Target("surveyctl/reconcile/normalise.py", _RECONCILE_UNITS),
+    "guards": Target(
+        "surveyctl/reconcile/guards.py",
+        ("tests/safety/test_guards.py", "tests/safety/test_guard_boundaries.py"),
+    ),
+    "tamper": Target(
+        "surveyctl/reconcile/tamper.py",
+        (
+            "tests/reconcile/test_tamper_checks.py",
+            "tests/hostile/test_saved_plans.py",
+            "tests/hostile/test_saved_plan_checks.py",
+            "tests/safety/test_plan_trust.py",
+            "tests/safety/test_guards.py",
+        ),
+    ),
+    "generate": Target(
+        "surveyctl/manifests/generate.py",
+        ("tests/manifests/test_generate.py", "tests/manifests/test_generate_edges.py"),
+    ),
+    "safety": Target(
+        "surveyctl/safety.py",
+        (
+            "tests/safety/test_sandbox_hosts.py",
+            "tests/safety/test_interrupts.py",
+            "tests/safety/test_approval_rule.py",
+            "tests/safety/test_protected.py",
+            "tests/safety/test_output_paths.py",
+            "tests/safety/test_output_checks.py",
+            # Not test_interrupted_apply.py: its applies run in processes of their own, which
+            # import the unmutated package, so it cannot tell a mutant from the original.
+        ),
+    ),
+}
+
+# Mutants no test can kill because no behaviour tells them from the original:
+# mutmut's name -> why. Named in the closing notes too.
+_DIFF = "surveyctl.reconcile.diff."
+_SAME_LENGTH = (
+    "zip(strict=True) made lenient: its two sides always have the same length (the values of "
+    "two dicts with equal keys, or two lists of equal length)"
+)
+_LISTS_ON_BOTH_SIDES = (
+    "DeepDiff reports below a prefix only where both sides hold the same container there, "
+    "so a list at a prefix of the path is on both sides or on neither"
+)
+_IN_FIELD_ORDER = (
+    "every change's top field is in the field order: normalise_survey and normalise_group "
+    "keep only the API's update (or group) fields"
+)
+EQUIVALENT: dict[str, str] = {
+    _DIFF + "x__all_identical__mutmut_3": _SAME_LENGTH,
+    _DIFF + "x__all_identical__mutmut_6": _SAME_LENGTH,
+    _DIFF + "x__all_identical__mutmut_7": _SAME_LENGTH,
+    _DIFF + "x__at__mutmut_4": "no NotPresent is ever stored in the bodies _at walks",
+    _DIFF + "x__diff__mutmut_16": _LISTS_ON_BOTH_SIDES,
+    _DIFF + "x__diff__mutmut_17": _LISTS_ON_BOTH_SIDES,
+    _DIFF + "x__leaf_parts__mutmut_8": _LISTS_ON_BOTH_SIDES,
+    _DIFF + "x__leaf_parts__mutmut_3": "length 0 looks at the whole body, a dict, never a list",
+    _DIFF + "x__leaf_parts__mutmut_7": "one step past the path is the whole path again",
+    _DIFF + "x__diff__mutmut_52": _IN_FIELD_ORDER,
+    _DIFF + "x__diff__mutmut_54": _IN_FIELD_ORDER,
+    _DIFF + "x__diff__mutmut_56": "the second sort key only parts fields of one order index, "
+    "i.e. one field, whose changes the path then orders",
+    _DIFF + "x__expand__mutmut_36": "sorted without key=str: the keys of one object are all "
+    "names, or all qualification codes (integers once normalised)",
+    _DIFF + "x__expand__mutmut_38": "as x__expand__mutmut_36",
+    _DIFF + "x__identical__mutmut_21": "unreachable: normalised bodies hold only dicts, lists "
+    "and JSON scalars, which the branches before it (and _all_identical) handle",
+    _DIFF + "x__identical__mutmut_4": "unreachable: both sides are dicts at the top, and "
+    "_all_identical compares the types before it recurses",
+}
+
+_NORMALISE = "surveyctl.reconcile.normalise."
+_FAST_PATH = (
+    "only a fast path is lost: the value takes the general way, which gives the same result"
+)
+_SAME_WAY = (
+    "the recursion converts each level by its own field name anyway, so converting deeper "
+    "first gives the same result"
+)
+_ONE_TYPE = (
+    "the order of types in a mixed list: the API's unordered lists hold one type each "
+    "(codes and emails are strings, survey ids numbers, range sets objects), and both sides "
+    "of a comparison are sorted by the same key"
+)
+_JSON_ONLY = "unreachable: bodies hold only dicts, lists and JSON scalars"
+EQUIVALENT.update(
+    {
+        _NORMALISE + "x__normalise_field__mutmut_29": "for qlc itself the else branch gives "
+        "its name, 'qlc', anyway",
+        _NORMALISE + "x__normalise_field__mutmut_30": "as x__normalise_field__mutmut_29",
+        _NORMALISE + "x__normalise_field__mutmut_39": _FAST_PATH,
+        _NORMALISE + "x__normalise_mapping__mutmut_8": _FAST_PATH,
+        _NORMALISE + "x__normalise_mapping__mutmut_9": _FAST_PATH,
+        _NORMALISE + "x__normalise_mapping__mutmut_18": _FAST_PATH,
+        _NORMALISE + "x__normalise_mapping__mutmut_31": _SAME_WAY,
+        _NORMALISE + "x__normalise_mapping__mutmut_34": _SAME_WAY,
+        _NORMALISE + "x__normalise_mapping__mutmut_35": _SAME_WAY,
+        _NORMALISE + "x__normalise_value__mutmut_4": "no field of a survey or group body holds "
+        "a list of lists (spec 2.2, 2.9)",
+        _NORMALISE + "x__numbers__mutmut_14": "the list branch is reached only for names that "
+        "are not numeric, and an item's conversion then depends on its own keys, not the name",
+        _NORMALISE + "x__sort_key__mutmut_3": _ONE_TYPE,
+        _NORMALISE + "x__sort_key__mutmut_4": _ONE_TYPE,
+        _NORMALISE + "x__sort_key__mutmut_5": _ONE_TYPE,
+        _NORMALISE + "x__sort_key__mutmut_6": _ONE_TYPE,
+        _NORMALISE + "x__sort_key__mutmut_7": _ONE_TYPE,
+        _NORMALISE + "x__sort_key__mutmut_8": _ONE_TYPE,
+        _NORMALISE + "x__sorted_set__mutmut_4": _FAST_PATH,
+        _NORMALISE + "x_json_copy__mutmut_1": _FAST_PATH,
+        _NORMALISE + "x_json_copy__mutmut_4": _FAST_PATH,
+        _NORMALISE + "x_json_copy__mutmut_10": _FAST_PATH,
+        _NORMALISE + "x_json_copy__mutmut_15": _JSON_ONLY,
+        _NORMALISE + "x_json_copy__mutmut_16": _JSON_ONLY,
+        _NORMALISE + "x_json_copy__mutmut_17": _JSON_ONLY,
+    }
+)
+
+EQUIVALENT["surveyctl.reconcile.guards.x_excesses__mutmut_13"] = (
+    "round(increase, 3) for round(increase, 2): the totals before and after are each rounded "
+    "to cents (Plan.spend_totals), so their difference rounds to the same cents either way"
+)
+
+_GENERATE = "surveyctl.manifests.generate."
+_PROPORTIONAL = (
+    "every weight is scaled by the same factor, and largest_remainder divides by their sum"
+)
+_SAME_SUM = "sum() of Fractions starting from 0 instead of Fraction(0) is the same number"
+_ENTRY = (
+    "a quota entry is `{generate: ...}` alone, so the entry's own location, which where() "
+    "falls back to, is the location of its key"
+)
+_SAME_COUNT = "zip(strict=True) made lenient: there is one count per combination"
+EQUIVALENT.update(
+    {
+        _GENERATE + "x__shares__mutmut_13": _SAME_SUM,
+        _GENERATE + "x_largest_remainder__mutmut_5": _SAME_SUM,
+        _GENERATE + "x__shares__mutmut_26": "the shares of a dimension in error are never used: "
+        "expand returns no quota once an error was reported",
+        _GENERATE + "x__shares__mutmut_42": _PROPORTIONAL,
+        _GENERATE + "x_expand__mutmut_102": _PROPORTIONAL,
+        _GENERATE + "x_expand__mutmut_99": "math.prod starting from 1 instead of Fraction(1) "
+        "is the same Fraction",
+        _GENERATE + "x_expand__mutmut_111": _SAME_COUNT,
+        _GENERATE + "x_expand__mutmut_114": _SAME_COUNT,
+        _GENERATE + "x_expand__mutmut_115": _SAME_COUNT,
+        _GENERATE + "x_expand__mutmut_5": _ENTRY,
+        _GENERATE + "x_expand__mutmut_6": _ENTRY,
+        _GENERATE + "x_expand__mutmut_7": _ENTRY,
+        _GENERATE + "x_expand__mutmut_60": "every_dimension=None for False: both are false",
+    }
+)
+
+EQUIVALENT.update(
+    {
+        "surveyctl.safety.x_is_sandbox__mutmut_6": "a host of '' or 'XXXX' has no hostname "
+        "either way",
+        "surveyctl.safety.x_is_sandbox__mutmut_7": "'' and 'XXXX' are neither localhost nor an "
+        "IP address",
+        "surveyctl.safety.xǁInterruptsǁ__init____mutmut_3": "_finishing None for False: both "
+        "are false",
+        "surveyctl.safety.x_check_output_path__mutmut_42": "str(None) is used only when the "
+        "error has no strerror, and the OSErrors of open and mkstemp always have one",
+    }
+)
+
+_TAMPER = "surveyctl.reconcile.tamper."
+_SENTINEL = (
+    "the text of the 'absent' sentinel: a lost create is in at least one of the two plans, "
+    "whose value (an object or null, as the plan file's schema requires) differs from any text"
+)
+EQUIVALENT.update(
+    {
+        _TAMPER + "x__canonical__mutmut_3": "default=str is never called: what is compared "
+        "(bodies, ids, quota updates, recovered records) is JSON already",
+        _TAMPER + "x__canonical__mutmut_6": "as x__canonical__mutmut_3",
+        _TAMPER + "x_recheck__mutmut_32": _SENTINEL,
+        _TAMPER + "x_recheck__mutmut_33": _SENTINEL,
+        _TAMPER + "x_recheck__mutmut_40": _SENTINEL,
+        _TAMPER + "x_recheck__mutmut_41": _SENTINEL,
+        _TAMPER + "x_recheck__mutmut_97": "an unverified plan that got this far claims no "
+        "unread resource the fresh plan can read, so the union is the fresh plan's own",
+    }
+)
+
+# mutmut says "interrupted by user" when pytest exits 2, which it does when a test's own
+# SIGINT (tests/safety/test_interrupts.py) reaches a mutant that no longer handles it: the
+# mutant made the tests fail. Nobody interrupts the batch runs of this script.
+_KILLED = ("killed", "timeout", "check was interrupted by user")
+
+_RESULT = re.compile(r"^\s*(?P<name>\S+): (?P<status>.+)$")
+
+
+def run(name: str, target: Target, show_survivors: bool, report: bool) -> tuple[int, int, int]:
+    """Mutates one module in a scratch copy; prints and returns (killed, counted, equivalent).
+    With `report`, only reads the results of the last run again."""
+    work = SCRATCH / name
+    mutmut = [sys.executable, "-m", "mutmut"]
+    started = time.monotonic()
+    if not report:
+        _mutate(work, target, mutmut)
+    return _score(work, target, mutmut, show_survivors, started)
+
+
+def _mutate(work: Path, target: Target, mutmut: list[str]) -> None:
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    for entry in COPIED:
+        source = REPOSITORY / entry
+        if source.is_dir():
+            shutil.copytree(source, work / entry, ignore=shutil.ignore_patterns("__pycache__"))
+        elif source.exists():
+            shutil.copy2(source, work / entry)
+    tests = [test for test in target.tests if (REPOSITORY / test).exists()]
+    settings = (
+        "\n[tool.mutmut]\n"
+        'source_paths = ["surveyctl"]\n'
+        f'only_mutate = ["{target.module}"]\n'
+        f"pytest_add_cli_args_test_selection = {tests!r}\n"
+        'pytest_add_cli_args = ["-x", "-q", "-p", "no:cacheprovider"]\n'
+        f"also_copy = {[entry for entry in COPIED if entry not in ('surveyctl', 'tests')]!r}\n"
+        "use_git_change_detection = false\n"
+    ).replace("'", '"')
+    pyproject = (REPOSITORY / "pyproject.toml").read_text(encoding="utf-8")
+    (work / "pyproject.toml").write_text(pyproject + settings, encoding="utf-8")
+    subprocess.run(
+        [*mutmut, "run", "--max-children", "1"],
+        cwd=work,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
+
+
+def _score(
+    work: Path, target: Target, mutmut: list[str], show_survivors: bool, started: float
+) -> tuple[int, int, int]:
+    listed = subprocess.run(
+        [*mutmut, "results", "--all", "true"], cwd=work, capture_output=True, text=True, check=False
+    ).stdout
+    statuses = {m["name"]: m["status"] for m in map(_RESULT.match, listed.splitlines()) if m}
+    equivalent = [mutant for mutant in statuses if mutant in EQUIVALENT]
+    counted = {m: s for m, s in statuses.items() if m not in EQUIVALENT}
+    killed = sum(1 for status in counted.values() if status in _KILLED)
+    survivors = sorted(m for m, s in counted.items() if s not in _KILLED)
+    score = 100.0 * killed / len(counted) if counted else 0.0
+    print(
+        f"{target.module}: {killed}/{len(counted)} killed ({score:.0f} %), "
+        f"{len(equivalent)} equivalent left out, {time.monotonic() - started:.0f} s",
+        flush=True,
+    )
+    for mutant in survivors:
+        print(f"  {counted[mutant]}: {mutant}")
+        if show_survivors:
+            shown = subprocess.run(
+                [*mutmut, "show", mutant], cwd=work, capture_output=True, text=True, check=False
+            )
+            print("    " + shown.stdout.strip().replace("\n", "\n    "))
+    return killed, len(counted), len(equivalent)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modules", nargs="*", metavar="MODULE", help=", ".join(TARGETS))
+    parser.add_argument("--survivors", action="store_true", help="print each survivor's diff")
+    parser.add_argument(
+        "--report", action="store_true", help="only print the scores of the last run again"
+    )
+    arguments = parser.parse_args()
+    chosen = arguments.modules or list(TARGETS)
+    unknown = [name for name in chosen if name not in TARGETS]
+    if unknown:
+        parser.error(f"unknown module {unknown[0]!r}; one of {', '.join(TARGETS)}")
+    total_killed = total_counted = 0
+    for name in chosen:
+        killed, counted, _ = run(name, TARGETS[name], arguments.survivors, arguments.report)
+        total_killed += killed
+        total_counted += counted
+    if len(chosen) > 1 and total_counted:
+        score = 100.0 * total_killed / total_counted
+        print(f"all: {total_killed}/{total_counted} killed ({score:.0f} %)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+"""SIGINT and SIGTERM while a command writes: before the writes they stop it at once, during
+them they only stop new writes, and the handlers of before are back afterwards."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+
+import pytest
+
+from surveyctl.safety import Interrupts
+
+
+def _send(number: int) -> None:
+    os.kill(os.getpid(), number)
+
+
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_before_the_writes_stops_the_command_at_once(number):
+    with pytest.raises(KeyboardInterrupt), Interrupts() as signals:
+        _send(number)
+    assert not signals.stop.is_set()
+
+
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_during_the_writes_only_asks_them_to_stop(number):
+    told: list[tuple[str, bool]] = []
+    with Interrupts(lambda name, first: told.append((name, first))) as signals:
+        signals.finish_in_flight()
+        _send(number)
+        _send(number)
+        stopped = signals.stop.is_set()
+    name = signal.Signals(number).name
+    assert stopped and told == [(name, True), (name, False)]
+
+
+def test_a_signal_during_the_writes_without_a_listener_still_stops_them():
+    with Interrupts() as signals:
+        signals.finish_in_flight()
+        _send(signal.SIGTERM)
+    assert signals.stop.is_set()
+
+
+def test_the_handlers_of_before_are_back_afterwards():
+    before = {number: signal.getsignal(number) for number in Interrupts.SIGNALS}
+    with Interrupts():
+        assert signal.getsignal(signal.SIGINT) is not before[signal.SIGINT]
+    assert {number: signal.getsignal(number) for number in Interrupts.SIGNALS} == before
+
+
+def test_outside_the_main_thread_it_leaves_signals_alone():
+    before = signal.getsignal(signal.SIGTERM)
+    seen = []
+
+    def run():
+        with Interrupts() as signals:
+            seen.append(signal.getsignal(signal.SIGTERM))
+            signals.finish_in_flight()
+        seen.append(signals.stop.is_set())
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join()
+    assert seen == [before, False]
