@@ -27,10 +27,15 @@ SURVEY_SPEC = {
 }
 
 
+def survey_title(name: str) -> str:
+    """The title `survey_manifest` gives survey `name` in the running test."""
+    return f"Safety test {name} {title_tag()}"
+
+
 def survey_manifest(name: str, **spec_overrides) -> dict:
     """A small valid en_US survey manifest, titled after its name and the test (the sandbox
     account is shared, and a survey of the same title and locale is a twin to adopt)."""
-    title = {"survey_title": f"Safety test {name} {title_tag()}"}
+    title = {"survey_title": survey_title(name)}
     return {"kind": "Survey", "name": name, "spec": {**SURVEY_SPEC, **title, **spec_overrides}}
 
 
