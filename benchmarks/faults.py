@@ -12,6 +12,9 @@ Two scenarios, each against `surveyctl sandbox serve` in its own process with in
    person would, so the trial can go on.
 2. Heavy faults: M surveys at --heavy-fail-rate, no kill: applies until "No changes", for the
    creates and for the changes.
+3. Adjust kills (`benchmarks/faults_adjust.py`): --adjust-kills adjustments, each killed with
+   SIGKILL at a random time against a marketplace answering after --adjust-latency-ms; the
+   next run of each must report its outcome, and no adjustment may be sent twice.
 
 After each scenario the marketplace is checked against the manifests: duplicates (surveys of
 one title beyond the first), missing surveys, and lost updates (a survey whose live body lacks
@@ -19,6 +22,7 @@ a field value of its manifest). Every command is the real CLI (`python -m survey
 
     python benchmarks/faults.py                       # small: 40 surveys, 3 trials, 40 at 50 %
     python benchmarks/faults.py --full                # 500 x 20 trials at 20 %, 200 at 50 %
+    python benchmarks/faults.py --skip-kill --skip-heavy   # the adjust section alone
 
 The settle time of lost creates is set to --settle seconds (the sandbox answers in
 milliseconds, so a create that shows no survey after that made none).
@@ -42,6 +46,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+from faults_adjust import adjust_trials
+from faults_adjust import summary as adjust_summary
 
 from surveyctl.api import ApiClient
 from surveyctl.reconcile.normalise import normalise_survey
@@ -375,6 +381,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--skip-kill", action="store_true")
     parser.add_argument("--skip-heavy", action="store_true")
+    parser.add_argument("--adjust-kills", type=int, default=20)
+    parser.add_argument("--adjust-latency-ms", type=int, default=1000)
+    parser.add_argument("--skip-adjust", action="store_true")
     args = parser.parse_args()
     if args.full:
         args.surveys, args.trials, args.heavy_surveys = 500, 20, 200
@@ -398,6 +407,15 @@ def main() -> None:
             row = heavy(args, root)
             print(json.dumps(row), flush=True)
             _summary("heavy faults", [row])
+        if not args.skip_adjust:
+            print(
+                f"adjust kills: {args.adjust_kills} adjustments at {args.fail_rate:.0%} faults "
+                f"and {args.adjust_latency_ms} ms latency, kill -9 at a random time",
+                flush=True,
+            )
+            adjust_row = adjust_trials(args, root)
+            print(json.dumps(adjust_row), flush=True)
+            adjust_summary(adjust_row)
 
 
 def _summary(title: str, rows: list[dict]) -> None:

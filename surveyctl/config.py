@@ -12,10 +12,11 @@ default_environment: staging
 ```
 `sandbox` is built in: the embedded local marketplace, data in `.surveyctl/sandbox.db` of the
 project root (the folder of surveyctl.yaml, else the repository root, else the current folder).
-It is the environment when nothing is configured. surveyctl.yaml is looked for in the current
-folder and its parents up to the repository root, as git looks for `.git`. The key of an
-environment is read from the variable it names, never from a file; so is the connection string
-of a PostgreSQL state.
+It is the environment when nothing is configured; `SURVEYCTL_SANDBOX_STRICT=1` serves it
+strict (request fields the API's schemas do not list are refused, as `sandbox serve --strict`).
+surveyctl.yaml is looked for in the current folder and its parents up to the repository root,
+as git looks for `.git`. The key of an environment is read from the variable it names, never
+from a file; so is the connection string of a PostgreSQL state.
 
 The file is read with the same bounds as manifests (see `surveyctl.yamlsafe`), and every
 mistake in it is one ConfigError with the file, the line and the setting, and the closest
@@ -46,6 +47,7 @@ from surveyctl.yamlsafe import (
 CONFIG_FILE = "surveyctl.yaml"
 SANDBOX = "sandbox"
 ENV_VARIABLE = "SURVEYCTL_ENV"
+SANDBOX_STRICT_VARIABLE = "SURVEYCTL_SANDBOX_STRICT"
 WORK_DIR = ".surveyctl"
 # The embedded sandbox's first buyer; a published test token, not a secret.
 SANDBOX_KEY = "sandbox-buyer-1"
@@ -239,6 +241,12 @@ class Config:
     @property
     def sandbox_db(self) -> Path:
         return self.work_dir / "sandbox.db"
+
+    @property
+    def sandbox_strict(self) -> bool:
+        """Whether the embedded sandbox refuses request fields the API's schemas do not list
+        (`$SURVEYCTL_SANDBOX_STRICT` set to 1, true or yes), as `sandbox serve --strict`."""
+        return os.environ.get(SANDBOX_STRICT_VARIABLE, "").strip().lower() in ("1", "true", "yes")
 
     def variable(self, name: str) -> str:
         """The environment variable `name` ("" when it is not set), for a state backend's

@@ -36,6 +36,22 @@ def sandbox(tmp_path_factory):
     running.stop()
 
 
+@pytest.fixture(scope="session")
+def strict_sandbox(tmp_path_factory):
+    """A second session sandbox served as `sandbox serve --strict`: unknown fields refused."""
+    from surveyctl.sandbox.server import SandboxOptions, start
+
+    running = start(
+        SandboxOptions(
+            db_path=tmp_path_factory.mktemp("strict") / "sandbox.db",
+            check_responses=True,
+            strict=True,
+        )
+    )
+    yield running
+    running.stop()
+
+
 @pytest.fixture
 def api(sandbox) -> ApiClient:
     """A client of buyer 1, without retries so that every answer is seen as it is."""

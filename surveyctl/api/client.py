@@ -273,14 +273,15 @@ class ApiClient:
             params["toDate"] = _yyyymmdd(to_date)
         if not targeting:
             params["targeting"] = 0
-        response = self.request("GET", paths.surveys(), params=params)
-        items = json_list(response, "GET", self.shown_url(paths.surveys()))
-        if "total_pages" in response.headers:
-            return items, total_pages(response)
-        return items, page + 1 if len(items) >= limit else page
+        return self._list_page(paths.surveys(), params)
 
     def delete_survey(self, survey_id: int) -> None:
         self.request("DELETE", paths.survey(survey_id), expected=(200, 204))
+
+    def get_survey_status(self, survey_id: int) -> dict:
+        """The survey's status without its targeting (public facts name the call); the sandbox
+        adds title, goal, offer_price and mod_on (see docs/api-assumptions.md)."""
+        return self._json("GET", paths.survey_status(survey_id))
 
     def set_survey_status(self, survey_id: int, status: int) -> dict:
         return self._json("PUT", paths.survey_status(survey_id), body={"ps_survey_status": status})
@@ -298,6 +299,30 @@ class ApiClient:
 
     def delete_quota(self, survey_id: int, buyer_quota_id: str) -> None:
         self.request("DELETE", paths.quota(survey_id, buyer_quota_id), expected=(200, 204))
+
+    def list_quotas(self, survey_id: int, limit: int = SURVEYS_PAGE_SIZE) -> list[dict]:
+        """Every quota of the survey with its title and criteria, all pages read."""
+        quotas: list[dict] = []
+        for items in self.iter_pages(self._quotas_page, survey_id=survey_id, limit=limit):
+            quotas.extend(items)
+        return quotas
+
+    def _quotas_page(self, *, survey_id: int, page: int, limit: int) -> tuple[list[dict], int]:
+        return self._list_page(paths.quotas(survey_id), {"page": page, "limit": limit})
+
+    def _list_page(self, path: paths.Path, params: dict[str, Any]) -> tuple[list[dict], int]:
+        """One page of a list and the number of pages: the `total_pages` header when the
+        service sends one, else one more page whenever this one is full."""
+        response = self.request("GET", path, params=params)
+        items = json_list(response, "GET", self.shown_url(path))
+        page = params["page"]
+        if "total_pages" in response.headers:
+            return items, total_pages(response)
+        return items, page + 1 if len(items) >= params["limit"] else page
+
+    def get_quota(self, survey_id: int, buyer_quota_id: str) -> dict:
+        """One quota with its title, criteria and current_target."""
+        return self._json("GET", paths.quota(survey_id, buyer_quota_id))
 
     def quota_performance(self, survey_id: int) -> list[dict]:
         """Completes per quota; counts sent as text are read as numbers."""

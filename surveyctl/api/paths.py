@@ -45,18 +45,18 @@ def survey_performance(survey_id: int) -> Path:
 
 
 def survey_status(survey_id: int) -> Path:
-    """PUT {"ps_survey_status": N} (public facts)."""
+    """GET the survey's status, PUT {"ps_survey_status": N} (public facts)."""
     return Path(V2, f"/surveys/{_segment(survey_id)}/status", "survey_status")
 
 
 def quotas(survey_id: int) -> Path:
-    """POST add one quota to a survey (spec 4.11)."""
+    """POST add one quota to a survey (spec 4.11), GET the survey's quotas (public facts)."""
     return Path(V2, f"/surveys/{_segment(survey_id)}/quotas", "quotas")
 
 
 def quota(survey_id: int, buyer_quota_id: str) -> Path:
-    """PUT one quota (4.3), PATCH it with a JSON Patch list, DELETE it; the path carries the
-    buyer_quota_id (public facts)."""
+    """GET one quota, PUT it (4.3), PATCH it with a JSON Patch list, DELETE it; the path carries
+    the buyer_quota_id (public facts)."""
     return Path(V2, f"/surveys/{_segment(survey_id)}/quotas/{_segment(buyer_quota_id)}", "quota")
 
 

@@ -2,11 +2,22 @@
 
 An adjustment moves money, so the command shows what it will submit and asks first; without
 a terminal to ask on, it needs `--yes`, and on a protected environment also `--env NAME`.
+Declining exits 1 with nothing sent.
+
+The answer cannot be asked for again, so nothing is sent before it can be kept: `--output` is
+reserved beside its target first (`surveyctl.ops.answer_file`), and the submission is
+journalled before it leaves and settled when the answer comes (`surveyctl.ops.adjust_journal`).
+SIGINT and SIGTERM while the request is in flight wait for the answer and record it (exit
+130). The next `adjust` of transactions an earlier submission carried shows that submission
+(its answer, or, when the answer never arrived, what the service's transaction records tell)
+and sends them again only with `--resubmit`; `surveyctl adjustments` lists every submission.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -17,8 +28,23 @@ from rich.table import Table
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.ops.adjust import STATUS_NAMES, AdjustmentUpload, load_upload
-from surveyctl.safety import check_output_path
+from surveyctl.errors import SurveyctlError
+from surveyctl.ops.adjust import (
+    STATUS_NAMES,
+    AdjustmentUpload,
+    ReadBack,
+    load_upload,
+    read_back,
+    submit,
+)
+from surveyctl.ops.adjust_journal import AdjustmentJournal, AdjustmentRecord
+from surveyctl.ops.answer_file import AnswerFile
+from surveyctl.safety import Interrupted, Interrupts
+
+# Room reserved for the answer: its summary, and an entry per survey (about 600 bytes each).
+ANSWER_BYTES = 16 * 1024
+ANSWER_BYTES_PER_SURVEY = 2 * 1024
+SHOWN_IDS = 10
 
 
 def _interactive() -> bool:
@@ -46,25 +72,193 @@ def _interactive() -> bool:
     type=click.Path(path_type=Path),
     help="Also write the service's full answer as JSON to this file.",
 )
+@click.option(
+    "--resubmit",
+    is_flag=True,
+    help="Submit again transactions that an earlier adjustment from here carried (answered, "
+    "or with its answer lost: it may have been made).",
+)
 @pass_context
 def adjust(
-    ctx: CliContext, file: Path, yes: bool, survey_id: int | None, output: Path | None
+    ctx: CliContext,
+    file: Path,
+    yes: bool,
+    survey_id: int | None,
+    output: Path | None,
+    resubmit: bool,
 ) -> None:
     """Submit the transactions listed in FILE (CSV or JSON) for adjustment."""
-    if output is not None:
-        check_output_path(output, "--output")  # the answer must not be lost once money moved
     upload = load_upload(file)
+    reserved = None
+    if output is not None:  # the answer must not be lost once money moved
+        size = ANSWER_BYTES + ANSWER_BYTES_PER_SURVEY * len(upload.per_survey)
+        reserved = AnswerFile.reserve(output, "--output", size)
+    try:
+        _submit(ctx, file, upload, survey_id, reserved, yes=yes, resubmit=resubmit)
+    finally:
+        if reserved is not None:
+            reserved.discard()
+
+
+def _submit(
+    ctx: CliContext,
+    file: Path,
+    upload: AdjustmentUpload,
+    survey_id: int | None,
+    reserved: AnswerFile | None,
+    *,
+    yes: bool,
+    resubmit: bool,
+) -> None:
     client = ctx.client()  # names the environment before anything is asked
+    journal = AdjustmentJournal.of(ctx.config().work_dir, ctx.environment().name)
     console = make_console()
+    earlier = journal.overlapping(upload.transaction_ids)
+    for record in earlier:
+        show_earlier(record, journal, client, console)
+    busy = [r for r in earlier if r.in_flight]
+    if busy:
+        raise SurveyctlError(
+            f"nothing submitted: adjustment {busy[0].ref[:8]} of some of these transactions is "
+            f"being submitted now by process {busy[0].process.get('pid')}"
+        )
+    if earlier and not resubmit:
+        submitted = set().union(*(r.ids for r in earlier))
+        carried = [t for t in upload.transaction_ids if t in submitted]
+        raise SurveyctlError(
+            f"nothing submitted: {len(carried)} of these {len(upload.transaction_ids)} "
+            f"transaction(s) were submitted already by {len(earlier)} earlier adjustment(s) "
+            "(see above); to submit them again anyway, pass --resubmit"
+        )
     render_preview(upload, console)
     action = f"submit {len(upload.transaction_ids)} transaction(s) for adjustment (money moves)"
-    if not confirm_write(ctx, action, approved=yes, always_asks=True, can_ask=_interactive()):
-        click.echo("nothing submitted", err=True)
+    with Interrupts(_interrupted) as signals:
+        try:
+            if not confirm_write(
+                ctx, action, approved=yes, always_asks=True, can_ask=_interactive()
+            ):
+                raise SurveyctlError("nothing submitted: the adjustment was declined")
+            signals.finish_in_flight()
+        except KeyboardInterrupt:
+            raise Interrupted(
+                "adjust interrupted before anything was sent; nothing was submitted"
+            ) from None
+        pairs = [(t, upload.surveys.get(t)) for t in upload.transaction_ids]
+        record = journal.sending(file, pairs, survey_id, [r.ref for r in earlier])
+        if signals.stop.is_set():
+            journal.settle(record, "withdrawn", reason="interrupted before it was sent")
+            raise Interrupted(
+                "adjust interrupted before the request was sent; nothing was submitted"
+            )
+        response, unrecorded = submit(client, journal, record, upload, survey_id)
+    render_summary(response, console)  # the adjustment id reaches stdout before anything else
+    if unrecorded is not None:
+        raise SurveyctlError(
+            f"adjustment {response.get('adjustment_id', '?')} was submitted (see above), but "
+            f"its answer could not be recorded: {unrecorded}"
+        )
+    if reserved is not None:
+        try:
+            reserved.write(json.dumps(response, indent=2) + "\n")
+        except OSError as exc:
+            raise SurveyctlError(
+                f"adjustment {response.get('adjustment_id', '?')} was submitted and its answer "
+                f"is recorded (surveyctl adjustments --show {record.ref[:8]}), but --output "
+                f"{reserved.path} could not be written: {(exc.strerror or str(exc)).lower()}"
+            ) from exc
+    if signals.stop.is_set():
+        raise Interrupted(
+            f"adjust interrupted: the adjustment in flight was answered and recorded "
+            f"({response.get('adjustment_id', '?')})"
+        )
+
+
+def show_earlier(record: AdjustmentRecord, journal: AdjustmentJournal, client, console):
+    """Says what is known of an earlier submission of some of the same transactions."""
+    if record.outcome != "answered":
+        show_unresolved(record, journal, client, console)
         return
-    response = client.adjust(upload.transaction_ids, survey_id=survey_id)
-    if output is not None:
-        output.write_text(json.dumps(response, indent=2) + "\n", encoding="utf-8")
-    render_summary(response, console)
+    answer = record.answer or {}
+    console.print(
+        f"adjustment {record.ref[:8]} of {record.file} ({len(record.transactions)} "
+        f"transaction(s), sent {record.at}) was answered: adjustment "
+        f"{answer.get('adjustment_id', '?')}, status {answer.get('status', '?')}."
+    )
+
+
+def show_unresolved(record: AdjustmentRecord, journal: AdjustmentJournal, client, console):
+    """Says what is known of a submission whose answer never arrived, reading back its
+    transactions from the service (the finding is journalled)."""
+    count = len(record.transactions)
+    console.print(
+        f"adjustment {record.ref[:8]} of {record.file} ({count} transaction(s), sent "
+        f"{record.at}) "
+        + (
+            f"is being submitted now by process {record.process.get('pid')}."
+            if record.in_flight
+            else "got no answer"
+            + (f": {record.reason}" if record.reason else " (the command was stopped)")
+            + "."
+        )
+    )
+    if record.in_flight:
+        return
+    found = read_back(client.get_transaction, record.transactions, record.survey_path)
+    journal.settle(record, "checked", check=found.to_json())
+    console.print(outcome_sentence(record))
+
+
+def outcome_sentence(record: AdjustmentRecord) -> str:
+    """What the last read-back of an unresolved submission tells, in one sentence."""
+    found = ReadBack.from_json(record.check) or ReadBack(0, 0, len(record.transactions))
+    checked, reconciled = found.checked, found.reconciled
+    verdict = found.verdict
+    if verdict == "unknown":
+        why = (
+            f"its transactions could not be read back ({found.error})"
+            if found.error
+            else "the file named no survey for its transactions, so the service cannot be "
+            "asked about them"
+        )
+        return f"Its outcome is unknown: {why}. {_carried(record)}"
+    if verdict == "likely made":
+        return (
+            f"The service shows all {checked} transaction(s) read back as reconciled: the "
+            "adjustment most likely reached it."
+        )
+    if verdict == "likely not made":
+        return (
+            f"None of the {checked} transaction(s) read back shows as reconciled: the "
+            "adjustment most likely did not reach the service (or is still pending)."
+        )
+    return (
+        f"{reconciled} of the {checked} transaction(s) read back show as reconciled: the "
+        f"outcome is unclear (some may have been reconciled before). {_carried(record)}"
+    )
+
+
+def _carried(record: AdjustmentRecord) -> str:
+    ids = record.ids
+    shown = ", ".join(ids[:SHOWN_IDS]) + (", ..." if len(ids) > SHOWN_IDS else "")
+    return (
+        f"It carried {len(ids)} transaction(s): {shown} (all of them: `surveyctl "
+        f"adjustments --show {record.ref[:8]}`)."
+    )
+
+
+def _interrupted(signal_name: str, first: bool) -> None:
+    """Told from inside the signal handler: written straight to the file descriptor, because a
+    buffered write could re-enter one the main thread was in the middle of."""
+    text = (
+        f"\n{signal_name} received: the adjustment in flight is answered and recorded before "
+        "surveyctl stops.\n"
+        if first
+        else f"{signal_name} received again: still waiting for the adjustment's answer.\n"
+    )
+    try:
+        os.write(sys.stderr.fileno(), text.encode())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass  # stderr is not a file (a test runner); the report says it all
 
 
 # summary counters shown to people, in this order (spec 2.12 names).

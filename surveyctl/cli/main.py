@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "transactions": "surveyctl.cli.transactions:transactions",
     "text-check": "surveyctl.cli.textcheck:text_check",
     "adjust": "surveyctl.cli.adjust:adjust",
+    "adjustments": "surveyctl.cli.adjustments:adjustments",
     "link": "surveyctl.cli.link:link",
     "attributes": "surveyctl.cli.attributes:attributes",
     "sandbox": "surveyctl.cli.sandbox:sandbox",
@@ -50,6 +51,7 @@ COMMANDS: dict[str, str] = {
 # equal): `surveyctl --help` lists the commands from here instead of importing them all.
 SUMMARIES: dict[str, str] = {
     "adjust": "Submit the transactions listed in FILE (CSV or JSON) for adjustment.",
+    "adjustments": "List the adjustments submitted from this project and how each one ended.",
     "apply": "Apply the manifests (or a plan saved by `plan --out FILE`) to the environment.",
     "attributes": "The qualifications a survey of LOCALE can target, with their answer codes.",
     "conformance": "Check surveyctl's assumptions about the API on the environment's account, "

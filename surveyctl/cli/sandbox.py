@@ -41,6 +41,8 @@ def sandbox() -> None:
               help="Add an access token for a buyer (repeatable).")  # fmt: skip
 @click.option("--threads", default=32, show_default=True, type=click.IntRange(1, 1024),
               help="Requests served at once (a delayed request holds one).")  # fmt: skip
+@click.option("--strict", is_flag=True,
+              help="Refuse request fields the API's schemas do not list, naming them.")  # fmt: skip
 @click.option("--rate-limit", default=0.0, show_default=True, metavar="R",
               type=click.FloatRange(0, min_open=False),
               help="Requests per second per access-token; past it 429 with Retry-After "
@@ -56,6 +58,7 @@ def serve(
     seed: int | None,
     keys: tuple[str, ...],
     threads: int,
+    strict: bool,
     rate_limit: float,
 ) -> None:
     """Serve the Buyer API on HOST:PORT until Ctrl-C; data persists in the db file."""
@@ -75,6 +78,7 @@ def serve(
         seed=seed,
         keys=extra,
         threads=threads,
+        strict=strict,
         rate_limit=rate_limit,
     )
     try:
@@ -89,6 +93,8 @@ def serve(
     tokens = server.accounts.keys.items()
     for token, buyer_id in sorted(tokens, key=lambda item: (item[1], item[0])):
         click.echo(f"  access-token {token}  (buyer {buyer_id})")
+    if strict:
+        click.echo("  strict: request fields the schemas do not list are refused")
     if latency_ms or fail_rate:
         click.echo(f"  faults: latency {latency_ms} ms, fail rate {fail_rate}, seed {seed}")
     if rate_limit:
@@ -104,13 +110,14 @@ def serve(
 
 
 @sandbox.command()
-def openapi() -> None:
+@click.option("--strict", is_flag=True, help="Describe the sandbox served with --strict.")
+def openapi(strict: bool) -> None:
     """Print the OpenAPI 3.1 description of the Buyer API the sandbox implements (JSON)."""
     import json
 
     from surveyctl.sandbox.openapi import openapi_document
 
-    click.echo(json.dumps(openapi_document(), indent=2, ensure_ascii=False))
+    click.echo(json.dumps(openapi_document(strict=strict), indent=2, ensure_ascii=False))
 
 
 from surveyctl.cli.sandbox_simulate import simulate  # noqa: E402  (sandbox-only traffic)

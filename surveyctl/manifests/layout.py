@@ -38,6 +38,10 @@ def canonical(text: str, file: str = "<text>") -> str:
         raise LayoutError(f"{where}: not valid YAML: {exc.problem or exc.context}") from exc
     except YAMLError as exc:
         raise LayoutError(f"{file}: not valid YAML: {exc}") from exc
+    except (ValueError, KeyError, IndexError, AttributeError, TypeError, OverflowError) as exc:
+        # A scalar its explicit tag cannot read (`!!int abc`): ruamel.yaml says neither what
+        # nor where, the project's own reader says both.
+        raise LayoutError(_tag_problem(text, file) or f"{file}: not valid YAML: {exc}") from exc
     if all(document is None for document in documents):
         return text  # nothing but comments (or nothing): nothing to lay out
     for document in documents:
@@ -49,3 +53,16 @@ def canonical(text: str, file: str = "<text>") -> str:
     out = io.StringIO()
     yaml.dump_all(documents, out)
     return out.getvalue().rstrip("\n") + "\n"
+
+
+def _tag_problem(text: str, file: str) -> str | None:
+    """The first problem the project's own YAML reader finds in `text`, with file:line."""
+    from surveyctl.manifests.load import LIMITS
+    from surveyctl.yamlsafe import load_documents
+
+    problems: list[tuple[str, Location]] = []
+    load_documents(text, file, LIMITS, lambda summary, where: problems.append((summary, where)))
+    if not problems:
+        return None
+    summary, where = problems[0]
+    return f"{where}: not valid YAML: {summary}"

@@ -11,6 +11,8 @@ expand to far more than is written.
 Folders are read recursively (`*.yaml`, `*.yml`, sorted). While walking a folder the loader
 skips hidden entries (`.git`, `.surveyctl`, ...), folders named `ci` (CI workflow examples)
 and the project configuration `surveyctl.yaml`; a file named explicitly is always read.
+Only regular files are read: a FIFO, socket or device in a folder is skipped with a warning
+(opening a FIFO waits for a writer forever), and one named explicitly is an error.
 """
 
 from __future__ import annotations
@@ -22,7 +24,15 @@ from typing import Any
 
 from surveyctl.errors import Location
 from surveyctl.manifests.diagnostics import Diagnostics
-from surveyctl.yamlsafe import Limits, MarkedDict, MarkedList, YamlProblem, load_documents, short
+from surveyctl.yamlsafe import (
+    Limits,
+    MarkedDict,
+    MarkedList,
+    YamlProblem,
+    load_documents,
+    short,
+    special_file_kind,
+)
 from surveyctl.yamlsafe import read_text as _read_text
 
 __all__ = ["Document", "MarkedDict", "MarkedList", "discover", "load_file", "load_text"]
@@ -56,10 +66,13 @@ def discover(paths: Iterable[str | Path], diagnostics: Diagnostics) -> list[Path
     found: list[Path] = []
     for raw in paths:
         path = Path(raw)
-        if path.is_file():
+        special = special_file_kind(path)
+        if special is not None:
+            diagnostics.error(f"{path} is {special}, not a regular file: only files are read")
+        elif path.is_file():
             found.append(path)
         elif path.is_dir():
-            found.extend(_walk(path))
+            found.extend(_walk(path, diagnostics))
         else:
             diagnostics.error(f"No such file or folder: {path}")
     unique: dict[Path, None] = {}
@@ -68,16 +81,20 @@ def discover(paths: Iterable[str | Path], diagnostics: Diagnostics) -> list[Path
     return list(unique)
 
 
-def _walk(folder: Path) -> list[Path]:
+def _walk(folder: Path, diagnostics: Diagnostics) -> list[Path]:
     files: list[Path] = []
     for entry in sorted(folder.iterdir()):
         if entry.name.startswith("."):
             continue
         if entry.is_dir():
             if entry.name not in SKIPPED_FOLDERS:
-                files.extend(_walk(entry))
+                files.extend(_walk(entry, diagnostics))
         elif entry.suffix in SUFFIXES and entry.name not in SKIPPED_FILES:
-            files.append(entry)
+            special = special_file_kind(entry)
+            if special is None:
+                files.append(entry)
+            else:
+                diagnostics.warning(f"Skipped {entry}: it is {special}, not a regular file")
     return files
 
 

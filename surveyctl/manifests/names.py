@@ -65,7 +65,7 @@ def _resolve(
     if item.answers is not None:
         _resolve_answers(item, attribute, where, diagnostics)
     elif item.condition_codes is not None and attribute.answers:
-        unknown = [c for c in item.condition_codes if c not in attribute.condition_codes]
+        unknown = [c for c in item.condition_codes if not _is_answer(attribute, c)]
         if unknown:
             diagnostics.error(
                 f"condition code {unknown[0]!r} is not an answer of qualification "
@@ -73,6 +73,18 @@ def _resolve(
                 + _answer_list(attribute),
                 item.location,
             )
+
+
+# Attributes whose condition codes the service also takes zero-padded (public facts: US state
+# FIPS codes, "06" and "6" both California).
+ZERO_PADDED = frozenset({225})
+
+
+def _is_answer(attribute: Attribute, code: str) -> bool:
+    if code in attribute.condition_codes:
+        return True
+    padded = attribute.qualification_code in ZERO_PADDED and code.isdigit()
+    return padded and (code.lstrip("0") or "0") in attribute.condition_codes
 
 
 def _resolve_answers(

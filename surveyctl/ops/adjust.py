@@ -1,4 +1,5 @@
-"""Reconciliation adjustments (spec 2.12, 4.10): read the ids to submit, preview, summarise.
+"""Reconciliation adjustments (spec 2.12, 4.10): read the ids to submit, submit them
+journalled (`submit`), and read back what the service shows of one whose answer was lost.
 
 The input is a CSV (a `transaction_id` or `Transaction ID` column, or one id per line) or a
 JSON list (of ids, or of {transaction_id} objects as the API takes them). A `survey_id` or
@@ -9,10 +10,11 @@ an export of `surveyctl transactions list` can be edited down and submitted as i
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from surveyctl.errors import SurveyctlError
+from surveyctl.errors import ApiError, SurveyctlError
+from surveyctl.ops.adjust_journal import AdjustmentJournal, AdjustmentRecord, JournalError
 from surveyctl.ops.uploads import Upload, read_upload
 
 ID_COLUMNS = ("transaction_id", "Transaction ID")
@@ -27,11 +29,13 @@ class AdjustmentInputError(SurveyctlError):
 
 @dataclass(frozen=True)
 class AdjustmentUpload:
-    """The distinct transaction ids to submit, and how many the file named per survey."""
+    """The distinct transaction ids to submit, how many the file named per survey, and the
+    survey the file names for each id (None when it names none)."""
 
     transaction_ids: list[str]
     per_survey: dict[int | None, int]
     duplicates: int = 0
+    surveys: dict[str, int | None] = field(default_factory=dict)
 
 
 def load_upload(path: Path) -> AdjustmentUpload:
@@ -41,15 +45,17 @@ def load_upload(path: Path) -> AdjustmentUpload:
     ids: list[str] = []
     seen: set[str] = set()
     per_survey: Counter = Counter()
+    surveys: dict[str, int | None] = {}
     for transaction_id, survey_id in pairs:
         if transaction_id in seen:
             continue
         seen.add(transaction_id)
         ids.append(transaction_id)
+        surveys[transaction_id] = survey_id
         per_survey[survey_id] += 1
     if not ids:
         raise AdjustmentInputError(f"{path}: the file names no transactions")
-    return AdjustmentUpload(ids, dict(per_survey), duplicates=len(pairs) - len(ids))
+    return AdjustmentUpload(ids, dict(per_survey), len(pairs) - len(ids), surveys)
 
 
 def _from_csv(upload: Upload) -> list[tuple[str, int | None]]:
@@ -112,3 +118,120 @@ def _survey(upload: Upload, line: int, value: object) -> int | None:
         raise AdjustmentInputError(
             f"survey id {value!r} is not an integer", upload.where(line)
         ) from None
+
+
+# How many transactions of an adjustment whose answer was lost are read back, at most.
+READ_BACK_LIMIT = 50
+
+
+@dataclass(frozen=True)
+class ReadBack:
+    """What the service shows of the transactions an adjustment carried: how many were read
+    (`checked`), how many show a reconciliation (`reconciled`), how many could not be read
+    back because no survey is known for them (`unknown`), and why a read failed."""
+
+    checked: int
+    reconciled: int
+    unknown: int
+    error: str = ""
+
+    @property
+    def verdict(self) -> str:
+        """ "likely made" when every transaction read back shows a reconciliation, "likely not
+        made" when none does, "unclear" when some do (they may have been reconciled before),
+        "unknown" when none could be read back."""
+        if not self.checked:
+            return "unknown"
+        if self.reconciled == self.checked:
+            return "likely made"
+        return "likely not made" if self.reconciled == 0 else "unclear"
+
+    @classmethod
+    def from_json(cls, data: dict | None) -> ReadBack | None:
+        if not data:
+            return None
+        return cls(
+            int(data.get("checked", 0)),
+            int(data.get("reconciled", 0)),
+            int(data.get("unknown", 0)),
+            str(data.get("error") or ""),
+        )
+
+    def to_json(self) -> dict:
+        return {
+            "checked": self.checked,
+            "reconciled": self.reconciled,
+            "unknown": self.unknown,
+            "error": self.error,
+        }
+
+
+def read_back(
+    get_transaction, transactions: list[tuple[str, int | None]], survey_path: int | None
+) -> ReadBack:
+    """Reads back up to READ_BACK_LIMIT transactions of an adjustment whose answer was lost.
+
+    The service offers no way to read an adjustment, but each transaction record carries its
+    Reconciliation Status (0 before any adjustment): so a survey known for a transaction (from
+    the file, or the per-survey path) lets its state be read. `get_transaction(survey_id,
+    transaction_id)` is the client's call; a failure ends the read-back with its reason.
+    """
+    known = [(t, survey_path or s) for t, s in transactions if (survey_path or s) is not None]
+    checked = reconciled = 0
+    error = ""
+    for transaction, survey in known[:READ_BACK_LIMIT]:
+        try:
+            record = get_transaction(survey, transaction)
+        except SurveyctlError as exc:
+            error = str(exc)
+            break
+        checked += 1
+        reconciled += _reconciled(record)
+    return ReadBack(checked, reconciled, len(transactions) - len(known), error)
+
+
+def _reconciled(record: dict) -> bool:
+    try:
+        status = int(record.get("Reconciliation Status") or 0)
+    except (TypeError, ValueError):
+        status = 0
+    return status != 0 or bool(record.get("Reconciliation Date"))
+
+
+def submit(
+    client,
+    journal: AdjustmentJournal,
+    record: AdjustmentRecord,
+    upload: AdjustmentUpload,
+    survey_id: int | None,
+) -> tuple[dict, JournalError | None]:
+    """Sends the adjustment journalled as `record` and settles the record whatever happens:
+    answered; refused (the service answered 4xx: nothing was made, the error is raised);
+    lost (5xx, reset, timeout: it may have been made; a SurveyctlError says so). Returns the
+    answer and the problem that kept it out of the journal, if any (the caller shows the
+    answer all the same)."""
+    try:
+        response = client.adjust(upload.transaction_ids, survey_id=survey_id)
+    except ApiError as exc:
+        if exc.status < 500:  # the service answered that it did not take it
+            journal.settle(record, "refused", reason=str(exc))
+            raise
+        journal.settle(record, "lost", reason=str(exc))
+        raise SurveyctlError(_lost_message(record, str(exc))) from exc
+    except SurveyctlError as exc:
+        journal.settle(record, "lost", reason=str(exc))
+        raise SurveyctlError(_lost_message(record, str(exc))) from exc
+    answer = response if isinstance(response, dict) else {"answer": response}
+    try:
+        journal.settle(record, "answered", answer=answer)
+    except JournalError as exc:
+        return answer, exc
+    return answer, None
+
+
+def _lost_message(record: AdjustmentRecord, reason: str) -> str:
+    return (
+        f"the adjustment may have been made, but its answer was lost ({reason}); it is "
+        f"recorded as {record.ref[:8]}: `surveyctl adjustments` reads back what the service "
+        "shows of it"
+    )

@@ -3,7 +3,9 @@
 For each survey: its status, completes against the goal (`completes_required`), the incidence
 rate, the spend so far, and each quota's fill. The sources:
 
-- the survey (`GET /surveys/{id}`): status, goal, offer_price;
+- the survey's status call (`GET /surveys/{id}/status`): status, title, goal, offer_price,
+  without the targeting a whole survey carries; the whole survey (`GET /surveys/{id}`) when
+  the status call's answer lacks one of them (the public material names the call, not its body);
 - quota performance (`GET /surveys/{id}/quotas/performance`): completes_goal and
   completes_fielded per quota;
 - the survey's transactions (4.4), read page by page filtered to the statuses that count for the
@@ -32,6 +34,8 @@ OVER_QUOTA, BUYER_TERMINATION, BUYER_DROP = 17, 18, 19
 # The statuses that count for the buyer (public facts): those of the IR formula.
 COUNTED = (OVER_QUOTA, BUYER_TERMINATION, BUYER_DROP, COMPLETE)
 PAGE_SIZE = 500
+# What the view reads from the survey; the status call answers them in the sandbox.
+SUMMARY_FIELDS = ("ps_survey_status", "survey_title", "completes_required", "offer_price")
 
 
 @dataclass(frozen=True)
@@ -83,7 +87,7 @@ class Fieldwork:
 
 def fieldwork(client: ApiClient, survey_id: int, name: str | None = None) -> Fieldwork:
     """The fieldwork of one survey; ApiError and friends when it cannot be read."""
-    survey = client.get_survey(survey_id)
+    survey = _summary(client, survey_id)
     performance = client.quota_performance(survey_id)
     view = Fieldwork(
         survey_id=survey_id,
@@ -114,6 +118,14 @@ def fieldwork(client: ApiClient, survey_id: int, name: str | None = None) -> Fie
         "over quota": counts[OVER_QUOTA],
     }
     return view
+
+
+def _summary(client: ApiClient, survey_id: int) -> dict:
+    """Status, title, goal and offer_price: from the status call when it has them all."""
+    status = client.get_survey_status(survey_id)
+    if isinstance(status, dict) and all(name in status for name in SUMMARY_FIELDS):
+        return status
+    return client.get_survey(survey_id)
 
 
 def fieldwork_of_many(

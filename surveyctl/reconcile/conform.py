@@ -10,7 +10,9 @@ contract describes, in the type it names:
 - a string where the schema wants a number or an integer becomes that number ("21" -> 21,
   "2.5" -> 2.5), and a whole float where it wants an integer becomes an int;
 - a number where the schema wants only a string becomes its text (condition code 111 -> "111");
-- a field whose value is null or "" is left out (both mean "not set" to the service).
+- a field whose value is null or "" is left out (both mean "not set" to the service);
+- a field the schema marks `x-lenient` is dropped too: the service takes it, but a sandbox
+  served strict refuses it, and surveyctl never sends what the strict sandbox refuses.
 
 Anything else (a string that is no number, a wrong nesting) is kept as it is, so that manifest
 validation names it instead of surveyctl guessing. `$ref`s between the schema files are
@@ -55,7 +57,9 @@ def conform(value: Any, schema: dict) -> Any:
         return {
             name: conform(value[name], subschema)
             for name, subschema in properties.items()
-            if value.get(name) is not None and value.get(name) != ""
+            if value.get(name) is not None
+            and value.get(name) != ""
+            and not subschema.get("x-lenient")
         }
     if isinstance(value, list):
         items = schema.get("items")
@@ -65,7 +69,10 @@ def conform(value: Any, schema: dict) -> Any:
 
 def _resolved(schema: dict) -> dict:
     resolver = _registry().resolver()
-    while isinstance(schema, dict) and "$ref" in schema:
+    while isinstance(schema, dict) and ("$ref" in schema or "anyOf" in schema):
+        if "$ref" not in schema:  # `{"anyOf": [{"$ref": ...}, {"type": "null"}]}`: the value's
+            schema = next((b for b in schema["anyOf"] if b.get("type") != "null"), {})
+            continue
         resolved = resolver.lookup(schema["$ref"])
         schema, resolver = resolved.contents, resolved.resolver
     return schema if isinstance(schema, dict) else {}

@@ -98,6 +98,8 @@ RESPONSE_ONLY_FIELDS: frozenset[str] = frozenset(
         "supplier_allocation_throttle",
         "blend_applied",
         "mcqb",
+        "crtd_on",  # public facts: epoch milliseconds of the creation and the last change
+        "mod_on",
     }
 )
 
@@ -119,6 +121,10 @@ GROUP_FIELDS: tuple[str, ...] = (
     "surveys_in_group",
     "exclusion_period",
 )
+
+# Fields the service takes that surveyctl neither compares nor sends, by the object holding
+# them: the API schemas mark them `x-lenient`, and a sandbox served strict refuses them.
+UNMANAGED_FIELDS: dict[str, frozenset[str]] = {"feasibility_exclusions": frozenset({"criterias"})}
 
 # Collections whose items have an identity: the key each item is filed under.
 KEYED_COLLECTIONS: dict[str, str] = {
@@ -171,6 +177,9 @@ def update_body(live_response: dict) -> dict:
             body[name] = [_quota_update(quota) for quota in value if isinstance(quota, dict)]
         else:
             body[name] = json_copy(value)
+            if name in UNMANAGED_FIELDS and isinstance(value, dict):
+                unmanaged = UNMANAGED_FIELDS[name]
+                body[name] = {k: v for k, v in body[name].items() if k not in unmanaged}
     return body
 
 
@@ -228,6 +237,8 @@ def _normalise_mapping(mapping: dict, parent: str | None) -> dict:
     result: dict[str, Any] = {}
     for name, value in mapping.items():
         if parent == "quota" and name not in QUOTA_UPDATE_FIELDS:
+            continue
+        if name in UNMANAGED_FIELDS.get(parent or "", ()):
             continue
         kind = type(value)
         # Most values are plain strings and integers, their own normal form: no calls for them

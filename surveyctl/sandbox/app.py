@@ -1,8 +1,8 @@
 """The Flask app of the sandbox: blueprints, authentication, faults, errors and the contract.
 
-`create_app(store, ...)` registers every blueprint of `BLUEPRINTS`; another module adds its
-routes by appending one "module:attribute" entry there. A blueprint reaches the data through
-`get_store()` and the calling buyer through `accounts.current_buyer()`; it answers through
+`create_app(store, ...)` registers every blueprint of `routes.BLUEPRINTS`; a new route module
+adds its blueprint to that list. A blueprint reaches the data through `current.get_store()`
+and the calling buyer through `accounts.current_buyer()`; it answers through
 `contract.reply(body, status, schema)` so that its responses are checked like the others.
 
 Order of work for a request under `/buyers`: latency, fault injection and the rate limit
@@ -16,16 +16,15 @@ of the sandbox and says so (code 1098).
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
 from flask import Blueprint, Flask, current_app, json, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
 from surveyctl.sandbox import contract
 from surveyctl.sandbox.accounts import Accounts
-from surveyctl.sandbox.bodies import MAX_BODY_BYTES, MAX_NUMBER, read_json
+from surveyctl.sandbox.bodies import MAX_BODY_BYTES, MAX_NUMBER
+from surveyctl.sandbox.converters import QuotaIdConverter
+from surveyctl.sandbox.current import install_store
 from surveyctl.sandbox.errors import (
     CONTRACT_VIOLATION,
     INVALID_BODY,
@@ -39,40 +38,12 @@ from surveyctl.sandbox.errors import (
 )
 from surveyctl.sandbox.faults import Faults
 from surveyctl.sandbox.ratelimit import RateLimit
+from surveyctl.sandbox.routes import BLUEPRINTS
 from surveyctl.sandbox.store import Store
 
-STORE_KEY = "surveyctl_store"
 API_PREFIX = "/buyers/"
 SANDBOX_PREFIX = "/sandbox/"
 ERROR_SCHEMA = "error.response.json"
-
-# "module:attribute" (or a Blueprint) of every blueprint the app serves; append to add routes.
-BLUEPRINTS: list[str | Blueprint] = [
-    "surveyctl.sandbox.routes_surveys:blueprint",
-    "surveyctl.sandbox.routes_quotas:blueprint",
-    "surveyctl.sandbox.routes_patch:blueprint",
-    "surveyctl.sandbox.routes_performance:blueprint",
-    "surveyctl.sandbox.routes_transaction_status:blueprint",
-    "surveyctl.sandbox.routes_groups:blueprint",
-    "surveyctl.sandbox.routes_transactions:blueprint",
-    "surveyctl.sandbox.routes_adjustments:blueprint",
-    "surveyctl.sandbox.routes_attributes:blueprint",
-    "surveyctl.sandbox.routes_sandbox:blueprint",
-    "surveyctl.sandbox.routes_traffic:blueprint",
-    "surveyctl.sandbox.routes_openapi:blueprint",
-]
-
-
-def get_store() -> Store:
-    """The store of the app serving the current request."""
-    return current_app.extensions[STORE_KEY]
-
-
-def request_body(schema: str) -> Any:
-    """The request's JSON body, checked against `schemas/api/<schema>` (400 otherwise)."""
-    body = read_json()
-    contract.check_request(schema, body)
-    return body
 
 
 class BoundedIntConverter(IntegerConverter):
@@ -86,34 +57,30 @@ class BoundedIntConverter(IntegerConverter):
         return number
 
 
-def _load(target: str | Blueprint) -> Blueprint:
-    if isinstance(target, Blueprint):
-        return target
-    module_name, attribute = target.split(":")
-    return getattr(importlib.import_module(module_name), attribute)
-
-
 def create_app(
     store: Store,
     *,
     accounts: Accounts | None = None,
     faults: Faults | None = None,
     check_responses: bool = False,
-    blueprints: list[str | Blueprint] | None = None,
+    blueprints: list[Blueprint] | None = None,
     rate_limit: RateLimit | None = None,
+    strict: bool = False,
 ) -> Flask:
     """The sandbox app over `store`, with the given accounts, faults, rate limit and
-    blueprints."""
+    blueprints; `strict` refuses request fields the schemas do not list (see `contract`)."""
     app = Flask("surveyctl.sandbox", static_folder=None)
+    app.config[contract.STRICT_KEY] = strict
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
     app.url_map.converters["int"] = BoundedIntConverter
-    app.extensions[STORE_KEY] = store
+    app.url_map.converters["quota"] = QuotaIdConverter
+    install_store(app, store)
     accounts = accounts or Accounts()
     faults = faults or Faults()
     for buyer_id in sorted(accounts.buyer_ids()):
         store.ensure_buyer(buyer_id)
     for target in BLUEPRINTS if blueprints is None else blueprints:
-        app.register_blueprint(_load(target))
+        app.register_blueprint(target)
 
     @app.before_request
     def _before() -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 from flask import request
 
+from surveyctl.sandbox import contract
 from surveyctl.sandbox.errors import INVALID_BODY, ApiProblem
 
 MAX_BODY_BYTES = 16 * 1024 * 1024  # a 100,000-transaction adjustment is about 5 MB
@@ -38,6 +39,12 @@ def read_json() -> Any:
     if problem:
         raise _invalid(problem)
     return body
+
+
+def request_body(schema: str) -> Any:
+    """The request's JSON body, checked against `schemas/api/<schema>` (400 otherwise), as the
+    app's mode reads it (faithful: without the fields the schema does not list)."""
+    return contract.check_request(schema, read_json())
 
 
 def _refuse_constant(name: str) -> Any:

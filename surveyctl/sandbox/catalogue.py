@@ -17,6 +17,7 @@ so a reader must de-duplicate by qualification_code to get the full list.
 from __future__ import annotations
 
 import copy
+import difflib
 import json
 import math
 import re
@@ -61,6 +62,27 @@ def locales() -> list[str]:
     return sorted(_catalogue())
 
 
+# Country codes people write for a market whose ISO 3166 code differs.
+_COUNTRY_ALIASES = {"UK": "GB"}
+
+
+def unknown_locale(locale: str) -> str:
+    """`'en_UK' is not a known locale (did you mean 'en_GB'?); known: de_DE, en_AU, ...`."""
+    known = locales()
+    guess = _locale_guess(locale, known)
+    hint = f" (did you mean {guess!r}?)" if guess else ""
+    return f"{locale!r} is not a known locale{hint}; known: {', '.join(known)}"
+
+
+def _locale_guess(locale: str, known: list[str]) -> str | None:
+    language, _, country = locale.replace("-", "_").partition("_")
+    spelled = f"{language.lower()}_{_COUNTRY_ALIASES.get(country.upper(), country.upper())}"
+    if spelled in known:
+        return spelled
+    close = difflib.get_close_matches(locale, known, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 def attributes_page(
     locale: str, classes: Iterable[int] | None, page: int
 ) -> tuple[list[dict], int]:
@@ -69,7 +91,7 @@ def attributes_page(
     filter result is page 1 of 1 with no items); a page below 1 is past the end too."""
     catalogue = _catalogue().get(locale)
     if catalogue is None:
-        raise LookupError(f"the attribute catalogue has no locale {locale!r}")
+        raise LookupError(f"attribute catalogue: {unknown_locale(locale)}")
     wanted = _filtered(locale, None if classes is None else frozenset(classes))
     total = page_count(len(wanted))
     if page < 1 or page > total:

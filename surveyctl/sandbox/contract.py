@@ -8,6 +8,18 @@ A view answers through `reply(body, status, schema)`: the response remembers the
 must meet, and with `check_responses` on the app validates it on the way out (a violation
 becomes a 500 naming it). Request bodies go through `check_request`, which turns the first
 violation into a 400 naming the field by its JSON path, such as `quotas[0].required_count`.
+
+Two modes read request bodies (`create_app(strict=...)`):
+
+- faithful (the default) takes what the service takes: a field no schema lists is accepted and
+  dropped before the body is used (`prune`), as the service ignores what it does not know (a
+  survey as GET returns it can be sent back with PUT). The fields a schema marks
+  `"x-lenient": true` are ones the public material shows buyers sending (a quota PUT that
+  repeats `buyer_quota_id` or renames with `quota_title`); they are kept.
+- strict refuses every field the schema does not list, and the `x-lenient` ones too, naming
+  them: for clients that want their own stray fields caught.
+
+Responses are always checked against the schema files as they are.
 """
 
 from __future__ import annotations
@@ -25,22 +37,68 @@ from surveyctl.sandbox.errors import INVALID_BODY, ApiProblem
 from surveyctl.schemafiles import load_schema, schemas_dir
 
 API_FOLDER = "api"
+STRICT_KEY = "SURVEYCTL_SANDBOX_STRICT"  # app.config: refuse unknown request fields
+LENIENT = "x-lenient"  # a property the service takes that the strict mode refuses
+# The three ways of reading schemas: as written (responses), faithful and strict (requests).
+AS_WRITTEN, FAITHFUL, STRICT = "as-written", "faithful", "strict"
+
+
+def schema_for(name: str, mode: str = AS_WRITTEN) -> Any:
+    """`schemas/api/<name>` read in `mode` (a new copy for the two request modes)."""
+    schema = load_schema(f"{API_FOLDER}/{name}")
+    if mode == FAITHFUL:
+        return _opened(schema)
+    if mode == STRICT:
+        return _without_lenient(schema)
+    return schema
+
+
+def _opened(node: Any) -> Any:
+    """Every object open to fields it does not list (`additionalProperties: false` dropped)."""
+    if isinstance(node, dict):
+        return {
+            k: _opened(v)
+            for k, v in node.items()
+            if not (k == "additionalProperties" and v is False)
+        }
+    if isinstance(node, list):
+        return [_opened(item) for item in node]
+    return node
+
+
+def _without_lenient(node: Any) -> Any:
+    """Every property marked `x-lenient` left out, so a body that carries one is refused."""
+    if isinstance(node, dict):
+        copy = {k: _without_lenient(v) for k, v in node.items()}
+        properties = copy.get("properties")
+        if isinstance(properties, dict):
+            dropped = {k for k, v in properties.items() if isinstance(v, dict) and v.get(LENIENT)}
+            copy["properties"] = {k: v for k, v in properties.items() if k not in dropped}
+        return copy
+    if isinstance(node, list):
+        return [_without_lenient(item) for item in node]
+    return node
 
 
 @cache
-def registry() -> Registry:
-    """Every schema of `schemas/api/`, registered under its file name."""
+def registry(mode: str = AS_WRITTEN) -> Registry:
+    """Every schema of `schemas/api/` in `mode`, registered under its file name."""
     resources = [
-        (path.name, Resource.from_contents(load_schema(f"{API_FOLDER}/{path.name}")))
+        (path.name, Resource.from_contents(schema_for(path.name, mode)))
         for path in sorted((schemas_dir() / API_FOLDER).glob("*.json"))
     ]
     return Registry().with_resources(resources)
 
 
 @cache
-def validator(name: str) -> Draft202012Validator:
-    """A validator for `schemas/api/<name>`."""
-    return Draft202012Validator(load_schema(f"{API_FOLDER}/{name}"), registry=registry())
+def validator(name: str, mode: str = AS_WRITTEN) -> Draft202012Validator:
+    """A validator for `schemas/api/<name>` read in `mode`."""
+    return Draft202012Validator(schema_for(name, mode), registry=registry(mode))
+
+
+def strict_mode() -> bool:
+    """Whether the app serving the current request refuses unknown request fields."""
+    return bool(current_app.config.get(STRICT_KEY, False))
 
 
 def fields(definition: str) -> tuple[str, ...]:
@@ -73,11 +131,43 @@ def describe(error: ValidationError) -> str:
     return f"field {where or '(body)'}: {error.message}"
 
 
-def check_request(name: str, body: Any) -> None:
-    """Raises a 400 ApiProblem describing the first way `body` breaks `schemas/api/<name>`."""
-    error = best_match(validator(name).iter_errors(body))
+def check_request(name: str, body: Any) -> Any:
+    """`body` as the app's mode reads it against `schemas/api/<name>`: a 400 ApiProblem
+    describing the first way it breaks the schema, else the body without the fields the
+    schema does not list (faithful mode; strict mode has refused them)."""
+    mode = STRICT if strict_mode() else FAITHFUL
+    error = best_match(validator(name, mode).iter_errors(body))
     if error is not None:
         raise ApiProblem(400, INVALID_BODY, f"invalid request body: {describe(error)}")
+    return body if mode == STRICT else prune(load_schema(f"{API_FOLDER}/{name}"), body, name)
+
+
+def prune(schema: Any, value: Any, file_name: str) -> Any:
+    """`value` (valid against `schema` opened) without the fields `schema` does not list where
+    it closes an object: what the faithful mode ignores never reaches the store."""
+    if not isinstance(schema, dict):
+        return value
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        target, _, fragment = ref.partition("#")
+        file_name = target or file_name
+        resolved: Any = load_schema(f"{API_FOLDER}/{file_name}")
+        for part in (p for p in fragment.split("/") if p):
+            resolved = resolved[part]
+        value = prune(resolved, value, file_name)
+    for branch in schema.get("anyOf") or ():  # `{"anyOf": [{"$ref": ...}, {"type": "null"}]}`
+        value = prune(branch, value, file_name)
+    if isinstance(value, dict):
+        properties = schema.get("properties") or {}
+        if schema.get("additionalProperties") is False:
+            value = {k: v for k, v in value.items() if k in properties}
+        return {
+            k: prune(properties[k], v, file_name) if k in properties else v
+            for k, v in value.items()
+        }
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        return [prune(schema["items"], item, file_name) for item in value]
+    return value
 
 
 def violation(name: str, body: Any) -> str | None:

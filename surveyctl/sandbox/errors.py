@@ -4,7 +4,7 @@ Every refusal becomes `{"ps_api_response_code": int, "ps_api_response_message": 
 documented codes mean what the documentation says: 1006 "Survey not found" (404), 1007 QBP
 outside draft, 1014 QLC without quotas, 1020 "You don't have permission for this survey" (403).
 The others are sandbox decisions, listed in docs/api-assumptions.md. The transaction status
-call has its own error body (`ps_error_code`, see routes_transaction_status.py).
+call has its own error body (`ps_error_code`, see routes/transaction_status.py).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ CATALOGUE = 1018
 UNAVAILABLE = 1019
 SURVEY_FORBIDDEN = 1020
 METHOD_NOT_ALLOWED = 1021
-# 1022-1025: respondent traffic and the open-ended check (routes_traffic.py)
+# 1022-1025: respondent traffic and the open-ended check (routes/traffic.py)
 STATUS_MOVE = 1026
 RATE_LIMITED = 1027
 PATCH_REFUSED = 1028
@@ -82,6 +82,12 @@ def survey_not_found() -> ApiProblem:
 def survey_forbidden() -> ApiProblem:
     """The documented answer for another buyer's survey (public facts)."""
     return ApiProblem(403, SURVEY_FORBIDDEN, SURVEY_FORBIDDEN_MESSAGE)
+
+
+def conflict(code: int, message: str) -> ApiProblem:
+    """409: the request is well formed but conflicts with the resource as it is (RFC 9110;
+    for a patch, RFC 5789 2.2)."""
+    return ApiProblem(409, code, message)
 
 
 def not_found(what: str) -> ApiProblem:

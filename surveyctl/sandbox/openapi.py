@@ -4,7 +4,10 @@ There is no second copy of any schema: every file of `schemas/api/` becomes one 
 `components.schemas` under its name without `.json` (`survey-create.request`), and each `$ref`
 between files (`common.json#/$defs/quota_request`) is rewritten to point into the document
 (`#/components/schemas/common/$defs/quota_request`). OpenAPI 3.1 schemas are JSON Schema 2020-12,
-so the files need nothing else. What this module adds is the part the schemas cannot say: the
+so the files need nothing else. The request schemas (and `common`, which they share with the
+answers) are read in the mode of the sandbox described (`contract.schema_for`): the faithful
+default leaves objects open to fields they do not list, `--strict` closes them and leaves out
+the `x-lenient` fields. What this module adds is the part the schemas cannot say: the
 operations (paths, methods, parameters, which schema each body and answer uses, the status codes
 and headers), listed in OPERATIONS. A test checks that OPERATIONS and the app's routes under
 `/buyers` are the same set.
@@ -18,8 +21,10 @@ from functools import cache
 from typing import Any
 
 from surveyctl import __version__
+from surveyctl.sandbox import catalogue
 from surveyctl.sandbox.bodies import MAX_BODY_BYTES, MAX_NUMBER
-from surveyctl.schemafiles import load_schema, schemas_dir
+from surveyctl.sandbox.contract import AS_WRITTEN, FAITHFUL, STRICT, schema_for
+from surveyctl.schemafiles import schemas_dir
 
 API_FOLDER = "api"
 COMPONENTS = "#/components/schemas/"
@@ -37,7 +42,11 @@ _LIMIT = {
     "description": "Items per page (default 100).",
     "schema": {"type": "integer", "minimum": 1, "maximum": 1000},
 }
-_INT_LIST = {"type": "string", "pattern": "^-?[0-9]{1,12}(,-?[0-9]{1,12})*$"}
+# At most 100 integers of at most 9 digits: the sandbox reads list filters into 32-bit numbers.
+# Empty means no filter.
+_INT_LIST = {"type": "string", "pattern": "^(-?[0-9]{1,9}(,-?[0-9]{1,9}){0,99})?$"}
+# A day of YYYYMMDD; a day past the month's end (20260231) counts as its last day.
+_DATE = {"type": "string", "pattern": "^[0-9]{4}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])$"}
 _SURVEY_ID = {
     "name": "survey_id",
     "in": "path",
@@ -49,7 +58,8 @@ _QUOTA_ID = {
     "name": "buyer_quota_id",
     "in": "path",
     "required": True,
-    "schema": {"type": "string", "minLength": 1},
+    "description": "buyer_quota_id; `performance` is the quota performance call, never a quota.",
+    "schema": {"type": "string", "minLength": 1, "not": {"const": "performance"}},
 }
 _TRANSACTION_ID = {
     "name": "transaction_id",
@@ -91,6 +101,8 @@ class Operation:
 
 
 _SURVEY = (_SURVEY_ID,)
+# A quota id of `performance` reaches the quota performance call, which answers 405 to others.
+_QUOTA_ERRORS = (400, 401, 403, 404, 405)
 _PATCH_TYPES = ("application/json", "application/json-patch+json")
 OPERATIONS: tuple[Operation, ...] = (
     Operation("post", f"{V2}/surveys", "Create a survey (4.1)", (201, "survey.response"),
@@ -101,9 +113,9 @@ OPERATIONS: tuple[Operation, ...] = (
                    "description": "11, 22, 33 or 44, or several comma-separated; 22 when absent.",
                    "schema": {"type": "string", "pattern": "^(11|22|33|44)(,(11|22|33|44))*$"}},
                   {"name": "fromDate", "in": "query", "description": "YYYYMMDD, Pacific time.",
-                   "schema": {"type": "string", "pattern": "^[0-9]{8}$"}},
+                   "schema": _DATE},
                   {"name": "toDate", "in": "query", "description": "YYYYMMDD, Pacific time.",
-                   "schema": {"type": "string", "pattern": "^[0-9]{8}$"}},
+                   "schema": _DATE},
                   {"name": "targeting", "in": "query",
                    "description": "0 leaves out qualifications and quotas.",
                    "schema": {"type": "integer", "enum": [0, 1]}},
@@ -115,23 +127,32 @@ OPERATIONS: tuple[Operation, ...] = (
               (200, "survey-update.response"), "survey-update.request", parameters=_SURVEY),
     Operation("patch", f"{V2}/surveys/{{survey_id}}", "Partial update with a JSON Patch list",
               (200, "survey.response"), "json-patch.request", parameters=_SURVEY,
-              media_types=_PATCH_TYPES),
+              media_types=_PATCH_TYPES, errors=(400, 401, 403, 404, 409)),
     Operation("delete", f"{V2}/surveys/{{survey_id}}", "Delete a survey", (204, None),
               parameters=_SURVEY, errors=(400, 401, 403, 404)),
+    Operation("get", f"{V2}/surveys/{{survey_id}}/status", "A survey's status (public facts)",
+              (200, "survey-status.response"), parameters=_SURVEY),
     Operation("put", f"{V2}/surveys/{{survey_id}}/status", "Launch, pause or close a survey",
               (200, "survey.response"), "survey-status.request", parameters=_SURVEY),
     Operation("get", f"{V2}/surveys/{{survey_id}}/performance", "Fieldwork performance",
               (200, "survey-performance.response"), parameters=_SURVEY),
     Operation("post", f"{V2}/surveys/{{survey_id}}/quotas", "Add a quota",
               (201, "quota.response"), "quota-create.request", parameters=_SURVEY),
+    Operation("get", f"{V2}/surveys/{{survey_id}}/quotas", "A survey's quotas (public facts)",
+              (200, "quotas-list.response"), parameters=(_SURVEY_ID, _PAGE, _LIMIT),
+              headers=_TOTAL_PAGES),
+    Operation("get", f"{V2}/surveys/{{survey_id}}/quotas/{{buyer_quota_id}}",
+              "One quota (public facts)", (200, "quota.response"),
+              parameters=(_SURVEY_ID, _QUOTA_ID), errors=_QUOTA_ERRORS),
     Operation("put", f"{V2}/surveys/{{survey_id}}/quotas/{{buyer_quota_id}}",
               "Update a quota (4.3)", (200, "quota-update.response"), "quota-update.request",
-              parameters=(_SURVEY_ID, _QUOTA_ID)),
+              parameters=(_SURVEY_ID, _QUOTA_ID), errors=_QUOTA_ERRORS),
     Operation("patch", f"{V2}/surveys/{{survey_id}}/quotas/{{buyer_quota_id}}",
               "Partial quota update with a JSON Patch list", (200, "quota.response"),
-              "json-patch.request", parameters=(_SURVEY_ID, _QUOTA_ID), media_types=_PATCH_TYPES),
+              "json-patch.request", parameters=(_SURVEY_ID, _QUOTA_ID), media_types=_PATCH_TYPES,
+              errors=(*_QUOTA_ERRORS, 409)),
     Operation("delete", f"{V2}/surveys/{{survey_id}}/quotas/{{buyer_quota_id}}", "Delete a quota",
-              (204, None), parameters=(_SURVEY_ID, _QUOTA_ID)),
+              (204, None), parameters=(_SURVEY_ID, _QUOTA_ID), errors=_QUOTA_ERRORS),
     Operation("get", f"{V2}/surveys/{{survey_id}}/quotas/performance", "Completes per quota",
               (200, "quota-performance.response"), parameters=_SURVEY),
     Operation("post", f"{V2}/surveys/{{survey_id}}/transactions/{{transaction_id}}/status",
@@ -146,11 +167,13 @@ OPERATIONS: tuple[Operation, ...] = (
                            "schema": {"type": "string", "enum": ["true", "false"]}}),
               error_schemas={400: ("transaction-status.error", "error.response")}),
     Operation("post", f"{V2}/surveygroups", "Create an exclusion group (4.8)",
-              (201, "survey-group.response"), "survey-group.request"),
+              (201, "survey-group.response"), "survey-group-create.request",
+              errors=(400, 401, 403, 404, 409)),
     Operation("get", f"{V2}/surveygroups/{{ref}}", "One exclusion group (4.9)",
               (200, "survey-group.response"), parameters=(_GROUP_REF,), errors=(401, 403, 404)),
     Operation("put", f"{V2}/surveygroups/{{ref}}", "Overwrite an exclusion group (4.9)",
-              (200, "survey-group.response"), "survey-group.request", parameters=(_GROUP_REF,)),
+              (200, "survey-group.response"), "survey-group.request", parameters=(_GROUP_REF,),
+              errors=(400, 401, 403, 404, 409)),
     Operation("delete", f"{V2}/surveygroups/{{ref}}", "Delete an exclusion group (4.9)",
               (204, None), parameters=(_GROUP_REF,), errors=(401, 403, 404)),
     Operation("post", f"{V2}/adjustments", "Accept transactions (4.10)",
@@ -161,7 +184,8 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("get", f"{V3}/attributes", "The attribute catalogue, paged (4.6)",
               (200, "attributes.response"), parameters=(
                   {"name": "localization", "in": "query", "required": True,
-                   "schema": {"type": "string"}},
+                   "description": "A locale such as en_US; an unknown one answers 404.",
+                   "schema": {"type": "string", "pattern": "^[a-z]{2}_[A-Z]{2}$"}},
                   {"name": "class", "in": "query", "description": "Class codes, comma-separated.",
                    "schema": _INT_LIST},
                   _PAGE),
@@ -185,7 +209,9 @@ _ERRORS = {
     401: "Unauthorized: the access-token is missing or unknown",
     403: "Forbidden: the resource belongs to another buyer",
     404: "Record Not Found",
-    409: "Conflict",
+    405: "Method Not Allowed (`performance` is the quota performance call), with Allow",
+    409: "Conflict: the request does not fit the resource as it is (a patch that cannot be "
+    "applied, a group reference taken or differing from the path)",
     413: "Payload Too Large: the body exceeds the size limit",
     422: "Parameter Error: more than 20 answers",
     429: "Too Many Requests (injected fault), with Retry-After",
@@ -194,8 +220,8 @@ _ERRORS = {
 
 
 @cache
-def document() -> dict[str, Any]:
-    """The OpenAPI 3.1 document (the same every time; callers get a copy)."""
+def document(strict: bool = False) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of the sandbox in one mode (callers get a copy)."""
     return {
         "openapi": "3.1.0",
         "info": {
@@ -213,7 +239,7 @@ def document() -> dict[str, Any]:
         "security": [{"accessToken": []}],
         "paths": _paths(),
         "components": {
-            "schemas": _schemas(),
+            "schemas": _schemas(STRICT if strict else FAITHFUL),
             "securitySchemes": {
                 "accessToken": {"type": "apiKey", "in": "header", "name": "access-token"}
             },
@@ -221,8 +247,9 @@ def document() -> dict[str, Any]:
     }
 
 
-def openapi_document() -> dict[str, Any]:
-    return copy.deepcopy(document())
+def openapi_document(strict: bool = False) -> dict[str, Any]:
+    """A copy of the description of the sandbox served in the default or the strict mode."""
+    return copy.deepcopy(document(strict))
 
 
 def component_name(file_name: str) -> str:
@@ -230,13 +257,58 @@ def component_name(file_name: str) -> str:
     return file_name.removesuffix(".json")
 
 
-def _schemas() -> dict[str, Any]:
-    schemas = {}
+def _schemas(mode: str) -> dict[str, Any]:
+    schemas: dict[str, Any] = {JSON_VALUE: _json_value()}
     for path in sorted((schemas_dir() / API_FOLDER).glob("*.json")):
-        schema = copy.deepcopy(load_schema(f"{API_FOLDER}/{path.name}"))
+        taken = path.name.endswith(".request.json") or path.name == "common.json"
+        schema = copy.deepcopy(schema_for(path.name, mode if taken else AS_WRITTEN))
         schema.pop("$schema", None)
-        schemas[component_name(path.name)] = _rewrite_refs(schema, path.name)
+        schema = _rewrite_refs(schema, path.name)
+        if path.name == "common.json":  # the locales this sandbox's catalogue serves
+            schema["$defs"]["locale"] = {**schema["$defs"]["locale"], "enum": catalogue.locales()}
+        schemas[component_name(path.name)] = _bounded(schema, mode == FAITHFUL) if taken else schema
     return schemas
+
+
+JSON_VALUE = "json-value"
+_ANY_VALUE = {"$ref": COMPONENTS + JSON_VALUE}
+
+
+def _json_value() -> dict[str, Any]:
+    """What the sandbox takes where a body may carry any JSON: numbers within 64 bits."""
+    return {
+        "description": "Any JSON value whose numbers are within 64 bits (others are refused).",
+        "anyOf": [
+            {"type": ["string", "boolean", "null"]},
+            {"type": "number", "minimum": -MAX_NUMBER, "maximum": MAX_NUMBER},
+            {"type": "array", "items": _ANY_VALUE},
+            {"type": "object", "additionalProperties": _ANY_VALUE},
+        ],
+    }
+
+
+def _bounded(node: Any, opened: bool) -> Any:
+    """A request schema as the sandbox reads bodies: every number within 64 bits (`bodies`
+    refuses others anywhere in a body), and, where objects are open (the faithful mode),
+    the fields they do not list as any such JSON value."""
+    if isinstance(node, list):
+        return [_bounded(item, opened) for item in node]
+    if not isinstance(node, dict):
+        return node
+    bounded = {key: _bounded(value, opened) for key, value in node.items()}
+    kinds = node.get("type")
+    kinds = {kinds} if isinstance(kinds, str) else set(kinds or ())
+    if kinds & {"number", "integer"}:
+        if "maximum" not in bounded and "exclusiveMaximum" not in bounded:
+            bounded["maximum"] = MAX_NUMBER
+        if "minimum" not in bounded and "exclusiveMinimum" not in bounded:
+            bounded["minimum"] = -MAX_NUMBER
+    properties = bounded.get("properties")
+    if isinstance(properties, dict):
+        bounded["properties"] = {k: v or dict(_ANY_VALUE) for k, v in properties.items()}
+        if opened and "additionalProperties" not in bounded:
+            bounded["additionalProperties"] = dict(_ANY_VALUE)
+    return bounded
 
 
 def _rewrite_refs(node: Any, file_name: str) -> Any:
@@ -298,6 +370,10 @@ def _error(code: int, schemas: tuple[str, ...] | None) -> dict[str, Any]:
     if code == 429:
         answer["headers"] = {
             "Retry-After": {"description": "Seconds to wait.", "schema": {"type": "string"}}
+        }
+    if code == 405:
+        answer["headers"] = {
+            "Allow": {"description": "The methods the path takes.", "schema": {"type": "string"}}
         }
     return answer
 

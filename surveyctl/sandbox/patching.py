@@ -13,18 +13,18 @@ from typing import Any
 import jsonpatch
 import jsonpointer
 
-from surveyctl.sandbox.errors import PATCH_REFUSED, bad_request
+from surveyctl.sandbox.errors import PATCH_REFUSED, conflict
 
 
 def apply(document: dict, operations: list[dict]) -> dict:
-    """The document after the operations (the original is left as it was); 400 when an
-    operation cannot be applied (a missing path, a failed test, a bad pointer)."""
+    """The document after the operations (the original is left as it was); 409 when an
+    operation cannot be applied to it (a missing path, a failed test, a bad pointer)."""
     try:
         patched = jsonpatch.JsonPatch(operations).apply(document)
     except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException) as exc:
-        raise bad_request(PATCH_REFUSED, f"the patch cannot be applied: {exc}") from None
+        raise conflict(PATCH_REFUSED, f"the patch cannot be applied: {exc}") from None
     if not isinstance(patched, dict):
-        raise bad_request(PATCH_REFUSED, "the patch must leave an object")
+        raise conflict(PATCH_REFUSED, "the patch must leave an object")
     return patched
 
 
@@ -35,10 +35,10 @@ def changed_fields(before: dict, after: dict) -> set[str]:
 
 
 def refuse_fixed(changed: set[str], allowed: tuple[str, ...] | set[str], what: str) -> None:
-    """400 naming the first changed field that is not among `allowed`."""
+    """409 naming the first changed field that is not among `allowed`."""
     fixed = sorted(changed - set(allowed))
     if fixed:
-        raise bad_request(PATCH_REFUSED, f"{fixed[0]} of the {what} cannot be changed by a patch")
+        raise conflict(PATCH_REFUSED, f"{fixed[0]} of the {what} cannot be changed by a patch")
 
 
 _ABSENT = object()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import calendar
 from collections.abc import Collection
 from datetime import UTC, date, datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -82,17 +83,23 @@ def pacific_day(name: str, *, end: bool = False) -> str | None:
     raw = request.args.get(name)
     if raw is None:
         return None
+    if len(raw) != 8 or not raw.isascii() or not raw.isdigit():
+        raise bad_request(INVALID_QUERY, f"query parameter {name} must be a date YYYYMMDD")
+    year, month, day_of_month = int(raw[:4]), int(raw[4:6]), int(raw[6:])
+    if not (1 <= month <= 12 and 1 <= day_of_month <= 31):
+        raise bad_request(INVALID_QUERY, f"query parameter {name} must be a date YYYYMMDD")
+    # Leniently, as a filter: a day past the month's end is its last day, year 0000 is year 1,
+    # and a bound past the calendar's ends is the end itself.
+    year = max(year, 1)
+    day = date(year, month, min(day_of_month, calendar.monthrange(year, month)[1]))
+    if end and day == date.max:
+        return "9999-12-31T23:59:59.999Z"
+    if end:
+        day += timedelta(days=1)
     try:
-        if len(raw) != 8 or not raw.isascii() or not raw.isdigit():
-            raise ValueError(raw)
-        day = date(int(raw[:4]), int(raw[4:6]), int(raw[6:]))
-        if end:
-            day += timedelta(days=1)
-    except (ValueError, OverflowError):
-        raise bad_request(
-            INVALID_QUERY, f"query parameter {name} must be a date YYYYMMDD"
-        ) from None
-    moment = datetime.combine(day, time(), tzinfo=PACIFIC).astimezone(UTC)
+        moment = datetime.combine(day, time(), tzinfo=PACIFIC).astimezone(UTC)
+    except OverflowError:  # the last day, shifted past 9999 by the time zone
+        return "9999-12-31T23:59:59.999Z"
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 

@@ -2,7 +2,7 @@
 
 A session enters the buyer's survey (status 16, see traffic.py) and ends once, either by the
 return link (`process_return`: st, transaction_id, quota_id, sqlc, ps_hash) or by the buyer's
-transaction status call (routes_transaction_status.py), both through `finish`. The ps_hash must
+transaction status call (routes/transaction_status.py), both through `finish`. The ps_hash must
 be the SHA-1 of the URL without it followed by the buyer's shared secret, else the session is
 recorded as fraud (15), never as a complete. A complete counts in the survey and in the quotas
 the respondent fell into; with QLC on, the quota_id list re-allocates it to those quotas instead
@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from urllib.parse import quote, unquote_plus, urlsplit
 
 from surveyctl.sandbox.respondents import STATUS_DESCRIPTIONS, iso
-from surveyctl.sandbox.store import Store, SurveyRecord
+from surveyctl.sandbox.store import Store, StoredSurvey
 
 IN_BUYER_SURVEY = 16
 RETURN_STATUSES = (17, 18, 20, 21, 30)
@@ -129,7 +129,7 @@ def process_return(store: Store, url: str, buyer_id: int | None = None) -> dict:
     return finish(store, transaction_id, status, quotas)
 
 
-def _complete_quotas(store: Store, survey: SurveyRecord, transaction_id: str, raw: dict) -> list:
+def _complete_quotas(store: Store, survey: StoredSurvey, transaction_id: str, raw: dict) -> list:
     """The quotas a complete counts in: the QLC re-allocation when given, else those the
     respondent fell into at screening."""
     named = [unquote_plus(q) for q in raw.get("quota_id", "").split(",") if q]
@@ -139,7 +139,7 @@ def _complete_quotas(store: Store, survey: SurveyRecord, transaction_id: str, ra
     return session_quotas(store, survey, transaction_id)
 
 
-def quotas_named(survey: SurveyRecord, named: list[str], sqlc: bool) -> list[str]:
+def quotas_named(survey: StoredSurvey, named: list[str], sqlc: bool) -> list[str]:
     """The buyer_quota_ids of the quotas a QLC quota_id list names (by
     buyer_quota_supplier_id with sqlc); ReturnRefused (400) for a name of no quota."""
     by_id = {
@@ -152,7 +152,7 @@ def quotas_named(survey: SurveyRecord, named: list[str], sqlc: bool) -> list[str
     return [by_id[name].buyer_quota_id for name in named]
 
 
-def session_quotas(store: Store, survey: SurveyRecord, transaction_id: str) -> list[str]:
+def session_quotas(store: Store, survey: StoredSurvey, transaction_id: str) -> list[str]:
     """The quotas the respondent fell into at screening that the survey still has."""
     ensure_schema(store)
     with store.read() as conn:

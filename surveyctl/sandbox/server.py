@@ -71,6 +71,7 @@ class SandboxOptions:
     retry_after: int = 1
     check_responses: bool = False
     threads: int = DEFAULT_THREADS
+    strict: bool = False  # refuse request fields the schemas do not list
     rate_limit: float = 0.0  # requests per second per access-token; 0: no limit
 
 
@@ -87,6 +88,7 @@ class SandboxServer:
             accounts=accounts,
             faults=faults,
             check_responses=options.check_responses,
+            strict=options.strict,
             rate_limit=RateLimit(options.rate_limit) if options.rate_limit else None,
         )
         self._wsgi = _WsgiServer(

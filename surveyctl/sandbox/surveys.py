@@ -21,7 +21,8 @@ from surveyctl.sandbox.errors import (
     QLC_OPTION_WITHOUT_QLC,
     bad_request,
 )
-from surveyctl.sandbox.store import GroupRecord, QuotaRecord, SurveyRecord
+from surveyctl.sandbox.store import StoredGroup, StoredQuota, StoredSurvey
+from surveyctl.sandbox.store.surveys import epoch_ms
 
 RECONTACT = 1  # incl_excl value of a recontact survey (spec 2.1)
 TEST_SUPPLIER_ID = 1  # supplier of the test entry link (sandbox decision)
@@ -63,7 +64,7 @@ def group_refs(body: dict) -> list[str]:
     return list(dict.fromkeys(refs + list(body.get("buyer_surveygroup_refs") or [])))
 
 
-def check_features(body: dict, existing: SurveyRecord | None) -> None:
+def check_features(body: dict, existing: StoredSurvey | None) -> None:
     """Quota identity, QLC (2.7) and QBP (2.6) rules of a create (`existing` None) or PUT."""
     quota_ids = [quota["buyer_quota_id"] for quota in body.get("quotas") or []]
     duplicates = sorted({q for q in quota_ids if quota_ids.count(q) > 1})
@@ -123,7 +124,7 @@ def estimated_clicks(completes_required: float, expected_ir: float) -> int:
     return MAX_CLICKS if not math.isfinite(clicks) or clicks >= MAX_CLICKS else math.ceil(clicks)
 
 
-def render_quota(quota: QuotaRecord) -> dict:
+def render_quota(quota: StoredQuota) -> dict:
     rendered = {
         "buyer_quota_id": quota.buyer_quota_id,
         "ps_quota_id": quota.ps_quota_id,
@@ -145,7 +146,7 @@ def entry_link(host_url: str, survey_id: int) -> str:
     return f"{host_url.rstrip('/')}/sandbox/startsurvey?{query}"
 
 
-def render(survey: SurveyRecord, groups: list[GroupRecord], host_url: str) -> dict:
+def render(survey: StoredSurvey, groups: list[StoredGroup], host_url: str) -> dict:
     """The survey response body of spec 2.5 (create 201, get, overwrite 200)."""
     body = survey.body
     quotas = survey.quotas
@@ -213,7 +214,24 @@ def render(survey: SurveyRecord, groups: list[GroupRecord], host_url: str) -> di
         "pds_ignore_override": False,
         "supplier_allocation_throttle": False,
         "blend_applied": False,
+        "crtd_on": epoch_ms(survey.created),
+        "mod_on": survey.mod_on if survey.mod_on is not None else epoch_ms(survey.created),
     }
     for name in ECHOED_FIELDS:
         response[name] = body.get(name)
     return response
+
+
+def status_of(survey: StoredSurvey) -> dict:
+    """The answer of `GET /surveys/{id}/status`: the public material names the call, not its
+    body, so the body is a sandbox decision: the status with what a monitor shows beside it."""
+    body = survey.body
+    return {
+        "ps_survey_id": survey.survey_id,
+        "ps_survey_status": survey.status,
+        "survey_title": body["survey_title"],
+        "completes_required": body["completes_required"],
+        "offer_price": body.get("offer_price"),
+        "project_last_complete_date": survey.last_complete,
+        "mod_on": survey.mod_on if survey.mod_on is not None else epoch_ms(survey.created),
+    }

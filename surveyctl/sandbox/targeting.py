@@ -4,6 +4,10 @@ Every qualification and quota criterion must name an attribute of the locale; ch
 take `condition_codes` among their answers (compared as strings), numeric-range attributes take
 `range_sets` in the attribute's units, free-entry attributes take `condition_codes` matching the
 attribute's format.
+
+US state codes (225) are FIPS numbers and the service takes them zero-padded as well (`"06"`
+and `"6"` both name California; public facts): the faithful mode compares them as numbers, the
+strict mode only as written in the catalogue.
 """
 
 from __future__ import annotations
@@ -11,17 +15,18 @@ from __future__ import annotations
 import re
 
 from surveyctl.sandbox import catalogue
+from surveyctl.sandbox.contract import strict_mode
 from surveyctl.sandbox.errors import CATALOGUE, bad_request
+
+US_STATE = 225
+ZERO_PADDED = frozenset({US_STATE})  # attributes whose codes the service takes zero-padded
 
 
 def check_targeting(body: dict) -> None:
     """Raises a 400 for the first qualification or criterion the catalogue does not allow."""
     locale = body["survey_localization"]
     if locale not in catalogue.locales():
-        known = ", ".join(catalogue.locales())
-        raise bad_request(
-            CATALOGUE, f"survey_localization {locale!r} is not a known locale ({known})"
-        )
+        raise bad_request(CATALOGUE, f"survey_localization {catalogue.unknown_locale(locale)}")
     for n, qualification in enumerate(body.get("qualifications") or []):
         _check_one(locale, qualification, f"qualifications[{n}]")
     for n, quota in enumerate(body.get("quotas") or []):
@@ -67,7 +72,8 @@ def _check_one(locale: str, target: dict, where: str) -> None:
     localization = _localization(attribute, locale)
     answers = {str(a["condition_code"]) for a in localization.get("answers", [])}
     if answers:
-        wrong = [c for c in codes if c not in answers]
+        padded = code in ZERO_PADDED and not strict_mode()
+        wrong = [c for c in codes if c not in answers and not (padded and _unpadded(c) in answers)]
         if wrong:
             raise bad_request(
                 CATALOGUE,
@@ -81,6 +87,13 @@ def _check_one(locale: str, target: dict, where: str) -> None:
         raise bad_request(
             CATALOGUE, f"{where}.condition_codes: {', '.join(wrong)} do not match {pattern!r}"
         )
+
+
+def _unpadded(condition_code: str) -> str:
+    """`"06"` -> `"6"`; anything but digits stays as it is."""
+    if not condition_code.isdigit():
+        return condition_code
+    return condition_code.lstrip("0") or "0"
 
 
 def _localization(attribute: dict, locale: str) -> dict:

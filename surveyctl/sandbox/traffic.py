@@ -32,7 +32,7 @@ from surveyctl.sandbox.respondents import (
     targeted_codes,
 )
 from surveyctl.sandbox.returns import COMPLETE, IN_BUYER_SURVEY, PLATFORM_QUALITY, ReturnRefused
-from surveyctl.sandbox.store import QuotaRecord, Store, SurveyRecord
+from surveyctl.sandbox.store import Store, StoredQuota, StoredSurvey
 
 __all__ = ["ReturnRefused", "Simulation", "SimulationResult", "simulate"]
 
@@ -128,8 +128,8 @@ def simulate(store: Store, survey_id: int, plan: Simulation, return_base: str) -
 
 
 def _screen(
-    survey: SurveyRecord, person: Respondent, excluded: set[str], seen: set[str]
-) -> tuple[int, dict, list[QuotaRecord]]:
+    survey: StoredSurvey, person: Respondent, excluded: set[str], seen: set[str]
+) -> tuple[int, dict, list[StoredQuota]]:
     """The platform's verdict: (status, record fields explaining it, quotas fallen into)."""
     if survey.status == lifecycle.PAUSED:
         return 23, {}, []
@@ -169,8 +169,8 @@ def _screen(
 
 
 def _buyer_survey_return(
-    survey: SurveyRecord,
-    fallen: list[QuotaRecord],
+    survey: StoredSurvey,
+    fallen: list[StoredQuota],
     transaction_id: str,
     plan: Simulation,
     rng: random.Random,
@@ -196,7 +196,7 @@ def _buyer_survey_return(
     return returns.signed_return_url(return_base, status, transaction_id, quotas, sqlc, signing)
 
 
-def _least_filled(quotas: list[QuotaRecord]) -> list[QuotaRecord]:
+def _least_filled(quotas: list[StoredQuota]) -> list[StoredQuota]:
     """The open quota with the lowest share of its required count filled (QLC least-fill)."""
     candidates = [q for q in quotas if q.open and q.required_count > 0]
     if not candidates:
@@ -213,7 +213,7 @@ def _psids_of(store: Store, survey_id: int) -> set[str]:
     return {row[0] for row in rows}
 
 
-def _excluded_psids(store: Store, survey: SurveyRecord) -> set[str]:
+def _excluded_psids(store: Store, survey: StoredSurvey) -> set[str]:
     """PSIDs that took part in another survey of one of the survey's groups, within the
     group's exclusion_period (in days; the spec does not give the unit)."""
     excluded: set[str] = set()

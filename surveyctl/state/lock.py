@@ -12,6 +12,13 @@ a note on stderr: the state loses nothing when its writer dies (every write is i
 log, see `surveyctl.state.file.changelog`), so there is nothing for a person to decide. A holder on
 another host cannot be checked from here; its lock still needs `force-unlock`.
 
+A PID alone does not name a process: a container restarted with the same host name starts a
+new PID namespace, where the dead holder's PID soon belongs to another process (often the
+next surveyctl itself). So the record also keeps the holder's start time (clock ticks since
+boot, from /proc) and the kernel's boot ID: a live process with the holder's PID but another
+start time, or a record from an earlier boot, is not the holder, and its lock is taken over.
+Where /proc is absent, or in records written before these fields, the PID alone decides.
+
 Why a record plus `filelock.FileLock`, rather than `SoftFileLock` alone: the record must say
 who holds the lock and survive a crash long enough for the next command to tell a dead holder
 from a live one on another host, so an OS lock, which the kernel drops with the process,
@@ -67,6 +74,8 @@ class LockInfo:
     host: str
     pid: int
     created: str
+    started: int | None = None  # the holder's start time, clock ticks since boot
+    boot_id: str | None = None  # the kernel boot the holder ran under
 
     @classmethod
     def mine(cls, operation: str) -> LockInfo:
@@ -78,25 +87,57 @@ class LockInfo:
             host=host,
             pid=os.getpid(),
             created=datetime.now(UTC).isoformat(timespec="seconds"),
+            started=process_start_time(os.getpid()),
+            boot_id=boot_id(),
         )
 
     def holder_alive(self) -> bool | None:
         """Whether the holding process still runs; None when it ran on another host."""
         if self.host != socket.gethostname():
             return None
-        try:
-            os.kill(self.pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
+        return process_running(self.pid, self.started, self.boot_id)
 
     def describe(self) -> str:
         return (
             f"{self.who} (pid {self.pid}) since {self.created} for {self.operation!r} "
             f"(lock ID {self.id})"
         )
+
+
+def process_running(pid: int, started: int | None, boot: str | None) -> bool:
+    """Whether the process of this host that had `pid`, start time `started` and ran under
+    kernel boot `boot` still runs (None for what was not recorded: not checked)."""
+    if boot is not None and boot_id() not in (None, boot):
+        return False  # the host was restarted since: nothing of that boot still runs
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    if started is not None:
+        now = process_start_time(pid)
+        if now is not None and now != started:
+            return False  # the PID was reused by another process
+    return True
+
+
+def process_start_time(pid: int) -> int | None:
+    """When process `pid` started, in clock ticks since boot (Linux /proc); None elsewhere."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+        # Field 22; the command name (field 2) is in parentheses and may hold spaces.
+        return int(text[text.rindex(")") + 2 :].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def boot_id() -> str | None:
+    """The ID of the running kernel boot (Linux); None elsewhere."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text(encoding="ascii").strip()
+    except OSError:
+        return None
 
 
 def _user() -> str:
@@ -252,6 +293,8 @@ def _read(path: Path) -> LockInfo | None:
             host=str(data["host"]),
             pid=int(data["pid"]),
             created=str(data["created"]),
+            started=None if data.get("started") is None else int(data["started"]),
+            boot_id=None if data.get("boot_id") is None else str(data["boot_id"]),
         )
     except (ValueError, KeyError, TypeError) as exc:
         raise LockError(

@@ -15,6 +15,8 @@ pairs through a callback, so that callers decide whether one problem ends the fi
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +51,7 @@ __all__ = [
     "location",
     "read_text",
     "short",
+    "special_file_kind",
 ]
 
 Report = Callable[[str, Location], None]
@@ -74,12 +77,40 @@ class Loaded:
     finite: bool | None = None
 
 
+_SPECIAL_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def special_file_kind(path: Path, mode: int | None = None) -> str | None:
+    """What `path` is when it is a FIFO, socket or device ("a FIFO (named pipe)"), else None
+    (a regular file, a folder, nothing). Links are followed."""
+    if mode is None:
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            return None
+    return next((kind for test, kind in _SPECIAL_KINDS if test(mode)), None)
+
+
 def read_text(path: Path, limits: Limits, name: str | None = None) -> str:
-    """The UTF-8 text of `path`, refused (YamlProblem) when larger than `limits` allow;
-    `name` is the file's name in messages (default: the path)."""
+    """The UTF-8 text of `path`, refused (YamlProblem) when larger than `limits` allow or
+    when it is not a regular file; `name` is the file's name in messages (default: the path)."""
     name = name or str(path)
     try:
-        with open(path, "rb") as handle:
+        # Opened without waiting: opening a FIFO for reading would wait for a writer forever.
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        special = special_file_kind(path, os.fstat(descriptor).st_mode)
+        if special is not None:
+            os.close(descriptor)
+            raise YamlProblem(
+                f"{name} is {special}, not a regular file: only files are read",
+                Location(name, 1),
+            )
+        with open(descriptor, "rb") as handle:
             raw = handle.read(limits.max_bytes + 1)
             if len(raw) > limits.max_bytes:
                 handle.seek(0, 2)

@@ -28,6 +28,9 @@ _STR_TAG = "tag:yaml.org,2002:str"
 _MAP_TAG = "tag:yaml.org,2002:map"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
 _MEMO_SIZE = 100_000  # entries per memo of scalars; cleared when full
+# What PyYAML's scalar constructors raise for a text their explicit tag cannot read
+# (`!!int abc`, `!!float ""`, `!!timestamp soon`, `!!bool maybe`): not YAMLErrors.
+_BAD_SCALAR = (ValueError, KeyError, IndexError, AttributeError, TypeError, OverflowError)
 
 
 def location(filename: str, mark: Any) -> Location:
@@ -85,6 +88,14 @@ class StructureError(yaml.constructor.ConstructorError):
     """Well-formed YAML that surveyctl does not read: duplicate keys, keys that are not text."""
 
 
+def tag_error(node: ScalarNode) -> StructureError:
+    """The problem of a scalar that its explicit tag cannot read, at the scalar's place."""
+    tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+    return StructureError(
+        None, None, f"The value {short(node.value)} cannot be read as {tag}", node.start_mark
+    )
+
+
 class MarkedLoader(BaseLoader):
     """PyYAML's safe loader (libyaml's parser when available) that builds marked values;
     `filename` names the file in their Locations."""
@@ -109,6 +120,14 @@ class MarkedLoader(BaseLoader):
                 tag = self._plain_tags[value] = super().resolve(kind, value, implicit)
             return tag
         return super().resolve(kind, value, implicit)
+
+    def construct_object(self, node: Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep=deep)
+        except _BAD_SCALAR as exc:
+            if isinstance(node, ScalarNode):
+                raise tag_error(node) from exc
+            raise
 
     def construct_marked_mapping(self, node: MappingNode):
         data = MarkedDict()
@@ -214,6 +233,8 @@ class PlainBuilder:
                 value = constructor(self.loader, node)
             except yaml.YAMLError as exc:
                 raise NotPlain from exc
+            except _BAD_SCALAR as exc:
+                raise tag_error(node) from exc
             if len(_scalars) > _MEMO_SIZE:
                 _scalars.clear()
             _scalars[key] = value

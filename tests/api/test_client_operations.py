@@ -24,7 +24,7 @@ def test_patch_survey_sends_a_json_patch_list(api, new_survey):
 def test_a_refused_patch_raises_with_the_services_code(api, new_survey):
     with pytest.raises(ApiError) as refused:
         api.patch_survey(new_survey(), [{"op": "remove", "path": "/nothing"}])
-    assert (refused.value.status, refused.value.code) == (400, 1028)
+    assert (refused.value.status, refused.value.code) == (409, 1028)
 
 
 def test_survey_performance_reads_the_report(api, new_survey):

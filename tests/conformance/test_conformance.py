@@ -19,24 +19,15 @@ from surveyctl.conformance.draft import TITLE_PREFIX
 from surveyctl.sandbox.process import served
 
 KEY = "sandbox-buyer-1"
-# Rows the sandbox of today answers otherwise than the public documentation: the service takes
-# fields the spec does not list, padded state codes, en_AU, quota titles, the quota and status
-# reads, and carries mod_on/crtd_on. They turn to "holds" once the sandbox is as lenient as
-# the service; this set then empties (and the last test below with it).
-NOT_YET_IN_THE_SANDBOX = {
-    "catalogue-en_AU",
-    "get-mod_on",
-    "list-mod_on",
-    "mod_on-moves",
+# Rows about the service's leniency (fields the spec does not list, padded state codes, quota
+# PUT fields): they hold against the sandbox's default mode and differ against --strict.
+LENIENCY = {
     "put-get-body",
     "put-unknown-field",
     "state-padded",
     "feasibility-criterias",
     "quota-put-id",
     "quota-put-title",
-    "quota-list",
-    "quota-one",
-    "survey-status",
 }
 NEVER_CHECKED = {
     "status-moves",
@@ -63,15 +54,13 @@ def _drafts_left(url: str) -> list[dict]:
     return [s for s in every if str(s.get("survey_title", "")).startswith(TITLE_PREFIX)]
 
 
-@pytest.fixture(scope="module")
-def report(tmp_path_factory, sandbox) -> dict:
-    """One run against the session's sandbox, its JSON report read from --output."""
+def _run(folder: Path, url: str) -> dict:
+    """One run against the sandbox at `url`, its JSON report read from --output."""
     from click.testing import CliRunner
 
     from surveyctl.cli.main import cli
 
-    folder = tmp_path_factory.mktemp("conformance")
-    config = {"environments": {"local": {"host": sandbox.url, "api_key_env": "SURVEYCTL_C_KEY"}}}
+    config = {"environments": {"local": {"host": url, "api_key_env": "SURVEYCTL_C_KEY"}}}
     (folder / "surveyctl.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
     before = os.getcwd()
     os.chdir(folder)
@@ -87,10 +76,22 @@ def report(tmp_path_factory, sandbox) -> dict:
     return json.loads((folder / "report.json").read_text(encoding="utf-8"))
 
 
+@pytest.fixture(scope="module")
+def report(tmp_path_factory, sandbox) -> dict:
+    """One run against the session's sandbox (its default, faithful mode)."""
+    return _run(tmp_path_factory.mktemp("conformance"), sandbox.url)
+
+
+@pytest.fixture(scope="module")
+def strict_report(tmp_path_factory, strict_sandbox) -> dict:
+    """One run against the sandbox served --strict."""
+    return _run(tmp_path_factory.mktemp("conformance-strict"), strict_sandbox.url)
+
+
 def test_every_checkable_assumption_holds_against_the_sandbox(report):
     verdicts = _verdicts(report)
-    checkable = set(verdicts) - NEVER_CHECKED - NOT_YET_IN_THE_SANDBOX
-    assert len(checkable) >= 20
+    checkable = set(verdicts) - NEVER_CHECKED
+    assert len(checkable) >= 30
     assert {name: verdicts[name] for name in checkable} == dict.fromkeys(checkable, "holds")
 
 
@@ -118,12 +119,15 @@ def test_a_row_names_its_source_and_what_was_seen(report):
     assert "404" in row["seen"] and "1006" in row["seen"]
 
 
-def test_rows_the_sandbox_does_not_serve_yet_say_what_differs(report):
-    # Flip: once the sandbox takes what the service takes, these hold (see the set above).
-    verdicts = _verdicts(report)
-    assert {name: verdicts[name] for name in NOT_YET_IN_THE_SANDBOX} == dict.fromkeys(
-        NOT_YET_IN_THE_SANDBOX, "differs"
-    )
+def test_the_leniency_rows_differ_against_a_strict_sandbox(strict_report):
+    verdicts = _verdicts(strict_report)
+    assert {name: verdicts[name] for name in LENIENCY} == dict.fromkeys(LENIENCY, "differs")
+
+
+def test_the_other_checkable_rows_hold_against_a_strict_sandbox(strict_report):
+    verdicts = _verdicts(strict_report)
+    others = set(verdicts) - NEVER_CHECKED - LENIENCY
+    assert {name: verdicts[name] for name in others} == dict.fromkeys(others, "holds")
 
 
 def test_a_protected_environment_needs_env_and_yes(project, run_cli, sandbox):

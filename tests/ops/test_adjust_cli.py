@@ -56,7 +56,7 @@ def test_adjusting_the_same_transactions_twice_counts_them_as_already_reconciled
     survey_id, ids = completes
     name = _write_ids(project, survey_id, ids)
     run_cli("adjust", name, "--yes")
-    run_cli("adjust", name, "--yes", "--output", "second.json")
+    run_cli("adjust", name, "--yes", "--resubmit", "--output", "second.json")
     summary = json.loads((project / "second.json").read_text())["summary"]
     assert summary["alreadyReconciled"] == 3
     assert summary["eligible"] == 0
@@ -76,8 +76,8 @@ def test_the_answer_on_a_terminal_decides(completes, run_cli, project, monkeypat
     monkeypatch.setattr("surveyctl.cli.adjust._interactive", lambda: True)
     name = _write_ids(project, survey_id, ids)
     declined = run_cli("adjust", name, input="n\n")
-    assert declined.exit_code == 0
-    assert "nothing submitted" in declined.stderr
+    assert declined.exit_code == 1  # as apply: a declined write is not a success
+    assert "nothing submitted: the adjustment was declined" in declined.stderr
     assert api.get_transaction(survey_id, ids[0])["Reconciliation Status"] == 0
     accepted = run_cli("adjust", name, input="y\n")
     assert accepted.exit_code == 0
@@ -89,3 +89,29 @@ def test_a_file_without_ids_is_refused_with_its_name(run_cli, project):
     result = run_cli("adjust", "ids.csv", "--yes")
     assert result.exit_code == 1
     assert "ids.csv: the file names no transactions" in result.stderr
+
+
+def test_submitting_the_same_transactions_again_needs_resubmit(completes, run_cli, project, api):
+    survey_id, ids = completes
+    name = _write_ids(project, survey_id, ids)
+    first = run_cli("adjust", name, "--yes")
+    again = run_cli("adjust", name, "--yes")
+    adjustment_id = first.stdout.split("adjustment ", 1)[1].split(":")[0]
+    assert again.exit_code == 1
+    assert f"was answered: adjustment {adjustment_id}, status 1" in again.stdout
+    assert "nothing submitted: 3 of these 3 transaction(s) were submitted already" in again.stderr
+
+
+def test_adjustments_show_prints_one_submission_with_its_transactions_and_answer(
+    completes, run_cli, project
+):
+    survey_id, ids = completes
+    run_cli("adjust", _write_ids(project, survey_id, ids), "--yes", "--output", "a.json")
+    listing = run_cli("adjustments", "--offline")
+    ref = listing.stdout.splitlines()[1].split()[0]
+    shown = json.loads(run_cli("adjustments", "--show", ref).stdout)
+    answer = json.loads((project / "a.json").read_text())
+    assert shown["outcome"] == "answered"
+    assert shown["adjustment_id"] == answer["adjustment_id"]
+    assert [t["transaction_id"] for t in shown["transactions"]] == ids
+    assert {t["survey_id"] for t in shown["transactions"]} == {survey_id}

@@ -20,6 +20,13 @@ def _state(project: Path):
     return FileStateStore(project / ".surveyctl" / "state" / "local.json").load()
 
 
+@pytest.fixture(params=["faithful", "strict"])
+def sandbox(request, sandbox, strict_sandbox):
+    """Each import test against the default sandbox, then against one served --strict: an
+    apply after an import sends nothing a strict sandbox refuses."""
+    return strict_sandbox if request.param == "strict" else sandbox
+
+
 @pytest.fixture
 def proxy(sandbox):
     """The sandbox seen through the documented response shapes (see proxies.py)."""

@@ -1,8 +1,14 @@
-"""plan and apply over real HTTP against the sandbox: what the plan shows is what apply does."""
+"""plan and apply over real HTTP against the sandbox: what the plan shows is what apply does.
+
+Every test runs twice: against the sandbox in its default (faithful) mode, and against one
+served --strict, so surveyctl never depends on the sandbox's leniency and never sends a field
+a strict sandbox refuses."""
 
 from __future__ import annotations
 
 import json
+
+import pytest
 
 from surveyctl.api import ApiClient
 from surveyctl.catalog import Catalog
@@ -12,6 +18,12 @@ from surveyctl.reconcile.planner import PlanRequest, make_plan
 from surveyctl.state import FileStateStore
 
 from .conftest import group_manifest, survey_manifest
+
+
+@pytest.fixture(params=["faithful", "strict"])
+def sandbox(request, sandbox, strict_sandbox):
+    """The session's sandbox, then the strict one (the project fixture points at it too)."""
+    return strict_sandbox if request.param == "strict" else sandbox
 
 
 def _store(project) -> FileStateStore:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import yaml
 
+from surveyctl.api import ApiClient
 from surveyctl.sandbox.process import served
 
 from ..reconcile.conftest import title_tag
@@ -107,3 +111,58 @@ def served_sandbox(tmp_path):
             return stack.enter_context(served(db, latency_ms=latency_ms)).url
 
         yield serve
+
+
+@dataclass
+class SlowMarket:
+    """A marketplace in a process of its own whose every answer takes SLOW_MS, with a live
+    survey of this test whose three completes are named in `ids.csv` (with their survey) and
+    in `bare.csv` (ids only), and the same data served at once by `fast` for reading back."""
+
+    slow: str
+    fast: str
+    survey_id: int
+    ids: list[str]
+    db: Path
+
+    def adjustments(self) -> int:
+        """How many adjustments of this test's survey the marketplace has accepted, read from
+        its own store."""
+        with sqlite3.connect(self.db) as conn:
+            rows = conn.execute("SELECT summary FROM adjustments").fetchall()
+        return sum(
+            any(
+                item["surveyId"] == self.survey_id
+                for item in json.loads(summary)["summaryPerSurvey"]
+            )
+            for (summary,) in rows
+        )
+
+
+SLOW_MS = 1000
+
+
+@pytest.fixture(scope="module")
+def slow_servers(tmp_path_factory):
+    """One marketplace database served twice, each in a process of its own: at once, and
+    answering after SLOW_MS; (fast URL, slow URL, database)."""
+    db = tmp_path_factory.mktemp("slow-market") / "market.db"
+    with served(db) as fast, served(db, latency_ms=SLOW_MS) as slow:
+        yield fast.url, slow.url, db
+
+
+@pytest.fixture
+def slow_market(slow_servers, project) -> SlowMarket:
+    """The project's only environment, `local`, aimed at a SlowMarket."""
+    fast, slow, db = slow_servers
+    api = ApiClient(fast, "sandbox-buyer-1")
+    survey_id = api.create_survey(SURVEY_SPEC)["ps_survey_id"]
+    api.set_survey_status(survey_id, LIVE)
+    api.simulate_traffic(survey_id, {"respondents": 30, "seed": 12, "bad_hash_share": 0})
+    items, _ = api.get_transactions_page(survey_id, status=[21])
+    ids = [item["Transaction ID"] for item in items[:3]]
+    lines = ["transaction_id,survey_id"] + [f"{t},{survey_id}" for t in ids]
+    (project / "ids.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (project / "bare.csv").write_text("".join(f"{t}\n" for t in ids), encoding="utf-8")
+    configure(project, slow)
+    return SlowMarket(slow, fast, survey_id, ids, db)

@@ -45,14 +45,14 @@ def test_an_unreachable_service_says_each_retry_and_ends_in_one_sentence(
     retries = [line for line in result.stderr.splitlines() if "retrying" in line]
     assert len(retries) == 5
     assert re.fullmatch(
-        r"surveyctl: retrying GET /surveys/10001 (at once|in [\d.]+ s) \(attempt 2 of 6\): "
+        r"surveyctl: retrying GET /surveys/10001/status (at once|in [\d.]+ s) \(attempt 2 of 6\): "
         r"connection refused",
         retries[0],
     )
     assert retries[-1].endswith("(attempt 6 of 6): connection refused")
     assert result.stderr.splitlines()[-1] == (
         f"Error: cannot reach environment 'staging' at {dead_url}: connection refused "
-        "(GET /surveys/10001, 6 attempts)"
+        "(GET /surveys/10001/status, 6 attempts)"
     )
 
 
@@ -88,7 +88,7 @@ def test_timeout_bounds_the_wait_for_an_answer_retries_included(
     assert "retrying" not in result.stderr  # the one attempt took the whole --timeout
     assert (
         f"cannot reach environment 'local' at {slow.url}: no answer within 0.2 s "
-        "(GET /surveys/10001, 1 attempt within the --timeout of 0.2 s)"
+        "(GET /surveys/10001/status, 1 attempt within the --timeout of 0.2 s)"
     ) in result.stderr
 
 
@@ -146,7 +146,7 @@ def test_the_embedded_sandbox_port_never_shows_in_an_error(tmp_path, monkeypatch
     monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
     result = CliRunner().invoke(cli, ["status", "99999999"])
     assert result.exit_code == 1
-    assert "GET /buyers/v2/surveys/99999999 answered 404" in result.stderr
+    assert "GET /buyers/v2/surveys/99999999/status answered 404" in result.stderr
     assert "127.0.0.1" not in result.output + result.stderr
     assert not re.search(r":\d{4,5}\b", result.stderr)
 

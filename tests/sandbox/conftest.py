@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import copy
 import itertools
+import re
+import signal
+import subprocess
+import sys
 import uuid
 
 import pytest
@@ -13,6 +17,7 @@ from surveyctl.sandbox.store import Store
 
 BUYER_1 = "sandbox-buyer-1"
 BUYER_2 = "sandbox-buyer-2"
+HEADERS = {"access-token": BUYER_1}
 
 BASE_SURVEY = {
     "survey_title": "Brand tracker",
@@ -93,6 +98,12 @@ def raw(sandbox) -> Raw:
 
 
 @pytest.fixture
+def strict_raw(strict_sandbox) -> Raw:
+    """Raw HTTP as buyer 1 on the sandbox served with --strict."""
+    return Raw(strict_sandbox.url)
+
+
+@pytest.fixture
 def raw2(sandbox) -> Raw:
     return Raw(sandbox.url, BUYER_2)
 
@@ -149,3 +160,45 @@ def held_sessions(raw):
         return [row["Transaction ID"] for row in listed.json()]
 
     return make
+
+
+class Served:
+    """A `surveyctl sandbox serve` process on a free port."""
+
+    def __init__(self, db, *extra: str):
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "surveyctl", "sandbox", "serve", "--port", "0", "--db", str(db)]
+            + list(extra),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.banner = []
+        while True:
+            line = self.process.stdout.readline()
+            if not line:
+                raise AssertionError(self.process.stderr.read())
+            self.banner.append(line)
+            if line.startswith("Press Ctrl-C"):
+                break
+        self.url = re.search(r"http://127\.0\.0\.1:\d+", self.banner[0]).group(0)
+
+    def stop(self) -> int:
+        self.process.send_signal(signal.SIGINT)
+        return self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def served(tmp_path):
+    processes = []
+
+    def serve(*extra: str) -> Served:
+        process = Served(tmp_path / "sandbox.db", *extra)
+        processes.append(process)
+        return process
+
+    yield serve
+    for process in processes:
+        if process.process.poll() is None:
+            process.process.kill()
+            process.process.wait()

@@ -195,8 +195,6 @@ def test_the_sandbox_has_its_own_base_error():
         assert issubclass(error, SandboxError) and not issubclass(error, SurveyctlError)
 
 
-
-
 def test_an_embedded_sandbox_that_cannot_start_is_one_error_sentence(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("SURVEYCTL_ENV", raising=False)

@@ -20,14 +20,22 @@ from surveyctl.sandbox.catalogue import (
 )
 from surveyctl.schemafiles import load_schema
 
-LOCALES = ["de_DE", "en_CA", "en_GB", "en_US", "es_ES", "fr_FR"]
+LOCALES = ["de_DE", "en_AU", "en_CA", "en_GB", "en_US", "es_ES", "fr_FR"]
 CORE_EVERYWHERE = [211, 212, 213, 215, 216, 217, 218, 219, 229]
 # Asked in the respondent's language; the device (219) is detected, and its answers such as
 # "Smartphone" read the same in every language.
 TRANSLATED_CORE = [211, 212, 213, 215, 216, 217, 218, 229]
 COUNTRY_OF_BIRTH = 235
 US_STATE = 225
-REGION_CODE = {"en_US": 226, "en_GB": 230, "de_DE": 231, "fr_FR": 232, "en_CA": 233, "es_ES": 234}
+REGION_CODE = {
+    "en_US": 226,
+    "en_GB": 230,
+    "de_DE": 231,
+    "fr_FR": 232,
+    "en_CA": 233,
+    "es_ES": 234,
+    "en_AU": 236,
+}
 
 
 def all_pages(locale: str, classes: set[int] | None = None) -> list[dict]:
@@ -53,7 +61,7 @@ def local_answer(locale: str, code: int, condition_code: int) -> str:
     return next(a["local_text"] for a in answers if a["condition_code"] == condition_code)
 
 
-def test_the_catalogue_serves_six_locales():
+def test_the_catalogue_serves_seven_locales():
     assert catalogue.locales() == LOCALES
 
 
@@ -202,6 +210,7 @@ def test_choice_attributes_have_answers_and_entry_attributes_have_none(locale):
     [
         ("en_US", 321),
         ("en_CA", 324),
+        ("en_AU", 325),
         ("en_GB", 323),
         ("de_DE", 322),
         ("fr_FR", 322),
@@ -221,6 +230,7 @@ def test_age_and_income_are_ranges_with_units(locale, income_units):
     [
         ("en_US", "10001", "1000"),
         ("en_CA", "K1A 0B1", "12345"),
+        ("en_AU", "2000", "20000"),
         ("en_GB", "SW1A 1AA", "12345"),
         ("de_DE", "10115", "1011"),
         ("fr_FR", "75001", "7500A"),

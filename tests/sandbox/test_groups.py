@@ -41,12 +41,12 @@ def test_a_deleted_group_is_gone(raw, fresh_ref):
     assert raw.v2("GET", f"/surveygroups/{ref}").status_code == 404
 
 
-def test_a_group_ref_is_unique_across_buyers(api, other_buyer_api, fresh_ref):
+def test_a_group_ref_taken_by_any_buyer_is_a_conflict(api, other_buyer_api, fresh_ref):
     ref = fresh_ref()
     api.create_group(_group(ref, []))
     with pytest.raises(ApiError) as refused:
         other_buyer_api.create_group(_group(ref, []))
-    assert refused.value.status == 400
+    assert refused.value.status == 409
     assert refused.value.code == 1011
 
 

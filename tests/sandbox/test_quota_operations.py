@@ -106,7 +106,7 @@ def test_a_patch_cannot_change_a_quotas_identity(raw, path):
     survey_id = raw.create()["ps_survey_id"]
     operations = [{"op": "replace", "path": path, "value": "renamed"}]
     response = raw.v2("PATCH", f"/surveys/{survey_id}/quotas/male", json=operations)
-    assert response.status_code == 400
+    assert response.status_code == 409
     assert response.json()["ps_api_response_code"] == 1028
 
 

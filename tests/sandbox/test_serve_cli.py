@@ -2,60 +2,12 @@
 
 from __future__ import annotations
 
-import re
-import signal
-import subprocess
-import sys
-
-import pytest
 import requests
 from click.testing import CliRunner
 
 from surveyctl.cli.main import cli
 
-HEADERS = {"access-token": "sandbox-buyer-1"}
-
-
-class Served:
-    """A `surveyctl sandbox serve` process on a free port."""
-
-    def __init__(self, db, *extra: str):
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "surveyctl", "sandbox", "serve", "--port", "0", "--db", str(db)]
-            + list(extra),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        self.banner = []
-        while True:
-            line = self.process.stdout.readline()
-            if not line:
-                raise AssertionError(self.process.stderr.read())
-            self.banner.append(line)
-            if line.startswith("Press Ctrl-C"):
-                break
-        self.url = re.search(r"http://127\.0\.0\.1:\d+", self.banner[0]).group(0)
-
-    def stop(self) -> int:
-        self.process.send_signal(signal.SIGINT)
-        return self.process.wait(timeout=10)
-
-
-@pytest.fixture
-def served(tmp_path):
-    processes = []
-
-    def serve(*extra: str) -> Served:
-        process = Served(tmp_path / "sandbox.db", *extra)
-        processes.append(process)
-        return process
-
-    yield serve
-    for process in processes:
-        if process.process.poll() is None:
-            process.process.kill()
-            process.process.wait()
+from .conftest import HEADERS
 
 
 def test_serve_prints_both_roots_and_the_access_tokens(served):

@@ -89,19 +89,30 @@ def test_a_boolean_is_not_accepted_as_an_integer(raw, make_body):
     assert "completes_required" in response.json()["ps_api_response_message"]
 
 
-def test_unknown_fields_are_refused_naming_them(raw, make_body):
-    response = raw.v2("POST", "/surveys", json=make_body(colour="red", size=3))
+def test_unknown_fields_are_refused_naming_them_in_strict_mode(strict_raw, make_body):
+    response = strict_raw.v2("POST", "/surveys", json=make_body(colour="red", size=3))
     assert response.status_code == 400
     message = response.json()["ps_api_response_message"]
     assert "colour" in message and "size" in message
 
 
-def test_an_unknown_field_inside_a_quota_is_refused_with_its_path(raw, make_body):
+def test_an_unknown_field_inside_a_quota_is_refused_with_its_path_in_strict_mode(
+    strict_raw, make_body
+):
     body = make_body()
     body["quotas"][0]["colour"] = "red"
-    response = raw.v2("POST", "/surveys", json=body)
+    response = strict_raw.v2("POST", "/surveys", json=body)
     assert response.status_code == 400
     assert "quotas[0].colour" in response.json()["ps_api_response_message"]
+
+
+def test_unknown_fields_are_accepted_and_not_kept_by_default(raw, make_body):
+    body = make_body(colour="red")
+    body["quotas"][0]["size"] = 3
+    created = raw.v2("POST", "/surveys", json=body)
+    assert created.status_code == 201
+    shown = raw.v2("GET", f"/surveys/{created.json()['ps_survey_id']}").json()
+    assert "colour" not in shown and "size" not in shown["quotas"][0]
 
 
 def test_a_body_that_is_not_json_is_refused(raw):

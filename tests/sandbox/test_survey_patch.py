@@ -80,10 +80,10 @@ def test_a_body_that_is_not_a_patch_list_is_a_400(raw, body):
         [{"op": "test", "path": "/completes_required", "value": 5}],
     ],
 )
-def test_a_patch_that_cannot_be_applied_is_a_400_and_changes_nothing(raw, operations):
+def test_a_patch_that_cannot_be_applied_is_a_409_and_changes_nothing(raw, operations):
     created = raw.create()
     response = _patch(raw, created["ps_survey_id"], operations)
-    assert response.status_code == 400
+    assert response.status_code == 409
     assert response.json()["ps_api_response_code"] == 1028
     after = raw.v2("GET", f"/surveys/{created['ps_survey_id']}").json()
     assert after["completes_required"] == created["completes_required"]
@@ -93,7 +93,7 @@ def test_a_failed_test_operation_undoes_the_operations_before_it(raw):
     created = raw.create()
     operations = [*_replace("/survey_title", "Changed"), *_replace("/field_time", 3)]
     operations.append({"op": "test", "path": "/field_time", "value": 99})
-    assert _patch(raw, created["ps_survey_id"], operations).status_code == 400
+    assert _patch(raw, created["ps_survey_id"], operations).status_code == 409
     after = raw.v2("GET", f"/surveys/{created['ps_survey_id']}").json()
     assert (after["survey_title"], after["field_time"]) == (created["survey_title"], 14)
 
@@ -102,7 +102,7 @@ def test_a_failed_test_operation_undoes_the_operations_before_it(raw):
 def test_a_field_the_buyer_cannot_set_is_refused(raw, path):
     survey_id = raw.create()["ps_survey_id"]
     response = _patch(raw, survey_id, _replace(path, 44))
-    assert response.status_code == 400
+    assert response.status_code == 409
     assert path[1:] in response.json()["ps_api_response_message"]
 
 

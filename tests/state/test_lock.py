@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
 import subprocess
 import sys
 import textwrap
@@ -12,7 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from surveyctl.state.lock import LockError, LockHeld, StateLock, force_unlock, lock_file, read_lock
+from surveyctl.state.lock import (
+    LockError,
+    LockHeld,
+    StateLock,
+    boot_id,
+    force_unlock,
+    lock_file,
+    process_start_time,
+    read_lock,
+)
 
 # A separate process that takes the lock, says so, and holds it until told (or crashes).
 HOLDER = textwrap.dedent(
@@ -238,3 +249,54 @@ def test_unreadable_lock_record_is_reported_with_its_path(state_path):
     lock_file(state_path).write_text("{not json")
     with pytest.raises(LockError, match=r"staging\.lock\.json: the lock record is unreadable"):
         StateLock(state_path, "apply").acquire()
+
+
+def _record_of(state_path: Path, **fields) -> None:
+    """Writes a lock record of this host, as a holder would, with `fields` replaced."""
+    state_path.parent.mkdir(parents=True, exist_ok=True)
+    record = {
+        "id": "earlier-1",
+        "operation": "apply",
+        "who": "ci@container",
+        "host": socket.gethostname(),
+        "pid": os.getpid(),
+        "created": "2026-01-01T00:00:00+00:00",
+        "started": process_start_time(os.getpid()),
+        "boot_id": boot_id(),
+        **fields,
+    }
+    lock_file(state_path).write_text(json.dumps(record))
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_a_live_pid_with_another_start_time_is_not_the_holder_and_its_lock_is_taken_over(
+    state_path,
+):
+    # A container restarted with the same host name: the dead holder's PID is now this
+    # process's own, started later than the record says.
+    _record_of(state_path, started=process_start_time(os.getpid()) - 1)
+    notes: list[str] = []
+    with StateLock(state_path, "apply", on_note=notes.append) as lock:
+        assert read_lock(state_path).id == lock.info.id != "earlier-1"
+    (note,) = notes
+    assert "took over the state lock left by ci@container" in note
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_a_record_from_an_earlier_boot_of_this_host_is_taken_over(state_path):
+    _record_of(state_path, boot_id="00000000-0000-0000-0000-000000000000")
+    with StateLock(state_path, "apply", on_note=lambda note: None) as lock:
+        assert read_lock(state_path).id == lock.info.id
+
+
+def test_a_live_pid_with_the_recorded_start_time_still_holds_the_lock(state_path):
+    _record_of(state_path)
+    with pytest.raises(LockHeld, match="locked by ci@container"):
+        StateLock(state_path, "apply").acquire()
+
+
+def test_the_lock_records_its_holders_start_time_and_boot(state_path):
+    with StateLock(state_path, "apply"):
+        record = json.loads(lock_file(state_path).read_text())
+    assert record["started"] == process_start_time(os.getpid())
+    assert record["boot_id"] == boot_id()

@@ -11,27 +11,30 @@ import sqlite3
 from flask import Blueprint
 
 from surveyctl.sandbox.accounts import current_buyer
-from surveyctl.sandbox.app import get_store, request_body
+from surveyctl.sandbox.bodies import request_body
 from surveyctl.sandbox.contract import reply
+from surveyctl.sandbox.current import get_store
 from surveyctl.sandbox.errors import (
     GROUP_EXISTS,
     INVALID_BODY,
     RECONTACT_GROUPED,
     bad_request,
+    conflict,
     forbidden,
     not_found,
 )
-from surveyctl.sandbox.routes_surveys import owned_survey
-from surveyctl.sandbox.store import GroupRecord, Store
+from surveyctl.sandbox.routes.surveys import owned_survey
+from surveyctl.sandbox.store import Store, StoredGroup
 from surveyctl.sandbox.surveys import RECONTACT
 
 blueprint = Blueprint("groups", __name__, url_prefix="/buyers/v2")
 
 REQUEST = "survey-group.request.json"
+CREATE_REQUEST = "survey-group-create.request.json"  # the same with buyer_surveygroup_ref
 RESPONSE = "survey-group.response.json"
 
 
-def _render(group: GroupRecord) -> dict:
+def _render(group: StoredGroup) -> dict:
     return {
         "buyer_surveygroup_ref": group.ref,
         "name": group.name,
@@ -50,7 +53,7 @@ def _check_members(store: Store, conn: sqlite3.Connection, survey_ids: list[int]
             )
 
 
-def _owned_group(store: Store, ref: str, conn: sqlite3.Connection | None = None) -> GroupRecord:
+def _owned_group(store: Store, ref: str, conn: sqlite3.Connection | None = None) -> StoredGroup:
     group = store.group(ref, conn)
     if group is None:
         raise not_found(f"exclusion group {ref!r}")
@@ -61,16 +64,14 @@ def _owned_group(store: Store, ref: str, conn: sqlite3.Connection | None = None)
 
 @blueprint.post("/surveygroups")
 def create_group():
-    body = request_body(REQUEST)
-    ref = body.get("buyer_surveygroup_ref")
-    if not ref:
-        raise bad_request(INVALID_BODY, "missing required field buyer_surveygroup_ref")
+    body = request_body(CREATE_REQUEST)
+    ref = body["buyer_surveygroup_ref"]
     store = get_store()
     with store.write() as conn:
         if store.group(ref, conn) is not None:
-            raise bad_request(GROUP_EXISTS, f"buyer_surveygroup_ref {ref!r} is already taken")
+            raise conflict(GROUP_EXISTS, f"buyer_surveygroup_ref {ref!r} is already taken")
         _check_members(store, conn, body["surveys_in_group"])
-        group = GroupRecord(
+        group = StoredGroup(
             ref, current_buyer(), body["name"], body["exclusion_period"], body["surveys_in_group"]
         )
         store.save_group(conn, group)
@@ -82,7 +83,7 @@ def create_group():
 def update_group(ref: str):
     body = request_body(REQUEST)
     if body.get("buyer_surveygroup_ref", ref) != ref:
-        raise bad_request(
+        raise conflict(
             INVALID_BODY, "buyer_surveygroup_ref of the body differs from the one of the path"
         )
     store = get_store()

@@ -12,11 +12,11 @@ import math
 from flask import Blueprint
 
 from surveyctl.sandbox import transactions
-from surveyctl.sandbox.app import get_store
 from surveyctl.sandbox.contract import reply, reply_encoded
+from surveyctl.sandbox.current import get_store
 from surveyctl.sandbox.errors import not_found
 from surveyctl.sandbox.query import integer_list, positive_int
-from surveyctl.sandbox.routes_surveys import owned_survey
+from surveyctl.sandbox.routes.surveys import owned_survey
 
 blueprint = Blueprint("transactions", __name__, url_prefix="/buyers/v3")
 

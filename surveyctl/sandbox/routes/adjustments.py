@@ -6,9 +6,10 @@ from flask import Blueprint
 
 from surveyctl.sandbox.accounts import current_buyer
 from surveyctl.sandbox.adjustments import adjust
-from surveyctl.sandbox.app import get_store, request_body
+from surveyctl.sandbox.bodies import request_body
 from surveyctl.sandbox.contract import reply
-from surveyctl.sandbox.routes_surveys import owned_survey
+from surveyctl.sandbox.current import get_store
+from surveyctl.sandbox.routes.surveys import owned_survey
 
 blueprint = Blueprint("adjustments", __name__, url_prefix="/buyers/v2")
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from surveyctl.sandbox.app import get_store
 from surveyctl.sandbox.contract import reply
-from surveyctl.sandbox.routes_surveys import owned_survey
+from surveyctl.sandbox.current import get_store
+from surveyctl.sandbox.routes.surveys import owned_survey
 
 blueprint = Blueprint("sandbox_internals", __name__, url_prefix="/sandbox")
 

@@ -8,7 +8,8 @@
   change, and current_target stays at or below required_count (spec 8). 200 with the quota.
 
 A body that is not a patch list is a 400 (1004); a patch that cannot be applied, or that
-touches a field the buyer cannot set, is a 400 (1028).
+touches a field the buyer cannot set, is a 409 (1028): the patch conflicts with the resource
+as it is (RFC 5789 2.2).
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from dataclasses import replace
 from flask import Blueprint
 
 from surveyctl.sandbox import contract, lifecycle, patching
-from surveyctl.sandbox.app import get_store, request_body
+from surveyctl.sandbox.bodies import request_body
 from surveyctl.sandbox.contract import reply
+from surveyctl.sandbox.current import get_store
 from surveyctl.sandbox.errors import INVALID_BODY, SURVEY_CLOSED, bad_request, not_found
-from surveyctl.sandbox.routes_surveys import SURVEY, overwrite, owned_survey, rendered
+from surveyctl.sandbox.routes.surveys import SURVEY, overwrite, owned_survey, rendered
 from surveyctl.sandbox.store import current_target
 from surveyctl.sandbox.surveys import render_quota
 from surveyctl.sandbox.targeting import check_criteria
@@ -50,12 +52,12 @@ def patch_survey(survey_id: int):
                 _without_nulls(q, QUOTA_FIELDS) if isinstance(q, dict) else q
                 for q in body["quotas"]
             ]
-        contract.check_request("survey-update.request.json", body)
+        body = contract.check_request("survey-update.request.json", body)
         answer = overwrite(store, conn, survey, body)
     return reply(answer, 200, SURVEY)
 
 
-@blueprint.patch("/surveys/<int:survey_id>/quotas/<path:buyer_quota_id>")
+@blueprint.patch("/surveys/<int:survey_id>/quotas/<quota:buyer_quota_id>")
 def patch_quota(survey_id: int, buyer_quota_id: str):
     operations = request_body(PATCH)
     store = get_store()
@@ -72,7 +74,7 @@ def patch_quota(survey_id: int, buyer_quota_id: str):
         patching.refuse_fixed(changed, set(QUOTA_SETTABLE) - set(QUOTA_IDENTITY), "quota")
         body = {**_without_nulls(patched, QUOTA_FIELDS), "buyer_quota_id": buyer_quota_id}
         body.pop("ps_quota_id", None)
-        contract.check_request("quota-create.request.json", body)
+        body = contract.check_request("quota-create.request.json", body)
         target = _target(patched, changed, body["required_count"], survey.body)
         check_criteria(survey.body["survey_localization"], body["criteria"])
         store.set_quota(conn, survey_id, buyer_quota_id, body, target)

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from surveyctl.sandbox.app import get_store
 from surveyctl.sandbox.contract import reply
-from surveyctl.sandbox.routes_quotas import performance_items
-from surveyctl.sandbox.routes_surveys import owned_survey
+from surveyctl.sandbox.current import get_store
+from surveyctl.sandbox.routes.quotas import performance_items
+from surveyctl.sandbox.routes.surveys import owned_survey
 
 blueprint = Blueprint("performance", __name__, url_prefix="/buyers/v2")
 

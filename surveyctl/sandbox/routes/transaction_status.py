@@ -18,10 +18,10 @@ from __future__ import annotations
 from flask import Blueprint, request
 
 from surveyctl.sandbox import returns
-from surveyctl.sandbox.app import get_store
 from surveyctl.sandbox.contract import reply
-from surveyctl.sandbox.routes_surveys import owned_survey
-from surveyctl.sandbox.store import Store, SurveyRecord
+from surveyctl.sandbox.current import get_store
+from surveyctl.sandbox.routes.surveys import owned_survey
+from surveyctl.sandbox.store import Store, StoredSurvey
 from surveyctl.sandbox.surveys import normalised_qlc
 
 blueprint = Blueprint("transaction_status", __name__, url_prefix="/buyers/v2")
@@ -87,7 +87,7 @@ def _status() -> int:
     return int(text)
 
 
-def _quotas(store: Store, survey: SurveyRecord, transaction_id: str) -> list[str]:
+def _quotas(store: Store, survey: StoredSurvey, transaction_id: str) -> list[str]:
     """The quotas a complete counts in: those named in quota_id (QLC), else the screening's."""
     named = [q for q in request.args.get("quota_id", "").split(",") if q]
     qlc = normalised_qlc(survey.body.get("qlc"))["enable"]

@@ -16,8 +16,9 @@ from flask import Blueprint, request
 
 from surveyctl.sandbox import lifecycle
 from surveyctl.sandbox.accounts import current_buyer
-from surveyctl.sandbox.app import get_store, request_body
+from surveyctl.sandbox.bodies import request_body
 from surveyctl.sandbox.contract import reply
+from surveyctl.sandbox.current import get_store
 from surveyctl.sandbox.errors import (
     RECONTACT_GROUPED,
     STATUS_MOVE,
@@ -29,12 +30,13 @@ from surveyctl.sandbox.errors import (
     survey_not_found,
 )
 from surveyctl.sandbox.query import choice, code_list, pacific_day, positive_int
-from surveyctl.sandbox.store import Store, SurveyRecord
+from surveyctl.sandbox.store import Store, StoredSurvey
 from surveyctl.sandbox.surveys import (
     RECONTACT,
     check_features,
     group_refs,
     render,
+    status_of,
     stored_body,
     stored_quotas,
 )
@@ -58,7 +60,7 @@ def owned_survey(store: Store, survey_id: int, conn: sqlite3.Connection | None =
     return survey
 
 
-def rendered(store: Store, survey: SurveyRecord, conn: sqlite3.Connection | None = None) -> dict:
+def rendered(store: Store, survey: StoredSurvey, conn: sqlite3.Connection | None = None) -> dict:
     groups = [store.group(ref, conn) for ref in survey.groups]
     return render(survey, [g for g in groups if g], request.host_url)
 
@@ -131,7 +133,7 @@ def update_survey(survey_id: int):
     return reply(answer, 200, "survey-update.response.json")
 
 
-def overwrite(store: Store, conn: sqlite3.Connection, survey: SurveyRecord, body: dict) -> dict:
+def overwrite(store: Store, conn: sqlite3.Connection, survey: StoredSurvey, body: dict) -> dict:
     """Replaces the survey with `body` (a valid update body) under the rules of a PUT, and
     returns the survey as answered afterwards."""
     if survey.status == lifecycle.CLOSED:
@@ -143,6 +145,13 @@ def overwrite(store: Store, conn: sqlite3.Connection, survey: SurveyRecord, body
     store.set_memberships(conn, survey.survey_id, refs)
     store.auto_pause(conn, survey.survey_id)
     return rendered(store, store.survey(survey.survey_id, conn), conn)
+
+
+@blueprint.get("/surveys/<int:survey_id>/status")
+def get_status(survey_id: int):
+    """The survey's status and the few fields a monitor polls, without its targeting."""
+    survey = owned_survey(get_store(), survey_id)
+    return reply(status_of(survey), 200, "survey-status.response.json")
 
 
 @blueprint.put("/surveys/<int:survey_id>/status")

@@ -21,11 +21,11 @@ from flask import Blueprint, request
 
 from surveyctl.sandbox import contract, lifecycle, returns, textcheck, traffic
 from surveyctl.sandbox.accounts import current_buyer
-from surveyctl.sandbox.app import get_store
 from surveyctl.sandbox.bodies import read_json
 from surveyctl.sandbox.contract import reply
+from surveyctl.sandbox.current import get_store
 from surveyctl.sandbox.errors import INVALID_BODY, NOT_FOUND, SURVEY_FORBIDDEN, ApiProblem
-from surveyctl.sandbox.routes_surveys import owned_survey
+from surveyctl.sandbox.routes.surveys import owned_survey
 from surveyctl.sandbox.store import Store
 
 # Error codes of these routes (sandbox decisions).
@@ -116,7 +116,7 @@ def text_check():
             TOO_MANY_ANSWERS,
             f"at most {textcheck.MAX_ANSWERS} answers per call, got {len(questions)}",
         )
-    contract.check_request("text-check.request.json", body)
+    body = contract.check_request("text-check.request.json", body)
     store = get_store()
     record = store.transaction(body["transaction_id"])
     survey = store.survey(record["Survey ID"]) if record else None

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 
 @dataclass
-class GroupRecord:
+class StoredGroup:
     """A stored exclusion group and the ids of its surveys, in the order they joined."""
 
     ref: str
@@ -21,13 +21,13 @@ class GroupRecord:
 class GroupTables:
     """Store methods over the `survey_groups` and `group_members` tables."""
 
-    def group(self, ref: str, conn: sqlite3.Connection | None = None) -> GroupRecord | None:
+    def group(self, ref: str, conn: sqlite3.Connection | None = None) -> StoredGroup | None:
         if conn is None:
             with self.read() as own:
                 return self._group(own, ref)
         return self._group(conn, ref)
 
-    def _group(self, conn: sqlite3.Connection, ref: str) -> GroupRecord | None:
+    def _group(self, conn: sqlite3.Connection, ref: str) -> StoredGroup | None:
         row = conn.execute(
             "SELECT ref, buyer_id, name, exclusion_period FROM survey_groups WHERE ref = ?",
             (ref,),
@@ -38,9 +38,9 @@ class GroupTables:
             "SELECT survey_id FROM group_members WHERE ref = ? ORDER BY position, survey_id",
             (ref,),
         )
-        return GroupRecord(*row, surveys=[m[0] for m in members])
+        return StoredGroup(*row, surveys=[m[0] for m in members])
 
-    def survey_groups(self, survey_id: int) -> list[GroupRecord]:
+    def survey_groups(self, survey_id: int) -> list[StoredGroup]:
         """The exclusion groups `survey_id` belongs to, by ref."""
         with self.read() as conn:
             refs = conn.execute(
@@ -48,7 +48,7 @@ class GroupTables:
             )
             return [g for g in (self._group(conn, r[0]) for r in refs.fetchall()) if g]
 
-    def save_group(self, conn: sqlite3.Connection, group: GroupRecord) -> None:
+    def save_group(self, conn: sqlite3.Connection, group: StoredGroup) -> None:
         """Creates or overwrites a group and its member list."""
         conn.execute(
             "INSERT INTO survey_groups (ref, buyer_id, name, exclusion_period) VALUES (?, ?, ?, ?) "

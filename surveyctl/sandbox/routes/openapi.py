@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from flask import Blueprint, request
 
-from surveyctl.sandbox.contract import reply
+from surveyctl.sandbox.contract import reply, strict_mode
 from surveyctl.sandbox.openapi import openapi_document
 
 blueprint = Blueprint("openapi", __name__)
@@ -16,6 +16,6 @@ blueprint = Blueprint("openapi", __name__)
 
 @blueprint.get("/openapi.json")
 def openapi():
-    document = openapi_document()
+    document = openapi_document(strict=strict_mode())
     document["servers"] = [{"url": request.host_url.rstrip("/"), "description": "this sandbox"}]
     return reply(document, 200)

@@ -46,6 +46,7 @@ class QuotaTables:
                 json.dumps(quota),
             ),
         )
+        self.touch(conn, survey_id)
         return ps_quota_id
 
     def delete_quota(self, conn: sqlite3.Connection, survey_id: int, buyer_quota_id: str) -> None:
@@ -53,6 +54,7 @@ class QuotaTables:
             "DELETE FROM quotas WHERE survey_id = ? AND buyer_quota_id = ?",
             (survey_id, buyer_quota_id),
         )
+        self.touch(conn, survey_id)
 
     def set_quota(
         self,
@@ -68,3 +70,4 @@ class QuotaTables:
             "WHERE survey_id = ? AND buyer_quota_id = ?",
             (body["required_count"], target, json.dumps(body), survey_id, buyer_quota_id),
         )
+        self.touch(conn, survey_id)

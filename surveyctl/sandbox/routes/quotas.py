@@ -5,15 +5,22 @@ and delete a quota (spec 4.11 by name; shapes: sandbox decisions).
   its new ps_quota_id and current_target; a buyer_quota_id the survey has already is a 400.
 - `DELETE /surveys/{id}/quotas/{buyer_quota_id}` answers 204; a quota that QBP prices, or the
   last quota of a survey with QLC on, cannot be deleted (400).
+- `GET /surveys/{id}/quotas` lists the survey's quotas as the survey shows them plus
+  current_target, paged like the other lists (`page`, `limit`, `total_pages` header); other
+  query parameters (a public monitor sends `UI=1&QBS=1`) are ignored. `GET
+  /surveys/{id}/quotas/{buyer_quota_id}` answers one (public facts name both calls).
 """
 
 from __future__ import annotations
 
+import math
+
 from flask import Blueprint
 
 from surveyctl.sandbox import lifecycle
-from surveyctl.sandbox.app import get_store, request_body
+from surveyctl.sandbox.bodies import request_body
 from surveyctl.sandbox.contract import reply
+from surveyctl.sandbox.current import get_store
 from surveyctl.sandbox.errors import (
     DUPLICATE_QUOTA,
     QBP_UNKNOWN_QUOTA,
@@ -22,15 +29,16 @@ from surveyctl.sandbox.errors import (
     bad_request,
     not_found,
 )
-from surveyctl.sandbox.routes_surveys import owned_survey
-from surveyctl.sandbox.store import QuotaRecord, SurveyRecord, current_target
+from surveyctl.sandbox.query import positive_int
+from surveyctl.sandbox.routes.surveys import DEFAULT_LIMIT, MAX_LIMIT, owned_survey
+from surveyctl.sandbox.store import StoredQuota, StoredSurvey, current_target
 from surveyctl.sandbox.surveys import normalised_qbp, normalised_qlc, render_quota
 from surveyctl.sandbox.targeting import check_criteria
 
 blueprint = Blueprint("quotas", __name__, url_prefix="/buyers/v2")
 
 
-@blueprint.put("/surveys/<int:survey_id>/quotas/<path:buyer_quota_id>")
+@blueprint.put("/surveys/<int:survey_id>/quotas/<quota:buyer_quota_id>")
 def update_quota(survey_id: int, buyer_quota_id: str):
     """Sets required_count and criteria; query parameters (the spec's QBS) are not used."""
     body = request_body("quota-update.request.json")
@@ -51,13 +59,33 @@ def update_quota(survey_id: int, buyer_quota_id: str):
     return reply(answer, 200, "quota-update.response.json")
 
 
+@blueprint.get("/surveys/<int:survey_id>/quotas")
+def list_quotas(survey_id: int):
+    page = positive_int("page", 1)
+    limit = positive_int("limit", DEFAULT_LIMIT, MAX_LIMIT)
+    quotas = owned_survey(get_store(), survey_id).quotas
+    shown = [_shown(q) for q in quotas[(page - 1) * limit : page * limit]]
+    pages = {"total_pages": str(max(1, math.ceil(len(quotas) / limit)))}
+    return reply(shown, 200, "quotas-list.response.json", pages)
+
+
+@blueprint.get("/surveys/<int:survey_id>/quotas/<quota:buyer_quota_id>")
+def get_quota(survey_id: int, buyer_quota_id: str):
+    survey = owned_survey(get_store(), survey_id)
+    return reply(_shown(_quota(survey, buyer_quota_id)), 200, "quota.response.json")
+
+
+def _shown(quota: StoredQuota) -> dict:
+    return {**render_quota(quota), "current_target": quota.current_target}
+
+
 @blueprint.get("/surveys/<int:survey_id>/quotas/performance")
 def quota_performance(survey_id: int):
     survey = owned_survey(get_store(), survey_id)
     return reply(performance_items(survey), 200, "quota-performance.response.json")
 
 
-def performance_items(survey: SurveyRecord) -> list[dict]:
+def performance_items(survey: StoredSurvey) -> list[dict]:
     """Completes per quota: {ps_quota_id, buyer_quota_id, completes_goal, completes_fielded}."""
     return [
         {
@@ -87,13 +115,13 @@ def add_quota(survey_id: int):
         ps_quota_id = store.add_quota(conn, survey_id, body, completes_required)
         store.auto_pause(conn, survey_id)
     target = current_target(body["required_count"], completes_required)
-    added = QuotaRecord(
+    added = StoredQuota(
         body["buyer_quota_id"], ps_quota_id, body["required_count"], target, 0, body
     )
     return reply({**render_quota(added), "current_target": target}, 201, "quota.response.json")
 
 
-@blueprint.delete("/surveys/<int:survey_id>/quotas/<path:buyer_quota_id>")
+@blueprint.delete("/surveys/<int:survey_id>/quotas/<quota:buyer_quota_id>")
 def delete_quota(survey_id: int, buyer_quota_id: str):
     store = get_store()
     with store.write() as conn:
@@ -115,13 +143,13 @@ def delete_quota(survey_id: int, buyer_quota_id: str):
     return reply(None, 204)
 
 
-def _quota(survey: SurveyRecord, buyer_quota_id: str) -> QuotaRecord:
+def _quota(survey: StoredSurvey, buyer_quota_id: str) -> StoredQuota:
     quota = next((q for q in survey.quotas if q.buyer_quota_id == buyer_quota_id), None)
     if quota is None:
         raise not_found(f"quota {buyer_quota_id!r} of survey {survey.survey_id}")
     return quota
 
 
-def _refuse_closed(survey: SurveyRecord) -> None:
+def _refuse_closed(survey: StoredSurvey) -> None:
     if survey.status == lifecycle.CLOSED:
         raise bad_request(SURVEY_CLOSED, f"survey {survey.survey_id} is closed and cannot change")

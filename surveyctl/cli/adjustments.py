@@ -1,0 +1,78 @@
+"""`surveyctl adjustments`: every adjustment submitted from here, and how each one ended.
+
+The list comes from the local journal (`surveyctl.ops.adjust_journal`): each submission with
+its time, file, number of transactions and outcome (the service's adjustment id and status,
+its refusal, or that its answer never arrived). For a submission whose answer never arrived
+the service is asked what it shows of its transactions (unless `--offline`), and what it says
+is recorded. `--show REF` prints one submission in full, as JSON: its transactions and answer.
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+from rich.table import Table
+
+from surveyctl.cli.adjust import show_unresolved
+from surveyctl.cli.console import console as make_console
+from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.errors import SurveyctlError
+from surveyctl.ops.adjust import ReadBack
+from surveyctl.ops.adjust_journal import AdjustmentJournal, AdjustmentRecord
+
+
+@click.command(name="adjustments")
+@click.option("--show", "ref", metavar="REF", help="Print one submission in full, as JSON.")
+@click.option(
+    "--offline",
+    is_flag=True,
+    help="Do not ask the service about submissions whose answer never arrived.",
+)
+@pass_context
+def adjustments(ctx: CliContext, ref: str | None, offline: bool) -> None:
+    """List the adjustments submitted from this project and how each one ended."""
+    environment = ctx.environment()
+    journal = AdjustmentJournal.of(ctx.config().work_dir, environment.name)
+    if ref is not None:
+        record = journal.find(ref)
+        if record is None:
+            raise SurveyctlError(f"no adjustment {ref!r} (or more than one) in {journal.path}")
+        click.echo(json.dumps(record.to_json(), indent=2, ensure_ascii=False))
+        return
+    records = journal.records()
+    console = make_console()
+    if not records:
+        console.print(f"No adjustment was submitted to environment {environment.name!r} from here.")
+        return
+    unresolved = [r for r in records if r.unresolved]
+    if unresolved and not offline:
+        client = ctx.client()
+        for record in unresolved:
+            show_unresolved(record, journal, client, console)
+    table = Table(box=None, pad_edge=False)
+    for column in ("ref", "sent", "transactions", "outcome", "file"):
+        table.add_column(column, justify="right" if column == "transactions" else "left")
+    for record in records:
+        table.add_row(
+            record.ref[:8], record.at, str(len(record.transactions)), _outcome(record), record.file
+        )
+    console.print(table)
+
+
+def _outcome(record: AdjustmentRecord) -> str:
+    if record.outcome == "answered":
+        answer = record.answer or {}
+        return f"adjustment {answer.get('adjustment_id', '?')}, status {answer.get('status', '?')}"
+    if record.outcome == "refused":
+        return f"refused: {record.reason}"
+    if record.outcome == "withdrawn":
+        return "not sent (interrupted first)"
+    if record.outcome == "superseded":
+        return "answer lost; submitted again later"
+    if record.in_flight:
+        return f"being submitted now (process {record.process.get('pid')})"
+    found = ReadBack.from_json(record.check)
+    if found is None:
+        return "answer lost; not read back yet"
+    return f"answer lost; {found.verdict} ({found.reconciled} of {found.checked} reconciled)"
