@@ -58,7 +58,11 @@ SANDBOX_KEY = "sandbox-buyer-1"
 # would also take ordinary words with it.
 MIN_KEY_LENGTH = 8
 SETTINGS = ("manifests", "environments", "default_environment")
-ENVIRONMENT_SETTINGS = ("host", "api_key_env", "protected", "state", "guards")
+ENVIRONMENT_SETTINGS = ("host", "api_key_env", "protected", "state", "guards", "identity")
+# How a plan recognises a resource on the service that its state does not record
+# (surveyctl.reconcile.identity): by title and locale, or by the external_project_id that
+# surveyctl fills in on create.
+IDENTITY_RULES = ("title", "external_project_id")
 # A configuration is a few lines; these bounds only stop a hostile file early.
 LIMITS = Limits("configuration file", max_bytes=1_000_000, max_values=100_000, max_depth=16)
 
@@ -68,6 +72,10 @@ PLAN_KEY_VARIABLE = "SURVEYCTL_PLAN_KEY"  # signs saved plans (surveyctl.reconci
 SETTLE_VARIABLE = "SURVEYCTL_CREATE_SETTLE_SECONDS"  # see surveyctl.reconcile.recovery
 ACTOR_VARIABLE = "SURVEYCTL_ACTOR"  # who makes the state's changes (surveyctl.state.changes)
 DEFAULT_SETTLE_SECONDS = 60.0
+# Where `state migrate --from postgres` looks by default, and where a plan looks for a state
+# kept in PostgreSQL while the file backend is configured (surveyctl.state.placement).
+DEFAULT_DSN_VARIABLE = "SURVEYCTL_STATE_DSN"
+CI_VARIABLE = "CI"  # set to "true" by CI services
 
 @dataclass(frozen=True)
 class Guards:
@@ -89,6 +97,7 @@ class Environment:
     protected: bool = False
     state: BackendSettings = field(default_factory=lambda: _state_backends().default_settings())
     guards: Guards = field(default_factory=Guards)
+    identity: str = "title"  # one of IDENTITY_RULES
 
     @property
     def embedded(self) -> bool:
@@ -126,6 +135,16 @@ def plan_signing_key() -> bytes | None:
     value = os.environ.get(PLAN_KEY_VARIABLE, "")
     # surrogateescape: the bytes of the variable as set, whatever their encoding
     return value.encode("utf-8", "surrogateescape") if value else None
+
+
+def running_in_ci() -> bool:
+    """Whether `$CI` says this runs in CI (a fresh checkout: no local state)."""
+    return os.environ.get(CI_VARIABLE, "").strip().lower() in ("true", "1", "yes")
+
+
+def default_state_dsn() -> str:
+    """The connection string in `$SURVEYCTL_STATE_DSN` ('' when unset)."""
+    return os.environ.get(DEFAULT_DSN_VARIABLE, "")
 
 
 def create_settle_seconds() -> float:
@@ -422,7 +441,19 @@ def _environment(specs: MarkedDict, name: str) -> Environment:
         protected=protected,
         state=_state_settings(spec, field),
         guards=_guards(spec, field),
+        identity=_identity(spec, field),
     )
+
+
+def _identity(environment: MarkedDict, field: str) -> str:
+    """`identity:` of an environment: the rule that tells a twin on the service."""
+    rule = environment.get("identity", "title")
+    if rule not in IDENTITY_RULES:
+        raise ConfigError(
+            f"{field}.identity must be one of {', '.join(IDENTITY_RULES)}",
+            environment.where("identity"),
+        )
+    return rule
 
 
 def _state_settings(environment: MarkedDict, field: str) -> BackendSettings:

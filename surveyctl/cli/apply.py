@@ -24,6 +24,7 @@ from surveyctl.cli.run_options import (
     reporting_manifest_errors,
     run_options,
     show_plan,
+    warn,
 )
 from surveyctl.render import formats
 from surveyctl.render import text as render_text
@@ -59,6 +60,12 @@ INTERRUPTED_EXIT = 130
     "JSON report on stdout (what was done, failed or not attempted, with ids).",
 )
 @run_options
+@click.option(
+    "--allow-local-state",
+    "local_state",  # not allow_...: run_options takes those as guard overrides
+    is_flag=True,
+    help="Under CI=true, apply to a protected environment from an empty local state file.",
+)
 @pass_context
 def apply_command(
     ctx: CliContext,
@@ -67,6 +74,7 @@ def apply_command(
     lock_timeout,
     output_format,
     run: RunChoices,
+    local_state: bool,
 ) -> None:
     """Apply the manifests (or a plan saved by `plan --out FILE`) to the environment.
 
@@ -83,7 +91,11 @@ def apply_command(
     from surveyctl.reconcile.run import ApplyHooks, apply_run, saved_plan_path
 
     options = run.options(
-        target, lock_timeout=lock_timeout, auto_approve=auto_approve, env_named=ctx.env_named
+        target,
+        lock_timeout=lock_timeout,
+        auto_approve=auto_approve,
+        env_named=ctx.env_named,
+        allow_local_state=local_state,
     )
     if run.target_addresses and saved_plan_path(options.targets) is not None:
         raise click.UsageError("--target chooses from manifests; a saved plan is applied whole")
@@ -111,6 +123,7 @@ def apply_command(
         confirm.refuse_unapprovable(ctx, auto_approve or saved)
     workspace = ctx.workspace(options, refresh_catalog=run.refresh_catalog, offline=run.offline)
     workspace.on_read = reading.step
+    workspace.on_warning = warn
     try:
         applied = reporting_manifest_errors(lambda: apply_run(workspace, options, hooks))
     finally:

@@ -66,8 +66,8 @@ SUMMARIES: dict[str, str] = {
     "render": "Print each survey as the exact API body surveyctl sends, as JSON.",
     "sandbox": "The local marketplace: the Buyer API served from a SQLite file.",
     "show": "Show a plan saved by `surveyctl plan --out PLANFILE`; reads nothing else.",
-    "state": "Show and repair the state of the environment, in a file or PostgreSQL (no "
-    "marketplace calls).",
+    "state": "Show and repair the state of the environment, in a file or PostgreSQL (only "
+    "`rebuild` reads the marketplace).",
     "status": "Show the fieldwork of SURVEY_ID (of every managed survey without it), or move "
     "SURVEY_ID to NEW_STATUS (live, paused or closed).",
     "surveys": "The account's surveys in the marketplace.",

@@ -21,6 +21,7 @@ from surveyctl.cli.run_options import (
     reporting_manifest_errors,
     run_options,
     show_plan,
+    warn,
 )
 from surveyctl.errors import SurveyctlError
 from surveyctl.render import formats
@@ -109,6 +110,7 @@ def plan_command(
     with _failure_shown(ctx, output_format):
         workspace = ctx.workspace(options, refresh_catalog=run.refresh_catalog, offline=run.offline)
         workspace.on_read = reading.step
+        workspace.on_warning = warn
         try:
             plan = reporting_manifest_errors(lambda: plan_run(workspace, options))
         finally:

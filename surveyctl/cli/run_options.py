@@ -1,7 +1,7 @@
 """What `surveyctl plan` and `surveyctl apply` share: one bundle of run options
 (`run_options`: --destroy, --refresh-only, --target, --parallelism, the --allow-... guard
-overrides, --refresh-catalog, --offline), showing a plan in the chosen format, and the listing
-of manifest errors.
+overrides, --adopt and --allow-duplicate, --refresh-catalog, --offline), showing a plan in the
+chosen format, and the listing of manifest errors.
 """
 
 from __future__ import annotations
@@ -69,6 +69,29 @@ def _override_options(command):
     return command
 
 
+def _identity_options(command):
+    """--adopt and --allow-duplicate: what a plan does with a create whose resource exists on
+    the service already (docs/state.md, Identity); a saved plan records them."""
+    command = click.option(
+        "--allow-duplicate",
+        "allow_duplicate",
+        is_flag=True,
+        help="Create a resource even though one with the same identity exists on the service.",
+    )(command)
+    return click.option(
+        "--adopt",
+        "adopt",
+        is_flag=True,
+        help="Record in the state the resource that exists on the service for a manifest "
+        "(one match each), then plan the differences as updates.",
+    )(command)
+
+
+def warn(message: str) -> None:
+    """What a run says before its plan (an empty state), on stderr."""
+    click.echo(f"surveyctl: warning: {message}", err=True)
+
+
 @dataclass(frozen=True)
 class RunChoices:
     """What the options of the bundle chose, handed to the command as one `run` argument."""
@@ -102,15 +125,21 @@ def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(command)
     def collected(*args: Any, **kwargs: Any) -> Any:
+        from surveyctl.reconcile import identity  # with the workflow, not for --help
+
         allow = {name: kwargs.pop(name) for name in list(kwargs) if name.startswith("allow_")}
+        # The identity options are recorded in a saved plan with the guard overrides.
+        chosen = {o for o in guards.OVERRIDES if allow["allow_" + o.replace("-", "_")]}
+        if allow["allow_duplicate"]:
+            chosen.add(identity.DUPLICATE)
+        if kwargs.pop("adopt"):
+            chosen.add(identity.ADOPT)
         run = RunChoices(
             destroy=kwargs.pop("destroy"),
             refresh_only=kwargs.pop("refresh_only"),
             target_addresses=kwargs.pop("target_addresses"),
             parallelism=kwargs.pop("parallelism"),
-            overrides=frozenset(
-                o for o in guards.OVERRIDES if allow["allow_" + o.replace("-", "_")]
-            ),
+            overrides=frozenset(chosen),
             refresh_catalog=kwargs.pop("refresh_catalog"),
             offline=kwargs.pop("offline"),
         )
@@ -122,6 +151,7 @@ def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
         _target,
         _parallelism,
         _override_options,
+        _identity_options,
         refresh_option,
         offline_option,
     )

@@ -1,12 +1,13 @@
-"""`surveyctl state list|show|history|rm|mv|migrate` and `surveyctl force-unlock ID`: look at,
-trace, repair and move state.
+"""`surveyctl state list|show|history|rm|mv|migrate|rebuild` and `surveyctl force-unlock ID`:
+look at, trace, repair, move and rebuild state.
 
-None of these calls the marketplace. `rm` and `mv` change only the state, under the
-environment's lock; they are the way out after a manifest rename, a resource deleted by hand,
-or a create interrupted between its POST and the state write. `history` and `show --serial`
-answer "who changed this, when, and from what". On a protected environment `rm`, `mv`,
-`migrate` and `force-unlock` ask first (or need `--env NAME --yes` without a terminal).
-`try-postgres` runs a local PostgreSQL for trying the team setup (see surveyctl.localpg).
+None of these but `rebuild` (surveyctl.cli.rebuild) calls the marketplace. `rm` and `mv`
+change only the state, under the environment's lock; they are the way out after a manifest
+rename, a resource deleted by hand, or a create interrupted between its POST and the state
+write. `history` and `show --serial` answer "who changed this, when, and from what". On a
+protected environment `rm`, `mv`, `migrate`, `rebuild` and `force-unlock` ask first (or need
+`--env NAME --yes` without a terminal). `try-postgres` runs a local PostgreSQL for trying the
+team setup (see surveyctl.localpg).
 """
 
 from __future__ import annotations
@@ -71,8 +72,8 @@ def _target(old: str, new: str) -> str:
 
 @click.group("state")
 def state() -> None:
-    """Show and repair the state of the environment, in a file or PostgreSQL (no marketplace
-    calls)."""
+    """Show and repair the state of the environment, in a file or PostgreSQL (only `rebuild`
+    reads the marketplace)."""
 
 
 @state.command("list")
@@ -365,3 +366,13 @@ def _relative(path) -> str:
         return str(path.resolve().relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(path)
+
+
+def _register_rebuild() -> None:
+    """`state rebuild` lives in its own module: unlike the others it reads the service."""
+    from surveyctl.cli.rebuild import rebuild_command
+
+    state.add_command(rebuild_command)
+
+
+_register_rebuild()

@@ -31,8 +31,9 @@ MIN_MANAGED_FOR_PERCENT = 10
 
 
 def flag(override: str) -> str:
-    """The command-line option of an override: `--allow-destroy`."""
-    return f"--allow-{override}"
+    """The command-line option of an override: `--allow-destroy` (and `--adopt`, the one
+    identity option a saved plan records beside them: surveyctl.reconcile.identity)."""
+    return "--adopt" if override == "adopt" else f"--allow-{override}"
 
 
 @dataclass(frozen=True)

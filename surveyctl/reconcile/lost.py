@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from surveyctl.config import DEFAULT_SETTLE_SECONDS
+from surveyctl.reconcile.identity import Rule
 from surveyctl.reconcile.plan import Note
 from surveyctl.state import JournalEntry, Record, State
 
@@ -21,12 +22,15 @@ class Recovery:
     resources recorded, resolved entries gone; the others stay journaled, so the plan lists
     them as blocked), what apply records (`recovered`: address -> record, or None when the
     create is planned again), and the notes saying which is which. `settle_seconds`: how old
-    a lost create must be before "the marketplace shows nothing" means it made nothing."""
+    a lost create must be before "the marketplace shows nothing" means it made nothing;
+    `rule`: the environment's identity rule, which tells what a lost create could have made
+    (`surveyctl.reconcile.identity`)."""
 
     state: State
     recovered: dict[str, dict | None] = field(default_factory=dict)
     notes: list[Note] = field(default_factory=list)
     settle_seconds: float = DEFAULT_SETTLE_SECONDS
+    rule: Rule = field(default_factory=lambda: Rule(""))
 
 
 def explained(notes: list[Note], resource_address: str) -> bool:

@@ -127,6 +127,9 @@ class Plan:
     # address -> the state record apply writes for the resource the create made, or None when
     # it made nothing and the create is planned again.
     recovered: dict[str, dict | None] = field(default_factory=dict)
+    # Of `recovered`, the resources found on the service for a create and adopted with --adopt
+    # (`surveyctl.reconcile.identity`), not made by a lost create.
+    adopted: list[str] = field(default_factory=list)
     format_version: int = FORMAT_VERSION
     # The guard overrides the plan was made with (`--allow-destroy` -> "destroy"); a saved plan
     # is applied with exactly these (surveyctl.reconcile.guards).

@@ -61,6 +61,7 @@ _SCHEMA: dict[str, Any] = {
         "retired": _ADDRESSES,
         "sources": {"type": "array", "items": {"type": "string"}},
         "recovered": {"type": "object", "additionalProperties": {"type": ["object", "null"]}},
+        "adopted": _ADDRESSES,
         "labels": {"type": "object", "additionalProperties": {"type": "object"}},
         "overrides": {"type": "array", "items": {"type": "string"}},
         "notes": {

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from surveyctl.memory import collector_paused
 from surveyctl.model import DesiredState
 from surveyctl.reconcile import kinds
+from surveyctl.reconcile.identity import Rule
 from surveyctl.reconcile.live import DEFAULT_PARALLELISM, LiveResult
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Note, Plan, ResourceChange
@@ -40,6 +41,7 @@ class PlanRequest:
     settle_seconds: float = DEFAULT_SETTLE_SECONDS
     # False: plan against the state alone (`plan --refresh=false`); see reads.py.
     refresh: bool = True
+    rule: Rule | None = None  # the environment's identity rule (default: title and locale)
 
 
 def make_plan(client: Marketplace, request: PlanRequest, reads: LiveReads | None = None) -> Plan:
@@ -56,7 +58,11 @@ def _make_plan(client: Marketplace, request: PlanRequest, reads: LiveReads) -> P
     # Creates whose answer was lost are resolved first; the rest plans against the state as
     # it will be once apply records what they made.
     recovery = recover_lost_creates(
-        client, request.state, request.desired, settle_seconds=request.settle_seconds
+        client,
+        request.state,
+        request.desired,
+        settle_seconds=request.settle_seconds,
+        rule=request.rule or Rule(request.environment),
     )
     request = dataclasses.replace(request, state=recovery.state)
     state = request.state

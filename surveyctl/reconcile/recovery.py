@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 
 from surveyctl.model import DesiredState
 from surveyctl.reconcile import kinds
+from surveyctl.reconcile.identity import Rule
 from surveyctl.reconcile.lost import DEFAULT_SETTLE_SECONDS, Recovery, explained
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Plan
@@ -43,9 +44,12 @@ def recover_lost_creates(
     desired: DesiredState,
     now: datetime | None = None,
     settle_seconds: float = DEFAULT_SETTLE_SECONDS,
+    rule: Rule | None = None,
 ) -> Recovery:
-    """Resolves every journaled create of a resource the manifests still describe."""
-    recovery = Recovery(state, settle_seconds=settle_seconds)
+    """Resolves every journaled create of a resource the manifests still describe; what a
+    create could have made is told by the environment's identity `rule` (default: title and
+    locale)."""
+    recovery = Recovery(state, settle_seconds=settle_seconds, rule=rule or Rule(""))
     lost = [a for a in state.journal if a not in state.resources]
     wanted: list[tuple[kinds.Kind, dict]] = []
     for kind in kinds.in_order():

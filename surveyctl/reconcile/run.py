@@ -27,7 +27,7 @@ from surveyctl.manifests import Diagnostic, load_manifests
 from surveyctl.manifests.diagnostics import ERROR
 from surveyctl.memory import collector_paused
 from surveyctl.model import DesiredState
-from surveyctl.reconcile import targets
+from surveyctl.reconcile import identity, targets
 from surveyctl.reconcile.apply import (
     ApplyResult,
     Outcome,
@@ -56,8 +56,10 @@ from surveyctl.reconcile.tamper import (
     recheck,
     source_targets,
 )
+from surveyctl.reconcile.twins import find_twins
 from surveyctl.safety import Approval, Interrupted, Interrupts, needs_question
 from surveyctl.state import State, StateBackend
+from surveyctl.state.placement import check_placement, local_state_refusal, state_warning
 
 
 class ManifestErrors(SurveyctlError):
@@ -97,6 +99,8 @@ class RunOptions:
     overrides: frozenset[str] = frozenset()
     # False: plan against the state alone, reading no survey (`plan --refresh=false`).
     refresh: bool = True
+    # Apply from an empty local state under CI=true on a protected environment (placement.py).
+    allow_local_state: bool = False
 
 
 @dataclass
@@ -114,6 +118,8 @@ class Workspace:
     catalog: Catalog | None = None
     # Called as each live body of a plan is read: (address, done, total); see progress.py.
     on_read: ReadReport | None = None
+    # Told of what a person should know before the plan is shown (an empty state), for stderr.
+    on_warning: Callable[[str], None] | None = None
 
 
 @dataclass
@@ -197,7 +203,9 @@ def plan_run(
         return _refresh(workspace, options, state).plan
     with collector_paused():  # a state of a thousand surveys is a lot of objects to walk
         state = workspace.state.load() if state is None else state
+    loaded = state
     environment = workspace.environment
+    check_placement(workspace.config, environment, state)
     # The reads the state calls for start while the manifests load (not for --target, which
     # plans a part of the state, nor for the embedded sandbox, which a run with bad
     # manifests should not start).
@@ -212,6 +220,14 @@ def plan_run(
             reads.state = state
         if marketplace is None:
             marketplace = reads.client = _reporting(workspace, state, workspace.marketplace())
+        rule = identity.Rule.of(environment)
+        # Creates are first looked for on the service (no request when none is due); adopted
+        # twins are planned as resources in state (read when the plan reaches them).
+        adopt = identity.ADOPT in options.overrides
+        twins = find_twins(
+            marketplace, desired, state, rule, adopt, parallelism=options.parallelism
+        )
+        state = identity.adopted_state(state, twins)
         request = PlanRequest(
             desired,
             state,
@@ -220,8 +236,13 @@ def plan_run(
             options.parallelism,
             settle_seconds=create_settle_seconds(),
             refresh=options.refresh,
+            rule=rule,
         )
         plan = make_plan(marketplace, request, reads)
+    identity.settle(plan, twins, rule, options.overrides)
+    warning = state_warning(environment, workspace.state.location, loaded, plan.counts()["add"])
+    if warning and workspace.on_warning is not None:
+        workspace.on_warning(warning)
     if workspace.catalog is not None:  # names next to codes; codes alone when offline
         plan.labels = plan_labels(plan, workspace.catalog)
     if options.target_addresses:
@@ -359,6 +380,15 @@ def _plan_and_approve(
     hooks.show(plan)
     if plan.errors:
         raise SurveyctlError("the plan has errors; nothing was applied")
+    refusal = local_state_refusal(
+        workspace.environment,
+        store.location,
+        store.current(),
+        plan.counts()["add"],
+        options.allow_local_state,
+    )
+    if refusal:
+        raise SurveyctlError(refusal)
     guard_deletes(plan, store.current(), options.destroy)
     if plan.has_changes:
         _approve(workspace.environment, options, hooks, saved is not None)

@@ -155,7 +155,15 @@ def _pending(plan: Plan) -> list[str]:
         sentences.append(
             f"{_are(len(plan.retired), 'retired program member')} kept (see the notes)."
         )
-    adopted = [a for a, record in plan.recovered.items() if record is not None]
+    if plan.adopted:
+        sentences.append(
+            f"{_are(len(plan.adopted), 'resource')} on the service adopted with --adopt (see "
+            f"the notes); apply records {'it' if len(plan.adopted) == 1 else 'them'} in the "
+            "state first."
+        )
+    adopted = [
+        a for a, record in plan.recovered.items() if record is not None and a not in plan.adopted
+    ]
     if adopted:
         sentences.append(
             f"{_many(len(adopted), 'create')} whose answer was lost made "

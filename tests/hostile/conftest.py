@@ -13,6 +13,7 @@ from ..reconcile.conftest import (  # noqa: F401  (re-exported)
     own_market,
     point_project_at,
     survey_manifest,
+    survey_title,
     unique,
 )
 

@@ -11,7 +11,7 @@ from werkzeug.wrappers import Request
 from surveyctl.state import FileStateStore
 
 from ..reconcile.proxies import Proxy
-from .conftest import point_project_at, survey_manifest
+from .conftest import point_project_at, survey_manifest, survey_title
 
 NAMES = ("alpha", "bravo", "charlie")
 
@@ -57,7 +57,7 @@ def _ids(project: Path) -> dict[str, int]:
 
 def _renamed(manifests, suffix: str) -> None:
     for name in NAMES:
-        manifests.write(survey_manifest(name, survey_title=f"Survey {name} {suffix}"))
+        manifests.write(survey_manifest(name, survey_title=f"{survey_title(name)} {suffix}"))
 
 
 def test_apply_makes_every_change_it_could_read_and_reports_the_rest(
@@ -74,9 +74,9 @@ def test_apply_makes_every_change_it_could_read_and_reports_the_rest(
     assert "skipped: Survey/bravo (read): its live body could not be read" in result.stdout
     titles = {name: api.get_survey(i)["survey_title"] for name, i in ids.items()}
     assert titles == {
-        "alpha": "Survey alpha v2",
-        "bravo": "Survey bravo v1",
-        "charlie": "Survey charlie v2",
+        "alpha": f"{survey_title('alpha')} v2",
+        "bravo": f"{survey_title('bravo')} v1",
+        "charlie": f"{survey_title('charlie')} v2",
     }
 
 
@@ -104,7 +104,7 @@ def test_an_apply_left_incomplete_by_an_unreadable_resource_converges_when_run_a
     again = run_cli("apply", "manifests", "--auto-approve")
     assert again.exit_code == 0, again.stdout
     assert "Apply complete! Resources: 0 added, 1 changed, 0 destroyed." in again.stdout
-    assert api.get_survey(ids["bravo"])["survey_title"] == "Survey bravo v2"
+    assert api.get_survey(ids["bravo"])["survey_title"] == f"{survey_title('bravo')} v2"
     assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
 
 

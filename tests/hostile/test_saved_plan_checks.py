@@ -8,7 +8,7 @@ from pathlib import Path
 
 from surveyctl.state import FileStateStore
 
-from .conftest import survey_manifest
+from .conftest import survey_manifest, survey_title
 
 PLAN = "change.plan"
 
@@ -74,7 +74,7 @@ def test_a_live_change_that_leaves_the_body_to_send_the_same_still_refuses_the_p
     result = run_cli("apply", PLAN)
     assert result.exit_code == 1
     assert "changed outside this plan since it was made: Survey/tracker" in result.stderr
-    assert api.get_survey(survey_id)["survey_title"] == "Survey tracker"
+    assert api.get_survey(survey_id)["survey_title"] == survey_title("tracker")
 
 
 def _update_fields(live: dict) -> dict:

@@ -10,7 +10,7 @@ import pytest
 
 from surveyctl.state import FileStateStore, fingerprint
 
-from .conftest import survey_manifest
+from .conftest import survey_manifest, survey_title
 
 PLAN = "change.plan"
 
@@ -67,7 +67,7 @@ def test_a_plan_with_an_edited_live_url_and_price_is_refused(project, manifests,
     assert result.exit_code == 1
     assert "the plan file is not what its manifests plan now for Survey/tracker" in result.stderr
     live = api.get_survey(_survey_id(project, "tracker"))
-    assert (live["survey_title"], live["offer_price"]) == ("Survey tracker", 2.5)
+    assert (live["survey_title"], live["offer_price"]) == (survey_title("tracker"), 2.5)
     assert "attacker" not in live["live_url"]
 
 

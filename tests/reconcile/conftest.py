@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 import uuid
 from pathlib import Path
 
@@ -9,10 +11,24 @@ import pytest
 import yaml
 
 
+def title_tag() -> str:
+    """A short tag of the running test (the same in its setup and its body). Tests share one
+    sandbox account, and a plan takes a survey of another test with the same title and locale
+    for the one its manifest describes (reconcile/identity.py): titles carry the tag."""
+    node = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
+    return hashlib.sha256(node.encode()).hexdigest()[:6]
+
+
+def survey_title(name: str) -> str:
+    """The title `survey_manifest` gives survey `name` in the running test."""
+    return f"Survey {name} {title_tag()}"
+
+
 def survey_manifest(name: str, **spec_overrides) -> dict:
-    """A small valid en_US survey with a gender qualification and two quotas."""
+    """A small valid en_US survey with a gender qualification and two quotas, titled
+    `survey_title(name)`."""
     spec = {
-        "survey_title": f"Survey {name}",
+        "survey_title": survey_title(name),
         "survey_category_code": 231,
         "survey_localization": "en_US",
         "completes_required": 200,

@@ -12,7 +12,7 @@ from werkzeug.wrappers import Request
 
 from surveyctl.state import FileStateStore
 
-from .conftest import Manifests, point_project_at, survey_manifest
+from .conftest import Manifests, point_project_at, survey_manifest, survey_title
 from .proxies import Proxy
 
 NAMES = ("alpha", "bravo", "charlie")
@@ -59,7 +59,7 @@ def _ids(project: Path) -> dict[str, int]:
 
 def _write(manifests: Manifests, title: str) -> None:
     for name in NAMES:
-        manifests.write(survey_manifest(name, survey_title=f"Survey {name} {title}"))
+        manifests.write(survey_manifest(name, survey_title=f"{survey_title(name)} {title}"))
 
 
 def test_apply_json_reports_each_create_with_the_id_the_marketplace_gave(
@@ -77,7 +77,7 @@ def test_apply_json_reports_each_create_with_the_id_the_marketplace_gave(
     assert sorted(rows) == list(NAMES)
     for name, row in rows.items():
         assert (row["action"], row["status"], row["id_name"]) == ("create", "done", "ps_survey_id")
-        assert api.get_survey(row["id"])["survey_title"] == f"Survey {name} v1"
+        assert api.get_survey(row["id"])["survey_title"] == f"{survey_title(name)} v1"
     assert report["plan"]["summary"]["add"] == 3
     assert "Survey/alpha will be created" in result.stderr  # the plan, for the log
 

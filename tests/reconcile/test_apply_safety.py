@@ -14,7 +14,7 @@ from surveyctl.reconcile.normalise import update_body
 from surveyctl.state import FileStateStore
 from surveyctl.state.lock import StateLock
 
-from .conftest import point_project_at, survey_manifest
+from .conftest import point_project_at, survey_manifest, survey_title
 
 SECRET_KEY = "sk-live-7f3c9a1e5b2d4c6e8a0b1c2d3e4f5a6b"
 
@@ -33,7 +33,7 @@ def test_saved_plan_is_refused_after_a_change_made_elsewhere(project, manifests,
     result = run_cli("apply", "change.plan")
     assert result.exit_code == 1
     assert "changed outside this plan since it was made: Survey/tracker" in result.stderr
-    assert api.get_survey(survey_id)["survey_title"] == "Survey tracker"
+    assert api.get_survey(survey_id)["survey_title"] == survey_title("tracker")
 
 
 def test_saved_plan_is_refused_after_the_state_moved(project, manifests, run_cli):
@@ -52,14 +52,14 @@ def test_saved_plan_applies_what_was_planned(project, manifests, api, run_cli):
     result = run_cli("apply", "create.plan")
     assert result.exit_code == 0, result.stderr
     survey_id = FileStateStore(_state_path(project)).load().survey("tracker").ps_survey_id
-    assert api.get_survey(survey_id)["survey_title"] == "Survey tracker"
+    assert api.get_survey(survey_id)["survey_title"] == survey_title("tracker")
 
 
 def test_edited_plan_file_is_refused(project, manifests, run_cli):
     manifests.write(survey_manifest("tracker"))
     run_cli("plan", "manifests", "--out", "create.plan")
     path = project / "create.plan"
-    path.write_text(path.read_text().replace("Survey tracker", "Survey tempered"))
+    path.write_text(path.read_text().replace(survey_title("tracker"), "Survey tempered"))
     result = run_cli("apply", "create.plan")
     assert result.exit_code == 1
     assert "damaged or was edited" in result.stderr
@@ -97,7 +97,7 @@ def test_two_concurrent_applies_one_is_refused(project, manifests, start_sandbox
     )
     assert "locked" in refused.lower()
     titles = [s["survey_title"] for s in ApiClient(slow.url, "sandbox-buyer-1").list_surveys()]
-    assert sorted(titles) == ["Survey tracker-0", "Survey tracker-1", "Survey tracker-2"]
+    assert sorted(titles) == [survey_title(f"tracker-{i}") for i in range(3)]
 
 
 def test_apply_converges_without_duplicates_when_the_service_fails_a_fifth_of_requests(
@@ -114,7 +114,7 @@ def test_apply_converges_without_duplicates_when_the_service_fails_a_fifth_of_re
             break
     assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
     titles = [s["survey_title"] for s in ApiClient(flaky.url, "sandbox-buyer-1").list_surveys()]
-    assert sorted(titles) == sorted(f"Survey {name}" for name in names)
+    assert sorted(titles) == sorted(survey_title(name) for name in names)
 
 
 class Crash(BaseException):

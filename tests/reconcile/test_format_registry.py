@@ -10,7 +10,7 @@ import pytest
 
 from surveyctl.render import formats
 
-from .conftest import Manifests, survey_manifest
+from .conftest import Manifests, survey_manifest, survey_title
 
 
 def _plan_line(plan, color: bool) -> str:
@@ -56,7 +56,7 @@ def test_apply_reports_in_a_format_registered_by_a_test(brief_format, run_cli, m
     assert result.exit_code == 0, result.stderr
     assert result.stdout.startswith("create:Survey/tracker\ncomplete [tracker=")
     survey_id = int(result.stdout.rsplit("=", 1)[1].rstrip("]\n"))
-    assert api.get_survey(survey_id)["survey_title"] == "Survey tracker"
+    assert api.get_survey(survey_id)["survey_title"] == survey_title("tracker")
 
 
 def test_apply_does_not_offer_a_format_without_a_report(run_cli, manifests):

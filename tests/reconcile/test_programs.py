@@ -10,7 +10,7 @@ import yaml
 
 from surveyctl.state import FileStateStore
 
-from .conftest import survey_manifest
+from .conftest import survey_manifest, title_tag
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "programs" / "brand-tracker.yaml"
 MARKETS = ["en_US", "en_GB"]
@@ -20,7 +20,8 @@ def program(ref: str | None, waves: list[str], price: float = 2.5) -> dict:
     """A program of MARKETS x `waves`; with `ref`, each wave excludes the one before it."""
     spec: dict = {
         "template": {
-            "survey_title": "Tracker {country} {wave}",
+            # The tag: tests share the sandbox account, and titles tell surveys apart there.
+            "survey_title": "Tracker {country} {wave} " + title_tag(),
             "survey_category_code": 231,
             "completes_required": 200,
             "expected_ir": 50,
@@ -59,6 +60,7 @@ def _apply(run_cli) -> None:
 
 def test_the_example_program_applies_every_market_and_wave(run_cli, project, unique):
     text = EXAMPLE.read_text().replace('ref: "acme-', f'ref: "acme-{unique}-')
+    text = text.replace('({wave})"', f'({{wave}}) {unique}"')  # titles of this test's own
     (project / "manifests").mkdir()
     (project / "manifests" / "brand-tracker.yaml").write_text(text)
     document = yaml.safe_load(text)
@@ -184,7 +186,7 @@ def test_render_prints_one_members_exact_body(run_cli, write_program):
     write_program(program(None, ["w1", "w2"]))
     result = run_cli("render", "manifests", "--name", "tracker[en_US,w2]")
     body = json.loads(result.stdout)
-    assert body["survey_title"] == "Tracker US w2"
+    assert body["survey_title"] == f"Tracker US w2 {title_tag()}"
     assert body["completes_required"] == 300
 
 

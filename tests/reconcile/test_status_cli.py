@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from .conftest import survey_manifest
+from .conftest import survey_manifest, survey_title
 
 
 def test_status_shows_a_new_survey_as_draft(api, run_cli):
     survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
     result = run_cli("status", str(survey_id))
     assert result.exit_code == 0
-    assert result.stdout.startswith(f"survey {survey_id} is draft: Survey x\n")
+    assert result.stdout.startswith(f"survey {survey_id} is draft: {survey_title('x')}\n")
 
 
 def test_status_launches_pauses_and_closes_a_survey(api, run_cli):

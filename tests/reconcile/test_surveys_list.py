@@ -8,7 +8,7 @@ import json
 
 from surveyctl.state import FileStateStore, State
 
-from .conftest import survey_manifest
+from .conftest import survey_manifest, survey_title
 
 
 def _listed(run_cli, *options) -> list[dict]:
@@ -26,7 +26,7 @@ def test_surveys_list_marks_the_surveys_this_environment_manages(own_market, man
     _managed_tracker(run_cli, manifests)
     other = own_market.create_survey(survey_manifest("x", survey_title="Made by hand")["spec"])
     rows = {row["survey_title"]: row for row in _listed(run_cli)}
-    assert rows["Survey tracker"]["managed_as"] == "Survey/tracker"
+    assert rows[survey_title("tracker")]["managed_as"] == "Survey/tracker"
     assert rows["Made by hand"]["managed_as"] is None
     assert rows["Made by hand"]["ps_survey_id"] == other["ps_survey_id"]
     assert rows["Made by hand"]["status_name"] == "draft"
@@ -78,7 +78,7 @@ def test_surveys_list_as_a_table_names_the_managing_address(own_market, manifest
     result = run_cli("surveys", "list")
     tracker, by_hand = (
         next(line for line in result.stdout.splitlines() if title in line)
-        for title in ("Survey tracker", "Made by hand")
+        for title in (survey_title("tracker"), "Made by hand")
     )
     assert tracker.rstrip().endswith("Survey/tracker")
     assert by_hand.rstrip().endswith("-")

@@ -10,7 +10,7 @@ import pytest
 
 from surveyctl.catalog import Attribute, Catalog
 
-from ..reconcile.conftest import Manifests, manifests, survey_manifest  # noqa: F401
+from ..reconcile.conftest import Manifests, manifests, survey_manifest, survey_title  # noqa: F401
 
 EMPLOYMENT = 215
 

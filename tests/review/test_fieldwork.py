@@ -8,7 +8,7 @@ import signal
 import subprocess
 import sys
 
-from .conftest import survey_manifest
+from .conftest import survey_manifest, survey_title
 
 LIVE = 22
 
@@ -41,7 +41,7 @@ def test_status_shows_completes_against_goal_incidence_spend_and_quota_bars(api,
     result = run_cli("status", str(survey_id))
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0] == f"survey {survey_id} is live: Survey fieldwork"
+    assert lines[0] == f"survey {survey_id} is live: {survey_title('fieldwork')}"
     assert any(line.split()[:4] == ["completes", str(completes), "/", "200"] for line in lines), (
         lines
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .conftest import survey_manifest
+from .conftest import survey_manifest, survey_title
 
 
 def _diff_blocks(markdown: str) -> list[list[str]]:
@@ -35,7 +35,7 @@ def test_changes_are_in_diff_blocks_with_the_marker_in_column_0(run_cli, manifes
     assert added[0] == "+ Survey/added will be created"
     assert "+   quotas[male]: 100 completes; Gender: Male (111)" in added
     assert kept[0].startswith("! Survey/kept (ps_survey_id ")
-    assert '!   survey_title: "Survey kept" -> "Kept, renamed"' in kept
+    assert f'!   survey_title: "{survey_title("kept")}" -> "Kept, renamed"' in kept
 
 
 def test_one_summary_table_names_resource_action_fields_and_spend(run_cli, manifests):

@@ -14,6 +14,8 @@ import yaml
 from surveyctl.api import ApiClient
 from surveyctl.sandbox.process import served
 
+from ..reconcile.conftest import title_tag
+
 LIVE = 22
 
 SURVEY_SPEC = {
@@ -29,9 +31,16 @@ SURVEY_SPEC = {
 }
 
 
+def survey_title(name: str) -> str:
+    """The title `survey_manifest` gives survey `name` in the running test."""
+    return f"Safety test {name} {title_tag()}"
+
+
 def survey_manifest(name: str, **spec_overrides) -> dict:
-    """A small valid en_US survey manifest."""
-    return {"kind": "Survey", "name": name, "spec": {**SURVEY_SPEC, **spec_overrides}}
+    """A small valid en_US survey manifest, titled after its name and the test (the sandbox
+    account is shared, and a survey of the same title and locale is a twin to adopt)."""
+    title = {"survey_title": survey_title(name)}
+    return {"kind": "Survey", "name": name, "spec": {**SURVEY_SPEC, **title, **spec_overrides}}
 
 
 def write_manifest(project: Path, manifest: dict) -> Path:

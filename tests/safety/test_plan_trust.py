@@ -11,7 +11,7 @@ from pathlib import Path
 
 from surveyctl.state import FileStateStore, fingerprint
 
-from .conftest import survey_manifest, write_manifest
+from .conftest import survey_manifest, survey_title, write_manifest
 
 PLAN = "p.plan"
 KEY = "plan-key-of-the-pipeline"
@@ -88,7 +88,7 @@ def test_an_unsigned_plan_that_calls_a_change_unread_is_refused(project, guarded
         name: api.get_survey(_state(project).survey(name).ps_survey_id)["survey_title"]
         for name in ("tracker", "other")
     }
-    assert titles == {"tracker": "Safety test", "other": "Safety test"}
+    assert titles == {"tracker": survey_title("tracker"), "other": survey_title("other")}
 
 
 def test_an_unsigned_plan_with_an_edited_warning_is_refused(project, guarded, run_cli):

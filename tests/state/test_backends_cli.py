@@ -11,7 +11,7 @@ import pytest
 from surveyctl.config import load_config
 from surveyctl.state import open_state
 
-from ..reconcile.conftest import Manifests, survey_manifest
+from ..reconcile.conftest import Manifests, survey_manifest, survey_title
 
 
 @pytest.fixture
@@ -69,7 +69,7 @@ def test_an_update_records_the_body_applied_and_its_history(run_cli, manifests, 
         ("apply", "create recorded"),
         ("apply", "changed"),
     ]
-    assert history[-1]["before"]["last_applied"]["survey_title"] == "Survey tracker"
+    assert history[-1]["before"]["last_applied"]["survey_title"] == survey_title("tracker")
     assert history[-1]["after"]["last_applied"]["survey_title"] == "Tracker, renamed"
 
 

@@ -19,7 +19,7 @@ import pytest
 from surveyctl.api import ApiClient
 from surveyctl.sandbox.process import served as serve_in_process
 
-from ..reconcile.conftest import Manifests, survey_manifest
+from ..reconcile.conftest import Manifests, survey_manifest, survey_title
 
 LATENCY_MS = 40
 SURVEYS = 12
@@ -179,8 +179,8 @@ def converge(run_cli, url: str) -> int:
         for address in pending:
             name = address.split("/", 1)[1]
             manual += 1
-            if f"Survey {name}" in live:
-                step = run_cli("import", str(live[f"Survey {name}"]), "--name", name)
+            if survey_title(name) in live:
+                step = run_cli("import", str(live[survey_title(name)]), "--name", name)
             else:
                 step = run_cli("state", "rm", address)
             assert step.exit_code == 0, step.stderr
@@ -202,7 +202,7 @@ def test_an_apply_killed_at_random_points_is_not_blocked_creates_no_duplicate_an
         time.sleep(3 * LATENCY_MS / 1000)  # requests already sent finish in the sandbox
         manual += converge(run_cli, served)
         titles = live_titles(served)
-        duplicated = [name for name in names if titles.count(f"Survey {name}") != 1]
+        duplicated = [name for name in names if titles.count(survey_title(name)) != 1]
         assert duplicated == [], (seed, points)
     # Until lost creates are adopted automatically, each one is a documented manual step.
     print(

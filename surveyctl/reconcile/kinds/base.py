@@ -31,6 +31,7 @@ from surveyctl.state import (
 
 if TYPE_CHECKING:
     from surveyctl.model import DesiredState
+    from surveyctl.reconcile.identity import Identity, Rule, Twin
     from surveyctl.reconcile.lost import Recovery
 
 # Answers that say for certain a create was not made (the request was refused as it stood).
@@ -135,6 +136,26 @@ class Kind:
         now: datetime,
     ) -> None:
         """Resolves lost creates (address -> manifest); by default they stay blocked."""
+
+    # -- identity (surveyctl.reconcile.identity) -----------------------------------------
+
+    def find_twins(
+        self,
+        client: Any,
+        wanted: dict[str, Any],
+        state: State,
+        rule: Rule,
+        found: Identity,
+        parallelism: int,
+    ) -> None:
+        """Looks on the service for the resource of each manifest of `wanted` (address ->
+        manifest, none of them in state) by the kind's identity rule, into `found`. A kind
+        without a rule finds nothing: its creates go ahead as planned."""
+
+    def twin_record(self, client: Any, twin: Twin, manifest: Any) -> Record:
+        """The state record that adopts `twin` for `manifest` (`--adopt`, `state rebuild`):
+        its ids and no last-applied body."""
+        raise NotImplementedError
 
 
 _REGISTRY: dict[str, Kind] = {}

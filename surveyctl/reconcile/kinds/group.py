@@ -17,6 +17,7 @@ from typing import Any
 from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.model import DesiredState, ExclusionGroup
 from surveyctl.reconcile.diff import FieldChange, diff_group, group_drift
+from surveyctl.reconcile.identity import Identity, Rule, Twin
 from surveyctl.reconcile.kinds import base
 from surveyctl.reconcile.kinds.base import Kind, Skipped, journaled_create, with_live_values
 from surveyctl.reconcile.live import LiveResult
@@ -161,6 +162,55 @@ class GroupKind(Kind):
     ) -> None:
         for resource, group in lost.items():
             _recover_group(client, resource, group, state.journal[resource], recovery, now)
+
+    def find_twins(
+        self,
+        client: Marketplace,
+        wanted: dict[str, Any],
+        state: State,
+        rule: Rule,
+        found: Identity,
+        parallelism: int,
+    ) -> None:
+        """A group is the manifest's when it has its reference (globally unique): one GET."""
+        for resource, group in wanted.items():
+            _group_twin(client, resource, group, state, found)
+
+    def twin_record(self, client: Marketplace, twin: Twin, manifest: ExclusionGroup) -> GroupRecord:
+        live = client.get_group(str(twin.remote_id))
+        ids = [int(i) for i in live.get("surveys_in_group") or []]
+        return GroupRecord(str(twin.remote_id), ids, None, manifest.lifecycle.prevent_destroy)
+
+
+def _group_twin(
+    client: Marketplace, resource: str, group: ExclusionGroup, state: State, found: Identity
+) -> None:
+    ref = group.buyer_surveygroup_ref
+    managed = {
+        r.buyer_surveygroup_ref: a for a, r in state.resources.items() if isinstance(r, GroupRecord)
+    }
+    if ref in managed:
+        found.refused[resource] = (
+            f"its buyer_surveygroup_ref {ref!r} is managed already as {managed[ref]}; a "
+            "reference names one group"
+        )
+        return
+    found.requests += 1
+    try:
+        client.get_group(ref)
+    except ApiError as exc:
+        if exc.status == 403:
+            found.refused[resource] = (
+                f"group {ref} exists on the service and belongs to another buyer; "
+                "buyer_surveygroup_ref is globally unique, so choose another one"
+            )
+        elif exc.status != 404:
+            found.unchecked[resource] = f"group {ref}: {exc}"
+        return
+    except SurveyctlError as exc:
+        found.unchecked[resource] = f"group {ref}: {exc}"
+        return
+    found.twins[resource] = [Twin(ref, "same reference", noun="group")]
 
 
 def _pending(unknown: list[str], live_ids: list) -> list[FieldChange]:

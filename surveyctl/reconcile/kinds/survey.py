@@ -14,7 +14,7 @@ from typing import Any
 
 from surveyctl.errors import SurveyctlError
 from surveyctl.model import DesiredState, Survey
-from surveyctl.reconcile import checks
+from surveyctl.reconcile import checks, identity
 from surveyctl.reconcile.diff import (
     FieldChange,
     classify,
@@ -23,6 +23,7 @@ from surveyctl.reconcile.diff import (
     drift_normalised,
     quota_update_bodies,
 )
+from surveyctl.reconcile.identity import Identity, Rule, Twin
 from surveyctl.reconcile.kinds import base, survey_listing
 from surveyctl.reconcile.kinds.base import Kind, journaled_create, with_live_values
 from surveyctl.reconcile.kinds.survey_live import live_fingerprint, quota_ids, survey_record
@@ -167,6 +168,21 @@ class SurveyKind(Kind):
         now: datetime,
     ) -> None:
         recover_surveys(client, state, lost, recovery, now)
+
+    def find_twins(
+        self,
+        client: Any,
+        wanted: dict[str, Any],
+        state: State,
+        rule: Rule,
+        found: Identity,
+        parallelism: int,
+    ) -> None:
+        identity.survey_twins(client, wanted, state, rule, found, parallelism)
+
+    def twin_record(self, client: Marketplace, twin: Twin, manifest: Survey) -> SurveyRecord:
+        live = client.get_survey(int(twin.remote_id))
+        return survey_record(live, None, manifest.lifecycle.prevent_destroy)
 
 
 def _unchanged(name: str, survey: Survey, desired: dict, record: SurveyRecord) -> ResourceChange:

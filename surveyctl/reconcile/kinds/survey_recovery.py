@@ -2,10 +2,12 @@
 
 Candidates are the unmanaged surveys of the list (every page, every status) created since the
 attempt (`CLOCK_SKEW` before `started_at` or later). While the manifest is still the body that
-was sent (the journal's fingerprint), a candidate matches when its title is the body's and its
-live body (a GET) has the body's value for every field the body sets, normalised as the
-planner compares; fields the service fills in are not compared. One match claimed by no other
-lost create is adopted; no candidate with the title means the attempt made nothing, and the
+was sent (the journal's fingerprint), a candidate matches when it is the same survey by the
+environment's identity rule (`surveyctl.reconcile.identity.same_survey`: title and locale, or
+the external_project_id the create sent) and its live body (a GET) has the body's value for
+every field the body sets, normalised as the planner compares; fields the service fills in are
+not compared. One match claimed by no other lost create is adopted; no such candidate means
+the attempt made nothing, and the
 create is planned again once the entry is older than the settle time; anything else is an
 error listing the candidates for `surveyctl import ID --name NAME`. When the manifest changed
 since, only "no candidate at all" can be decided.
@@ -18,6 +20,7 @@ from datetime import datetime, timedelta
 
 from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.model import Survey
+from surveyctl.reconcile.identity import same_survey, stamped
 from surveyctl.reconcile.kinds.survey_live import survey_record
 from surveyctl.reconcile.lost import Recovery, adopt, cannot_check, parse_time, plan_again
 from surveyctl.reconcile.marketplace import Marketplace
@@ -58,12 +61,12 @@ def recover_surveys(
     for lost, survey in surveys.items():
         entry = state.journal[lost]
         window = [s for s in unmanaged if _created_since(s, entry.started_at)]
-        body = survey.body()
+        body = stamped(survey.body(), lost, recovery.rule)  # the body its create sent
         if fingerprint(body) != entry.fingerprint:
             # The manifest changed since the attempt: its body cannot say which survey it made.
             candidates[lost] = window
             continue
-        titled = [s for s in window if s.get("survey_title") == body.get("survey_title")]
+        titled = [s for s in window if same_survey(s, body, lost, recovery.rule)]
         try:
             matches[lost] = [pair for pair in _read_all(client, titled) if _same(pair[1], body)]
         except SurveyctlError as exc:
@@ -88,8 +91,8 @@ def recover_surveys(
             _ask(recovery, lost, entry, [item for item, _ in matched], "more than one survey "
                  "could be the one it made")  # fmt: skip
         else:
-            _ask(recovery, lost, entry, found, "a survey with its title but other settings "
-                 "exists, so surveyctl cannot tell whether the create made it")  # fmt: skip
+            _ask(recovery, lost, entry, found, "a survey with its title and locale but other "
+                 "settings exists, so surveyctl cannot tell if the create made it")  # fmt: skip
 
 
 def _read_all(client: Marketplace, listed: list[dict]) -> list[tuple[dict, dict]]:

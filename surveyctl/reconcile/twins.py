@@ -1,0 +1,70 @@
+"""Looking for the resources of a plan's creates on the service, kind by kind.
+
+`find_twins` asks each kind (`Kind.find_twins`, by the identity rule of
+`surveyctl.reconcile.identity`) about the manifests that the state neither records nor has
+journaled: nothing is read when no create is due. With `adopt`, each resource with exactly one
+twin that no other manifest claims gets the state record that adopts it (`Kind.twin_record`:
+its ids, no last-applied body, so the plan compares the manifest with the live resource alone).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from surveyctl.errors import SurveyctlError
+from surveyctl.model import DesiredState
+from surveyctl.reconcile import kinds
+from surveyctl.reconcile.identity import Identity, Rule
+from surveyctl.resources import address, split_address
+from surveyctl.state import State
+
+
+def creates_due(desired: DesiredState, state: State) -> list[str]:
+    """Addresses of the manifests a plan would create: neither in state nor journaled (a
+    journaled create is for `surveyctl.reconcile.recovery`)."""
+    wanted = [
+        address(kind.name, name) for kind in kinds.in_order() for name in kind.manifests(desired)
+    ]
+    return sorted(a for a in wanted if a not in state.resources and a not in state.journal)
+
+
+def find_twins(
+    client: Any,
+    desired: DesiredState,
+    state: State,
+    rule: Rule,
+    adopt: bool = False,
+    addresses: list[str] | None = None,
+    parallelism: int = 10,
+) -> Identity:
+    """Looks on the service for the resources of `addresses` (default: `creates_due`); with
+    `adopt`, makes the state record of each one that has exactly one twin."""
+    found = Identity()
+    due = creates_due(desired, state) if addresses is None else addresses
+    found.checked = set(due)
+    for kind in kinds.in_order():
+        manifests = kind.manifests(desired)
+        wanted = {
+            a: manifests[split_address(a)[1]] for a in due if split_address(a)[0] == kind.name
+        }
+        if wanted:
+            kind.find_twins(client, wanted, state, rule, found, parallelism)
+    if adopt:
+        _adopt(client, desired, found)
+    return found
+
+
+def _adopt(client: Any, desired: DesiredState, found: Identity) -> None:
+    ambiguous = found.ambiguous()
+    for resource_address, twins in sorted(found.twins.items()):
+        if resource_address in ambiguous or resource_address in found.unchecked:
+            continue
+        kind_name, name = split_address(resource_address)
+        kind = kinds.get(kind_name)
+        found.requests += 1
+        try:
+            record = kind.twin_record(client, twins[0], kind.manifests(desired)[name])
+        except SurveyctlError as exc:
+            found.unchecked[resource_address] = f"{twins[0].shown()}: {exc}"
+            continue
+        found.adopted[resource_address] = record

@@ -1,0 +1,150 @@
+"""Where an environment's state is, and what a plan must not do when it is not there.
+
+- An environment whose configured backend holds no state while the other backend does (its
+  file `.surveyctl/state/<env>.json` exists while PostgreSQL is configured, or the file
+  backend is configured while the PostgreSQL of `$SURVEYCTL_STATE_DSN`, schema `surveyctl`,
+  the defaults of `state migrate --from postgres`, holds its state): plan and apply refuse,
+  naming both places and the `state migrate` that copies it. Only an empty state is checked,
+  so a plan against a state that holds something costs nothing more.
+- An empty state on an environment that is not the embedded sandbox, with creates in the
+  plan: a warning naming where the state is kept; and under `CI=true`, with the file backend
+  on a protected environment, apply refuses unless `--allow-local-state` (a CI checkout always
+  starts without `.surveyctl/`).
+"""
+
+from __future__ import annotations
+
+from surveyctl.config import (
+    DEFAULT_DSN_VARIABLE,
+    Config,
+    Environment,
+    default_state_dsn,
+    libpq_defaults,
+    running_in_ci,
+)
+from surveyctl.errors import SurveyctlError
+from surveyctl.state.records import State, StateError, state_file
+
+# Where `state migrate --from postgres` looks by default: the same place is looked at here.
+DEFAULT_SCHEMA = "surveyctl"
+ALLOW_LOCAL_STATE = "--allow-local-state"
+
+
+class MisplacedState(SurveyctlError):
+    """The configured backend is empty while the other one holds the environment's state."""
+
+
+def is_empty(state: State) -> bool:
+    return not state.resources and not state.journal
+
+
+def check_placement(config: Config, environment: Environment, state: State) -> None:
+    """MisplacedState when `state` (of the configured backend) is empty and the other backend
+    holds this environment's state."""
+    if not is_empty(state):
+        return
+    name = environment.name
+    if environment.state.backend == "postgres":
+        path = state_file(config.state_dir, name)
+        held = _file_holds(path, name)
+        if held:
+            raise MisplacedState(
+                f"environment {name!r} keeps its state in PostgreSQL (${environment.state.dsn_env}"
+                f", schema {environment.state.schema}), which holds nothing for it, while {path} "
+                f"holds its state ({held}); copy it with `surveyctl state migrate --from file "
+                f"--env {name}` before planning (or remove that file if it is not needed)"
+            )
+        return
+    held = _postgres_holds(name)
+    if held:
+        raise MisplacedState(
+            f"environment {name!r} keeps its state in {state_file(config.state_dir, name)}, "
+            f"which holds nothing, while PostgreSQL (${DEFAULT_DSN_VARIABLE}, schema "
+            f"{DEFAULT_SCHEMA}) holds its state ({held}); set `state: {{backend: postgres, "
+            f"dsn_env: {DEFAULT_DSN_VARIABLE}}}` for it in surveyctl.yaml, or copy it here with "
+            f"`surveyctl state migrate --from postgres --env {name}`"
+        )
+
+
+def state_warning(environment: Environment, location: str, state: State, creates: int) -> str:
+    """The warning for a plan with creates against an empty state ('' when none is due)."""
+    if environment.embedded or not creates or not is_empty(state):
+        return ""
+    return (
+        f"the state of environment {environment.name!r} ({location}) is empty, so the plan "
+        f"creates {creates} resource(s); if these manifests were applied before, their state "
+        "is kept elsewhere: `surveyctl state rebuild` records what exists on the service"
+    )
+
+
+def local_state_refusal(
+    environment: Environment, location: str, state: State, creates: int, allowed: bool
+) -> str:
+    """Why apply refuses to create from an empty local state in CI ('' when it does not)."""
+    if allowed or not environment.protected or environment.state.backend != "file":
+        return ""
+    if not running_in_ci():
+        return ""
+    if not creates or not is_empty(state):
+        return ""
+    return (
+        f"CI=true and the state of protected environment {environment.name!r} is a local file "
+        f"({location}) that holds nothing, as in every fresh checkout, so this apply would "
+        f"create {creates} resource(s) from no record of what exists; keep the state in "
+        "PostgreSQL (`state: {backend: postgres, dsn_env: SURVEYCTL_STATE_DSN}`), or pass "
+        f"{ALLOW_LOCAL_STATE} if the state really starts here"
+    )
+
+
+def _file_holds(path, environment: str) -> str:
+    """'serial N, M resource(s)' when the state file at `path` holds a state, else ''."""
+    if not path.is_file():
+        return ""
+    # Imported here: the file backend imports this package's records, not the reverse.
+    from surveyctl.state.file import FileStateStore
+
+    store = FileStateStore(path, environment)
+    try:
+        state = store.load(verify=False)
+    except StateError:
+        return "a file that cannot be read"
+    finally:
+        store.close()
+    return _held(state)
+
+
+def _postgres_holds(environment: str) -> str:
+    """'serial N, M resource(s)' when the default PostgreSQL state holds this environment,
+    else '' (also when it cannot be reached: a variable set for something else must not stop
+    a plan). Read-only: no table is created."""
+    value = default_state_dsn()
+    if not value:
+        return ""
+    # Imported here: psycopg is loaded only where a PostgreSQL state may be.
+    import psycopg
+    from psycopg import sql
+
+    from surveyctl.state.postgres.database import DatabaseError, Dsn
+
+    try:
+        dsn = Dsn.parse(value, environment, DEFAULT_DSN_VARIABLE, libpq_defaults())
+        with dsn.connect(f"state placement {environment}") as connection:
+            row = connection.execute(
+                sql.SQL(
+                    "SELECT s.serial, (SELECT count(*) FROM {s}.resources r "
+                    "WHERE r.environment = s.environment) FROM {s}.states s "
+                    "WHERE s.environment = %s"
+                ).format(s=sql.Identifier(DEFAULT_SCHEMA)),
+                (environment,),
+            ).fetchone()
+    except (DatabaseError, psycopg.Error):
+        return ""
+    if row is None or (row[0] == 0 and row[1] == 0):
+        return ""
+    return f"serial {row[0]}, {row[1]} resource(s)"
+
+
+def _held(state: State) -> str:
+    if is_empty(state):
+        return ""
+    return f"serial {state.serial}, {len(state.resources)} resource(s)"

@@ -1,0 +1,509 @@
+"""A survey is never created twice: a lost, emptied or misplaced state costs a question, not a
+duplicate. Over real HTTP against the sandbox, on the file and on PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import uuid
+from pathlib import Path
+
+import pytest
+
+from surveyctl.config import load_config
+from surveyctl.state import open_state
+
+from ..reconcile.conftest import Manifests, group_manifest, survey_manifest
+from ..reconcile.proxies import Proxy
+from .conftest import DSN_VARIABLE
+
+
+@pytest.fixture
+def unique() -> str:
+    """A suffix of this test's titles and group references: the sandbox account is shared."""
+    return uuid.uuid4().hex[:8]
+
+
+@pytest.fixture
+def settings(state_setting) -> dict:
+    """What the `local` environment of surveyctl.yaml says (rewritten by `configure`)."""
+    return {"state": state_setting, "extra": ""}
+
+
+def configure(project: Path, url: str, state: str, extra: str = "") -> None:
+    (project / "surveyctl.yaml").write_text(
+        "environments:\n"
+        f"  local: {{host: '{url}', api_key_env: SURVEYCTL_LOCAL_KEY{state}{extra}}}\n"
+        "default_environment: local\nmanifests: [manifests]\n",
+        encoding="utf-8",
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path, sandbox, monkeypatch, settings) -> Path:
+    """The `local` environment on the session sandbox, its state in the backend under test."""
+    configure(tmp_path, sandbox.url, settings["state"])
+    monkeypatch.setenv("SURVEYCTL_LOCAL_KEY", "sandbox-buyer-1")
+    monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
+def manifests(project: Path) -> Manifests:
+    return Manifests(project)
+
+
+def lose_state(project: Path, backend: str, sandbox, postgres_fixture=None) -> None:
+    """What a fresh CI checkout sees: the file state gone, or a PostgreSQL schema never used."""
+    if backend == "file":
+        shutil.rmtree(project / ".surveyctl" / "state")
+        return
+    schema = postgres_fixture.fresh_schema()
+    configure(
+        project,
+        sandbox.url,
+        f", state: {{backend: postgres, dsn_env: {DSN_VARIABLE}, schema: {schema}}}",
+    )
+
+
+@pytest.fixture
+def lost(project, backend, sandbox, request):
+    """Call it to lose the state of the project."""
+    postgres = request.getfixturevalue("postgres") if backend == "postgres" else None
+    return lambda: lose_state(project, backend, sandbox, postgres)
+
+
+def state_of(project: Path):
+    config = load_config(project / "surveyctl.yaml")
+    store = open_state(config, config.environment("local"))
+    try:
+        return store.load()
+    finally:
+        store.close()
+
+
+def ids_titled(api, title: str) -> list[int]:
+    listed = api.list_surveys(status=[11, 22, 33, 44])
+    return sorted(s["ps_survey_id"] for s in listed if s["survey_title"] == title)
+
+
+def tracker(unique: str, name: str = "tracker", **spec) -> dict:
+    return survey_manifest(name, **{"survey_title": f"Tracker {unique}", **spec})
+
+
+def applied(run_cli, *args: str):
+    result = run_cli("apply", *args, "--auto-approve")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    return result
+
+
+def test_a_plan_from_a_lost_state_creates_nothing_and_names_the_survey_to_adopt(
+    run_cli, manifests, lost, api, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    (made,) = ids_titled(api, f"Tracker {unique}")
+    lost()
+    plan = run_cli("plan")
+    assert plan.exit_code == 1
+    assert "will be created" not in plan.stdout
+    assert (
+        f"Survey/tracker: exists on the service as survey {made} (same title and locale) but "
+        "is not in state" in plan.stdout
+    )
+    assert f"`surveyctl import {made} --name tracker`" in plan.stdout
+    assert "--adopt" in plan.stdout
+
+
+def test_apply_from_a_lost_state_refuses_and_leaves_one_survey(
+    run_cli, manifests, lost, api, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    lost()
+    again = run_cli("apply", "--auto-approve")
+    assert again.exit_code == 1
+    assert "the plan has errors; nothing was applied" in again.stderr
+    assert len(ids_titled(api, f"Tracker {unique}")) == 1
+
+
+def test_adopt_records_the_survey_and_the_next_plan_has_no_changes(
+    run_cli, manifests, lost, api, project, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    (made,) = ids_titled(api, f"Tracker {unique}")
+    lost()
+    adopted = applied(run_cli, "--adopt")
+    assert f"exists on the service as survey {made}" in adopted.stdout
+    assert state_of(project).resources["Survey/tracker"].ps_survey_id == made
+    plan = run_cli("plan", "--detailed-exitcode")
+    assert plan.exit_code == 0, plan.stdout
+    assert "No changes." in plan.stdout
+    assert ids_titled(api, f"Tracker {unique}") == [made]
+
+
+def test_allow_duplicate_creates_exactly_one_more(run_cli, manifests, lost, api, unique):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    lost()
+    result = applied(run_cli, "--allow-duplicate")
+    assert "Apply complete! Resources: 1 added" in result.stdout
+    assert len(ids_titled(api, f"Tracker {unique}")) == 2
+
+
+def test_state_rebuild_adopts_what_exists_and_the_next_plan_has_no_changes(
+    run_cli, manifests, lost, api, project, unique
+):
+    manifests.write(tracker(unique))
+    manifests.write(group_manifest(f"trackers-{unique}", "tracker"))
+    applied(run_cli)
+    (made,) = ids_titled(api, f"Tracker {unique}")
+    lost()
+    rebuilt = run_cli("state", "rebuild", "--yes")
+    assert rebuilt.exit_code == 0, rebuilt.stdout + rebuilt.stderr
+    assert f"+ Survey/tracker: adopt survey {made}" in rebuilt.stdout
+    assert f"+ ExclusionGroup/trackers: adopt group trackers-{unique}" in rebuilt.stdout
+    assert "Rebuild: 2 to adopt, 0 ambiguous, 0 not found, 0 already in state." in rebuilt.stdout
+    plan = run_cli("plan", "--detailed-exitcode")
+    assert plan.exit_code == 0, plan.stdout + plan.stderr
+    assert "No changes." in plan.stdout
+    assert ids_titled(api, f"Tracker {unique}") == [made]
+
+
+# -- one backend is enough for what follows: each test chooses where the state is, or the rule
+# is the same whichever keeps it.
+
+file_only = pytest.mark.parametrize("backend", ["file"])
+
+
+@file_only
+def test_switching_to_postgres_before_migrating_refuses_to_plan(
+    run_cli, manifests, project, sandbox, postgres, monkeypatch, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    monkeypatch.setenv(DSN_VARIABLE, postgres.dsn())
+    schema = postgres.fresh_schema()
+    configure(
+        project,
+        sandbox.url,
+        f", state: {{backend: postgres, dsn_env: {DSN_VARIABLE}, schema: {schema}}}",
+    )
+    for command in ("plan", "apply"):
+        result = run_cli(command, *(("--auto-approve",) if command == "apply" else ()))
+        assert result.exit_code == 1
+        assert "will be created" not in result.stdout
+        message = result.stderr
+        assert ".surveyctl/state/local.json holds its state (serial 2, 1 resource(s))" in message
+        assert f"PostgreSQL (${DSN_VARIABLE}, schema {schema})" in message
+        assert "`surveyctl state migrate --from file --env local`" in message
+        assert postgres.password not in message
+
+
+@file_only
+def test_switching_to_the_file_while_postgres_holds_the_state_refuses_to_plan(
+    run_cli, manifests, project, sandbox, postgres, monkeypatch, unique
+):
+    # The place `state migrate --from postgres` reads by default: $SURVEYCTL_STATE_DSN,
+    # schema surveyctl, shared by the tests, so this environment has a name of its own.
+    monkeypatch.setenv(DSN_VARIABLE, postgres.dsn())
+    environment = f"e{unique}"
+    (project / "surveyctl.yaml").write_text(
+        f"environments:\n  {environment}: {{host: '{sandbox.url}', api_key_env: "
+        f"SURVEYCTL_LOCAL_KEY, state: {{backend: postgres, dsn_env: {DSN_VARIABLE}}}}}\n"
+        f"default_environment: {environment}\nmanifests: [manifests]\n",
+        encoding="utf-8",
+    )
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    (project / "surveyctl.yaml").write_text(
+        f"environments:\n  {environment}: {{host: '{sandbox.url}', api_key_env: "
+        f"SURVEYCTL_LOCAL_KEY}}\ndefault_environment: {environment}\nmanifests: [manifests]\n",
+        encoding="utf-8",
+    )
+    result = run_cli("plan")
+    assert result.exit_code == 1
+    assert "will be created" not in result.stdout
+    assert f".surveyctl/state/{environment}.json, which holds nothing" in result.stderr
+    assert f"PostgreSQL (${DSN_VARIABLE}, schema surveyctl) holds its state" in result.stderr
+    assert f"`surveyctl state migrate --from postgres --env {environment}`" in result.stderr
+
+
+class CountingProxy(Proxy):
+    """Forwards to the sandbox and keeps the method and path of every request."""
+
+    def __init__(self, upstream: str):
+        super().__init__(upstream)
+        self.seen: list[tuple[str, str]] = []
+
+    def reshape(self, request, answer, headers) -> bytes:
+        self.seen.append((request.method, request.path))
+        return answer.content
+
+    def list_reads(self) -> int:
+        return sum(1 for method, path in self.seen if (method, path[-8:]) == ("GET", "/surveys"))
+
+
+@pytest.fixture
+def counted(project, sandbox, settings):
+    """The project's environment behind a proxy that counts the requests."""
+    proxy = CountingProxy(sandbox.url)
+    configure(project, proxy.url, settings["state"])
+    yield proxy
+    proxy.stop()
+
+
+@file_only
+def test_a_plan_without_creates_makes_no_request_but_the_live_reads(
+    run_cli, manifests, counted, project, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    assert counted.list_reads() >= 4  # the create looked for its twin: every status
+    made = state_of(project).resources["Survey/tracker"].ps_survey_id
+    before = len(counted.seen)
+    plan = run_cli("plan", "--detailed-exitcode")
+    assert plan.exit_code == 0
+    assert counted.seen[before:] == [("GET", f"/buyers/v2/surveys/{made}")]
+
+
+@file_only
+def test_several_twins_are_all_named_and_adopt_does_not_choose(
+    run_cli, manifests, lost, api, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    lost()
+    applied(run_cli, "--allow-duplicate")
+    first, second = ids_titled(api, f"Tracker {unique}")
+    lost()
+    plan = run_cli("plan", "--adopt")
+    assert plan.exit_code == 1
+    assert f"survey {first} (draft" in plan.stdout and f"survey {second} (draft" in plan.stdout
+    assert "--adopt does not choose between them" in plan.stdout
+    assert "will be created" not in plan.stdout
+
+
+@file_only
+def test_a_closed_survey_of_the_same_title_is_an_earlier_wave_not_a_twin(
+    run_cli, manifests, lost, api, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    (earlier,) = ids_titled(api, f"Tracker {unique}")
+    for status in (22, 33, 44):  # live, paused, closed
+        api.set_survey_status(earlier, status)
+    lost()
+    plan = run_cli("plan", "--detailed-exitcode")
+    assert plan.exit_code == 2, plan.stdout
+    assert "+ Survey/tracker will be created" in plan.stdout
+    assert f"closed survey {earlier} (closed" in plan.stdout
+
+
+@file_only
+def test_a_saved_plan_records_allow_duplicate_and_applies_with_it(
+    run_cli, manifests, lost, api, project, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    lost()
+    saved = run_cli("plan", "--allow-duplicate", "--out", "twin.plan")
+    assert saved.exit_code == 0, saved.stdout
+    assert json.loads((project / "twin.plan").read_text())["plan"]["overrides"] == ["duplicate"]
+    applied(run_cli, "twin.plan", "--allow-duplicate")  # an unsigned plan: named again
+    assert len(ids_titled(api, f"Tracker {unique}")) == 2
+
+
+@file_only
+def test_an_empty_state_with_creates_is_announced_on_stderr(run_cli, manifests, unique):
+    manifests.write(tracker(unique))
+    plan = run_cli("plan")
+    assert plan.exit_code == 0
+    assert "the state of environment 'local'" in plan.stderr
+    assert ".surveyctl/state/local.json) is empty, so the plan creates 1 resource(s)" in (
+        plan.stderr
+    )
+    assert "warning" not in plan.stdout
+
+
+def _protected(project: Path, sandbox) -> None:
+    configure(project, sandbox.url, "", ", protected: true")
+
+
+@file_only
+def test_ci_refuses_to_apply_from_an_empty_local_state_on_a_protected_environment(
+    run_cli, manifests, project, sandbox, monkeypatch, api, unique
+):
+    _protected(project, sandbox)
+    monkeypatch.setenv("CI", "true")
+    manifests.write(tracker(unique))
+    result = run_cli("--env", "local", "apply", "--auto-approve")
+    assert result.exit_code == 1
+    assert "CI=true and the state of protected environment 'local' is a local file" in (
+        result.stderr
+    )
+    assert "--allow-local-state" in result.stderr
+    assert ids_titled(api, f"Tracker {unique}") == []
+
+
+@file_only
+def test_allow_local_state_lets_ci_apply_from_an_empty_local_state(
+    run_cli, manifests, project, sandbox, monkeypatch, api, unique
+):
+    _protected(project, sandbox)
+    monkeypatch.setenv("CI", "true")
+    manifests.write(tracker(unique))
+    result = run_cli("--env", "local", "apply", "--auto-approve", "--allow-local-state")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert len(ids_titled(api, f"Tracker {unique}")) == 1
+
+
+@file_only
+def test_with_external_project_id_a_survey_is_known_by_its_address_not_its_title(
+    run_cli, manifests, lost, api, project, sandbox, unique
+):
+    configure(project, sandbox.url, "", ", identity: external_project_id")
+    name = f"t-{unique}"  # the id is the environment and the address: unique in the account
+    manifests.write(tracker(unique, name))
+    applied(run_cli)
+    (made,) = ids_titled(api, f"Tracker {unique}")
+    assert api.get_survey(made)["external_project_id"] == f"local/Survey/{name}"
+    lost()
+    manifests.write(tracker(unique, name, survey_title=f"Tracker {unique} renamed"))
+    plan = run_cli("plan")
+    assert plan.exit_code == 1
+    assert f"exists on the service as survey {made} (same external_project_id)" in plan.stdout
+
+
+@file_only
+def test_with_external_project_id_a_closed_survey_of_the_address_is_the_survey(
+    run_cli, manifests, lost, api, project, sandbox, unique
+):
+    configure(project, sandbox.url, "", ", identity: external_project_id")
+    manifests.write(tracker(unique, f"t-{unique}"))
+    applied(run_cli)
+    (made,) = ids_titled(api, f"Tracker {unique}")
+    for status in (22, 33, 44):
+        api.set_survey_status(made, status)
+    lost()
+    plan = run_cli("plan")
+    assert plan.exit_code == 1
+    assert f"exists on the service as survey {made} (same external_project_id)" in plan.stdout
+
+
+@file_only
+def test_adopt_plans_the_differences_with_the_live_survey_as_an_update(
+    run_cli, manifests, lost, api, project, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    (made,) = ids_titled(api, f"Tracker {unique}")
+    lost()
+    manifests.write(tracker(unique, offer_price=3.0))
+    plan = run_cli("plan", "--adopt", "--detailed-exitcode")
+    assert plan.exit_code == 2, plan.stdout + plan.stderr
+    assert f"Survey/tracker (ps_survey_id {made}) will be updated" in plan.stdout
+    assert "offer_price: 2.5 -> 3" in plan.stdout
+    assert "will be created" not in plan.stdout
+    applied(run_cli, "--adopt")
+    assert api.get_survey(made)["offer_price"] == 3.0
+    assert run_cli("plan", "--detailed-exitcode").exit_code == 0
+
+
+class ListRefused(Proxy):
+    """The survey list refused (as when it keeps failing); everything else passes."""
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if request.method == "GET" and request.path == "/buyers/v2/surveys":
+            answer.status_code = 403
+            return b'{"ps_api_response_code": 1002, "ps_api_response_message": "refused"}'
+        return answer.content
+
+
+@file_only
+def test_a_create_is_held_back_while_the_survey_list_cannot_be_read(
+    run_cli, manifests, project, sandbox, api, unique
+):
+    proxy = ListRefused(sandbox.url)
+    try:
+        configure(project, proxy.url, "")
+        manifests.write(tracker(unique))
+        result = run_cli("apply", "--auto-approve")
+    finally:
+        proxy.stop()
+    assert result.exit_code == 1
+    assert "Survey/tracker: cannot check whether it exists on the service already" in (
+        result.stdout
+    )
+    assert "will be created" not in result.stdout
+    assert ids_titled(api, f"Tracker {unique}") == []
+
+
+@file_only
+def test_a_saved_plan_made_with_adopt_records_the_survey_when_applied(
+    run_cli, manifests, lost, api, project, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    (made,) = ids_titled(api, f"Tracker {unique}")
+    lost()
+    saved = run_cli("plan", "--adopt", "--out", "adopt.plan")
+    assert saved.exit_code == 0, saved.stdout + saved.stderr
+    assert "1 resource is on the service adopted with --adopt" in saved.stdout
+    applied(run_cli, "adopt.plan", "--adopt")  # an unsigned plan: named again
+    assert state_of(project).resources["Survey/tracker"].ps_survey_id == made
+    assert run_cli("plan", "--detailed-exitcode").exit_code == 0
+
+
+@file_only
+def test_a_group_whose_reference_exists_is_not_created_again(run_cli, manifests, lost, unique):
+    manifests.write(tracker(unique))
+    manifests.write(group_manifest(f"trackers-{unique}", "tracker"))
+    applied(run_cli)
+    lost()
+    plan = run_cli("plan")
+    assert plan.exit_code == 1
+    assert (
+        f"ExclusionGroup/trackers: exists on the service as group trackers-{unique} (same "
+        "reference) but is not in state" in plan.stdout
+    )
+    assert f"`surveyctl import-group trackers-{unique} --name trackers`" in plan.stdout
+    assert "will be created" not in plan.stdout
+
+
+@file_only
+def test_state_rebuild_on_a_protected_environment_needs_it_named_without_a_terminal(
+    run_cli, manifests, lost, project, sandbox, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    lost()
+    _protected(project, sandbox)
+    refused = run_cli("state", "rebuild", "--yes")
+    assert refused.exit_code == 1
+    assert "--env local" in refused.stderr
+    assert "Survey/tracker" not in state_of(project).resources
+    named = run_cli("--env", "local", "state", "rebuild", "--yes")
+    assert named.exit_code == 0, named.stdout + named.stderr
+    assert "Survey/tracker" in state_of(project).resources
+
+
+@file_only
+def test_state_rebuild_leaves_an_ambiguous_manifest_alone_and_exits_1(
+    run_cli, manifests, lost, api, project, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    lost()
+    applied(run_cli, "--allow-duplicate")
+    lost()
+    first, second = ids_titled(api, f"Tracker {unique}")
+    rebuilt = run_cli("state", "rebuild", "--yes")
+    assert rebuilt.exit_code == 1
+    assert f"? Survey/tracker: ambiguous, survey {first} (draft" in rebuilt.stdout
+    assert f"survey {second} (draft" in rebuilt.stdout
+    assert "Rebuild: 0 to adopt, 1 ambiguous" in rebuilt.stdout
+    assert state_of(project).resources == {}
