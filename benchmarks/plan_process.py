@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import itertools
 import json
 import os
 import re
@@ -33,48 +32,12 @@ import time
 from pathlib import Path
 
 import yaml
+from plan_scale import survey  # the same benchmark surveys as the in-process plan benchmark
 
 from surveyctl.sandbox.process import served
 
 KEY_VARIABLE = "SURVEYCTL_BENCH_KEY"
-AGES = [(18, 24), (25, 34), (35, 44), (45, 54), (55, 64), (65, 99), (16, 17), (18, 99)]
-GENDERS = [("m", "111"), ("f", "112")]
 _REQUEST = re.compile(r"surveyctl\.http > (\w+) \S+?/buyers/v\d/([a-z_-]+)")
-
-
-def survey(index: int, quotas: int) -> dict:
-    """One benchmark survey: Q interlocked gender x age quotas written as API criteria."""
-    cells = list(itertools.product(GENDERS, AGES))[:quotas]
-    quota_list = [
-        {
-            "buyer_quota_id": f"{gender}-{low}-{high}",
-            "required_count": 50,
-            "criteria": [
-                {"qualification_code": 211, "condition_codes": [code]},
-                {
-                    "qualification_code": 212,
-                    "range_sets": [{"from": low, "to": high, "units": 311}],
-                },
-            ],
-        }
-        for (gender, code), (low, high) in cells
-    ]
-    return {
-        "kind": "Survey",
-        "name": f"survey-{index:04d}",
-        "spec": {
-            "survey_title": f"Benchmark survey {index}",
-            "survey_category_code": 231,
-            "survey_localization": "en_US",
-            "completes_required": 50 * len(quota_list),
-            "expected_ir": 40,
-            "expected_loi": 12,
-            "offer_price": 2.5,
-            "field_time": 14,
-            "live_url": "https://survey.example.com/s?tid=[%%transaction_id%%]",
-            "quotas": quota_list,
-        },
-    }
 
 
 def command(*arguments: str) -> list[str]:
