@@ -22,6 +22,13 @@ BUYER_1_KEY = "sandbox-buyer-1"
 BUYER_2_KEY = "sandbox-buyer-2"
 
 
+@pytest.fixture(autouse=True)
+def outside_ci(monkeypatch):
+    """Every test runs as on a developer's machine, also when the suite runs in CI (which sets
+    CI=true and so changes what apply allows); a test of the CI behaviour sets CI itself."""
+    monkeypatch.delenv("CI", raising=False)
+
+
 @pytest.fixture(scope="session")
 def sandbox(tmp_path_factory):
     """One sandbox server for the session; tests create their own surveys in it."""
