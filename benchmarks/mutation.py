@@ -79,6 +79,7 @@ TARGETS = {
             "tests/safety/test_protected.py",
             "tests/safety/test_output_paths.py",
             "tests/safety/test_output_checks.py",
+            "tests/safety/test_output_rights.py",
             # Not test_interrupted_apply.py: its applies run in processes of their own, which
             # import the unmutated package, so it cannot tell a mutant from the original.
         ),
