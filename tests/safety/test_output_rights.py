@@ -2,8 +2,8 @@
 kept: a read-only file, a folder where no file can be made beside a writable one, a FIFO or
 device without write access. A device the user may write (/dev/null) is written in place.
 
-Root may write anything, so under root each check runs in a child process with the rights of
-user nobody, as a user without those rights would run surveyctl."""
+Root may write anything, so under root each check runs with the rights of user nobody, as a
+user without those rights would run surveyctl."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import os
 import shutil
 import signal
 import tempfile
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -39,37 +40,40 @@ def shared(tmp_path):
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _outcome(check: Callable[[], None]) -> str:
+@contextmanager
+def without_root_rights() -> Iterator[None]:
+    """Under root, runs the block with user nobody's rights (real and effective ids, as
+    os.access checks the real one); root's own id is kept as the saved one to return to."""
+    if os.getuid() != 0:
+        yield
+        return
+    os.setresgid(NOBODY, NOBODY, 0)
+    os.setresuid(NOBODY, NOBODY, 0)
     try:
-        check()
+        yield
+    finally:
+        os.setresuid(0, 0, 0)
+        os.setresgid(0, 0, 0)
+
+
+def _timed_out(signum, frame):
+    raise TimeoutError("the check waited for a reader")
+
+
+def check_without_rights(path: Path, option: str) -> str:
+    """Checks `path` as a user who has only the rights its files give; "accepted" or
+    "refused: <message>". A check that waits (for a FIFO's reader) fails instead of hanging."""
+    previous = signal.signal(signal.SIGALRM, _timed_out)
+    signal.alarm(20)
+    try:
+        with without_root_rights():
+            check_output_path(path, option)
     except OutputPathError as refused:
         return f"refused: {refused}"
-    except Exception as exc:  # noqa: BLE001 - reported to the test, which then fails
-        return f"error: {exc!r}"
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
     return "accepted"
-
-
-def as_user_without_rights(check: Callable[[], None]) -> str:
-    """Runs `check` as a user who has only the rights the files give (nobody under root);
-    returns "accepted", "refused: <message>" or "error: <exception>"."""
-    if os.getuid() != 0:
-        return _outcome(check)
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: drop root, check, report through the pipe
-        try:
-            os.close(read)
-            signal.alarm(20)  # a check that waits (for a FIFO's reader) fails, not hangs
-            os.setgid(NOBODY)
-            os.setuid(NOBODY)
-            os.write(write, _outcome(check).encode("utf-8"))
-        finally:
-            os._exit(0)
-    os.close(write)
-    with os.fdopen(read, encoding="utf-8") as pipe:
-        outcome = pipe.read()
-    os.waitpid(pid, 0)
-    return outcome
 
 
 def test_an_existing_file_the_user_may_not_write_is_refused_and_kept(shared):
@@ -77,7 +81,7 @@ def test_an_existing_file_the_user_may_not_write_is_refused_and_kept(shared):
     answer = folder / "answer.json"
     answer.write_text(OLD_ANSWER, encoding="utf-8")
     os.chmod(answer, 0o644)
-    outcome = as_user_without_rights(lambda: check_output_path(answer, "--output"))
+    outcome = check_without_rights(answer, "--output")
     assert outcome == (
         f"refused: cannot write --output {answer}: a file cannot be written in {folder} "
         "(permission denied)"
@@ -91,7 +95,7 @@ def test_a_writable_file_in_a_folder_where_no_file_can_be_made_is_refused(shared
     answer = folder / "answer.json"
     answer.write_text(OLD_ANSWER, encoding="utf-8")
     os.chmod(answer, 0o666)
-    outcome = as_user_without_rights(lambda: check_output_path(answer, "--output"))
+    outcome = check_without_rights(answer, "--output")
     assert outcome == (
         f"refused: cannot write --output {answer}: a file cannot be written in {folder} "
         "(permission denied)"
@@ -104,7 +108,7 @@ def test_a_fifo_the_user_may_not_write_is_refused_without_waiting_for_a_reader(s
     pipe = folder / "answers.fifo"
     os.mkfifo(pipe)
     os.chmod(pipe, 0o644)
-    outcome = as_user_without_rights(lambda: check_output_path(pipe, "--out"))
+    outcome = check_without_rights(pipe, "--out")
     assert outcome == f"refused: cannot write --out {pipe}: permission denied"
 
 
@@ -113,7 +117,7 @@ def test_a_writable_fifo_is_accepted_without_waiting_for_a_reader(shared):
     pipe = folder / "answers.fifo"
     os.mkfifo(pipe)
     os.chmod(pipe, 0o666)  # mkfifo's mode is cut by the umask
-    outcome = as_user_without_rights(lambda: check_output_path(pipe, "--out"))
+    outcome = check_without_rights(pipe, "--out")
     assert outcome == "accepted"
 
 
