@@ -217,6 +217,17 @@ EQUIVALENT.update(
         "error has no strerror, and the OSErrors of open and mkstemp always have one",
     }
 )
+_PROBE_NAME = (
+    "the name of the probe file: it is created exclusively (it never touches another file) "
+    "and removed before the check returns, so no check that runs to its end shows it; only a "
+    "process killed between those two lines would leave it behind, under another name"
+)
+EQUIVALENT.update(
+    {
+        f"surveyctl.safety.x_check_output_path__mutmut_{number}": _PROBE_NAME
+        for number in (28, 29, 31, 32, 33, 34, 35, 36)
+    }
+)
 
 _TAMPER = "surveyctl.reconcile.tamper."
 _SENTINEL = (
