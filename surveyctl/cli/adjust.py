@@ -28,6 +28,7 @@ from rich.table import Table
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.cli.options import SpelledCommand, spelled
 from surveyctl.errors import SurveyctlError
 from surveyctl.ops.adjust import (
     STATUS_NAMES,
@@ -51,7 +52,7 @@ def _interactive() -> bool:
     return sys.stdin.isatty()
 
 
-@click.command(name="adjust")
+@click.command(name="adjust", cls=SpelledCommand)
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--yes",
@@ -92,7 +93,7 @@ def adjust(
     reserved = None
     if output is not None:  # the answer must not be lost once money moved
         size = ANSWER_BYTES + ANSWER_BYTES_PER_SURVEY * len(upload.per_survey)
-        reserved = AnswerFile.reserve(output, "--output", size)
+        reserved = AnswerFile.reserve(output, spelled("output"), size)
     try:
         _submit(ctx, file, upload, survey_id, reserved, yes=yes, resubmit=resubmit)
     finally:
@@ -163,8 +164,9 @@ def _submit(
         except OSError as exc:
             raise SurveyctlError(
                 f"adjustment {response.get('adjustment_id', '?')} was submitted and its answer "
-                f"is recorded (surveyctl adjustments --show {record.ref[:8]}), but --output "
-                f"{reserved.path} could not be written: {(exc.strerror or str(exc)).lower()}"
+                f"is recorded (surveyctl adjustments --show {record.ref[:8]}), but "
+                f"{spelled('output')} {reserved.path} could not be written: "
+                f"{(exc.strerror or str(exc)).lower()}"
             ) from exc
     if signals.stop.is_set():
         raise Interrupted(

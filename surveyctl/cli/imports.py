@@ -15,6 +15,7 @@ from surveyctl.cli.manifest_options import environment_catalog, manifest_paths
 from surveyctl.cli.surveys import status_option
 from surveyctl.errors import SurveyctlError
 from surveyctl.manifests import load_desired
+from surveyctl.reconcile import identity
 from surveyctl.reconcile.discovery import Adopted, adopt_unmanaged
 from surveyctl.reconcile.importer import (
     Adoption,
@@ -231,11 +232,13 @@ def _adopt_program(ctx: CliContext, program: str, sources: tuple[Path, ...], yes
         raise SurveyctlError("nothing was imported")
     store = ctx.state_store()
     with store.locked("import"):
-        found = adopt_program(ctx.client(), desired, store.load(), program)
+        rule = identity.Rule.of(ctx.environment())
+        found = adopt_program(ctx.client(), desired, store.load(), program, rule)
         if found.ambiguous:
             member, ids = next(iter(found.ambiguous.items()))
+            by = "external_project_id" if rule.by == identity.EXTERNAL_ID else "title and locale"
             raise SurveyctlError(
-                f"{member} matches {len(ids)} surveys by title and locale "
+                f"{member} matches {len(ids)} surveys by {by} "
                 f"({', '.join(map(str, ids))}); nothing was recorded: retitle or "
                 f"`surveyctl import SURVEY_ID --name NAME` the right one"
             )

@@ -82,3 +82,36 @@ def output_format_option(for_apply: bool = False, help: str | None = None):
         show_default=True,
         help=help,
     )
+
+
+class SpelledCommand(click.Command):
+    """A command that remembers how the user spelled each option with several names, so that
+    an error about `--out` does not speak of `--output` (click keeps only the value)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        spelled: dict[str, str] = {}
+        for token in args:
+            if token == "--":
+                break
+            written = token.split("=", 1)[0]
+            for param in self.params:
+                if isinstance(param, click.Option) and param.name and written in param.opts:
+                    spelled[param.name] = written
+        ctx.meta[_SPELLED] = spelled
+        return super().parse_args(ctx, args)
+
+
+_SPELLED = "surveyctl.spelled"
+
+
+def spelled(name: str) -> str:
+    """The option `name` (a parameter name) as the user typed it on the current command; its
+    first spelling when it was not typed or the command does not record spellings."""
+    ctx = click.get_current_context()
+    written = ctx.meta.get(_SPELLED, {}).get(name)
+    if written is not None:
+        return written
+    for param in ctx.command.params:
+        if param.name == name and param.opts:
+            return param.opts[0]
+    return f"--{name}"

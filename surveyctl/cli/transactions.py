@@ -22,7 +22,7 @@ from rich.table import Table
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import FormatChoice, int_list
+from surveyctl.cli.options import FormatChoice, SpelledCommand, int_list, spelled
 from surveyctl.errors import SurveyctlError
 from surveyctl.jsontext import dumps
 from surveyctl.ops.transactions import (
@@ -88,7 +88,7 @@ def transactions() -> None:
     """Read a survey's transactions (respondent sessions)."""
 
 
-@transactions.command(name="list")
+@transactions.command(name="list", cls=SpelledCommand)
 @click.argument("survey_id", type=int)
 @click.option("--status", callback=int_list, help="Status codes, e.g. 21,18.")
 @click.option("--supplier", callback=int_list, help="Supplier ids, e.g. 12,13.")
@@ -121,7 +121,7 @@ def list_transactions(
 ) -> None:
     """Every transaction of SURVEY_ID, all pages, written as they arrive."""
     if output is not None:
-        check_output_path(output, "--output")
+        check_output_path(output, spelled("output"))
     client = ctx.client()
     query = TransactionQuery(survey_id, status, supplier, page_size)
     with ExitStack() as stack:

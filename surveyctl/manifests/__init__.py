@@ -66,7 +66,7 @@ def _load_manifests(
     specs = {}
     unbuilt: set[str] = set()
     defined: dict[tuple[str, str], Location] = {}
-    partial: list[Document] = []  # Survey documents failing the schema: targeting checked alone
+    partial: list[Document] = []  # Survey documents failing the schema: valid parts checked
     for document in documents:
         valid = schema.check_document(document, diagnostics)
         kind, name = document.data.get("kind"), document.data.get("name")
@@ -83,7 +83,7 @@ def _load_manifests(
         if not valid:
             if kind == "Survey" and isinstance(name, str):
                 unbuilt.add(name)
-            if kind == "Survey" and catalog is not None:
+            if kind == "Survey":
                 partial.append(document)
             continue
         if kind == PROGRAM:
@@ -94,9 +94,13 @@ def _load_manifests(
         rules.check_survey(survey, specs[survey.name], diagnostics)
     rules.check_groups(state, diagnostics, frozenset(unbuilt))
     for document in partial:
-        targeting = build.targeting_only(document, diagnostics)
-        if targeting is not None:
-            names.resolve_survey(targeting, catalog, diagnostics)
+        built = build.partial_survey(document, diagnostics)
+        if built is None:
+            continue
+        survey, quotas_whole = built
+        rules.check_partial_survey(survey, document.data["spec"], diagnostics, quotas_whole)
+        if catalog is not None and build.has_locale(survey):
+            names.resolve_survey(survey, catalog, diagnostics)
     for survey in state.surveys.values():
         if catalog is not None:
             names.resolve_survey(survey, catalog, diagnostics)

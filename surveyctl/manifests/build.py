@@ -64,31 +64,32 @@ def survey(document: Document, diagnostics: Diagnostics) -> Survey:
     )
 
 
-def targeting_only(document: Document, diagnostics: Diagnostics) -> Survey | None:
-    """The targeting of a Survey document that failed the schema: its qualifications and quotas
-    that are valid on their own, in a Survey that is only for checking their names against
-    the catalogue (so that a schema error does not hide a misspelt answer), its generators'
-    problems added to `diagnostics`; None without a valid locale. Never planned: the
-    document's errors keep it out of the state."""
+def partial_survey(document: Document, diagnostics: Diagnostics) -> tuple[Survey, bool] | None:
+    """What can be built of a Survey document that failed the schema, and whether its quotas
+    are whole: its settings as written, the qualifications and quotas that are valid on their
+    own, its generators' problems added to `diagnostics`. Only for checking (the rules that
+    the valid parts allow, names against the catalogue), so that a schema error does not hide
+    another problem; never planned: the document's errors keep it out of the state. None
+    when the spec is not a mapping."""
     from surveyctl.manifests.schema import item_valid  # schema imports this module's users
 
     spec = document.data.get("spec")
     if not isinstance(spec, MarkedDict):
         return None
-    locale = spec.get("survey_localization")
-    if not isinstance(locale, str) or not _LOCALE.match(locale):
-        return None
+    whole = True
     items = spec.get("qualifications")
-    qualifications = [
-        targeting(Qualification, item, item, items.where(i))
-        for i, item in enumerate(items if isinstance(items, MarkedList) else [])
-        if item_valid("Qualification", item)
-    ]
+    qualifications = []
+    for i, item in enumerate(items if isinstance(items, MarkedList) else []):
+        if item_valid("Qualification", item):
+            qualifications.append(targeting(Qualification, item, item, items.where(i)))
     entries = spec.get("quotas")
+    if "quotas" in spec and not isinstance(entries, MarkedList):
+        whole = False
     quotas = []
     total = spec.get("completes_required")
     for index, entry in enumerate(entries if isinstance(entries, MarkedList) else []):
         if not item_valid("QuotaEntry", entry):
+            whole = False
             continue
         if "generate" in entry:
             counted = total if isinstance(total, int) and not isinstance(total, bool) else 0
@@ -96,14 +97,21 @@ def targeting_only(document: Document, diagnostics: Diagnostics) -> Survey | Non
         else:
             quotas.append(_quota(entry, entries.where(index)))
     name = document.data.get("name")
-    return Survey(
+    survey = Survey(
         name=name if isinstance(name, str) else "?",
-        settings={"survey_localization": locale},
+        settings={key: plain(value) for key, value in spec.items() if key not in _LISTS},
         qualifications=qualifications,
         quotas=quotas,
         location=document.location,
         field_locations={key: spec.where(key) for key in spec},
     )
+    return survey, whole
+
+
+def has_locale(survey: Survey) -> bool:
+    """Whether the survey names a well-formed locale, so its names can be looked up."""
+    locale = survey.settings.get("survey_localization")
+    return isinstance(locale, str) and _LOCALE.match(locale) is not None
 
 
 def exclusion_group(document: Document) -> ExclusionGroup:

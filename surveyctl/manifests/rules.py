@@ -22,6 +22,46 @@ def check_survey(survey: Survey, spec: MarkedDict, diagnostics: Diagnostics) -> 
     _qbp(survey, spec, diagnostics)
     _targeting(survey, diagnostics)
     _quota_sum(survey, diagnostics)
+    _live_url(survey, diagnostics)
+    _recontact(survey, diagnostics)
+
+
+def check_partial_survey(
+    survey: Survey, spec: MarkedDict, diagnostics: Diagnostics, quotas_whole: bool
+) -> None:
+    """The per-survey rules that a Survey failing the schema still allows, so that a schema
+    error does not hide them: `survey` holds only its valid qualifications and quotas
+    (`quotas_whole` when none was left out), and each rule runs only where the fields it
+    reads are well typed, so that it neither repeats a schema error nor judges a guess."""
+    _unique_quota_ids(survey, diagnostics)
+    _targeting(survey, diagnostics)
+    if quotas_whole and _flags_typed(spec.get("qlc"), ("enable",)):
+        multiple = spec["qlc"].get("multiple_quotas")
+        if multiple is None or _flags_typed(multiple, _QLC_OPTIONS):
+            _qlc(survey, spec, diagnostics)
+    qbp = spec.get("qbp")
+    if quotas_whole and _flags_typed(qbp, ("enable",)):
+        ids = qbp.get("quota_ids")
+        if ids is None or (isinstance(ids, MarkedList) and all(isinstance(i, str) for i in ids)):
+            _qbp(survey, spec, diagnostics)
+    if isinstance(survey.settings.get("live_url"), str):
+        _live_url(survey, diagnostics)
+    incl_excl = survey.settings.get("incl_excl")
+    if isinstance(incl_excl, int) and not isinstance(incl_excl, bool):
+        _recontact(survey, diagnostics)
+
+
+_QLC_OPTIONS = ("enable", "count_by_quota", "compensate_by_quota")
+
+
+def _flags_typed(block: object, flags: tuple[str, ...]) -> bool:
+    """Whether `block` is a mapping whose `flags` are true, false or absent."""
+    return isinstance(block, MarkedDict) and all(
+        isinstance(block.get(flag, False), bool) for flag in flags
+    )
+
+
+def _live_url(survey: Survey, diagnostics: Diagnostics) -> None:
     live_url = survey.settings.get("live_url", "")
     if TRANSACTION_PLACEHOLDER not in live_url:
         # Without it the buyer's survey cannot send the respondent back with the transaction.
@@ -30,6 +70,9 @@ def check_survey(survey: Survey, spec: MarkedDict, diagnostics: Diagnostics) -> 
             "return link cannot name the respondent's transaction",
             survey.location_of("live_url"),
         )
+
+
+def _recontact(survey: Survey, diagnostics: Diagnostics) -> None:
     if survey.settings.get("incl_excl") == RECONTACT:
         for field in ("buyer_surveygroup_ref", "buyer_surveygroup_refs"):
             if survey.settings.get(field):
@@ -74,7 +117,7 @@ def _qlc(survey: Survey, spec: MarkedDict, diagnostics: Diagnostics) -> None:
                 multiple.where("enable") if "enable" in multiple else qlc.where("enable"),
             )
         return
-    for option in ("enable", "count_by_quota", "compensate_by_quota"):
+    for option in _QLC_OPTIONS:
         if multiple.get(option) is True:
             diagnostics.error(
                 f"qlc.multiple_quotas.{option} is true while qlc.enable is not; no other QLC "

@@ -2,12 +2,13 @@
 
 A team that ran a tracker's waves as separate surveys writes the program that describes them,
 then `surveyctl import --program NAME` records each live survey under the member it is:
-a member not yet in state is matched to the one survey of the account with the member's
-title and locale (the identity rule of a survey), and a member's exclusion group to the live
-group with its reference. Each is recorded as if surveyctl had applied the member's body, so a
-program that describes the surveys as they are plans "No changes", and one that differs plans
-exactly the difference. A member with no match is left to plan as a create; one with several
-matches is refused (naming them), never guessed.
+a member not yet in state is matched to the one survey of the account that is the member's by
+the environment's identity rule (`reconcile.identity.same_survey`: the same title and locale, or
+the same external_project_id where the environment opts in), and a member's exclusion group to
+the live group with its reference. Each is recorded as if surveyctl had applied the member's
+body, so a program that describes the surveys as they are plans "No changes", and one that
+differs plans exactly the difference. A member with no match is left to plan as a create; one
+with several matches is refused (naming them), never guessed.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 
 from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.model import DesiredState, Survey
+from surveyctl.reconcile.identity import Rule, same_survey
 from surveyctl.reconcile.kinds.group import api_body
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.resources import EXCLUSION_GROUP, SURVEY, address
@@ -37,13 +39,8 @@ class ProgramAdoption:
     managed: list[str] = field(default_factory=list)  # already in state
 
 
-def identity(body: dict) -> tuple[str, str]:
-    """The identity of a survey on the service: its title and its locale."""
-    return (str(body.get("survey_title", "")).strip(), str(body.get("survey_localization", "")))
-
-
 def adopt_program(
-    client: Marketplace, desired: DesiredState, state: State, program: str
+    client: Marketplace, desired: DesiredState, state: State, program: str, rule: Rule
 ) -> ProgramAdoption:
     """The records that attach the live surveys and groups of `program`'s members."""
     if program not in desired.programs:
@@ -51,11 +48,9 @@ def adopt_program(
         raise ProgramImportError(f"no SurveyProgram is named {program!r}; programs: {known}")
     found = ProgramAdoption()
     managed_ids = {r.ps_survey_id for r in state.resources.values() if isinstance(r, SurveyRecord)}
-    candidates: dict[tuple[str, str], list[int]] = {}
-    for live in client.list_surveys():
-        survey_id = int(live["ps_survey_id"])
-        if survey_id not in managed_ids:
-            candidates.setdefault(identity(live), []).append(survey_id)
+    unmanaged = [
+        live for live in client.list_surveys() if int(live["ps_survey_id"]) not in managed_ids
+    ]
     ids: dict[str, int] = {}
     for name, survey in desired.surveys.items():
         if survey.member is None or survey.member.program != program:
@@ -66,7 +61,14 @@ def adopt_program(
             found.managed.append(member_address)
             ids[name] = record.ps_survey_id
             continue
-        matches = sorted(set(candidates.get(identity(survey.body()), [])))
+        body = survey.body()
+        matches = sorted(
+            {
+                int(live["ps_survey_id"])
+                for live in unmanaged
+                if same_survey(live, body, member_address, rule)
+            }
+        )
         if len(matches) > 1:
             found.ambiguous[member_address] = matches
         elif not matches:

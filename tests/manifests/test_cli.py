@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .conftest import make_survey
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 BAD = """\
 kind: Survey
@@ -40,7 +42,7 @@ def test_invalid_manifest_exits_1_with_file_and_line(run_cli, project):
     assert "bad.yaml:7:3: error: spec.completes_required must be a whole number, not 'many'." in (
         result.stdout
     )
-    assert "1 error and 0 warnings in 1 file: the manifests are not valid." in result.stdout
+    assert "2 errors and 0 warnings in 1 file: the manifests are not valid." in result.stdout
     assert "Traceback" not in result.output
 
 
@@ -198,3 +200,18 @@ def test_schema_shares_and_answer_typos_are_all_reported_in_one_run(run_cli, pro
     assert any("typos.yaml:14:7:" in line and "no answer 'Femal'" in line for line in lines)
     assert "typos.yaml:19:11: error: The shares of dimension 'gender' sum to 0.9, not 1." in lines
     assert any("typos.yaml:23:15:" in line and "no answer 'Femle'" in line for line in lines)
+
+
+def test_a_schema_error_does_not_hide_a_rule_error_in_the_same_file(run_cli, project, line_of):
+    text = make_survey("qlc: {enable: true, multiple_quotas: {enable: true}}\n").replace(
+        "  expected_ir: 50\n", ""
+    )
+    (project / "both.yaml").write_text(text)
+    result = run_cli("validate", "--offline", "both.yaml")
+    assert result.exit_code == 1
+    assert "both.yaml:3:1: error: spec: missing required field 'expected_ir'." in result.stdout
+    qlc = line_of(text, "qlc:")
+    assert f"both.yaml:{qlc}:9: error: qlc.enable is true but the survey has no quotas" in (
+        result.stdout
+    )
+    assert "2 errors and 0 warnings in 1 file" in result.stdout

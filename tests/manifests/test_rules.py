@@ -205,3 +205,23 @@ def test_a_recontact_survey_cannot_join_a_group_by_reference(check, survey_yaml,
         error.summary
     )
     assert error.location.line == line_of(text, "buyer_surveygroup_ref")
+
+
+def test_an_ill_typed_field_gets_its_schema_error_and_no_rule_error(check, survey_yaml):
+    _, errors, _ = check(survey_yaml("qlc: {enable: 'yes', multiple_quotas: {enable: true}}\n"))
+    (error,) = errors
+    assert "qlc.enable" in error.summary
+    assert "no quotas" not in error.summary
+
+
+def test_a_schema_error_elsewhere_keeps_the_qbp_rule_errors(check, survey_yaml, line_of):
+    valid = survey_yaml("qbp: {enable: true, quota_ids: [men]}\n")
+    _, rule_errors, _ = check(valid)
+    text = valid.replace("  field_time: 7\n", "  field_time: seven\n")
+    _, errors, _ = check(text, name="schema.yaml")
+    schema_error, *rest = errors
+    assert schema_error.location.line == line_of(text, "field_time")
+    assert [(e.summary, e.location.line) for e in rest] == [
+        (e.summary, e.location.line) for e in rule_errors
+    ]
+    assert any("quota based pricing needs at least one quota" in e.summary for e in rest)

@@ -261,3 +261,28 @@ def test_import_attaches_hand_made_exclusion_groups_by_their_reference(
     assert "Attached 6 resource(s) to program tracker" in result.stdout, result.output
     plan = run_cli("plan", "manifests", "--detailed-exitcode")
     assert plan.exit_code == 0, plan.stdout
+
+
+def test_import_of_a_program_matches_by_the_environments_identity_rule(
+    run_cli, write_program, own_market, project
+):
+    config = project / "surveyctl.yaml"
+    config.write_text(
+        config.read_text().replace(
+            "api_key_env: SURVEYCTL_LOCAL_KEY", "api_key_env: SURVEYCTL_LOCAL_KEY, "
+            "identity: external_project_id"
+        )
+    )
+    write_program(program(None, ["w1"]))
+    rendered = json.loads(run_cli("render", "manifests", "--name", "tracker").stdout)["surveys"]
+    retitled = {
+        **rendered["tracker[en_GB,w1]"],
+        "survey_title": "Retitled by hand " + title_tag(),
+        "external_project_id": "local/Survey/tracker[en_GB,w1]",
+    }
+    made = own_market.create_survey(retitled)["ps_survey_id"]
+
+    result = run_cli("import", "--program", "tracker", "--manifests", "manifests", "--yes")
+
+    assert result.exit_code == 0, result.output + result.stderr
+    assert _state(project)["Survey/tracker[en_GB,w1]"].ps_survey_id == made
