@@ -76,25 +76,21 @@ def check_without_rights(path: Path, option: str) -> str:
     return "accepted"
 
 
-def test_an_existing_file_the_user_may_not_write_is_refused_and_kept(shared):
-    folder = shared(0o777)
+@pytest.mark.parametrize(
+    ("folder_mode", "file_mode"),
+    [
+        pytest.param(0o777, 0o644, id="a read-only file"),
+        # The answer replaces the file through a new file beside it: the folder must take one.
+        pytest.param(0o755, 0o666, id="a writable file in a folder where no file can be made"),
+    ],
+)
+def test_an_existing_file_that_cannot_be_replaced_is_refused_and_kept(
+    shared, folder_mode, file_mode
+):
+    folder = shared(folder_mode)
     answer = folder / "answer.json"
     answer.write_text(OLD_ANSWER, encoding="utf-8")
-    os.chmod(answer, 0o644)
-    outcome = check_without_rights(answer, "--output")
-    assert outcome == (
-        f"refused: cannot write --output {answer}: a file cannot be written in {folder} "
-        "(permission denied)"
-    )
-    assert answer.read_text(encoding="utf-8") == OLD_ANSWER
-
-
-def test_a_writable_file_in_a_folder_where_no_file_can_be_made_is_refused(shared):
-    # The answer replaces the file through a new file beside it, so the folder must take one.
-    folder = shared(0o755)
-    answer = folder / "answer.json"
-    answer.write_text(OLD_ANSWER, encoding="utf-8")
-    os.chmod(answer, 0o666)
+    os.chmod(answer, file_mode)
     outcome = check_without_rights(answer, "--output")
     assert outcome == (
         f"refused: cannot write --output {answer}: a file cannot be written in {folder} "
