@@ -64,7 +64,10 @@ def project(root: Path, url: str, n: int, quotas: int) -> None:
 
 
 def run(root: Path, *arguments: str) -> subprocess.CompletedProcess:
+    # As on a user's machine, Python keeps the compiled modules (a session that sets
+    # PYTHONDONTWRITEBYTECODE would compile surveyctl's modules again in every run).
     environment = {**os.environ, KEY_VARIABLE: "sandbox-buyer-1"}
+    environment.pop("PYTHONDONTWRITEBYTECODE", None)
     return subprocess.run(
         command(*arguments), cwd=root, env=environment, capture_output=True, text=True
     )
