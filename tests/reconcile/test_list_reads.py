@@ -118,13 +118,13 @@ def test_a_list_without_mod_on_falls_back_to_one_read_each_and_says_so_with_debu
 ):
     from surveyctl.api.client import ApiClient
 
-    original = ApiClient.list_surveys
+    original = ApiClient.get_surveys_page
 
     def without_mod_on(self, *args, **kwargs):
-        listed = original(self, *args, **kwargs)
-        return [{k: v for k, v in survey.items() if k != "mod_on"} for survey in listed]
+        listed, pages = original(self, *args, **kwargs)
+        return [{k: v for k, v in survey.items() if k != "mod_on"} for survey in listed], pages
 
-    monkeypatch.setattr(ApiClient, "list_surveys", without_mod_on)
+    monkeypatch.setattr(ApiClient, "get_surveys_page", without_mod_on)
 
     planned = run_cli("--debug", "plan", "manifests")
 

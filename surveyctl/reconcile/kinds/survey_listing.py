@@ -11,10 +11,10 @@ carries no `mod_on`, every survey is read, as before, and `--debug` says so once
 from __future__ import annotations
 
 import logging
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from surveyctl.errors import SurveyctlError
+from surveyctl.reconcile import identity
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.state import SurveyRecord
 from surveyctl.statuses import SURVEY_STATUSES
@@ -46,10 +46,11 @@ def listed_versions(
     (None for a survey the list does not show); None when the list cannot spare a read: too few
     such records, no list to read, a list that fails, or items without `mod_on`."""
     kept = {a: r for a, r in records.items() if r.mod_on is not None}
-    if len(kept) < MIN_LISTED or not hasattr(client, "list_surveys"):
+    if len(kept) < MIN_LISTED or not hasattr(client, "get_surveys_page"):
         return None
     try:
-        items = _every_status(client)
+        # The one reader of the whole list, the identity check's: every status, pages side by side.
+        items, _pages = identity.account_surveys(client)
     except SurveyctlError as exc:
         log.debug("the survey list could not be read (%s); reading each survey", exc)
         return None
@@ -62,12 +63,3 @@ def listed_versions(
         if isinstance(survey_id, int):
             listed[survey_id] = mod_on
     return {address: listed.get(record.ps_survey_id) for address, record in kept.items()}
-
-
-def _every_status(client: Marketplace) -> list[dict]:
-    """Every survey of the account without its targeting: the list answers one status per
-    call, so the statuses are read side by side."""
-    statuses = list(SURVEY_STATUSES.values())
-    with ThreadPoolExecutor(max_workers=len(statuses)) as pool:
-        pages = pool.map(lambda status: client.list_surveys(status, targeting=False), statuses)
-        return [item for items in pages for item in items if isinstance(item, dict)]
