@@ -97,13 +97,6 @@ def _make_plan(client: Marketplace, request: PlanRequest, reads: LiveReads) -> P
     return plan
 
 
-def live_requests(state: State):
-    """(address, read) of every managed resource: its GET, to run with `fetch_one`/`fetch_all`."""
-    for address, record in sorted(state.resources.items()):
-        kind = kinds.of_address(address)
-        yield address, lambda client, k=kind, r=record: k.read(client, r)
-
-
 def _desired_addresses(request: PlanRequest) -> set[str]:
     return {
         address_of(kind.name, name)

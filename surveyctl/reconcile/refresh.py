@@ -25,9 +25,15 @@ from surveyctl.reconcile import kinds
 from surveyctl.reconcile.live import DEFAULT_PARALLELISM, LiveResult, fetch_all
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Note, Plan, ResourceChange
-from surveyctl.reconcile.planner import live_requests
 from surveyctl.resources import split_address
 from surveyctl.state import Record, State, StateBackend
+
+
+def live_requests(state: State):
+    """(address, read) of every managed resource: its GET, to run with `fetch_one`/`fetch_all`."""
+    for address, record in sorted(state.resources.items()):
+        kind = kinds.of_address(address)
+        yield address, lambda client, k=kind, r=record: k.read(client, r)
 
 
 @dataclass
