@@ -11,6 +11,7 @@ kinds that can plan against their last-applied body are not read at all.
 
 from __future__ import annotations
 
+import sys
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
@@ -19,6 +20,12 @@ from surveyctl.reconcile import kinds
 from surveyctl.reconcile.live import LiveResult, fetch_one
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.state import State
+
+# How long the interpreter lets one thread run before another may take over, while reads are
+# in flight. Python's 5 ms default let the manifests' loading and the planning (the main
+# thread) hold an answer for up to 5 ms before its worker could take it and send the next
+# read; at 10 reads in flight, that cost a plan of 1,000 surveys about 0.3 s.
+READ_SWITCH_INTERVAL_S = 0.001
 
 
 class LiveReads:
@@ -38,10 +45,13 @@ class LiveReads:
         self.results: dict[str, LiveResult] = {}
 
     def __enter__(self) -> LiveReads:
+        self._switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(min(self._switch_interval, READ_SWITCH_INTERVAL_S))
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
+        sys.setswitchinterval(self._switch_interval)
 
     def start(self) -> LiveReads:
         """Lists each kind's versions and reads what changed, in the background. Again after
