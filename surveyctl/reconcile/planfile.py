@@ -15,6 +15,7 @@ carries policy: the guard overrides it was made with, the resources it could not
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -22,8 +23,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import jsonschema
 
 from surveyctl.errors import SurveyctlError
 from surveyctl.files import write_atomically
@@ -107,7 +106,21 @@ _SCHEMA: dict[str, Any] = {
         },
     },
 }
-_VALIDATOR = jsonschema.Draft202012Validator(_SCHEMA)
+
+
+def _first_error(data: Any) -> Any:
+    """jsonschema's best match among the errors of `data`, or None. jsonschema is loaded by the
+    first saved plan read, not with this module: a plan that saves none need not load it."""
+    import jsonschema
+
+    return jsonschema.exceptions.best_match(_validator().iter_errors(data))
+
+
+@functools.cache
+def _validator() -> Any:
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(_SCHEMA)
 
 
 class PlanFileError(SurveyctlError):
@@ -172,7 +185,7 @@ def _load(path: Path, key: bytes | None) -> SavedPlan:
             f"{path}: plan format {data.get('format_version')} is not supported by this "
             f"surveyctl (it reads format {FORMAT_VERSION})"
         )
-    error = jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(data))
+    error = _first_error(data)
     if error is not None:
         where = ".".join(str(part) for part in error.absolute_path) or "top level"
         raise PlanFileError(f"{path}: not a valid plan at {where}: {error.message}")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from surveyctl.errors import SurveyctlError
+from surveyctl.quickschema import plainly_valid
 from surveyctl.resources import (
     EXCLUSION_GROUP,
     SURVEY,
@@ -342,8 +343,10 @@ _VALIDATORS: dict[int, Any] = {}
 
 
 def _check(value: Any, schema: dict, source: object, where: str) -> None:
-    # jsonschema is loaded by the first check, not with this module: reading surveyctl.yaml
-    # asks the state backends for their settings, and need not load it.
+    if plainly_valid(value, schema):  # most records: no need to ask (or load) jsonschema
+        return
+    # jsonschema is loaded by the first check it makes, not with this module: reading
+    # surveyctl.yaml asks the state backends for their settings, and need not load it.
     import jsonschema
 
     validator = _VALIDATORS.get(id(schema))
