@@ -13,16 +13,17 @@ import math
 import re
 from collections.abc import Iterable, Iterator
 from functools import cache
-from typing import Any
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from surveyctl.errors import Location
 from surveyctl.manifests.diagnostics import Diagnostics
 from surveyctl.manifests.load import Document, MarkedDict, MarkedList
 from surveyctl.resources import MANIFEST_KINDS as KINDS
 from surveyctl.schemafiles import load_schema
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 _TYPE_WORDS = {
     "string": "text",
@@ -49,7 +50,11 @@ def _validator(name: str) -> Draft202012Validator:
     """The validator of `$defs/<name>`, with $refs inlined and the lists of _ITEMS left open.
 
     The schema has no cycles: inlining its $refs spares a reference lookup per value.
+    jsonschema is loaded here, by the first check, rather than with this module: a plan sends
+    its first reads while the manifests load, and importing it takes about 40 ms.
     """
+    from jsonschema import Draft202012Validator
+
     definitions = load_schema("manifest.schema.json")["$defs"]
     return Draft202012Validator(_inline(definitions[name], definitions))
 

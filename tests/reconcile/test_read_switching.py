@@ -19,9 +19,9 @@ def default_interval():
     sys.setswitchinterval(before)
 
 
-def test_reads_in_flight_switch_threads_at_least_every_millisecond(default_interval):
+def test_reads_in_flight_switch_threads_at_least_every_fifth_of_a_millisecond(default_interval):
     with LiveReads(None, State.empty(), parallelism=2):
-        assert sys.getswitchinterval() <= READ_SWITCH_INTERVAL_S <= 0.001
+        assert sys.getswitchinterval() <= READ_SWITCH_INTERVAL_S <= 0.0002
 
 
 def test_the_switch_interval_is_given_back_when_the_reads_end(default_interval):
