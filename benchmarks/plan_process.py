@@ -7,8 +7,10 @@ times, as the README runs it, in two ways:
   survey list and GETs no unchanged survey;
 - "read each": the same plan once the state's mod_on values are removed (a state written
   before surveyctl kept them, or a service whose list carries none): one GET per survey.
-For each it prints each run, the median, the latency bound N x L / P and the ratio to it, and
-the requests one more plan sends (counted from its `--debug` log), by method.
+For each it prints each run, the median, the latency bound N x L / P and the ratio to it, the
+requests one more plan sends (counted from its `--debug` log), by method, and in the median run
+when the first and the last survey read were reported (its progress lines on stderr): the time
+before the reads, theirs, and the time after them.
 
     python benchmarks/plan_process.py --surveys 200 1000 --quotas 12 --latency-ms 50 \
         --parallelism 10 --repeat 3
@@ -91,15 +93,11 @@ def timed(root: Path, n: int, args: argparse.Namespace, mode: str) -> None:
     """Times --repeat no-op plans as processes and prints them with the requests of one."""
     plan = ["plan", "--parallelism", str(args.parallelism), *shlex.split(args.plan_args)]
     walls = []
+    answers = []
     for _ in range(args.repeat):
-        started = time.perf_counter()
-        planned = run(root, *plan, "--detailed-exitcode")
-        walls.append(time.perf_counter() - started)
-        if planned.returncode != 0:
-            raise SystemExit(
-                f"the plan was not a no-op (exit {planned.returncode}): "
-                f"{(planned.stdout + planned.stderr)[-2000:]}"
-            )
+        wall, first, last = timed_run(root, [*plan, "--detailed-exitcode"])
+        walls.append(wall)
+        answers.append((first, last))
     debug = run(root, "--debug", *plan)
     requests = collections.Counter(
         f"{m.group(1)} {m.group(2)}" for m in _REQUEST.finditer(debug.stderr)
@@ -114,6 +112,48 @@ def timed(root: Path, n: int, args: argparse.Namespace, mode: str) -> None:
     )
     total = sum(requests.values())
     print(f"  requests of one no-op plan: {total} {dict(sorted(requests.items()))}")
+    first, last = answers[walls.index(median)] if median in walls else answers[0]
+    if first is not None and last is not None:
+        # The first read was sent about L before its answer was reported.
+        sent = first - args.latency_ms / 1000
+        print(
+            f"  in the median run: first read sent at about {sent:.2f}s, last answer at "
+            f"{last:.2f}s (the reads: {(last - sent) / ideal:.3f} x N x L / P), "
+            f"exit at {median:.2f}s"
+        )
+
+
+def timed_run(root: Path, arguments: list[str]) -> tuple[float, float | None, float | None]:
+    """One plan as a process: its wall time, and when its first and last "read" progress
+    lines (one per survey read, on stderr) arrived, in seconds from its start."""
+    environment = {**os.environ, KEY_VARIABLE: "sandbox-buyer-1"}
+    environment.pop("PYTHONDONTWRITEBYTECODE", None)
+    with tempfile.TemporaryFile("w+") as stdout:  # a file: a pipe left unread could fill
+        started = time.perf_counter()
+        process = subprocess.Popen(
+            command(*arguments),
+            cwd=root,
+            env=environment,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        first = last = None
+        tail: collections.deque[str] = collections.deque(maxlen=40)
+        assert process.stderr is not None
+        for line in process.stderr:  # stderr is line-buffered: each line as it is written
+            if line.startswith("read "):
+                last = time.perf_counter() - started
+                first = last if first is None else first
+            tail.append(line)
+        code = process.wait()
+        wall = time.perf_counter() - started
+        stdout.seek(0)
+        output = stdout.read()
+    if code != 0:
+        shown = (output + "".join(tail))[-2000:]
+        raise SystemExit(f"the plan was not a no-op (exit {code}): {shown}")
+    return wall, first, last
 
 
 def forget_mod_on(state_file: Path) -> None:
