@@ -29,6 +29,33 @@ from surveyctl.state import State
 READ_SWITCH_INTERVAL_S = 0.0002
 
 
+class _FastSwitching:
+    """The short switch interval while any plan's reads are open, in whatever order plans in
+    several threads open and close them; the interval found by the first is given back by the
+    last."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._open = 0
+        self._found = sys.getswitchinterval()
+
+    def open(self) -> None:
+        with self._lock:
+            if not self._open:
+                self._found = sys.getswitchinterval()
+                sys.setswitchinterval(min(self._found, READ_SWITCH_INTERVAL_S))
+            self._open += 1
+
+    def close(self) -> None:
+        with self._lock:
+            self._open -= 1
+            if not self._open:
+                sys.setswitchinterval(self._found)
+
+
+_switching = _FastSwitching()
+
+
 class LiveReads:
     """The reads of one plan against `client`, `parallelism` at a time. Use as a context
     manager (the workers are stopped at its end)."""
@@ -46,13 +73,14 @@ class LiveReads:
         self.results: dict[str, LiveResult] = {}
 
     def __enter__(self) -> LiveReads:
-        self._switch_interval = sys.getswitchinterval()
-        sys.setswitchinterval(min(self._switch_interval, READ_SWITCH_INTERVAL_S))
+        _switching.open()
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
-        sys.setswitchinterval(self._switch_interval)
+        try:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+        finally:
+            _switching.close()
 
     def start(self) -> LiveReads:
         """Lists each kind's versions and reads what changed, in the background. Again after

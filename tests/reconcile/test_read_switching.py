@@ -41,3 +41,15 @@ def test_a_shorter_interval_set_by_the_caller_is_kept(default_interval):
     with LiveReads(None, State.empty(), parallelism=2):
         assert sys.getswitchinterval() == pytest.approx(0.0001, rel=0.05)
     assert sys.getswitchinterval() == pytest.approx(0.0001, rel=0.05)
+
+
+def test_reads_of_two_plans_ended_out_of_order_give_the_interval_back_when_both_ended(default_interval):
+    first = LiveReads(None, State.empty(), parallelism=2)
+    second = LiveReads(None, State.empty(), parallelism=2)
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)  # the first to start ends first: not nested
+
+    assert sys.getswitchinterval() <= READ_SWITCH_INTERVAL_S
+    second.__exit__(None, None, None)
+    assert sys.getswitchinterval() == pytest.approx(default_interval)
