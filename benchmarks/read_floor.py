@@ -99,8 +99,7 @@ def main() -> None:
                 bound = n * args.latency_ms / 1000 / args.parallelism
                 for name, way in ways.items():
                     runs = [
-                        way(sandbox.url, survey_id, n, args.parallelism)
-                        for _ in range(args.repeat)
+                        way(sandbox.url, survey_id, n, args.parallelism) for _ in range(args.repeat)
                     ]
                     report(name, runs, bound, n, args)
 

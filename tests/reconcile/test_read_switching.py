@@ -43,7 +43,9 @@ def test_a_shorter_interval_set_by_the_caller_is_kept(default_interval):
     assert sys.getswitchinterval() == pytest.approx(0.0001, rel=0.05)
 
 
-def test_reads_of_two_plans_ended_out_of_order_give_the_interval_back_when_both_ended(default_interval):
+def test_reads_of_two_plans_ended_out_of_order_keep_the_interval_until_both_ended(
+    default_interval,
+):
     first = LiveReads(None, State.empty(), parallelism=2)
     second = LiveReads(None, State.empty(), parallelism=2)
     first.__enter__()
