@@ -7,7 +7,7 @@ all of them again to find nothing: half of the time of validating a thousand sur
 of a no-op plan's CPU. Reference counting still frees everything else while it is paused.
 
 When the pause ends, what it built would still sit in the youngest generation, and the first
-collections after it walked every object once more (gen0, then gen1): 0.12 s after the last
+collections after it walked every object once more (gen0, then gen1): 66 ms after the last
 read of a no-op plan of 1,000 surveys. So the objects are handed to the oldest generation
 (`gc.freeze()` then `gc.unfreeze()`), which only a full collection walks, and cycles among them
 are still found there. Objects frozen by someone else are left frozen.
