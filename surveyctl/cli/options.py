@@ -44,6 +44,17 @@ def format_option(*choices: str, help: str | None = None):
     )
 
 
+# How long a state command waits for a lock another command holds (state rm|mv|migrate|rebuild).
+lock_timeout_option = click.option(
+    "--lock-timeout",
+    type=click.FloatRange(min=0),
+    default=0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Wait this long for another command's lock before giving up.",
+)
+
+
 class RegistryChoice(click.Choice):
     """A choice among what a registry holds when the command runs (a backend or a format
     registered after this module was imported is offered too), not when it was imported."""

@@ -13,7 +13,7 @@ import click
 
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import format_option
+from surveyctl.cli.options import format_option, lock_timeout_option
 from surveyctl.errors import SurveyctlError
 from surveyctl.reconcile import rebuild as rebuilding
 from surveyctl.reconcile.identity import Rule, Twin
@@ -69,14 +69,7 @@ def _as_json(result: rebuilding.Rebuild) -> str:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @format_option("text", "json")
 @click.option("--yes", is_flag=True, help="Record without asking (a protected environment asks).")
-@click.option(
-    "--lock-timeout",
-    type=click.FloatRange(min=0),
-    default=0,
-    show_default=True,
-    metavar="SECONDS",
-    help="Wait this long for another command's lock before giving up.",
-)
+@lock_timeout_option
 @pass_context
 def rebuild_command(
     ctx: CliContext, paths: tuple[Path, ...], output_format: str, yes: bool, lock_timeout: float

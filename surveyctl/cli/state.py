@@ -16,7 +16,7 @@ import click
 
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import RegistryChoice, format_option
+from surveyctl.cli.options import RegistryChoice, format_option, lock_timeout_option
 from surveyctl.errors import SurveyctlError
 from surveyctl.jsontext import dumps
 from surveyctl.resources import address, check_name, split_address
@@ -26,14 +26,6 @@ from surveyctl.state.migrate import migrate
 
 yes_option = click.option(
     "--yes", is_flag=True, help="Change the state without asking (a protected environment asks)."
-)
-lock_timeout_option = click.option(
-    "--lock-timeout",
-    type=click.FloatRange(min=0),
-    default=0,
-    show_default=True,
-    metavar="SECONDS",
-    help="Wait this long for another command's lock before giving up.",
 )
 
 
