@@ -28,26 +28,18 @@ import re
 import shlex
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import yaml
 from plan_scale import survey  # the same benchmark surveys as the in-process plan benchmark
+from processes import command, user_environment
 
 from surveyctl.sandbox.process import served
 
 KEY_VARIABLE = "SURVEYCTL_BENCH_KEY"
 _REQUEST = re.compile(r"surveyctl\.http > (\w+) \S+?/buyers/v\d/([a-z_-]+)")
-
-
-def command(*arguments: str) -> list[str]:
-    """The installed console script next to this Python (the README's way), else -m."""
-    script = Path(sys.executable).parent / "surveyctl"
-    if script.exists():
-        return [str(script), *arguments]
-    return [sys.executable, "-m", "surveyctl", *arguments]
 
 
 def project(root: Path, url: str, n: int, quotas: int) -> None:
@@ -66,13 +58,13 @@ def project(root: Path, url: str, n: int, quotas: int) -> None:
 
 
 def run(root: Path, *arguments: str) -> subprocess.CompletedProcess:
-    # As on a user's machine, Python keeps the compiled modules (a session that sets
-    # PYTHONDONTWRITEBYTECODE would compile surveyctl's modules again in every run).
-    environment = {**os.environ, KEY_VARIABLE: "sandbox-buyer-1"}
-    environment.pop("PYTHONDONTWRITEBYTECODE", None)
     return subprocess.run(
-        command(*arguments), cwd=root, env=environment, capture_output=True, text=True
+        command(*arguments), cwd=root, env=_environment(), capture_output=True, text=True
     )
+
+
+def _environment() -> dict[str, str]:
+    return user_environment(**{KEY_VARIABLE: "sandbox-buyer-1"})
 
 
 def measure(n: int, args: argparse.Namespace) -> None:
@@ -126,14 +118,12 @@ def timed(root: Path, n: int, args: argparse.Namespace, mode: str) -> None:
 def timed_run(root: Path, arguments: list[str]) -> tuple[float, float | None, float | None]:
     """One plan as a process: its wall time, and when its first and last "read" progress
     lines (one per survey read, on stderr) arrived, in seconds from its start."""
-    environment = {**os.environ, KEY_VARIABLE: "sandbox-buyer-1"}
-    environment.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryFile("w+") as stdout:  # a file: a pipe left unread could fill
         started = time.perf_counter()
         process = subprocess.Popen(
             command(*arguments),
             cwd=root,
-            env=environment,
+            env=_environment(),
             stdout=stdout,
             stderr=subprocess.PIPE,
             text=True,

@@ -18,12 +18,12 @@ import argparse
 import os
 import re
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import yaml
+from processes import command
 
 from surveyctl.sandbox.process import served
 
@@ -58,13 +58,6 @@ def manifest(index: int) -> dict:
             ],
         },
     }
-
-
-def command(*arguments: str) -> list[str]:
-    script = Path(sys.executable).parent / "surveyctl"
-    if script.exists():
-        return [str(script), *arguments]
-    return [sys.executable, "-m", "surveyctl", *arguments]
 
 
 def timed(root: Path, key: str, *arguments: str) -> tuple[float, subprocess.CompletedProcess]:

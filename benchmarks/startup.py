@@ -10,12 +10,12 @@ and which of the known heavy packages the command imported at all.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
+
+from processes import command, user_environment
 
 COMMANDS = (("--version",), ("--help",), ("plan", "--help"), ("apply", "--help"))
 # Packages a start-up has no use for: each costs tens of milliseconds to import.
@@ -36,20 +36,12 @@ HEAVY = (
 )
 
 
-def command_line(arguments: tuple[str, ...]) -> list[str]:
-    """The installed console script when there is one next to this Python, else -m."""
-    script = Path(sys.executable).parent / "surveyctl"
-    if script.exists():
-        return [str(script), *arguments]
-    return [sys.executable, "-m", "surveyctl", *arguments]
-
-
 def wall_times(arguments: tuple[str, ...], runs: int) -> list[float]:
     """Wall times of `runs` starts, after one that leaves Python's compiled modules behind as
     on a user's machine (a session that sets PYTHONDONTWRITEBYTECODE would compile surveyctl's
     modules again in every run)."""
-    environment = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    line = command_line(arguments)
+    environment = user_environment()
+    line = command(*arguments)
     subprocess.run(line, check=True, stdout=subprocess.DEVNULL, env=environment)
     times = []
     for _ in range(runs):
