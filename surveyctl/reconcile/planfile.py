@@ -15,7 +15,6 @@ carries policy: the guard overrides it was made with, the resources it could not
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import hmac
 import json
@@ -26,6 +25,7 @@ from typing import Any
 
 from surveyctl.errors import SurveyctlError
 from surveyctl.files import write_atomically
+from surveyctl.quickschema import first_error
 from surveyctl.reconcile.plan import FORMAT_VERSION, Plan
 from surveyctl.resources import RESOURCE_NAME_PATTERN, known_kinds
 from surveyctl.state import fingerprint
@@ -108,21 +108,6 @@ _SCHEMA: dict[str, Any] = {
 }
 
 
-def _first_error(data: Any) -> Any:
-    """jsonschema's best match among the errors of `data`, or None. jsonschema is loaded by the
-    first saved plan read, not with this module: a plan that saves none need not load it."""
-    import jsonschema
-
-    return jsonschema.exceptions.best_match(_validator().iter_errors(data))
-
-
-@functools.cache
-def _validator() -> Any:
-    import jsonschema
-
-    return jsonschema.Draft202012Validator(_SCHEMA)
-
-
 class PlanFileError(SurveyctlError):
     """A saved plan that cannot be used."""
 
@@ -185,7 +170,7 @@ def _load(path: Path, key: bytes | None) -> SavedPlan:
             f"{path}: plan format {data.get('format_version')} is not supported by this "
             f"surveyctl (it reads format {FORMAT_VERSION})"
         )
-    error = _first_error(data)
+    error = first_error(data, _SCHEMA)
     if error is not None:
         where = ".".join(str(part) for part in error.absolute_path) or "top level"
         raise PlanFileError(f"{path}: not a valid plan at {where}: {error.message}")

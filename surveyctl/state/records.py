@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from surveyctl.errors import SurveyctlError
-from surveyctl.quickschema import plainly_valid
+from surveyctl.quickschema import first_error
 from surveyctl.resources import (
     EXCLUSION_GROUP,
     SURVEY,
@@ -339,20 +339,8 @@ def journal_from_json(value: dict, key: str, source: object) -> JournalEntry:
     return JournalEntry(value["address"], value["started_at"], value["fingerprint"])
 
 
-_VALIDATORS: dict[int, Any] = {}
-
-
 def _check(value: Any, schema: dict, source: object, where: str) -> None:
-    if plainly_valid(value, schema):  # most records: no need to ask (or load) jsonschema
-        return
-    # jsonschema is loaded by the first check it makes, not with this module: reading
-    # surveyctl.yaml asks the state backends for their settings, and need not load it.
-    import jsonschema
-
-    validator = _VALIDATORS.get(id(schema))
-    if validator is None:
-        validator = _VALIDATORS[id(schema)] = jsonschema.Draft202012Validator(schema)
-    error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+    error = first_error(value, schema)
     if error is not None:
         place = ".".join(str(p) for p in [where, *error.absolute_path] if p != "") or "top level"
         raise StateError(f"{source}: not a valid surveyctl state file at {place}: {error.message}")
