@@ -17,7 +17,7 @@ import click
 from surveyctl.cli import confirm
 from surveyctl.cli.console import use_color
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import output_format_option
+from surveyctl.cli.options import lock_timeout_option, output_format_option
 from surveyctl.cli.progress import Steps
 from surveyctl.cli.run_options import (
     RunChoices,
@@ -46,14 +46,7 @@ INTERRUPTED_EXIT = 130
     is_flag=True,
     help="Apply without asking (on a protected environment, only with --env NAME).",
 )
-@click.option(
-    "--lock-timeout",
-    default=0.0,
-    show_default=True,
-    type=float,
-    metavar="SECONDS",
-    help="Wait this long for another command's state lock.",
-)
+@lock_timeout_option
 @output_format_option(
     for_apply=True,
     help="text: the plan, then what was done. json: the plan as text on stderr, then one "

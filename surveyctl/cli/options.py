@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import click
@@ -44,14 +45,26 @@ def format_option(*choices: str, help: str | None = None):
     )
 
 
-# How long a state command waits for a lock another command holds (state rm|mv|migrate|rebuild).
+class Seconds(click.FloatRange):
+    """A duration in seconds, 0 or more; `inf` waits for ever. NaN is refused: a deadline
+    of NaN is never reached, so a wait bounded by it would never end either."""
+
+    def convert(self, value, param, ctx):
+        seconds = super().convert(value, param, ctx)
+        if math.isnan(seconds):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        return seconds
+
+
+# How long a command waits for the lock another command holds (apply, state rm|mv|migrate,
+# state rebuild).
 lock_timeout_option = click.option(
     "--lock-timeout",
-    type=click.FloatRange(min=0),
+    type=Seconds(min=0),
     default=0,
     show_default=True,
     metavar="SECONDS",
-    help="Wait this long for another command's lock before giving up.",
+    help="Wait this long for another command's state lock before giving up.",
 )
 
 

@@ -76,6 +76,28 @@ def test_apply_fails_at_once_while_another_holds_the_lock(project, manifests, ru
     assert FileStateStore(_state_path(project)).load().survey("tracker") is None
 
 
+def test_apply_with_a_lock_timeout_waits_for_the_holder_then_names_the_wait(
+    project, manifests, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    with StateLock(_state_path(project), "apply", environment="local"):
+        result = run_cli("apply", "manifests", "--auto-approve", "--lock-timeout", "0.3")
+    assert result.exit_code == 1
+    assert "after waiting 0.3s" in result.stderr
+    assert FileStateStore(_state_path(project)).load().survey("tracker") is None
+
+
+@pytest.mark.parametrize("seconds", ["-1", "nan"])
+def test_apply_refuses_a_lock_timeout_that_is_not_a_number_of_seconds(
+    seconds, project, manifests, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    result = run_cli("apply", "manifests", "--auto-approve", "--lock-timeout", seconds)
+    assert result.exit_code == 2
+    assert "--lock-timeout" in result.stderr
+    assert not _state_path(project).exists()
+
+
 def test_two_concurrent_applies_one_is_refused(project, manifests, start_sandbox):
     slow = start_sandbox(latency_ms=300)
     point_project_at(project, slow.url)
