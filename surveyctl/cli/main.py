@@ -19,6 +19,7 @@ from pathlib import Path
 import click
 
 from surveyctl import __version__
+from surveyctl.cli.options import Number
 from surveyctl.errors import SurveyctlError
 
 # command name -> "module:attribute"; each command group lives in its own module.
@@ -83,6 +84,8 @@ class UserError(click.ClickException):
 
 # Global options, also accepted after the sub-command (`surveyctl plan --env staging`).
 GLOBAL_OPTIONS_WITH_VALUE = ("--env", "--config", "--timeout")
+# The longest --timeout: a day. Far larger ones overflow a socket's deadline (time_t).
+MAX_TIMEOUT = 86400
 GLOBAL_FLAGS = ("--debug", "--no-color")
 # With this option on the line, exit code 2 means "the plan has changes" (as in Terraform), so
 # usage errors exit 1 instead of click's 2.
@@ -235,12 +238,12 @@ def _redacted(text: str) -> str:
 )
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
+    type=Number(min=0, min_open=True, max=MAX_TIMEOUT),
     envvar="SURVEYCTL_TIMEOUT",
     metavar="SECONDS",
     help="Wait at most this long on a service that does not answer: for each attempt, and "
     "for the failed attempts and retry pauses of the whole command together "
-    "(or $SURVEYCTL_TIMEOUT; default 30). Each retry is said on stderr.",
+    "(or $SURVEYCTL_TIMEOUT; default 30, at most 86400). Each retry is said on stderr.",
 )
 @click.option("--debug", is_flag=True, help="Show tracebacks and the HTTP exchange.")
 @click.option("--no-color", is_flag=True, help="No colour in the output (also: $NO_COLOR).")

@@ -45,22 +45,23 @@ def format_option(*choices: str, help: str | None = None):
     )
 
 
-class Seconds(click.FloatRange):
-    """A duration in seconds, 0 or more; `inf` waits for ever. NaN is refused: a deadline
-    of NaN is never reached, so a wait bounded by it would never end either."""
+class Number(click.FloatRange):
+    """A number within a range, as click.FloatRange, but NaN is refused: it compares false
+    with every bound, so a range lets it through, and then a deadline of NaN is never reached
+    and a socket refuses it as a timeout."""
 
     def convert(self, value, param, ctx):
-        seconds = super().convert(value, param, ctx)
-        if math.isnan(seconds):
-            self.fail(f"{value!r} is not a number of seconds", param, ctx)
-        return seconds
+        number = super().convert(value, param, ctx)
+        if math.isnan(number):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        return number
 
 
 # How long a command waits for the lock another command holds (apply, state rm|mv|migrate,
 # state rebuild).
 lock_timeout_option = click.option(
     "--lock-timeout",
-    type=Seconds(min=0),
+    type=Number(min=0),
     default=0,
     show_default=True,
     metavar="SECONDS",

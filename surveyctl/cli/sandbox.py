@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.cli.options import Number
 from surveyctl.errors import SurveyctlError
 
 
@@ -34,7 +35,7 @@ def sandbox() -> None:
               help="SQLite data file (default: .surveyctl/sandbox.db of the project).")  # fmt: skip
 @click.option("--latency-ms", default=0, show_default=True, type=click.IntRange(min=0),
               help="Delay every response by this many milliseconds.")  # fmt: skip
-@click.option("--fail-rate", default=0.0, show_default=True, type=click.FloatRange(0.0, 1.0),
+@click.option("--fail-rate", default=0.0, show_default=True, type=Number(0.0, 1.0),
               help="Share of /buyers requests answered 503 or 429 (with Retry-After).")  # fmt: skip
 @click.option("--seed", type=int, help="Seed of the fault draws, for reproducible runs.")
 @click.option("--key", "keys", multiple=True, metavar="TOKEN=BUYER_ID",
@@ -44,7 +45,7 @@ def sandbox() -> None:
 @click.option("--strict", is_flag=True,
               help="Refuse request fields the API's schemas do not list, naming them.")  # fmt: skip
 @click.option("--rate-limit", default=0.0, show_default=True, metavar="R",
-              type=click.FloatRange(0, min_open=False),
+              type=Number(0),
               help="Requests per second per access-token; past it 429 with Retry-After "
               "(0: no limit).")  # fmt: skip
 @pass_context

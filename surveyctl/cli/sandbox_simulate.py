@@ -12,7 +12,7 @@ from rich.table import Table
 
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import FormatChoice, int_list
+from surveyctl.cli.options import FormatChoice, Number, int_list
 from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.jsontext import dumps
 from surveyctl.safety import require_sandbox
@@ -26,7 +26,7 @@ from surveyctl.statuses import transaction_status_name
 @click.option("--supplier-ids", callback=int_list, help="Suppliers to draw from, e.g. 12,13.")
 @click.option(
     "--bad-hash-share",
-    type=click.FloatRange(0.0, 1.0),
+    type=Number(0.0, 1.0),
     help="Share of returns signed with a wrong secret (recorded as fraud). Default 0.02.",
 )
 @click.option(

@@ -15,7 +15,7 @@ import click
 
 from surveyctl.cli import confirm
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import format_option
+from surveyctl.cli.options import Number, format_option
 from surveyctl.errors import SurveyctlError
 from surveyctl.statuses import CLOSED, SURVEY_STATUSES, survey_move_path, survey_status_name
 
@@ -31,7 +31,7 @@ def _describe(body: dict) -> str:
 @format_option("text", "json", help="How to show fieldwork.")
 @click.option(
     "--watch",
-    type=click.FloatRange(1, 3600),
+    type=Number(1, 3600),
     metavar="SECONDS",
     help="Refresh the fieldwork every SECONDS (1-3600) until Ctrl-C or every survey is closed.",
 )

@@ -113,6 +113,21 @@ def test_timeout_can_come_from_the_environment(
     assert "no answer within 0.3 s" in result.stderr
 
 
+@pytest.mark.parametrize("seconds", ["nan", "inf", "1e308", "0"])
+def test_a_timeout_no_socket_can_take_is_a_usage_error_not_a_traceback(seconds, project, run_cli):
+    result = run_cli("--timeout", seconds, "status", "10001")
+    assert result.exit_code == 2
+    assert "Invalid value for '--timeout'" in result.stderr
+    assert "Traceback" not in result.output + result.stderr
+
+
+def test_a_nan_timeout_from_the_environment_is_refused_too(project, run_cli, monkeypatch):
+    monkeypatch.setenv("SURVEYCTL_TIMEOUT", "nan")
+    result = run_cli("status", "10001")
+    assert result.exit_code == 2
+    assert "'nan' is not a number" in result.stderr
+
+
 def test_a_create_is_not_retried_after_it_may_have_been_received(start_sandbox):
     slow = start_sandbox(latency_ms=1500)
     notices = []
