@@ -112,8 +112,9 @@ def _errors(name: str, value: Any, prefix: list) -> Iterator[tuple[list, Validat
 
 
 def item_valid(name: str, value: Any) -> bool:
-    """Whether `value` is a valid `$defs/<name>` (Qualification, QuotaEntry) on its own."""
-    return next(_errors(name, value, []), None) is None
+    """Whether `value` is a valid `$defs/<name>` (Qualification, QuotaEntry) on its own, its
+    numbers finite (a NaN passes every bound of a schema: its document's error says so)."""
+    return _plainly_finite(value) and next(_errors(name, value, []), None) is None
 
 
 def suggest(word: str, choices: Iterable[str]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
+import pytest
 import yaml
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
@@ -139,3 +140,39 @@ def test_cli_exits_1_without_a_traceback(tmp_path, data):
         assert result.exit_code == 1, result.output
         assert result.exception is None or isinstance(result.exception, SystemExit)
         assert "Traceback" not in result.output
+
+
+EDGE_NUMBERS = (float("nan"), float("inf"), float("-inf"), 10**30, -1, 0, 0.5)
+
+
+def _number_paths(document):
+    return [
+        path
+        for path in paths_of(document)
+        if isinstance(_at(document, path), int | float)
+        and not isinstance(_at(document, path), bool)
+    ]
+
+
+def _at(document, path):
+    for part in path:
+        document = document[part]
+    return document
+
+
+@pytest.mark.parametrize("example", EXAMPLE_FILES, ids=lambda p: p.name)
+def test_every_number_of_an_example_replaced_by_an_edge_value_is_diagnosed_not_a_crash(
+    tmp_path, example
+):
+    # Each number (shares, counts, prices, codes, ranges) with NaN, infinities, a huge, a
+    # negative, zero and a fraction, one at a time: a NaN passes every bound of a schema, so
+    # each later step must meet it as a diagnostic, not as an exception.
+    document = yaml.safe_load(example.read_text())
+    paths = _number_paths(document)
+    assert paths, "the example has numbers to replace"
+    for path in paths:
+        for value in EDGE_NUMBERS:
+            mutated = replaced(document, path, value)
+            _, diagnostics = validate_file(tmp_path / "edge.yaml", yaml.safe_dump(mutated).encode())
+            if value != value or value in (float("inf"), float("-inf")):
+                assert diagnostics.has_errors, (path, value)
