@@ -27,6 +27,7 @@ mean 'environments'?)`.
 from __future__ import annotations
 
 import difflib
+import math
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
@@ -496,7 +497,9 @@ def _guards(environment: MarkedDict, field: str) -> Guards:
     for key, value in spec.items():
         whole = key == "max_destroy"
         number = isinstance(value, int if whole else (int, float)) and not isinstance(value, bool)
-        if not number or value < 0 or (key == "max_changed_percent" and value > 100):
+        # .nan compares false with every limit, so a guard of NaN would never stop a plan.
+        over = key == "max_changed_percent" and number and value > 100
+        if not number or not math.isfinite(value) or value < 0 or over:
             kind = "a whole number" if whole else "a number"
             bound = " up to 100" if key == "max_changed_percent" else ""
             raise ConfigError(

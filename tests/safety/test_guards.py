@@ -153,6 +153,10 @@ def test_the_share_guard_leaves_small_environments_alone(project, guarded, run_c
         ({"max_destroy": 1.5}, "environments.local.guards.max_destroy must be a whole number"),
         ({"max_changed_percent": 130}, "max_changed_percent must be a number from 0 up to 100"),
         ({"max_spend": 10}, "environments.local.guards: unknown guard 'max_spend'"),
+        # .nan compares false with every limit: a guard of NaN would stop nothing.
+        ({"max_spend_increase": float("nan")}, "max_spend_increase must be a number from 0"),
+        ({"max_changed_percent": float("nan")}, "max_changed_percent must be a number from 0"),
+        ({"max_spend_increase": float("inf")}, "max_spend_increase must be a number from 0"),
     ],
 )
 def test_a_bad_guard_is_one_sentence_naming_the_setting(project, sandbox, run_cli, guards, message):
