@@ -43,6 +43,7 @@ from surveyctl.yamlsafe import (
     Limits,
     Loaded,
     MarkedDict,
+    MarkedList,
     YamlProblem,
     load_documents,
     read_text,
@@ -77,6 +78,7 @@ DEFAULT_SETTLE_SECONDS = 60.0
 # kept in PostgreSQL while the file backend is configured (surveyctl.state.placement).
 DEFAULT_DSN_VARIABLE = "SURVEYCTL_STATE_DSN"
 CI_VARIABLE = "CI"  # set to "true" by CI services
+
 
 @dataclass(frozen=True)
 class Guards:
@@ -127,8 +129,6 @@ class Environment:
         if self.embedded:
             return f"{self.name} (embedded local marketplace, not production)"
         return f"{self.name} ({self.host})" + (" [protected]" if self.protected else "")
-
-
 
 
 def plan_signing_key() -> bytes | None:
@@ -348,6 +348,7 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
             "manifests must be a list of paths, such as [surveys/, groups/]",
             data.where("manifests"),
         )
+    _within_project(manifests, path.resolve().parent, data)
     specs = data.get("environments")
     if specs is not None and not isinstance(specs, MarkedDict):
         raise ConfigError(
@@ -370,6 +371,20 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
         environments=environments,
         default_environment=default,
     )
+
+
+def _within_project(manifests: list[str], root: Path, data: MarkedDict) -> None:
+    """Each `manifests:` entry names a path inside the repository of surveyctl.yaml (or its
+    folder, outside a repository): the file comes with the code under review, and a plan
+    that a pull request could point at `/` would walk the whole machine."""
+    top = repository_root(root) or root
+    for index, entry in enumerate(manifests):
+        if not (root / entry).resolve().is_relative_to(top):
+            raise ConfigError(
+                f"manifests entry {entry!r} is outside {top}; list folders and files inside "
+                "it (name others on the command line)",
+                manifests.where(index) if isinstance(manifests, MarkedList) else data.location,
+            )
 
 
 def suggest(word: str, choices: Iterable[str]) -> str:

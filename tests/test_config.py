@@ -162,3 +162,23 @@ def test_an_unknown_environment_on_the_command_line_suggests_a_configured_one(ru
     line = only_error_line(run_cli("--env", "locl", "validate"))
     assert "unknown environment 'locl'" in line
     assert "(did you mean 'local'?); known: local, sandbox" in line
+
+
+@pytest.mark.parametrize("entry", ["/", "../elsewhere/", "surveys/../../.."])
+def test_a_manifests_entry_outside_the_project_is_refused_with_its_line(tmp_path, entry):
+    # surveyctl.yaml comes with the code under review: `manifests: [/]` would have a plan
+    # walk and read the whole machine.
+    project = tmp_path / "project"
+    project.mkdir()
+    error = config_error(project, f"manifests:\n  - surveys/\n  - {entry!r}\n")
+    assert error.message.startswith(f"manifests entry {entry!r} is outside {project}")
+    assert error.location.line == 3
+
+
+def test_a_manifests_entry_elsewhere_in_the_same_repository_is_read(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "shared").mkdir()
+    project = tmp_path / "research"
+    project.mkdir()
+    (project / "surveyctl.yaml").write_text("manifests: [../shared/]\n", encoding="utf-8")
+    assert load_config(project / "surveyctl.yaml").manifests == ["../shared/"]

@@ -10,7 +10,8 @@ expand to far more than is written.
 
 Folders are read recursively (`*.yaml`, `*.yml`, sorted). While walking a folder the loader
 skips hidden entries (`.git`, `.surveyctl`, ...), folders named `ci` (CI workflow examples)
-and the project configuration `surveyctl.yaml`; a file named explicitly is always read.
+and the project configuration `surveyctl.yaml`; a file named explicitly is always read. Each
+folder and file is read once, however many links lead to it.
 Only regular files are read: a FIFO, socket or device in a folder is skipped with a warning
 (opening a FIFO waits for a writer forever), and one named explicitly is an error.
 """
@@ -64,6 +65,7 @@ def location_of(value: Any, fallback: Location) -> Location:
 def discover(paths: Iterable[str | Path], diagnostics: Diagnostics) -> list[Path]:
     """The manifest files under `paths`, in a stable order; missing paths are errors."""
     found: list[Path] = []
+    walked: set[Path] = set()
     for raw in paths:
         path = Path(raw)
         special = special_file_kind(path)
@@ -72,23 +74,31 @@ def discover(paths: Iterable[str | Path], diagnostics: Diagnostics) -> list[Path
         elif path.is_file():
             found.append(path)
         elif path.is_dir():
-            found.extend(_walk(path, diagnostics))
+            found.extend(_walk(path, diagnostics, walked))
         else:
             diagnostics.error(f"No such file or folder: {path}")
-    unique: dict[Path, None] = {}
+    unique: dict[Path, Path] = {}  # real path -> the first path that reached it
     for path in found:
-        unique.setdefault(path, None)
-    return list(unique)
+        unique.setdefault(path.resolve(), path)
+    return list(unique.values())
 
 
-def _walk(folder: Path, diagnostics: Diagnostics) -> list[Path]:
+def _walk(folder: Path, diagnostics: Diagnostics, walked: set[Path]) -> list[Path]:
+    # Each folder once, by its real path: links to a folder read already (a link to a parent,
+    # or two links to one folder, which would double the walk at every level) are skipped.
+    real = folder.resolve()
+    if real in walked:
+        if folder.is_symlink():  # a folder named twice, or inside another named, is no news
+            diagnostics.warning(f"Skipped {folder}: a link to the folder {real}, read already")
+        return []
+    walked.add(real)
     files: list[Path] = []
     for entry in sorted(folder.iterdir()):
         if entry.name.startswith("."):
             continue
         if entry.is_dir():
             if entry.name not in SKIPPED_FOLDERS:
-                files.extend(_walk(entry, diagnostics))
+                files.extend(_walk(entry, diagnostics, walked))
         elif entry.suffix in SUFFIXES and entry.name not in SKIPPED_FILES:
             special = special_file_kind(entry)
             if special is None:

@@ -67,3 +67,24 @@ def test_a_socket_named_explicitly_is_refused(tmp_path, monkeypatch):
         result = _surveyctl(tmp_path, "validate", "--offline", "sock.yaml")
     assert result.returncode == 1
     assert "sock.yaml is a socket, not a regular file" in result.stdout
+
+
+def test_a_link_back_to_a_parent_folder_reads_each_manifest_once(tmp_path, folder):
+    (folder / "pipe.yaml").unlink()
+    (folder / "loop").symlink_to("..")
+    result = _surveyctl(tmp_path, "validate", "--offline", "manifests")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "defined twice" not in result.stdout
+    assert "1 survey and 0 exclusion groups in 1 file" in result.stdout
+
+
+def test_links_to_one_folder_read_it_once_and_say_so(tmp_path, folder):
+    # Two links at each level would double the walk at every level (2**40 paths by the depth
+    # the system stops links at); each folder is read once.
+    (folder / "pipe.yaml").unlink()
+    (folder / "a").symlink_to(".")
+    (folder / "b").symlink_to(".")
+    result = _surveyctl(tmp_path, "validate", "--offline", "manifests")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Skipped manifests/b: a link to the folder" in result.stdout
+    assert "in 1 file" in result.stdout
