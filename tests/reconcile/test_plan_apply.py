@@ -250,9 +250,7 @@ def test_exclusion_group_is_created_after_the_surveys_it_names(
     manifests.write(survey_manifest("tracker-a"))
     manifests.write(survey_manifest("tracker-b"))
     ref = f"trackers-{unique}"
-    manifests.write(
-        group_manifest(ref, "tracker-a", "tracker-b")
-    )
+    manifests.write(group_manifest(ref, "tracker-a", "tracker-b"))
     plan = run_cli("plan", "manifests")
     assert '+ surveys: ["tracker-a", "tracker-b"]' in plan.stdout
     assert "surveys_in_group" not in plan.stdout  # empty: the ids come after apply
@@ -272,14 +270,30 @@ def test_group_membership_is_carried_over_by_a_survey_update(
     manifests.write(survey_manifest("tracker-a"))
     manifests.write(survey_manifest("tracker-b"))
     ref = f"trackers-{unique}"
-    manifests.write(
-        group_manifest(ref, "tracker-a", "tracker-b")
-    )
+    manifests.write(group_manifest(ref, "tracker-a", "tracker-b"))
     run_cli("apply", "manifests", "--auto-approve")
     manifests.write(survey_manifest("tracker-a", survey_title="Renamed"))
     applied = run_cli("apply", "manifests", "--auto-approve")
     assert applied.exit_code == 0, applied.stdout
     assert len(_fresh_client(sandbox).get_group(ref)["surveys_in_group"]) == 2
+
+
+def test_a_group_member_swapped_for_a_new_survey_is_one_change_of_the_members(
+    project, manifests, sandbox, unique, run_cli
+):
+    manifests.write(survey_manifest("tracker-a"))
+    manifests.write(survey_manifest("tracker-b"))
+    ref = f"trackers-{unique}"
+    manifests.write(group_manifest(ref, "tracker-a", "tracker-b"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    state = _store(project).load()
+    a, b = state.survey("tracker-a").ps_survey_id, state.survey("tracker-b").ps_survey_id
+    manifests.write(survey_manifest("tracker-c", survey_title="Tracker C"))
+    manifests.write(group_manifest(ref, "tracker-b", "tracker-c"))
+    plan = run_cli("plan", "manifests", "--format", "json")
+    (group,) = [r for r in json.loads(plan.stdout)["resources"] if r["kind"] == "ExclusionGroup"]
+    members = [(c["old"], c["new"]) for c in group["changes"] if c["path"] == "surveys_in_group"]
+    assert members == [(sorted([a, b]), [b, "tracker-c (known after apply)"])]
 
 
 def test_import_writes_a_manifest_and_a_plan_after_it_shows_no_changes(project, api, run_cli):

@@ -120,9 +120,7 @@ class GroupKind(Kind):
             return None
         ignored = group.lifecycle.ignore_changes
         merged = merge_group(result.body, desired_ids, record.last_applied, ignored)
-        changes = diff_group(result.body, merged)
-        live_ids = list(result.body.get("surveys_in_group") or [])
-        changes += _pending(unknown, live_ids)
+        changes = _with_pending(diff_group(result.body, merged), unknown, result.body, merged)
         action = "update" if changes else "no-op"
         if "exclusion_period" not in planned and "exclusion_period" in merged:
             planned["exclusion_period"] = merged["exclusion_period"]
@@ -213,15 +211,21 @@ def _group_twin(
     found.twins[resource] = [Twin(ref, "same reference", noun="group")]
 
 
-def _pending(unknown: list[str], live_ids: list) -> list[FieldChange]:
-    """Surveys whose ids are known only after apply, shown by name."""
+def _with_pending(
+    changes: list[FieldChange], unknown: list[str], live: dict, merged: dict
+) -> list[FieldChange]:
+    """`changes` with the members as apply will leave them: the merged ids, then the surveys
+    whose ids are known only after apply, by name. One change of `surveys_in_group`, which
+    replaces the diff's (made without those surveys), so the plan never shows two."""
     if not unknown:
-        return []
-    return [
+        return changes
+    live_ids = sorted(live.get("surveys_in_group") or [])
+    after = sorted(merged.get("surveys_in_group") or [])
+    return [c for c in changes if c.field != "surveys_in_group"] + [
         FieldChange(
             "surveys_in_group",
-            sorted(live_ids) or None,
-            sorted(live_ids) + [f"{n} (known after apply)" for n in unknown],
+            live_ids or None,
+            after + [f"{n} (known after apply)" for n in unknown],
         )
     ]
 
