@@ -34,6 +34,7 @@ warning naming the twins. The recovery of a create whose answer was lost
 
 from __future__ import annotations
 
+import shlex
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -89,18 +90,23 @@ class Twin:
     status: int | None = None
     created: str | None = None
     noun: str = "survey"  # the kind's noun: "survey", "group"
+    # The address the state manages it as, when no manifest describes that address any more
+    # (a renamed manifest): the create would duplicate a resource surveyctl made.
+    managed_as: str | None = None
 
     def shown(self) -> str:
+        managed = f", managed as {self.managed_as}" if self.managed_as else ""
         if self.noun != "survey":
-            return f"{self.noun} {self.remote_id}"
+            return f"{self.noun} {self.remote_id}{managed}"
         created = f", created {self.created}" if self.created else ""
-        return f"survey {self.remote_id} ({survey_status_name(self.status)}{created})"
+        return f"survey {self.remote_id} ({survey_status_name(self.status)}{created}{managed})"
 
     def import_command(self, name: str, remote_id: object = None) -> str:
-        """The command that adopts it (or, with `remote_id` "ID", any one) as manifest `name`."""
+        """The command that adopts it (or, with `remote_id` "ID", any one) as manifest `name`,
+        quoted for a shell where it needs to be (a program member's name)."""
         command = "import" if self.noun == "survey" else f"import-{self.noun}"
         chosen = self.remote_id if remote_id is None else remote_id
-        return f"`surveyctl {command} {chosen} --name {name}`"
+        return f"`surveyctl {command} {chosen} --name {shlex.quote(name)}`"
 
 
 @dataclass
@@ -111,9 +117,20 @@ class Identity:
     twins: dict[str, list[Twin]] = field(default_factory=dict)
     earlier: dict[str, list[Twin]] = field(default_factory=dict)  # closed, same title: waves
     unchecked: dict[str, str] = field(default_factory=dict)  # why it could not be looked for
+    # Managed addresses that no manifest describes (removed or renamed manifests): a twin
+    # managed as one of them is a rename, not a survey the state lost.
+    unlisted: set[str] = field(default_factory=set)
     refused: dict[str, str] = field(default_factory=dict)  # a create the service would refuse
     adopted: dict[str, Record] = field(default_factory=dict)  # with --adopt: one twin each
     requests: int = 0  # reads made (for the benchmark and the tests)
+
+    def renamed(self) -> dict[str, Twin]:
+        """Creates whose one twin the state manages under an address no manifest describes."""
+        return {
+            a: twins[0]
+            for a, twins in self.twins.items()
+            if len(twins) == 1 and twins[0].managed_as is not None
+        }
 
     def ambiguous(self) -> dict[str, list[Twin]]:
         """Twins --adopt cannot take: several for one manifest, or one several manifests claim."""
@@ -162,9 +179,13 @@ def settle(plan: Plan, identity: Identity, rule: Rule, overrides: frozenset[str]
     the creates that go ahead (`stamped`)."""
     withheld: set[str] = set()
     ambiguous = identity.ambiguous()
+    renamed = identity.renamed()
+    destroyed = {r.address for r in plan.resources if r.action == "delete"}
     for resource_address, twins in sorted(identity.twins.items()):
         if resource_address in identity.unchecked:
             continue  # its adoption could not read the twin: held back below
+        if resource_address in renamed and renamed[resource_address].managed_as in destroyed:
+            continue  # a replacement: this plan destroys the old address (--destroy)
         if resource_address in identity.adopted:
             plan.recovered[resource_address] = identity.adopted[resource_address].to_json()
             plan.adopted.append(resource_address)
@@ -178,6 +199,10 @@ def settle(plan: Plan, identity: Identity, rule: Rule, overrides: frozenset[str]
                     "once more, as --allow-duplicate says",
                 )
             )
+        elif resource_address in renamed:
+            withheld.add(resource_address)
+            message = _renamed_message(resource_address, renamed[resource_address])
+            plan.notes.append(Note("error", resource_address, message))
         else:
             withheld.add(resource_address)
             message = _twin_message(resource_address, twins, resource_address in ambiguous)
@@ -231,6 +256,18 @@ def _twin_message(resource_address: str, twins: list[Twin], ambiguous: bool) -> 
         f"state; adopt it with {twin.import_command(name)}, or plan and apply with --adopt "
         "(records it, then plans the differences as updates); --allow-duplicate creates "
         "another one beside it"
+    )
+
+
+def _renamed_message(resource_address: str, twin: Twin) -> str:
+    old = twin.managed_as or ""
+    move = f"surveyctl state mv {shlex.quote(old)} {shlex.quote(resource_address)}"
+    return (
+        f"exists on the service as {twin.noun} {twin.remote_id} ({twin.why}), which the state "
+        f"manages as {old}, no longer in the manifests; if the manifest was renamed, run "
+        f"`{move}` and plan again (it keeps its id and its fieldwork); --destroy replaces it "
+        "(deletes the old one, creates this one), --allow-duplicate creates another one beside "
+        "it"
     )
 
 
@@ -305,11 +342,17 @@ def survey_twins(
             found.unchecked[resource_address] = f"the survey list: {exc}"
         return
     found.requests += reads
-    managed = {r.ps_survey_id for r in state.resources.values() if isinstance(r, SurveyRecord)}
-    unmanaged = [s for s in listed if s.get("ps_survey_id") not in managed]
+    managed = {
+        r.ps_survey_id: a for a, r in state.resources.items() if isinstance(r, SurveyRecord)
+    }
+    candidates = [
+        s
+        for s in listed
+        if s.get("ps_survey_id") not in managed or managed[s["ps_survey_id"]] in found.unlisted
+    ]
     for resource_address, survey in wanted.items():
         body = survey.body()
-        for item in unmanaged:
+        for item in candidates:
             why = same_survey(item, body, resource_address, rule)
             if why is None or not isinstance(item.get("ps_survey_id"), int):
                 continue
@@ -318,6 +361,7 @@ def survey_twins(
                 why,
                 item.get("ps_survey_status"),
                 item.get("project_creation_date"),
+                managed_as=managed.get(item["ps_survey_id"]),
             )
             closed_wave = twin.status == CLOSED and why == "same title and locale"
             into = found.earlier if closed_wave else found.twins

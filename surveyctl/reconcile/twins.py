@@ -42,6 +42,10 @@ def find_twins(
     found = Identity()
     due = creates_due(desired, state) if addresses is None else addresses
     found.checked = set(due)
+    described = {
+        address(kind.name, name) for kind in kinds.in_order() for name in kind.manifests(desired)
+    }
+    found.unlisted = {a for a in state.resources if a not in described}
     for kind in kinds.in_order():
         manifests = kind.manifests(desired)
         wanted = {
@@ -55,10 +59,12 @@ def find_twins(
 
 
 def _adopt(client: Any, desired: DesiredState, found: Identity) -> None:
-    ambiguous = found.ambiguous()
+    ambiguous, renamed = found.ambiguous(), found.renamed()
     for resource_address, twins in sorted(found.twins.items()):
         if resource_address in ambiguous or resource_address in found.unchecked:
             continue
+        if resource_address in renamed:
+            continue  # recorded already, under its old address: a `state mv`, not an adoption
         kind_name, name = split_address(resource_address)
         kind = kinds.get(kind_name)
         found.requests += 1

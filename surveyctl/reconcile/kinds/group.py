@@ -11,6 +11,7 @@ before any plan is made.
 from __future__ import annotations
 
 import dataclasses
+import shlex
 from datetime import datetime
 from typing import Any
 
@@ -188,10 +189,16 @@ def _group_twin(
         r.buyer_surveygroup_ref: a for a, r in state.resources.items() if isinstance(r, GroupRecord)
     }
     if ref in managed:
+        other = managed[ref]
         found.refused[resource] = (
-            f"its buyer_surveygroup_ref {ref!r} is managed already as {managed[ref]}; a "
+            f"its buyer_surveygroup_ref {ref!r} is managed already as {other}; a "
             "reference names one group"
         )
+        if other in found.unlisted:
+            found.refused[resource] += (
+                f", and {other} is no longer in the manifests: if the manifest was renamed, "
+                f"run `surveyctl state mv {shlex.quote(other)} {shlex.quote(resource)}`"
+            )
         return
     found.requests += 1
     try:
