@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -15,16 +16,19 @@ from surveyctl.cli.manifest_options import environment_catalog, manifest_paths
 from surveyctl.cli.surveys import status_option
 from surveyctl.errors import SurveyctlError
 from surveyctl.manifests import load_desired
-from surveyctl.reconcile import identity
+from surveyctl.model import Survey
+from surveyctl.reconcile import identity, kinds
 from surveyctl.reconcile.discovery import Adopted, adopt_unmanaged
 from surveyctl.reconcile.importer import (
     Adoption,
     adopt_group,
     adopt_survey,
+    as_described,
     record_adoption,
     save_adoption,
 )
 from surveyctl.reconcile.program_import import adopt_program
+from surveyctl.resources import split_address
 from surveyctl.safety import check_output_path
 from surveyctl.state import State
 
@@ -37,11 +41,20 @@ _out = click.option(
     help="Write the manifest to this file and record the resource in state "
     "(without it the manifest is only printed).",
 )
+_manifests = click.option(
+    "--manifests",
+    "sources",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Manifest file or folder holding the --program, or the manifest of --name "
+    "(repeatable; default: the manifests: of surveyctl.yaml).",
+)
 _force = click.option(
     "--force",
     is_flag=True,
     help="Write outside the `manifests:` of surveyctl.yaml (a plan without PATHS will not read "
-    "it, and `plan --destroy` destroys what it records).",
+    "it, and `plan --destroy` destroys what it records), or record a survey whose title and "
+    "locale are not its existing manifest's.",
 )
 _yes = click.option(
     "--yes", is_flag=True, help="Import without asking (a protected environment asks)."
@@ -69,6 +82,18 @@ def _inside_manifests(ctx: CliContext, path: Path, option: str, what: str, force
     click.echo(f"surveyctl: warning: {consequence} (--force given).", err=True)
 
 
+def _described(ctx: CliContext, resource_address: str, sources: tuple[Path, ...]) -> Any:
+    """The manifest of `resource_address` among the project's manifests (`--manifests`, else
+    the `manifests:` of surveyctl.yaml); None when there is none, no manifests are configured,
+    or they do not load (then nothing is recorded without --out, as before)."""
+    try:
+        desired = load_desired(manifest_paths(ctx, sources))
+    except SurveyctlError:
+        return None
+    kind, name = split_address(resource_address)
+    return kinds.get(kind).manifests(desired).get(name)
+
+
 def _adopt(
     ctx: CliContext,
     adopt: Callable[[ApiClient, State], Adoption],
@@ -77,17 +102,20 @@ def _adopt(
     yes: bool,
     address: str = "",
     force: bool = False,
+    described: Any = None,
 ) -> None:
     """Reads the live resource under the state lock; with `out`, writes its manifest and then
     records it (the file is removed again if the state cannot be written), so a resource is
-    never in state without a manifest; without `out`, prints the manifest and records nothing,
-    unless the import resolves a create left unresolved in the journal."""
+    never in state without a manifest; without `out`, records it when its manifest exists
+    (`described`, or a create left unresolved in the journal), else prints the manifest and
+    records nothing."""
     if out is not None and out.exists():
         raise SurveyctlError(f"{out} exists already; choose another --out")
     if out is not None:
         _inside_manifests(ctx, out, "--out", address, force)
-        # Only an import with --out records the resource, so only it is a write to guard.
         check_output_path(out, "--out", make_folders=True)
+    if out is not None or described is not None:
+        # Only an import that records the resource is a write to guard.
         action = f"record `{command}` in the state of environment {ctx.environment().name!r}"
         if not confirm_write(ctx, action, approved=yes):
             raise SurveyctlError("nothing was imported")
@@ -98,6 +126,9 @@ def _adopt(
         if out is not None:
             save_adoption(store, adoption, out)
             click.echo(f"Wrote {out} and recorded {adoption.address}.", err=True)
+            return
+        if described is not None:
+            _record_described(ctx, store, adoption, described, force)
             return
         journaled = state.pending_create(adoption.address)
         click.echo(adoption.text, nl=False)
@@ -112,7 +143,8 @@ def _adopt(
     click.echo(
         f"Nothing was recorded in the state: without --out there is no manifest for "
         f"{adoption.address}, and `plan --destroy` would delete a resource it does not "
-        f"describe. To adopt it, run `surveyctl {command} --out FILE`.",
+        f"describe. To adopt it, run `surveyctl {command} --out FILE`, or name the "
+        "manifests that hold its manifest with --manifests PATH.",
         err=True,
     )
 
@@ -139,14 +171,7 @@ def _adopt(
     help="Attach the account's surveys (and exclusion groups) to the members of SurveyProgram "
     "NAME: each member not yet managed takes the one survey with its title and locale.",
 )
-@click.option(
-    "--manifests",
-    "sources",
-    multiple=True,
-    type=click.Path(path_type=Path),
-    help="Manifest file or folder holding the --program (repeatable; default: the "
-    "manifests: of surveyctl.yaml).",
-)
+@_manifests
 @_force
 @_yes
 @pass_context
@@ -163,7 +188,8 @@ def import_command(
     force: bool,
     yes: bool,
 ) -> None:
-    """Adopt live survey SURVEY_ID: write its manifest and record it in state.
+    """Adopt live survey SURVEY_ID: write its manifest and record it in state, or, when
+    the manifests already hold one named NAME, record it as that manifest's survey.
 
     \b
     surveyctl import 10001 --name old-tracker --out manifests/old-tracker.yaml
@@ -187,14 +213,42 @@ def import_command(
         raise click.UsageError("give SURVEY_ID and --name NAME (or --all-unmanaged --out-dir DIR)")
     if out_dir is not None:
         raise click.UsageError("--out-dir goes with --all-unmanaged; use --out FILE")
+    described = None if out else _described(ctx, f"Survey/{name}", sources)
     _adopt(
         ctx,
-        lambda client, state: adopt_survey(client, state, survey_id, name),
+        lambda client, state: adopt_survey(client, state, survey_id, name, described is not None),
         out,
         f"import {survey_id} --name {name}",
         yes,
         f"Survey/{name}",
         force,
+        described,
+    )
+
+
+def _record_described(
+    ctx: CliContext, store: Any, adoption: Adoption, manifest: Any, force: bool
+) -> None:
+    """Records the resource its existing manifest describes; a survey that is not the
+    manifest's by the identity rule only with --force (a mistyped id would otherwise have the
+    next plan rewrite somebody else's survey into this one)."""
+    if isinstance(manifest, Survey):
+        rule = identity.Rule.of(ctx.environment())
+        live = adoption.manifest["spec"]
+        if identity.same_survey(live, manifest.body(), adoption.address, rule) is None:
+            mismatch = (
+                f"{adoption.source} ({live.get('survey_title')!r}, "
+                f"{live.get('survey_localization')}) is not the survey its manifest describes "
+                "by title and locale (or external_project_id)"
+            )
+            if not force:
+                raise SurveyctlError(f"{mismatch}; check the id, or add --force to record it")
+            click.echo(f"surveyctl: warning: {mismatch} (--force given).", err=True)
+    record_adoption(store, as_described(adoption, manifest.lifecycle.prevent_destroy))
+    click.echo(
+        f"Recorded {adoption.address} as {adoption.source}, which its manifest "
+        f"({manifest.location}) describes; `surveyctl plan` shows what differs as updates.",
+        err=True,
     )
 
 
@@ -263,19 +317,28 @@ def _reported(outcome: Adopted) -> None:
 @click.argument("ref")
 @click.option("--name", required=True, help="Manifest name for it (lowercase, dashes).")
 @_out
+@_manifests
 @_force
 @_yes
 @pass_context
 def import_group_command(
-    ctx: CliContext, ref: str, name: str, out: Path | None, force: bool, yes: bool
+    ctx: CliContext,
+    ref: str,
+    name: str,
+    out: Path | None,
+    sources: tuple[Path, ...],
+    force: bool,
+    yes: bool,
 ) -> None:
     """Adopt live exclusion group REF (its surveys must be managed already)."""
+    described = None if out else _described(ctx, f"ExclusionGroup/{name}", sources)
     _adopt(
         ctx,
-        lambda client, state: adopt_group(client, state, ref, name),
+        lambda client, state: adopt_group(client, state, ref, name, described is not None),
         out,
         f"import-group {ref} --name {name}",
         yes,
         f"ExclusionGroup/{name}",
         force,
+        described,
     )

@@ -94,6 +94,12 @@ class Twin:
     # (a renamed manifest): the create would duplicate a resource surveyctl made.
     managed_as: str | None = None
 
+    @property
+    def duplicable(self) -> bool:
+        """Whether another one can be created beside it: not a group, whose reference the
+        service keeps unique."""
+        return self.noun == "survey"
+
     def shown(self) -> str:
         managed = f", managed as {self.managed_as}" if self.managed_as else ""
         if self.noun != "survey":
@@ -190,7 +196,7 @@ def settle(plan: Plan, identity: Identity, rule: Rule, overrides: frozenset[str]
             plan.recovered[resource_address] = identity.adopted[resource_address].to_json()
             plan.adopted.append(resource_address)
             plan.notes.append(Note("note", resource_address, _adopted_message(twins[0])))
-        elif DUPLICATE in overrides:
+        elif DUPLICATE in overrides and twins[0].duplicable:
             plan.notes.append(
                 Note(
                     "warning",
@@ -246,16 +252,17 @@ def _twin_message(resource_address: str, twins: list[Twin], ambiguous: bool) -> 
     twin = twins[0]
     if len(twins) > 1 or ambiguous:
         others = " (another manifest matches it too)" if len(twins) == 1 else ""
+        more = ", or create one more with --allow-duplicate" if twin.duplicable else ""
         return (
             f"exists on the service more than once: {_listed(twins)}{others}, but is not in "
             f"state; adopt the right one with {twin.import_command(name, 'ID')} for the one it "
-            "is, or create one more with --allow-duplicate"
+            f"is{more}"
         )
+    more = "; --allow-duplicate creates another one beside it" if twin.duplicable else ""
     return (
         f"exists on the service as {twin.noun} {twin.remote_id} ({twin.why}) but is not in "
         f"state; adopt it with {twin.import_command(name)}, or plan and apply with --adopt "
-        "(records it, then plans the differences as updates); --allow-duplicate creates "
-        "another one beside it"
+        f"(records it, then plans the differences as updates){more}"
     )
 
 

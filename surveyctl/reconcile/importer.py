@@ -14,12 +14,15 @@ manifest shows neither changes nor drift, a field later removed from the manifes
 and a managed field changed in the marketplace is reported as drift.
 
 Recording needs the manifest: a resource in state that no manifest describes is what
-`plan --destroy` deletes. The one exception is a create left unresolved in the journal (its
-answer was lost): its manifest exists already, and importing the survey it made resolves it.
+`plan --destroy` deletes. Without a manifest written by the import, a resource is recorded
+only when its manifest exists already: one of that name in the project's manifests (then it is
+recorded as `--adopt` records a twin, `as_described`), or a create left unresolved in the
+journal (its answer was lost), which importing the survey it made resolves.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,13 +67,22 @@ class Adoption:
         return manifest_yaml(self.manifest, self.source)
 
 
-def adopt_survey(client: Marketplace, state: State, survey_id: int, name: str) -> Adoption:
-    """Reads live survey `survey_id` and makes its manifest `Survey/<name>` (nothing recorded)."""
-    target = _free_address(state, SURVEY, name)
+def adopt_survey(
+    client: Marketplace, state: State, survey_id: int, name: str, described: bool = False
+) -> Adoption:
+    """Reads live survey `survey_id` and makes its manifest `Survey/<name>` (nothing recorded);
+    `described`: a manifest of that name exists (see `_free_address`)."""
+    target = _free_address(state, SURVEY, name, described)
     for other, record in state.resources.items():
         if isinstance(record, SurveyRecord) and record.ps_survey_id == survey_id:
             raise ImportRefused(f"survey {survey_id} is already managed as {other}")
-    return survey_adoption(client.get_survey(survey_id), target)
+    live = client.get_survey(survey_id)
+    if described:  # no manifest to write: the live body only says what it is
+        return Adoption(
+            target, f"survey {survey_id}", _live_manifest(SURVEY, name, live),
+            survey_record(live, None, prevent_destroy=False),
+        )  # fmt: skip
+    return survey_adoption(live, target)
 
 
 def survey_adoption(live: dict, target: str) -> Adoption:
@@ -88,15 +100,23 @@ def survey_adoption(live: dict, target: str) -> Adoption:
     return Adoption(target, source, manifest, survey_record(live, body, prevent_destroy=False))
 
 
-def adopt_group(client: Marketplace, state: State, ref: str, name: str) -> Adoption:
+def adopt_group(
+    client: Marketplace, state: State, ref: str, name: str, described: bool = False
+) -> Adoption:
     """Reads live exclusion group `ref` and makes its manifest `ExclusionGroup/<name>`.
 
     Its surveys must already be managed here, so that the manifest can name them."""
-    target = _free_address(state, EXCLUSION_GROUP, name)
+    target = _free_address(state, EXCLUSION_GROUP, name, described)
     for other, record in state.resources.items():
         if isinstance(record, GroupRecord) and record.buyer_surveygroup_ref == ref:
             raise ImportRefused(f"exclusion group {ref} is already managed as {other}")
     live = group_update_body(client.get_group(ref))
+    if described:  # its manifest names the surveys; they need not be managed yet
+        ids = [int(i) for i in live.get("surveys_in_group") or []]
+        return Adoption(
+            target, f"exclusion group {ref}", _live_manifest(EXCLUSION_GROUP, name, live),
+            GroupRecord(ref, ids, None),
+        )  # fmt: skip
     names = {
         record.ps_survey_id: name_of(survey_address)
         for survey_address, record in state.resources.items()
@@ -123,6 +143,22 @@ def adopt_group(client: Marketplace, state: State, ref: str, name: str) -> Adopt
     applied["surveys_in_group"] = ids
     source = f"exclusion group {ref}"
     return Adoption(target, source, manifest, GroupRecord(ref, ids, applied))
+
+
+def _live_manifest(kind: str, name: str, live: dict) -> dict:
+    return {"kind": kind, "name": name, "spec": live}
+
+
+def as_described(adoption: Adoption, prevent_destroy: bool) -> Adoption:
+    """The adoption of a resource whose manifest exists already: recorded without a
+    last-applied body, as `--adopt` records a twin, so that the next plan compares that
+    manifest with the live resource and shows what differs as updates (a last-applied body
+    made from the live resource would have the plan reset every field the manifest leaves
+    out)."""
+    record = dataclasses.replace(
+        adoption.record, last_applied=None, prevent_destroy=prevent_destroy
+    )
+    return dataclasses.replace(adoption, record=record)
 
 
 def record_adoption(store: StateBackend, adoption: Adoption) -> None:
@@ -170,10 +206,11 @@ def manifest_body(manifest: dict, source: str) -> dict:
     return survey.body()
 
 
-def _free_address(state: State, kind: str, name: str) -> str:
+def _free_address(state: State, kind: str, name: str, described: bool = False) -> str:
     """The address the import will record; refused when the name breaks the manifests' rule
-    (its manifest would then fail `validate`) or the address is already managed."""
-    wanted = address(kind, check_name(name, "--name"))
+    (its manifest would then fail `validate`; unless `described`: the manifests hold one of
+    that name, a program member's included) or the address is already managed."""
+    wanted = address(kind, name if described else check_name(name, "--name"))
     if wanted in state.resources:
         raise ImportRefused(
             f"{wanted} is already managed in this environment; "

@@ -210,3 +210,61 @@ def test_import_all_refuses_an_out_dir_outside_the_configured_manifests(project,
     assert result.exit_code == 1
     assert "surveys/imported is outside the manifests of surveyctl.yaml" in result.stderr
     assert not (project / "surveys").exists()
+
+
+def _lost_state(project, manifests, run_cli) -> int:
+    """Survey/tracker applied, then its state deleted: the plan finds it as a twin."""
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    survey_id = _state(project).survey("tracker").ps_survey_id
+    (project / ".surveyctl" / "state" / "local.json").unlink()
+    return survey_id
+
+
+def test_the_import_a_twin_note_names_records_the_twin_whose_manifest_exists(
+    project, manifests, run_cli
+):
+    survey_id = _lost_state(project, manifests, run_cli)
+    config = project / "surveyctl.yaml"
+    config.write_text(config.read_text() + "manifests: [manifests/]\n")
+    plan = run_cli("plan")
+    assert f"`surveyctl import {survey_id} --name tracker`" in plan.stdout
+    written = (project / "manifests" / "tracker.yaml").read_text()
+    result = run_cli("import", str(survey_id), "--name", "tracker")
+    assert result.exit_code == 0, result.stderr
+    assert "Recorded Survey/tracker as survey" in result.stderr
+    assert (project / "manifests" / "tracker.yaml").read_text() == written
+    record = _state(project).survey("tracker")
+    assert (record.ps_survey_id, record.last_applied) == (survey_id, None)
+    assert run_cli("plan", "--detailed-exitcode").exit_code == 0
+
+
+def test_import_finds_the_manifest_in_the_manifests_named(project, manifests, run_cli):
+    survey_id = _lost_state(project, manifests, run_cli)
+    result = run_cli("import", str(survey_id), "--name", "tracker", "--manifests", "manifests")
+    assert result.exit_code == 0, result.stderr
+    assert _state(project).survey("tracker").ps_survey_id == survey_id
+
+
+def test_import_refuses_to_record_another_survey_than_its_manifest_describes(
+    project, api, manifests, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    other = api.create_survey(survey_manifest("other")["spec"])["ps_survey_id"]
+    result = run_cli("import", str(other), "--name", "tracker", "--manifests", "manifests")
+    assert result.exit_code == 1
+    assert f"survey {other} (" in result.stderr
+    assert "is not the survey its manifest describes" in result.stderr
+    assert _state(project).resources == {}
+
+
+def test_import_with_force_records_another_survey_for_an_existing_manifest(
+    project, api, manifests, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    other = api.create_survey(survey_manifest("other")["spec"])["ps_survey_id"]
+    args = ("import", str(other), "--name", "tracker", "--manifests", "manifests", "--force")
+    result = run_cli(*args)
+    assert result.exit_code == 0, result.stderr
+    assert "(--force given)" in result.stderr
+    assert _state(project).survey("tracker").ps_survey_id == other
