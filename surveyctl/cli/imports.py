@@ -188,8 +188,9 @@ def import_command(
     force: bool,
     yes: bool,
 ) -> None:
-    """Adopt live survey SURVEY_ID: write its manifest and record it in state, or, when
-    the manifests already hold one named NAME, record it as that manifest's survey.
+    """Adopt live survey SURVEY_ID: write its manifest and record it in state.
+
+    When the manifests already hold one named NAME, it is recorded as that manifest's survey.
 
     \b
     surveyctl import 10001 --name old-tracker --out manifests/old-tracker.yaml
