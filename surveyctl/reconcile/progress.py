@@ -29,34 +29,40 @@ class _ReportingReads:
         self._reads: dict[str, dict[Any, str]] = {
             kind.read_method: {} for kind in kinds.in_order() if kind.read_method
         }
-        self._nouns = {kind.read_method: kind.noun for kind in kinds.in_order()}
         for address, record in state.resources.items():
             kind = kinds.of_address(address)
             if kind.read_method:
                 self._reads[kind.read_method][record.remote_id] = address
         self._total = len(state.resources)
-        self._done = 0
+        self._seen: set[str] = set()
         self._lock = threading.Lock()
 
     def __getattr__(self, name: str) -> Any:
         method = getattr(self._inner, name)
         if name not in self._reads:
             return method
-        known, noun = self._reads[name], self._nouns[name]
+        known = self._reads[name]
 
         def reported(remote_id: Any, *args: Any, **kwargs: Any) -> Any:
             try:
                 return method(remote_id, *args, **kwargs)
             finally:
-                self._tick(known.get(remote_id, f"{noun} {remote_id}"))
+                # Only reads of the resources in state are the plan's progress: the identity
+                # check's and apply's own reads (of resources it creates) would count past the
+                # total, and a resource read twice would count twice.
+                address = known.get(remote_id)
+                if address is not None:
+                    self._tick(address)
 
         return reported
 
     def _tick(self, address: str) -> None:
         with self._lock:
-            self._done += 1
-            done = self._done
-        self._report(address, done, max(self._total, done))
+            if address in self._seen:
+                return
+            self._seen.add(address)
+            done = len(self._seen)
+        self._report(address, done, self._total)
 
 
 def reporting_reads(inner: Marketplace, state: State, report: ReadReport) -> Marketplace:
