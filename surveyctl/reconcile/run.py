@@ -149,15 +149,24 @@ class ApplyRun:
 
 
 def manifest_paths(config: Config, targets: tuple[Path, ...]) -> list[Path]:
-    """The targets as given, else the `manifests:` of surveyctl.yaml."""
+    """The targets as given, else the `manifests:` of surveyctl.yaml, relative to the current
+    folder when they lie inside it (findings then read `surveys/us.yaml:6:1`, as in a pull
+    request, not the path of the machine that ran the plan)."""
     if targets:
         return list(targets)
     if config.manifests:
-        return [config.root / entry for entry in config.manifests]
+        return [_shown_path(config.root / entry) for entry in config.manifests]
     raise ConfigError(
         "no manifests given: name files or folders, or list them under 'manifests:' in "
         "surveyctl.yaml"
     )
+
+
+def _shown_path(path: Path) -> Path:
+    try:
+        return Path(os.path.abspath(path)).relative_to(Path.cwd())
+    except ValueError:  # outside the current folder: the whole path says where
+        return path
 
 
 def saved_plan_path(targets: tuple[Path, ...]) -> Path | None:
