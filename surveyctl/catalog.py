@@ -37,7 +37,7 @@ class UnknownLocale(CatalogError):
 
     def __init__(self, environment: str, locale: str, status: int, known: list[str]):
         listed = (
-            f"; locales it has a catalogue for: {', '.join(known)}"
+            f"; locales whose catalogue it has served so far: {', '.join(known)}"
             if known
             else "; no catalogue of it has been read yet, so no locale can be listed"
         )
