@@ -6,7 +6,6 @@ as a plan, asks by the approval rule of every state write, and records.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -15,6 +14,7 @@ from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import format_option, lock_timeout_option
 from surveyctl.errors import SurveyctlError
+from surveyctl.jsontext import dumps
 from surveyctl.reconcile import rebuild as rebuilding
 from surveyctl.reconcile.identity import Rule, Twin
 from surveyctl.resources import split_address
@@ -62,7 +62,7 @@ def _as_json(result: rebuilding.Rebuild) -> str:
         "in_state": {a: r.to_json() for a, r in result.in_state.items()},
         "problems": result.problems,
     }
-    return json.dumps(document, indent=2, sort_keys=True) + "\n"
+    return dumps(document, sort_keys=True) + "\n"
 
 
 @click.command("rebuild")
