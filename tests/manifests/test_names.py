@@ -126,7 +126,8 @@ def test_an_unknown_locale_lists_the_locales_the_environment_has_served(resolve,
     (error,) = errors
     assert error.summary == (
         "Survey 'test-survey': environment 'local' has no attribute catalogue for locale "
-        "'en_UK' (the service answered 404); locales whose catalogue it has served so far: en_GB, en_US."
+        "'en_UK' (the service answered 404); locales whose catalogue it has served so far: "
+        "en_GB, en_US."
     )
 
 
