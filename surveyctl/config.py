@@ -442,6 +442,15 @@ def _environment(specs: MarkedDict, name: str) -> Environment:
     host, key_env = spec.get("host"), spec.get("api_key_env")
     if not isinstance(host, str) or not host.startswith(("http://", "https://")):
         raise ConfigError(f"{field}.host must be an http(s) URL", spec.where("host"))
+    if "@" in host:
+        # The host is shown in every message about the environment, so a password in it would
+        # reach CI logs; the message names the setting, never the value. Any "@" counts: an
+        # unencoded "/", "?" or "#" in a password would hide it from a URL parser.
+        raise ConfigError(
+            f"{field}.host must not carry a user or password (the API key is read from "
+            "api_key_env)",
+            spec.where("host"),
+        )
     if not isinstance(key_env, str) or not key_env:
         raise ConfigError(
             f"{field}.api_key_env must name the variable that holds the key",

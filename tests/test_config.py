@@ -158,6 +158,31 @@ def test_a_wrong_value_names_the_setting_and_its_line(tmp_path, text, message, l
     assert error.location.line == line
 
 
+def test_a_host_with_a_user_and_password_is_refused_naming_the_setting_and_its_line(tmp_path):
+    error = config_error(
+        tmp_path,
+        "environments:\n  staging:\n    host: 'https://user:hunter2pw@127.0.0.1:9'\n"
+        "    api_key_env: K\n",
+    )
+    assert error.message == (
+        "environments.staging.host must not carry a user or password "
+        "(the API key is read from api_key_env)"
+    )
+    assert error.location.line == 3
+
+
+def test_a_password_in_a_host_is_never_printed(run_cli, project, sandbox):
+    with_password = sandbox.url.replace("://", "://user:hunter2pw@", 1)
+    (project / "surveyctl.yaml").write_text(
+        f"environments:\n  staging: {{host: '{with_password}', api_key_env: SURVEYCTL_LOCAL_KEY}}\n"
+        "default_environment: staging\n",
+        encoding="utf-8",
+    )
+    result = run_cli("plan")
+    assert "hunter2pw" not in result.stdout + result.stderr
+    assert only_error_line(result).startswith("Error: surveyctl.yaml:2:")
+
+
 def test_an_unknown_environment_on_the_command_line_suggests_a_configured_one(run_cli, project):
     line = only_error_line(run_cli("--env", "locl", "validate"))
     assert "unknown environment 'locl'" in line

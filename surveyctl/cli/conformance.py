@@ -38,18 +38,19 @@ def conformance_command(
 ) -> None:
     """Check surveyctl's assumptions about the API on the environment's account, with one
     draft survey that is never launched and is deleted at the end."""
-    from surveyctl.conformance import journal_for, run_conformance
+    from surveyctl.conformance import check_locale, journal_for, run_conformance
 
     if output is not None:
         check_output_path(output, "--output")
     environment = ctx.environment()
+    client = ctx.client()
+    check_locale(client, environment.name, locale)  # a typo is refused before anyone is asked
     action = (
         f"create one draft survey on environment {environment.name!r} to check surveyctl's "
         "assumptions, and delete it at the end"
     )
     if not confirm_write(ctx, action, approved=yes):
         raise SurveyctlError("nothing was checked")
-    client = ctx.client()
     journal = journal_for(ctx.config().work_dir, environment.name)
     show = _print_row if output_format == "text" else None
     if show is not None:

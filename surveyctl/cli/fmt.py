@@ -14,7 +14,6 @@ import click
 
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.manifest_options import manifest_paths, paths_argument
-from surveyctl.errors import SurveyctlError
 
 
 @click.command("fmt")
@@ -28,14 +27,14 @@ def fmt_command(ctx: CliContext, paths: tuple[Path, ...], check: bool) -> None:
     comments, flow lists and the order of spec fields stay as written.
     """
     from surveyctl.files import write_atomically
-    from surveyctl.manifests.diagnostics import Diagnostics
+    from surveyctl.manifests.diagnostics import Diagnostics, ManifestError
     from surveyctl.manifests.layout import LayoutError, canonical
     from surveyctl.manifests.load import discover
 
     diagnostics = Diagnostics()
     files = discover(manifest_paths(ctx, paths), diagnostics)
     if diagnostics.has_errors:
-        raise SurveyctlError(str(diagnostics.sorted()[0]))
+        raise ManifestError(diagnostics)
     changed: list[Path] = []
     failed = 0
     for path in files:

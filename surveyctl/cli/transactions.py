@@ -83,6 +83,30 @@ def _cell(value: object) -> str:
     return "" if value is None else str(value)
 
 
+def _status_code(value: str) -> int | None:
+    """A status by name (`complete`) or code (`21`), None when it is neither."""
+    text = value.strip().lower()
+    if text in RETURN_STATUSES:
+        return RETURN_STATUSES[text]
+    # isdigit() alone takes "²", which int() refuses
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
+def _status_list(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, ...]:
+    """A click callback reading `complete,term`, `21,18` or a mix as status codes; the names
+    are those of set-status, and any code goes (16 and 19 are sessions still open)."""
+    codes: list[int] = []
+    for part in (p.strip() for p in (value or "").split(",") if p.strip()):
+        code = _status_code(part)
+        if code is None:
+            names = ", ".join(RETURN_STATUSES)
+            raise click.BadParameter(
+                f"{part!r} is not a transaction status: use a code (such as 16,19) or {names}"
+            )
+        codes.append(code)
+    return tuple(dict.fromkeys(codes))
+
+
 @click.group(name="transactions")
 def transactions() -> None:
     """Read a survey's transactions (respondent sessions)."""
@@ -90,7 +114,12 @@ def transactions() -> None:
 
 @transactions.command(name="list", cls=SpelledCommand)
 @click.argument("survey_id", type=int)
-@click.option("--status", callback=int_list, help="Status codes, e.g. 21,18.")
+@click.option(
+    "--status",
+    callback=_status_list,
+    help="Statuses, comma-separated: codes (21,18) or names (complete, overquota, term, "
+    "quality, security).",
+)
 @click.option("--supplier", callback=int_list, help="Supplier ids, e.g. 12,13.")
 @click.option(
     "--format", "fmt", type=FormatChoice(("table", *FORMATS)), default="table", show_default=True
@@ -185,11 +214,8 @@ def _interactive() -> bool:
 
 def _final_status(value: str) -> int:
     """A return status by code (`21`) or name (`complete`); one sentence when it is neither."""
-    text = value.strip().lower()
-    code = RETURN_STATUSES.get(text)
-    if code is None and text.isdigit() and int(text) in STATUS_NAMES:
-        code = int(text)
-    if code is None:
+    code = _status_code(value)
+    if code not in STATUS_NAMES:
         known = ", ".join(f"{c} {name}" for c, name in sorted(STATUS_NAMES.items()))
         raise SurveyctlError(f"--status {value!r} is not a final status: use one of {known}")
     return code

@@ -20,6 +20,7 @@ from surveyctl.errors import ConfigError
 from surveyctl.jsontext import dumps
 from surveyctl.manifests import Diagnostics, load_manifests
 from surveyctl.manifests.diagnostics import ERROR, NOTE, WARNING
+from surveyctl.manifests.schema import suggest
 from surveyctl.model import DesiredState
 
 
@@ -137,7 +138,8 @@ def render_command(
     names = _members(state, names)
     missing = [n for n in names if n not in state.surveys]
     if missing:
-        raise ConfigError(f"no Survey manifest or program member is named {missing[0]!r}")
+        hint = suggest(missing[0], [*state.surveys, *state.programs])
+        raise ConfigError(f"no Survey manifest or program member is named {missing[0]!r}{hint}")
     if len(names) == 1:
         click.echo(dumps(state.surveys[names[0]].body()))
         return

@@ -80,6 +80,18 @@ def journal_for(work_dir: Path, environment: str) -> DraftJournal:
     return DraftJournal(work_dir / "conformance" / f"{environment}.json")
 
 
+def check_locale(client: ApiClient, environment: str, locale: str) -> None:
+    """SurveyctlError when the service has no attribute catalogue for `locale` (it answers 400
+    or 404, as `catalog.Catalog` reads it): every check in that locale would then "differ",
+    blaming the service for a mistyped --locale."""
+    answer = Probe(client, locale).call("GET", paths.attributes(), params={"localization": locale})
+    if answer.status in (400, 404):
+        raise SurveyctlError(
+            f"environment {environment!r} has no attribute catalogue for locale {locale!r}, "
+            f"so nothing was checked: {answer.describe()}"
+        )
+
+
 def run_conformance(
     client: ApiClient,
     journal: DraftJournal,
@@ -89,7 +101,7 @@ def run_conformance(
     on_row: Callable[[Row], None] | None = None,
 ) -> Report:
     """Runs every check on `client`'s account and returns the report; the draft it makes is
-    removed before it returns or raises."""
+    removed before it returns or raises. `locale` is one `check_locale` accepted."""
     report = Report(environment)
 
     def record(assumption_id: str, text: str, source: str, outcome: Outcome) -> None:

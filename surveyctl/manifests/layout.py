@@ -45,14 +45,39 @@ def canonical(text: str, file: str = "<text>") -> str:
     if all(document is None for document in documents):
         return text  # nothing but comments (or nothing): nothing to lay out
     for document in documents:
-        if hasattr(document, "move_to_end"):
+        if hasattr(document, "move_to_end") and document:
+            last = next(reversed(document))
             for key in reversed(TOP_LEVEL_ORDER):
                 if key in document:
                     document.move_to_end(key, last=False)
+            if next(reversed(document)) != last:
+                # The blank lines that ended the document belong to the last key's comment;
+                # moved up, they would open a gap in the middle and be kept there for good.
+                _drop_trailing_blank_lines(document, last)
     yaml.explicit_start = text.lstrip().startswith("---")
     out = io.StringIO()
     yaml.dump_all(documents, out)
     return out.getvalue().rstrip("\n") + "\n"
+
+
+def _drop_trailing_blank_lines(node: object, key: object) -> None:
+    """Strip the blank lines after `node[key]`, and after the last entry within it."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    while isinstance(node, (CommentedMap, CommentedSeq)):
+        # ruamel.yaml keeps the comment after a mapping value at [2], after a list item at [0].
+        slot = 2 if isinstance(node, CommentedMap) else 0
+        comments = node.ca.items.get(key)
+        token = comments[slot] if comments else None
+        if token is not None:
+            token.value = token.value.rstrip() + "\n"
+        node = node[key]
+        if isinstance(node, CommentedMap) and node:
+            key = next(reversed(node))
+        elif isinstance(node, CommentedSeq) and node:
+            key = len(node) - 1
+        else:
+            return
 
 
 def _tag_problem(text: str, file: str) -> str | None:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from surveyctl.errors import Location
 from surveyctl.manifests.diagnostics import Diagnostics
 from surveyctl.manifests.load import Document, MarkedDict, MarkedList
+from surveyctl.reconcile.normalise import QUOTA_RESPONSE_ONLY_FIELDS, RESPONSE_ONLY_FIELDS
 from surveyctl.resources import MANIFEST_KINDS as KINDS
 from surveyctl.schemafiles import load_schema
 
@@ -196,6 +197,9 @@ def _describe(error: ValidationError, data: MarkedDict, prefix: list) -> tuple[s
         field = extra[0] if extra else "?"
         owner = name if path else "The manifest"
         spot = value.where(field) if isinstance(value, MarkedDict) else where
+        assigned = _assigned_by_the_service(field, known)
+        if assigned:
+            return f"{owner}: {field!r} {assigned}", spot
         return f"{owner}: unknown field {field!r}{suggest(field, known)}", spot
     if kind == "required":
         # jsonschema reports each missing field as its own error, naming it in the message.
@@ -230,6 +234,33 @@ def _describe(error: ValidationError, data: MarkedDict, prefix: list) -> tuple[s
     if kind == "maxLength":
         return f"{name} is longer than {error.validator_value} characters", where
     return f"{name}: {error.message}", where
+
+
+def _assigned_by_the_service(field: str, known: set[str]) -> str | None:
+    """Why a field the service's answers carry has no place in a manifest, or None.
+
+    Copied from a survey's JSON, such a field would otherwise read as a typo of some other
+    field ("did you mean 'survey_title'?").
+    """
+    if "survey_title" in known:  # a survey's spec (of a Survey, or a program's template)
+        if field == "ps_survey_id":
+            return (
+                "is assigned by the service on create and cannot be set: surveyctl keeps it in "
+                "its state (to manage an existing survey, `surveyctl import` it)"
+            )
+        if field == "ps_survey_status":
+            return (
+                "is not set in a manifest: `surveyctl status` moves a survey between draft, "
+                "live, paused and closed"
+            )
+        if field in RESPONSE_ONLY_FIELDS:
+            return "is read-only: the service sets it and returns it in its answers"
+    if "buyer_quota_id" in known and field in QUOTA_RESPONSE_ONLY_FIELDS:
+        return (
+            "is assigned by the service on create and cannot be set: a quota is known by its "
+            "buyer_quota_id"
+        )
+    return None
 
 
 def _plainly_finite(data: Any) -> bool:

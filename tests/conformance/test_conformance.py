@@ -144,6 +144,16 @@ def test_a_protected_environment_needs_env_and_yes(project, run_cli, sandbox):
     assert not (project / ".surveyctl" / "conformance").exists()
 
 
+def test_an_unknown_locale_is_refused_before_any_check_or_draft(project, run_cli):
+    result = run_cli("conformance", "--locale", "xx_XX")
+    assert result.exit_code == 1
+    assert "Error: environment 'local' has no attribute catalogue for locale 'xx_XX'" in (
+        result.stderr
+    )
+    assert result.stdout == ""  # no table of rows that "differ"
+    assert not (project / ".surveyctl" / "conformance").exists()
+
+
 # -- interrupted runs: a real process, a real signal -----------------------------------------
 
 

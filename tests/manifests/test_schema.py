@@ -38,6 +38,50 @@ def test_unknown_field_in_a_quota_names_its_path(check, survey_yaml, line_of):
     assert error.location.line == line_of(text, "critera")
 
 
+def test_a_survey_id_in_a_spec_is_said_to_be_the_services_not_a_typo(check, survey_yaml, line_of):
+    text = survey_yaml("ps_survey_id: 5\n")
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == (
+        "spec: 'ps_survey_id' is assigned by the service on create and cannot be set: surveyctl "
+        "keeps it in its state (to manage an existing survey, `surveyctl import` it)."
+    )
+    assert error.location.line == line_of(text, "ps_survey_id")
+
+
+def test_a_read_only_field_of_the_services_answers_is_said_to_be_read_only(check, survey_yaml):
+    _, errors, _ = check(survey_yaml("mod_on: 1767225600000\n"))
+    (error,) = errors
+    assert error.summary == (
+        "spec: 'mod_on' is read-only: the service sets it and returns it in its answers."
+    )
+
+
+def test_a_survey_status_in_a_spec_points_at_surveyctl_status(check, survey_yaml):
+    _, errors, _ = check(survey_yaml("ps_survey_status: 22\n"))
+    (error,) = errors
+    assert "spec: 'ps_survey_status' is not set in a manifest: `surveyctl status`" in (
+        error.summary
+    )
+
+
+def test_a_quota_id_the_service_assigns_is_said_to_be_the_services(check, survey_yaml):
+    text = survey_yaml(
+        """\
+        quotas:
+          - buyer_quota_id: a
+            ps_quota_id: 7f3e0c1a-0000-4000-8000-000000000000
+            required_count: 10
+            criteria: [{qualification_code: 211, condition_codes: ["111"]}]
+        """
+    )
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary.startswith(
+        "spec.quotas[0]: 'ps_quota_id' is assigned by the service on create and cannot be set"
+    )
+
+
 def test_wrong_type_names_the_field_the_type_and_the_line(check, survey_yaml, line_of):
     text = survey_yaml().replace("completes_required: 100", "completes_required: lots")
     _, errors, _ = check(text)

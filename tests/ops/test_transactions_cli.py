@@ -83,10 +83,23 @@ def test_another_buyers_survey_is_refused_in_one_sentence(other_buyer_api, run_c
     assert "Traceback" not in result.output
 
 
+def test_filters_by_status_names_as_set_status_spells_them(traffic, run_cli):
+    survey_id, rows = traffic
+    result = run_cli(
+        "transactions", "list", str(survey_id), "--status", "complete,Term", "--format", "jsonl"
+    )
+    got = [json.loads(line)["Transaction ID"] for line in result.stdout.splitlines()]
+    expected = [r["Transaction ID"] for r in rows if r["Respondent Status Code"] in (21, 18)]
+    assert result.exit_code == 0, result.stderr
+    assert expected and got == expected
+
+
 def test_a_bad_status_list_is_a_usage_error(run_cli):
     result = run_cli("transactions", "list", "1", "--status", "21,x")
     assert result.exit_code == 2
-    assert "comma-separated list of integers" in result.stderr
+    assert "'x' is not a transaction status: use a code (such as 16,19) or complete," in (
+        result.stderr
+    )
 
 
 def test_csv_export_parses_back_to_the_same_values(traffic, run_cli):
