@@ -3,19 +3,38 @@
 Validation never stops at the first problem: every check adds to a `Diagnostics` collection
 and the caller decides what to print. `error` makes a manifest set invalid; `warning` and
 `note` do not (a note reports a legitimate but notable choice, such as a soft launch).
+
+A finding is reported once: the same one again is dropped, and so is one that differs only by
+the program member it names (members of a SurveyProgram share the lines of its file, so one
+mistake there is found in every member it reaches); the first then names the others, as in
+`Survey 'tracker[en_GB,w1]' (and 1 more member: [en_GB,w2]) names attributes`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from surveyctl.errors import Location, SurveyctlError
+from surveyctl.resources import MARKET_PATTERN, NAME_PATTERN, WAVE_PATTERN
 
 ERROR = "error"
 WARNING = "warning"
 NOTE = "note"
 SEVERITIES = (ERROR, WARNING, NOTE)
+
+# A program member's name as a message quotes it: 'brand-tracker[en_GB,2026-11]'.
+_QUOTED_MEMBER = re.compile(
+    "'(?P<program>"
+    + NAME_PATTERN[1:-1]
+    + r")(?P<member>\[(?:"
+    + MARKET_PATTERN[1:-1]
+    + "),(?:"
+    + WAVE_PATTERN[1:-1]
+    + r")\])'"
+)
+_LISTED = 5  # members named in a merged finding; the others are counted
 
 
 @dataclass(frozen=True)
@@ -47,13 +66,31 @@ class Diagnostics:
 
     items: list[Diagnostic] = field(default_factory=list)
     _seen: set[Diagnostic] = field(default_factory=set, repr=False)
+    # (severity, location, summary with the member masked) -> (index in items, summary as
+    # first found, the members' bracketed parts in the order found)
+    _shared: dict[tuple, tuple[int, str, list[str]]] = field(default_factory=dict, repr=False)
 
     def add(self, severity: str, summary: str, location: Location | None = None) -> None:
-        """Adds a finding once: a cell shared by generated quotas is reported one time."""
+        """Adds a finding once: a cell shared by generated quotas is reported one time, and a
+        line of a program shared by several members once, naming them."""
         item = Diagnostic(severity, _sentence(summary), location)
-        if item not in self._seen:
-            self._seen.add(item)
+        if item in self._seen:
+            return
+        self._seen.add(item)
+        members = {(m["program"], m["member"]) for m in _QUOTED_MEMBER.finditer(item.summary)}
+        if location is None or len(members) != 1:
             self.items.append(item)
+            return
+        ((program, member),) = members
+        masked = item.summary.replace(f"'{program}{member}'", f"'{program}[]'")
+        key = (severity, location, masked)
+        if key not in self._shared:
+            self._shared[key] = (len(self.items), item.summary, [member])
+            self.items.append(item)
+            return
+        index, first, found = self._shared[key]
+        found.append(member)
+        self.items[index] = Diagnostic(severity, _naming_others(first, program, found), location)
 
     def error(self, summary: str, location: Location | None = None) -> None:
         self.add(ERROR, summary, location)
@@ -99,6 +136,15 @@ class ManifestError(SurveyctlError):
             first.location if first else None,
         )
         self.diagnostics = diagnostics
+
+
+def _naming_others(summary: str, program: str, members: list[str]) -> str:
+    """`summary` of the first member, with the other members named after its name."""
+    first, others = members[0], members[1:]
+    listed = ", ".join(others[:_LISTED]) + (", ..." if len(others) > _LISTED else "")
+    word = "member" if len(others) == 1 else "members"
+    quoted = f"'{program}{first}'"
+    return summary.replace(quoted, f"{quoted} (and {len(others)} more {word}: {listed})", 1)
 
 
 def _sentence(text: str) -> str:

@@ -2,7 +2,8 @@
 
 A target is an address (`Survey/brand-tracker-us`, `ExclusionGroup/brand-trackers`) or a bare
 name that names one resource; the name of a SurveyProgram names all its members (surveys and
-groups), and a member is named like any resource (`brand-tracker[en_GB,2026-11]`). A resource's
+groups), and a member's bare name (`brand-tracker[en_GB,2026-11]`) names what that market and
+wave expand into: its survey and, with the program's `exclusion`, its group. A resource's
 kind says what it depends on (`Kind.depends_on`): a group depends on its surveys (it names them
 by their ids), so targeting a group plans its surveys too; a survey depends on nothing. Both the
 desired state
@@ -41,7 +42,10 @@ def select(
     known = set(manifests) | set(state.addresses())
     chosen = {found for target in targets for found in _program(target, known, desired)}
     chosen |= {
-        _resolve(target, known) for target in targets if not _program(target, known, desired)
+        found
+        for target in targets
+        if not _program(target, known, desired)
+        for found in _resolve(target, known)
     }
     for target in list(chosen):
         if target in manifests:
@@ -81,10 +85,10 @@ def _program(target: str, known: set[str], desired: DesiredState) -> set[str]:
     return {a for a in known if (m := member_of(a.split("/", 1)[1])) and m.program == target}
 
 
-def _resolve(target: str, known: set[str]) -> str:
+def _resolve(target: str, known: set[str]) -> set[str]:
     if "/" in target:
         if target in known:
-            return target
+            return {target}
         raise TargetError(
             f"--target {target}: no manifest or state entry has that address"
             + (_did_you_mean(target, sorted(known)))
@@ -95,9 +99,11 @@ def _resolve(target: str, known: set[str]) -> str:
         raise TargetError(
             f"--target {target}: no resource has that name" + (_did_you_mean(target, names))
         )
-    if len(matches) > 1:
+    # Only a program makes a bracketed name, so a Survey and a group sharing one are the same
+    # market and wave: one member, planned whole as the program's name plans every member.
+    if len(matches) > 1 and member_of(target) is None:
         raise TargetError(f"--target {target} is ambiguous; use one of {', '.join(matches)}")
-    return matches[0]
+    return set(matches)
 
 
 def _did_you_mean(wanted: str, candidates: list[str]) -> str:

@@ -104,6 +104,29 @@ def test_a_missing_required_field_is_reported_once_at_the_template(check):
     assert error.summary == "spec: missing required field 'field_time'."
 
 
+def test_a_finding_shared_by_members_is_reported_once_at_its_line(check, line_of):
+    text = PROGRAM.replace(
+        '{qualification_code: 211, condition_codes: ["111", "112"]}',
+        "{attribute: Gender, answers: [Male, Female]}",
+    )
+    _, _, diagnostics = check(text)
+    offline = "names attributes; they are resolved and checked only against a catalogue"
+    notes = [(d.location.line, d.summary) for d in diagnostics.sorted() if offline in d.summary]
+    # A member's survey is placed at its market's entry, so each market's waves share one line.
+    assert notes == [
+        (
+            line_of(text, "en_US:"),
+            f"Survey 'tracker[en_US,w1]' (and 1 more member: [en_US,w2]) {offline} "
+            "(not with --offline).",
+        ),
+        (
+            line_of(text, "en_GB:"),
+            f"Survey 'tracker[en_GB,w1]' (and 1 more member: [en_GB,w2]) {offline} "
+            "(not with --offline).",
+        ),
+    ]
+
+
 def test_a_market_that_is_not_a_locale_is_refused(check, line_of):
     text = PROGRAM.replace("    en_GB:\n", "    britain:\n")
     _, errors, _ = check(text)

@@ -182,6 +182,19 @@ def test_target_one_member_plans_only_it(run_cli, write_program):
     assert "+ Survey/tracker[en_GB,w2] will be created" in result.stdout
 
 
+def test_target_one_member_plans_its_survey_and_its_exclusion_group(run_cli, write_program, unique):
+    write_program(program(f"t-{unique}", ["w1", "w2"]))
+    result = run_cli("plan", "manifests", "--format", "json", "--target", "tracker[en_GB,w2]")
+    assert result.exit_code == 0, result.stderr
+    planned = {r["address"] for r in json.loads(result.stdout)["resources"]}
+    # The group holds the wave before it, so that survey is planned too, as for any group.
+    assert planned == {
+        "Survey/tracker[en_GB,w2]",
+        "ExclusionGroup/tracker[en_GB,w2]",
+        "Survey/tracker[en_GB,w1]",
+    }
+
+
 def test_render_prints_one_members_exact_body(run_cli, write_program):
     write_program(program(None, ["w1", "w2"]))
     result = run_cli("render", "manifests", "--name", "tracker[en_US,w2]")
@@ -269,8 +282,8 @@ def test_import_of_a_program_matches_by_the_environments_identity_rule(
     config = project / "surveyctl.yaml"
     config.write_text(
         config.read_text().replace(
-            "api_key_env: SURVEYCTL_LOCAL_KEY", "api_key_env: SURVEYCTL_LOCAL_KEY, "
-            "identity: external_project_id"
+            "api_key_env: SURVEYCTL_LOCAL_KEY",
+            "api_key_env: SURVEYCTL_LOCAL_KEY, identity: external_project_id",
         )
     )
     write_program(program(None, ["w1"]))

@@ -59,12 +59,12 @@ def test_changing_the_readme_shares_plans_what_the_readme_shows(tmp_path, monkey
     shutil.copy(REPOSITORY / "surveyctl.yaml", tmp_path / "surveyctl.yaml")
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
-    target = ["--target", "Survey/brand-tracker-us"]
-    assert CliRunner().invoke(cli, ["apply", "--auto-approve", *target]).exit_code == 0
+    # The quickstart's apply: the README's spend is that of every example.
+    assert CliRunner().invoke(cli, ["apply", "examples/", "--auto-approve"]).exit_code == 0
     manifest = tmp_path / "examples" / "surveys" / "brand-tracker-us.yaml"
     text = manifest.read_text(encoding="utf-8")
     manifest.write_text(text.replace("share: 0.48", "share: 0.40").replace("0.52", "0.60"))
-    planned = CliRunner().invoke(cli, ["plan", *target]).stdout
+    planned = CliRunner().invoke(cli, ["plan", "examples/"]).stdout
     shown = re.search(r"0\.40/0\.60 plans:\n\n```\n(.*?)```", _readme(), re.S).group(1)
     survey_id = re.search(r"ps_survey_id (\d+)", planned).group(1)  # the README says 10001
     for line in filter(str.strip, shown.replace("10001", survey_id).splitlines()):

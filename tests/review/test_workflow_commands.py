@@ -160,6 +160,25 @@ def test_fmt_of_a_file_that_is_not_yaml_names_file_and_line(run_cli, project):
     assert "Traceback" not in result.stderr
 
 
+def test_fmt_keeps_blank_lines_at_the_end_of_a_file_out_of_its_middle(run_cli, project):
+    path = _write(project, "name: t\nspec: {survey_title: x}\nkind: Survey\n\n\n")
+    assert run_cli("fmt", "manifests").exit_code == 0
+    assert path.read_text() == "kind: Survey\nname: t\nspec: {survey_title: x}\n"
+    assert run_cli("fmt", "--check", "manifests").exit_code == 0
+
+
+def test_fmt_keeps_blank_lines_after_a_nested_last_field_out_of_the_middle(run_cli, project):
+    path = _write(project, "lifecycle:\n  prevent_destroy: true\nspec:\n  field_time: 10\n\n\n")
+    run_cli("fmt", "manifests")
+    assert path.read_text() == "spec:\n  field_time: 10\nlifecycle:\n  prevent_destroy: true\n"
+
+
+def test_fmt_of_a_missing_file_says_error_once(run_cli, project):
+    result = run_cli("fmt", "nope.yaml")
+    assert result.exit_code == 1
+    assert result.stderr == "Error: No such file or folder: nope.yaml.\n"
+
+
 def test_the_examples_are_in_the_canonical_layout(run_cli):
     result = run_cli("fmt", "--check", str(REPOSITORY / "examples"))
     assert result.exit_code == 0, result.stdout
@@ -215,6 +234,18 @@ def test_apply_with_a_target_leaves_the_other_resources_alone(run_cli, manifests
     plan = json.loads(run_cli("plan", "manifests", "--format", "json").stdout)
     actions = {r["address"]: r["action"] for r in plan["resources"]}
     assert actions == {"Survey/first": "create", "Survey/second": "no-op"}
+
+
+def test_a_bare_name_of_a_survey_and_a_group_is_refused_as_ambiguous(run_cli, manifests, unique):
+    manifests.write(survey_manifest("trackers"))
+    group = _group("trackers", f"trackers-{unique}", ["trackers"])
+    (manifests.folder / "group.yaml").write_text(yaml.safe_dump(group, sort_keys=False))
+    result = run_cli("plan", "manifests", "--target", "trackers")
+    assert result.exit_code == 1
+    assert (
+        "--target trackers is ambiguous; use one of ExclusionGroup/trackers, Survey/trackers"
+        in result.stderr
+    )
 
 
 def test_an_unknown_target_is_refused_with_a_suggestion(run_cli, manifests):
