@@ -283,6 +283,8 @@ class Config:
             return Environment(name=SANDBOX)
         known = sorted({SANDBOX, *self.environments})
         where = f" in {_shown(self.path)}" if self.path else ""
+        if not name and os.environ.get(ENV_VARIABLE):  # else the user looks for it in vain
+            where = f" (from ${ENV_VARIABLE}){where}"
         hint = suggest(chosen, known)
         nothing = (
             ""

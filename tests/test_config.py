@@ -189,6 +189,14 @@ def test_an_unknown_environment_on_the_command_line_suggests_a_configured_one(ru
     assert "(did you mean 'local'?); known: local, sandbox" in line
 
 
+def test_an_unknown_environment_from_the_variable_names_the_variable(
+    run_cli, project, monkeypatch
+):
+    monkeypatch.setenv("SURVEYCTL_ENV", "locl")
+    line = only_error_line(run_cli("validate"))
+    assert "unknown environment 'locl' (from $SURVEYCTL_ENV) in" in line
+
+
 @pytest.mark.parametrize("entry", ["/", "../elsewhere/", "surveys/../../.."])
 def test_a_manifests_entry_outside_the_project_is_refused_with_its_line(tmp_path, entry):
     # surveyctl.yaml comes with the code under review: `manifests: [/]` would have a plan
