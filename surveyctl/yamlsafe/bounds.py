@@ -97,9 +97,21 @@ def within_limits(
                 )
                 return False
     except yaml.YAMLError as exc:
-        report(f"Invalid YAML: {yaml_problem(exc, text)}", error_location(exc, filename))
+        if _too_deep_for_libyaml(exc):
+            # libyaml (in PyYAML's wheels from 6.0.4) refuses nesting far deeper than any of
+            # our limits, before the events could show it: ours is the sentence that applies.
+            report(
+                f"The YAML nests deeper than {limits.max_depth} levels",
+                error_location(exc, filename),
+            )
+        else:
+            report(f"Invalid YAML: {yaml_problem(exc, text)}", error_location(exc, filename))
         return False
     return True
+
+
+def _too_deep_for_libyaml(exc: yaml.YAMLError) -> bool:
+    return "maximum nesting depth" in str(getattr(exc, "problem", None) or "")
 
 
 def _children(node: Node) -> list[Node]:
