@@ -28,6 +28,23 @@ from surveyctl.render import formats
 from surveyctl.safety import check_output_path
 
 
+def check_plan_out(out: Path) -> None:
+    """Refuses a --out that would overwrite something that is not a plan (a manifest, most
+    likely), or that a plan would read as a manifest (a .yaml name)."""
+    from surveyctl.reconcile.planfile import MAGIC  # a command's import, not --help's
+
+    if out.suffix in (".yaml", ".yml"):
+        raise click.UsageError(
+            f"--out {out}: a plan file named .yaml would be read as a manifest; name it "
+            "for example change.plan"
+        )
+    if out.is_file():
+        with open(out, "rb") as handle:
+            head = handle.read(1024)
+        if MAGIC.encode() not in head:
+            raise click.UsageError(f"--out {out} exists and is not a plan file; choose another")
+
+
 @contextmanager
 def _failure_shown(ctx: CliContext, output_format: str):
     """A plan that cannot be made still prints what failed in a format that says so (markdown:
@@ -97,8 +114,14 @@ def plan_command(
             "--refresh=false cannot be combined with --out or --refresh-only: apply reads every "
             "survey it writes"
         )
+    if out is not None and run.target_addresses:
+        raise click.UsageError(
+            "--out cannot be combined with --target: a saved plan is applied whole, so a plan of "
+            "some resources could never be applied; save a plan without --target"
+        )
     if out is not None:
         check_output_path(out, "--out")
+        check_plan_out(out)
     # The workflow is imported here, when the command runs: `plan --help` need not load it.
     from surveyctl.config import plan_signing_key
     from surveyctl.reconcile.apply import unattempted

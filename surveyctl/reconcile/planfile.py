@@ -174,10 +174,18 @@ def _load(path: Path, key: bytes | None) -> SavedPlan:
     if error is not None:
         where = ".".join(str(part) for part in error.absolute_path) or "top level"
         raise PlanFileError(f"{path}: not a valid plan at {where}: {error.message}")
+    listed: set[tuple[str, str]] = set()
     for i, resource in enumerate(data["resources"]):  # the kinds registered now
         if resource["kind"] not in known_kinds():
             kind = f"{resource['kind']!r} is not a known resource kind"
             raise PlanFileError(f"{path}: not a valid plan at resources.{i}.kind: {kind}")
+        # A resource listed twice would be written twice; no plan lists one so.
+        address = (resource["kind"], resource["name"])
+        if address in listed:
+            raise PlanFileError(
+                f"{path}: not a valid plan at resources.{i}: {'/'.join(address)} is listed twice"
+            )
+        listed.add(address)
     try:
         plan = Plan.from_dict(data)
     except (TypeError, ValueError, KeyError) as exc:

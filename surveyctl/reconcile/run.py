@@ -43,7 +43,7 @@ from surveyctl.reconcile.labels import plan_labels
 from surveyctl.reconcile.live import DEFAULT_PARALLELISM, MAX_PARALLELISM  # noqa: F401
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Plan
-from surveyctl.reconcile.planfile import read_plan
+from surveyctl.reconcile.planfile import PlanFileError, read_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
 from surveyctl.reconcile.progress import ReadReport, reporting_reads
 from surveyctl.reconcile.reads import LiveReads
@@ -162,6 +162,23 @@ def manifest_paths(config: Config, targets: tuple[Path, ...]) -> list[Path]:
     )
 
 
+def check_destroy_scope(config: Config, targets: tuple[Path, ...], destroy: bool) -> None:
+    """--destroy deletes what the manifests no longer describe, so it reads all of them: with
+    PATHS that are not the `manifests:` of surveyctl.yaml, it would delete what the others
+    describe (and a saved plan made so, swapped for a reviewed one, would apply it)."""
+    if not destroy or not targets or not config.manifests:
+        return
+    given = {Path(os.path.abspath(path)) for path in targets}
+    configured = {Path(os.path.abspath(config.root / entry)) for entry in config.manifests}
+    if given != configured:
+        listed = ", ".join(config.manifests)
+        raise ConfigError(
+            f"--destroy deletes what the manifests no longer describe, so it plans all of them: "
+            f"give no PATHS (the manifests: of surveyctl.yaml, {listed}), or --target the "
+            "resource to destroy"
+        )
+
+
 def _shown_path(path: Path) -> Path:
     try:
         return Path(os.path.abspath(path)).relative_to(Path.cwd())
@@ -210,6 +227,7 @@ def plan_run(
     live resources; writes nothing."""
     if options.refresh_only:
         return _refresh(workspace, options, state).plan
+    check_destroy_scope(workspace.config, options.targets, options.destroy)
     with collector_paused():  # a state of a thousand surveys is a lot of objects to walk
         state = workspace.state.load() if state is None else state
     loaded = state
@@ -419,6 +437,14 @@ def _load_saved(path: Path, workspace: Workspace, options: RunOptions) -> Plan:
     state = workspace.state.load()
     check_state(saved, state)
     targets = source_targets(saved, workspace.config.root, path)
+    try:
+        check_destroy_scope(workspace.config, targets, saved.destroy)
+    except ConfigError:
+        raise PlanFileError(
+            f"{path} destroys what its manifests ({', '.join(saved.sources)}) do not describe, "
+            "but they are not the manifests: of surveyctl.yaml, which may describe it; make a "
+            "new plan with --destroy and no PATHS"
+        ) from None
     # The fresh plan is made with the overrides the plan may carry and the guards as
     # configured now: a limit tightened since the plan was made still holds.
     again = dataclasses.replace(
