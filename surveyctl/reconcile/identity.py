@@ -272,9 +272,8 @@ def _renamed_message(resource_address: str, twin: Twin) -> str:
     return (
         f"exists on the service as {twin.noun} {twin.remote_id} ({twin.why}), which the state "
         f"manages as {old}, no longer in the manifests; if the manifest was renamed, run "
-        f"`{move}` and plan again (it keeps its id and its fieldwork); --destroy replaces it "
-        "(deletes the old one, creates this one), --allow-duplicate creates another one beside "
-        "it"
+        f"`{move}` and plan again (it keeps its id and its fieldwork); --allow-duplicate "
+        "creates another one beside it"
     )
 
 
