@@ -1,10 +1,11 @@
 """Checks and notes of the planner: the spec's rules checked before any write, and what a
-reviewer should know (soft launch, quota flexibility, quotas that will close, spend)."""
+reviewer should know (soft launch, quota flexibility, quotas that will close, closed surveys
+left as they are, spend)."""
 
 from __future__ import annotations
 
 from surveyctl.reconcile.plan import FieldChange, Note, Spend
-from surveyctl.statuses import DRAFT, survey_status_name
+from surveyctl.statuses import CLOSED, DRAFT, survey_status_name
 
 
 def spend(body: dict | None) -> float | None:
@@ -63,6 +64,44 @@ def frozen_fields(
             )
         )
     return notes
+
+
+def is_closed(live: dict | None) -> bool:
+    """A closed survey (44) cannot change: the service refuses its PUT and every quota PUT
+    (400, code 1010). Only a DELETE is still taken (docs/api-assumptions.md)."""
+    return bool(live) and live.get("ps_survey_status") == CLOSED
+
+
+def closed_survey(
+    address: str,
+    survey_id: object,
+    changes: list[FieldChange],
+    location: str | None,
+    member: bool,
+) -> Note:
+    """What a plan says of a closed survey whose manifest now differs from it. The change is
+    never planned (the service would refuse it). A program member is a finished wave: it is
+    left as it is, a note, and the program's change goes to its open waves. A Survey manifest
+    describes that one survey, which can never become what it says: an error, so apply
+    refuses before any write until the manifest says what the survey is again."""
+    fields = ", ".join(sorted({change.field for change in changes}))
+    if member:
+        return Note(
+            "note",
+            address,
+            f"survey {survey_id} is closed and cannot change: this finished wave is left as "
+            f"it is ({fields} differs from the program's), and the change applies to the "
+            "program's open waves only",
+            location,
+        )
+    return Note(
+        "error",
+        address,
+        f"survey {survey_id} is closed and cannot change ({fields} differs from the "
+        "manifest), and the marketplace refuses any update of it: revert the manifest to "
+        "what the survey is, or give the manifest a new name to create a new survey",
+        location,
+    )
 
 
 def closing_quotas(

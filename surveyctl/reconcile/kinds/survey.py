@@ -148,6 +148,17 @@ class SurveyKind(Kind):
     def removal_notes(self, resource: str, live: dict | None) -> list[Note]:
         if not live or live.get("ps_survey_status") == DRAFT:
             return []
+        if checks.is_closed(live):
+            # A closed survey can still be deleted (DELETE in any status); its fieldwork is
+            # over, but the DELETE takes its quotas and transactions with it.
+            return [
+                Note(
+                    "warning",
+                    resource,
+                    "deleting a closed survey removes it from the marketplace with its "
+                    "quotas and transactions",
+                )
+            ]
         status = survey_status_name(live.get("ps_survey_status"))
         return [Note("warning", resource, f"deleting a {status} survey stops its fieldwork")]
 
@@ -232,14 +243,40 @@ def _update(
         ],
     )
     if action != "no-op":
+        if checks.is_closed(live):
+            # The service refuses every update of a closed survey (1010): never plan one.
+            member = survey.member is not None
+            notes.append(
+                checks.closed_survey(resource, record.ps_survey_id, changes, where, member)
+            )
+            if member:
+                return _left_closed(change, live, record)
+            # A Survey manifest: the update stays in the plan, so the reviewer sees what the
+            # manifest changes, under an error that makes apply refuse before any write.
+        else:
+            notes.extend(
+                checks.frozen_fields(resource, live.get("ps_survey_status"), changes, where)
+            )
         change.body = merged
         if action == "quota-update":
             change.quota_updates = quota_update_bodies(merged, changes)
-        notes.extend(checks.frozen_fields(resource, live.get("ps_survey_status"), changes, where))
         touched = {c.field for c in changes}
         if touched & {"quotas", "completes_required"}:
             notes.extend(checks.quota_balance(resource, merged, where))
     return change
+
+
+def _left_closed(change: ResourceChange, live: dict, record: SurveyRecord) -> ResourceChange:
+    """A closed wave of a program whose program now says otherwise: left as it is. Nothing is
+    sent, nothing is counted as a change, and the state keeps the body last applied (what the
+    survey is), so each plan reads it again and repeats the note while the program differs."""
+    return dataclasses.replace(
+        change,
+        action="no-op",
+        changes=[],
+        last_applied=record.last_applied,
+        spend=checks.survey_spend(live, live),
+    )
 
 
 def _drift(
