@@ -34,6 +34,7 @@ from surveyctl.ops.adjust import (
     STATUS_NAMES,
     AdjustmentUpload,
     ReadBack,
+    check_survey_path,
     load_upload,
     read_back,
     submit,
@@ -63,8 +64,9 @@ def _interactive() -> bool:
 @click.option(
     "--survey",
     "survey_id",
-    type=int,
-    help="Submit through the per-survey path for this survey id.",
+    type=click.IntRange(min=1),  # survey ids are positive: -1 would reach a path of its own
+    help="Submit through the per-survey path for this survey id (the file's survey, if it "
+    "names one).",
 )
 @click.option(
     "--out",
@@ -90,6 +92,7 @@ def adjust(
 ) -> None:
     """Submit the transactions listed in FILE (CSV or JSON) for adjustment."""
     upload = load_upload(file)
+    check_survey_path(upload, survey_id, file)  # before anything is reserved or sent
     reserved = None
     if output is not None:  # the answer must not be lost once money moved
         size = ANSWER_BYTES + ANSWER_BYTES_PER_SURVEY * len(upload.per_survey)
@@ -112,7 +115,12 @@ def _submit(
     resubmit: bool,
 ) -> None:
     client = ctx.client()  # names the environment before anything is asked
-    journal = AdjustmentJournal.of(ctx.config().work_dir, ctx.environment().name)
+    action = f"submit {len(upload.transaction_ids)} transaction(s) for adjustment (money moves)"
+    if not _interactive():
+        # A protected environment not named with --env and approved is refused whatever the
+        # service would say, so before the read-back of earlier submissions asks it anything.
+        confirm_write(ctx, action, approved=yes, can_ask=False)
+    journal = AdjustmentJournal.of(ctx.config(), ctx.environment())
     console = make_console()
     earlier = journal.overlapping(upload.transaction_ids)
     for record in earlier:
@@ -132,7 +140,6 @@ def _submit(
             "(see above); to submit them again anyway, pass --resubmit"
         )
     render_preview(upload, console)
-    action = f"submit {len(upload.transaction_ids)} transaction(s) for adjustment (money moves)"
     with Interrupts(_interrupted) as signals:
         try:
             if not confirm_write(

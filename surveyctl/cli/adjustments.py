@@ -33,7 +33,7 @@ from surveyctl.ops.adjust_journal import AdjustmentJournal, AdjustmentRecord
 def adjustments(ctx: CliContext, ref: str | None, offline: bool) -> None:
     """List the adjustments submitted from this project and how each one ended."""
     environment = ctx.environment()
-    journal = AdjustmentJournal.of(ctx.config().work_dir, environment.name)
+    journal = AdjustmentJournal.of(ctx.config(), environment)
     if ref is not None:
         record = journal.find(ref)
         if record is None:

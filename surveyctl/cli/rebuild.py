@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from surveyctl.cli import confirm
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import format_option, lock_timeout_option
@@ -83,9 +84,15 @@ def rebuild_command(
     """
     from surveyctl.reconcile.run import RunOptions, desired_state
 
+    environment = ctx.environment()
+    ctx.announce()
+    if not confirm.terminal():
+        # Without a terminal no finding can make the write allowed on a protected environment
+        # not named with --env and approved, so it is refused before the service is read.
+        action = f"record adopted resources in the state of environment {environment.name!r}"
+        confirm_write(ctx, action, approved=yes, can_ask=False)
     options = RunOptions(targets=paths)
     workspace = ctx.workspace(options)
-    environment = ctx.environment()
     store = workspace.state
     desired = desired_state(workspace, options)
     with store.locked("state rebuild", lock_timeout):

@@ -272,6 +272,13 @@ def set_status(
     quota_ids = _quota_ids(quota_id)
     if sqlc and not quota_ids:
         raise SurveyctlError("--sqlc needs --quota-id")
+    action = f"record status {status} for transaction {transaction_id} (it decides what is paid)"
+    ctx.announce()
+    if not _interactive():
+        # Without a terminal no answer of the service can make the write allowed, so the
+        # refusal (a protected environment not named with --env, or no --yes) comes before
+        # the transaction is read.
+        confirm_write(ctx, action, approved=yes, always_asks=True, can_ask=False)
     client = ctx.client()  # names the environment before anything is asked
     _check_open(client.get_transaction(survey_id, transaction_id), survey_id, transaction_id)
     counted = f", counted in quota(s) {', '.join(quota_ids)}" if quota_ids else ""
@@ -279,7 +286,6 @@ def set_status(
         f"Transaction {transaction_id} of survey {survey_id} will get status {status} "
         f"({STATUS_NAMES[status]}){counted}. A status set this way is final."
     )
-    action = f"record status {status} for transaction {transaction_id} (it decides what is paid)"
     if not confirm_write(ctx, action, approved=yes, always_asks=True, can_ask=_interactive()):
         click.echo("nothing sent", err=True)
         return

@@ -58,6 +58,26 @@ def load_upload(path: Path) -> AdjustmentUpload:
     return AdjustmentUpload(ids, dict(per_survey), len(pairs) - len(ids), surveys)
 
 
+def check_survey_path(upload: AdjustmentUpload, survey_id: int | None, path: Path) -> None:
+    """Refuses `--survey` when the file names another survey for some of its transactions.
+
+    The per-survey path sends every transaction to `survey_id`, while the preview shows the
+    surveys the file names: when they differ, what is shown and asked for is not what is sent.
+    """
+    if survey_id is None:
+        return
+    others = sorted(s for s in upload.per_survey if s is not None and s != survey_id)
+    if not others:
+        return
+    count = sum(upload.per_survey[s] for s in others)
+    named = f"survey {others[0]}" if len(others) == 1 else f"surveys {', '.join(map(str, others))}"
+    raise AdjustmentInputError(
+        f"--survey {survey_id} differs from the {named} that {path} names for {count} "
+        "transaction(s); nothing submitted: leave out --survey, or submit only the "
+        f"transactions of survey {survey_id}"
+    )
+
+
 def _from_csv(upload: Upload) -> list[tuple[str, int | None]]:
     rows = upload.items
     if not rows:

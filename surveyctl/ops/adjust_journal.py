@@ -11,14 +11,22 @@ carried (answered, or with its answer lost) shows that record and submits the tr
 again only when told to (`--resubmit`): after a crash nobody re-sends money by re-running a
 command; `surveyctl adjustments` lists every record.
 
-The journal is one file per environment, `.surveyctl/adjustments/<environment>.jsonl`, one
-JSON event per line, appended and synced; a line cut short by a kill is ignored. Deciding
-that nothing else is submitting the same transactions and appending `sending` is one step
-under a file lock, so two commands started together cannot both send them.
+The journal is one file per buyer account, `.surveyctl/adjustments/buyer-<account>.jsonl`,
+one JSON event per line, appended and synced; a line cut short by a kill is ignored. It is
+kept per account, not per environment name, because what must not happen twice is money
+moving on an account: two environment names for one account, or an environment renamed, see
+the same submissions (`account_id`). The journals written by earlier versions, one per
+environment name (`.surveyctl/adjustments/<environment>.jsonl`), are still read for the
+environments of the same account, so the submissions recorded there keep protecting their
+transactions. Deciding that nothing else is submitting the same transactions and appending
+`sending` is one step under a file lock, so two commands started together cannot both send
+them.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
 import socket
@@ -27,18 +35,44 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from filelock import FileLock
 
 from surveyctl.errors import SurveyctlError
 from surveyctl.state.lock import boot_id, process_running, process_start_time
 
+if TYPE_CHECKING:  # only for the type: the configuration loads YAML
+    from surveyctl.config import Config, Environment
+
 # Outcomes that end a record: the answer came, the service refused it, it was withdrawn before
 # it was sent, or a later submission of its transactions (`--resubmit`) took its place.
 FINAL = ("answered", "refused", "withdrawn", "superseded")
 # Outcomes after which the transactions were certainly not adjusted by that record.
 NOT_SENT = ("refused", "withdrawn")
+
+# The account is known by its API key, and the key must never be written down: the journal is
+# named by a keyed hash of it instead (HMAC-SHA256), which gives the same name for the same key
+# on every machine and does not give the key back. The salt is fixed and no secret; it only
+# keeps the name apart from a plain SHA-256 of the key that might be kept somewhere else.
+ACCOUNT_SALT = b"surveyctl adjustments journal: buyer account v1"
+# 64 bits: the accounts of one project never share a name, and the name stays short.
+ACCOUNT_DIGITS = 16
+
+
+def account_id(api_key: str) -> str:
+    """The name of the buyer account that `api_key` belongs to, as the journal is keyed.
+
+    The key alone decides it, not the environment's host: the key is what the marketplace knows
+    the buyer by, while one marketplace can be reached at several addresses (a port, a proxy, a
+    trailing path), and a journal that changed with the address would let money move twice. A
+    key used with two marketplaces makes them share a journal, which blocks nothing as long as
+    their transaction ids differ (they are UUIDs).
+    """
+    # surrogateescape: any string the environment variable held hashes without an error
+    key = api_key.encode("utf-8", "surrogateescape")
+    digest = hmac.new(ACCOUNT_SALT, key, hashlib.sha256).hexdigest()
+    return f"buyer-{digest[:ACCOUNT_DIGITS]}"
 
 
 class JournalError(SurveyctlError):
@@ -97,14 +131,32 @@ class AdjustmentRecord:
 
 
 class AdjustmentJournal:
-    """The journal of one environment's adjustments."""
+    """The journal of one buyer account's adjustments: `path`, where every event is written,
+    and the `earlier` files it also reads (journals of earlier versions)."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, earlier: Iterable[Path] = ()):
         self.path = Path(path)
+        self.earlier = [Path(p) for p in earlier if Path(p) != self.path]
 
     @classmethod
-    def of(cls, work_dir: Path, environment: str) -> AdjustmentJournal:
-        return cls(Path(work_dir) / "adjustments" / f"{environment}.jsonl")
+    def of(cls, config: Config, environment: Environment) -> AdjustmentJournal:
+        """The journal of the account `environment` reaches (ConfigError when its key is not
+        set). It also reads the journals that earlier versions kept per environment name: the
+        one of `environment`, and those of the other environments of `config` whose key is
+        set and reaches the same account (the records of one account under two names)."""
+        folder = Path(config.work_dir) / "adjustments"
+        account = account_id(environment.api_key())
+        names = [environment.name]
+        for other in config.environments.values():
+            try:
+                same = account_id(other.api_key()) == account
+            except SurveyctlError:  # its key is not set here: its account cannot be told
+                continue
+            if same and other.name not in names:
+                names.append(other.name)
+        return cls(
+            folder / f"{account}.jsonl", earlier=[folder / f"{name}.jsonl" for name in names]
+        )
 
     def records(self) -> list[AdjustmentRecord]:
         """Every submission, oldest first."""
@@ -236,23 +288,28 @@ class AdjustmentJournal:
             return handle.read(1) == b"\n"
 
     def _events(self) -> list[dict]:
+        # The earlier journals first: events written here since may settle their records.
+        return [event for path in (*self.earlier, self.path) for event in _read_events(path)]
+
+
+def _read_events(path: Path) -> list[dict]:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise JournalError(
+            f"cannot read the adjustments journal {path}: {exc.strerror or exc}"
+        ) from exc
+    events = []
+    for line in text.splitlines():
         try:
-            text = self.path.read_text(encoding="utf-8", errors="replace")
-        except FileNotFoundError:
-            return []
-        except OSError as exc:
-            raise JournalError(
-                f"cannot read the adjustments journal {self.path}: {exc.strerror or exc}"
-            ) from exc
-        events = []
-        for line in text.splitlines():
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue  # a line cut short by a kill
-            if isinstance(event, dict):
-                events.append(event)
-        return events
+            event = json.loads(line)
+        except ValueError:
+            continue  # a line cut short by a kill
+        if isinstance(event, dict):
+            events.append(event)
+    return events
 
 
 def _fold(record: AdjustmentRecord, event: dict) -> None:

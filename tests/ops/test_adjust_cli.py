@@ -115,3 +115,30 @@ def test_adjustments_show_prints_one_submission_with_its_transactions_and_answer
     assert shown["adjustment_id"] == answer["adjustment_id"]
     assert [t["transaction_id"] for t in shown["transactions"]] == ids
     assert {t["survey_id"] for t in shown["transactions"]} == {survey_id}
+
+
+@pytest.mark.parametrize("survey", ["-1", "0"])
+def test_a_survey_that_is_not_a_positive_id_is_a_usage_error_and_nothing_is_sent(
+    survey, api, completes, run_cli, project
+):
+    survey_id, ids = completes
+    result = run_cli("adjust", _write_ids(project, survey_id, ids), "--survey", survey, "--yes")
+    assert result.exit_code == 2
+    assert "Invalid value for '--survey'" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert api.get_transaction(survey_id, ids[0])["Reconciliation Status"] == 0
+
+
+def test_a_survey_other_than_the_one_the_file_names_is_refused_naming_both(
+    api, completes, run_cli, project
+):
+    survey_id, ids = completes
+    other = survey_id + 1
+    result = run_cli("adjust", _write_ids(project, survey_id, ids), "--survey", str(other), "--yes")
+    assert result.exit_code == 1
+    assert result.stderr.startswith(
+        f"Error: --survey {other} differs from the survey {survey_id} that ids.csv names for 3 "
+        "transaction(s); nothing submitted"
+    )
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert api.get_transaction(survey_id, ids[0])["Reconciliation Status"] == 0

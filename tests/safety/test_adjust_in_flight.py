@@ -13,9 +13,11 @@ import time
 
 import pytest
 
+from surveyctl.ops.adjust_journal import account_id
+
 from .conftest import SLOW_MS, configure
 
-JOURNAL = (".surveyctl", "adjustments", "local.jsonl")
+JOURNAL = (".surveyctl", "adjustments", f"{account_id('sandbox-buyer-1')}.jsonl")
 
 
 def _adjust(project, *args: str) -> subprocess.Popen:
@@ -153,7 +155,8 @@ def test_a_resubmission_the_service_refuses_leaves_the_lost_adjustment_blocking(
     project, slow_market, run_cli
 ):
     _killed_in_flight(project, slow_market, "ids.csv")
-    refused = run_cli("adjust", "ids.csv", "--yes", "--resubmit", "--survey", "999999")
+    # bare.csv names no survey, so --survey sends the same transactions to a survey not there
+    refused = run_cli("adjust", "bare.csv", "--yes", "--resubmit", "--survey", "999999")
     again = run_cli("adjust", "ids.csv", "--yes")
 
     assert refused.exit_code == 1 and "answered 404" in refused.stderr
