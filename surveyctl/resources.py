@@ -142,3 +142,31 @@ def kind_of(value: str) -> str:
 def name_of(value: str) -> str:
     """The name of an address (`x` of `Survey/x`)."""
     return split_address(value)[1]
+
+
+# A name written as a program member's, whatever its parts: to say which part is wrong.
+_MEMBER_SHAPE = re.compile(r"^(?P<program>[^\[\]]*)\[(?P<market>[^,\]]*),(?P<wave>[^\]]*)\]$")
+
+
+def new_resource_name(name: str) -> str:
+    """`name` when it is a plain resource name or a program member's, as a SurveyProgram names
+    its members (`brand-tracker[de_DE,2026-09]`: the plan of a renamed program asks for such
+    moves); ResourceNameError naming the rule, or the part of a member's name that breaks it."""
+    if valid_name(name) or member_of(name) is not None:
+        return name
+    shape = _MEMBER_SHAPE.match(name)
+    if shape is None:
+        raise ResourceNameError(
+            f"the new name {name!r} is not a valid resource name: use {NAME_RULE}, or {MEMBER_RULE}"
+        )
+    program, market, wave = shape["program"], shape["market"], shape["wave"]
+    if not valid_name(program):
+        wrong = f"its program name {program!r} must be {NAME_RULE}"
+    elif not re.match(MARKET_PATTERN, market):
+        wrong = f"its market {market!r} must be a locale, language_COUNTRY (de_DE)"
+    else:
+        wrong = (
+            f"its wave {wave!r} must be 1 to 32 letters, digits, dots, dashes and underscores, "
+            "starting and ending with a letter or digit"
+        )
+    raise ResourceNameError(f"the new name {name!r} is not a valid program member name: {wrong}")

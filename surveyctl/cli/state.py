@@ -12,6 +12,8 @@ team setup (see surveyctl.localpg).
 
 from __future__ import annotations
 
+import shlex
+
 import click
 
 from surveyctl.cli.confirm import confirm_write
@@ -19,7 +21,7 @@ from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import RegistryChoice, format_option, lock_timeout_option
 from surveyctl.errors import SurveyctlError
 from surveyctl.jsontext import dumps
-from surveyctl.resources import address, check_name, split_address
+from surveyctl.resources import address, new_resource_name, split_address
 from surveyctl.state import HistoryEntry, State, StateBackend, StateError, open_state
 from surveyctl.state import registry as backends
 from surveyctl.state.migrate import migrate
@@ -59,7 +61,7 @@ def _target(old: str, new: str) -> str:
         kind, name = split_address(new)
     else:
         name = new
-    return address(kind, check_name(name, "the new name"))
+    return address(kind, new_resource_name(name))
 
 
 @click.group("state")
@@ -189,12 +191,49 @@ def rm_command(ctx: CliContext, name: str, lock_timeout: float, yes: bool) -> No
 @state.command("mv")
 @click.argument("old")
 @click.argument("new")
+@click.option(
+    "--program",
+    "whole_program",
+    is_flag=True,
+    help="OLD and NEW are program names: move the members of program OLD (each market and "
+    "wave) to program NEW in one state write; exclusion groups whose reference has OLD in it "
+    "stay, as the renamed program makes new ones.",
+)
 @lock_timeout_option
 @yes_option
 @pass_context
-def mv_command(ctx: CliContext, old: str, new: str, lock_timeout: float, yes: bool) -> None:
-    """Rename a resource in state after renaming it in the manifests."""
+def mv_command(
+    ctx: CliContext, old: str, new: str, whole_program: bool, lock_timeout: float, yes: bool
+) -> None:
+    """Rename a resource in state after renaming it in the manifests.
+
+    NEW may be a bare name (the kind stays) or a program member's name,
+    'Survey/acme-tracker[de_DE,2026-09]'. After renaming a SurveyProgram, `--program OLD NEW`
+    moves all its members at once.
+    """
     store, environment = _store(ctx)
+    if whole_program:
+        _confirm(
+            ctx,
+            f"move every member of program {old} to program {new} in the state of environment "
+            f"{environment!r}",
+            yes,
+        )
+        with store.locked("state mv", lock_timeout):
+            moves, left = store.move_program(old, new)
+        click.echo(
+            f"Moved {len(moves)} resource(s) of program {old} to program {new} in the state "
+            f"of {environment}:"
+        )
+        for source, target in moves:
+            click.echo(f"  {source} -> {target}")
+        for group in left:
+            click.echo(
+                f"Left {group} where it is: its reference has {old!r} in it, so the renamed "
+                "program most likely names a new group, which the plan creates (if it names a "
+                "`state mv` for it instead, run that)."
+            )
+        return
     _confirm(ctx, f"move {old} to {new} in the state of environment {environment!r}", yes)
     with store.locked("state mv", lock_timeout):
         source = _resolve(store.load(verify=False), old, store.location)
@@ -264,20 +303,44 @@ def migrate_command(
     origin = open_state(ctx.config(), environment, origin_settings)
     target = ctx.state_store()
     try:
-        done = migrate(origin, target, lock_timeout)
+        done = migrate(origin, target, lock_timeout, copy_back=_copy_back(environment))
     finally:
         origin.close()
     counts = (
         f"serial {done.state.serial}, {len(done.state.resources)} resource(s), "
         f"{len(done.state.journal)} unresolved create(s), {done.history} change(s) of history"
     )
+    left = (
+        f"The copy in {origin.location} is marked as moved: plan and apply refuse it from now on."
+        if done.marked
+        else f"The copy in {origin.location} is left as it was."
+    )
     if not done.copied:
-        click.echo(f"{target.location} already holds this state ({counts}); nothing to copy.")
+        click.echo(
+            f"{target.location} already holds this state ({counts}); nothing to copy. {left}"
+        )
         return
     click.echo(
         f"Copied the state of {environment.name} ({counts}) from {origin.location} to "
-        f"{target.location}. The copy in {origin.location} is left as it was."
+        f"{target.location}. {left}"
     )
+
+
+def _copy_back(environment) -> str:
+    """The `state migrate` that copies the state back from the backend surveyctl.yaml names
+    now, with its settings, for the mark left on the source."""
+    settings = environment.state
+    words = ["surveyctl", "state", "migrate", "--from", settings.backend]
+    options = {"dsn_env": "--dsn-env", "schema": "--schema"}
+    for field in backends.get(settings.backend).fields:
+        value = getattr(settings, field, None)
+        if value is None:
+            continue
+        if field in options:
+            words += [options[field], str(value)]
+        else:
+            words += ["--setting", f"{field}={value}"]
+    return shlex.join([*words, "--env", environment.name])
 
 
 def _source_settings(

@@ -45,7 +45,7 @@ from surveyctl.config import Environment
 from surveyctl.errors import SurveyctlError
 from surveyctl.model import Survey
 from surveyctl.reconcile.plan import Note, Plan
-from surveyctl.resources import SURVEY, split_address
+from surveyctl.resources import SURVEY, member_of, split_address
 from surveyctl.state import Record, State, SurveyRecord
 from surveyctl.statuses import CLOSED, SURVEY_STATUSES, survey_status_name
 
@@ -266,9 +266,18 @@ def _twin_message(resource_address: str, twins: list[Twin], ambiguous: bool) -> 
     )
 
 
+def state_mv_command(old: str, new: str) -> str:
+    """The `state mv` that moves the record of `old` to `new`: for members of a renamed
+    program, the one command that moves all its members."""
+    was, now = member_of(split_address(old)[1]), member_of(split_address(new)[1])
+    if was is not None and now is not None and was.program != now.program:
+        return f"surveyctl state mv --program {was.program} {now.program}"
+    return f"surveyctl state mv {shlex.quote(old)} {shlex.quote(new)}"
+
+
 def _renamed_message(resource_address: str, twin: Twin) -> str:
     old = twin.managed_as or ""
-    move = f"surveyctl state mv {shlex.quote(old)} {shlex.quote(resource_address)}"
+    move = state_mv_command(old, resource_address)
     return (
         f"exists on the service as {twin.noun} {twin.remote_id} ({twin.why}), which the state "
         f"manages as {old}, no longer in the manifests; if the manifest was renamed, run "

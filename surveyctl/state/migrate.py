@@ -2,8 +2,15 @@
 
 The copy keeps the lineage and the serial, so plans saved before the move still apply after
 it, and it carries the history along. It holds both locks for its whole run and refuses when
-the target already holds something that the copy would lose: a state of another lineage, or
-a newer serial of the same one.
+the target holds something that the copy would lose: a state of another lineage, or one that is
+not a past state of the source. Serials alone cannot tell the second: two copies of one state
+written separately after a migrate (the old file applied to while PostgreSQL also was) both
+count up from where they parted, so the target's serial may well be the lower one. The rule is
+that the target's state must be, record for record, the source's state at the target's serial,
+as the source's history rebuilds it.
+
+A file it copied from is marked as moved (`surveyctl.state.file.moved`), so that plan and apply
+refuse to go on with the old copy.
 """
 
 from __future__ import annotations
@@ -22,10 +29,14 @@ class Migration:
     state: State
     history: int  # changes carried along
     copied: bool  # False: the target held this very state already
+    marked: bool = False  # the source now says it moved (plan and apply refuse it)
 
 
-def migrate(source: StateBackend, target: StateBackend, timeout: float = 0.0) -> Migration:
-    """Copies the state (and history) of `source` into `target`, under both locks."""
+def migrate(
+    source: StateBackend, target: StateBackend, timeout: float = 0.0, copy_back: str = ""
+) -> Migration:
+    """Copies the state (and history) of `source` into `target`, under both locks, and marks
+    the source as moved where its backend can (`copy_back`: the command that undoes it)."""
     with source.locked("state migrate", timeout), target.locked("state migrate", timeout):
         state = source.load()
         there = target.load()
@@ -37,17 +48,55 @@ def migrate(source: StateBackend, target: StateBackend, timeout: float = 0.0) ->
                 f"serial {there.serial}, not lineage {state.lineage}); surveyctl does not mix "
                 "two states: remove that one first if it is not needed"
             )
-        if there.serial > state.serial:
-            raise StateError(
-                f"{target.location} is ahead of {source.location} (serial {there.serial} > "
-                f"{state.serial}): it was changed after that copy was made, so copying would "
-                "lose those changes"
-            )
+        if there.serial > 0:
+            _check_descends(source, target, state, there)
         changes = _history(source, state)
-        if there.serial == state.serial and there.lineage == state.lineage:
-            return Migration(there, len(changes), copied=False)
-        target.restore(state, changes)
-        return Migration(state, len(changes), copied=True)
+        copied = there.serial != state.serial
+        if copied:
+            target.restore(state, changes)
+        # Also when nothing was copied: the target is then the current copy all the same (a
+        # file copied to PostgreSQL and straight back is not "moved"), and a source that an
+        # earlier migrate left unmarked gets its mark.
+        _call(target, "clear_moved")
+        marked = bool(_call(source, "mark_moved", target.location, copy_back))
+        return Migration(state if copied else there, len(changes), copied, marked)
+
+
+def _check_descends(source: StateBackend, target: StateBackend, state: State, there: State) -> None:
+    """StateError unless the target's state `there` is the source's `state` as it was at the
+    target's serial: then the source holds every change of the target and copying loses none."""
+    where = f"{target.location} (serial {there.serial})"
+    if there.serial > state.serial:
+        raise StateError(
+            f"{where} is ahead of {source.location} (serial {state.serial}): it was changed "
+            "after that copy was made, so copying would lose those changes; go on with "
+            f"{target.location}, which surveyctl.yaml names, or copy it the other way"
+        )
+    try:
+        then = state if there.serial == state.serial else source.state_at(there.serial)
+    except StateError:
+        raise StateError(
+            f"cannot tell whether {where} holds changes that {source.location} (serial "
+            f"{state.serial}) lacks: the history of {source.location} does not reach back to "
+            f"serial {there.serial} (it was written by a surveyctl that kept no history), so "
+            f"copying could lose them; remove the copy in {target.location} first if it is "
+            "not needed"
+        ) from None
+    if _content(then) != _content(there):
+        raise StateError(
+            f"{where} holds changes that {source.location} (serial {state.serial}) does not "
+            "have, so copying would lose them (the two copies were written separately since "
+            "they parted); go on with the copy surveyctl.yaml names and record in it what only "
+            "the other one made (`surveyctl apply --adopt` records the surveys it finds on the "
+            "service, `surveyctl state history` of each copy lists its changes), or remove that "
+            "copy first if its changes are not needed"
+        )
+
+
+def _content(state: State) -> dict:
+    """What a state holds, records and creates in flight, in the form both backends store."""
+    data = state.to_json()
+    return {"resources": data["resources"], "journal": data["journal"]}
 
 
 def _history(source: StateBackend, state: State) -> list[Change]:
@@ -68,3 +117,9 @@ def _history(source: StateBackend, state: State) -> list[Change]:
         tuple(Edit(address, None, entry_of(state, address)) for address in state.addresses()),
     )
     return [baseline, *changes]
+
+
+def _call(store: StateBackend, method: str, *args: str) -> object:
+    # Not part of the StateBackend protocol: a registered backend without them keeps no mark.
+    found = getattr(store, method, None)
+    return found(*args) if found is not None else None

@@ -4,8 +4,12 @@
   file `.surveyctl/state/<env>.json` exists while PostgreSQL is configured, or the file
   backend is configured while the PostgreSQL of `$SURVEYCTL_STATE_DSN`, schema `surveyctl`,
   the defaults of `state migrate --from postgres`, holds its state): plan and apply refuse,
-  naming both places and the `state migrate` that copies it. Only an empty state is checked,
-  so a plan against a state that holds something costs nothing more.
+  naming both places and the `state migrate` that copies it. Only an empty state is looked
+  for elsewhere, so a plan against a state that holds something opens no connection for it.
+- A state file that `state migrate` copied elsewhere (its mark, `<env>.moved.json`, is there
+  for this lineage): plan and apply refuse, naming where it went and the migrate that copies
+  it back; a plan that went on would write to a copy the team no longer reads, and the two
+  copies would part (one `stat` per plan).
 - An empty state on an environment that is not the embedded sandbox, with creates in the
   plan: a warning naming where the state is kept; and under `CI=true`, with the file backend
   on a protected environment, apply refuses unless `--allow-local-state` (a CI checkout always
@@ -40,10 +44,12 @@ def is_empty(state: State) -> bool:
 
 def check_placement(config: Config, environment: Environment, state: State) -> None:
     """MisplacedState when `state` (of the configured backend) is empty and the other backend
-    holds this environment's state."""
+    holds this environment's state, or when it is a state file that was copied elsewhere."""
+    name = environment.name
+    if environment.state.backend == "file":
+        _check_not_moved(state_file(config.state_dir, name), name, state)
     if not is_empty(state):
         return
-    name = environment.name
     if environment.state.backend == "postgres":
         path = state_file(config.state_dir, name)
         held = _file_holds(path, name)
@@ -64,6 +70,23 @@ def check_placement(config: Config, environment: Environment, state: State) -> N
             f"dsn_env: {DEFAULT_DSN_VARIABLE}}}` for it in surveyctl.yaml, or copy it here with "
             f"`surveyctl state migrate --from postgres --env {name}`"
         )
+
+
+def _check_not_moved(path, environment: str, state: State) -> None:
+    # Imported here: the file backend imports this package's records, not the reverse.
+    from surveyctl.state.file.moved import moved_file, read_moved
+
+    moved = read_moved(path)
+    # A mark of another lineage belongs to a state since replaced by hand: not this one.
+    if moved is None or moved.lineage != state.lineage:
+        return
+    raise MisplacedState(
+        f"the state of environment {environment!r} in {path} was copied to {moved.moved_to} "
+        f"by `surveyctl state migrate` ({moved.who}, {moved.at}, serial {moved.serial}) and "
+        f"this copy no longer follows it: point `state:` in surveyctl.yaml at that backend, "
+        f"copy the state back here with `{moved.copy_back}`, or remove {moved_file(path)} if "
+        "this copy is the one to keep"
+    )
 
 
 def state_warning(environment: Environment, location: str, state: State, creates: int) -> str:

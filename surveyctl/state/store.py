@@ -12,7 +12,7 @@ import copy
 import threading
 from collections.abc import Callable
 
-from surveyctl.resources import split_address
+from surveyctl.resources import address, check_name, member_name, member_of, split_address
 from surveyctl.state.changes import (
     BASELINE_COMMAND,
     Change,
@@ -28,10 +28,12 @@ from surveyctl.state.changes import (
 )
 from surveyctl.state.notes import Note, note_to_stderr
 from surveyctl.state.records import (
+    GroupRecord,
     JournalEntry,
     Record,
     State,
     StateError,
+    SurveyRecord,
     fingerprint,
     utc_now,
 )
@@ -170,23 +172,71 @@ class StoreBase:
 
     def move(self, old: str, new: str) -> int:
         """Renames a resource (after a manifest rename); the kind must stay the same."""
-        old_kind, _ = split_address(old)
-        new_kind, _ = split_address(new)
-        if old_kind != new_kind:
-            raise StateError(f"cannot move {old} to {new}: a resource keeps its kind")
+        return self.move_all([(old, new)])
+
+    def move_all(self, moves: list[tuple[str, str]]) -> int:
+        """Renames several resources in one write, so that either all of them move or none."""
+        return self._write(lambda state: self._move_edits(state, moves))
+
+    def move_program(self, old: str, new: str) -> tuple[list[tuple[str, str]], list[str]]:
+        """Moves the members of program `old` (surveys, exclusion groups, creates in flight) to
+        the same kind, market and wave of program `new`, in one write. Returns the moves, and
+        the groups left where they are: those whose reference has the program's name in it."""
+        check_name(old, "the program name")
+        check_name(new, "the new program name")
+        if old == new:
+            raise StateError(f"program {old!r} already has that name")
+        moves: list[tuple[str, str]] = []
+        left: list[str] = []
 
         def edits(state: State) -> list[Edit]:
+            members = _program_moves(state, old, new)
+            if not members:
+                raise StateError(f"no member of program {old!r} in the state {self.location}")
+            # A group is its reference, which cannot change in place. One with the program's
+            # name in it most likely comes from `{program}` in the exclusion `ref` (the
+            # default), so the renamed program names a new group that the plan creates; moving
+            # the old one there would make that plan refuse. If the guess is wrong, the plan
+            # names the `state mv` still to run, so it errs on the side that costs a command.
+            left[:] = [a for a, _ in members if _ref_names(state.resources.get(a), old)]
+            moves[:] = [(a, b) for a, b in members if a not in left]
+            return self._move_edits(state, moves)
+
+        self._write(edits)
+        return moves, left
+
+    def _move_edits(self, state: State, moves: list[tuple[str, str]]) -> list[Edit]:
+        """The edits of `moves`: each resource keeps its kind (and a survey its market), and no
+        new address may be in the state already."""
+        targets = [new for _, new in moves]
+        if len(set(targets)) != len(targets):
+            raise StateError("cannot move two resources to one address")
+        made = []
+        for old, new in moves:
+            if split_address(old)[0] != split_address(new)[0]:
+                raise StateError(f"cannot move {old} to {new}: a resource keeps its kind")
             before = entry_of(state, old)
             if before is None:
                 raise StateError(f"{old} is not in the state {self.location}")
             if entry_of(state, new) is not None:
                 raise StateError(f"{new} is already in the state {self.location}")
+            _check_market(old, new, before.record)
             pending = before.pending
             if pending is not None:
                 pending = JournalEntry(new, pending.started_at, pending.fingerprint)
-            return [Edit(old, before, None), Edit(new, None, Entry(before.record, pending))]
+            made += [Edit(old, before, None), Edit(new, None, Entry(before.record, pending))]
+        return made
 
-        return self._write(edits)
+    def mark_moved(self, moved_to: str, copy_back: str) -> bool:
+        """Marks this state as copied to `moved_to` by `state migrate`, so that plan and apply
+        refuse to go on with it here (`copy_back` is the migrate that brings it back); False
+        when the backend keeps no such mark. PostgreSQL keeps none: its tables have no place
+        for it, and a new column would make every older surveyctl sharing the database refuse
+        the tables."""
+        return False
+
+    def clear_moved(self) -> None:
+        """Removes the mark of `mark_moved`: the state here is the current one again."""
 
     def _write(self, edits: Edits) -> int:
         with self._mutex:
@@ -252,6 +302,40 @@ class StoreBase:
 
     def close(self) -> None:
         """Releases what the backend holds open (files, connections)."""
+
+
+def _program_moves(state: State, old: str, new: str) -> list[tuple[str, str]]:
+    """Every member of program `old` in `state`, with its address under program `new`."""
+    moves = []
+    for resource_address in state.addresses():
+        kind, name = split_address(resource_address)
+        member = member_of(name)
+        if member is not None and member.program == old:
+            moves.append(
+                (resource_address, address(kind, member_name(new, member.market, member.wave)))
+            )
+    return moves
+
+
+def _ref_names(record: object, program: str) -> bool:
+    return isinstance(record, GroupRecord) and program in record.buyer_surveygroup_ref
+
+
+def _check_market(old: str, new: str, record: object) -> None:
+    """A survey moves only to a member of its own market: a member's market is its survey's
+    locale, so under another market's name the next apply would change the locale of a survey
+    that may be in the field. The locale is the one last applied (an imported survey without a
+    body is not checked); groups have none."""
+    member = member_of(split_address(new)[1])
+    if member is None or not isinstance(record, SurveyRecord) or not record.last_applied:
+        return
+    locale = record.last_applied.get("survey_localization")
+    if locale and locale != member.market:
+        raise StateError(
+            f"cannot move {old} to {new}: its survey was applied in locale {locale}, while a "
+            f"member of market {member.market} is a survey in {member.market}, so the next "
+            f"apply would change that survey's locale; move it to a member of market {locale}"
+        )
 
 
 def _edit(state: State, address: str, record=_KEEP, pending=_KEEP) -> Edit:

@@ -157,3 +157,67 @@ def test_an_empty_source_is_refused(run_cli, project, postgres):
     configure(project, "postgres", postgres.fresh_schema())
     result = run_cli("state", "migrate", "--from", "file")
     assert result.exit_code == 1 and "there is no state to copy" in result.stderr
+
+
+def test_a_target_at_the_same_serial_with_other_records_is_refused(run_cli, project, postgres):
+    schema = postgres.fresh_schema()
+    configure(project, "file", schema)
+    seed(file_store(project))
+    configure(project, "postgres", schema)
+    run_cli("state", "migrate", "--from", "file")
+    pg_store(project, schema).forget("Survey/in-flight")  # serial 4 in PostgreSQL...
+    file_store(project).record("Survey/file-only", SurveyRecord(4712))  # ...and in the file
+    result = run_cli("state", "migrate", "--from", "file")
+    assert result.exit_code == 1 and "Traceback" not in result.stderr
+    assert "(serial 4) holds changes that" in result.stderr
+    assert "(serial 4) does not have" in result.stderr
+    assert sorted(pg_store(project, schema).load().resources) == [
+        "ExclusionGroup/trackers",
+        "Survey/tracker",
+    ]
+
+
+def test_a_target_older_than_the_history_of_the_source_is_refused(run_cli, project, postgres):
+    schema = postgres.fresh_schema()
+    configure(project, "file", schema)
+    path = file_store(project).path
+    path.parent.mkdir(parents=True)
+
+    def written_without_history(serial: int, resources: dict) -> None:
+        # As a surveyctl that kept no history wrote it: the JSON file alone.
+        path.write_text(json.dumps({"format_version": 1, "lineage": "l-1", "serial": serial,
+                                    "resources": resources, "journal": {}}))  # fmt: skip
+
+    written_without_history(3, {"Survey/tracker": {"ps_survey_id": 4711}})
+    configure(project, "postgres", schema)
+    assert run_cli("state", "migrate", "--from", "file").exit_code == 0
+    written_without_history(5, {"Survey/other": {"ps_survey_id": 4712}})
+    result = run_cli("state", "migrate", "--from", "file")
+    assert result.exit_code == 1 and "Traceback" not in result.stderr
+    assert "does not reach back to serial 3" in result.stderr
+    assert list(pg_store(project, schema).load().resources) == ["Survey/tracker"]
+
+
+def test_a_file_copied_elsewhere_is_marked_as_moved(run_cli, project, postgres):
+    schema = postgres.fresh_schema()
+    configure(project, "file", schema)
+    seed(file_store(project))
+    configure(project, "postgres", schema)
+    result = run_cli("state", "migrate", "--from", "file")
+    assert result.exit_code == 0, result.stderr
+    assert "is marked as moved: plan and apply refuse it from now on" in result.stdout
+    mark = json.loads((project / ".surveyctl" / "state" / "staging.moved.json").read_text())
+    assert mark["serial"] == 3 and f"(schema {schema})" in mark["moved_to"]
+
+
+def test_migrating_again_marks_a_file_left_unmarked(run_cli, project, postgres):
+    schema = postgres.fresh_schema()
+    configure(project, "file", schema)
+    seed(file_store(project))
+    configure(project, "postgres", schema)
+    run_cli("state", "migrate", "--from", "file")
+    mark = project / ".surveyctl" / "state" / "staging.moved.json"
+    mark.unlink()  # or copied by a surveyctl that left no mark
+    again = run_cli("state", "migrate", "--from", "file")
+    assert again.exit_code == 0 and "already holds this state" in again.stdout
+    assert mark.exists()

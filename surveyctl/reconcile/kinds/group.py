@@ -11,14 +11,13 @@ before any plan is made.
 from __future__ import annotations
 
 import dataclasses
-import shlex
 from datetime import datetime
 from typing import Any
 
 from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.model import DesiredState, ExclusionGroup
 from surveyctl.reconcile.diff import FieldChange, diff_group, group_drift
-from surveyctl.reconcile.identity import Identity, Rule, Twin
+from surveyctl.reconcile.identity import Identity, Rule, Twin, state_mv_command
 from surveyctl.reconcile.kinds import base
 from surveyctl.reconcile.kinds.base import Kind, Skipped, journaled_create, with_live_values
 from surveyctl.reconcile.live import LiveResult
@@ -197,7 +196,7 @@ def _group_twin(
         if other in found.unlisted:
             found.refused[resource] += (
                 f", and {other} is no longer in the manifests: if the manifest was renamed, "
-                f"run `surveyctl state mv {shlex.quote(other)} {shlex.quote(resource)}`"
+                f"run `{state_mv_command(other, resource)}`"
             )
         return
     found.requests += 1

@@ -32,10 +32,11 @@ from surveyctl.state.file.changelog import (
     read_changes,
     read_history,
 )
+from surveyctl.state.file.moved import Moved, remove_moved, write_moved
 from surveyctl.state.lock import LockInfo, StateLock, force_unlock, read_lock
 from surveyctl.state.notes import Note
 from surveyctl.state.paths import os_error_message
-from surveyctl.state.records import Record, State, StateError
+from surveyctl.state.records import Record, State, StateError, utc_now
 from surveyctl.state.store import StoreBase
 
 # The change log is folded into the state file at the end of every command that holds the
@@ -293,6 +294,16 @@ class FileStateStore(StoreBase):
             fsync_directory(self.path.parent)
             self._state = state.copy()
 
+    def mark_moved(self, moved_to: str, copy_back: str) -> bool:
+        """Leaves `<environment>.moved.json` beside the state file (see `file.moved`)."""
+        state = self.current()
+        mark = Moved(state.lineage, state.serial, moved_to, copy_back, utc_now(), self.actor)
+        write_moved(self.path, mark)
+        return True
+
+    def clear_moved(self) -> None:
+        remove_moved(self.path)
+
     def close(self) -> None:
         with self._mutex:
             self._log.close()
@@ -312,4 +323,3 @@ def _compact_json(value: Any) -> str:
 
 def _block(lines: str) -> str:
     return f"\n{lines}\n  " if lines else ""
-
