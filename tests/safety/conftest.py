@@ -60,6 +60,13 @@ def configure(project: Path, url: str, name: str = "local", **settings) -> None:
 
 
 @pytest.fixture
+def prod(project, sandbox):
+    """The project's only environment is `prod`, protected, on the test sandbox."""
+    configure(project, sandbox.url, name="prod", protected=True)
+    return project
+
+
+@pytest.fixture
 def guarded(project, sandbox):
     """`guarded(**limits)` sets the guards of the project's `local` environment."""
 

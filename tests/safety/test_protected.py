@@ -18,13 +18,6 @@ DRAFT, LIVE = 11, 22
 
 
 @pytest.fixture
-def prod(project, sandbox):
-    """The project's only environment is `prod`, protected, on the test sandbox."""
-    configure(project, sandbox.url, name="prod", protected=True)
-    return project
-
-
-@pytest.fixture
 def on_a_terminal(monkeypatch):
     monkeypatch.setattr("surveyctl.cli.confirm.terminal", lambda: True)
 

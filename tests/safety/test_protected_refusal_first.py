@@ -11,16 +11,9 @@ import responses
 from surveyctl.ops.adjust_journal import AdjustmentJournal, account_id
 
 from ..conftest import BUYER_1_KEY
-from .conftest import configure, survey_manifest, write_manifest
+from .conftest import survey_manifest, write_manifest
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
-
-
-@pytest.fixture
-def prod(project, sandbox):
-    """The project's only environment is `prod`, protected, on the test sandbox."""
-    configure(project, sandbox.url, name="prod", protected=True)
-    return project
 
 
 @pytest.fixture
