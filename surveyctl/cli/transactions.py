@@ -287,7 +287,7 @@ def set_status(
         f"({STATUS_NAMES[status]}){counted}. A status set this way is final."
     )
     if not confirm_write(ctx, action, approved=yes, always_asks=True, can_ask=_interactive()):
-        click.echo("nothing sent", err=True)
-        return
+        # Declined: exit 1, as apply, status and adjust do, so a script sees nothing was done.
+        raise SurveyctlError(f"transaction {transaction_id} was not changed; nothing sent")
     client.set_transaction_status(survey_id, transaction_id, status, quota_ids, sqlc=sqlc)
     click.echo(f"Recorded: transaction {transaction_id} has status {status}.")

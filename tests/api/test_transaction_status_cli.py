@@ -32,7 +32,8 @@ def test_the_answer_on_a_terminal_decides(run_cli, api, new_survey, held, monkey
                        input="n\n")  # fmt: skip
     accepted = run_cli("transactions", "set-status", str(survey_id), second, "--status", "18",
                        input="y\n")  # fmt: skip
-    assert declined.exit_code == accepted.exit_code == 0
+    assert (declined.exit_code, accepted.exit_code) == (1, 0)  # declined: nothing done, exit 1
+    assert "nothing sent" in declined.stderr
     assert api.get_transaction(survey_id, first)["Respondent Status Code"] == 16
     assert api.get_transaction(survey_id, second)["Respondent Status Code"] == 18
 
