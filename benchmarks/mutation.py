@@ -84,6 +84,30 @@ TARGETS = {
             # import the unmutated package, so it cannot tell a mutant from the original.
         ),
     ),
+    "identity": Target(
+        "surveyctl/reconcile/identity.py",
+        (
+            "tests/state/test_identity.py",
+            "tests/reconcile/test_renamed_manifest.py",
+            "tests/hostile/test_recovery.py",
+            "tests/reconcile/test_programs.py",
+        ),
+    ),
+    # The list-mode read decision: which managed surveys the list shows changed, and which
+    # of them a plan reads fresh.
+    "listing": Target(
+        "surveyctl/reconcile/kinds/survey_listing.py", ("tests/reconcile/test_list_reads.py",)
+    ),
+    "reads": Target(
+        "surveyctl/reconcile/reads.py",
+        (
+            "tests/reconcile/test_list_reads.py",
+            "tests/reconcile/test_background_reads.py",
+            "tests/reconcile/test_read_switching.py",
+            "tests/reconcile/test_refresh_only.py",
+            "tests/hostile/test_partial_progress.py",
+        ),
+    ),
 }
 
 # Mutants no test can kill because no behaviour tells them from the original:
@@ -245,6 +269,37 @@ EQUIVALENT.update(
         _TAMPER + "x_recheck__mutmut_41": _SENTINEL,
         _TAMPER + "x_recheck__mutmut_97": "an unverified plan that got this far claims no "
         "unread resource the fresh plan can read, so the union is the fresh plan's own",
+    }
+)
+
+_READS = "surveyctl.reconcile.reads."
+_NO_ERROR_ADDRESS = (
+    "the address of a result without an error is never looked at: `LiveReads.results` is read "
+    "only for the errors (plan.unread), and no kind's plan reads `result.address`"
+)
+_FROM_STATE = (
+    "from_state only keeps a --refresh=false result out of plan.seen, which only apply records "
+    "(and apply refuses --refresh=false; a saved plan drops seen)"
+)
+EQUIVALENT.update(
+    {
+        _READS + "xǁ_FastSwitchingǁ__init____mutmut_4": "the first open() sets _found before "
+        "any close() reads it",
+        _READS + "xǁLiveReadsǁ__exit____mutmut_3": "shutdown() waits by default: wait=True "
+        "left out is the same call",
+        _READS + "xǁLiveReadsǁ_list_then_read__mutmut_14": "getattr without its default: only "
+        "the survey kind has a listing (versions is None for the others), and every "
+        "SurveyRecord has mod_on",
+        _READS + "xǁLiveReadsǁresult__mutmut_7": _NO_ERROR_ADDRESS,
+        _READS + "xǁLiveReadsǁresult__mutmut_30": _NO_ERROR_ADDRESS,
+        _READS + "x_read_live__mutmut_3": "the first attempt's result is kept only when it has "
+        "no error, and then its address is never looked at (as xǁLiveReadsǁresult__mutmut_7)",
+        _READS + "xǁLiveReadsǁresult__mutmut_9": _FROM_STATE,
+        _READS + "xǁLiveReadsǁresult__mutmut_12": _FROM_STATE,
+        _READS + "xǁLiveReadsǁresult__mutmut_13": _FROM_STATE,
+        _READS + "xǁLiveReadsǁresult__mutmut_18": "unreachable: result() comes after start() "
+        "saw the same state, so a kind with a record there has a listing, or was skipped "
+        "under --refresh=false, whose records all returned above",
     }
 )
 

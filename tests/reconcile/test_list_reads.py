@@ -7,7 +7,9 @@ import re
 
 import pytest
 
-from tests.reconcile.conftest import survey_manifest
+from surveyctl.reconcile.kinds.survey_listing import MIN_LISTED
+from tests.reconcile.conftest import point_project_at, survey_manifest
+from tests.reconcile.proxies import Proxy
 
 SURVEYS = 10
 _REQUEST = re.compile(r"surveyctl\.http > (GET|PUT|POST|PATCH|DELETE) \S+/buyers/v\d(/\S*)")
@@ -22,12 +24,17 @@ def survey_reads(result) -> list[str]:
     return [r for r in requests(result) if re.fullmatch(r"GET /surveys/\d+", r)]
 
 
+def apply_surveys(manifests, run_cli, count: int) -> None:
+    """`count` surveys, s0, s1, ..., created by one apply."""
+    for index in range(count):
+        manifests.write(survey_manifest(f"s{index}"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+
+
 @pytest.fixture
 def applied(own_market, manifests, run_cli):
     """SURVEYS surveys created by one apply in a marketplace of the test's own."""
-    for index in range(SURVEYS):
-        manifests.write(survey_manifest(f"s{index}"))
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    apply_surveys(manifests, run_cli, SURVEYS)
     return own_market
 
 
@@ -36,12 +43,10 @@ def survey_id(run_cli, name: str) -> int:
     return int(re.search(r'"ps_survey_id": (\d+)', shown.stdout).group(1))
 
 
-def test_a_no_op_plan_of_unchanged_surveys_reads_the_list_instead_of_each_survey(
-    applied, run_cli
-):
+def test_a_no_op_plan_of_unchanged_surveys_reads_the_list_instead_of_each_survey(applied, run_cli):
     planned = run_cli("--debug", "plan", "manifests")
 
-    assert "No changes." in planned.stdout
+    assert planned.stdout.startswith("No changes.")  # no note: each is planned unchanged
     assert survey_reads(planned) == []
     listed = [r for r in requests(planned) if r == "GET /surveys"]
     assert len(requests(planned)) == len(listed) == 4  # one page of each status
@@ -66,6 +71,19 @@ def test_a_survey_changed_in_its_manifest_is_read_fresh(applied, manifests, run_
 
     assert survey_reads(planned) == [f"GET /surveys/{survey_id(run_cli, 's5')}"]
     assert "Plan: 0 to add, 1 to change, 0 to destroy." in planned.stdout
+
+
+def test_a_survey_removed_from_the_manifests_is_read_for_its_destroy_though_listed_unchanged(
+    applied, manifests, run_cli
+):
+    removed = survey_id(run_cli, "s4")
+    manifests.remove("s4")
+
+    planned = run_cli("--debug", "plan", "manifests", "--destroy")
+
+    assert survey_reads(planned) == [f"GET /surveys/{removed}"]
+    assert f"- Survey/s4 (ps_survey_id {removed}) will be destroyed" in planned.stdout
+    assert "Plan: 0 to add, 0 to change, 1 to destroy." in planned.stdout
 
 
 def test_an_apply_writes_only_from_bodies_it_read_in_the_same_run(applied, manifests, run_cli):
@@ -130,4 +148,60 @@ def test_a_list_without_mod_on_falls_back_to_one_read_each_and_says_so_with_debu
 
     assert len(survey_reads(planned)) == SURVEYS
     assert planned.stderr.count("the survey list carries no mod_on") == 1
+    assert (
+        "surveyctl.plan the survey list carries no mod_on; reading each survey (one GET each)"
+        in planned.stderr.splitlines()
+    )
     assert "No changes." in planned.stdout
+
+
+def test_a_plan_of_fewer_surveys_than_the_list_could_spare_reads_each_and_lists_nothing(
+    own_market, manifests, run_cli
+):
+    apply_surveys(manifests, run_cli, MIN_LISTED - 1)
+
+    planned = run_cli("--debug", "plan", "manifests")
+
+    assert len(survey_reads(planned)) == MIN_LISTED - 1
+    assert "GET /surveys" not in requests(planned)
+    assert "No changes." in planned.stdout
+
+
+def test_a_plan_of_as_many_surveys_as_the_list_could_spare_reads_the_list_instead(
+    own_market, manifests, run_cli
+):
+    apply_surveys(manifests, run_cli, MIN_LISTED)
+
+    planned = run_cli("--debug", "plan", "manifests")
+
+    assert survey_reads(planned) == []
+    assert "GET /surveys" in requests(planned)
+    assert "No changes." in planned.stdout
+
+
+class ListRefused(Proxy):
+    """The survey list refused; every other request passes."""
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if request.method == "GET" and request.path == "/buyers/v2/surveys":
+            answer.status_code = 403
+            return b'{"ps_api_response_code": 1002, "ps_api_response_message": "list refused"}'
+        return answer.content
+
+
+def test_a_survey_list_that_fails_falls_back_to_one_read_each_and_says_why_with_debug(
+    applied, project, run_cli
+):
+    proxy = ListRefused(applied.host)
+    try:
+        point_project_at(project, proxy.url)
+        planned = run_cli("--debug", "plan", "manifests")
+    finally:
+        proxy.stop()
+
+    assert len(survey_reads(planned)) == SURVEYS
+    assert "No changes." in planned.stdout
+    (said,) = [line for line in planned.stderr.splitlines() if "could not be read" in line]
+    assert said.startswith("surveyctl.plan the survey list could not be read (")
+    assert said.endswith("); reading each survey")
+    assert "list refused" in said

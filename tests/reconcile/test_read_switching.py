@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from surveyctl.reconcile import reads
 from surveyctl.reconcile.reads import READ_SWITCH_INTERVAL_S, LiveReads
 from surveyctl.state import State
 
@@ -22,6 +23,16 @@ def default_interval():
 def test_reads_in_flight_switch_threads_at_least_every_fifth_of_a_millisecond(default_interval):
     with LiveReads(None, State.empty(), parallelism=2):
         assert sys.getswitchinterval() <= READ_SWITCH_INTERVAL_S <= 0.0002
+
+
+def test_the_first_reads_of_a_process_switch_threads_often_until_they_end(default_interval):
+    switching = reads._FastSwitching()  # as a new process has it: made when reads.py loads
+    switching.open()
+    try:
+        assert sys.getswitchinterval() <= READ_SWITCH_INTERVAL_S
+    finally:
+        switching.close()
+    assert sys.getswitchinterval() == pytest.approx(default_interval)
 
 
 def test_the_switch_interval_is_given_back_when_the_reads_end(default_interval):

@@ -89,6 +89,13 @@ def ids_titled(api, title: str) -> list[int]:
     return sorted(s["ps_survey_id"] for s in listed if s["survey_title"] == title)
 
 
+def shown(api, survey_id: int) -> str:
+    """How a plan names survey `survey_id`: its id, its status and when it was created."""
+    survey = api.get_survey(survey_id)
+    status = {11: "draft", 22: "live", 33: "paused", 44: "closed"}[survey["ps_survey_status"]]
+    return f"survey {survey_id} ({status}, created {survey['project_creation_date']})"
+
+
 def tracker(unique: str, name: str = "tracker", **spec) -> dict:
     return survey_manifest(name, **{"survey_title": f"Tracker {unique}", **spec})
 
@@ -110,11 +117,11 @@ def test_a_plan_from_a_lost_state_creates_nothing_and_names_the_survey_to_adopt(
     assert plan.exit_code == 1
     assert "will be created" not in plan.stdout
     assert (
-        f"Survey/tracker: exists on the service as survey {made} (same title and locale) but "
-        "is not in state" in plan.stdout
-    )
-    assert f"`surveyctl import {made} --name tracker`" in plan.stdout
-    assert "--adopt" in plan.stdout
+        f"  error: Survey/tracker: exists on the service as survey {made} (same title and "
+        f"locale) but is not in state; adopt it with `surveyctl import {made} --name tracker`, "
+        "or plan and apply with --adopt (records it, then plans the differences as updates); "
+        "--allow-duplicate creates another one beside it"
+    ) in plan.stdout.splitlines()
 
 
 def test_apply_from_a_lost_state_refuses_and_leaves_one_survey(
@@ -137,7 +144,10 @@ def test_adopt_records_the_survey_and_the_next_plan_has_no_changes(
     (made,) = ids_titled(api, f"Tracker {unique}")
     lost()
     adopted = applied(run_cli, "--adopt")
-    assert f"exists on the service as survey {made}" in adopted.stdout
+    assert (
+        f"  note: Survey/tracker: exists on the service as survey {made} (same title and locale) "
+        "and is adopted (--adopt): apply records it in the state before its writes"
+    ) in adopted.stdout.splitlines()
     assert state_of(project).resources["Survey/tracker"].ps_survey_id == made
     plan = run_cli("plan", "--detailed-exitcode")
     assert plan.exit_code == 0, plan.stdout
@@ -233,14 +243,18 @@ def test_switching_to_the_file_while_postgres_holds_the_state_refuses_to_plan(
 
 
 class CountingProxy(Proxy):
-    """Forwards to the sandbox and keeps the method and path of every request."""
+    """Forwards to the sandbox and keeps the method and path of every request (and the query
+    of each read of the survey list)."""
 
     def __init__(self, upstream: str):
         super().__init__(upstream)
         self.seen: list[tuple[str, str]] = []
+        self.list_queries: list[dict[str, str]] = []
 
     def reshape(self, request, answer, headers) -> bytes:
         self.seen.append((request.method, request.path))
+        if (request.method, request.path) == ("GET", "/buyers/v2/surveys"):
+            self.list_queries.append(dict(request.args))
         return answer.content
 
     def list_reads(self) -> int:
@@ -271,6 +285,21 @@ def test_a_plan_without_creates_makes_no_request_but_the_live_reads(
 
 
 @file_only
+def test_the_survey_list_is_read_without_targeting_one_status_at_a_time(
+    run_cli, manifests, counted, unique
+):
+    manifests.write(tracker(unique))
+    assert run_cli("plan").exit_code == 0
+    assert sorted(q["status"] for q in counted.list_queries if q["page"] == "1") == [
+        "11",
+        "22",
+        "33",
+        "44",
+    ]
+    assert all(q["targeting"] == "0" for q in counted.list_queries)
+
+
+@file_only
 def test_several_twins_are_all_named_and_adopt_does_not_choose(
     run_cli, manifests, lost, api, unique
 ):
@@ -282,8 +311,12 @@ def test_several_twins_are_all_named_and_adopt_does_not_choose(
     lost()
     plan = run_cli("plan", "--adopt")
     assert plan.exit_code == 1
-    assert f"survey {first} (draft" in plan.stdout and f"survey {second} (draft" in plan.stdout
-    assert "--adopt does not choose between them" in plan.stdout
+    assert (
+        "  error: Survey/tracker: exists on the service more than once: "
+        f"{shown(api, first)}, {shown(api, second)}, but is not in state; adopt the right one "
+        "with `surveyctl import ID --name tracker` for the one it is, or create one more with "
+        "--allow-duplicate; --adopt does not choose between them"
+    ) in plan.stdout.splitlines()
     assert "will be created" not in plan.stdout
 
 
@@ -300,7 +333,10 @@ def test_a_closed_survey_of_the_same_title_is_an_earlier_wave_not_a_twin(
     plan = run_cli("plan", "--detailed-exitcode")
     assert plan.exit_code == 2, plan.stdout
     assert "+ Survey/tracker will be created" in plan.stdout
-    assert f"closed survey {earlier} (closed" in plan.stdout
+    assert (
+        f"  note: Survey/tracker: closed {shown(api, earlier)} share its title and locale; "
+        "closed surveys are taken as earlier waves, not as this one (docs/state.md, Identity)"
+    ) in plan.stdout.splitlines()
 
 
 @file_only
@@ -435,8 +471,13 @@ def test_a_create_is_held_back_while_the_survey_list_cannot_be_read(
     finally:
         proxy.stop()
     assert result.exit_code == 1
-    assert "Survey/tracker: cannot check whether it exists on the service already" in (
-        result.stdout
+    (note,) = [line for line in result.stdout.splitlines() if "cannot check" in line]
+    assert note.startswith(
+        "  warning: Survey/tracker: cannot check whether it exists on the service already "
+        "(reading the survey list: GET "
+    )
+    assert note.endswith(
+        "refused); it is left out of this plan and apply does not create it (run it again)"
     )
     assert "will be created" not in result.stdout
     assert ids_titled(api, f"Tracker {unique}") == []
@@ -467,10 +508,11 @@ def test_a_group_whose_reference_exists_is_not_created_again(run_cli, manifests,
     plan = run_cli("plan")
     assert plan.exit_code == 1
     assert (
-        f"ExclusionGroup/trackers: exists on the service as group trackers-{unique} (same "
-        "reference) but is not in state" in plan.stdout
-    )
-    assert f"`surveyctl import-group trackers-{unique} --name trackers`" in plan.stdout
+        f"  error: ExclusionGroup/trackers: exists on the service as group trackers-{unique} "
+        "(same reference) but is not in state; adopt it with `surveyctl import-group "
+        f"trackers-{unique} --name trackers`, or plan and apply with --adopt (records it, then "
+        "plans the differences as updates)"  # no --allow-duplicate: the reference is unique
+    ) in plan.stdout.splitlines()
     assert "will be created" not in plan.stdout
 
 
@@ -507,3 +549,111 @@ def test_state_rebuild_leaves_an_ambiguous_manifest_alone_and_exits_1(
     assert f"survey {second} (draft" in rebuilt.stdout
     assert "Rebuild: 0 to adopt, 1 ambiguous" in rebuilt.stdout
     assert state_of(project).resources == {}
+
+
+@file_only
+def test_a_survey_two_manifests_match_is_taken_by_neither(run_cli, manifests, lost, api, unique):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    (made,) = ids_titled(api, f"Tracker {unique}")
+    lost()
+    manifests.write(tracker(unique, "tracker-copy"))
+    plan = run_cli("plan", "--adopt")
+    assert plan.exit_code == 1
+    for name in ("tracker", "tracker-copy"):
+        assert (
+            f"  error: Survey/{name}: exists on the service more than once: {shown(api, made)} "
+            "(another manifest matches it too), but is not in state; adopt the right one with "
+            f"`surveyctl import ID --name {name}` for the one it is, or create one more with "
+            "--allow-duplicate; --adopt does not choose between them"
+        ) in plan.stdout.splitlines()
+    assert ids_titled(api, f"Tracker {unique}") == [made]
+
+
+def _made_by_hand(api, unique: str, count: int) -> list[int]:
+    """`count` surveys of the tracker's title and locale, made outside surveyctl."""
+    body = tracker(unique)["spec"]
+    return sorted(api.create_survey(body)["ps_survey_id"] for _ in range(count))
+
+
+@file_only
+def test_a_plan_names_each_of_ten_twins(run_cli, manifests, api, unique):
+    made = _made_by_hand(api, unique, 10)
+    manifests.write(tracker(unique))
+    plan = run_cli("plan")
+    assert plan.exit_code == 1
+    listed = ", ".join(shown(api, survey) for survey in made)
+    assert f"exists on the service more than once: {listed}, but is not in state" in plan.stdout
+
+
+@file_only
+def test_a_plan_names_ten_twins_and_counts_the_others(run_cli, manifests, api, unique):
+    made = _made_by_hand(api, unique, 12)
+    manifests.write(tracker(unique))
+    plan = run_cli("plan")
+    assert plan.exit_code == 1
+    listed = ", ".join(shown(api, survey) for survey in made[:10])
+    assert f"more than once: {listed} and 2 more, but is not in state" in plan.stdout
+
+
+@file_only
+def test_a_manifests_own_external_project_id_is_kept_under_the_external_id_rule(
+    run_cli, manifests, api, project, sandbox, unique
+):
+    configure(project, sandbox.url, "", ", identity: external_project_id")
+    manifests.write(tracker(unique, external_project_id=f"crm-{unique}"))
+    applied(run_cli)
+    (made,) = ids_titled(api, f"Tracker {unique}")
+    assert api.get_survey(made)["external_project_id"] == f"crm-{unique}"
+
+
+@file_only
+def test_with_external_project_id_a_survey_made_before_the_opt_in_is_found_by_its_title(
+    run_cli, manifests, lost, api, project, sandbox, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)  # under the title rule: no external_project_id
+    (made,) = ids_titled(api, f"Tracker {unique}")
+    lost()
+    configure(project, sandbox.url, "", ", identity: external_project_id")
+    plan = run_cli("plan")
+    assert plan.exit_code == 1
+    assert f"exists on the service as survey {made} (same title and locale)" in plan.stdout
+    assert "will be created" not in plan.stdout
+
+
+@pytest.fixture
+def renamed(run_cli, manifests, api, unique) -> int:
+    """Survey/tracker applied, then its manifest renamed to tracker-renamed: the survey's id."""
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    manifests.remove("tracker")
+    manifests.write(tracker(unique, "tracker-renamed"))
+    (made,) = ids_titled(api, f"Tracker {unique}")
+    return made
+
+
+@file_only
+def test_a_renamed_manifest_names_the_state_mv_and_the_other_ways_out(renamed, run_cli):
+    plan = run_cli("plan")
+    assert plan.exit_code == 1
+    assert (
+        f"  error: Survey/tracker-renamed: exists on the service as survey {renamed} (same title "
+        "and locale), which the state manages as Survey/tracker, no longer in the manifests; if "
+        "the manifest was renamed, run `surveyctl state mv Survey/tracker Survey/tracker-renamed` "
+        "and plan again (it keeps its id and its fieldwork); --allow-duplicate creates another "
+        "one beside it"
+    ) in plan.stdout.splitlines()
+
+
+@file_only
+def test_allow_duplicate_beside_a_renamed_survey_names_the_address_that_manages_it(
+    renamed, run_cli, api
+):
+    plan = run_cli("plan", "--allow-duplicate")
+    assert plan.exit_code == 0, plan.stdout
+    assert (
+        f"  warning: Survey/tracker-renamed: exists on the service as "
+        f"{shown(api, renamed)[:-1]}, managed as Survey/tracker) but is not in state; created "
+        "once more, as --allow-duplicate says"
+    ) in plan.stdout.splitlines()
