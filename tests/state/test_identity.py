@@ -480,6 +480,8 @@ def test_a_create_is_held_back_while_the_survey_list_cannot_be_read(
         "refused); it is left out of this plan and apply does not create it (run it again)"
     )
     assert "will be created" not in result.stdout
+    assert "Apply incomplete: 0 done, 0 failed, 1 not attempted." in result.stdout
+    assert "  skipped: Survey/tracker (read): " in result.stdout
     assert ids_titled(api, f"Tracker {unique}") == []
 
 
@@ -583,7 +585,11 @@ def test_a_plan_names_each_of_ten_twins(run_cli, manifests, api, unique):
     plan = run_cli("plan")
     assert plan.exit_code == 1
     listed = ", ".join(shown(api, survey) for survey in made)
-    assert f"exists on the service more than once: {listed}, but is not in state" in plan.stdout
+    assert (
+        f"  error: Survey/tracker: exists on the service more than once: {listed}, but is not "
+        "in state; adopt the right one with `surveyctl import ID --name tracker` for the one it "
+        "is, or create one more with --allow-duplicate"
+    ) in plan.stdout.splitlines()
 
 
 @file_only
@@ -657,3 +663,136 @@ def test_allow_duplicate_beside_a_renamed_survey_names_the_address_that_manages_
         f"{shown(api, renamed)[:-1]}, managed as Survey/tracker) but is not in state; created "
         "once more, as --allow-duplicate says"
     ) in plan.stdout.splitlines()
+
+
+@file_only
+def test_a_withheld_create_holds_back_only_itself(run_cli, manifests, lost, api, unique):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    lost()
+    manifests.write(tracker(unique, "uplift", survey_title=f"Uplift {unique}"))
+    plan = run_cli("plan")
+    assert plan.exit_code == 1
+    assert "Survey/tracker: exists on the service as survey" in plan.stdout
+    assert "+ Survey/uplift will be created" in plan.stdout
+    assert "+ Survey/tracker will be created" not in plan.stdout
+
+
+@file_only
+def test_destroy_replacing_a_renamed_survey_still_withholds_another_manifests_twin(
+    renamed, run_cli, manifests, api, unique
+):
+    other = tracker(unique, "zulu", survey_title=f"Zulu {unique}")
+    made = api.create_survey(other["spec"])["ps_survey_id"]  # outside surveyctl
+    manifests.write(other)
+    plan = run_cli("plan", "--destroy")
+    assert plan.exit_code == 1
+    assert "+ Survey/tracker-renamed will be created" in plan.stdout  # the replacement
+    assert f"Survey/zulu: exists on the service as survey {made}" in plan.stdout
+    assert "+ Survey/zulu will be created" not in plan.stdout
+
+
+@file_only
+def test_a_group_whose_reference_belongs_to_another_buyer_is_not_created(
+    run_cli, manifests, other_buyer_api, unique
+):
+    theirs = f"theirs-{unique}"
+    other_buyer_api.create_group(
+        {"buyer_surveygroup_ref": theirs, "name": theirs, "surveys_in_group": [],
+         "exclusion_period": 1}
+    )  # fmt: skip
+    manifests.write(tracker(unique))
+    manifests.write(group_manifest(theirs, "tracker"))
+    plan = run_cli("plan")
+    assert plan.exit_code == 1
+    assert (
+        f"  error: ExclusionGroup/trackers: group {theirs} exists on the service and belongs to "
+        "another buyer; buyer_surveygroup_ref is globally unique, so choose another one"
+    ) in plan.stdout.splitlines()
+    assert "+ ExclusionGroup/trackers will be created" not in plan.stdout
+    assert "+ Survey/tracker will be created" in plan.stdout
+
+
+class SurveyRefused(Proxy):
+    """Reads of survey `refused` refused (403); everything else passes."""
+
+    refused = 0
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if (request.method, request.path) == ("GET", f"/buyers/v2/surveys/{self.refused}"):
+            answer.status_code = 403
+            return b'{"ps_api_response_code": 1002, "ps_api_response_message": "refused"}'
+        return answer.content
+
+
+@file_only
+def test_an_adoption_that_cannot_read_its_survey_holds_back_only_that_manifest(
+    run_cli, manifests, lost, api, project, sandbox, unique
+):
+    for name in ("alpha", "bravo"):
+        manifests.write(tracker(unique, name, survey_title=f"{name} {unique}"))
+    applied(run_cli)
+    (alpha,), (bravo,) = ids_titled(api, f"alpha {unique}"), ids_titled(api, f"bravo {unique}")
+    lost()
+    proxy = SurveyRefused(sandbox.url)
+    proxy.refused = alpha
+    try:
+        configure(project, proxy.url, "")
+        plan = run_cli("plan", "--adopt")
+    finally:
+        proxy.stop()
+    assert plan.exit_code == 1
+    assert "warning: Survey/alpha: cannot check whether it exists on the service already" in (
+        plan.stdout
+    )
+    assert (
+        f"  note: Survey/bravo: exists on the service as survey {bravo} (same title and locale) "
+        "and is adopted (--adopt): apply records it in the state before its writes"
+    ) in plan.stdout.splitlines()
+    assert "will be created" not in plan.stdout
+
+
+@file_only
+def test_with_external_project_id_an_update_leaves_the_surveys_external_project_id_alone(
+    run_cli, manifests, api, project, sandbox, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)  # under the title rule: no external_project_id
+    (made,) = ids_titled(api, f"Tracker {unique}")
+    before = api.get_survey(made).get("external_project_id")
+    configure(project, sandbox.url, "", ", identity: external_project_id")
+    manifests.write(tracker(unique, offer_price=3.0))
+    applied(run_cli)
+    after = api.get_survey(made)
+    assert after["offer_price"] == 3.0
+    assert after.get("external_project_id") == before
+
+
+class NoCreationDates(Proxy):
+    """The survey list's items without their project_creation_date."""
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if (request.method, request.path) == ("GET", "/buyers/v2/surveys"):
+            items = [{k: v for k, v in item.items() if k != "project_creation_date"}
+                     for item in answer.json()]  # fmt: skip
+            return json.dumps(items).encode()
+        return answer.content
+
+
+@file_only
+def test_twins_listed_without_a_creation_date_are_named_by_their_status_alone(
+    run_cli, manifests, project, sandbox, api, unique
+):
+    first, second = _made_by_hand(api, unique, 2)
+    manifests.write(tracker(unique))
+    proxy = NoCreationDates(sandbox.url)
+    try:
+        configure(project, proxy.url, "")
+        plan = run_cli("plan")
+    finally:
+        proxy.stop()
+    assert plan.exit_code == 1
+    assert (
+        f"exists on the service more than once: survey {first} (draft), survey {second} "
+        "(draft), but is not in state" in plan.stdout
+    )
