@@ -90,6 +90,7 @@ TARGETS = {
             "tests/state/test_identity.py",
             "tests/state/test_twins_on_every_page.py",
             "tests/reconcile/test_renamed_manifest.py",
+            "tests/state/test_mv_program_members.py",
             "tests/hostile/test_recovery.py",
             "tests/reconcile/test_programs.py",
         ),

@@ -796,3 +796,30 @@ def test_twins_listed_without_a_creation_date_are_named_by_their_status_alone(
         f"exists on the service more than once: survey {first} (draft), survey {second} "
         "(draft), but is not in state" in plan.stdout
     )
+
+
+@file_only
+def test_a_survey_manifest_made_a_program_member_names_the_state_mv_of_that_member(
+    run_cli, manifests, api, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    (made,) = ids_titled(api, f"Tracker {unique}")
+    template = {k: v for k, v in tracker(unique)["spec"].items() if k != "survey_localization"}
+    manifests.remove("tracker")
+    manifests.write(
+        {
+            "kind": "SurveyProgram",
+            "name": "trackers",
+            "spec": {"template": template, "markets": {"en_US": None}, "waves": ["w1"]},
+        }
+    )
+    plan = run_cli("plan")
+    assert plan.exit_code == 1
+    assert (
+        f"  error: Survey/trackers[en_US,w1]: exists on the service as survey {made} (same title "
+        "and locale), which the state manages as Survey/tracker, no longer in the manifests; if "
+        "the manifest was renamed, run `surveyctl state mv Survey/tracker "
+        "'Survey/trackers[en_US,w1]'` and plan again (it keeps its id and its fieldwork); "
+        "--allow-duplicate creates another one beside it"
+    ) in plan.stdout.splitlines()
