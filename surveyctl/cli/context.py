@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # imported when used, so that `--help` and `--version` stay l
     from surveyctl.catalog import Catalog
     from surveyctl.config import Config, Environment
     from surveyctl.reconcile.run import RunOptions, Workspace
-    from surveyctl.state import StateBackend
+    from surveyctl.state import State, StateBackend
 
 
 @dataclass
@@ -113,6 +113,13 @@ class CliContext:
         self.announce()
         config, environment = self.config(), self.environment()
         return Catalog(self.client, environment.name, config.cache_dir, refresh=refresh)
+
+    def placed_state(self, store: StateBackend, verify: bool = True) -> State:
+        """`store`'s state read afresh, refused (MisplacedState) when it is not where the team
+        keeps it: what a command that writes the state reads first."""
+        from surveyctl.state.placement import load_placed
+
+        return load_placed(self.config(), self.environment(), store, verify)
 
     def state_store(self) -> StateBackend:
         """The state backend of the environment."""

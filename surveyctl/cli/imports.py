@@ -121,7 +121,7 @@ def _adopt(
             raise SurveyctlError("nothing was imported")
     store = ctx.state_store()
     with store.locked("import"):
-        state = store.load()
+        state = ctx.placed_state(store)
         adoption = adopt(ctx.client(), state)
         if out is not None:
             save_adoption(store, adoption, out)
@@ -266,6 +266,7 @@ def _adopt_all(ctx: CliContext, out_dir: Path, statuses: tuple[int, ...], yes: b
         raise SurveyctlError(f"{out_dir}: cannot write into this folder")
     store = ctx.state_store()
     with store.locked("import"):
+        ctx.placed_state(store)
         outcomes = adopt_unmanaged(ctx.client(), store, out_dir, statuses, on_adopted=_reported)
     adopted = [o for o in outcomes if o.error is None]
     failed = len(outcomes) - len(adopted)
@@ -288,7 +289,7 @@ def _adopt_program(ctx: CliContext, program: str, sources: tuple[Path, ...], yes
     store = ctx.state_store()
     with store.locked("import"):
         rule = identity.Rule.of(ctx.environment())
-        found = adopt_program(ctx.client(), desired, store.load(), program, rule)
+        found = adopt_program(ctx.client(), desired, ctx.placed_state(store), program, rule)
         if found.ambiguous:
             member, ids = next(iter(found.ambiguous.items()))
             by = "external_project_id" if rule.by == identity.EXTERNAL_ID else "title and locale"

@@ -96,7 +96,9 @@ def rebuild_command(
     store = workspace.state
     desired = desired_state(workspace, options)
     with store.locked("state rebuild", lock_timeout):
-        found = rebuilding.find(ctx.client(), desired, store.load(), Rule.of(environment))
+        found = rebuilding.find(
+            ctx.client(), desired, ctx.placed_state(store), Rule.of(environment)
+        )
         shown = (
             _as_json(found)
             if output_format == "json"

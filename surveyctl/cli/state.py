@@ -181,7 +181,7 @@ def rm_command(ctx: CliContext, name: str, lock_timeout: float, yes: bool) -> No
     store, environment = _store(ctx)
     _confirm(ctx, f"remove {name} from the state of environment {environment!r}", yes)
     with store.locked("state rm", lock_timeout):
-        resource_address = _resolve(store.load(verify=False), name, store.location)
+        resource_address = _resolve(ctx.placed_state(store, verify=False), name, store.location)
         store.forget(resource_address)
     click.echo(
         f"Removed {resource_address} from the state of {environment}; the marketplace is unchanged."
@@ -220,6 +220,7 @@ def mv_command(
             yes,
         )
         with store.locked("state mv", lock_timeout):
+            ctx.placed_state(store, verify=False)
             moves, left = store.move_program(old, new)
         click.echo(
             f"Moved {len(moves)} resource(s) of program {old} to program {new} in the state "
@@ -236,7 +237,7 @@ def mv_command(
         return
     _confirm(ctx, f"move {old} to {new} in the state of environment {environment!r}", yes)
     with store.locked("state mv", lock_timeout):
-        source = _resolve(store.load(verify=False), old, store.location)
+        source = _resolve(ctx.placed_state(store, verify=False), old, store.location)
         target = _target(source, new)
         store.move(source, target)
     click.echo(f"Moved {source} to {target} in the state of {environment}.")

@@ -390,6 +390,8 @@ def refresh_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) ->
 
 def _refresh(workspace: Workspace, options: RunOptions, state: State | None) -> Refresh:
     state = workspace.state.load() if state is None else state
+    # What a refresh finds it records: never into a copy the team no longer reads.
+    check_placement(workspace.config, workspace.environment, state)
     return make_refresh(
         workspace.marketplace(), state, workspace.environment.name, options.parallelism
     )

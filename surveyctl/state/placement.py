@@ -27,6 +27,7 @@ from surveyctl.config import (
     running_in_ci,
 )
 from surveyctl.errors import SurveyctlError
+from surveyctl.state.backend import StateBackend
 from surveyctl.state.records import State, StateError, state_file
 
 # Where `state migrate --from postgres` looks by default: the same place is looked at here.
@@ -58,7 +59,7 @@ def check_placement(config: Config, environment: Environment, state: State) -> N
                 f"environment {name!r} keeps its state in PostgreSQL (${environment.state.dsn_env}"
                 f", schema {environment.state.schema}), which holds nothing for it, while {path} "
                 f"holds its state ({held}); copy it with `surveyctl state migrate --from file "
-                f"--env {name}` before planning (or remove that file if it is not needed)"
+                f"--env {name}` first (or remove that file if it is not needed)"
             )
         return
     held = _postgres_holds(name)
@@ -70,6 +71,18 @@ def check_placement(config: Config, environment: Environment, state: State) -> N
             f"dsn_env: {DEFAULT_DSN_VARIABLE}}}` for it in surveyctl.yaml, or copy it here with "
             f"`surveyctl state migrate --from postgres --env {name}`"
         )
+
+
+def load_placed(
+    config: Config, environment: Environment, store: StateBackend, verify: bool = True
+) -> State:
+    """The state of `store`, read afresh, once `check_placement` finds it where the team keeps
+    it: what every command that writes the state reads first (import, rebuild, refresh, mv,
+    rm), so none records into a copy nobody reads again or starts a second state beside the
+    first."""
+    state = store.load(verify=verify)
+    check_placement(config, environment, state)
+    return state
 
 
 def _check_not_moved(path, environment: str, state: State) -> None:

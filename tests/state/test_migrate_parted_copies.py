@@ -1,6 +1,8 @@
 """Two copies of one state after `state migrate`: the source left behind refuses plan and apply,
-and a copy that went on by itself is never overwritten by the other, whichever serial is
-higher. Real applies against the sandbox, the state in the file and in a real PostgreSQL."""
+and every command that writes the state (import, refresh), and a copy that went on by itself
+is never overwritten by the other, whichever serial is higher. Nor does a write start a second
+state in a backend that holds nothing while the other holds the environment's state. Real
+applies against the sandbox, the state in the file and in a real PostgreSQL."""
 
 from __future__ import annotations
 
@@ -10,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from surveyctl.config import load_config
+from surveyctl.reconcile.normalise import update_body
 from surveyctl.state import FileStateStore, open_state, state_file
 from surveyctl.state.postgres import PostgresSettings
 
-from ..reconcile.conftest import Manifests, survey_manifest
+from ..reconcile.conftest import Manifests, survey_manifest, survey_title
 from .conftest import DSN_VARIABLE
 
 
@@ -170,3 +173,79 @@ def test_a_mark_that_is_not_one_is_one_sentence(
     result = run_cli("plan")
     assert result.exit_code == 1 and "Traceback" not in result.stderr
     assert "local.moved.json is not the mark `surveyctl state migrate` leaves" in result.stderr
+
+
+def created_outside(api, name: str) -> int:
+    """A survey made on the service without surveyctl, as `import` adopts them."""
+    body = {**survey_manifest(name)["spec"], "survey_title": survey_title(name)}
+    return api.create_survey(body)["ps_survey_id"]
+
+
+def test_apply_refresh_only_refuses_the_file_a_migrate_copied_to_postgres(
+    moved_to_postgres, project, sandbox, schema, api, run_cli
+):
+    use(project, sandbox, "file", schema)
+    before = file_state(project)
+    survey_id = before.survey("tracker").ps_survey_id
+    live = api.get_survey(survey_id)
+    api.update_survey(survey_id, {**update_body(live), "offer_price": 4.0})
+    result = run_cli("apply", "--refresh-only", "--auto-approve")
+    assert result.exit_code == 1 and "Traceback" not in result.stderr
+    assert ".surveyctl/state/local.json was copied to PostgreSQL" in result.stderr
+    assert file_state(project).to_json() == before.to_json()
+
+
+def test_import_refuses_the_file_a_migrate_copied_to_postgres(
+    moved_to_postgres, project, sandbox, schema, api, run_cli
+):
+    use(project, sandbox, "file", schema)
+    before = file_state(project)
+    survey_id = created_outside(api, "outside")
+    out = project / "manifests" / "outside.yaml"
+    result = run_cli("import", str(survey_id), "--name", "outside", "--out", str(out), "--yes")
+    assert result.exit_code == 1 and "Traceback" not in result.stderr
+    assert ".surveyctl/state/local.json was copied to PostgreSQL" in result.stderr
+    assert not out.exists()
+    assert file_state(project).to_json() == before.to_json()
+
+
+def test_import_does_not_start_a_second_state_in_an_empty_postgres_beside_the_file(
+    project, sandbox, schema, manifests, api, run_cli
+):
+    use(project, sandbox, "file", schema)
+    manifests.write(survey_manifest("tracker"))
+    applied(run_cli)
+    use(project, sandbox, "postgres", schema)  # configured, never migrated: it holds nothing
+    survey_id = created_outside(api, "outside")
+    out = project / "manifests" / "outside.yaml"
+    result = run_cli("import", str(survey_id), "--name", "outside", "--out", str(out), "--yes")
+    assert result.exit_code == 1 and "Traceback" not in result.stderr
+    assert "`surveyctl state migrate --from file --env local`" in result.stderr
+    assert not out.exists()
+    assert not pg_state(project, schema).resources
+
+
+def test_import_all_unmanaged_refuses_the_file_a_migrate_copied_to_postgres(
+    moved_to_postgres, project, sandbox, schema, api, run_cli
+):
+    use(project, sandbox, "file", schema)
+    before = file_state(project)
+    created_outside(api, "outside")
+    result = run_cli("import", "--all-unmanaged", "--out-dir", "manifests/adopted", "--yes")
+    assert result.exit_code == 1 and "Traceback" not in result.stderr
+    assert ".surveyctl/state/local.json was copied to PostgreSQL" in result.stderr
+    assert file_state(project).to_json() == before.to_json()
+    assert not any(Path(project, "manifests", "adopted").glob("*.yaml"))
+
+
+def test_state_rebuild_and_mv_refuse_the_file_a_migrate_copied_to_postgres(
+    moved_to_postgres, project, sandbox, schema, api, run_cli
+):
+    use(project, sandbox, "file", schema)
+    before = file_state(project)
+    created_outside(api, "outside")
+    for command in (("state", "rebuild", "--yes"), ("state", "mv", "tracker", "renamed", "--yes")):
+        result = run_cli(*command)
+        assert result.exit_code == 1 and "Traceback" not in result.stderr, command
+        assert ".surveyctl/state/local.json was copied to PostgreSQL" in result.stderr, command
+    assert file_state(project).to_json() == before.to_json()
