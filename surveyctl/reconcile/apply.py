@@ -105,21 +105,23 @@ def apply_plan(
     return result
 
 
+_UNREAD = "its live body could not be read, so it was not planned; run apply again"
+_UNCHECKED = (
+    "whether it exists on the service already could not be checked, so it was not created; "
+    "run apply again"
+)
+
+
 def unattempted(plan: Plan) -> list[Outcome]:
     """Resources the plan could not plan: ones it could not read, and creates waiting for an
     earlier attempt to be resolved. Nothing is attempted for them, and the apply reports them
     so that it ends incomplete (exit 1) and is run again."""
     planned = {resource.address for resource in plan.resources}
     unread = [
-        Outcome(
-            address,
-            "read",
-            "skipped",
-            "its live body could not be read, so it was not planned; run apply again",
-        )
+        Outcome(address, "read", "skipped", _UNREAD)
         for address in plan.unread
-        if address not in planned
-    ]
+        if address not in planned and address not in plan.unchecked
+    ] + [Outcome(address, "create", "skipped", _UNCHECKED) for address in plan.unchecked]
     return unread + [
         Outcome(
             address,

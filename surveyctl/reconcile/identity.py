@@ -222,6 +222,7 @@ def settle(plan: Plan, identity: Identity, rule: Rule, overrides: frozenset[str]
     for resource_address, problem in sorted(identity.unchecked.items()):
         withheld.add(resource_address)
         plan.unread.append(resource_address)
+        plan.unchecked.append(resource_address)
         plan.notes.append(
             Note(
                 "warning",
@@ -231,6 +232,7 @@ def settle(plan: Plan, identity: Identity, rule: Rule, overrides: frozenset[str]
             )
         )
     plan.unread.sort()
+    plan.unchecked.sort()
     planned = []
     for resource in plan.resources:
         if resource.action == "create" and resource.address in withheld:

@@ -111,6 +111,9 @@ class Plan:
     # gone from the marketplace while no manifest names them.
     kept: list[str] = field(default_factory=list)
     unread: list[str] = field(default_factory=list)
+    # Of `unread`, the creates left out because whether each exists on the service already
+    # could not be checked (surveyctl.reconcile.identity): no managed resource among them.
+    unchecked: list[str] = field(default_factory=list)
     blocked: list[str] = field(default_factory=list)
     gone: list[str] = field(default_factory=list)
     # Members of a SurveyProgram whose market or wave left its manifest: kept on the

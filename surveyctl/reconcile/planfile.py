@@ -55,6 +55,7 @@ _SCHEMA: dict[str, Any] = {
         "refresh_only": {"type": "boolean"},
         "kept": _ADDRESSES,
         "unread": _ADDRESSES,
+        "unchecked": _ADDRESSES,
         "blocked": _ADDRESSES,
         "gone": _ADDRESSES,
         "retired": _ADDRESSES,

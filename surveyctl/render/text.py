@@ -130,10 +130,17 @@ def _pending(plan: Plan) -> list[str]:
             f"{_are(len(plan.blocked), 'create')} blocked by an unresolved earlier attempt "
             "(see the notes)."
         )
-    if plan.unread:
+    unread = [address for address in plan.unread if address not in plan.unchecked]
+    if unread:
         sentences.append(
-            f"{_many(len(plan.unread), 'managed resource')} could not be read, so the plan "
+            f"{_many(len(unread), 'managed resource')} could not be read, so the plan "
             "and the spend are incomplete."
+        )
+    if plan.unchecked:
+        they = "it exists" if len(plan.unchecked) == 1 else "they exist"
+        sentences.append(
+            f"{_are(len(plan.unchecked), 'create')} left out: whether {they} on the service "
+            "already could not be checked (see the notes)."
         )
     one = len(plan.kept) == 1
     if plan.kept:

@@ -481,7 +481,15 @@ def test_a_create_is_held_back_while_the_survey_list_cannot_be_read(
     )
     assert "will be created" not in result.stdout
     assert "Apply incomplete: 0 done, 0 failed, 1 not attempted." in result.stdout
-    assert "  skipped: Survey/tracker (read): " in result.stdout
+    assert (
+        "  skipped: Survey/tracker (create): whether it exists on the service already could not "
+        "be checked, so it was not created; run apply again"
+    ) in result.stdout.splitlines()
+    assert (
+        "1 create is left out: whether it exists on the service already could not be checked "
+        "(see the notes)."
+    ) in result.stdout
+    assert "managed resource could not be read" not in result.stdout
     assert ids_titled(api, f"Tracker {unique}") == []
 
 
@@ -750,6 +758,9 @@ def test_an_adoption_that_cannot_read_its_survey_holds_back_only_that_manifest(
         "and is adopted (--adopt): apply records it in the state before its writes"
     ) in plan.stdout.splitlines()
     assert "will be created" not in plan.stdout
+    # The summary tells the create held back from a managed resource that could not be read.
+    assert "1 create is left out: whether it exists on the service already" in plan.stdout
+    assert "could not be read" not in plan.stdout
 
 
 @file_only
