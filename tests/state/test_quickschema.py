@@ -136,7 +136,8 @@ def test_every_record_surveyctl_writes_passes_the_quick_check():
 
 
 def test_a_keyword_the_quick_check_does_not_know_is_left_to_jsonschema():
-    assert not plainly_valid("abc", {"type": "string", "pattern": "^a"})
+    assert not plainly_valid("abc", {"type": "string", "format": "email"})
+    assert not plainly_valid({"a": 1}, {"oneOf": [{"required": ["a"]}, {"required": ["b"]}]})
     assert not plainly_valid([1], {"type": "array", "prefixItems": [{"type": "integer"}]})
 
 
