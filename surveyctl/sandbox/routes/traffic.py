@@ -126,9 +126,8 @@ def text_check():
     record = store.transaction(body["transaction_id"])
     survey = store.survey(record["Survey ID"]) if record else None
     if survey is None or survey.buyer_id != current_buyer():
-        raise ApiProblem(
-            400, UNKNOWN_TRANSACTION, f"no transaction {body['transaction_id']!r} of this buyer"
-        )
+        # The service's own words (public facts); the id is the caller's own request.
+        raise ApiProblem(400, UNKNOWN_TRANSACTION, "Invalid transaction")
     language = survey.body["survey_localization"].partition("_")[0]
     verdicts = _check(store, survey.survey_id, language, body["questions"])
     answer = {"transaction_id": body["transaction_id"], "data": verdicts}
