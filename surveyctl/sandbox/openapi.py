@@ -188,7 +188,7 @@ OPERATIONS: tuple[Operation, ...] = (
                    "schema": {"type": "string", "pattern": "^[a-z]{2}_[A-Z]{2}$"}},
                   {"name": "class", "in": "query", "description": "Class codes, comma-separated.",
                    "schema": _INT_LIST},
-                  _PAGE),
+                  _PAGE, {**_LIMIT, "description": "Items per page (default 20)."}),
               errors=(400, 401, 404), headers=_TOTAL_PAGES),
     Operation("get", f"{V3}/surveys/{{survey_id}}/transactions", "A survey's transactions (4.4)",
               (200, "transactions-list.response"), parameters=(
