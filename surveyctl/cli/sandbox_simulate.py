@@ -27,7 +27,7 @@ from surveyctl.statuses import transaction_status_name
 @click.option(
     "--bad-hash-share",
     type=Number(0.0, 1.0),
-    help="Share of returns signed with a wrong secret (recorded as fraud). Default 0.02.",
+    help="Share of returns signed with a wrong secret (recorded as 31, tampered). Default 0.02.",
 )
 @click.option(
     "--hold",

@@ -28,6 +28,7 @@ from surveyctl.jsontext import dumps
 from surveyctl.ops.transactions import (
     DEFAULT_PAGE_SIZE,
     FORMATS,
+    MAX_PAGE_SIZE,
     ExportProgress,
     RowWriter,
     TransactionQuery,
@@ -133,10 +134,11 @@ def transactions() -> None:
 )
 @click.option(
     "--page-size",
-    type=click.IntRange(1, 10_000),
+    # The sandbox's (and docs/api-assumptions.md's) largest `limit`: a larger one is a 400.
+    type=click.IntRange(1, MAX_PAGE_SIZE),
     default=DEFAULT_PAGE_SIZE,
     show_default=True,
-    help="Transactions per request (`limit`).",
+    help="Transactions per request (`limit`, at most 1000).",
 )
 @pass_context
 def list_transactions(

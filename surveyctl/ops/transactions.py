@@ -19,6 +19,7 @@ from surveyctl.api import ApiClient
 # Machine formats written here; the CLI adds "table" for people.
 FORMATS = ("csv", "tsv", "json", "jsonl")
 DEFAULT_PAGE_SIZE = 500
+MAX_PAGE_SIZE = 1000  # the largest `limit` of the transactions list (docs/api-assumptions.md)
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,9 @@ The module is pure: it reads the files once, builds every locale's items and ser
 hot `GET /attributes` route only slices and copies.
 
 Paging follows the spec's warning that "one question may appear on several pages": pages hold
-`PAGE_SIZE` items and the last item of every page but the final one opens the next page as well,
-so a reader must de-duplicate by qualification_code to get the full list.
+`limit` items (`PAGE_SIZE` by default, spec 8 pages the call "via page and limit") and the last
+item of every page but the final one opens the next page as well (with a limit of 1 a page holds
+one new item), so a reader must de-duplicate by qualification_code to get the full list.
 """
 
 from __future__ import annotations
@@ -84,20 +85,20 @@ def _locale_guess(locale: str, known: list[str]) -> str | None:
 
 
 def attributes_page(
-    locale: str, classes: Iterable[int] | None, page: int
+    locale: str, classes: Iterable[int] | None, page: int, limit: int = PAGE_SIZE
 ) -> tuple[list[dict], int]:
-    """Items of page `page` (1-based) and total_pages, for the locale, filtered to the classes
-    (None = all). Raises LookupError for an unknown locale or a page past the end (an empty
-    filter result is page 1 of 1 with no items); a page below 1 is past the end too."""
+    """Items of page `page` (1-based) of `limit` items and total_pages, for the locale, filtered
+    to the classes (None = all). Raises LookupError for an unknown locale or a page past the end
+    (an empty filter result is page 1 of 1 with no items); a page below 1 is past the end too."""
     catalogue = _catalogue().get(locale)
     if catalogue is None:
         raise LookupError(f"attribute catalogue: {unknown_locale(locale)}")
     wanted = _filtered(locale, None if classes is None else frozenset(classes))
-    total = page_count(len(wanted))
+    total = page_count(len(wanted), limit)
     if page < 1 or page > total:
         raise LookupError(f"page {page} is outside 1..{total} for locale {locale}")
-    start = (page - 1) * (PAGE_SIZE - 1)
-    return copy.deepcopy(list(wanted[start : start + PAGE_SIZE])), total
+    start = (page - 1) * _step(limit)
+    return copy.deepcopy(list(wanted[start : start + limit])), total
 
 
 def attribute(locale: str, qualification_code: int) -> dict | None:
@@ -115,11 +116,18 @@ def range_units(locale: str, qualification_code: int) -> int | None:
     return None if catalogue is None else catalogue.units.get(qualification_code)
 
 
-def page_count(item_count: int) -> int:
-    """How many pages `item_count` items fill, given that consecutive pages share one item."""
-    if item_count <= PAGE_SIZE:
+def page_count(item_count: int, limit: int = PAGE_SIZE) -> int:
+    """How many pages of `limit` items `item_count` items fill, given that consecutive pages
+    share one item."""
+    if item_count <= limit:
         return 1
-    return 1 + math.ceil((item_count - PAGE_SIZE) / (PAGE_SIZE - 1))
+    return 1 + math.ceil((item_count - limit) / _step(limit))
+
+
+def _step(limit: int) -> int:
+    """New items a page adds to the one before: all but the repeated one (a page of one item
+    repeats none, or it would never end)."""
+    return max(1, limit - 1)
 
 
 @cache

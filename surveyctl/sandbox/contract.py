@@ -15,9 +15,11 @@ Two modes read request bodies (`create_app(strict=...)`):
   dropped before the body is used (`prune`), as the service ignores what it does not know (a
   survey as GET returns it can be sent back with PUT). The fields a schema marks
   `"x-lenient": true` are ones the public material shows buyers sending (a quota PUT that
-  repeats `buyer_quota_id` or renames with `quota_title`); they are kept.
-- strict refuses every field the schema does not list, and the `x-lenient` ones too, naming
-  them: for clients that want their own stray fields caught.
+  repeats `buyer_quota_id` or renames with `quota_title`); they are kept. An `anyOf` branch
+  marked so is a spelling the service takes (range bounds as text, `"21"`, as its GET shows
+  them); such bounds are read as numbers before the body is used (`_range_bounds_as_numbers`).
+- strict refuses every field the schema does not list, and the `x-lenient` ones too (fields and
+  branches), naming them: for clients that want their own stray fields caught.
 
 Responses are always checked against the schema files as they are.
 """
@@ -67,17 +69,24 @@ def _opened(node: Any) -> Any:
 
 
 def _without_lenient(node: Any) -> Any:
-    """Every property marked `x-lenient` left out, so a body that carries one is refused."""
+    """Every property and `anyOf` branch marked `x-lenient` left out, so a body that carries
+    one is refused."""
     if isinstance(node, dict):
         copy = {k: _without_lenient(v) for k, v in node.items()}
         properties = copy.get("properties")
         if isinstance(properties, dict):
-            dropped = {k for k, v in properties.items() if isinstance(v, dict) and v.get(LENIENT)}
+            dropped = {k for k, v in properties.items() if _lenient(v)}
             copy["properties"] = {k: v for k, v in properties.items() if k not in dropped}
+        if isinstance(copy.get("anyOf"), list):
+            copy["anyOf"] = [branch for branch in copy["anyOf"] if not _lenient(branch)]
         return copy
     if isinstance(node, list):
         return [_without_lenient(item) for item in node]
     return node
+
+
+def _lenient(node: Any) -> bool:
+    return isinstance(node, dict) and bool(node.get(LENIENT))
 
 
 @cache
@@ -139,7 +148,26 @@ def check_request(name: str, body: Any) -> Any:
     error = best_match(validator(name, mode).iter_errors(body))
     if error is not None:
         raise ApiProblem(400, INVALID_BODY, f"invalid request body: {describe(error)}")
-    return body if mode == STRICT else prune(load_schema(f"{API_FOLDER}/{name}"), body, name)
+    if mode == STRICT:
+        return body
+    return _range_bounds_as_numbers(prune(load_schema(f"{API_FOLDER}/{name}"), body, name))
+
+
+def _range_bounds_as_numbers(value: Any) -> Any:
+    """`value` with every range bound sent as text (`"21"`, valid by the schema's lenient
+    branch) read as the number, so rules and answers see numbers as the spec has them."""
+    if isinstance(value, list):
+        return [_range_bounds_as_numbers(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    read = {key: _range_bounds_as_numbers(item) for key, item in value.items()}
+    range_sets = read.get("range_sets")
+    for range_set in range_sets if isinstance(range_sets, list) else ():
+        for bound in ("from", "to"):
+            text = range_set.get(bound) if isinstance(range_set, dict) else None
+            if isinstance(text, str):
+                range_set[bound] = float(text) if "." in text else int(text)
+    return read
 
 
 def prune(schema: Any, value: Any, file_name: str) -> Any:

@@ -32,7 +32,8 @@ CATALOGUE = 1018
 UNAVAILABLE = 1019
 SURVEY_FORBIDDEN = 1020
 METHOD_NOT_ALLOWED = 1021
-# 1022-1025: respondent traffic and the open-ended check (routes/traffic.py)
+# 1022, 1024, 1025: respondent traffic and the open-ended check (routes/traffic.py)
+UNKNOWN_TRANSACTION = 1023  # the open-ended check and the read of one transaction
 STATUS_MOVE = 1026
 RATE_LIMITED = 1027
 PATCH_REFUSED = 1028

@@ -168,7 +168,7 @@ OPERATIONS: tuple[Operation, ...] = (
               error_schemas={400: ("transaction-status.error", "error.response")}),
     Operation("post", f"{V2}/surveygroups", "Create an exclusion group (4.8)",
               (201, "survey-group.response"), "survey-group-create.request",
-              errors=(400, 401, 403, 404, 409)),
+              errors=(400, 401, 403, 404)),
     Operation("get", f"{V2}/surveygroups/{{ref}}", "One exclusion group (4.9)",
               (200, "survey-group.response"), parameters=(_GROUP_REF,), errors=(401, 403, 404)),
     Operation("put", f"{V2}/surveygroups/{{ref}}", "Overwrite an exclusion group (4.9)",
@@ -188,7 +188,7 @@ OPERATIONS: tuple[Operation, ...] = (
                    "schema": {"type": "string", "pattern": "^[a-z]{2}_[A-Z]{2}$"}},
                   {"name": "class", "in": "query", "description": "Class codes, comma-separated.",
                    "schema": _INT_LIST},
-                  _PAGE),
+                  _PAGE, {**_LIMIT, "description": "Items per page (default 20)."}),
               errors=(400, 401, 404), headers=_TOTAL_PAGES),
     Operation("get", f"{V3}/surveys/{{survey_id}}/transactions", "A survey's transactions (4.4)",
               (200, "transactions-list.response"), parameters=(
@@ -211,7 +211,7 @@ _ERRORS = {
     404: "Record Not Found",
     405: "Method Not Allowed (`performance` is the quota performance call), with Allow",
     409: "Conflict: the request does not fit the resource as it is (a patch that cannot be "
-    "applied, a group reference taken or differing from the path)",
+    "applied, a group reference differing from the path)",
     413: "Payload Too Large: the body exceeds the size limit",
     422: "Parameter Error: more than 20 answers",
     429: "Too Many Requests (injected fault), with Retry-After",

@@ -39,6 +39,7 @@ STATUS_DESCRIPTIONS = {
     24: "Unopened quota termination",
     25: "Supplier allocation full",
     30: "Buyer security",
+    31: "Tampered buyer URL",
 }
 # record field of the code, record field of the text, qualification code
 _CHOICE_FIELDS = (

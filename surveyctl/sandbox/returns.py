@@ -4,10 +4,11 @@ A session enters the buyer's survey (status 16, see traffic.py) and ends once, e
 return link (`process_return`: st, transaction_id, quota_id, sqlc, ps_hash) or by the buyer's
 transaction status call (routes/transaction_status.py), both through `finish`. The ps_hash must
 be the SHA-1 of the URL without it followed by the buyer's shared secret, else the session is
-recorded as fraud (15), never as a complete. A complete counts in the survey and in the quotas
-the respondent fell into; with QLC on, the quota_id list re-allocates it to those quotas instead
-(with sqlc=true the values name quotas by buyer_quota_supplier_id). A status the buyer set by the
-call wins: a later return link is refused (409).
+recorded as a tampered buyer URL (31, public facts), never as a complete. A complete counts in
+the survey and in the quotas the respondent fell into; with QLC on, the quota_id list
+re-allocates it to those quotas instead (with sqlc=true the values name quotas by
+buyer_quota_supplier_id). A status the buyer set by the call wins: a later return link is
+refused (409).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from surveyctl.sandbox.store import Store, StoredSurvey
 IN_BUYER_SURVEY = 16
 RETURN_STATUSES = (17, 18, 20, 21, 30)
 COMPLETE = 21
-PLATFORM_QUALITY = 15  # de-dupe, exclusion group, and a return with a wrong ps_hash
+PLATFORM_QUALITY = 15  # de-dupe and exclusion group
+TAMPERED = 31  # a return whose ps_hash does not match (public facts: "tampered buyer URL")
 # Substatus of a session whose status the buyer set through the transaction status call.
 API_STATUS_NOTE = "status set through the transaction status call"
 
@@ -118,7 +120,7 @@ def process_return(store: Store, url: str, buyer_id: int | None = None) -> dict:
     given = raw.get("ps_hash", "").lower()
     expected = link_hash(unsigned.geturl(), secret or "")
     if not secret or not hmac.compare_digest(given.encode("ascii", "replace"), expected.encode()):
-        return finish(store, transaction_id, PLATFORM_QUALITY, [], fraud=True)
+        return finish(store, transaction_id, TAMPERED, [], fraud=True)
     try:
         status = int(raw.get("st", ""))
     except ValueError:
@@ -203,7 +205,7 @@ def finish(
             updated["Respondent Substatus Description"] = note
         if fraud:
             updated["Respondent Substatus Description"] = "fraud: return link ps_hash mismatch"
-            updated.update(termination("fraud: return link ps_hash mismatch", PLATFORM_QUALITY))
+            updated.update(termination("fraud: return link ps_hash mismatch", TAMPERED))
         store.replace_transaction(conn, updated)
     if status == COMPLETE:
         store.record_complete(updated["Survey ID"], quotas)

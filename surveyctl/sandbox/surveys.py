@@ -27,6 +27,11 @@ from surveyctl.sandbox.store.surveys import epoch_ms
 RECONTACT = 1  # incl_excl value of a recontact survey (spec 2.1)
 TEST_SUPPLIER_ID = 1  # supplier of the test entry link (sandbox decision)
 _QLC_OPTIONS = ("enable", "count_by_quota", "compensate_by_quota")
+# The service's own words for 1014 (public facts), as for 1006, 1007 and 1020.
+QLC_NEEDS_QUOTAS_MESSAGE = (
+    "QLC can only be turned on if there are quotas. Please set QLC to false, or add quotas in "
+    "order to launch this survey."
+)
 MAX_CLICKS = 2**63 - 1
 
 # Fields of the update body (2.2) that the response of 2.5 does not list; the sandbox echoes
@@ -73,10 +78,7 @@ def check_features(body: dict, existing: StoredSurvey | None) -> None:
     qlc = normalised_qlc(body.get("qlc"))
     options = qlc["multiple_quotas"]
     if qlc["enable"] and not quota_ids:
-        raise bad_request(
-            QLC_NEEDS_QUOTAS,
-            "QLC needs at least one buyer quota: turn QLC off or add quotas",
-        )
+        raise bad_request(QLC_NEEDS_QUOTAS, QLC_NEEDS_QUOTAS_MESSAGE)
     if qlc["enable"] and not options["enable"]:
         raise bad_request(
             QLC_NEEDS_MULTIPLE_QUOTAS, "qlc.multiple_quotas.enable must be true when qlc is on"
@@ -101,7 +103,7 @@ def check_features(body: dict, existing: StoredSurvey | None) -> None:
         and existing.status != lifecycle.DRAFT
         and normalised_qbp(existing.body.get("qbp")) != qbp
     ):
-        raise bad_request(QBP_NOT_DRAFT, "QBP can only be changed while the survey is a draft")
+        raise bad_request(QBP_NOT_DRAFT, "QBP changes are allowed in draft surveys only.")
 
 
 def stored_body(body: dict) -> dict:

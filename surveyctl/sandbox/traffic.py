@@ -7,8 +7,8 @@ group's exclusion period (days); fails the qualifications (13); falls into quota
 turned away when a quota they belong to is closed (12, or 24 when it never opened) or when they
 fall into no quota at all (13); otherwise enters the buyer's survey (16) and comes back through
 the return link with st 17, 18, 20, 21 or 30 and a ps_hash, which `returns.process_return`
-records (a wrong ps_hash is fraud, 15). Completes can pause the survey (store.record_complete
-applies the auto-pause rule).
+records (a wrong ps_hash is a tampered buyer URL, 31). Completes can pause the survey
+(store.record_complete applies the auto-pause rule).
 """
 
 from __future__ import annotations

@@ -63,9 +63,9 @@ def test_a_refusal_of_the_service_is_one_sentence(run_cli, new_survey):
     result = run_cli("transactions", "set-status", str(survey_id), "no-such", "--status", "21",
                      "--yes")  # fmt: skip
     assert result.exit_code == 1
-    # The transaction is read first, so the service's 404 for it is the one sentence.
+    # The transaction is read first, so the service's 400 for it is the one sentence.
     assert result.stderr.splitlines()[-1].startswith("Error: GET ")
-    assert "transaction 'no-such' of survey" in result.stderr and "not found" in result.stderr
+    assert "Invalid transaction: 'no-such' is not a transaction of survey" in result.stderr
     assert "Traceback" not in result.stderr
 
 

@@ -77,10 +77,11 @@ def test_a_malformed_body_is_a_bad_request(sandbox, transaction_id):
     assert "text" in response.json()["ps_api_response_message"]
 
 
-def test_an_unknown_transaction_is_refused(api):
+def test_an_unknown_transaction_is_refused_with_the_documented_message(api):
     with pytest.raises(ApiError) as refused:
         api.text_check("no-such-transaction", [{"question_id": "q1", "text": CLEAN}])
     assert refused.value.status == 400
+    assert str(refused.value).endswith("answered 400 (code 1023): Invalid transaction")
 
 
 def test_another_buyers_transaction_is_refused(other_buyer_api, transaction_id):

@@ -156,7 +156,7 @@ def test_without_qlc_a_complete_counts_in_the_quotas_the_respondent_fell_into(
     assert performance == {"male": 1, "female": 0}
 
 
-def test_a_return_with_a_wrong_hash_is_recorded_as_fraud_never_as_a_complete(
+def test_a_return_with_a_wrong_hash_is_recorded_as_tampered_31_never_as_a_complete(
     api, live_survey, sandbox
 ):
     survey_id = live_survey()
@@ -168,7 +168,9 @@ def test_a_return_with_a_wrong_hash_is_recorded_as_fraud_never_as_a_complete(
     answer = requests.get(forged, headers=BUYER_1, timeout=10)
     record = api.get_transaction(survey_id, waiting["Transaction ID"])
     assert answer.status_code == 200
-    assert record["Respondent Status Code"] == 15
+    # public facts: st 31 marks a tampered buyer URL (hash mismatch)
+    assert record["Respondent Status Code"] == 31
+    assert record["Respondent Status Description"] == "Tampered buyer URL"
     assert "ps_hash" in record["Respondent Substatus Description"]
     assert api.get_survey(survey_id).get("project_last_complete_date") is None
 
@@ -190,7 +192,7 @@ def test_simulated_bad_hash_returns_never_complete(api, live_survey):
     survey_id = live_survey(expected_ir=95)
     result = api.simulate_traffic(survey_id, {"respondents": 40, "seed": 3, "bad_hash_share": 1})
     assert result["completes"] == 0
-    assert result["statuses"].get("15", 0) > 0
+    assert result["statuses"].get("31", 0) > 0 and "15" not in result["statuses"]
 
 
 def test_a_respondent_of_one_group_survey_is_stopped_in_the_others(api, live_survey, unique_ref):

@@ -94,6 +94,22 @@ def test_filters_by_status_names_as_set_status_spells_them(traffic, run_cli):
     assert expected and got == expected
 
 
+def test_a_page_size_of_1000_reads_every_transaction(traffic, run_cli):
+    survey_id, rows = traffic
+    result = run_cli("transactions", "list", str(survey_id), "--format", "json",
+                     "--page-size", "1000")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert len(json.loads(result.stdout)) == len(rows)
+
+
+def test_a_page_size_above_the_services_limit_is_a_usage_error_before_any_request(run_cli):
+    # The sandbox (docs/api-assumptions.md) takes a `limit` of at most 1000: a larger page size
+    # would only come back as the service's 400 after the command had started.
+    result = run_cli("transactions", "list", "1", "--page-size", "1001")
+    assert result.exit_code == 2
+    assert "1<=x<=1000" in result.stderr
+
+
 def test_a_bad_status_list_is_a_usage_error(run_cli):
     result = run_cli("transactions", "list", "1", "--status", "21,x")
     assert result.exit_code == 2

@@ -25,6 +25,35 @@ def test_every_page_reads_until_total_pages(api):
     assert {211, 212} <= codes
 
 
+def _all_pages(raw, query: str) -> list[list[dict]]:
+    first = raw.v3("GET", f"/attributes?localization=en_US&{query}")
+    pages = [first.json()]
+    for page in range(2, int(first.headers["total_pages"]) + 1):
+        pages.append(raw.v3("GET", f"/attributes?localization=en_US&{query}&page={page}").json())
+    return pages
+
+
+def test_the_limit_sets_the_page_size_as_spec_8_pages_the_catalogue(raw):
+    # Spec 8: the attributes call pages "via page and limit", with the total_pages header.
+    pages = _all_pages(raw, "limit=30")
+    assert [len(page) for page in pages] == [30, 17]  # 46 questions, one repeated
+    codes = {item["qualification_code"] for page in pages for item in page}
+    assert codes == {item["qualification_code"] for page in _all_pages(raw, "") for item in page}
+
+
+def test_a_limit_of_one_reads_one_question_a_page(raw):
+    pages = _all_pages(raw, "class=1&limit=1")
+    assert {len(page) for page in pages} == {1}
+    assert len({page[0]["qualification_code"] for page in pages}) == len(pages)
+
+
+@pytest.mark.parametrize("limit", ["0", "ten", "1001"])
+def test_a_malformed_limit_is_refused(raw, limit):
+    response = raw.v3("GET", f"/attributes?localization=en_US&limit={limit}")
+    assert response.status_code == 400
+    assert "limit" in response.json()["ps_api_response_message"]
+
+
 def test_localization_is_required(raw):
     response = raw.v3("GET", "/attributes")
     assert response.status_code == 400

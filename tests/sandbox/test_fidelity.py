@@ -131,6 +131,38 @@ def test_strict_mode_refuses_criterias(strict_raw):
     assert "criterias" in response.json()["ps_api_response_message"]
 
 
+def _ages_as_text() -> dict:
+    """Age ranges with their bounds as text, as the service's GET shows them (public facts)."""
+    ages = {"qualification_code": 212, "range_sets": [{"from": "21", "to": "25", "units": 311}]}
+    body = survey_body()
+    body["qualifications"].append(ages)
+    body["quotas"][0]["criteria"].append(ages)
+    return body
+
+
+def test_range_bounds_sent_as_text_as_get_shows_them_are_taken_as_numbers(raw):
+    survey_id = raw.create()["ps_survey_id"]
+    response = raw.v2("PUT", f"/surveys/{survey_id}", json=_ages_as_text())
+    assert response.status_code == 200, response.text
+    shown = raw.v2("GET", f"/surveys/{survey_id}").json()
+    expected = [{"from": 21, "to": 25, "units": 311}]
+    assert shown["qualifications"][1]["range_sets"] == expected
+    assert shown["quotas"][0]["criteria"][1]["range_sets"] == expected
+
+
+def test_range_bounds_as_text_are_still_checked_against_the_catalogue(raw):
+    body = _ages_as_text()
+    body["qualifications"][1]["range_sets"][0].update({"from": "25", "to": "21"})
+    response = raw.v2("POST", "/surveys", json=body)
+    assert (response.status_code, _code(response)) == (400, CATALOGUE)
+
+
+def test_strict_mode_refuses_range_bounds_as_text(strict_raw):
+    response = strict_raw.v2("POST", "/surveys", json=_ages_as_text())
+    assert (response.status_code, _code(response)) == (400, INVALID_BODY)
+    assert "range_sets[0]" in response.json()["ps_api_response_message"]
+
+
 def _states(*codes: str) -> dict:
     return survey_body(
         qualifications=[

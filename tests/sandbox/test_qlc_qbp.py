@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 QLC_ON = {"enable": True, "multiple_quotas": {"enable": True}}
+# The service's own words (public facts).
+QLC_NEEDS_QUOTAS = (
+    "QLC can only be turned on if there are quotas. Please set QLC to false, or add quotas in "
+    "order to launch this survey."
+)
 
 
 def _go_live(raw, survey_id: int) -> None:
@@ -10,13 +15,13 @@ def _go_live(raw, survey_id: int) -> None:
     assert response.status_code == 200
 
 
-def test_qlc_without_quotas_is_refused_with_1014(raw, make_body):
+def test_qlc_without_quotas_is_refused_with_1014_and_the_documented_message(raw, make_body):
     response = raw.v2("POST", "/surveys", json=make_body(qlc=QLC_ON, quotas=[]))
     assert response.status_code == 400
-    body = response.json()
-    assert body["ps_api_response_code"] == 1014
-    assert "QLC" in body["ps_api_response_message"]
-    assert "quotas" in body["ps_api_response_message"]
+    assert response.json() == {
+        "ps_api_response_code": 1014,
+        "ps_api_response_message": QLC_NEEDS_QUOTAS,
+    }
 
 
 def test_qbp_without_quotas_is_refused_with_1007(raw, make_body):
@@ -88,7 +93,10 @@ def test_qbp_cannot_change_once_the_survey_is_not_a_draft(raw, make_body):
     qbp = {"enable": True, "quota_ids": ["male"]}
     response = raw.v2("PUT", f"/surveys/{survey_id}", json=make_body(qbp=qbp))
     assert response.status_code == 400
-    assert response.json()["ps_api_response_code"] == 1007
+    assert response.json() == {
+        "ps_api_response_code": 1007,
+        "ps_api_response_message": "QBP changes are allowed in draft surveys only.",
+    }
 
 
 def test_qbp_may_change_while_the_survey_is_a_draft(raw, make_body):

@@ -96,9 +96,18 @@ def test_another_buyers_transactions_answer_403(raw2, survey_with_transactions):
     assert raw2.v3("GET", f"/surveys/{survey_id}/transactions/{ids[0]}").status_code == 403
 
 
-def test_an_unknown_transaction_answers_404(raw, survey_with_transactions):
+def test_an_unknown_transaction_answers_400_as_the_spec_lists(raw, survey_with_transactions):
+    # Spec 4.5 and 7 list 400 and 403 for this call, not 404 (404 stays for an unknown survey).
     survey_id, _ = survey_with_transactions
-    assert raw.v3("GET", f"/surveys/{survey_id}/transactions/nope").status_code == 404
+    response = raw.v3("GET", f"/surveys/{survey_id}/transactions/nope")
+    assert response.status_code == 400
+    assert response.json()["ps_api_response_message"].startswith("Invalid transaction")
+
+
+def test_a_transaction_of_another_survey_answers_400(raw, survey_with_transactions):
+    _, ids = survey_with_transactions
+    other = raw.create()["ps_survey_id"]
+    assert raw.v3("GET", f"/surveys/{other}/transactions/{ids[0]}").status_code == 400
 
 
 def test_a_record_with_an_unknown_key_is_not_stored(raw, store, fresh_transaction_id):

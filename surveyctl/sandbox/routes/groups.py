@@ -69,7 +69,8 @@ def create_group():
     store = get_store()
     with store.write() as conn:
         if store.group(ref, conn) is not None:
-            raise conflict(GROUP_EXISTS, f"buyer_surveygroup_ref {ref!r} is already taken")
+            # Spec 4.8 and 7 list 400 and 404 for this call: a taken ref is a 400, not a 409.
+            raise bad_request(GROUP_EXISTS, f"buyer_surveygroup_ref {ref!r} is already taken")
         _check_members(store, conn, body["surveys_in_group"])
         group = StoredGroup(
             ref, current_buyer(), body["name"], body["exclusion_period"], body["surveys_in_group"]

@@ -24,13 +24,18 @@ from surveyctl.sandbox.accounts import current_buyer
 from surveyctl.sandbox.bodies import read_json
 from surveyctl.sandbox.contract import reply
 from surveyctl.sandbox.current import get_store
-from surveyctl.sandbox.errors import INVALID_BODY, NOT_FOUND, SURVEY_FORBIDDEN, ApiProblem
+from surveyctl.sandbox.errors import (
+    INVALID_BODY,
+    NOT_FOUND,
+    SURVEY_FORBIDDEN,
+    UNKNOWN_TRANSACTION,
+    ApiProblem,
+)
 from surveyctl.sandbox.routes.surveys import owned_survey
 from surveyctl.sandbox.store import Store
 
 # Error codes of these routes (sandbox decisions).
 TOO_MANY_ANSWERS = 1022
-UNKNOWN_TRANSACTION = 1023
 SURVEY_NOT_LAUNCHED = 1024
 RETURN_REFUSED = 1025
 MAX_RESPONDENTS = 10_000
@@ -121,9 +126,8 @@ def text_check():
     record = store.transaction(body["transaction_id"])
     survey = store.survey(record["Survey ID"]) if record else None
     if survey is None or survey.buyer_id != current_buyer():
-        raise ApiProblem(
-            400, UNKNOWN_TRANSACTION, f"no transaction {body['transaction_id']!r} of this buyer"
-        )
+        # The service's own words (public facts); the id is the caller's own request.
+        raise ApiProblem(400, UNKNOWN_TRANSACTION, "Invalid transaction")
     language = survey.body["survey_localization"].partition("_")[0]
     verdicts = _check(store, survey.survey_id, language, body["questions"])
     answer = {"transaction_id": body["transaction_id"], "data": verdicts}

@@ -14,7 +14,7 @@ from flask import Blueprint
 from surveyctl.sandbox import transactions
 from surveyctl.sandbox.contract import reply, reply_encoded
 from surveyctl.sandbox.current import get_store
-from surveyctl.sandbox.errors import not_found
+from surveyctl.sandbox.errors import UNKNOWN_TRANSACTION, bad_request
 from surveyctl.sandbox.query import integer_list, positive_int
 from surveyctl.sandbox.routes.surveys import owned_survey
 
@@ -47,5 +47,9 @@ def get_transaction(survey_id: int, transaction_id: str):
     owned_survey(store, survey_id)
     record = store.transaction(transaction_id)
     if record is None or record["Survey ID"] != survey_id:
-        raise not_found(f"transaction {transaction_id!r} of survey {survey_id}")
+        # Spec 4.5 lists 400 and 403 for this call, no 404: the transaction id is what is bad.
+        raise bad_request(
+            UNKNOWN_TRANSACTION,
+            f"Invalid transaction: {transaction_id!r} is not a transaction of survey {survey_id}",
+        )
     return reply(transactions.single(record), 200, "transaction.response.json")
