@@ -105,3 +105,17 @@ def test_loading_manifests_does_not_load_the_http_stack(tmp_path):
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout.splitlines()[-1] == "[]"
+
+
+def test_data_flows_one_way_the_manifests_import_nothing_that_comes_after_them():
+    # manifests -> model -> plan -> apply/render: what reads the manifests knows nothing of
+    # planning, state, the API client or output.
+    later = ("reconcile", "state", "api", "render", "cli")
+    found = sorted(
+        f"{name} imports {imported}"
+        for name, path in _modules().items()
+        if name.startswith("surveyctl.manifests")
+        for imported in _imports(path, name)
+        if imported.split(".")[:2] in (["surveyctl", step] for step in later)
+    )
+    assert found == []

@@ -16,10 +16,10 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from surveyctl.errors import Location
+from surveyctl.fields import QUOTA_RESPONSE_ONLY_FIELDS, RESPONSE_ONLY_FIELDS
 from surveyctl.manifests.diagnostics import Diagnostics
 from surveyctl.manifests.load import Document, MarkedDict, MarkedList
 from surveyctl.quickschema import plainly_valid
-from surveyctl.reconcile.normalise import QUOTA_RESPONSE_ONLY_FIELDS, RESPONSE_ONLY_FIELDS
 from surveyctl.resources import MANIFEST_KINDS as KINDS
 from surveyctl.schemafiles import load_schema
 

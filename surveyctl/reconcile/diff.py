@@ -20,10 +20,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Literal
 
+from surveyctl.fields import GROUP_FIELDS, UPDATE_FIELDS
 from surveyctl.reconcile.normalise import (
-    GROUP_FIELDS,
     KEYED_COLLECTIONS,
-    UPDATE_FIELDS,
     group_update_body,
     normalise_group,
     normalise_survey,

@@ -34,9 +34,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from surveyctl.fields import GROUP_FIELDS, UPDATE_FIELDS
 from surveyctl.reconcile.normalise import (
-    GROUP_FIELDS,
-    UPDATE_FIELDS,
     group_update_body,
     json_copy,
     update_body,

@@ -33,98 +33,12 @@ import math
 import re
 from typing import Any
 
-# Spec 2.2, in the spec's order: the only fields an update body may carry.
-UPDATE_FIELDS: tuple[str, ...] = (
-    "survey_title",
-    "survey_category_code",
-    "survey_localization",
-    "completes_required",
-    "offer_price",
-    "survey_pause_threshold",
-    "schedule_pause",
-    "incl_excl",
-    "quota_throttling",
-    "click_balancing",
-    "expected_ir",
-    "expected_loi",
-    "live_url",
-    "test_url",
-    "feasibility_exclusions",
-    "subscriber_emails",
-    "field_time",
-    "global_flexibility",
-    "buyer_message",
-    "billing_id",
-    "mc_unique_id",
-    "qualifications",
-    "qbp",
-    "qlc",
-    "quotas",
-    "is_feot_enabled",
-    "feot",
-    "is_dq_enable",
-    "blend_id",
-    "buyer_surveygroup_ref",
-    "buyer_surveygroup_refs",
-    "template_id",
-    "external_project_id",
+from surveyctl.fields import (
+    GROUP_FIELDS,
+    QUOTA_UPDATE_FIELDS,
+    UNMANAGED_FIELDS,
+    UPDATE_FIELDS,
 )
-
-# Spec 2.5 fields that an update does not accept: the service's own bookkeeping.
-RESPONSE_ONLY_FIELDS: frozenset[str] = frozenset(
-    {
-        "ps_survey_id",
-        "ps_survey_status",
-        "estimated_clicks",
-        "survey_external_id",
-        "soft_launch",
-        "unique_links",
-        "uniqueLinks",
-        "url_transform",
-        "is_modular_survey",
-        "test_ps_survey_entry_link",
-        "survey_grouping",
-        "schedule_launch",
-        "price_reco",
-        "project_creation_date",
-        "project_last_complete_date",
-        "mc_count",
-        "tc_count",
-        "basic_token",
-        "is_core_price_rate_card_enable",
-        "dq_settings",
-        "product",
-        "pds_ignore_override",
-        "supplier_allocation_throttle",
-        "blend_applied",
-        "mcqb",
-        "crtd_on",  # public facts: epoch milliseconds of the creation and the last change
-        "mod_on",
-    }
-)
-
-# Spec 2.4: what a quota inside an update body may carry; ps_quota_id is the service's.
-QUOTA_UPDATE_FIELDS: tuple[str, ...] = (
-    "buyer_quota_id",
-    "buyer_quota_supplier_id",
-    "quota_title",
-    "required_count",
-    "criteria",
-    "group_key",
-)
-QUOTA_RESPONSE_ONLY_FIELDS: frozenset[str] = frozenset({"ps_quota_id"})
-
-# Spec 2.9: the fields of an exclusion group.
-GROUP_FIELDS: tuple[str, ...] = (
-    "buyer_surveygroup_ref",
-    "name",
-    "surveys_in_group",
-    "exclusion_period",
-)
-
-# Fields the service takes that surveyctl neither compares nor sends, by the object holding
-# them: the API schemas mark them `x-lenient`, and a sandbox served strict refuses them.
-UNMANAGED_FIELDS: dict[str, frozenset[str]] = {"feasibility_exclusions": frozenset({"criterias"})}
 
 # Collections whose items have an identity: the key each item is filed under.
 KEYED_COLLECTIONS: dict[str, str] = {

@@ -7,12 +7,14 @@ import copy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from surveyctl.reconcile.normalise import (
+from surveyctl.fields import (
     GROUP_FIELDS,
     QUOTA_RESPONSE_ONLY_FIELDS,
     QUOTA_UPDATE_FIELDS,
     RESPONSE_ONLY_FIELDS,
     UPDATE_FIELDS,
+)
+from surveyctl.reconcile.normalise import (
     group_update_body,
     normalise_group,
     normalise_survey,

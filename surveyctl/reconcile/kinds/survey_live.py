@@ -3,7 +3,7 @@ an update, an adoption or an import) and the fingerprint a saved plan depends on
 
 from __future__ import annotations
 
-from surveyctl.reconcile.normalise import UPDATE_FIELDS
+from surveyctl.fields import UPDATE_FIELDS
 from surveyctl.state import SurveyRecord, fingerprint
 
 
