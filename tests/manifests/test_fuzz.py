@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,8 @@ from surveyctl.api import ApiClient
 from surveyctl.catalog import Catalog
 from surveyctl.cli.main import cli
 from surveyctl.manifests import load_manifests
+
+from .mutate import changed
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 EXAMPLE_FILES = sorted(p for p in EXAMPLES.rglob("*.yaml") if p.name != "surveyctl.yaml")
@@ -45,17 +46,6 @@ def paths_of(value, prefix=()):
     elif isinstance(value, list):
         for index, item in enumerate(value):
             yield from paths_of(item, (*prefix, index))
-
-
-def replaced(document, path, new):
-    document = copy.deepcopy(document)
-    if not path:
-        return new
-    target = document
-    for part in path[:-1]:
-        target = target[part]
-    target[path[-1]] = new
-    return document
 
 
 ODD_VALUES = st.one_of(
@@ -98,7 +88,7 @@ def test_truncated_examples(tmp_path, example, cut):
 def test_wrong_value_at_every_field(tmp_path, data, example):
     document = yaml.safe_load(example.read_text())
     path = data.draw(st.sampled_from(list(paths_of(document))))
-    mutated = replaced(document, path, data.draw(ODD_VALUES))
+    mutated = changed(document, path, data.draw(ODD_VALUES))
     validate_file(tmp_path / "mutated.yaml", yaml.safe_dump(mutated).encode())
 
 
@@ -122,7 +112,7 @@ def test_mutations_checked_against_the_catalogue(tmp_path, sandbox, data, exampl
         catalog = Catalog(lambda: client, "local", tmp_path / "cache")
         document = yaml.safe_load(example.read_text())
         path = data.draw(st.sampled_from(list(paths_of(document))))
-        mutated = replaced(document, path, data.draw(ODD_VALUES))
+        mutated = changed(document, path, data.draw(ODD_VALUES))
         validate_file(tmp_path / "mutated.yaml", yaml.safe_dump(mutated).encode(), catalog)
     finally:
         client.close()
@@ -172,7 +162,7 @@ def test_every_number_of_an_example_replaced_by_an_edge_value_is_diagnosed_not_a
     assert paths, "the example has numbers to replace"
     for path in paths:
         for value in EDGE_NUMBERS:
-            mutated = replaced(document, path, value)
+            mutated = changed(document, path, value)
             _, diagnostics = validate_file(tmp_path / "edge.yaml", yaml.safe_dump(mutated).encode())
             if value != value or value in (float("inf"), float("-inf")):
                 assert diagnostics.has_errors, (path, value)

@@ -5,7 +5,6 @@ without loading jsonschema at all."""
 
 from __future__ import annotations
 
-import copy
 import subprocess
 import sys
 from pathlib import Path
@@ -21,13 +20,14 @@ from surveyctl.manifests.diagnostics import Diagnostics
 from surveyctl.manifests.load import load_text
 from surveyctl.quickschema import plainly_valid
 
+from .mutate import REMOVED, changed
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 EXAMPLE_FILES = sorted(p for p in EXAMPLES.rglob("*.yaml") if p.name != "surveyctl.yaml")
 # What one place of a manifest is replaced by: each type, the edges of the bounds, an unknown
 # field; a NaN, which meets no bound of the quick check and every bound of jsonschema's.
 REPLACEMENTS = ["", "x", "en_US", -1, 0, 2.0, 1.5, True, None, [], {}, {"unknown": 1}, [{}]]
 REPLACEMENTS.append(float("nan"))
-REMOVED = object()
 # Mappings whose keys are names the manifest chooses (markets, cells, variables): one of their
 # entries stands for all, as one item of a list does.
 CHOSEN_KEYS = {"markets", "cells", "interlock", "variables"}
@@ -62,18 +62,6 @@ def places(value, prefix=(), shape=(), seen=None):
         seen.add((*shape, shaped))
         yield (*prefix, part)
         yield from places(item, (*prefix, part), (*shape, shaped), seen)
-
-
-def changed(document, path, new):
-    document = copy.deepcopy(document)
-    target = document
-    for part in path[:-1]:
-        target = target[part]
-    if new is REMOVED:
-        del target[path[-1]]
-    else:
-        target[path[-1]] = new
-    return document
 
 
 # Fields the examples leave out, so that their keywords (an enum of ignore_changes, the

@@ -10,7 +10,6 @@ sandbox must then create over HTTP.
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +24,8 @@ from surveyctl.manifests import load_manifests
 from surveyctl.model import DesiredState
 from surveyctl.reconcile.kinds.group import api_body
 from surveyctl.sandbox.contract import validator
+
+from .mutate import REMOVED, changed
 
 ROOT = Path(__file__).resolve().parents[2]
 SURVEYS = [
@@ -51,20 +52,9 @@ def mutations(document: dict) -> Iterator[tuple[str, dict]]:
             yield from paths(item, (*prefix, key))
 
     for path in paths(document["spec"], ("spec",)):
-        for value in [_REMOVED, *ODD_VALUES]:
-            mutated = copy.deepcopy(document)
-            parent = mutated
-            for part in path[:-1]:
-                parent = parent[part]
-            if value is _REMOVED:
-                del parent[path[-1]]
-            else:
-                parent[path[-1]] = copy.deepcopy(value)
-            shown = "removed" if value is _REMOVED else f"= {value!r}"
-            yield f"{'.'.join(map(str, path))} {shown}", mutated
-
-
-_REMOVED = object()
+        for value in [REMOVED, *ODD_VALUES]:
+            shown = "removed" if value is REMOVED else f"= {value!r}"
+            yield f"{'.'.join(map(str, path))} {shown}", changed(document, path, value)
 
 
 def violations(schema: str, body: object) -> list[str]:

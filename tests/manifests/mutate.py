@@ -1,0 +1,24 @@
+"""Changing one place of a manifest document, for the tests that compare what each change
+gets: `changed(document, path, new)` is a deep copy with the value at `path` replaced by `new`
+(a copy of it), or removed when `new` is REMOVED; an empty path replaces the whole document."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+REMOVED = object()
+
+
+def changed(document: Any, path: tuple, new: Any) -> Any:
+    if not path:
+        return copy.deepcopy(new)
+    document = copy.deepcopy(document)
+    parent = document
+    for part in path[:-1]:
+        parent = parent[part]
+    if new is REMOVED:
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = copy.deepcopy(new)
+    return document
