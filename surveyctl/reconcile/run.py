@@ -40,6 +40,7 @@ from surveyctl.reconcile.apply import (
 )
 from surveyctl.reconcile.guards import add_guard_notes
 from surveyctl.reconcile.labels import plan_labels
+from surveyctl.reconcile.listed_once import listed_once
 from surveyctl.reconcile.live import DEFAULT_PARALLELISM, MAX_PARALLELISM  # noqa: F401
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Plan
@@ -291,7 +292,9 @@ def _early_marketplace(workspace: Workspace, state: State) -> Marketplace | None
 
 
 def _reporting(workspace: Workspace, state: State, marketplace: Marketplace) -> Marketplace:
-    """The marketplace, reporting each live read when the workspace asks for it."""
+    """The marketplace of a plan: each page of the survey list read once (listed_once.py),
+    and each live read reported when the workspace asks for it."""
+    marketplace = listed_once(marketplace)
     if workspace.on_read is None:
         return marketplace
     return reporting_reads(marketplace, state, workspace.on_read)

@@ -52,6 +52,18 @@ def test_a_no_op_plan_of_unchanged_surveys_reads_the_list_instead_of_each_survey
     assert len(requests(planned)) == len(listed) == 4  # one page of each status
 
 
+def test_a_plan_with_a_create_reads_the_survey_list_once_for_its_reads_and_identity_check(
+    applied, manifests, run_cli
+):
+    manifests.write(survey_manifest("new-one"))
+    planned = run_cli("--debug", "plan", "manifests")
+
+    assert "+ Survey/new-one will be created" in planned.stdout
+    assert survey_reads(planned) == []
+    listed = [r for r in requests(planned) if r == "GET /surveys"]
+    assert len(requests(planned)) == len(listed) == 4  # one page of each status, once
+
+
 def test_a_survey_changed_on_the_service_is_read_and_shown_as_drift(applied, run_cli):
     changed = survey_id(run_cli, "s3")
     body = applied.get_survey(changed)
