@@ -7,7 +7,10 @@ run in parallel. A failure does not stop the others; the result lists what was a
 done, and the state holds everything that was.
 
 An apply can be stopped (`stop`, set on SIGINT or SIGTERM): the writes in flight finish and
-are recorded, the others are not attempted, and the result says so.
+are recorded, the others are not attempted, and the result says so. An apply that lost its
+state lock (a `force-unlock`, or the PostgreSQL session holding it ended) stops the same way:
+each write first asks the store whether the lock is still its own, because another apply may
+hold it by then, and a change whose record the state would refuse is a change nobody recorded.
 
 A create is journaled in state BEFORE its POST and resolved right after the answer. When the
 answer is lost (connection reset, timeout, 502/504) the entry stays and blocks a second
@@ -28,12 +31,21 @@ from surveyctl.reconcile.kinds.base import DEFINITE_REFUSALS
 from surveyctl.reconcile.live import DEFAULT_PARALLELISM
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Plan, ResourceChange
-from surveyctl.state import State, StateBackend
+from surveyctl.state import LockLost, State, StateBackend
 
 # The message of a write not attempted because the apply was stopped.
 INTERRUPTED = "not attempted: the apply was interrupted"
+# The message of a write not attempted because the apply no longer held the state lock.
+LOCK_LOST = "not attempted: this apply lost the state lock"
 
-__all__ = ["DEFINITE_REFUSALS", "INTERRUPTED", "ApplyResult", "Outcome", "apply_plan"]
+__all__ = [
+    "DEFINITE_REFUSALS",
+    "INTERRUPTED",
+    "LOCK_LOST",
+    "ApplyResult",
+    "Outcome",
+    "apply_plan",
+]
 
 
 @dataclass
@@ -53,6 +65,7 @@ class ApplyResult:
 
     outcomes: list[Outcome] = field(default_factory=list)
     interrupted: bool = False
+    lock_lost: bool = False  # a write in flight may have been made without its record
 
     @property
     def failed(self) -> list[Outcome]:
@@ -73,10 +86,12 @@ def apply_plan(
     """Runs the plan's writes in order; returns every outcome (never raises for one failure).
 
     Once `stop` is set no write starts: those in flight finish and are recorded, the rest are
-    `skipped` as INTERRUPTED.
+    `skipped` as INTERRUPTED. Once the state lock is found lost, no write starts either: the
+    rest are `skipped` as LOCK_LOST.
     """
     result = ApplyResult()
     stop = stop or threading.Event()
+    lost = threading.Event()
     changes = [r for r in plan.resources if r.is_change]
     order = kinds.in_order()
     for resource in changes:
@@ -93,7 +108,9 @@ def apply_plan(
             def run(resource: ResourceChange) -> Outcome:
                 if stop.is_set():
                     return Outcome(resource.address, resource.action, "skipped", INTERRUPTED)
-                return _run_one(resource, client, store, failed)
+                if lost.is_set():
+                    return Outcome(resource.address, resource.action, "skipped", LOCK_LOST)
+                return _run_one(resource, client, store, failed, lost)
 
             for outcome in pool.map(run, step):
                 result.outcomes.append(outcome)
@@ -102,6 +119,7 @@ def apply_plan(
                 if on_outcome:
                     on_outcome(outcome)
     result.interrupted = stop.is_set()
+    result.lock_lost = lost.is_set()
     return result
 
 
@@ -198,12 +216,25 @@ def _record_field(store: StateBackend, name: str, wanted: dict[str, object]) -> 
 
 
 def _run_one(
-    resource: ResourceChange, client: Marketplace, store: StateBackend, failed: set[str]
+    resource: ResourceChange,
+    client: Marketplace,
+    store: StateBackend,
+    failed: set[str],
+    lost: threading.Event,
 ) -> Outcome:
+    try:
+        store.check_lock()
+    except LockLost:
+        lost.set()
+        return Outcome(resource.address, resource.action, "skipped", LOCK_LOST)
     try:
         write = kinds.get(resource.kind).writers[resource.action]
         message = write(resource, client, store, failed)
         return Outcome(resource.address, resource.action, "done", message)
+    except LockLost as exc:
+        # Its marketplace write may have been made; the record of it was refused.
+        lost.set()
+        return Outcome(resource.address, resource.action, "failed", str(exc))
     except kinds.Skipped as exc:
         return Outcome(resource.address, resource.action, "skipped", str(exc))
     except SurveyctlError as exc:

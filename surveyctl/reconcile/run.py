@@ -341,7 +341,8 @@ def apply_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> A
         else:
             result = ApplyResult()
         _report_unattempted(plan, result, hooks)
-        _report(forget_gone(plan, store), result, hooks)
+        if not result.lock_lost:  # its state write would be refused too, losing the report
+            _report(forget_gone(plan, store), result, hooks)
     return ApplyRun(plan, result if result.outcomes else None, saved=saved is not None)
 
 
