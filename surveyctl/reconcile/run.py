@@ -341,7 +341,7 @@ def apply_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> A
         else:
             result = ApplyResult()
         _report_unattempted(plan, result, hooks)
-        if not result.lock_lost:  # its state write would be refused too, losing the report
+        if not result.halted:  # its state write would fail too, and the report be lost
             _report(forget_gone(plan, store), result, hooks)
     return ApplyRun(plan, result if result.outcomes else None, saved=saved is not None)
 

@@ -57,7 +57,7 @@ def render_apply(report: ApplyReport, color: bool = False) -> str:
     """What an apply did: Terraform's closing line, or the writes that failed or were not
     attempted and what to do next."""
     # The applier only once one has run.
-    from surveyctl.reconcile.apply import INTERRUPTED, LOCK_LOST
+    from surveyctl.reconcile.apply import HALTS, INTERRUPTED
 
     counts = report.counts()
     if report.verdict == "refreshed":
@@ -78,9 +78,9 @@ def render_apply(report: ApplyReport, color: bool = False) -> str:
     lines.extend(
         f"  {o.status}: {o.address} ({o.action}): {o.message}"
         for o in failed
-        if o.message not in (INTERRUPTED, LOCK_LOST)
+        if o.message != INTERRUPTED and o.message not in HALTS
     )
-    for message, why in ((INTERRUPTED, "interrupted"), (LOCK_LOST, "the state lock was lost")):
+    for message, why in {INTERRUPTED: "interrupted", **HALTS}.items():
         stopped = [o.address for o in failed if o.message == message]
         if stopped:
             lines.append(f"  not attempted ({why}): {', '.join(stopped)}")
@@ -89,13 +89,15 @@ def render_apply(report: ApplyReport, color: bool = False) -> str:
 
 
 def _closing(report: ApplyReport) -> str:
-    if report.result.lock_lost:
-        # The write in flight when the lock went reached the marketplace, but its record
-        # was refused: the state cannot be said to hold everything that was done.
+    from surveyctl.reconcile.apply import HALTS
+
+    if report.result.halted:
+        # The write in flight when it halted may have reached the marketplace while its
+        # record failed: the state cannot be said to hold everything that was done.
         return (
-            "This apply lost the state lock, so a write in flight may have reached the "
-            "marketplace without a record (the next plan shows it as drift, or as a create "
-            "to resolve); run `surveyctl plan` to see what remains."
+            f"This apply halted ({HALTS[report.result.halted]}), so a write in flight may have "
+            "reached the marketplace without a record (the next plan shows it as drift, or as "
+            "a create to resolve); run `surveyctl plan` to see what remains."
         )
     return "What was done is recorded in the state; run `surveyctl plan` to see what remains."
 

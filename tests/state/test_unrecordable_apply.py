@@ -1,7 +1,8 @@
-"""An apply that loses the state lock while it runs (a `force-unlock` by a teammate, or the
-database session that held the PostgreSQL lock ended: a server restart, a dropped connection)
-starts no further write on the marketplace: another apply may hold the lock by then, and a
-write whose state record would be refused is a change nobody recorded."""
+"""An apply that can no longer record its writes starts no further write on the marketplace: one
+that lost the state lock while it ran (a `force-unlock` by a teammate, or the database session
+that held the PostgreSQL lock ended: a server restart, a dropped connection), since another
+apply may hold the lock by then; and one whose state writes fail (a database that refuses
+them), since each change it made would be one nobody recorded."""
 
 from __future__ import annotations
 
@@ -150,3 +151,35 @@ def test_an_apply_that_lost_its_lock_starts_no_further_write(
     # The two recorded, and at most the one in flight when the lock went.
     assert changed <= 3, shown
     assert "not attempted" in shown, shown
+
+
+def refuse_state_writes(postgres, schema: str) -> None:
+    """What a full disk or a revoked right on the database does: the lock stays, and every
+    state write fails."""
+    admin = postgres.admin_dsn.replace("/postgres?", "/surveyctl?")
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f"ALTER TABLE {schema}.history OWNER TO postgres")
+        connection.execute(f"REVOKE ALL ON {schema}.history FROM surveyctl")
+
+
+@pytest.mark.parametrize("backend", ["postgres"])
+def test_an_apply_whose_state_writes_fail_starts_no_further_write(
+    run_cli, project, served, postgres
+):
+    write_surveys(project, 2.5)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    ids = [record.ps_survey_id for record in open_local(project).load().resources.values()]
+    write_surveys(project, 3.5)
+
+    apply = start_apply(project)
+    seen = after_two_updates(apply)
+    schema = re.search(r"schema: (\w+)", (project / "surveyctl.yaml").read_text()).group(1)
+    refuse_state_writes(postgres, schema)
+    out, err = apply.communicate(timeout=60)
+    shown = "".join(seen) + err + out
+
+    assert apply.returncode == 1, shown
+    changed = live_prices(served, ids).count(3.5)
+    assert changed <= 3, shown  # the two recorded, and at most the one in flight
+    assert "not attempted (a state write failed)" in shown, shown
+    assert "What was done is recorded in the state" not in shown, shown
