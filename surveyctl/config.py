@@ -29,6 +29,7 @@ from __future__ import annotations
 import difflib
 import math
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -48,6 +49,11 @@ from surveyctl.yamlsafe import (
     load_documents,
     read_text,
 )
+
+# What an environment variable's name looks like. The settings that name one (api_key_env,
+# a state's dsn_env) are checked against it: a key or a connection string written there by
+# mistake would otherwise be printed by every message that names the variable.
+_VARIABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 CONFIG_FILE = "surveyctl.yaml"
 SANDBOX = "sandbox"
@@ -129,6 +135,12 @@ class Environment:
         if self.embedded:
             return f"{self.name} (embedded local marketplace, not production)"
         return f"{self.name} ({self.host})" + (" [protected]" if self.protected else "")
+
+
+def is_variable_name(value: object) -> bool:
+    """Whether `value` can be the name of an environment variable (and so is no secret that
+    was written in its place: a key or a connection string has other characters)."""
+    return isinstance(value, str) and _VARIABLE_NAME.match(value) is not None
 
 
 def plan_signing_key() -> bytes | None:
@@ -453,9 +465,10 @@ def _environment(specs: MarkedDict, name: str) -> Environment:
             "api_key_env)",
             spec.where("host"),
         )
-    if not isinstance(key_env, str) or not key_env:
+    if not is_variable_name(key_env):
         raise ConfigError(
-            f"{field}.api_key_env must name the variable that holds the key",
+            f"{field}.api_key_env must name the variable that holds the key (letters, digits "
+            "and underscores, such as SURVEYCTL_PRODUCTION_KEY), never the key itself",
             spec.where("api_key_env"),
         )
     protected = spec.get("protected", False)

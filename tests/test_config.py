@@ -9,6 +9,8 @@ import pytest
 from surveyctl.config import load_config
 from surveyctl.errors import ConfigError
 
+from .reconcile.conftest import Manifests, survey_manifest
+
 GUARD_SECONDS = 30  # a hang guard only; the refusal itself takes milliseconds
 
 
@@ -215,3 +217,50 @@ def test_a_manifests_entry_elsewhere_in_the_same_repository_is_read(tmp_path):
     project.mkdir()
     (project / "surveyctl.yaml").write_text("manifests: [../shared/]\n", encoding="utf-8")
     assert load_config(project / "surveyctl.yaml").manifests == ["../shared/"]
+
+
+# A secret written where the name of its variable belongs: the message names the setting and
+# its line, never the value (every message about the variable would print the secret).
+SECRETS_IN_PLACE_OF_NAMES = {
+    "url dsn": (
+        "state: {backend: postgres, dsn_env: 'postgresql://ops:Hunter2pw@db.example.com/ops'}",
+        "Hunter2pw",
+    ),
+    "key=value dsn": (
+        "state: {backend: postgres, dsn_env: 'host=db.example.com password=Hunter2pw'}",
+        "Hunter2pw",
+    ),
+}
+
+
+@pytest.mark.parametrize("setting", SECRETS_IN_PLACE_OF_NAMES, ids=list(SECRETS_IN_PLACE_OF_NAMES))
+def test_a_connection_string_in_place_of_dsn_env_is_refused_without_printing_it(
+    run_cli, project, sandbox, setting
+):
+    text, secret = SECRETS_IN_PLACE_OF_NAMES[setting]
+    (project / "surveyctl.yaml").write_text(
+        f"environments:\n  staging: {{host: '{sandbox.url}', api_key_env: SURVEYCTL_LOCAL_KEY,\n"
+        f"    {text}}}\ndefault_environment: staging\n",
+        encoding="utf-8",
+    )
+    for result in (run_cli("plan"), run_cli("--debug", "state", "list")):
+        assert secret not in result.stdout + result.stderr
+    line = only_error_line(run_cli("plan"))
+    assert line.startswith("Error: surveyctl.yaml:3:")
+    assert "environments.staging.state.dsn_env must name the variable" in line
+
+
+def test_an_api_key_in_place_of_api_key_env_is_refused_without_printing_it(
+    run_cli, project, sandbox
+):
+    (project / "surveyctl.yaml").write_text(
+        f"environments:\n  staging: {{host: '{sandbox.url}',\n"
+        "    api_key_env: 'sk-live-4f9a8b7c6d5e'}\ndefault_environment: staging\n",
+        encoding="utf-8",
+    )
+    Manifests(project).write(survey_manifest("keyed"))  # so that plan asks for the key
+    for result in (run_cli("plan", "manifests"), run_cli("--debug", "plan", "manifests")):
+        assert "4f9a8b7c6d5e" not in result.stdout + result.stderr
+    line = only_error_line(run_cli("plan", "manifests"))
+    assert line.startswith("Error: surveyctl.yaml:3:")
+    assert "environments.staging.api_key_env must name the variable" in line

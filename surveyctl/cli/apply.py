@@ -145,9 +145,9 @@ def _confirm_refresh(environment: str) -> bool:
 
 
 def _progress(steps: Steps, outcome: Outcome) -> None:
-    from surveyctl.reconcile.apply import INTERRUPTED
+    from surveyctl.reconcile.apply import HALTS, INTERRUPTED
 
-    if outcome.message == INTERRUPTED:
+    if outcome.message == INTERRUPTED or outcome.message in HALTS:
         return  # counted in the report; one line each would bury the writes that were done
     mark = {"done": "ok", "failed": "FAILED", "skipped": "skipped"}[outcome.status]
     steps.step(outcome.address, detail=f"{outcome.action} {mark} {outcome.message}".rstrip())

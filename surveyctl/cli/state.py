@@ -355,7 +355,8 @@ def _source_settings(
     for setting in given:
         key, equals, value = setting.partition("=")
         if not equals or not key:
-            raise SurveyctlError(f"--setting {setting!r} must be KEY=VALUE")
+            # Not repeated: a connection string given here by mistake would be printed.
+            raise SurveyctlError("--setting must be KEY=VALUE, such as --setting schema=ops")
         values[key.strip()] = value
     return backends.parse(backends.SettingsSpec(values, "state"))
 

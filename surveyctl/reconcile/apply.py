@@ -3,11 +3,16 @@
 Order: creates and updates kind by kind in the kinds' order (surveys, then the groups that
 name them), then deletes in the reverse order (a group is gone before the surveys it names).
 Each kind's module does its own writes (`surveyctl.reconcile.kinds`). Within a step the writes
-run in parallel. A failure does not stop the others; the result lists what was and was not
-done, and the state holds everything that was.
+run in parallel. A failed marketplace write does not stop the others; the result lists what
+was and was not done, and the state holds everything that was.
 
 An apply can be stopped (`stop`, set on SIGINT or SIGTERM): the writes in flight finish and
-are recorded, the others are not attempted, and the result says so.
+are recorded, the others are not attempted, and the result says so. An apply that can no
+longer record what it does halts the same way: one that lost its state lock (a `force-unlock`,
+or the PostgreSQL session holding it ended; each write first asks the store whether the lock is
+still its own, because another apply may hold it by then), and one whose state write failed
+(a database that refuses writes, a full disk). Going on, each change it made would be one
+nobody recorded.
 
 A create is journaled in state BEFORE its POST and resolved right after the answer. When the
 answer is lost (connection reset, timeout, 502/504) the entry stays and blocks a second
@@ -28,12 +33,26 @@ from surveyctl.reconcile.kinds.base import DEFINITE_REFUSALS
 from surveyctl.reconcile.live import DEFAULT_PARALLELISM
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Plan, ResourceChange
-from surveyctl.state import State, StateBackend
+from surveyctl.state import LockLost, State, StateBackend, StateError
 
 # The message of a write not attempted because the apply was stopped.
 INTERRUPTED = "not attempted: the apply was interrupted"
+# The messages of a write not attempted because the apply halted: it no longer held the state
+# lock, or a state write of it failed.
+LOCK_LOST = "not attempted: this apply lost the state lock"
+STATE_FAILED = "not attempted: a state write of this apply failed"
+HALTS = {LOCK_LOST: "the state lock was lost", STATE_FAILED: "a state write failed"}
 
-__all__ = ["DEFINITE_REFUSALS", "INTERRUPTED", "ApplyResult", "Outcome", "apply_plan"]
+__all__ = [
+    "DEFINITE_REFUSALS",
+    "INTERRUPTED",
+    "HALTS",
+    "LOCK_LOST",
+    "STATE_FAILED",
+    "ApplyResult",
+    "Outcome",
+    "apply_plan",
+]
 
 
 @dataclass
@@ -53,6 +72,9 @@ class ApplyResult:
 
     outcomes: list[Outcome] = field(default_factory=list)
     interrupted: bool = False
+    # LOCK_LOST or STATE_FAILED when the apply halted: a write in flight may have reached the
+    # marketplace without its record.
+    halted: str = ""
 
     @property
     def failed(self) -> list[Outcome]:
@@ -73,10 +95,12 @@ def apply_plan(
     """Runs the plan's writes in order; returns every outcome (never raises for one failure).
 
     Once `stop` is set no write starts: those in flight finish and are recorded, the rest are
-    `skipped` as INTERRUPTED.
+    `skipped` as INTERRUPTED. Once the state lock is found lost, or a state write failed, no
+    write starts either: the rest are `skipped` as LOCK_LOST or STATE_FAILED.
     """
     result = ApplyResult()
     stop = stop or threading.Event()
+    halt = _Halt()
     changes = [r for r in plan.resources if r.is_change]
     order = kinds.in_order()
     for resource in changes:
@@ -93,7 +117,9 @@ def apply_plan(
             def run(resource: ResourceChange) -> Outcome:
                 if stop.is_set():
                     return Outcome(resource.address, resource.action, "skipped", INTERRUPTED)
-                return _run_one(resource, client, store, failed)
+                if halt.reason:
+                    return Outcome(resource.address, resource.action, "skipped", halt.reason)
+                return _run_one(resource, client, store, failed, halt)
 
             for outcome in pool.map(run, step):
                 result.outcomes.append(outcome)
@@ -102,7 +128,20 @@ def apply_plan(
                 if on_outcome:
                     on_outcome(outcome)
     result.interrupted = stop.is_set()
+    result.halted = halt.reason
     return result
+
+
+class _Halt:
+    """Why the apply starts no further write ('' while it goes on); the first reason stays."""
+
+    def __init__(self) -> None:
+        self._mutex = threading.Lock()
+        self.reason = ""
+
+    def set(self, reason: str) -> None:
+        with self._mutex:
+            self.reason = self.reason or reason
 
 
 _UNREAD = "its live body could not be read, so it was not planned; run apply again"
@@ -200,12 +239,25 @@ def _record_field(store: StateBackend, name: str, wanted: dict[str, object]) -> 
 
 
 def _run_one(
-    resource: ResourceChange, client: Marketplace, store: StateBackend, failed: set[str]
+    resource: ResourceChange,
+    client: Marketplace,
+    store: StateBackend,
+    failed: set[str],
+    halt: _Halt,
 ) -> Outcome:
+    try:
+        store.check_lock()
+    except LockLost:
+        halt.set(LOCK_LOST)
+        return Outcome(resource.address, resource.action, "skipped", LOCK_LOST)
     try:
         write = kinds.get(resource.kind).writers[resource.action]
         message = write(resource, client, store, failed)
         return Outcome(resource.address, resource.action, "done", message)
+    except StateError as exc:
+        # Its marketplace write may have been made; the record of it was not.
+        halt.set(LOCK_LOST if isinstance(exc, LockLost) else STATE_FAILED)
+        return Outcome(resource.address, resource.action, "failed", str(exc))
     except kinds.Skipped as exc:
         return Outcome(resource.address, resource.action, "skipped", str(exc))
     except SurveyctlError as exc:

@@ -344,7 +344,8 @@ def apply_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> A
         else:
             result = ApplyResult()
         _report_unattempted(plan, result, hooks)
-        _report(forget_gone(plan, store), result, hooks)
+        if not result.halted:  # its state write would fail too, and the report be lost
+            _report(forget_gone(plan, store), result, hooks)
     return ApplyRun(plan, result if result.outcomes else None, saved=saved is not None)
 
 

@@ -56,7 +56,8 @@ def render(plan: Plan, color: bool = False) -> str:
 def render_apply(report: ApplyReport, color: bool = False) -> str:
     """What an apply did: Terraform's closing line, or the writes that failed or were not
     attempted and what to do next."""
-    from surveyctl.reconcile.apply import INTERRUPTED  # the applier only once one has run
+    # The applier only once one has run.
+    from surveyctl.reconcile.apply import HALTS, INTERRUPTED
 
     counts = report.counts()
     if report.verdict == "refreshed":
@@ -77,15 +78,28 @@ def render_apply(report: ApplyReport, color: bool = False) -> str:
     lines.extend(
         f"  {o.status}: {o.address} ({o.action}): {o.message}"
         for o in failed
-        if o.message != INTERRUPTED
+        if o.message != INTERRUPTED and o.message not in HALTS
     )
-    stopped = [o.address for o in failed if o.message == INTERRUPTED]
-    if stopped:
-        lines.append(f"  not attempted (interrupted): {', '.join(stopped)}")
-    lines.append(
-        "What was done is recorded in the state; run `surveyctl plan` to see what remains."
-    )
+    for message, why in {INTERRUPTED: "interrupted", **HALTS}.items():
+        stopped = [o.address for o in failed if o.message == message]
+        if stopped:
+            lines.append(f"  not attempted ({why}): {', '.join(stopped)}")
+    lines.append(_closing(report))
     return "\n".join(lines) + "\n"
+
+
+def _closing(report: ApplyReport) -> str:
+    from surveyctl.reconcile.apply import HALTS
+
+    if report.result.halted:
+        # The write in flight when it halted may have reached the marketplace while its
+        # record failed: the state cannot be said to hold everything that was done.
+        return (
+            f"This apply halted ({HALTS[report.result.halted]}), so a write in flight may have "
+            "reached the marketplace without a record (the next plan shows it as drift, or as "
+            "a create to resolve); run `surveyctl plan` to see what remains."
+        )
+    return "What was done is recorded in the state; run `surveyctl plan` to see what remains."
 
 
 def summary_line(plan: Plan) -> str:

@@ -49,7 +49,7 @@ import surveyctl.state.postgres  # noqa: F401  (psycopg is imported only when on
 from surveyctl.state.backend import StateBackend
 from surveyctl.state.changes import HistoryEntry, actor
 from surveyctl.state.file import FileStateStore
-from surveyctl.state.lock import LockError, LockHeld, LockInfo
+from surveyctl.state.lock import LockError, LockHeld, LockInfo, LockLost
 from surveyctl.state.records import (
     FORMAT_VERSION,
     RECORD_TYPES,
@@ -95,6 +95,7 @@ __all__ = [
     "LockError",
     "LockHeld",
     "LockInfo",
+    "LockLost",
     "StateBackend",
     "SurveyRecord",
     "fingerprint",

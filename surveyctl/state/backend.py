@@ -88,6 +88,11 @@ class StateBackend(Protocol):
         names the holder otherwise."""
         ...
 
+    def check_lock(self) -> None:
+        """Returns while the lock this command took in `locked()` is still its own (or when it
+        holds none); LockLost otherwise. The applier asks before each marketplace write."""
+        ...
+
     def lock_holder(self) -> LockInfo | None:
         """Who holds the lock now, if anyone."""
         ...

@@ -48,12 +48,30 @@ from surveyctl.errors import SurveyctlError
 from surveyctl.files import write_atomically
 from surveyctl.state.notes import Note, note_to_stderr
 from surveyctl.state.paths import file_in_the_way, os_error_message
+from surveyctl.state.records import StateError
 
 POLL_SECONDS = 0.1
 
 
 class LockError(SurveyctlError):
     """The lock cannot be taken or released as asked."""
+
+
+class LockLost(LockError, StateError):
+    """A state write refused because the lock this command took is no longer its own (a
+    `force-unlock`, or the database session holding it ended): it must not write to the state
+    or the marketplace any more, since another command may hold the lock by now."""
+
+
+def lock_lost(environment: str | None, where: str) -> LockLost:
+    """The one sentence both backends say when their lock went while the command ran."""
+    env = f" of environment {environment!r}" if environment else ""
+    return LockLost(
+        f"this command lost the state lock{env} in {where} (a `force-unlock`, or the end of "
+        "the session that held it: a database restart or a dropped connection), so its state "
+        "write was refused and it starts no further change; run `surveyctl plan` to see what "
+        "is left to do"
+    )
 
 
 class LockHeld(LockError):

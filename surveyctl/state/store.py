@@ -82,6 +82,9 @@ class StoreBase:
     def _written(self, state: State) -> None:
         """Called after a write landed, with the state it made."""
 
+    def check_lock(self) -> None:
+        """LockLost when the lock taken by `locked()` is no longer this command's."""
+
     # Reading.
 
     def load(self, verify: bool = True) -> State:

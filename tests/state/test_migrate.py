@@ -153,6 +153,23 @@ def test_migrating_from_the_backend_already_configured_is_refused(run_cli, proje
     assert result.exit_code == 1 and "already keeps its state in file" in result.stderr
 
 
+@pytest.mark.parametrize(
+    "given",
+    [
+        ("--setting", "postgresql://ops:Hunter2pw@db.example.com/ops"),
+        ("--dsn-env", "postgresql://ops:Hunter2pw@db.example.com/ops"),
+        ("--dsn-env", "host=db.example.com password=Hunter2pw"),
+    ],
+)
+def test_a_connection_string_given_as_a_migrate_option_is_never_printed(
+    run_cli, project, postgres, given
+):
+    configure(project, "file", postgres.fresh_schema())
+    result = run_cli("--debug", "state", "migrate", "--from", "postgres", *given)
+    assert result.exit_code == 1
+    assert "Hunter2pw" not in result.stdout + result.stderr
+
+
 def test_an_empty_source_is_refused(run_cli, project, postgres):
     configure(project, "postgres", postgres.fresh_schema())
     result = run_cli("state", "migrate", "--from", "file")

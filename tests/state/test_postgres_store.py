@@ -190,7 +190,18 @@ def test_a_write_after_its_lock_was_forced_is_refused(postgres, store, schema):
     with store.locked("apply") as held:
         store.record("Survey/a", survey(1))
         PostgresStateStore(postgres.dsn(), "staging", schema).force_unlock(held.id)
-        with pytest.raises(StateError, match="lock was ended"):
+        with pytest.raises(StateError, match="lost the state lock"):
+            store.record("Survey/b", survey(2))
+    assert sorted(store.load().resources) == ["Survey/a"]
+
+
+def test_a_write_after_the_lock_session_ended_is_refused(postgres, store, schema):
+    with store.locked("apply"):
+        store.record("Survey/a", survey(1))
+        # A server restart or a dropped connection: the session ends, its row stays.
+        [(backend,)] = rows(postgres, f"SELECT backend_pid FROM {schema}.locks")
+        rows(postgres, "SELECT pg_terminate_backend(%s)", backend)
+        with pytest.raises(StateError, match="lost the state lock of environment 'staging'"):
             store.record("Survey/b", survey(2))
     assert sorted(store.load().resources) == ["Survey/a"]
 

@@ -33,7 +33,15 @@ from surveyctl.state.file.changelog import (
     read_history,
 )
 from surveyctl.state.file.moved import Moved, remove_moved, write_moved
-from surveyctl.state.lock import LockInfo, StateLock, force_unlock, read_lock
+from surveyctl.state.lock import (
+    LockError,
+    LockInfo,
+    LockLost,
+    StateLock,
+    force_unlock,
+    lock_lost,
+    read_lock,
+)
 from surveyctl.state.notes import Note
 from surveyctl.state.paths import os_error_message
 from surveyctl.state.records import Record, State, StateError, utc_now
@@ -64,6 +72,7 @@ class FileStateStore(StoreBase):
         self._snapshot_id: tuple[int, int, int] | None = None  # the JSON file as last seen
         self._snapshot_bytes = 0
         self._snapshot_serial = 0
+        self._lock_id: str | None = None  # the lock this command holds, checked by each write
 
     @property
     def location(self) -> str:
@@ -83,15 +92,17 @@ class FileStateStore(StoreBase):
                 self._remove_leftovers()
                 self._state = None  # read afresh now that nobody else writes
                 self._operation = operation
+                self._lock_id = lock.info.id
             try:
                 yield lock.info
             except BaseException:
                 self._flush_quietly()
                 raise
             else:
-                self.flush()
+                self._flush_if_locked()
             finally:
                 self._operation = None
+                self._lock_id = None
                 self._log.close()
 
     def _remove_leftovers(self) -> None:
@@ -105,6 +116,13 @@ class FileStateStore(StoreBase):
 
     def lock_holder(self) -> LockInfo | None:
         return read_lock(self.path)
+
+    def check_lock(self) -> None:
+        if self._lock_id is None:
+            return
+        holder = read_lock(self.path)
+        if holder is None or holder.id != self._lock_id:
+            raise lock_lost(self.environment, str(self.path))
 
     def force_unlock(self, lock_id: str) -> LockInfo:
         return force_unlock(self.path, lock_id)
@@ -166,6 +184,7 @@ class FileStateStore(StoreBase):
     # Writing.
 
     def _persist(self, change: Change, state: State) -> tuple[int, int]:
+        self.check_lock()  # after a force-unlock another command may be the writer
         if self._log.moved_on() or _file_id(self.path) != self._snapshot_id:
             raise StateError(
                 f"{self.path}: the state was changed by another process since this command "
@@ -188,12 +207,21 @@ class FileStateStore(StoreBase):
             if self._log.size or self._log.path.exists():
                 self._compact(state)
 
+    def _flush_if_locked(self) -> None:
+        """Folds the log in unless the lock went (force-unlock): the JSON file then belongs to
+        whoever holds the lock now, and the next holder folds in what this command wrote."""
+        try:
+            self.check_lock()
+        except LockLost:
+            return
+        self.flush()
+
     def _flush_quietly(self) -> None:
         # On the way out of a failed command: whatever cannot be compacted now stays in the
         # log, which the next reader replays, so the original error is the one to report.
         try:
-            self.flush()
-        except StateError:
+            self._flush_if_locked()
+        except (StateError, LockError):
             pass
 
     def _compact(self, state: State) -> None:

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from surveyctl.config import is_variable_name
 from surveyctl.errors import ConfigError
 from surveyctl.state.registry import Backend, SettingsSpec, register
 
@@ -37,9 +38,12 @@ class PostgresSettings:
 def _settings(spec: SettingsSpec) -> PostgresSettings:
     dsn_env = spec.values.get("dsn_env")
     schema = spec.values.get("schema", DEFAULT_SCHEMA)
-    if not isinstance(dsn_env, str) or not dsn_env:
+    if not is_variable_name(dsn_env):
+        # The value is never repeated: it may be the connection string itself.
         raise spec.error(
-            "dsn_env", "must name the variable that holds the PostgreSQL connection string"
+            "dsn_env",
+            "must name the variable that holds the PostgreSQL connection string (letters, "
+            "digits and underscores, such as SURVEYCTL_STATE_DSN), never the string itself",
         )
     if not isinstance(schema, str) or not _SCHEMA_NAME.match(schema):
         raise spec.error(

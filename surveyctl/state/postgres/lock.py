@@ -19,7 +19,7 @@ import time
 import psycopg
 from psycopg import sql
 
-from surveyctl.state.lock import POLL_SECONDS, LockError, LockHeld, LockInfo
+from surveyctl.state.lock import POLL_SECONDS, LockError, LockHeld, LockInfo, lock_lost
 from surveyctl.state.postgres.database import Dsn
 from surveyctl.state.postgres.schema import advisory_key
 
@@ -81,6 +81,31 @@ class AdvisoryLock:
             pass  # the session is gone, and with it the lock
         finally:
             connection.close()
+
+    def check(self, where: str) -> None:
+        """LockLost (naming `where` the state is) when the session holding the lock has ended
+        (a force-unlock, a server restart, a dropped connection): a session-level advisory lock
+        lives exactly as long as its session, so a round trip on that connection tells."""
+        connection = self._connection
+        if connection is None or self.info is None:
+            return
+        try:
+            connection.execute("SELECT 1")
+        except psycopg.Error:
+            raise lock_lost(self.environment, where) from None
+
+    def still_held_sql(self) -> tuple[sql.Composed, tuple[object, ...]]:
+        """A query, for the write transaction, that returns a row while the lock row is this
+        command's and its session still holds the advisory lock: a row left by a session
+        that ended (the server restarted) proves nothing."""
+        query = sql.SQL(
+            "SELECT 1 FROM {}.locks l WHERE l.environment = %s AND l.lock_id = %s AND EXISTS "
+            "(SELECT 1 FROM pg_locks p WHERE p.locktype = 'advisory' AND p.granted "
+            "AND p.pid = l.backend_pid AND p.classid = %s AND p.objid = %s AND p.objsubid = 1)"
+        ).format(sql.Identifier(self.schema))
+        lock_id = self.info.id if self.info is not None else ""
+        high, low = (self.key >> 32) & 0xFFFFFFFF, self.key & 0xFFFFFFFF
+        return query, (self.environment, lock_id, high, low)
 
     def holder(self, connection: psycopg.Connection) -> LockInfo | None:
         """Who holds the lock now: the row of the session that really holds it, or a stand-in

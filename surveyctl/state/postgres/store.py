@@ -21,7 +21,7 @@ import psycopg
 from psycopg import sql
 
 from surveyctl.state.changes import Change, Edit, Entry
-from surveyctl.state.lock import LockInfo
+from surveyctl.state.lock import LockInfo, lock_lost
 from surveyctl.state.notes import Note
 from surveyctl.state.postgres import DEFAULT_SCHEMA
 from surveyctl.state.postgres.database import DatabaseError, Dsn
@@ -49,7 +49,7 @@ class PostgresStateStore(StoreBase):
         )
         self.schema = schema
         self._connection: psycopg.Connection | None = None
-        self._lock_id: str | None = None  # checked by every write while the lock is held
+        self._lock: AdvisoryLock | None = None  # checked by every write while it is held
 
     @property
     def location(self) -> str:
@@ -91,13 +91,18 @@ class PostgresStateStore(StoreBase):
             with self._mutex:
                 self._state = None  # read afresh now that nobody else writes
                 self._operation = operation
-                self._lock_id = info.id
+                self._lock = lock
             yield info
         finally:
             with self._mutex:
                 self._operation = None
-                self._lock_id = None
+                self._lock = None
             lock.release()
+
+    def check_lock(self) -> None:
+        lock = self._lock
+        if lock is not None:
+            lock.check(self.location)
 
     def lock_holder(self) -> LockInfo | None:
         with self._mutex:
@@ -160,6 +165,9 @@ class PostgresStateStore(StoreBase):
         connection = self._connected()
         try:
             with connection.transaction():
+                # The lock first: a command that lost it is told so, not that the state moved.
+                if not self._still_locked(connection):
+                    raise _LockGone()
                 if not self._advance(connection, change, state):
                     raise _Refused()
                 for edit in change.edits:
@@ -167,8 +175,18 @@ class PostgresStateStore(StoreBase):
                 self._add_history(connection, change)
         except _Refused:
             raise self._refusal(connection, state) from None
+        except _LockGone:
+            raise lock_lost(self.environment, self.location) from None
         except psycopg.Error as exc:
             raise self.dsn.error(exc, "write the state", self.schema) from None
+
+    def _still_locked(self, connection: psycopg.Connection) -> bool:
+        """True while this command holds no lock, or the lock it took is still its own."""
+        lock = self._lock
+        if lock is None:
+            return True
+        query, params = lock.still_held_sql()
+        return connection.execute(query, params).fetchone() is not None
 
     def _advance(self, connection: psycopg.Connection, change: Change, state: State) -> bool:
         """Moves the serial from the one this command read to the next, when it still is."""
@@ -188,15 +206,7 @@ class PostgresStateStore(StoreBase):
                 ),
                 (change.serial, self.environment, change.lineage, state.serial),
             ).fetchone()
-        if moved is None:
-            return False
-        if self._lock_id is not None:
-            mine = connection.execute(
-                self._sql("SELECT 1 FROM {s}.locks WHERE environment = %s AND lock_id = %s"),
-                (self.environment, self._lock_id),
-            ).fetchone()
-            return mine is not None
-        return True
+        return moved is not None
 
     def _store_edit(self, connection: psycopg.Connection, edit: Edit, serial: int) -> None:
         after = edit.after or Entry()
@@ -260,19 +270,9 @@ class PostgresStateStore(StoreBase):
                 self._sql("SELECT lineage, serial FROM {s}.states WHERE environment = %s"),
                 (self.environment,),
             ).fetchone()
-            holder = connection.execute(
-                self._sql("SELECT lock_id FROM {s}.locks WHERE environment = %s"),
-                (self.environment,),
-            ).fetchone()
         except psycopg.Error as exc:
             return self.dsn.error(exc, "write the state", self.schema)
         where = f"the state of environment {self.environment!r} in {self.location}"
-        if row is not None and (row[0], row[1]) == (state.lineage, state.serial):
-            return StateError(
-                f"{where}: this command's lock was ended (force-unlock"
-                f"{' and taken by ' + holder[0] if holder else ''}) so its write was refused; "
-                "run `surveyctl plan` to see what is left to do"
-            )
         there = "no state" if row is None else f"serial {row[1]}"
         return StateError(
             f"{where} changed since this command read it ({there} there, serial "
@@ -288,6 +288,8 @@ class PostgresStateStore(StoreBase):
             connection = self._connected()
             try:
                 with connection.transaction():
+                    if not self._still_locked(connection):
+                        raise _LockGone()
                     if not self._take_over(connection, read, state):
                         raise _Refused()
                     for table in ("resources", "journal", "history"):
@@ -306,6 +308,8 @@ class PostgresStateStore(StoreBase):
                         self._add_history(connection, change)
             except _Refused:
                 raise self._refusal(connection, read) from None
+            except _LockGone:
+                raise lock_lost(self.environment, self.location) from None
             except psycopg.Error as exc:
                 raise self.dsn.error(exc, "write the state", self.schema) from None
             self._state = state.copy()
@@ -353,7 +357,11 @@ class PostgresStateStore(StoreBase):
 
 
 class _Refused(Exception):
-    """The serial (or the lock) moved: the transaction is rolled back."""
+    """The serial moved: the transaction is rolled back."""
+
+
+class _LockGone(Exception):
+    """The command's lock is no longer its own: the transaction is rolled back."""
 
 
 def _head(state: State) -> Change:

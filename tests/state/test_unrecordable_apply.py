@@ -1,0 +1,185 @@
+"""An apply that can no longer record its writes starts no further write on the marketplace: one
+that lost the state lock while it ran (a `force-unlock` by a teammate, or the database session
+that held the PostgreSQL lock ended: a server restart, a dropped connection), since another
+apply may hold the lock by then; and one whose state writes fail (a database that refuses
+them), since each change it made would be one nobody recorded."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from surveyctl.api import ApiClient
+from surveyctl.config import load_config
+from surveyctl.sandbox.process import served as serve_in_process
+from surveyctl.state import open_state
+
+from ..reconcile.conftest import Manifests, survey_manifest
+
+LATENCY_MS = 60
+SURVEYS = 8
+UPDATED = re.compile(r"Survey/\S+ \(\d+/\d+\): update ok")
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    with serve_in_process(
+        tmp_path_factory.mktemp("lost") / "sandbox.db", latency_ms=LATENCY_MS
+    ) as sandbox:
+        yield sandbox.url
+
+
+@pytest.fixture
+def project(tmp_path: Path, served: str, monkeypatch, state_setting) -> Path:
+    (tmp_path / "surveyctl.yaml").write_text(
+        "environments:\n"
+        f"  local: {{host: '{served}', api_key_env: SURVEYCTL_LOCAL_KEY{state_setting}}}\n"
+        "default_environment: local\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("SURVEYCTL_LOCAL_KEY", "sandbox-buyer-1")
+    monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def write_surveys(project: Path, price: float) -> None:
+    manifests = Manifests(project)
+    for number in range(SURVEYS):
+        manifests.write(survey_manifest(f"lost-{number}", offer_price=price))
+
+
+def open_local(project: Path):
+    config = load_config(project / "surveyctl.yaml")
+    return open_state(config, config.environment("local"))
+
+
+def live_prices(url: str, ids: list[int]) -> list[float]:
+    client = ApiClient(url, "sandbox-buyer-1", retries=0)
+    try:
+        return [float(client.get_survey(survey_id)["offer_price"]) for survey_id in ids]
+    finally:
+        client.close()
+
+
+def start_apply(project: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "surveyctl",
+            "apply",
+            "manifests",
+            "--auto-approve",
+            "--parallelism",
+            "1",
+        ],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+
+
+def after_two_updates(process: subprocess.Popen) -> list[str]:
+    """The apply's stderr up to its second recorded update."""
+    seen: list[str] = []
+    assert process.stderr is not None
+    for line in process.stderr:
+        seen.append(line)
+        if len([shown for shown in seen if UPDATED.search(shown)]) == 2:
+            break
+    return seen
+
+
+def end_session(postgres, schema: str) -> None:
+    """What a server restart or a dropped connection does to the holder: its session ends,
+    and its row in `locks` stays."""
+    admin = postgres.admin_dsn.replace("/postgres?", "/surveyctl?")
+    with psycopg.connect(admin, autocommit=True) as connection:
+        [(backend,)] = connection.execute(f"SELECT backend_pid FROM {schema}.locks").fetchall()
+        connection.execute("SELECT pg_terminate_backend(%s)", (backend,))
+
+
+def lose_the_lock(how: str, project: Path, request) -> None:
+    if how == "force-unlock":
+        store = open_local(project)
+        try:
+            holder = store.lock_holder()
+            assert holder is not None
+            store.force_unlock(holder.id)
+        finally:
+            store.close()
+    else:
+        postgres = request.getfixturevalue("postgres")
+        schema = re.search(r"schema: (\w+)", (project / "surveyctl.yaml").read_text())
+        end_session(postgres, schema.group(1))
+
+
+def ended_by(backend: str) -> list[str]:
+    return ["force-unlock", "session ended"] if backend == "postgres" else ["force-unlock"]
+
+
+@pytest.mark.parametrize(
+    ("backend", "how"),
+    [("file", "force-unlock"), ("postgres", "force-unlock"), ("postgres", "session ended")],
+)
+def test_an_apply_that_lost_its_lock_starts_no_further_write(
+    run_cli, project, served, backend, how, request
+):
+    write_surveys(project, 2.5)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    ids = [record.ps_survey_id for record in open_local(project).load().resources.values()]
+    write_surveys(project, 3.5)
+
+    apply = start_apply(project)
+    seen = after_two_updates(apply)
+    lose_the_lock(how, project, request)
+    out, err = apply.communicate(timeout=60)
+    shown = "".join(seen) + err + out
+
+    assert apply.returncode == 1, shown
+    assert "lost the state lock" in shown, shown
+    changed = live_prices(served, ids).count(3.5)
+    # The two recorded, and at most the one in flight when the lock went.
+    assert changed <= 3, shown
+    assert "not attempted" in shown, shown
+
+
+def refuse_state_writes(postgres, schema: str) -> None:
+    """What a full disk or a revoked right on the database does: the lock stays, and every
+    state write fails."""
+    admin = postgres.admin_dsn.replace("/postgres?", "/surveyctl?")
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f"ALTER TABLE {schema}.history OWNER TO postgres")
+        connection.execute(f"REVOKE ALL ON {schema}.history FROM surveyctl")
+
+
+@pytest.mark.parametrize("backend", ["postgres"])
+def test_an_apply_whose_state_writes_fail_starts_no_further_write(
+    run_cli, project, served, postgres
+):
+    write_surveys(project, 2.5)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    ids = [record.ps_survey_id for record in open_local(project).load().resources.values()]
+    write_surveys(project, 3.5)
+
+    apply = start_apply(project)
+    seen = after_two_updates(apply)
+    schema = re.search(r"schema: (\w+)", (project / "surveyctl.yaml").read_text()).group(1)
+    refuse_state_writes(postgres, schema)
+    out, err = apply.communicate(timeout=60)
+    shown = "".join(seen) + err + out
+
+    assert apply.returncode == 1, shown
+    changed = live_prices(served, ids).count(3.5)
+    assert changed <= 3, shown  # the two recorded, and at most the one in flight
+    assert "not attempted (a state write failed)" in shown, shown
+    assert "What was done is recorded in the state" not in shown, shown
