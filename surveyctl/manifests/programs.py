@@ -110,35 +110,46 @@ def _waves(spec: MarkedDict, diagnostics: Diagnostics) -> list[tuple[str, Any, L
         return out
     start, end = waves["from"], waves["to"]
     where = waves.location
-    ids = _range(start, end)
-    if ids is None:
+    bounds = _range_bounds(start, end)
+    if bounds is None:
         diagnostics.error(
             f"spec.waves: from {start!r} and to {end!r} must be two months (YYYY-MM) or two "
             "whole numbers, the first not after the second",
             where,
         )
         return []
-    if len(ids) > MAX_WAVES:
-        diagnostics.error(f"spec.waves names {len(ids)} waves; at most {MAX_WAVES}", where)
+    first, last, months = bounds
+    count = last - first + 1
+    if count > MAX_WAVES:  # counted before any is made: `to` may be a trillion
+        diagnostics.error(f"spec.waves names {count:,} waves; at most {MAX_WAVES:,}", where)
         return []
-    return [(wave_id, None, where) for wave_id in ids]
+    return [(_wave_id(n, months), None, where) for n in range(first, last + 1)]
 
 
-def _range(start: Any, end: Any) -> list[str] | None:
-    if isinstance(start, int) and isinstance(end, int) and start <= end:
-        return [str(n) for n in range(start, end + 1)]
+def _range_bounds(start: Any, end: Any) -> tuple[int, int, bool] | None:
+    """(first, last, months) of a range: two whole numbers, or two months counted from year
+    0 (`months` True); None when it is neither or runs backwards."""
+    if _whole(start) and _whole(end):
+        return (start, end, False) if start <= end else None
     first, last = _MONTH.match(str(start)), _MONTH.match(str(end))
     if not (first and last):
         return None
-    year, month = int(first[1]), int(first[2])
-    stop = (int(last[1]), int(last[2]))
-    if not (1 <= month <= 12 and 1 <= stop[1] <= 12) or (year, month) > stop:
+    begin, stop = (int(first[1]), int(first[2])), (int(last[1]), int(last[2]))
+    if not (1 <= begin[1] <= 12 and 1 <= stop[1] <= 12) or begin > stop:
         return None
-    out = []
-    while (year, month) <= stop and len(out) <= MAX_WAVES:
-        out.append(f"{year:04d}-{month:02d}")
-        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
-    return out
+    return begin[0] * 12 + begin[1] - 1, stop[0] * 12 + stop[1] - 1, True
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _wave_id(number: int, months: bool) -> str:
+    """The id of the wave `number` of a range: `2026-11` for a month, else the number."""
+    if not months:
+        return str(number)
+    year, month = divmod(number, 12)
+    return f"{year:04d}-{month + 1:02d}"
 
 
 def _unique(waves: list[tuple[str, Any, Location]], diagnostics: Diagnostics) -> None:
