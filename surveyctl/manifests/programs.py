@@ -39,12 +39,13 @@ from surveyctl.errors import Location
 from surveyctl.manifests.diagnostics import Diagnostics
 from surveyctl.manifests.load import Document, MarkedDict, MarkedList
 from surveyctl.model import ExclusionGroup, Lifecycle, Program
-from surveyctl.resources import SURVEY, Member, member_name
+from surveyctl.resources import SURVEY, WAVE_PATTERN, Member, member_name
 
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
 BUILT_IN = ("program", "locale", "country", "language", "wave")
 _MONTH = re.compile(r"^(\d{4})-(\d{2})$")
 MAX_WAVES = 1_000
+_WAVE = re.compile(WAVE_PATTERN)
 
 
 @dataclass
@@ -102,12 +103,17 @@ def _waves(spec: MarkedDict, diagnostics: Diagnostics) -> list[tuple[str, Any, L
     """(id, its mapping or None, its line) of every wave, in order."""
     waves = spec["waves"]
     if isinstance(waves, MarkedList):
+        if len(waves) > MAX_WAVES:
+            diagnostics.error(
+                f"spec.waves lists {len(waves):,} waves; at most {MAX_WAVES:,}", waves.location
+            )
+            return []
         out = []
         for index, item in enumerate(waves):
             wave_id = item["id"] if isinstance(item, dict) else item
             out.append((str(wave_id), item if isinstance(item, dict) else None, waves.where(index)))
         _unique(out, diagnostics)
-        return out
+        return out if _ids_valid(out, diagnostics) else []
     start, end = waves["from"], waves["to"]
     where = waves.location
     bounds = _range_bounds(start, end)
@@ -123,7 +129,25 @@ def _waves(spec: MarkedDict, diagnostics: Diagnostics) -> list[tuple[str, Any, L
     if count > MAX_WAVES:  # counted before any is made: `to` may be a trillion
         diagnostics.error(f"spec.waves names {count:,} waves; at most {MAX_WAVES:,}", where)
         return []
-    return [(_wave_id(n, months), None, where) for n in range(first, last + 1)]
+    out = [(_wave_id(n, months), None, where) for n in range(first, last + 1)]
+    # Ids between two valid ones are valid: checking the ends says it once for a range.
+    return out if _ids_valid([out[0], out[-1]], diagnostics) else []
+
+
+def _ids_valid(waves: list[tuple[str, Any, Location]], diagnostics: Diagnostics) -> bool:
+    """Whether every id follows the rule of a member's name (`tracker[en_GB,<wave>]`): a
+    whole number can break it where text cannot (-3, a 40-digit number), and a member whose
+    name breaks it could not be named in --target, `render --name` or the state commands."""
+    valid = True
+    for wave_id, _, where in waves:
+        if not _WAVE.match(wave_id):
+            diagnostics.error(
+                f"Wave id {wave_id!r} is not valid: a wave id is 1 to 32 letters, digits, dots, "
+                "dashes and underscores, starting and ending with a letter or digit",
+                where,
+            )
+            valid = False
+    return valid
 
 
 def _range_bounds(start: Any, end: Any) -> tuple[int, int, bool] | None:

@@ -50,3 +50,28 @@ def test_a_range_of_months_crosses_the_year(check):
         "tracker[en_US,2027-01]",
         "tracker[en_US,2027-02]",
     ]
+
+
+def test_a_range_into_negative_numbers_is_refused_at_the_wave_id_that_breaks_the_rule(check):
+    state, errors, _ = check(program("{from: -2, to: 1}"))
+    assert [(e.summary, e.location.line) for e in errors] == [
+        (
+            "Wave id '-2' is not valid: a wave id is 1 to 32 letters, digits, dots, dashes and "
+            "underscores, starting and ending with a letter or digit.",
+            13,
+        )
+    ]
+    assert state.surveys == {}
+
+
+def test_a_wave_id_written_as_a_number_of_more_than_32_digits_is_refused(check):
+    state, errors, _ = check(program("[w1, " + "9" * 40 + "]"))
+    assert [e.summary.split(":")[0] for e in errors] == [f"Wave id '{'9' * 40}' is not valid"]
+    assert state.surveys == {}
+
+
+def test_a_list_of_more_than_a_thousand_waves_is_refused_as_a_range_is(check):
+    waves = "[" + ", ".join(f"w{n}" for n in range(1001)) + "]"
+    state, errors, _ = check(program(waves))
+    assert [e.summary for e in errors] == ["spec.waves lists 1,001 waves; at most 1,000."]
+    assert state.surveys == {}
