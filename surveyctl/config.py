@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from surveyctl.config_checks import check_environment_name, host_problem
 from surveyctl.errors import ConfigError, Location
 
 if TYPE_CHECKING:
@@ -369,6 +370,8 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
             "environments must be a mapping of names to {host, api_key_env}",
             data.where("environments"),
         )
+    for name in specs or {}:
+        check_environment_name(specs, name)
     environments = {name: _environment(specs, name) for name in specs or {}}
     default = data.get("default_environment") or SANDBOX
     if default != SANDBOX and default not in environments:
@@ -465,6 +468,9 @@ def _environment(specs: MarkedDict, name: str) -> Environment:
             "api_key_env)",
             spec.where("host"),
         )
+    problem = host_problem(host)
+    if problem:  # the value is not repeated: a host may carry what should not reach a log
+        raise ConfigError(f"{field}.host {problem}", spec.where("host"))
     if not is_variable_name(key_env):
         raise ConfigError(
             f"{field}.api_key_env must name the variable that holds the key (letters, digits "

@@ -26,6 +26,7 @@ from pathlib import Path
 from surveyctl.catalog import Catalog
 from surveyctl.errors import Location
 from surveyctl.manifests import build, names, programs, rules, schema
+from surveyctl.manifests.budget import Budget, Budgets
 from surveyctl.manifests.diagnostics import Diagnostic, Diagnostics, ManifestError
 from surveyctl.manifests.load import Document, discover, load_file
 from surveyctl.memory import collector_paused
@@ -64,6 +65,7 @@ def _load_manifests(
     state = DesiredState(files=[str(f) for f in files])
     documents = [doc for path in files for doc in load_file(path, diagnostics)]
     specs = {}
+    budgets = Budgets()  # what each file's programs and generators may make
     unbuilt: set[str] = set()
     defined: dict[tuple[str, str], Location] = {}
     partial: list[Document] = []  # Survey documents failing the schema: valid parts checked
@@ -86,15 +88,16 @@ def _load_manifests(
             if kind == "Survey":
                 partial.append(document)
             continue
+        budget = budgets.of(document.location.file)
         if kind == PROGRAM:
-            _add_program(document, state, specs, diagnostics, unbuilt)
+            _add_program(document, state, specs, diagnostics, unbuilt, budget)
             continue
-        _add(document, state, specs, diagnostics)
+        _add(document, state, specs, diagnostics, budget)
     for survey in state.surveys.values():
         rules.check_survey(survey, specs[survey.name], diagnostics)
     rules.check_groups(state, diagnostics, frozenset(unbuilt))
     for document in partial:
-        built = build.partial_survey(document, diagnostics)
+        built = build.partial_survey(document, diagnostics, budgets.of(document.location.file))
         if built is None:
             continue
         survey, quotas_whole = built
@@ -113,20 +116,26 @@ def _load_manifests(
     return state, diagnostics
 
 
-def _add(document: Document, state: DesiredState, specs: dict, diagnostics: Diagnostics) -> None:
+def _add(
+    document: Document, state: DesiredState, specs: dict, diagnostics: Diagnostics, budget: Budget
+) -> None:
     kind = document.data["kind"]
     if kind not in _BUILDERS:  # the schema admits only known kinds; never guess another
         raise ValueError(f"no builder for manifest kind {kind!r}")
-    _BUILDERS[kind](document, state, specs, diagnostics)
+    _BUILDERS[kind](document, state, specs, diagnostics, budget)
 
 
-def _add_survey(document: Document, state: DesiredState, specs: dict, diagnostics) -> None:
-    survey = build.survey(document, diagnostics)
+def _add_survey(
+    document: Document, state: DesiredState, specs: dict, diagnostics, budget: Budget
+) -> None:
+    survey = build.survey(document, diagnostics, budget)
     state.surveys[survey.name] = survey
     specs[survey.name] = document.data["spec"]
 
 
-def _add_group(document: Document, state: DesiredState, specs: dict, diagnostics) -> None:
+def _add_group(
+    document: Document, state: DesiredState, specs: dict, diagnostics, budget: Budget
+) -> None:
     group = build.exclusion_group(document)
     state.groups[group.name] = group
 
@@ -136,10 +145,15 @@ _BUILDERS = {"Survey": _add_survey, "ExclusionGroup": _add_group}
 
 
 def _add_program(
-    document: Document, state: DesiredState, specs: dict, diagnostics: Diagnostics, unbuilt: set
+    document: Document,
+    state: DesiredState,
+    specs: dict,
+    diagnostics: Diagnostics,
+    unbuilt: set,
+    budget: Budget,
 ) -> None:
     """The members of a SurveyProgram, each checked and built like a written Survey."""
-    expansion = programs.expand(document, diagnostics)
+    expansion = programs.expand(document, diagnostics, budget)
     state.programs[expansion.program.name] = expansion.program
     for member_document, member in expansion.surveys:
         # Checked and built apart: members share the template's lines, so their findings
@@ -148,7 +162,7 @@ def _add_program(
         found = Diagnostics()
         survey = None
         if schema.check_document(member_document, found):
-            survey = build.survey(member_document, found)
+            survey = build.survey(member_document, found, budget)
         for item in found:
             diagnostics.add(item.severity, item.summary, item.location)
         if survey is None:

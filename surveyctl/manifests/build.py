@@ -7,6 +7,7 @@ from typing import Any
 
 from surveyctl.errors import Location
 from surveyctl.manifests import generate
+from surveyctl.manifests.budget import MAX_QUOTAS, Budget
 from surveyctl.manifests.diagnostics import Diagnostics
 from surveyctl.manifests.load import Document, MarkedDict, MarkedList
 from surveyctl.manifests.targeting import targeting
@@ -32,8 +33,10 @@ def plain(value: Any) -> Any:
     return value
 
 
-def survey(document: Document, diagnostics: Diagnostics) -> Survey:
-    """The Survey of a schema-valid document."""
+def survey(document: Document, diagnostics: Diagnostics, budget: Budget | None = None) -> Survey:
+    """The Survey of a schema-valid document; its generators spend from `budget`, what its
+    file may still make (a fresh one when not given)."""
+    budget = budget if budget is not None else Budget()
 
     data = document.data
     spec: MarkedDict = data["spec"]
@@ -48,11 +51,13 @@ def survey(document: Document, diagnostics: Diagnostics) -> Survey:
     if "quotas" in spec:
         quotas = []
         entries: MarkedList = spec["quotas"]
+        expanded = _generators_fit(entries, spec.where("quotas"), budget, diagnostics)
         for index, entry in enumerate(entries):
-            if "generate" in entry:
-                quotas.extend(generate.expand(entry, spec["completes_required"], diagnostics))
-            else:
+            if "generate" not in entry:
                 quotas.append(_quota(entry, entries.where(index)))
+            elif expanded:
+                total = spec["completes_required"]
+                quotas.extend(generate.expand(entry, total, diagnostics))
     return Survey(
         name=data["name"],
         settings=settings,
@@ -64,7 +69,9 @@ def survey(document: Document, diagnostics: Diagnostics) -> Survey:
     )
 
 
-def partial_survey(document: Document, diagnostics: Diagnostics) -> tuple[Survey, bool] | None:
+def partial_survey(
+    document: Document, diagnostics: Diagnostics, budget: Budget | None = None
+) -> tuple[Survey, bool] | None:
     """What can be built of a Survey document that failed the schema, and whether its quotas
     are whole: its settings as written, the qualifications and quotas that are valid on their
     own, its generators' problems added to `diagnostics`. Only for checking (the rules that
@@ -76,6 +83,7 @@ def partial_survey(document: Document, diagnostics: Diagnostics) -> tuple[Survey
     spec = document.data.get("spec")
     if not isinstance(spec, MarkedDict):
         return None
+    budget = budget if budget is not None else Budget()
     whole = True
     items = spec.get("qualifications")
     qualifications = []
@@ -85,17 +93,18 @@ def partial_survey(document: Document, diagnostics: Diagnostics) -> tuple[Survey
     entries = spec.get("quotas")
     if "quotas" in spec and not isinstance(entries, MarkedList):
         whole = False
+    listed = list(enumerate(entries)) if isinstance(entries, MarkedList) else []
+    valid = [(index, entry) for index, entry in listed if item_valid("QuotaEntry", entry)]
+    whole = whole and len(valid) == len(listed)
+    expanded = _generators_fit([e for _, e in valid], spec.where("quotas"), budget, diagnostics)
     quotas = []
     total = spec.get("completes_required")
-    for index, entry in enumerate(entries if isinstance(entries, MarkedList) else []):
-        if not item_valid("QuotaEntry", entry):
-            whole = False
-            continue
-        if "generate" in entry:
+    for index, entry in valid:
+        if "generate" not in entry:
+            quotas.append(_quota(entry, entries.where(index)))
+        elif expanded:
             counted = total if isinstance(total, int) and not isinstance(total, bool) else 0
             quotas.extend(generate.expand(entry, counted, diagnostics))
-        else:
-            quotas.append(_quota(entry, entries.where(index)))
     name = document.data.get("name")
     survey = Survey(
         name=name if isinstance(name, str) else "?",
@@ -142,6 +151,23 @@ def _lifecycle(data: MarkedDict | None) -> Lifecycle:
         prevent_destroy=bool(data.get("prevent_destroy", False)),
         ignore_changes=tuple(data.get("ignore_changes") or ()),
     )
+
+
+def _generators_fit(
+    entries: list, where: Location, budget: Budget, diagnostics: Diagnostics
+) -> bool:
+    """Whether the file may make the quotas of a survey's generators (all of them, counted
+    before any is made); one error at the survey's quotas if not, and none is expanded."""
+    made = sum(generate.quota_count(e) for e in entries if "generate" in e)
+    if budget.spend_quotas(made):
+        return True
+    diagnostics.error(
+        f"These quota generators make {made:,} quotas for the survey, which takes its file "
+        f"over the {MAX_QUOTAS:,} that the generators of one manifest file may make (in its "
+        "surveys and its programs' members); use fewer cells, or put surveys in several files",
+        where,
+    )
+    return False
 
 
 def _quota(entry: MarkedDict, where: Location) -> Quota:

@@ -45,6 +45,11 @@ def largest_remainder(weights: list[Fraction], total: int) -> list[int]:
     return counts
 
 
+def quota_count(entry: MarkedDict) -> int:
+    """How many quotas a schema-valid `generate` entry makes, counted without making them."""
+    return math.prod(len(dim["cells"]) for dim in entry["generate"]["interlock"].values())
+
+
 def expand(entry: MarkedDict, default_total: int, diagnostics: Diagnostics) -> list[Quota]:
     """The quotas of one `generate` entry; problems become diagnostics and yield no quotas."""
     generator: MarkedDict = entry["generate"]

@@ -31,20 +31,19 @@ program's file, at the line of the value as written (template, market or wave).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from surveyctl.errors import Location
+from surveyctl.manifests.budget import MAX_MEMBERS, MAX_VALUES, Budget
 from surveyctl.manifests.diagnostics import Diagnostics
-from surveyctl.manifests.load import Document, MarkedDict, MarkedList
+from surveyctl.manifests.load import Document, MarkedDict
+from surveyctl.manifests.substitution import OverBudget, like, merge, substitute, text_of
+from surveyctl.manifests.waves import waves_of
 from surveyctl.model import ExclusionGroup, Lifecycle, Program
 from surveyctl.resources import SURVEY, Member, member_name
 
-_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
 BUILT_IN = ("program", "locale", "country", "language", "wave")
-_MONTH = re.compile(r"^(\d{4})-(\d{2})$")
-MAX_WAVES = 1_000
 
 
 @dataclass
@@ -57,14 +56,16 @@ class Expansion:
     groups: list[ExclusionGroup] = field(default_factory=list)
 
 
-def expand(document: Document, diagnostics: Diagnostics) -> Expansion:
-    """The members of a schema-valid SurveyProgram document; problems become diagnostics."""
+def expand(document: Document, diagnostics: Diagnostics, budget: Budget | None = None) -> Expansion:
+    """The members of a schema-valid SurveyProgram document; problems become diagnostics.
+    `budget` is what the program's file may still make (a fresh one when not given): a
+    program over it is one error and makes nothing, so no half of it is ever planned."""
     data = document.data
     spec: MarkedDict = data["spec"]
     lifecycle = data.get("lifecycle") or MarkedDict()
     keep = bool(lifecycle.get("prevent_destroy", True))
     markets: MarkedDict = spec["markets"]
-    waves = _waves(spec, diagnostics)
+    waves = waves_of(spec, diagnostics)
     program = Program(
         name=data["name"],
         markets=list(markets),
@@ -72,7 +73,46 @@ def expand(document: Document, diagnostics: Diagnostics) -> Expansion:
         keep_retired=keep,
         location=document.location,
     )
+    budget = budget if budget is not None else Budget()
+    if not _members_fit(program, spec, budget, diagnostics):
+        return Expansion(program)
+    try:
+        return _expand(document, program, waves, budget, diagnostics)
+    except OverBudget:
+        return Expansion(program)
+
+
+def _members_fit(
+    program: Program, spec: MarkedDict, budget: Budget, diagnostics: Diagnostics
+) -> bool:
+    """Whether the file may make this program's markets x waves surveys; an error if not,
+    before any of them is made."""
+    count = len(program.markets) * len(program.waves)
+    if budget.spend_members(count):
+        return True
+    diagnostics.error(
+        f"Program {program.name!r} makes {count:,} surveys ({len(program.markets):,} markets "
+        f"x {len(program.waves):,} waves), and the programs of one manifest file may make at "
+        f"most {MAX_MEMBERS:,} in all; split it into smaller programs in several files",
+        spec.where("markets"),
+    )
+    return False
+
+
+def _expand(
+    document: Document,
+    program: Program,
+    waves: list[tuple[str, Any, Location]],
+    budget: Budget,
+    diagnostics: Diagnostics,
+) -> Expansion:
+    data = document.data
+    spec: MarkedDict = data["spec"]
+    lifecycle = data.get("lifecycle") or MarkedDict()
+    keep = program.keep_retired
+    markets: MarkedDict = spec["markets"]
     out = Expansion(program)
+    counted: dict[int, tuple[Any, int]] = {}  # id -> (container, values): members share many
     member_lifecycle = {"prevent_destroy": keep}
     if lifecycle.get("ignore_changes"):
         member_lifecycle["ignore_changes"] = list(lifecycle["ignore_changes"])
@@ -80,75 +120,55 @@ def expand(document: Document, diagnostics: Diagnostics) -> Expansion:
     for locale, market in markets.items():
         market = market or MarkedDict()
         where = markets.where(locale)
-        base = _merge(template, market.get("spec"))
+        base = merge(template, market.get("spec"))
         for wave_id, wave, wave_where in waves:
             member = Member(program.name, locale, wave_id)
             variables = _variables(spec, market, wave, member, diagnostics, wave_where)
-            merged = _merge(base, wave.get("spec") if wave else None)
-            merged = _substitute(merged, variables, diagnostics, merged.location, False)
+            merged = merge(base, wave.get("spec") if wave else None)
+            merged = substitute(merged, variables, diagnostics, merged.location, False, budget)
+            _spend_values(program, _count(merged, counted), budget, diagnostics, where)
             located = _with_locale(merged, locale, where, diagnostics)
             body = _document(data, located, member_lifecycle)
             out.surveys.append((Document(body, where, document.index, None), member))
     exclusion = spec.get("exclusion")
     if isinstance(exclusion, MarkedDict):
-        out.groups = _groups(program, exclusion, spec, markets, waves, diagnostics)
+        out.groups = _groups(program, exclusion, spec, markets, waves, diagnostics, budget)
     return out
 
 
-# -- waves and variables ---------------------------------------------------------------------
+def _count(value: Any, counted: dict[int, tuple[Any, int]]) -> int:
+    """The values of `value` as the reader counts them (each mapping, list, key and scalar);
+    containers shared between members are walked once."""
+    if not isinstance(value, (dict, list)):
+        return 1
+    known = counted.get(id(value))
+    if known is not None:
+        return known[1]
+    if isinstance(value, dict):
+        total = 1 + sum(1 + _count(item, counted) for item in value.values())
+    else:
+        total = 1 + sum(_count(item, counted) for item in value)
+    counted[id(value)] = (value, total)  # kept alive, so that its id is not reused
+    return total
 
 
-def _waves(spec: MarkedDict, diagnostics: Diagnostics) -> list[tuple[str, Any, Location]]:
-    """(id, its mapping or None, its line) of every wave, in order."""
-    waves = spec["waves"]
-    if isinstance(waves, MarkedList):
-        out = []
-        for index, item in enumerate(waves):
-            wave_id = item["id"] if isinstance(item, dict) else item
-            out.append((str(wave_id), item if isinstance(item, dict) else None, waves.where(index)))
-        _unique(out, diagnostics)
-        return out
-    start, end = waves["from"], waves["to"]
-    where = waves.location
-    ids = _range(start, end)
-    if ids is None:
-        diagnostics.error(
-            f"spec.waves: from {start!r} and to {end!r} must be two months (YYYY-MM) or two "
-            "whole numbers, the first not after the second",
-            where,
-        )
-        return []
-    if len(ids) > MAX_WAVES:
-        diagnostics.error(f"spec.waves names {len(ids)} waves; at most {MAX_WAVES}", where)
-        return []
-    return [(wave_id, None, where) for wave_id in ids]
+def _spend_values(
+    program: Program, count: int, budget: Budget, diagnostics: Diagnostics, where: Location
+) -> None:
+    """Spends `count` values of the file's budget; the error at `where` (the market, or the
+    exclusion, that made the member or group over it) and OverBudget when over."""
+    if budget.spend_values(count):
+        return
+    diagnostics.error(
+        f"Program {program.name!r} takes the programs of its file over {MAX_VALUES:,} values "
+        "once expanded (their surveys and exclusion groups written out), more than a manifest "
+        "file may hold; split it into smaller programs in several files",
+        where,
+    )
+    raise OverBudget
 
 
-def _range(start: Any, end: Any) -> list[str] | None:
-    if isinstance(start, int) and isinstance(end, int) and start <= end:
-        return [str(n) for n in range(start, end + 1)]
-    first, last = _MONTH.match(str(start)), _MONTH.match(str(end))
-    if not (first and last):
-        return None
-    year, month = int(first[1]), int(first[2])
-    stop = (int(last[1]), int(last[2]))
-    if not (1 <= month <= 12 and 1 <= stop[1] <= 12) or (year, month) > stop:
-        return None
-    out = []
-    while (year, month) <= stop and len(out) <= MAX_WAVES:
-        out.append(f"{year:04d}-{month:02d}")
-        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
-    return out
-
-
-def _unique(waves: list[tuple[str, Any, Location]], diagnostics: Diagnostics) -> None:
-    seen: dict[str, Location] = {}
-    for wave_id, _, where in waves:
-        if wave_id in seen:
-            diagnostics.error(
-                f"Wave {wave_id!r} is listed twice; first at line {seen[wave_id].line}", where
-            )
-        seen.setdefault(wave_id, where)
+# -- variables -------------------------------------------------------------------------------
 
 
 def _variables(
@@ -178,85 +198,6 @@ def _variables(
     return values
 
 
-# -- merging and substitution ----------------------------------------------------------------
-
-
-def _merge(base: MarkedDict, over: MarkedDict | None) -> MarkedDict:
-    """`over` merged over `base`: mappings key by key, lists and values replaced."""
-    if not over:
-        return base
-    out = _like(base)
-    out.update(base)
-    out._marks = {**getattr(base, "_marks", {}), **getattr(over, "_marks", {})}
-    for key, value in over.items():
-        old = base.get(key)
-        if isinstance(old, MarkedDict) and isinstance(value, MarkedDict):
-            out[key] = _merge(old, value)
-        else:
-            out[key] = value
-    return out
-
-
-def _substitute(
-    value: Any, variables: dict[str, str], diagnostics: Diagnostics, where: Location, lenient: bool
-) -> Any:
-    """`value` with placeholders replaced; containers without any are returned as they are
-    (shared between members), so expanding 360 members copies only what differs."""
-    if isinstance(value, str):
-        return _text(value, variables, diagnostics, where, lenient) if "{" in value else value
-    if isinstance(value, MarkedDict):
-        changed = {}
-        for key, item in value.items():
-            new = _substitute(
-                item, variables, diagnostics, value.where(key), lenient or key == "generate"
-            )
-            if new is not item:
-                changed[key] = new
-        if not changed:
-            return value
-        out = _like(value)
-        out.update(value)
-        out.update(changed)
-        return out
-    if isinstance(value, MarkedList):
-        items = [
-            _substitute(item, variables, diagnostics, value.where(i), lenient)
-            for i, item in enumerate(value)
-        ]
-        if all(new is old for new, old in zip(items, value, strict=True)):
-            return value
-        out_list = MarkedList(items)
-        out_list._file, out_list._start = value._file, value._start
-        out_list._marks = getattr(value, "_marks", [])
-        return out_list
-    return value
-
-
-def _text(
-    text: str, variables: dict[str, str], diagnostics: Diagnostics, where: Location, lenient: bool
-) -> str:
-    def replace(match: re.Match) -> str:
-        token, name = match[0], match[1]
-        if name is None:
-            return token[0]  # {{ -> {, }} -> }
-        if name in variables:
-            return variables[name]
-        if not lenient:
-            known = ", ".join(sorted(variables))
-            diagnostics.error(f"Unknown variable {{{name}}} in {text!r}; known: {known}", where)
-        return token
-
-    return _PLACEHOLDER.sub(replace, text)
-
-
-def _like(value: MarkedDict) -> MarkedDict:
-    """An empty MarkedDict with the marks of `value`."""
-    out = MarkedDict()
-    out._file, out._start = value._file, value._start
-    out._marks = dict(getattr(value, "_marks", {}))
-    return out
-
-
 def _with_locale(
     spec: MarkedDict, locale: str, where: Location, diagnostics: Diagnostics
 ) -> MarkedDict:
@@ -268,7 +209,7 @@ def _with_locale(
             "sets it from the market, leave it out",
             spec.where("survey_localization"),
         )
-    out = _like(spec)
+    out = like(spec)
     out.update(spec)
     out["survey_localization"] = locale
     out._marks.setdefault("survey_localization", _mark(where))
@@ -290,7 +231,7 @@ def _mark(where: Location) -> _Mark:
 def _document(program: MarkedDict, spec: MarkedDict, lifecycle: dict) -> MarkedDict:
     """A Survey document of `spec`, named like its program so that the schema's name rule
     applies to the program's name; the loader renames the built Survey to its member name."""
-    out = _like(program)
+    out = like(program)
     out.update({"kind": SURVEY, "name": program["name"], "spec": spec})
     out._marks.setdefault("spec", _mark(spec.location))
     if lifecycle:
@@ -308,6 +249,7 @@ def _groups(
     markets: MarkedDict,
     waves: list[tuple[str, Any, Location]],
     diagnostics: Diagnostics,
+    budget: Budget,
 ) -> list[ExclusionGroup]:
     """Per market, one group for each wave after the first: it and the K waves before it."""
     depth = exclusion["waves"]
@@ -328,14 +270,21 @@ def _groups(
                 waves[index][2],
             )
             earlier = waves[max(0, index - depth) : index + 1]
+            # its surveys, reference, name and exclusion period, as a group written out
+            _spend_values(program, len(earlier) + 9, budget, diagnostics, where)
             groups.append(
                 ExclusionGroup(
                     name=member.name,
-                    buyer_surveygroup_ref=_text(
-                        ref_template, variables, diagnostics, exclusion.where("ref"), False
+                    buyer_surveygroup_ref=text_of(
+                        ref_template, variables, diagnostics, exclusion.where("ref"), False, budget
                     ),
-                    group_name=_text(
-                        title_template, variables, diagnostics, exclusion.where("name"), False
+                    group_name=text_of(
+                        title_template,
+                        variables,
+                        diagnostics,
+                        exclusion.where("name"),
+                        False,
+                        budget,
                     ),
                     exclusion_period=exclusion.get("exclusion_period"),
                     surveys=[member_name(program.name, locale, w) for w, _, _ in earlier],

@@ -47,6 +47,11 @@ _EFFECT_FIELDS = (
     "quota_updates",
     "last_applied",
     "prevent_destroy",
+    # What a reviewer reads (`surveyctl show PLANFILE`): an unsigned file whose lines say
+    # something other than what it applies is as edited as one whose body does.
+    "changes",
+    "drift",
+    "spend",
 )
 
 

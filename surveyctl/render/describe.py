@@ -18,7 +18,7 @@ from typing import Any
 
 from surveyctl.reconcile.labels import path_attribute, resource_locale
 from surveyctl.reconcile.plan import FieldChange, Plan, ResourceChange
-from surveyctl.render.values import show
+from surveyctl.render.values import printable, show
 
 # Units of range_sets (public facts): years and months of age, US dollars of income.
 UNITS = {311: "years", 312: "months", 321: "USD"}
@@ -30,11 +30,17 @@ _ITEM = re.compile(r"(^qualifications|\.criteria)\[(\d+)\]")
 
 @dataclass(frozen=True)
 class Line:
-    """One line of a resource's plan: a symbol (`+ - ~ !` or space), a depth, and its text."""
+    """One line of a resource's plan: a symbol (`+ - ~ !` or space), a depth, and its text.
+    The text is made printable here, where every renderer's lines are made: a quota id or a
+    catalogue's answer is shown as written, and one with an escape or a line break would
+    act on the terminal or break the line (and, in a comment, the diff block)."""
 
     symbol: str
     depth: int
     text: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", printable(self.text))
 
 
 class Describer:

@@ -15,6 +15,8 @@ could not be made at all still gets a comment (`render_failure`) that says what 
 
 from __future__ import annotations
 
+import re
+
 from surveyctl.reconcile.plan import Plan, ResourceChange
 from surveyctl.render import text
 from surveyctl.render.formats import Format, register
@@ -26,7 +28,7 @@ from surveyctl.render.programs import (
     member_groups,
     member_list,
 )
-from surveyctl.render.values import money_delta
+from surveyctl.render.values import money_delta, printable
 
 # GitHub refuses comments longer than 65,536 characters; keep room for the closing lines.
 COMMENT_LIMIT = 65_536
@@ -94,7 +96,7 @@ def _notes(plan: Plan) -> list[str]:
 def _note(note) -> str:
     where = f" ({note.location})" if note.location else ""
     severity = "" if note.severity == "error" else f"{note.severity}: "
-    return f"- {severity}`{note.address}`: {_inline(note.message)}{where}"
+    return f"- {severity}{_code(note.address)}: {_inline(note.message + where)}"
 
 
 def _table(resources: list, budget: int) -> list[str]:
@@ -177,8 +179,42 @@ def _longest_backtick_run(lines: list[str]) -> int:
 
 
 def _inline(message: str) -> str:
-    """One line of text for a list item: no line breaks that would end the item."""
-    return " ".join(message.split())
+    """One line of text for a list item, shown as written: no line breaks that would end the
+    item, and none of its text taken as markdown. A message quotes manifests (an unknown
+    field, a file name, a title) and the service, and a comment is posted by CI under its
+    own name: `![x](https://...)` would load an image, `<img>` or `**APPROVED**` would
+    dress the comment, and `@someone` would notify them. The message's own code spans
+    (`surveyctl import ...`) stay code."""
+    text = printable(" ".join(message.split()))
+    parts, start = [], 0
+    for span in _CODE_SPAN.finditer(text):
+        parts += [_escaped(text[start : span.start()]), span[0]]
+        start = span.end()
+    parts.append(_escaped(text[start:]))
+    return "".join(parts)
+
+
+# A code span: a run of backticks, then text, then a run of as many (CommonMark 6.1).
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+# What markdown or GitHub acts on in text: emphasis, links and images, HTML and entities,
+# headings, tables, strikethrough, and backticks left unmatched. An underscore inside a word
+# (live_url) emphasises nothing in GitHub's markdown and is left as it is.
+_ACTIVE = re.compile(r"[\\`*\[\]<>!#|~&]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+# A mention: `@` at the start or after a character that is not part of a word.
+_MENTION = re.compile(r"(?<![\w`])@([A-Za-z0-9][A-Za-z0-9_/-]*)")
+
+
+def _escaped(text: str) -> str:
+    """`text` with every character markdown acts on escaped, and mentions made code."""
+    return _MENTION.sub(lambda m: f"`@{m[1]}`", _ACTIVE.sub(lambda m: "\\" + m[0], text))
+
+
+def _code(text: str) -> str:
+    """`text` as a code span, fenced by more backticks than it holds in a row."""
+    text = printable(text)
+    fence = "`" * (_longest_backtick_run([text]) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _size(lines: list[str]) -> int:

@@ -21,6 +21,7 @@ def _no_writes() -> ApplyResult:
 
     return ApplyResult()
 
+
 # The applier's "skipped" is what a person reads as "not attempted".
 STATUS = {"done": "done", "failed": "failed", "skipped": "not attempted"}
 

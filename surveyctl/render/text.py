@@ -9,7 +9,7 @@ from surveyctl.render.formats import Format, register
 from surveyctl.render.lines import SYMBOLS, resource_lines
 from surveyctl.render.programs import group_lines, member_groups
 from surveyctl.render.report import ApplyReport
-from surveyctl.render.values import money, money_delta
+from surveyctl.render.values import money, money_delta, printable
 
 __all__ = ["SYMBOLS", "render", "render_apply", "summary_line"]
 
@@ -47,7 +47,7 @@ def render(plan: Plan, color: bool = False) -> str:
         lines.append("Notes:")
         for note in plan.notes:
             where = f" ({note.location})" if note.location else ""
-            lines.append(f"  {note.severity}: {note.address}: {note.message}{where}")
+            lines.append(printable(f"  {note.severity}: {note.address}: {note.message}{where}"))
         lines.append("")
     lines.append(summary_line(plan))
     return "\n".join(lines) + "\n"
@@ -76,7 +76,7 @@ def render_apply(report: ApplyReport, color: bool = False) -> str:
     ]
     failed = report.result.failed
     lines.extend(
-        f"  {o.status}: {o.address} ({o.action}): {o.message}"
+        printable(f"  {o.status}: {o.address} ({o.action}): {o.message}")  # the service's words
         for o in failed
         if o.message != INTERRUPTED and o.message not in HALTS
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 from typing import Any
 
 LIMIT = 120
@@ -25,3 +26,23 @@ def money_delta(before: float | None, after: float | None) -> str:
     delta = (after or 0.0) - (before or 0.0)
     sign = "+" if delta >= 0 else "-"
     return f"{sign}${abs(delta):,.2f}"
+
+
+# Characters that a terminal or a pull-request comment acts on rather than shows: controls
+# (ESC starts a colour, a screen clear or a window title; CR and LF break a line), format
+# characters (right-to-left overrides that reorder what is read) and line separators.
+_HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp"})
+
+
+def printable(text: str) -> str:
+    """`text` with every character a terminal would act on written as an escape (`\\u001b`),
+    as JSON writes it: names, ids and titles come from manifests in pull requests and from
+    the service, and reach a terminal or a comment verbatim otherwise."""
+    if text.isprintable():  # the usual case, checked in C
+        return text
+    return "".join(_escaped(c) if unicodedata.category(c) in _HIDDEN else c for c in text)
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"

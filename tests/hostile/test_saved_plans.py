@@ -288,3 +288,23 @@ def test_a_plan_that_cannot_be_written_is_one_sentence(project, manifests, run_c
     assert result.exit_code == 1
     assert "cannot write --out a-file/change.plan: a-file is not a folder" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_plan_whose_shown_change_was_edited_is_refused(project, manifests, api, run_cli):
+    # `surveyctl show` renders the file's changes: a reviewer of the edited file read a
+    # price that stays 2.5, while apply would have sent 9.5.
+    _applied(run_cli, manifests, survey_manifest("tracker"))
+    manifests.write(survey_manifest("tracker", offer_price=9.5))
+    _saved(run_cli)
+
+    def edit(plan):
+        resource = _resource(plan, "Survey/tracker")
+        resource["changes"] = [{"path": "survey_title", "old": "a", "new": "b"}]
+        resource["spend"] = {"before": 500.0, "after": 500.0}
+
+    _tamper(project, edit)
+    assert "survey_title" in run_cli("show", PLAN).stdout
+    result = run_cli("apply", PLAN)
+    assert result.exit_code == 1
+    assert "the plan file is not what its manifests plan now for Survey/tracker" in result.stderr
+    assert api.get_survey(_survey_id(project, "tracker"))["offer_price"] == 2.5

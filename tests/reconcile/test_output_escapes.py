@@ -1,0 +1,55 @@
+"""Names, ids and titles come from manifests in pull requests (and from the service): a plan
+shows them with every character a terminal acts on escaped, as JSON writes it, so a quota id
+cannot colour, clear or retitle the terminal, nor break the plan's lines."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from surveyctl.cli.main import cli
+
+from .conftest import survey_manifest
+
+ESCAPES = "\x1b[2J\x1b]0;pwned\x07"  # clear the screen, retitle the window, ring the bell
+
+
+def hostile_quota_manifest() -> dict:
+    manifest = survey_manifest("hostile")
+    manifest["spec"]["quotas"][0]["buyer_quota_id"] = f"male{ESCAPES}\nfemale"
+    return manifest
+
+
+def plan_on_a_terminal(*args: str):
+    """`surveyctl plan ARGS` as a terminal gets it: click keeps escapes (color=True)."""
+    return CliRunner().invoke(cli, ["plan", *args], color=True, catch_exceptions=False)
+
+
+def test_a_quota_id_with_terminal_escapes_reaches_the_terminal_escaped(project, manifests):
+    manifests.write(hostile_quota_manifest())
+    result = plan_on_a_terminal("manifests")
+    assert result.exit_code == 0, result.output
+    assert "\x1b]0;" not in result.stdout and "\x07" not in result.stdout
+    assert "\x1b[2J" not in result.stdout
+    assert "quotas[male\\u001b[2J\\u001b]0;pwned\\u0007\\u000afemale]: 100 completes" in (
+        result.stdout
+    )
+
+
+def test_a_quota_id_with_a_line_break_stays_on_its_plan_line(project, manifests):
+    manifests.write(hostile_quota_manifest())
+    result = plan_on_a_terminal("manifests", "--no-color")
+    lines = result.stdout.splitlines()
+    assert not any(line.startswith("female]") for line in lines)
+    assert [line.strip()[:14] for line in lines if "quotas[" in line] == [
+        "+ quotas[male\\",
+        "+ quotas[femal",
+    ]
+
+
+def test_a_right_to_left_override_in_a_title_is_shown_escaped(project, manifests):
+    manifest = survey_manifest("reordered")
+    manifest["spec"]["survey_title"] += " \u202etpircs"
+    manifests.write(manifest)
+    result = plan_on_a_terminal("manifests", "--format", "markdown")
+    assert "\u202e" not in result.stdout
+    assert "\\u202etpircs" in result.stdout
