@@ -32,6 +32,9 @@ def money_delta(before: float | None, after: float | None) -> str:
 # (ESC starts a colour, a screen clear or a window title; CR and LF break a line), format
 # characters (right-to-left overrides that reorder what is read) and line separators.
 _HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp"})
+# Format characters that belong to the text: the zero-width non-joiner and joiner, which
+# Persian and Indic words and emoji sequences are written with; they reorder nothing.
+_JOINERS = frozenset("\u200c\u200d")
 
 
 def printable(text: str) -> str:
@@ -40,7 +43,10 @@ def printable(text: str) -> str:
     the service, and reach a terminal or a comment verbatim otherwise."""
     if text.isprintable():  # the usual case, checked in C
         return text
-    return "".join(_escaped(c) if unicodedata.category(c) in _HIDDEN else c for c in text)
+    return "".join(
+        _escaped(c) if unicodedata.category(c) in _HIDDEN and c not in _JOINERS else c
+        for c in text
+    )
 
 
 def _escaped(char: str) -> str:

@@ -53,3 +53,17 @@ def test_a_right_to_left_override_in_a_title_is_shown_escaped(project, manifests
     result = plan_on_a_terminal("manifests", "--format", "markdown")
     assert "\u202e" not in result.stdout
     assert "\\u202etpircs" in result.stdout
+
+
+def test_the_joiners_of_scripts_and_emoji_in_a_title_are_shown_as_written(project, manifests):
+    # Hindi and Persian words, and emoji sequences, are written with zero-width joiners and
+    # non-joiners: format characters that reorder nothing and belong to the text.
+    hindi = "\u0915\u094d\u200d\u0937"
+    persian = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"
+    title = f"Kshatriya {hindi} {persian} \U0001f469\u200d\U0001f4bb"
+    manifest = survey_manifest("joined")
+    manifest["spec"]["survey_title"] = title
+    manifests.write(manifest)
+    result = plan_on_a_terminal("manifests", "--no-color")
+    assert result.exit_code == 0, result.output
+    assert f'survey_title: "{title}"' in result.stdout
