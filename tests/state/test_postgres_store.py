@@ -206,6 +206,16 @@ def test_a_write_after_the_lock_session_ended_is_refused(postgres, store, schema
     assert sorted(store.load().resources) == ["Survey/a"]
 
 
+def test_a_migration_into_a_state_whose_lock_was_forced_is_refused(postgres, store, schema):
+    with store.locked("state migrate") as held:
+        store.record("Survey/a", survey(1))
+        copied = store.load()
+        PostgresStateStore(postgres.dsn(), "staging", schema).force_unlock(held.id)
+        with pytest.raises(StateError, match="lost the state lock"):
+            store.restore(copied, [])
+    assert sorted(store.load().resources) == ["Survey/a"]
+
+
 def test_force_unlock_without_a_lock_says_so(store):
     with pytest.raises(LockError, match="not locked"):
         store.force_unlock("any")

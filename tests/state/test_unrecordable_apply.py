@@ -183,3 +183,31 @@ def test_an_apply_whose_state_writes_fail_starts_no_further_write(
     assert changed <= 3, shown  # the two recorded, and at most the one in flight
     assert "not attempted (a state write failed)" in shown, shown
     assert "What was done is recorded in the state" not in shown, shown
+
+
+@pytest.mark.parametrize("backend", ["file", "postgres"])
+def test_a_lock_lost_before_the_first_write_lets_no_write_reach_the_marketplace(
+    run_cli, project, served, backend, request
+):
+    # The applier asks the store before each write: a lock lost between the plan and the
+    # first write (or between two writes) stops the apply before the service is touched.
+    from surveyctl.cli.context import CliContext
+    from surveyctl.reconcile.apply import LOCK_LOST
+    from surveyctl.reconcile.run import ApplyHooks, RunOptions, apply_run
+
+    write_surveys(project, 2.5)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    ids = [record.ps_survey_id for record in open_local(project).load().resources.values()]
+    write_surveys(project, 3.5)
+    options = RunOptions(targets=(Path("manifests"),))
+    workspace = CliContext().workspace(options)
+
+    def shown_then_unlocked_by_a_teammate(plan) -> None:
+        lose_the_lock("force-unlock", project, request)
+
+    hooks = ApplyHooks(show=shown_then_unlocked_by_a_teammate, confirm=lambda name: True)
+    run = apply_run(workspace, options, hooks)
+
+    assert live_prices(served, ids).count(3.5) == 0
+    assert run.result is not None and run.result.halted == LOCK_LOST
+    assert [o.status for o in run.result.outcomes] == ["skipped"] * SURVEYS
