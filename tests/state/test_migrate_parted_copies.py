@@ -238,13 +238,17 @@ def test_import_all_unmanaged_refuses_the_file_a_migrate_copied_to_postgres(
     assert not any(Path(project, "manifests", "adopted").glob("*.yaml"))
 
 
-def test_state_rebuild_and_mv_refuse_the_file_a_migrate_copied_to_postgres(
+def test_state_rebuild_mv_and_rm_refuse_the_file_a_migrate_copied_to_postgres(
     moved_to_postgres, project, sandbox, schema, api, run_cli
 ):
     use(project, sandbox, "file", schema)
     before = file_state(project)
     created_outside(api, "outside")
-    for command in (("state", "rebuild", "--yes"), ("state", "mv", "tracker", "renamed", "--yes")):
+    for command in (
+        ("state", "rebuild", "--yes"),
+        ("state", "mv", "tracker", "renamed", "--yes"),
+        ("state", "rm", "tracker", "--yes"),
+    ):
         result = run_cli(*command)
         assert result.exit_code == 1 and "Traceback" not in result.stderr, command
         assert ".surveyctl/state/local.json was copied to PostgreSQL" in result.stderr, command
