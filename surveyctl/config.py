@@ -121,8 +121,8 @@ class Environment:
         value = os.environ.get(self.api_key_env or "", "")
         if not value:
             raise ConfigError(
-                f"environment {self.name!r} needs its API key in ${self.api_key_env}, "
-                "which is not set"
+                f"environment {self.name!r} needs its API key in "
+                f"{unset_variable(self.api_key_env or '', 'api_key_env')}, which is not set"
             )
         problem = key_shape_problem(value)
         if problem:
@@ -142,6 +142,20 @@ def is_variable_name(value: object) -> bool:
     """Whether `value` can be the name of an environment variable (and so is no secret that
     was written in its place: a key or a connection string has other characters)."""
     return isinstance(value, str) and _VARIABLE_NAME.match(value) is not None
+
+
+# A name that reads as a variable's, not as a key: upper case words joined by underscores.
+_CONVENTIONAL_NAME = re.compile(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$")
+
+
+def unset_variable(name: str, setting: str) -> str:
+    """How a message names a variable that is not set: `$NAME`, unless the name could be a key
+    written in its place (a key of letters and digits is a valid variable name too, and one
+    pasted there is, of course, no variable that is set). Such a name is not repeated; the
+    message points at the setting instead."""
+    if _CONVENTIONAL_NAME.match(name) or len(name) < MIN_KEY_LENGTH:
+        return f"${name}"
+    return f"the variable its `{setting}` names in {CONFIG_FILE} (not shown: it may be a key)"
 
 
 def plan_signing_key() -> bytes | None:

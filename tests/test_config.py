@@ -264,3 +264,33 @@ def test_an_api_key_in_place_of_api_key_env_is_refused_without_printing_it(
     line = only_error_line(run_cli("plan", "manifests"))
     assert line.startswith("Error: surveyctl.yaml:3:")
     assert "environments.staging.api_key_env must name the variable" in line
+
+
+def test_a_key_of_letters_and_digits_in_place_of_api_key_env_is_not_printed_when_unset(
+    run_cli, project, sandbox
+):
+    # A valid variable name, so it passes the check of the file; but no such variable is set.
+    key = "a1B2c3D4e5F6g7H8i9J0k1L2"
+    (project / "surveyctl.yaml").write_text(
+        f"environments:\n  staging: {{host: '{sandbox.url}', api_key_env: {key}}}\n"
+        "default_environment: staging\n",
+        encoding="utf-8",
+    )
+    Manifests(project).write(survey_manifest("keyed"))  # so that plan asks for the key
+    for result in (run_cli("plan", "manifests"), run_cli("--debug", "plan", "manifests")):
+        assert result.exit_code == 1
+        assert key not in result.stdout + result.stderr
+    assert "needs its API key in the variable its `api_key_env` names in surveyctl.yaml" in (
+        run_cli("plan", "manifests").stderr
+    )
+
+
+def test_an_unset_variable_with_a_conventional_name_is_named(run_cli, project, sandbox):
+    (project / "surveyctl.yaml").write_text(
+        f"environments:\n  staging: {{host: '{sandbox.url}', api_key_env: SURVEYCTL_NEVER_SET}}\n"
+        "default_environment: staging\n",
+        encoding="utf-8",
+    )
+    Manifests(project).write(survey_manifest("keyed"))
+    result = run_cli("plan", "manifests")
+    assert "needs its API key in $SURVEYCTL_NEVER_SET, which is not set" in result.stderr

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from surveyctl.config import is_variable_name
+from surveyctl.config import is_variable_name, unset_variable
 from surveyctl.errors import ConfigError
 from surveyctl.state.registry import Backend, SettingsSpec, register
 
@@ -60,7 +60,7 @@ def _open(settings: PostgresSettings, config: Config, environment: str) -> Postg
     if not dsn:
         raise ConfigError(
             f"the PostgreSQL state of environment {environment!r} needs its connection "
-            f"string in ${settings.dsn_env}, which is not set"
+            f"string in {unset_variable(settings.dsn_env, 'dsn_env')}, which is not set"
         )
     return PostgresStateStore(
         dsn,
