@@ -131,6 +131,13 @@ def load_text(text: str, filename: str, diagnostics: Diagnostics) -> list[Docume
             diagnostics.error(f"Document {item.index} must be a mapping, not {kind}", item.location)
         else:
             documents.append(Document(item.data, item.location, item.index, item.finite))
+        for where, text, value in item.reread:
+            diagnostics.warning(
+                f"{text} is read as the number {value} (YAML reads a leading 0 as octal, 0x as "
+                "hexadecimal and a colon as base 60): write the number without them, or "
+                f"\"{text}\" in quotes if it is text",
+                where,
+            )
     if not loaded and len(diagnostics) == before:
         diagnostics.error("The file holds no YAML document", Location(filename, 1))
     return documents

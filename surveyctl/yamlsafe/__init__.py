@@ -75,6 +75,8 @@ class Loaded:
     index: int  # 1-based position of the document in its file
     # True when every number is finite (no .inf, .nan or 1e999); None when not known.
     finite: bool | None = None
+    # (where, text, value) of each number YAML 1.1 reads as another than it shows (010 is 8).
+    reread: tuple[tuple[Location, str, Any], ...] = ()
 
 
 _SPECIAL_KINDS = (
@@ -159,7 +161,11 @@ def load_documents(text: str, filename: str, limits: Limits, report: Report) -> 
                 continue
             builder = PlainBuilder(loader, limits.max_depth)
             try:
-                documents.append(Loaded(builder.build(node), where, index, builder.finite))
+                data = builder.build(node)
+                reread = tuple(
+                    (location(filename, mark), text, value) for mark, text, value in builder.reread
+                )
+                documents.append(Loaded(data, where, index, builder.finite, reread))
             except NotPlain:
                 problem = expansion_problem(node, budget, limits.max_depth, filename)
                 if problem is not None:

@@ -25,6 +25,8 @@ BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MERGE_TAG = "tag:yaml.org,2002:merge"
 NULL_TAG = "tag:yaml.org,2002:null"
 _STR_TAG = "tag:yaml.org,2002:str"
+_INT_TAG = "tag:yaml.org,2002:int"
+_FLOAT_TAG = "tag:yaml.org,2002:float"
 _MAP_TAG = "tag:yaml.org,2002:map"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
 _MEMO_SIZE = 100_000  # entries per memo of scalars; cleared when full
@@ -190,6 +192,8 @@ class PlainBuilder:
         self.max_depth = max_depth
         self.seen: set[Node] = set()
         self.finite = True
+        # (mark, text, value) of each number YAML 1.1 reads as another than it shows.
+        self.reread: list[tuple[Any, str, Any]] = []
 
     def build(self, node: Node, depth: int = 1) -> Any:
         kind = type(node)
@@ -240,7 +244,22 @@ class PlainBuilder:
             _scalars[key] = value
         if type(value) is float and not math.isfinite(value):
             self.finite = False
+        if node.tag in _NUMBER_TAGS and reads_otherwise(node.tag, node.value):
+            self.reread.append((node.start_mark, node.value, value))
         return value
+
+
+_NUMBER_TAGS = frozenset({_INT_TAG, _FLOAT_TAG})
+
+
+def reads_otherwise(tag: str, text: str) -> bool:
+    """Whether YAML 1.1 reads the plain number `text` as another number than it shows: a
+    leading 0 makes an integer octal (010 is 8, 011 is 9) and 0x and 0b hexadecimal and
+    binary, and a colon makes it base 60 (1:30 is 90), integers and fractions alike."""
+    digits = text.lstrip("+-")
+    if ":" in digits:
+        return True
+    return tag == _INT_TAG and len(digits) > 1 and digits[0] == "0"
 
 
 def yaml_problem(exc: yaml.YAMLError, text: str | None = None) -> str:
