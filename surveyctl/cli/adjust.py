@@ -23,10 +23,10 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.table import Table
 
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.console import console as make_console
+from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import SpelledCommand, spelled
 from surveyctl.errors import SurveyctlError
@@ -295,7 +295,7 @@ def render_preview(upload: AdjustmentUpload, console: Console) -> None:
     total = len(upload.transaction_ids)
     surveys = sorted((s for s in upload.per_survey if s is not None))
     console.print(f"{total} transaction(s) will be submitted for adjustment:")
-    table = Table(box=None, pad_edge=False)
+    table = plain_table()
     table.add_column("survey")
     table.add_column("transactions", justify="right")
     for survey in surveys:
@@ -315,7 +315,7 @@ def render_summary(response: dict, console: Console) -> None:
         f"adjustment {response.get('adjustment_id', '?')}: status {status} ({description})"
     )
     summary = response.get("summary") or {}
-    counters = Table(box=None, pad_edge=False, show_header=False)
+    counters = plain_table(show_header=False)
     counters.add_column("counter")
     counters.add_column("value", justify="right")
     for name in COUNTERS:
@@ -326,7 +326,7 @@ def render_summary(response: dict, console: Console) -> None:
         console.print(f"reject percentage: {summary['rejectPercentage']} %")
     per_survey = summary.get("summaryPerSurvey") or []
     if per_survey:
-        table = Table(box=None, pad_edge=False, title="per survey", title_justify="left")
+        table = plain_table(title="per survey", title_justify="left")
         table.add_column("survey")
         for name in SURVEY_COUNTERS:
             table.add_column(name, justify="right")

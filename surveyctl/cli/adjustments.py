@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 
 import click
-from rich.table import Table
 
 from surveyctl.cli.adjust import show_unresolved
 from surveyctl.cli.console import console as make_console
+from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.errors import SurveyctlError
 from surveyctl.ops.adjust import ReadBack
@@ -50,7 +50,7 @@ def adjustments(ctx: CliContext, ref: str | None, offline: bool) -> None:
         client = ctx.client()
         for record in unresolved:
             show_unresolved(record, journal, client, console)
-    table = Table(box=None, pad_edge=False)
+    table = plain_table()
     for column in ("ref", "sent", "transactions", "outcome", "file"):
         table.add_column(column, justify="right" if column == "transactions" else "left")
     for record in records:

@@ -12,10 +12,10 @@ import sys
 from dataclasses import asdict
 
 import click
-from rich.table import Table
 
 from surveyctl.catalog import Attribute, Catalog
 from surveyctl.cli.console import console as make_console
+from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import FormatChoice, int_list
 from surveyctl.jsontext import dumps
@@ -92,7 +92,7 @@ def _print_tsv(found: list[Attribute]) -> None:
 
 
 def _print_table(found: list[Attribute]) -> None:
-    table = Table(box=None, pad_edge=False)
+    table = plain_table()
     table.add_column("code", justify="right")
     table.add_column("name")
     table.add_column("question", overflow="fold")

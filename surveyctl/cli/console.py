@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import IO, TYPE_CHECKING
+from functools import cache
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.table import Table
 
 # Width of a table written to a pipe or file: as wide as its content, within reason.
 PIPE_WIDTH = 10_000
@@ -51,4 +53,31 @@ def console(file: IO[str] | None = None, stderr: bool = False) -> Console:
         color_system="auto" if terminal and color_allowed() else None,
         soft_wrap=not terminal,
         highlight=False,
+        # What is printed comes from the service and from files under review: "[/x]" in a
+        # survey title is no markup to read (it ended the command in an error), nor ":x:" an
+        # emoji code.
+        markup=False,
+        emoji=False,
     )
+
+
+def plain_table(**options: Any) -> Table:
+    """A table without borders whose text cells are shown as written: ids, titles and answers
+    come from the service and from respondents, so the characters a terminal acts on are
+    escaped in them (render/values.printable), as in a plan."""
+    return _plain_table_class()(box=None, pad_edge=False, **options)
+
+
+@cache
+def _plain_table_class() -> type:
+    from rich.table import Table
+    from rich.text import Text
+
+    from surveyctl.render.values import printable
+
+    class PlainTable(Table):
+        def add_row(self, *cells: Any, **options: Any) -> None:
+            shown = [Text(printable(cell)) if isinstance(cell, str) else cell for cell in cells]
+            super().add_row(*shown, **options)
+
+    return PlainTable

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import click
 
-from surveyctl.cli.console import console
+from surveyctl.cli.console import console, plain_table
 from surveyctl.cli.context import CliContext
 from surveyctl.errors import SurveyctlError
 from surveyctl.jsontext import dumps
@@ -178,7 +178,6 @@ def _rich(views: list[Fieldwork]):
     """The fieldwork as rich tables with progress bars, one per survey."""
     from rich.console import Group
     from rich.progress_bar import ProgressBar
-    from rich.table import Table
     from rich.text import Text
 
     parts = []
@@ -187,7 +186,7 @@ def _rich(views: list[Fieldwork]):
         if view.error:
             parts.append(Text(""))
             continue
-        table = Table(box=None, pad_edge=False, show_header=False)
+        table = plain_table(show_header=False)
         table.add_column(no_wrap=True)
         table.add_column(justify="right", no_wrap=True)
         table.add_column(width=BAR_WIDTH)

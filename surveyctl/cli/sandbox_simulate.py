@@ -8,9 +8,9 @@ loopback); should a loopback host not be a sandbox after all, its 404 says so to
 from __future__ import annotations
 
 import click
-from rich.table import Table
 
 from surveyctl.cli.console import console as make_console
+from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import FormatChoice, Number, int_list
 from surveyctl.errors import ApiError, SurveyctlError
@@ -68,7 +68,7 @@ def simulate(
     if fmt == "json":
         click.echo(dumps(result))
         return
-    table = Table(box=None, pad_edge=False, title=f"survey {survey_id}", title_justify="left")
+    table = plain_table(title=f"survey {survey_id}", title_justify="left")
     table.add_column("st", justify="right")
     table.add_column("status")
     table.add_column("respondents", justify="right")

@@ -13,9 +13,9 @@ import sys
 
 import click
 from rich.console import Console
-from rich.table import Table
 
 from surveyctl.cli.console import console as make_console
+from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import FormatChoice
 from surveyctl.jsontext import dumps
@@ -120,7 +120,7 @@ def _table(listed: list[ListedSurvey], console: Console | None = None) -> None:
     ]
     headers = ("ID", "STATUS", "TITLE", "LOCALE", "COMPLETES", "PRICE", "MANAGED AS")
     wrapping = {"TITLE", "MANAGED AS"}
-    table = Table(box=None, pad_edge=False)
+    table = plain_table()
     for index, name in enumerate(headers):
         if name in wrapping:
             table.add_column(name, overflow="fold")

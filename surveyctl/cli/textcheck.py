@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.table import Table
 
 from surveyctl.cli.console import console as make_console
+from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import FormatChoice
 from surveyctl.jsontext import dumps
@@ -36,7 +36,7 @@ def text_check(ctx: CliContext, transaction_id: str, answers_path: Path, fmt: st
         payload = {"transaction_id": transaction_id, "data": [r.as_dict() for r in results]}
         click.echo(dumps(payload))
         return
-    table = Table(box=None, pad_edge=False)
+    table = plain_table()
     table.add_column("question_id")
     for _, label in FLAGS:
         table.add_column(label, justify="center")

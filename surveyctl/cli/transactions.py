@@ -17,10 +17,10 @@ from pathlib import Path
 import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-from rich.table import Table
 
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.console import console as make_console
+from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import FormatChoice, SpelledCommand, int_list, spelled
 from surveyctl.errors import SurveyctlError
@@ -64,7 +64,7 @@ class TableWriter:
         pass
 
     def rows(self, page: list[dict]) -> None:
-        table = Table(box=None, show_header=not self._header_done, pad_edge=False)
+        table = plain_table(show_header=not self._header_done)
         for name, width in self._columns:
             if self.console.is_terminal:  # fixed widths keep the pages aligned on screen
                 table.add_column(name, width=width, no_wrap=True, overflow="ellipsis")

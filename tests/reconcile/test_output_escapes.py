@@ -67,3 +67,16 @@ def test_the_joiners_of_scripts_and_emoji_in_a_title_are_shown_as_written(projec
     result = plan_on_a_terminal("manifests", "--no-color")
     assert result.exit_code == 0, result.output
     assert f'survey_title: "{title}"' in result.stdout
+
+
+def test_a_survey_title_from_the_service_is_listed_as_written_not_read_as_markup(
+    own_market, run_cli
+):
+    # Titles come from the service (and so from anyone on the account): "[/x]" ended the
+    # command in a markup error, "[bold]" styled the table and an escape reached the terminal.
+    title = "Brand [/x] tracker [bold]B[/bold] :thumbs_up: \x1b[2J"
+    own_market.create_survey(survey_manifest("x", survey_title=title)["spec"])
+    result = run_cli("surveys", "list")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "Brand [/x] tracker [bold]B[/bold] :thumbs_up: \\u001b[2J" in result.stdout
+    assert "\x1b" not in result.stdout
