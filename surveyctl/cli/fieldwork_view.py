@@ -17,6 +17,7 @@ from surveyctl.cli.context import CliContext
 from surveyctl.errors import SurveyctlError
 from surveyctl.jsontext import dumps
 from surveyctl.ops.fieldwork import Fieldwork, fieldwork, fieldwork_of_many
+from surveyctl.render.values import printable
 from surveyctl.state import SurveyRecord
 from surveyctl.statuses import CLOSED
 
@@ -124,10 +125,11 @@ def _exit_on_errors(views: list[Fieldwork]) -> None:
 
 
 def _heading(view: Fieldwork) -> str:
+    """The survey's line: its title comes from the service, shown as written (printable)."""
     who = f"{view.name} (survey {view.survey_id})" if view.name else f"survey {view.survey_id}"
     if view.error:
         return f"{who}: cannot be read: {view.error}"
-    return f"{who} is {view.status_name}: {view.title}"
+    return printable(f"{who} is {view.status_name}: {view.title}")
 
 
 def _incidence(view: Fieldwork) -> str:
