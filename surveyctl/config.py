@@ -29,13 +29,18 @@ from __future__ import annotations
 import difflib
 import math
 import os
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from surveyctl.config_checks import check_environment_name, host_problem
+from surveyctl.config_checks import (
+    check_environment_name,
+    host_problem,
+    is_variable_name,
+    key_shape_problem,
+    unset_variable,
+)
 from surveyctl.errors import ConfigError, Location
 
 if TYPE_CHECKING:
@@ -51,11 +56,6 @@ from surveyctl.yamlsafe import (
     read_text,
 )
 
-# What an environment variable's name looks like. The settings that name one (api_key_env,
-# a state's dsn_env) are checked against it: a key or a connection string written there by
-# mistake would otherwise be printed by every message that names the variable.
-_VARIABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
 CONFIG_FILE = "surveyctl.yaml"
 SANDBOX = "sandbox"
 ENV_VARIABLE = "SURVEYCTL_ENV"
@@ -63,9 +63,6 @@ SANDBOX_STRICT_VARIABLE = "SURVEYCTL_SANDBOX_STRICT"
 WORK_DIR = ".surveyctl"
 # The embedded sandbox's first buyer; a published test token, not a secret.
 SANDBOX_KEY = "sandbox-buyer-1"
-# The shortest API key surveyctl accepts: keys are redacted wherever they appear, and a short one
-# would also take ordinary words with it.
-MIN_KEY_LENGTH = 8
 SETTINGS = ("manifests", "environments", "default_environment")
 ENVIRONMENT_SETTINGS = ("host", "api_key_env", "protected", "state", "guards", "identity")
 # How a plan recognises a resource on the service that its state does not record
@@ -138,26 +135,6 @@ class Environment:
         return f"{self.name} ({self.host})" + (" [protected]" if self.protected else "")
 
 
-def is_variable_name(value: object) -> bool:
-    """Whether `value` can be the name of an environment variable (and so is no secret that
-    was written in its place: a key or a connection string has other characters)."""
-    return isinstance(value, str) and _VARIABLE_NAME.match(value) is not None
-
-
-# A name that reads as a variable's, not as a key: upper case words joined by underscores.
-_CONVENTIONAL_NAME = re.compile(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$")
-
-
-def unset_variable(name: str, setting: str) -> str:
-    """How a message names a variable that is not set: `$NAME`, unless the name could be a key
-    written in its place (a key of letters and digits is a valid variable name too, and one
-    pasted there is, of course, no variable that is set). Such a name is not repeated; the
-    message points at the setting instead."""
-    if _CONVENTIONAL_NAME.match(name) or len(name) < MIN_KEY_LENGTH:
-        return f"${name}"
-    return f"the variable its `{setting}` names in {CONFIG_FILE} (not shown: it may be a key)"
-
-
 def plan_signing_key() -> bytes | None:
     """The key of `$SURVEYCTL_PLAN_KEY`, or None when it is not set (or empty)."""
     value = os.environ.get(PLAN_KEY_VARIABLE, "")
@@ -200,29 +177,6 @@ def libpq_defaults() -> dict[str, str]:
 def actor_name() -> str | None:
     """Who makes the changes of this process when `$SURVEYCTL_ACTOR` names them, else None."""
     return os.environ.get(ACTOR_VARIABLE, "").strip() or None
-
-
-def key_shape_problem(value: str) -> str | None:
-    """What keeps `value` from being sent as the access-token header, or None.
-
-    A key is visible ASCII only. Anything else is a copy-and-paste accident (a trailing line
-    break from `echo`, a leading space, a Windows line end, a typographic character), and the
-    HTTP library would refuse it with a message that repeats the header value, key included.
-    """
-    if any(c in "\r\n" for c in value):
-        return "contains a line break"
-    if value != value.strip():
-        return "starts or ends with whitespace"
-    if any(c.isspace() for c in value):
-        return "contains whitespace"
-    if any(ord(c) > 0x7E for c in value):
-        return "contains a character that is not plain ASCII"
-    if any(ord(c) < 0x21 for c in value):
-        return "contains a control character"
-    if len(value) < MIN_KEY_LENGTH:
-        # A key that short would be redacted from every word it happens to spell.
-        return f"is shorter than {MIN_KEY_LENGTH} characters, too short to be an API key"
-    return None
 
 
 @dataclass(frozen=True)
@@ -473,15 +427,6 @@ def _environment(specs: MarkedDict, name: str) -> Environment:
     host, key_env = spec.get("host"), spec.get("api_key_env")
     if not isinstance(host, str) or not host.startswith(("http://", "https://")):
         raise ConfigError(f"{field}.host must be an http(s) URL", spec.where("host"))
-    if "@" in host:
-        # The host is shown in every message about the environment, so a password in it would
-        # reach CI logs; the message names the setting, never the value. Any "@" counts: an
-        # unencoded "/", "?" or "#" in a password would hide it from a URL parser.
-        raise ConfigError(
-            f"{field}.host must not carry a user or password (the API key is read from "
-            "api_key_env)",
-            spec.where("host"),
-        )
     problem = host_problem(host)
     if problem:  # the value is not repeated: a host may carry what should not reach a log
         raise ConfigError(f"{field}.host {problem}", spec.where("host"))

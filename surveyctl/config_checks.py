@@ -1,5 +1,7 @@
 """Checks of the values of surveyctl.yaml that name things outside it: an environment's
-name (a file and folder name under .surveyctl/) and its host (the root of every API path).
+name (a file and folder name under .surveyctl/), its host (the root of every API path), and
+the names of the variables that hold its key and its state's connection string (with the shape
+a key must have).
 
 surveyctl.yaml comes with the code under review, so both are checked when it is read: a bad
 one is one sentence at its line, never a file written outside the project, a request that
@@ -42,6 +44,11 @@ def host_problem(host: str) -> str | None:
     """What keeps `host` from being the root of the API's paths (`{host}/buyers/v2`), or None.
     Checked when the file is read, so a mistake is one sentence at its line rather than a
     request that fails, or a traceback from the URL parser."""
+    if "@" in host:
+        # The host is shown in every message about the environment, so a password in it would
+        # reach CI logs; the message names the setting, never the value. Any "@" counts: an
+        # unencoded "/", "?" or "#" in a password would hide it from a URL parser.
+        return "must not carry a user or password (the API key is read from api_key_env)"
     if any(c.isspace() or not c.isprintable() for c in host):
         return "must not contain spaces or control characters"
     try:
@@ -55,4 +62,56 @@ def host_problem(host: str) -> str | None:
         return "has port 0, which no service listens on"
     if parts.query or parts.fragment or host.endswith(("?", "#")):
         return "must not carry a query or fragment (?..., #...): the API's paths follow it"
+    return None
+
+
+# What an environment variable's name looks like. The settings that name one (api_key_env,
+# a state's dsn_env) are checked against it: a key or a connection string written there by
+# mistake would otherwise be printed by every message that names the variable.
+_VARIABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# The shortest API key surveyctl accepts: keys are redacted wherever they appear, and a short one
+# would also take ordinary words with it.
+MIN_KEY_LENGTH = 8
+
+
+def is_variable_name(value: object) -> bool:
+    """Whether `value` can be the name of an environment variable (and so is no secret that
+    was written in its place: a key or a connection string has other characters)."""
+    return isinstance(value, str) and _VARIABLE_NAME.match(value) is not None
+
+
+# A name that reads as a variable's, not as a key: upper case words joined by underscores.
+_CONVENTIONAL_NAME = re.compile(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$")
+
+
+def unset_variable(name: str, setting: str) -> str:
+    """How a message names a variable that is not set: `$NAME`, unless the name could be a key
+    written in its place (a key of letters and digits is a valid variable name too, and one
+    pasted there is, of course, no variable that is set). Such a name is not repeated; the
+    message points at the setting instead."""
+    if _CONVENTIONAL_NAME.match(name) or len(name) < MIN_KEY_LENGTH:
+        return f"${name}"
+    return f"the variable its `{setting}` names in surveyctl.yaml (not shown: it may be a key)"
+
+
+def key_shape_problem(value: str) -> str | None:
+    """What keeps `value` from being sent as the access-token header, or None.
+
+    A key is visible ASCII only. Anything else is a copy-and-paste accident (a trailing line
+    break from `echo`, a leading space, a Windows line end, a typographic character), and the
+    HTTP library would refuse it with a message that repeats the header value, key included.
+    """
+    if any(c in "\r\n" for c in value):
+        return "contains a line break"
+    if value != value.strip():
+        return "starts or ends with whitespace"
+    if any(c.isspace() for c in value):
+        return "contains whitespace"
+    if any(ord(c) > 0x7E for c in value):
+        return "contains a character that is not plain ASCII"
+    if any(ord(c) < 0x21 for c in value):
+        return "contains a control character"
+    if len(value) < MIN_KEY_LENGTH:
+        # A key that short would be redacted from every word it happens to spell.
+        return f"is shorter than {MIN_KEY_LENGTH} characters, too short to be an API key"
     return None

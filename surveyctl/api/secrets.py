@@ -7,7 +7,7 @@ path can use it without loading the HTTP stack.
 
 from __future__ import annotations
 
-from surveyctl.config import MIN_KEY_LENGTH
+from surveyctl.config_checks import MIN_KEY_LENGTH
 
 REDACTED = "[redacted]"
 _SECRETS: set[str] = set()
