@@ -165,6 +165,10 @@ def recheck(saved: Plan, fresh: Plan, verified: bool = False) -> Plan:
         # Claimed unread but read now: the file hides a change, or the service recovered.
         differ += sorted(set(saved.unread) - set(fresh.unread))
         unreadable += sorted(set(fresh.unread) - set(saved.unread) - listed)
+        # What the summary says is left alone follows from the state and the manifests alone
+        # (both the plan's): a file that says otherwise was edited to be read otherwise.
+        differ += sorted(set(saved.kept) ^ set(fresh.kept))
+        differ += sorted(set(saved.retired) ^ set(fresh.retired))
         settled = set(moved) | set(unreadable)
         differ += [a for a in _notes_differ(saved.notes, fresh.notes) if a not in settled]
     if moved:

@@ -308,3 +308,20 @@ def test_a_plan_whose_shown_change_was_edited_is_refused(project, manifests, api
     assert result.exit_code == 1
     assert "the plan file is not what its manifests plan now for Survey/tracker" in result.stderr
     assert api.get_survey(_survey_id(project, "tracker"))["offer_price"] == 2.5
+
+
+def test_a_plan_whose_kept_list_was_edited_is_refused(project, manifests, api, run_cli):
+    # The summary a reviewer reads ("1 managed resource not in the manifests; it is kept")
+    # comes from the file: one edited to hide that a survey left the manifests is refused.
+    _applied(run_cli, manifests, survey_manifest("tracker"), survey_manifest("other"))
+    manifests.remove("other")
+    manifests.write(survey_manifest("tracker", offer_price=3.0))
+    _saved(run_cli)
+    assert "Survey/other" in json.loads((project / PLAN).read_text())["plan"]["kept"]
+
+    _tamper(project, lambda plan: plan.update(kept=[]))
+    assert "not in the manifests" not in run_cli("show", PLAN).stdout
+    result = run_cli("apply", PLAN)
+    assert result.exit_code == 1
+    assert "the plan file is not what its manifests plan now for Survey/other" in result.stderr
+    assert api.get_survey(_survey_id(project, "tracker"))["offer_price"] == 2.5

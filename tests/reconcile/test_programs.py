@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from surveyctl.state import FileStateStore
+from surveyctl.state import FileStateStore, fingerprint
 
 from .conftest import survey_manifest, title_tag
 
@@ -299,3 +299,21 @@ def test_import_of_a_program_matches_by_the_environments_identity_rule(
 
     assert result.exit_code == 0, result.output + result.stderr
     assert _state(project)["Survey/tracker[en_GB,w1]"].ps_survey_id == made
+
+
+def test_a_saved_plan_edited_to_hide_retired_members_is_refused(run_cli, write_program, project):
+    write_program(program(None, ["w1", "w2"]))
+    _apply(run_cli)
+    write_program(program(None, ["w2"], price=3.0))
+    assert run_cli("plan", "manifests", "--out", "change.plan").exit_code == 0
+    path = project / "change.plan"
+    document = json.loads(path.read_text())
+    assert len(document["plan"]["retired"]) == 2
+    document["plan"]["retired"] = []  # an unsigned file, its checksum made again
+    document["checksum"] = fingerprint(document["plan"])
+    path.write_text(json.dumps(document))
+    applied = run_cli("apply", "change.plan", "--auto-approve")
+    assert applied.exit_code == 1
+    assert "the plan file is not what its manifests plan now for Survey/tracker[" in (
+        applied.stderr
+    )
