@@ -108,3 +108,13 @@ def test_splitting_a_market_into_its_own_program_names_a_state_mv_per_member(pro
         assert moved.exit_code == 0, moved.stderr
     again = run_cli("plan", "manifests", "--detailed-exitcode")
     assert again.exit_code == 0, again.stdout + again.stderr
+
+
+def test_a_target_plan_of_a_renamed_programs_member_creates_no_survey_again(project, run_cli):
+    _write(project, "tracker.yaml", program("tracker", ["en_US"], "{program} {country} {wave}"))
+    _apply(run_cli)
+    _write(project, "tracker.yaml", program("acme", ["en_US"], "{program} {country} {wave}"))
+    result = run_cli("plan", "manifests", "--format", "json", "--target", "acme[en_US,w1]")
+    plan = json.loads(result.stdout)
+    assert _creates(plan) == []
+    assert _moves(plan) == {"surveyctl state mv --program tracker acme"}
