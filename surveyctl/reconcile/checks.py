@@ -84,24 +84,29 @@ def closed_survey(
     left as it is, a note, and the program's change goes to its open waves. A Survey manifest
     describes that one survey, which can never become what it says: an error, so apply
     refuses before any write until the manifest says what the survey is again."""
-    fields = ", ".join(sorted({change.field for change in changes}))
+    fields = _differ(sorted({change.field for change in changes}))
     if member:
         return Note(
             "note",
             address,
             f"survey {survey_id} is closed and cannot change: this finished wave is left as "
-            f"it is ({fields} differs from the program's), and the change applies to the "
+            f"it is ({fields} from the program's), and the change applies to the "
             "program's open waves only",
             location,
         )
     return Note(
         "error",
         address,
-        f"survey {survey_id} is closed and cannot change ({fields} differs from the "
+        f"survey {survey_id} is closed and cannot change ({fields} from the "
         "manifest), and the marketplace refuses any update of it: revert the manifest to "
         "what the survey is, or give the manifest a new name to create a new survey",
         location,
     )
+
+
+def _differ(fields: list[str]) -> str:
+    """`expected_loi differs`, `expected_loi, field_time differ`: a note names one or more."""
+    return ", ".join(fields) + (" differs" if len(fields) == 1 else " differ")
 
 
 def closing_quotas(

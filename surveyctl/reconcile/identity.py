@@ -126,6 +126,9 @@ class Identity:
     # Managed addresses that no manifest describes (removed or renamed manifests): a twin
     # managed as one of them is a rename, not a survey the state lost.
     unlisted: set[str] = field(default_factory=set)
+    # The programs the manifests describe: a member managed under a program none of them names
+    # any more is a renamed program's, and a program still named was split, not renamed.
+    programs: set[str] = field(default_factory=set)
     refused: dict[str, str] = field(default_factory=dict)  # a create the service would refuse
     adopted: dict[str, Record] = field(default_factory=dict)  # with --adopt: one twin each
     requests: int = 0  # reads made (for the benchmark and the tests)
@@ -207,7 +210,9 @@ def settle(plan: Plan, identity: Identity, rule: Rule, overrides: frozenset[str]
             )
         elif resource_address in renamed:
             withheld.add(resource_address)
-            message = _renamed_message(resource_address, renamed[resource_address])
+            message = _renamed_message(
+                resource_address, renamed[resource_address], identity.programs
+            )
             plan.notes.append(Note("error", resource_address, message))
         else:
             withheld.add(resource_address)
@@ -268,18 +273,21 @@ def _twin_message(resource_address: str, twins: list[Twin], ambiguous: bool) -> 
     )
 
 
-def state_mv_command(old: str, new: str) -> str:
+def state_mv_command(old: str, new: str, programs: set[str]) -> str:
     """The `state mv` that moves the record of `old` to `new`: for members of a renamed
-    program, the one command that moves all its members."""
+    program (one no manifest names any more, `programs` being those they name), the one
+    command that moves all its members. A program still named had some of its members moved
+    to another (split): `--program` would move the members it keeps too, so one member."""
     was, now = member_of(split_address(old)[1]), member_of(split_address(new)[1])
     if was is not None and now is not None and was.program != now.program:
-        return f"surveyctl state mv --program {was.program} {now.program}"
+        if was.program not in programs:
+            return f"surveyctl state mv --program {was.program} {now.program}"
     return f"surveyctl state mv {shlex.quote(old)} {shlex.quote(new)}"
 
 
-def _renamed_message(resource_address: str, twin: Twin) -> str:
+def _renamed_message(resource_address: str, twin: Twin, programs: set[str]) -> str:
     old = twin.managed_as or ""
-    move = state_mv_command(old, resource_address)
+    move = state_mv_command(old, resource_address, programs)
     return (
         f"exists on the service as {twin.noun} {twin.remote_id} ({twin.why}), which the state "
         f"manages as {old}, no longer in the manifests; if the manifest was renamed, run "
@@ -380,8 +388,62 @@ def survey_twins(
                 item.get("project_creation_date"),
                 managed_as=managed.get(item["ps_survey_id"]),
             )
-            closed_wave = twin.status == CLOSED and why == "same title and locale"
+            closed_wave = (
+                twin.status == CLOSED
+                and why == "same title and locale"
+                and not _moved_member(twin.managed_as, resource_address)
+            )
             into = found.earlier if closed_wave else found.twins
             into.setdefault(resource_address, []).append(twin)
+    _renamed_programs(wanted, state, listed, found)
     for twins in (*found.twins.values(), *found.earlier.values()):
         twins.sort(key=lambda t: t.remote_id)
+
+
+def _moved_member(old: str | None, new: str) -> bool:
+    """Whether `new` is the member `old` was, moved to another program (same market and
+    wave): a renamed or split program's, which a closed survey is too (no earlier wave)."""
+    if old is None:
+        return False
+    was, now = member_of(split_address(old)[1]), member_of(split_address(new)[1])
+    if was is None or now is None:
+        return False
+    return was.program != now.program and (was.market, was.wave) == (now.market, now.wave)
+
+
+def _renamed_programs(
+    wanted: dict[str, Survey], state: State, listed: list[dict], found: Identity
+) -> None:
+    """Twins by name for members of a renamed program: the survey the state manages as the
+    same market and wave of a program no manifest names any more. The title cannot find it
+    when it changed with the name (`{program}` in it) or the program since the wave closed,
+    and a create would run that wave a second time."""
+    former: dict[tuple[str, str], list[str]] = {}
+    for old in found.unlisted:
+        kind, name = split_address(old)
+        was = member_of(name)
+        if kind == SURVEY and was is not None and was.program not in found.programs:
+            former.setdefault((was.market, was.wave), []).append(old)
+    if not former:
+        return
+    by_id = {s.get("ps_survey_id"): s for s in listed}
+    for resource_address in wanted:
+        now = member_of(split_address(resource_address)[1])
+        known = found.twins.get(resource_address, [])
+        if now is None or any(t.managed_as for t in known):
+            continue
+        olds = former.get((now.market, now.wave), [])
+        record = state.resources.get(olds[0]) if len(olds) == 1 else None
+        item = by_id.get(record.ps_survey_id) if isinstance(record, SurveyRecord) else None
+        if item is None:
+            continue  # several former programs, or gone from the service: nothing to move
+        was = member_of(split_address(olds[0])[1])
+        twin = Twin(
+            record.ps_survey_id,
+            f"the same market and wave of program {was.program if was else '?'}, which no "
+            "manifest names any more",
+            item.get("ps_survey_status"),
+            item.get("project_creation_date"),
+            managed_as=olds[0],
+        )
+        found.twins.setdefault(resource_address, []).append(twin)

@@ -57,7 +57,7 @@ from surveyctl.reconcile.tamper import (
     recheck,
     source_targets,
 )
-from surveyctl.reconcile.twins import find_twins
+from surveyctl.reconcile.twins import creates_due, find_twins
 from surveyctl.safety import Approval, Interrupted, Interrupts, needs_question
 from surveyctl.state import State, StateBackend
 from surveyctl.state.placement import check_placement, local_state_refusal, state_warning
@@ -243,6 +243,9 @@ def plan_run(
         if marketplace is not None:
             reads.start()
         desired = desired_state(workspace, options) if desired is None else desired
+        # Creates are looked for among everything the manifests and the state hold, a
+        # --target plan's too: a renamed program's old members are outside its cut.
+        whole_desired, whole_state = desired, state
         if options.target_addresses:
             desired, state = targets.select(desired, state, options.target_addresses)
             reads.state = state
@@ -252,8 +255,9 @@ def plan_run(
         # Creates are first looked for on the service (no request when none is due); adopted
         # twins are planned as resources in state (read when the plan reaches them).
         adopt = identity.ADOPT in options.overrides
+        due = creates_due(desired, state)
         twins = find_twins(
-            marketplace, desired, state, rule, adopt, parallelism=options.parallelism
+            marketplace, whole_desired, whole_state, rule, adopt, due, options.parallelism
         )
         state = identity.adopted_state(state, twins)
         request = PlanRequest(

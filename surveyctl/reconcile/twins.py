@@ -15,7 +15,7 @@ from surveyctl.errors import SurveyctlError
 from surveyctl.model import DesiredState
 from surveyctl.reconcile import kinds
 from surveyctl.reconcile.identity import Identity, Rule
-from surveyctl.resources import address, split_address
+from surveyctl.resources import address, member_of, split_address
 from surveyctl.state import State
 
 
@@ -46,6 +46,8 @@ def find_twins(
         address(kind.name, name) for kind in kinds.in_order() for name in kind.manifests(desired)
     }
     found.unlisted = {a for a in state.resources if a not in described}
+    members = (member_of(split_address(a)[1]) for a in described)
+    found.programs = {member.program for member in members if member is not None}
     for kind in kinds.in_order():
         manifests = kind.manifests(desired)
         wanted = {

@@ -128,6 +128,13 @@ def test_after_it_the_plan_notes_the_closed_wave_and_has_no_changes(run_cli, pro
     assert result.stdout.splitlines()[-1].startswith("No changes.")
 
 
+def test_the_closed_wave_note_says_that_several_fields_differ(run_cli, project, closed_wave):
+    _write_program(project, _program(loi=15, male=90))
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "left as it is (expected_loi, quotas differ from the program's)" in result.stdout
+
+
 def test_a_quota_change_sends_no_quota_put_to_the_closed_wave(run_cli, project, proxy, closed_wave):
     _write_program(project, _program(male=90))
     proxy.writes.clear()

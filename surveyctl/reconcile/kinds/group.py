@@ -196,7 +196,7 @@ def _group_twin(
         if other in found.unlisted:
             found.refused[resource] += (
                 f", and {other} is no longer in the manifests: if the manifest was renamed, "
-                f"run `{state_mv_command(other, resource)}`"
+                f"run `{state_mv_command(other, resource, found.programs)}`"
             )
         return
     found.requests += 1

@@ -1,0 +1,120 @@
+"""A SurveyProgram renamed or split after its surveys exist: the plan creates none of them a
+second time, and the `state mv` it names moves exactly the members concerned. Real sandbox over
+HTTP."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+
+import yaml
+
+from surveyctl.state import FileStateStore
+
+from .conftest import title_tag
+
+
+def program(name: str, markets: list[str], title: str = "Tracker {country} {wave}") -> dict:
+    return {
+        "kind": "SurveyProgram",
+        "name": name,
+        "spec": {
+            "template": {
+                # The tag: tests share the sandbox account, and titles tell surveys apart.
+                "survey_title": f"{title} {title_tag()}",
+                "survey_category_code": 231,
+                "completes_required": 200,
+                "expected_ir": 50,
+                "expected_loi": 10,
+                "offer_price": 2.5,
+                "field_time": 10,
+                "live_url": "https://survey.example.com/s?w={wave}&tid=[%%transaction_id%%]",
+                "qualifications": [{"qualification_code": 211, "condition_codes": ["111"]}],
+            },
+            "markets": {market: None for market in markets},
+            "waves": ["w1", "w2"],
+        },
+    }
+
+
+def _write(project, file: str, document: dict) -> None:
+    folder = project / "manifests"
+    folder.mkdir(exist_ok=True)
+    (folder / file).write_text(yaml.safe_dump(document, sort_keys=False))
+
+
+def _apply(run_cli) -> None:
+    result = run_cli("apply", "manifests", "--auto-approve")
+    assert result.exit_code == 0, result.stdout + result.stderr
+
+
+def _plan(run_cli) -> dict:
+    result = run_cli("plan", "manifests", "--format", "json")
+    return json.loads(result.stdout)
+
+
+def _creates(plan: dict) -> list[str]:
+    return [r["address"] for r in plan["resources"] if r["action"] == "create"]
+
+
+def _moves(plan: dict) -> set[str]:
+    return {
+        command
+        for note in plan["notes"]
+        for command in re.findall(r"`(surveyctl state mv [^`]+)`", note["message"])
+    }
+
+
+def _survey_id(project, address: str) -> int:
+    state = FileStateStore(project / ".surveyctl" / "state" / "local.json").load()
+    return state.resources[address].ps_survey_id
+
+
+def test_renaming_a_program_whose_titles_name_it_creates_no_survey_again(project, run_cli):
+    _write(project, "tracker.yaml", program("tracker", ["en_US"], "{program} {country} {wave}"))
+    _apply(run_cli)
+    _write(project, "tracker.yaml", program("acme", ["en_US"], "{program} {country} {wave}"))
+    plan = _plan(run_cli)
+    assert _creates(plan) == []
+    assert _moves(plan) == {"surveyctl state mv --program tracker acme"}
+
+
+def test_renaming_a_program_does_not_create_its_closed_wave_again(project, run_cli):
+    _write(project, "tracker.yaml", program("tracker", ["en_US"]))
+    _apply(run_cli)
+    closed = str(_survey_id(project, "Survey/tracker[en_US,w1]"))
+    for status in ("live", "paused", "closed"):
+        assert run_cli("status", closed, status, "--yes").exit_code == 0
+    _write(project, "tracker.yaml", program("acme", ["en_US"]))
+    plan = _plan(run_cli)
+    assert _creates(plan) == []
+    assert _moves(plan) == {"surveyctl state mv --program tracker acme"}
+
+
+def test_splitting_a_market_into_its_own_program_names_a_state_mv_per_member(project, run_cli):
+    _write(project, "tracker.yaml", program("tracker", ["en_US", "en_GB"]))
+    _apply(run_cli)
+    _write(project, "tracker.yaml", program("tracker", ["en_US"]))
+    _write(project, "tracker-uk.yaml", program("tracker-uk", ["en_GB"]))
+    plan = _plan(run_cli)
+    # `--program tracker tracker-uk` would move the en_US members of `tracker` away too.
+    assert _moves(plan) == {
+        f"surveyctl state mv 'Survey/tracker[en_GB,{w}]' 'Survey/tracker-uk[en_GB,{w}]'"
+        for w in ("w1", "w2")
+    }
+    for command in sorted(_moves(plan)):
+        moved = run_cli(*shlex.split(command)[1:])
+        assert moved.exit_code == 0, moved.stderr
+    again = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert again.exit_code == 0, again.stdout + again.stderr
+
+
+def test_a_target_plan_of_a_renamed_programs_member_creates_no_survey_again(project, run_cli):
+    _write(project, "tracker.yaml", program("tracker", ["en_US"], "{program} {country} {wave}"))
+    _apply(run_cli)
+    _write(project, "tracker.yaml", program("acme", ["en_US"], "{program} {country} {wave}"))
+    result = run_cli("plan", "manifests", "--format", "json", "--target", "acme[en_US,w1]")
+    plan = json.loads(result.stdout)
+    assert _creates(plan) == []
+    assert _moves(plan) == {"surveyctl state mv --program tracker acme"}
