@@ -11,8 +11,8 @@ import copy
 import time
 
 from surveyctl.api import paths
-from surveyctl.api.client import ApiClient
-from surveyctl.conformance.probe import ANY_STATUS, Outcome, Probe, differs, expect
+from surveyctl.api.client import RETRY_STATUSES, ApiClient
+from surveyctl.conformance.probe import ANY_STATUS, Outcome, Probe, Unanswered, differs, expect
 
 # A survey id no account is expected to hold (404, not another buyer's 403).
 UNKNOWN_SURVEY_ID = 999_999_999_999
@@ -187,11 +187,20 @@ def unknown_survey(probe: Probe) -> Outcome:
 
 
 def invalid_key(probe: Probe) -> Outcome:
-    stranger = ApiClient(probe.client.host, INVALID_KEY, retries=0, show_host=False)
+    # Retried like every other probe (a 429 or 503 is no answer about the key), within the
+    # run's --timeout.
+    stranger = ApiClient(
+        probe.client.host, INVALID_KEY, timeout=probe.client.timeout, show_host=False
+    )
     try:
         response = stranger.request("GET", paths.surveys(), expected=ANY_STATUS)
     finally:
         stranger.close()
+    if response.status_code in RETRY_STATUSES:
+        raise Unanswered(
+            f"the service did not answer: GET /surveys with an invalid key answered "
+            f"{response.status_code}"
+        )
     try:
         body = response.json()
     except ValueError:
