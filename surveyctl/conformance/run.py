@@ -151,6 +151,8 @@ def _checked(assumption: assumptions.Assumption, probe: Probe) -> Outcome:
     except Unanswered as exc:
         return not_checked(str(exc))
     except ApiError as exc:
+        if exc.status in RETRY_STATUSES:  # no answer about the assumption (after retries)
+            return not_checked(f"the service did not answer: {exc}")
         return differs(str(exc))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         # An answer of a shape no check expects is a difference too, not a crash of the run.

@@ -154,6 +154,36 @@ def quota_put(probe: Probe) -> Outcome:
     return expect(answer.ok and fields <= set(got), answer.describe())
 
 
+def _quota_ids(survey: dict) -> dict[str, str]:
+    return {
+        str(q.get("buyer_quota_id")): str(q.get("ps_quota_id"))
+        for q in survey.get("quotas") or []
+        if isinstance(q, dict) and q.get("ps_quota_id")
+    }
+
+
+def quota_ids_kept(probe: Probe) -> Outcome:
+    """A full PUT and a quota PUT keep each quota's ps_quota_id (its completes go with it):
+    the state records the ids once and apply never re-reads them after a quota PUT."""
+    before = _quota_ids(probe.survey())
+    put = probe.call("PUT", paths.survey(probe.draft_id), body=probe.put_body())
+    if not put.ok:
+        return differs(put.describe())
+    after_put = _quota_ids(probe.survey())
+    quota = _quota(probe)
+    body = {"required_count": 1, "criteria": quota["criteria"]}
+    answer = probe.call("PUT", paths.quota(probe.draft_id, quota["buyer_quota_id"]), body=body)
+    if not answer.ok:
+        return differs(answer.describe())
+    after_quota = _quota_ids(probe.survey())
+    kept = bool(before) and before == after_put == after_quota
+    return expect(
+        kept,
+        f"ps_quota_id of {len(before)} quotas kept by the PUT: {before == after_put}, "
+        f"by the quota PUT: {after_put == after_quota}",
+    )
+
+
 def quota_put_repeats_id(probe: Probe) -> Outcome:
     quota = _quota(probe)
     body = {
