@@ -267,6 +267,24 @@ NOT_CHECKED: tuple[tuple[str, str, str, str], ...] = (
     ),
     ("qbp-live", "QBP changes refused outside draft (1007)", "public facts", "needs a live survey"),
     (
+        "after-live",
+        "QLC frozen once live (1017), writes to a closed survey refused (1010), the auto-pause",
+        "spec 1.5, 2.7, 3, sandbox decision",
+        "needs a survey that has been live",
+    ),
+    (
+        "text-check",
+        "the open-ended check: at most 20 answers a call, 'Invalid transaction' otherwise",
+        "spec 8, public facts",
+        "needs a respondent's transaction",
+    ),
+    (
+        "other-buyer-403",
+        "another buyer's survey answers 403 with code 1020",
+        "public facts",
+        "needs a second account's survey",
+    ),
+    (
         "groups",
         "exclusion group create, PUT, GET, DELETE",
         "spec 4.8-4.9, sandbox decision",
