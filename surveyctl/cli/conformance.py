@@ -38,7 +38,14 @@ def conformance_command(
 ) -> None:
     """Check surveyctl's assumptions about the API on the environment's account, with one
     draft survey that is never launched and is deleted at the end."""
-    from surveyctl.conformance import check_locale, journal_for, run_conformance
+    from surveyctl.conformance import (
+        LeftoverStuck,
+        check_locale,
+        draft_left_error,
+        journal_for,
+        left_behind,
+        run_conformance,
+    )
 
     if output is not None:
         check_output_path(output, "--output")
@@ -59,19 +66,21 @@ def conformance_command(
         with Interrupts():
             report = run_conformance(client, journal, environment.name, locale=locale, on_row=show)
     except KeyboardInterrupt:
-        left = journal.read()
-        where = (
-            f"; the draft is recorded in {journal.path} and the next run removes it"
-            if left
-            else "; no draft is left"
-        )
-        raise Interrupted(f"conformance check interrupted{where}") from None
+        raise Interrupted(f"conformance check interrupted; {left_behind(journal)}") from None
+    except LeftoverStuck:
+        raise
+    except SurveyctlError as exc:
+        # A service lost mid-run: say what stopped it and what it leaves on the account.
+        raise SurveyctlError(f"{exc}; {left_behind(journal)}") from None
     if output is not None:
         report.write_json(output)
     if output_format == "json":
         click.echo(dumps(report.as_dict()))
-        return
-    _print_summary(report)
+    else:
+        _print_summary(report)
+    left = draft_left_error(report, journal)
+    if left is not None:
+        raise SurveyctlError(left)
 
 
 def _print_header() -> None:
@@ -90,7 +99,7 @@ def _line(first: str, source: str, verdict: str, seen: str) -> str:
 def _print_summary(report) -> None:
     if report.leftover is not None and report.leftover.survey_id is not None:
         click.echo(f"An earlier run's draft {report.leftover.survey_id} was {report.leftover.how}.")
-    if report.draft is not None and report.draft.survey_id is not None:
+    if report.draft is not None and report.draft.survey_id is not None and report.draft.gone:
         click.echo(f"The draft {report.draft.survey_id} was {report.draft.how}.")
     list_mod_on = report.as_dict()["list_carries_mod_on"]
     click.echo(

@@ -2,6 +2,22 @@
 about the service (docs/api-assumptions.md), with one draft survey that is never launched and
 always removed. See docs/conformance.md."""
 
-from surveyctl.conformance.run import Report, check_locale, journal_for, run_conformance
+from surveyctl.conformance.draft import left_behind
+from surveyctl.conformance.run import (
+    LeftoverStuck,
+    Report,
+    check_locale,
+    draft_left_error,
+    journal_for,
+    run_conformance,
+)
 
-__all__ = ["Report", "check_locale", "journal_for", "run_conformance"]
+__all__ = [
+    "LeftoverStuck",
+    "Report",
+    "check_locale",
+    "draft_left_error",
+    "journal_for",
+    "left_behind",
+    "run_conformance",
+]

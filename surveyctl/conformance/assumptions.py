@@ -105,6 +105,14 @@ ON_DRAFT: tuple[Assumption, ...] = (
         reads.list_carries_mod_on,
     ),
     A(
+        "list-identity",
+        "the survey list's items carry survey_title, survey_localization, "
+        "external_project_id, ps_survey_status and project_creation_date as GET shows them "
+        "(how surveyctl recognises a survey: twins before a create, a lost create's answer)",
+        "public facts, our decision",
+        reads.list_carries_identity,
+    ),
+    A(
         "put-overwrites",
         "a PUT overwrites: fields it leaves out (buyer_message, external_project_id) are cleared",
         "spec 2.2, public facts",
@@ -159,6 +167,12 @@ ON_DRAFT: tuple[Assumption, ...] = (
         "required_count, criteria",
         "spec 4.3, public facts",
         writes.quota_put,
+    ),
+    A(
+        "quota-ids-kept",
+        "a full PUT and a quota PUT keep each quota's ps_quota_id (by buyer_quota_id)",
+        "spec 2.4, sandbox decision",
+        writes.quota_ids_kept,
     ),
     A(
         "quota-put-id",
@@ -252,6 +266,24 @@ NOT_CHECKED: tuple[tuple[str, str, str, str], ...] = (
         "would have to exceed the account's limit",
     ),
     ("qbp-live", "QBP changes refused outside draft (1007)", "public facts", "needs a live survey"),
+    (
+        "after-live",
+        "QLC frozen once live (1017), writes to a closed survey refused (1010), the auto-pause",
+        "spec 1.5, 2.7, 3, sandbox decision",
+        "needs a survey that has been live",
+    ),
+    (
+        "text-check",
+        "the open-ended check: at most 20 answers a call, 'Invalid transaction' otherwise",
+        "spec 8, public facts",
+        "needs a respondent's transaction",
+    ),
+    (
+        "other-buyer-403",
+        "another buyer's survey answers 403 with code 1020",
+        "public facts",
+        "needs a second account's survey",
+    ),
     (
         "groups",
         "exclusion group create, PUT, GET, DELETE",

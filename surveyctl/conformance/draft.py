@@ -147,6 +147,24 @@ def settle_leftover(client: ApiClient, journal: DraftJournal) -> Removal | None:
     return removal
 
 
+def left_behind(journal: DraftJournal) -> str:
+    """What the journal says a run leaves on the account, to end the sentence of an error: a
+    person must know what is left and that the next run removes it."""
+    entry = journal.read()
+    if entry is None:
+        return "no draft is left"
+    survey_id = entry.get("ps_survey_id")
+    what = (
+        f"the draft {survey_id} is left"
+        if isinstance(survey_id, int)
+        else f"a draft titled {entry['title']!r} may be left"
+    )
+    return (
+        f"{what} on the account, recorded in {journal.path}: the next `surveyctl conformance` "
+        "removes it"
+    )
+
+
 def _id(survey: dict) -> int:
     value = survey.get("ps_survey_id")
     if isinstance(value, str) and value.isdigit():

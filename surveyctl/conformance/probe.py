@@ -11,8 +11,10 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from surveyctl.api import ApiClient, paths
+from surveyctl.api.client import RETRY_STATUSES
 from surveyctl.api.reading import as_int
 from surveyctl.api.secrets import redact
+from surveyctl.errors import SurveyctlError
 
 HOLDS = "holds"
 DIFFERS = "differs"
@@ -20,6 +22,11 @@ NOT_CHECKED = "not checked"
 # Every status a probe wants to see rather than have raised.
 ANY_STATUS = tuple(range(100, 600))
 _SEEN_LIMIT = 200
+
+
+class Unanswered(SurveyctlError):
+    """The service answered a probe 429, 502, 503 or 504 after every retry: it did not answer
+    the question, so the assumption is not checked (not "differs")."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +100,15 @@ class Answer:
         return text if len(text) <= _SEEN_LIMIT else text[: _SEEN_LIMIT - 3] + "..."
 
 
+def unanswered_raised(answer: Answer) -> Answer:
+    """`answer`, or Unanswered when it is a refusal to answer at all (rate limit, gateway, an
+    unavailable service, still so after the client's retries): a check must not read it as
+    the service's answer to the question asked."""
+    if answer.status in RETRY_STATUSES:
+        raise Unanswered(f"the service did not answer: {answer.describe()}")
+    return answer
+
+
 @dataclass
 class Probe:
     """The client and the draft under test, shared by the checks of one run."""
@@ -116,7 +132,10 @@ class Probe:
             payload = response.json() if response.content else None
         except ValueError:
             payload = response.text[:_SEEN_LIMIT]
-        return Answer(method, f"{path.path}", response.status_code, payload, dict(response.headers))
+        answer = Answer(
+            method, f"{path.path}", response.status_code, payload, dict(response.headers)
+        )
+        return unanswered_raised(answer)
 
     def survey(self) -> dict:
         """The draft as GET answers it now ({} when the read fails)."""

@@ -9,6 +9,17 @@ from surveyctl.conformance.probe import Outcome, Probe, differs, expect, holds
 # Fields a GET may carry that the create answer does not (documented GET bodies).
 READ_ONLY_EXTRAS = frozenset({"mod_on", "crtd_on", "mcqb"})
 QUOTA_PERFORMANCE_FIELDS = ("ps_quota_id", "buyer_quota_id", "completes_goal", "completes_fielded")
+# What surveyctl reads from the list's items (targeting=0) to know a survey without a GET: the
+# identity rule (title and locale, or external_project_id) before a create and for `state
+# rebuild`, the creation time for a create whose answer was lost, the status it filters again.
+IDENTITY_FIELDS = (
+    "survey_title",
+    "survey_localization",
+    "external_project_id",
+    "ps_survey_status",
+    "project_creation_date",
+)
+IDENTITY_PROJECT = "surveyctl-conformance-identity"
 
 
 def catalogue_pages(probe: Probe) -> Outcome:
@@ -100,6 +111,31 @@ def list_carries_mod_on(probe: Probe) -> Outcome:
         return differs(f"{seen}; no item to look at")
     carrying = sum(1 for item in drafts if isinstance(item.get("mod_on"), int))
     return expect(carrying == len(drafts), f"{carrying} of {len(drafts)} items carry mod_on")
+
+
+def list_carries_identity(probe: Probe) -> Outcome:
+    """The draft's list item carries every IDENTITY_FIELDS value as GET shows it; the draft
+    is given an external_project_id for it, which the next full PUT clears."""
+    body = probe.put_body(external_project_id=IDENTITY_PROJECT)
+    answer = probe.call("PUT", paths.survey(probe.draft_id), body=body)
+    if not answer.ok:
+        return differs(answer.describe())
+    live = probe.survey()
+    item = next(
+        (
+            item
+            for item in probe.client.list_surveys(11, targeting=False)
+            if item.get("ps_survey_id") == probe.draft_id
+        ),
+        None,
+    )
+    if item is None:
+        return differs("the draft is not in the list of drafts")
+    wrong = [f for f in IDENTITY_FIELDS if item.get(f) is None or item.get(f) != live.get(f)]
+    if wrong:
+        shown = ", ".join(f"{f} {item.get(f)!r} (GET: {live.get(f)!r})" for f in wrong)
+        return differs(f"the list item shows {shown}")
+    return holds(f"the list item shows {', '.join(IDENTITY_FIELDS)} as GET does")
 
 
 def quota_performance(probe: Probe) -> Outcome:

@@ -15,11 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from surveyctl.api import ApiClient, paths
+from surveyctl.api.client import RETRY_STATUSES
 from surveyctl.conformance import assumptions
 from surveyctl.conformance.draft import (
     DraftJournal,
     Removal,
     create_draft,
+    left_behind,
     remove_draft,
     settle_leftover,
 )
@@ -31,6 +33,7 @@ from surveyctl.conformance.probe import (
     Outcome,
     Probe,
     Row,
+    Unanswered,
     differs,
     expect,
     not_checked,
@@ -75,6 +78,10 @@ class Report:
         path.write_text(json.dumps(self.as_dict(), indent=2) + "\n", encoding="utf-8")
 
 
+class LeftoverStuck(SurveyctlError):
+    """An earlier run's draft the service refuses to remove: a person must remove it."""
+
+
 def journal_for(work_dir: Path, environment: str) -> DraftJournal:
     """The journal of an environment's conformance draft, under the project's .surveyctl/."""
     return DraftJournal(work_dir / "conformance" / f"{environment}.json")
@@ -112,7 +119,7 @@ def run_conformance(
 
     report.leftover = settle_leftover(client, journal)
     if report.leftover is not None and not report.leftover.gone:
-        raise SurveyctlError(
+        raise LeftoverStuck(
             f"the draft {report.leftover.survey_id} of an earlier conformance run cannot be "
             f"removed ({report.leftover.how}); remove it by hand, then delete {journal.path}"
         )
@@ -141,7 +148,11 @@ def _checked(assumption: assumptions.Assumption, probe: Probe) -> Outcome:
     """The check's outcome; a service error that ends a check is a difference it saw."""
     try:
         return assumption.check(probe)
+    except Unanswered as exc:
+        return not_checked(str(exc))
     except ApiError as exc:
+        if exc.status in RETRY_STATUSES:  # no answer about the assumption (after retries)
+            return not_checked(f"the service did not answer: {exc}")
         return differs(str(exc))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         # An answer of a shape no check expects is a difference too, not a crash of the run.
@@ -149,12 +160,25 @@ def _checked(assumption: assumptions.Assumption, probe: Probe) -> Outcome:
 
 
 def _remove(client: ApiClient, journal: DraftJournal, survey_id: int | None) -> Removal:
-    removal = remove_draft(client, survey_id) if survey_id is not None else None
-    if removal is None:  # the create's answer never came: found by its title, if made
-        removal = settle_leftover(client, journal) or Removal(None, True, "never created")
-    elif removal.gone:
+    """Removes the run's draft; a service that cannot be reached leaves it to the journal
+    (and the next run) without hiding the error that ended this one."""
+    try:
+        removal = remove_draft(client, survey_id) if survey_id is not None else None
+        if removal is None:  # the create's answer never came: found by its title, if made
+            removal = settle_leftover(client, journal) or Removal(None, True, "never created")
+    except SurveyctlError as exc:
+        return Removal(survey_id, False, str(exc))
+    if removal.gone:
         journal.clear()
     return removal
+
+
+def draft_left_error(report: Report, journal: DraftJournal) -> str | None:
+    """The sentence that ends a run whose draft could not be removed (None when it was): the
+    report is still shown, but a run that leaves a survey on the account has not succeeded."""
+    if report.draft is None or report.draft.gone:
+        return None
+    return f"the run's draft could not be removed ({report.draft.how}); {left_behind(journal)}"
 
 
 def _removed_outcome(client: ApiClient, removal: Removal | None) -> Outcome:
@@ -162,7 +186,18 @@ def _removed_outcome(client: ApiClient, removal: Removal | None) -> Outcome:
         return not_checked("no draft was created")
     if not removal.gone:
         return differs(removal.how)
+    try:
+        return _gone_outcome(client, removal)
+    except SurveyctlError as exc:  # the service stopped answering after the DELETE
+        return not_checked(f"the service did not answer: {exc}")
+
+
+def _gone_outcome(client: ApiClient, removal: Removal) -> Outcome:
     answer = client.request("GET", paths.survey(removal.survey_id), expected=ANY_STATUS)
+    if answer.status_code in RETRY_STATUSES:
+        raise Unanswered(
+            f"GET {paths.survey(removal.survey_id).path} answered {answer.status_code}"
+        )
     listed = [
         status
         for status in STATUSES

@@ -11,8 +11,8 @@ import copy
 import time
 
 from surveyctl.api import paths
-from surveyctl.api.client import ApiClient
-from surveyctl.conformance.probe import ANY_STATUS, Outcome, Probe, differs, expect
+from surveyctl.api.client import RETRY_STATUSES, ApiClient
+from surveyctl.conformance.probe import ANY_STATUS, Outcome, Probe, Unanswered, differs, expect
 
 # A survey id no account is expected to hold (404, not another buyer's 403).
 UNKNOWN_SURVEY_ID = 999_999_999_999
@@ -154,6 +154,36 @@ def quota_put(probe: Probe) -> Outcome:
     return expect(answer.ok and fields <= set(got), answer.describe())
 
 
+def _quota_ids(survey: dict) -> dict[str, str]:
+    return {
+        str(q.get("buyer_quota_id")): str(q.get("ps_quota_id"))
+        for q in survey.get("quotas") or []
+        if isinstance(q, dict) and q.get("ps_quota_id")
+    }
+
+
+def quota_ids_kept(probe: Probe) -> Outcome:
+    """A full PUT and a quota PUT keep each quota's ps_quota_id (its completes go with it):
+    the state records the ids once and apply never re-reads them after a quota PUT."""
+    before = _quota_ids(probe.survey())
+    put = probe.call("PUT", paths.survey(probe.draft_id), body=probe.put_body())
+    if not put.ok:
+        return differs(put.describe())
+    after_put = _quota_ids(probe.survey())
+    quota = _quota(probe)
+    body = {"required_count": 1, "criteria": quota["criteria"]}
+    answer = probe.call("PUT", paths.quota(probe.draft_id, quota["buyer_quota_id"]), body=body)
+    if not answer.ok:
+        return differs(answer.describe())
+    after_quota = _quota_ids(probe.survey())
+    kept = bool(before) and before == after_put == after_quota
+    return expect(
+        kept,
+        f"ps_quota_id of {len(before)} quotas kept by the PUT: {before == after_put}, "
+        f"by the quota PUT: {after_put == after_quota}",
+    )
+
+
 def quota_put_repeats_id(probe: Probe) -> Outcome:
     quota = _quota(probe)
     body = {
@@ -187,11 +217,20 @@ def unknown_survey(probe: Probe) -> Outcome:
 
 
 def invalid_key(probe: Probe) -> Outcome:
-    stranger = ApiClient(probe.client.host, INVALID_KEY, retries=0, show_host=False)
+    # Retried like every other probe (a 429 or 503 is no answer about the key), within the
+    # run's --timeout.
+    stranger = ApiClient(
+        probe.client.host, INVALID_KEY, timeout=probe.client.timeout, show_host=False
+    )
     try:
         response = stranger.request("GET", paths.surveys(), expected=ANY_STATUS)
     finally:
         stranger.close()
+    if response.status_code in RETRY_STATUSES:
+        raise Unanswered(
+            f"the service did not answer: GET /surveys with an invalid key answered "
+            f"{response.status_code}"
+        )
     try:
         body = response.json()
     except ValueError:

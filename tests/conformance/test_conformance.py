@@ -37,6 +37,9 @@ NEVER_CHECKED = {
     "rate-limit",
     "qbp-live",
     "groups",
+    "after-live",
+    "text-check",
+    "other-buyer-403",
 }
 
 
