@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from surveyctl.jsontext import dumps
-from surveyctl.reconcile.plan import Plan
+from surveyctl.manifests.diagnostics import Diagnostic
+from surveyctl.reconcile.plan import FORMAT_VERSION, Plan
 from surveyctl.render.describe import Describer
 from surveyctl.render.formats import Format, register
 from surveyctl.render.programs import member_groups
@@ -28,6 +29,19 @@ REPORT_VERSION = 1  # of the apply report; changes only when a field is removed 
 def render(plan: Plan, color: bool = False) -> str:
     """The plan (`color` is for the text format's sake: JSON has none)."""
     return dumps(plan_data(plan), sort_keys=True) + "\n"
+
+
+def render_failure(environment: str, message: str, findings: list[Diagnostic]) -> str:
+    """A plan that could not be made, as one document: a CI job that parses stdout learns what
+    failed instead of meeting an empty stream (the error is on stderr as well)."""
+    data = {
+        "format_version": FORMAT_VERSION,  # the plan document's: one version for both
+        "environment": environment,
+        "failed": True,
+        "error": message,
+        "diagnostics": [finding.to_json() for finding in findings],
+    }
+    return dumps(data, sort_keys=True) + "\n"
 
 
 def render_apply(report: ApplyReport, color: bool = False) -> str:
@@ -48,6 +62,7 @@ def render_apply(report: ApplyReport, color: bool = False) -> str:
 def plan_data(plan: Plan) -> dict[str, Any]:
     """The plan's JSON document as data."""
     data = plan.to_dict()
+    data["failed"] = False  # the document of a plan that could not be made says true
     data["summary"] = {**plan.counts(), "text": summary_line(plan)}
     data["spend_total"] = vars(plan.spend_totals())
     data["has_changes"] = plan.has_changes
@@ -64,4 +79,4 @@ def plan_data(plan: Plan) -> dict[str, Any]:
     return data
 
 
-register(Format("json", render, apply=render_apply, report_holds_plan=True))
+register(Format("json", render, apply=render_apply, failure=render_failure, report_holds_plan=True))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from surveyctl.manifests.diagnostics import Diagnostic
 from surveyctl.reconcile.plan import Plan, ResourceChange
 from surveyctl.render import text
 from surveyctl.render.formats import Format, register
@@ -64,7 +65,7 @@ def render(plan: Plan) -> str:
     return "\n".join(lines)
 
 
-def render_failure(environment: str, message: str, details: list[str] | None = None) -> str:
+def render_failure(environment: str, message: str, findings: list[Diagnostic] | None = None) -> str:
     """The comment of a plan that could not be made: what failed, and each finding."""
     lines = [
         f"### surveyctl plan: `{environment}` failed",
@@ -72,8 +73,8 @@ def render_failure(environment: str, message: str, details: list[str] | None = N
         f"**Nothing was planned:** {_inline(message)}",
         "",
     ]
-    if details:
-        lines += [f"- {_inline(item)}" for item in details]
+    if findings:
+        lines += [f"- {_inline(str(item))}" for item in findings]
         lines.append("")
     lines += ["Fix this and push again; apply is blocked until a plan succeeds.", "", MARKER, ""]
     return "\n".join(lines)

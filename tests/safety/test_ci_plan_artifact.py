@@ -13,9 +13,7 @@ def test_apply_of_a_missing_plan_file_says_the_file_does_not_exist(prod, run_cli
     assert "Traceback" not in result.stderr
 
 
-def test_apply_of_a_missing_plan_file_with_auto_approve_says_the_file_does_not_exist(
-    prod, run_cli
-):
+def test_apply_of_a_missing_plan_file_with_auto_approve_says_the_file_does_not_exist(prod, run_cli):
     result = run_cli("--env", "prod", "apply", "change.plan", "--auto-approve")
     assert result.exit_code == 1
     assert "change.plan does not exist" in result.stderr

@@ -1,0 +1,34 @@
+"""`plan --format json` in a CI job: a program reads stdout as one JSON document, also when
+the plan could not be made, so a bot can say what failed instead of failing to parse."""
+
+from __future__ import annotations
+
+import json
+
+from .conftest import survey_manifest
+
+
+def test_a_plan_that_cannot_be_made_still_writes_one_json_document(run_cli, manifests):
+    manifests.write(survey_manifest("tracker", expected_ir="forty"))
+    result = run_cli("plan", "manifests", "--format", "json", "--detailed-exitcode")
+    assert result.exit_code == 1
+    document = json.loads(result.stdout)
+    assert document["failed"] is True
+    assert document["environment"] == "local"
+    assert "nothing was planned" in document["error"]
+
+
+def test_the_json_of_a_failed_plan_lists_each_finding_at_its_file_and_line(run_cli, manifests):
+    manifests.write(survey_manifest("tracker", expected_ir="forty"))
+    result = run_cli("plan", "manifests", "--format", "json")
+    (finding,) = json.loads(result.stdout)["diagnostics"]
+    assert finding["severity"] == "error"
+    assert "expected_ir" in finding["summary"]
+    assert finding["file"].endswith("tracker.yaml") and finding["line"] > 0
+
+
+def test_the_json_of_a_plan_that_was_made_says_it_did_not_fail(run_cli, manifests):
+    manifests.write(survey_manifest("tracker"))
+    result = run_cli("plan", "manifests", "--format", "json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["failed"] is False
