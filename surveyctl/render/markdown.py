@@ -81,16 +81,32 @@ def render_failure(environment: str, message: str, findings: list[Diagnostic] | 
 
 
 def _notes(plan: Plan) -> list[str]:
-    lines: list[str] = []
-    if plan.errors:
-        lines.append("**Errors (apply is blocked):**")
-        lines += [_note(note) for note in plan.errors]
-        lines.append("")
+    """Errors, then warnings and notes, within half the comment: a state that is empty or
+    wrong makes one error per manifest (each meets its survey as a twin), and hundreds of
+    them would push the comment over GitHub's limit, which refuses it whole. The table and
+    the details keep the other half."""
+    budget = (COMMENT_LIMIT - _RESERVE) // 2
+    errors = _note_list("**Errors (apply is blocked):**", plan.errors, "error(s)", budget)
     others = [note for note in plan.notes if note.severity != "error"]
-    if others:
-        lines.append("**Warnings and notes:**")
-        lines += [_note(note) for note in others]
-        lines.append("")
+    budget -= _size(errors)
+    return errors + _note_list("**Warnings and notes:**", others, "warning(s) and note(s)", budget)
+
+
+def _note_list(title: str, notes: list, noun: str, budget: int) -> list[str]:
+    """`title` and one item per note while they fit in `budget`; the rest are counted."""
+    if not notes:
+        return []
+    lines = [title]
+    for index, note in enumerate(notes):
+        item = _note(note)
+        if _size(lines) + len(item) + 1 > budget:
+            lines.append(
+                f"- *{len(notes) - index} more {noun} are not shown: the comment would exceed "
+                "GitHub's limit. The job's log shows the whole plan.*"
+            )
+            break
+        lines.append(item)
+    lines.append("")
     return lines
 
 
@@ -136,7 +152,7 @@ def _details(plan: Plan, resources: list, budget: int) -> list[str]:
     if left_out:
         lines += [
             f"*{left_out} more resource(s) are not shown: the comment would exceed GitHub's "
-            "limit. `surveyctl plan` in the job's log shows the whole plan.*",
+            "limit. The job's log shows the whole plan.*",
             "",
         ]
     lines += ["</details>", ""]
