@@ -156,7 +156,7 @@ def manifest_paths(config: Config, targets: tuple[Path, ...]) -> list[Path]:
     if targets:
         return list(targets)
     if config.manifests:
-        return [_shown_path(config.root / entry) for entry in config.manifests]
+        return [shown_path(config.root / entry) for entry in config.manifests]
     raise ConfigError(
         "no manifests given: name files or folders, or list them under 'manifests:' in "
         "surveyctl.yaml"
@@ -180,7 +180,9 @@ def check_destroy_scope(config: Config, targets: tuple[Path, ...], destroy: bool
         )
 
 
-def _shown_path(path: Path) -> Path:
+def shown_path(path: Path) -> Path:
+    """`path` relative to the current folder when it lies inside it, as findings and plans
+    name manifests."""
     try:
         return Path(os.path.abspath(path)).relative_to(Path.cwd())
     except ValueError:  # outside the current folder: the whole path says where

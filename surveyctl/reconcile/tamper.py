@@ -101,7 +101,11 @@ def source_targets(saved: Plan, root: Path, path: Path) -> tuple[Path, ...]:
                 "make a new plan from inside the project"
             )
         targets.append(target)
-    return tuple(targets)
+    # Imported here: run imports this module. The fresh plan then names its manifests as
+    # `plan` did (surveys/x.yaml:1:1), not by the folder of the machine that applies it.
+    from surveyctl.reconcile.run import shown_path
+
+    return tuple(shown_path(target) for target in targets)
 
 
 def applied_overrides(path: Path, saved: SavedPlan, given: frozenset[str]) -> frozenset[str]:

@@ -32,3 +32,20 @@ def test_the_json_of_a_plan_that_was_made_says_it_did_not_fail(run_cli, manifest
     result = run_cli("plan", "manifests", "--format", "json")
     assert result.exit_code == 0
     assert json.loads(result.stdout)["failed"] is False
+
+
+def test_apply_of_a_saved_plan_names_manifests_relative_to_the_project_as_plan_does(
+    run_cli, manifests, project
+):
+    """The merge job's report points at `manifests/x.yaml:1:1`, a path of the repository, not
+    at the runner's checkout folder."""
+    (project / "surveyctl.yaml").write_text(
+        (project / "surveyctl.yaml").read_text(encoding="utf-8") + "manifests: [manifests/]\n",
+        encoding="utf-8",
+    )
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("plan", "--out", "change.plan").exit_code == 0
+    result = run_cli("apply", "change.plan", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    (resource,) = json.loads(result.stdout)["plan"]["resources"]
+    assert resource["location"] == "manifests/tracker.yaml:1:1"
