@@ -49,3 +49,21 @@ def test_apply_of_a_saved_plan_names_manifests_relative_to_the_project_as_plan_d
     assert result.exit_code == 0, result.stderr
     (resource,) = json.loads(result.stdout)["plan"]["resources"]
     assert resource["location"] == "manifests/tracker.yaml:1:1"
+
+
+def _documented_json(title: str) -> str:
+    """The fenced example under `title` in docs/plan.md."""
+    from pathlib import Path
+
+    text = (Path(__file__).parents[2] / "docs" / "plan.md").read_text(encoding="utf-8")
+    section = text[text.index(title) :]
+    return section[section.index("```json") : section.index("```\n", section.index("```json") + 7)]
+
+
+def test_every_top_level_field_of_the_json_plan_is_documented(run_cli, manifests):
+    """A bot is written against docs/plan.md: every field it may meet is there."""
+    manifests.write(survey_manifest("tracker"))
+    document = json.loads(run_cli("plan", "manifests", "--format", "json").stdout)
+    documented = _documented_json("## JSON format")
+    missing = [key for key in document if f'"{key}"' not in documented]
+    assert missing == []
