@@ -31,6 +31,7 @@ import json
 from pathlib import Path
 
 from surveyctl.errors import SurveyctlError
+from surveyctl.files import shown_path
 from surveyctl.reconcile import kinds
 from surveyctl.reconcile.guards import flag
 from surveyctl.reconcile.plan import Note, Plan, ResourceChange
@@ -101,10 +102,8 @@ def source_targets(saved: Plan, root: Path, path: Path) -> tuple[Path, ...]:
                 "make a new plan from inside the project"
             )
         targets.append(target)
-    # Imported here: run imports this module. The fresh plan then names its manifests as
-    # `plan` did (surveys/x.yaml:1:1), not by the folder of the machine that applies it.
-    from surveyctl.reconcile.run import shown_path
-
+    # The fresh plan then names its manifests as `plan` did (surveys/x.yaml:1:1), not by
+    # the folder of the machine that applies it.
     return tuple(shown_path(target) for target in targets)
 
 

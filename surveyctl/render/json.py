@@ -11,10 +11,9 @@ holds that plan, the verdict, the counts and one row per planned write (status a
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from surveyctl.jsontext import dumps
-from surveyctl.manifests.diagnostics import Diagnostic
 from surveyctl.reconcile.plan import FORMAT_VERSION, Plan
 from surveyctl.render.describe import Describer
 from surveyctl.render.formats import Format, register
@@ -22,6 +21,9 @@ from surveyctl.render.programs import member_groups
 from surveyctl.render.report import ApplyReport
 from surveyctl.render.text import summary_line
 from surveyctl.resources import member_of
+
+if TYPE_CHECKING:  # --help loads the formats, and must not load the manifests package
+    from surveyctl.manifests.diagnostics import Diagnostic
 
 REPORT_VERSION = 1  # of the apply report; changes only when a field is removed or changes meaning
 

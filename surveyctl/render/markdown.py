@@ -16,8 +16,8 @@ could not be made at all still gets a comment (`render_failure`) that says what 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from surveyctl.manifests.diagnostics import Diagnostic
 from surveyctl.reconcile.plan import Plan, ResourceChange
 from surveyctl.render import text
 from surveyctl.render.formats import Format, register
@@ -30,6 +30,9 @@ from surveyctl.render.programs import (
     member_list,
 )
 from surveyctl.render.values import money_delta, printable
+
+if TYPE_CHECKING:  # --help loads the formats, and must not load the manifests package
+    from surveyctl.manifests.diagnostics import Diagnostic
 
 # GitHub refuses comments longer than 65,536 characters; keep room for the closing lines.
 COMMENT_LIMIT = 65_536
