@@ -3,6 +3,7 @@
 The text goes to a temporary file in the same folder, which is then renamed over the target;
 the temporary file is removed if anything fails. `durable=True` also flushes the data and the
 folder entry to disk, for files whose loss after a crash would lose work (state).
+`shown_path` is how paths of the project appear in findings and plans.
 """
 
 from __future__ import annotations
@@ -44,3 +45,12 @@ def fsync_directory(folder: Path) -> None:
         pass
     finally:
         os.close(descriptor)
+
+
+def shown_path(path: Path) -> Path:
+    """`path` relative to the current folder when it lies inside it, as findings and plans
+    name manifests."""
+    try:
+        return Path(os.path.abspath(path)).relative_to(Path.cwd())
+    except ValueError:  # outside the current folder: the whole path says where
+        return path

@@ -90,6 +90,7 @@ def apply_command(
         env_named=ctx.env_named,
         allow_local_state=local_state,
     )
+    _check_targets_exist(target)
     if run.target_addresses and saved_plan_path(options.targets) is not None:
         raise click.UsageError("--target chooses from manifests; a saved plan is applied whole")
     reading, writing = Steps("read"), Steps("apply")
@@ -132,6 +133,22 @@ def apply_command(
     click.echo(output.apply(report, use_color()), nl=False)
     if report.verdict in ("incomplete", "interrupted"):
         click.get_current_context().exit(INTERRUPTED_EXIT if report.result.interrupted else 1)
+
+
+def _check_targets_exist(targets: tuple[Path, ...]) -> None:
+    """A TARGET that does not exist is refused first, in one sentence. In CI it is most often
+    the plan artifact of the pull request's job that was not downloaded: taken for manifests,
+    it would be refused as an unapproved apply ("pass --auto-approve") or as manifest errors,
+    which send the reader the wrong way."""
+    from surveyctl.errors import SurveyctlError
+
+    missing = [str(path) for path in targets if not path.exists()]
+    if missing:
+        verb = "does" if len(missing) == 1 else "do"
+        raise SurveyctlError(
+            f"{', '.join(missing)} {verb} not exist: apply takes one plan file saved by "
+            "`surveyctl plan --out FILE`, or manifest files and folders"
+        )
 
 
 def _confirm(environment: str) -> bool:

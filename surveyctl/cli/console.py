@@ -1,6 +1,7 @@
 """Where output goes and how it looks: colour, width and progress, decided in one place.
 
-- Colour only on a terminal, never with `--no-color` or `NO_COLOR` set (https://no-color.org).
+- Colour only on a terminal, never with `--no-color`, `NO_COLOR` set (https://no-color.org)
+  or `TERM=dumb`.
 - Piped or redirected, tables take the width they need: nothing is cut or wrapped at 80
   columns because there is no terminal to measure.
 - Progress goes to stderr: a bar on a terminal, one line per step otherwise (CI logs).
@@ -26,8 +27,10 @@ PIPE_WIDTH = 10_000
 
 
 def color_allowed() -> bool:
-    """False with `--no-color` on the command line or NO_COLOR in the environment."""
-    if os.environ.get("NO_COLOR"):
+    """False with `--no-color` on the command line, NO_COLOR in the environment, or TERM=dumb:
+    a terminal that shows no colour (an editor's shell, a CI runner that attaches a
+    pseudo-terminal to its log) would show the escape codes as text."""
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
         return False
     ctx = click.get_current_context(silent=True)
     settings = ctx.find_root().obj if ctx is not None else None

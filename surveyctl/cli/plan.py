@@ -48,7 +48,8 @@ def check_plan_out(out: Path) -> None:
 @contextmanager
 def _failure_shown(ctx: CliContext, output_format: str):
     """A plan that cannot be made still prints what failed in a format that says so (markdown:
-    a comment for the pull request, on stdout); the error then ends the command with exit 1."""
+    a comment for the pull request; json: one document a program can parse), on stdout; the
+    error then ends the command with exit 1."""
     try:
         yield
     except SurveyctlError as exc:
@@ -56,8 +57,8 @@ def _failure_shown(ctx: CliContext, output_format: str):
 
         failure = formats.get(output_format).failure
         if failure is not None:
-            details = [str(d) for d in exc.diagnostics] if isinstance(exc, ManifestErrors) else []
-            click.echo(failure(_environment_name(ctx), str(exc), details), nl=False)
+            findings = exc.diagnostics if isinstance(exc, ManifestErrors) else []
+            click.echo(failure(_environment_name(ctx), str(exc), findings), nl=False)
         raise
 
 

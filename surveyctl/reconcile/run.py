@@ -23,6 +23,7 @@ from pathlib import Path
 from surveyctl.catalog import Catalog
 from surveyctl.config import Config, Environment, create_settle_seconds, plan_signing_key
 from surveyctl.errors import ConfigError, SurveyctlError
+from surveyctl.files import shown_path
 from surveyctl.manifests import Diagnostic, load_manifests
 from surveyctl.manifests.diagnostics import ERROR
 from surveyctl.memory import collector_paused
@@ -156,7 +157,7 @@ def manifest_paths(config: Config, targets: tuple[Path, ...]) -> list[Path]:
     if targets:
         return list(targets)
     if config.manifests:
-        return [_shown_path(config.root / entry) for entry in config.manifests]
+        return [shown_path(config.root / entry) for entry in config.manifests]
     raise ConfigError(
         "no manifests given: name files or folders, or list them under 'manifests:' in "
         "surveyctl.yaml"
@@ -178,13 +179,6 @@ def check_destroy_scope(config: Config, targets: tuple[Path, ...], destroy: bool
             f"give no PATHS (the manifests: of surveyctl.yaml, {listed}), or --target the "
             "resource to destroy"
         )
-
-
-def _shown_path(path: Path) -> Path:
-    try:
-        return Path(os.path.abspath(path)).relative_to(Path.cwd())
-    except ValueError:  # outside the current folder: the whole path says where
-        return path
 
 
 def saved_plan_path(targets: tuple[Path, ...]) -> Path | None:

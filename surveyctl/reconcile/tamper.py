@@ -31,6 +31,7 @@ import json
 from pathlib import Path
 
 from surveyctl.errors import SurveyctlError
+from surveyctl.files import shown_path
 from surveyctl.reconcile import kinds
 from surveyctl.reconcile.guards import flag
 from surveyctl.reconcile.plan import Note, Plan, ResourceChange
@@ -101,7 +102,9 @@ def source_targets(saved: Plan, root: Path, path: Path) -> tuple[Path, ...]:
                 "make a new plan from inside the project"
             )
         targets.append(target)
-    return tuple(targets)
+    # The fresh plan then names its manifests as `plan` did (surveys/x.yaml:1:1), not by
+    # the folder of the machine that applies it.
+    return tuple(shown_path(target) for target in targets)
 
 
 def applied_overrides(path: Path, saved: SavedPlan, given: frozenset[str]) -> frozenset[str]:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from surveyctl.errors import SurveyctlError
 
 if TYPE_CHECKING:
+    from surveyctl.manifests.diagnostics import Diagnostic
     from surveyctl.reconcile.plan import Plan
     from surveyctl.render.report import ApplyReport
 
@@ -31,7 +32,8 @@ class Format:
     name: str
     plan: Callable[[Plan, bool], str]
     apply: Callable[[ApplyReport, bool], str] | None = None
-    failure: Callable[[str, str, list[str]], str] | None = None
+    # (environment, the error, the manifest findings behind it) -> the failed plan's output
+    failure: Callable[[str, str, list[Diagnostic]], str] | None = None
     report_holds_plan: bool = False
 
 

@@ -11,10 +11,10 @@ holds that plan, the verdict, the counts and one row per planned write (status a
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from surveyctl.jsontext import dumps
-from surveyctl.reconcile.plan import Plan
+from surveyctl.reconcile.plan import FORMAT_VERSION, Plan
 from surveyctl.render.describe import Describer
 from surveyctl.render.formats import Format, register
 from surveyctl.render.programs import member_groups
@@ -22,12 +22,28 @@ from surveyctl.render.report import ApplyReport
 from surveyctl.render.text import summary_line
 from surveyctl.resources import member_of
 
+if TYPE_CHECKING:  # --help loads the formats, and must not load the manifests package
+    from surveyctl.manifests.diagnostics import Diagnostic
+
 REPORT_VERSION = 1  # of the apply report; changes only when a field is removed or changes meaning
 
 
 def render(plan: Plan, color: bool = False) -> str:
     """The plan (`color` is for the text format's sake: JSON has none)."""
     return dumps(plan_data(plan), sort_keys=True) + "\n"
+
+
+def render_failure(environment: str, message: str, findings: list[Diagnostic]) -> str:
+    """A plan that could not be made, as one document: a CI job that parses stdout learns what
+    failed instead of meeting an empty stream (the error is on stderr as well)."""
+    data = {
+        "format_version": FORMAT_VERSION,  # the plan document's: one version for both
+        "environment": environment,
+        "failed": True,
+        "error": message,
+        "diagnostics": [finding.to_json() for finding in findings],
+    }
+    return dumps(data, sort_keys=True) + "\n"
 
 
 def render_apply(report: ApplyReport, color: bool = False) -> str:
@@ -48,6 +64,7 @@ def render_apply(report: ApplyReport, color: bool = False) -> str:
 def plan_data(plan: Plan) -> dict[str, Any]:
     """The plan's JSON document as data."""
     data = plan.to_dict()
+    data["failed"] = False  # the document of a plan that could not be made says true
     data["summary"] = {**plan.counts(), "text": summary_line(plan)}
     data["spend_total"] = vars(plan.spend_totals())
     data["has_changes"] = plan.has_changes
@@ -64,4 +81,4 @@ def plan_data(plan: Plan) -> dict[str, Any]:
     return data
 
 
-register(Format("json", render, apply=render_apply, report_holds_plan=True))
+register(Format("json", render, apply=render_apply, failure=render_failure, report_holds_plan=True))

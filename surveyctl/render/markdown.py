@@ -16,6 +16,7 @@ could not be made at all still gets a comment (`render_failure`) that says what 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from surveyctl.reconcile.plan import Plan, ResourceChange
 from surveyctl.render import text
@@ -29,6 +30,9 @@ from surveyctl.render.programs import (
     member_list,
 )
 from surveyctl.render.values import money_delta, printable
+
+if TYPE_CHECKING:  # --help loads the formats, and must not load the manifests package
+    from surveyctl.manifests.diagnostics import Diagnostic
 
 # GitHub refuses comments longer than 65,536 characters; keep room for the closing lines.
 COMMENT_LIMIT = 65_536
@@ -64,7 +68,7 @@ def render(plan: Plan) -> str:
     return "\n".join(lines)
 
 
-def render_failure(environment: str, message: str, details: list[str] | None = None) -> str:
+def render_failure(environment: str, message: str, findings: list[Diagnostic] | None = None) -> str:
     """The comment of a plan that could not be made: what failed, and each finding."""
     lines = [
         f"### surveyctl plan: `{environment}` failed",
@@ -72,24 +76,40 @@ def render_failure(environment: str, message: str, details: list[str] | None = N
         f"**Nothing was planned:** {_inline(message)}",
         "",
     ]
-    if details:
-        lines += [f"- {_inline(item)}" for item in details]
+    if findings:
+        lines += [f"- {_inline(str(item))}" for item in findings]
         lines.append("")
     lines += ["Fix this and push again; apply is blocked until a plan succeeds.", "", MARKER, ""]
     return "\n".join(lines)
 
 
 def _notes(plan: Plan) -> list[str]:
-    lines: list[str] = []
-    if plan.errors:
-        lines.append("**Errors (apply is blocked):**")
-        lines += [_note(note) for note in plan.errors]
-        lines.append("")
+    """Errors, then warnings and notes, within half the comment: a state that is empty or
+    wrong makes one error per manifest (each meets its survey as a twin), and hundreds of
+    them would push the comment over GitHub's limit, which refuses it whole. The table and
+    the details keep the other half."""
+    budget = (COMMENT_LIMIT - _RESERVE) // 2
+    errors = _note_list("**Errors (apply is blocked):**", plan.errors, "error(s)", budget)
     others = [note for note in plan.notes if note.severity != "error"]
-    if others:
-        lines.append("**Warnings and notes:**")
-        lines += [_note(note) for note in others]
-        lines.append("")
+    budget -= _size(errors)
+    return errors + _note_list("**Warnings and notes:**", others, "warning(s) and note(s)", budget)
+
+
+def _note_list(title: str, notes: list, noun: str, budget: int) -> list[str]:
+    """`title` and one item per note while they fit in `budget`; the rest are counted."""
+    if not notes:
+        return []
+    lines = [title]
+    for index, note in enumerate(notes):
+        item = _note(note)
+        if _size(lines) + len(item) + 1 > budget:
+            lines.append(
+                f"- *{len(notes) - index} more {noun} are not shown: the comment would exceed "
+                "GitHub's limit. The job's log shows the whole plan.*"
+            )
+            break
+        lines.append(item)
+    lines.append("")
     return lines
 
 
@@ -135,7 +155,7 @@ def _details(plan: Plan, resources: list, budget: int) -> list[str]:
     if left_out:
         lines += [
             f"*{left_out} more resource(s) are not shown: the comment would exceed GitHub's "
-            "limit. `surveyctl plan` in the job's log shows the whole plan.*",
+            "limit. The job's log shows the whole plan.*",
             "",
         ]
     lines += ["</details>", ""]

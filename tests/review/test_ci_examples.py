@@ -60,3 +60,14 @@ def test_the_plan_workflow_updates_one_comment_and_installs_from_the_repository(
 def test_the_apply_workflow_keeps_state_in_postgresql_not_in_git():
     text = (WORKFLOWS[0]).read_text(encoding="utf-8")
     assert "SURVEYCTL_STATE_DSN" in text and "git commit" not in text
+
+
+def test_the_plan_workflow_shows_the_whole_plan_in_the_log_when_the_comment_is_cut():
+    """A comment over GitHub's limit leaves resources out and sends the reviewer to the job's
+    log for the whole plan, so the log must hold it: the plan is saved with --out, and
+    `surveyctl show` of that file (no request) writes it as text."""
+    document = yaml.safe_load(WORKFLOWS[1].read_text(encoding="utf-8"))
+    commands = [args for _, args in surveyctl_steps(document)]
+    plan = next(args for args in commands if "plan" in args)
+    saved = plan[plan.index("--out") + 1]
+    assert ["show", saved] in [args[-2:] for args in commands if "show" in args]

@@ -53,6 +53,8 @@ def test_every_surveyctl_step_of_the_workflows_gets_the_variables_surveyctl_yaml
     checked = 0
     for name, workflow in _workflows(fresh).items():
         for step, args in surveyctl_steps(workflow):
+            if args[0] == "show":  # reads only the saved plan: no environment, key or state
+                continue
             environment = config.environment(args[args.index("--env") + 1])
             given = step.get("env") or {}
             assert environment.state.dsn_env in given, (name, args)

@@ -139,3 +139,43 @@ def test_a_plan_of_thousands_of_resources_still_fits_with_a_shortened_table():
     comment = markdown.render(plan)
     assert len(comment) <= markdown.COMMENT_LIMIT
     assert re.search(r"^\| \*\d+ more\* \|", comment, re.M)
+
+
+def _plan_with_notes(count: int, severity: str = "error"):
+    """A plan whose every create is withheld by a note, as when a CI job reads an empty or
+    wrong state and each manifest meets its survey on the service as a twin."""
+    from surveyctl.reconcile.plan import Note, Plan, ResourceChange
+
+    plan = Plan("production", "lineage", 1)
+    plan.resources = [ResourceChange("Survey", f"s-{n:03d}", "create", body={}) for n in range(5)]
+    message = (
+        "exists on the service as survey 10002 (same title and locale) but is not in state; "
+        "adopt it with `surveyctl import 10002 --name s-000`, or plan and apply with --adopt "
+        "(records it, then plans the differences as updates); --allow-duplicate creates "
+        "another one beside it"
+    )
+    plan.notes = [Note(severity, f"Survey/s-{n:03d}", message) for n in range(count)]
+    return plan
+
+
+def test_a_plan_with_hundreds_of_notes_still_fits_a_github_comment():
+    from surveyctl.render import markdown
+
+    comment = markdown.render(_plan_with_notes(500))
+    assert len(comment) <= markdown.COMMENT_LIMIT
+    assert comment.rstrip().endswith(markdown.MARKER)
+
+
+def test_notes_left_out_of_a_comment_are_counted():
+    from surveyctl.render import markdown
+
+    comment = markdown.render(_plan_with_notes(500))
+    shown = comment.count("- `Survey/s-")
+    assert f"*{500 - shown} more error(s) are not shown" in comment
+
+
+def test_the_table_still_fits_when_the_notes_are_cut():
+    from surveyctl.render import markdown
+
+    comment = markdown.render(_plan_with_notes(500))
+    assert "| `Survey/s-004` | create |" in comment
