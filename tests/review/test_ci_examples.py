@@ -57,6 +57,15 @@ def test_the_plan_workflow_updates_one_comment_and_installs_from_the_repository(
     assert "pip install ./.surveyctl-src" in text and "pip install surveyctl" not in text
 
 
+def test_the_plan_workflow_edits_only_a_plan_comment_it_wrote_itself():
+    # A reviewer's comment that quotes the marker must not be overwritten by the next plan.
+    text = (WORKFLOWS[1]).read_text(encoding="utf-8")
+    found = text[text.index("gh api --paginate") :]
+    query = found[: found.index("// empty")]
+    assert 'select(.user.login == "github-actions[bot]")' in query
+    assert 'contains("<!-- surveyctl-plan -->")' in query
+
+
 def test_the_apply_workflow_keeps_state_in_postgresql_not_in_git():
     text = (WORKFLOWS[0]).read_text(encoding="utf-8")
     assert "SURVEYCTL_STATE_DSN" in text and "git commit" not in text
