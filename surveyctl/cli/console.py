@@ -4,7 +4,8 @@
   or `TERM=dumb`.
 - Piped or redirected, tables take the width they need: nothing is cut or wrapped at 80
   columns because there is no terminal to measure.
-- Progress goes to stderr: a bar on a terminal, one line per step otherwise (CI logs).
+- Progress goes to stderr: a bar on a terminal, one line per step otherwise (CI logs, also
+  when a CI runner attaches a pseudo-terminal: see `redraws`).
 
 rich is imported when a console is made, so `surveyctl --help` stays light.
 """
@@ -35,6 +36,16 @@ def color_allowed() -> bool:
     ctx = click.get_current_context(silent=True)
     settings = ctx.find_root().obj if ctx is not None else None
     return not getattr(settings, "no_color", False)
+
+
+def redraws(stream: IO[str] | None = None) -> bool:
+    """Whether `stream` (stderr by default) may show a bar redrawn in place: a terminal, not
+    TERM=dumb, and not CI, whose runners may attach a pseudo-terminal and keep every frame of
+    a bar, cursor codes and all, in the job's log. Elsewhere: one line per step."""
+    from surveyctl.config import running_in_ci
+
+    stream = sys.stderr if stream is None else stream
+    return stream.isatty() and os.environ.get("TERM") != "dumb" and not running_in_ci()
 
 
 def use_color(stream: IO[str] | None = None) -> bool:

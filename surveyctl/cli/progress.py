@@ -1,4 +1,5 @@
-"""Progress of plan and apply on stderr: a bar on a terminal, one line per resource otherwise.
+"""Progress of plan and apply on stderr: a bar on a terminal, one line per resource otherwise
+(also in CI and on TERM=dumb: see console.redraws).
 
 `Steps(verb)` is called once per finished step (a live body read, a write applied). On a
 terminal it draws a transient rich bar, started at the first step so that it never sits under
@@ -8,12 +9,11 @@ before the plan or the summary is printed.
 
 from __future__ import annotations
 
-import sys
 import threading
 
 import click
 
-from surveyctl.cli.console import console
+from surveyctl.cli.console import console, redraws
 
 
 class Steps:
@@ -29,7 +29,8 @@ class Steps:
         self._lock = threading.Lock()
         # Made here, on the command's thread: steps may come from worker threads, which do not
         # see the command line's --no-color.
-        self._console = console(stderr=True) if sys.stderr.isatty() else None
+        self._redraws = redraws()
+        self._console = console(stderr=True) if self._redraws else None
 
     def step(
         self, label: str, done: int | None = None, total: int | None = None, detail: str = ""
@@ -37,7 +38,7 @@ class Steps:
         with self._lock:
             self._done = done if done is not None else self._done + 1
             self.total = total if total is not None else max(self.total, self._done)
-            if not sys.stderr.isatty():
+            if not self._redraws:
                 text = f"{self.verb} {label} ({self._done}/{self.total})"
                 click.echo(f"{text}: {detail}" if detail else text, err=True)
                 return

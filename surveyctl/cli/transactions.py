@@ -20,7 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.console import console as make_console
-from surveyctl.cli.console import plain_table
+from surveyctl.cli.console import plain_table, redraws
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import FormatChoice, SpelledCommand, int_list, spelled
 from surveyctl.errors import SurveyctlError
@@ -174,7 +174,7 @@ class _ProgressReporter:
 
     def __enter__(self):
         self._bar: Progress | None = None
-        if sys.stderr.isatty():
+        if redraws():
             self._bar = Progress(
                 TextColumn("pages"),
                 BarColumn(),
