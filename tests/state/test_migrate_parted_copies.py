@@ -253,3 +253,23 @@ def test_state_rebuild_mv_and_rm_refuse_the_file_a_migrate_copied_to_postgres(
         assert result.exit_code == 1 and "Traceback" not in result.stderr, command
         assert ".surveyctl/state/local.json was copied to PostgreSQL" in result.stderr, command
     assert file_state(project).to_json() == before.to_json()
+
+
+def test_import_of_a_program_refuses_the_file_a_migrate_copied_to_postgres(
+    moved_to_postgres, project, sandbox, schema, manifests, run_cli
+):
+    use(project, sandbox, "file", schema)
+    before = file_state(project)
+    template = {k: v for k, v in survey_manifest("x")["spec"].items() if k != "survey_localization"}
+    template["survey_title"] = survey_title("wave {wave}")
+    manifests.write(
+        {
+            "kind": "SurveyProgram",
+            "name": "waves",
+            "spec": {"template": template, "markets": {"en_US": None}, "waves": ["w1"]},
+        }
+    )
+    result = run_cli("import", "--program", "waves", "--manifests", "manifests", "--yes")
+    assert result.exit_code == 1 and "Traceback" not in result.stderr
+    assert ".surveyctl/state/local.json was copied to PostgreSQL" in result.stderr
+    assert file_state(project).to_json() == before.to_json()
