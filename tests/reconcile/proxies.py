@@ -8,6 +8,9 @@
 - range bounds of qualifications and criteria as strings (`"from": "21"`).
 
 Every other request, and every write, passes through unchanged, over real HTTP both ways.
+
+`HoldingProxy` holds the requests a test picks (`holds`) a while before forwarding them, and
+keeps how many of them were in flight at once: what the tests of parallel reads count.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 
 import requests
 from werkzeug.serving import make_server
@@ -86,6 +90,38 @@ class Proxy:
         self.server.server_close()
         self.thread.join(timeout=5)
         self.session.close()
+
+
+class HoldingProxy(Proxy):
+    """Holds each request `holds(environ)` picks `held_s` before forwarding it; `arrived` is told
+    of each (under the lock), and `most_in_flight` is how many were held at once."""
+
+    held_s = 0.1
+
+    def __init__(self, upstream: str):
+        self._lock = threading.Lock()
+        self.in_flight = self.most_in_flight = 0
+        super().__init__(upstream)
+
+    def holds(self, environ) -> bool:
+        raise NotImplementedError
+
+    def arrived(self, environ) -> None:
+        """Told of each held request as it arrives."""
+
+    def _app(self, environ, start_response):
+        if not self.holds(environ):
+            return super()._app(environ, start_response)
+        with self._lock:
+            self.arrived(environ)
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            time.sleep(self.held_s)
+            return super()._app(environ, start_response)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
 
 
 class QuirkyProxy(Proxy):

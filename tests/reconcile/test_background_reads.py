@@ -5,7 +5,6 @@ a proxy that holds each read a little and keeps count."""
 from __future__ import annotations
 
 import threading
-import time
 import uuid
 
 import pytest
@@ -16,41 +15,30 @@ from surveyctl.reconcile.reads import LiveReads
 from surveyctl.state import GroupRecord, State, SurveyRecord
 
 from ..conftest import BUYER_1_KEY
-from .proxies import Proxy
-
-HELD_S = 0.1  # how long the proxy holds each read of a survey or a group
+from .proxies import HoldingProxy
 
 
-class SlowReads(Proxy):
-    """Holds every GET of one survey or one group HELD_S before answering; counts them, and
-    how many were in flight at once."""
+class SlowReads(HoldingProxy):
+    """Holds every GET of one survey or one group 0.1 s before answering; keeps their paths,
+    and how many were in flight at once."""
+
+    held_s = 0.1
 
     def __init__(self, upstream: str):
-        self._lock = threading.Lock()
-        self.reset()
         super().__init__(upstream)
+        self.reset()
 
     def reset(self) -> None:
         self.received: list[str] = []
-        self.in_flight = 0
         self.most_in_flight = 0
         self.first = threading.Event()
 
-    def _app(self, environ, start_response):
-        path = environ.get("PATH_INFO", "")
-        if environ["REQUEST_METHOD"] != "GET" or path.count("/") != 4:
-            return super()._app(environ, start_response)
-        with self._lock:
-            self.received.append(path)
-            self.in_flight += 1
-            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+    def holds(self, environ) -> bool:
+        return environ["REQUEST_METHOD"] == "GET" and environ.get("PATH_INFO", "").count("/") == 4
+
+    def arrived(self, environ) -> None:
+        self.received.append(environ.get("PATH_INFO", ""))
         self.first.set()
-        try:
-            time.sleep(HELD_S)
-            return super()._app(environ, start_response)
-        finally:
-            with self._lock:
-                self.in_flight -= 1
 
 
 @pytest.fixture(scope="module")

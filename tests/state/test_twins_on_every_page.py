@@ -5,8 +5,6 @@ parallelism. Over real HTTP, in marketplaces of the module's own that hold full 
 
 from __future__ import annotations
 
-import threading
-import time
 import uuid
 
 import pytest
@@ -18,7 +16,7 @@ from surveyctl.state import State
 
 from ..conftest import BUYER_1_KEY
 from ..reconcile.conftest import Manifests, point_project_at, survey_manifest
-from ..reconcile.proxies import Proxy
+from ..reconcile.proxies import HoldingProxy, Proxy
 
 PAGE = 100  # surveys a page of the list holds
 
@@ -115,31 +113,15 @@ def test_the_identity_check_counts_each_page_of_the_list_it_reads(crowded):
     assert found.requests == 5  # the first page of each of the four statuses, the drafts' second
 
 
-HELD_S = 0.2  # how long the proxy holds the read of a page after the first
-
-
-class SlowPages(Proxy):
-    """Holds every read of a page of the survey list after the first HELD_S, and keeps how many
+class SlowPages(HoldingProxy):
+    """Holds every read of a page of the survey list after the first 0.2 s, and keeps how many
     of those were in flight at once."""
 
-    def __init__(self, upstream: str):
-        self._lock = threading.Lock()
-        self.in_flight = self.most_in_flight = 0
-        super().__init__(upstream)
+    held_s = 0.2
 
-    def _app(self, environ, start_response):
+    def holds(self, environ) -> bool:
         query = environ.get("QUERY_STRING", "")
-        if environ.get("PATH_INFO") != "/buyers/v2/surveys" or "page=1&" in f"{query}&":
-            return super()._app(environ, start_response)
-        with self._lock:
-            self.in_flight += 1
-            self.most_in_flight = max(self.most_in_flight, self.in_flight)
-        try:
-            time.sleep(HELD_S)
-            return super()._app(environ, start_response)
-        finally:
-            with self._lock:
-                self.in_flight -= 1
+        return environ.get("PATH_INFO") == "/buyers/v2/surveys" and "page=1&" not in f"{query}&"
 
 
 @pytest.fixture(scope="module")
