@@ -17,6 +17,7 @@ jsonschema would refuse, and every message keeps its wording and location.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
 # What each JSON type accepts, as jsonschema reads them (a bool is no number, and a float is
@@ -63,7 +64,6 @@ _KNOWN = frozenset(
 # The keywords of a condition whose failure `plainly_valid` tells exactly (see _decided).
 _REFUTABLE = frozenset({"type", "required", *_ANNOTATIONS})
 _OBJECT_KEYWORDS = frozenset({"required", "properties", "additionalProperties"})
-_PATTERNS: dict[str, re.Pattern] = {}
 
 
 _VALIDATORS: dict[int, Any] = {}  # by id() of the schema: each is a module-level constant
@@ -146,11 +146,9 @@ def _same(value: Any, expected: Any) -> bool:
     return _NUMBER(value) and _NUMBER(expected) and value == expected
 
 
+@cache
 def _compiled(pattern: str) -> re.Pattern:
-    compiled = _PATTERNS.get(pattern)
-    if compiled is None:
-        compiled = _PATTERNS[pattern] = re.compile(pattern)
-    return compiled
+    return re.compile(pattern)
 
 
 def _of_type(value: Any, expected: Any) -> bool:
