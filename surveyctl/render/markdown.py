@@ -100,9 +100,11 @@ def _note_list(title: str, notes: list, noun: str, budget: int) -> list[str]:
     if not notes:
         return []
     lines = [title]
+    used = _size(lines)  # kept as items are added, rather than summed again for each note
     for index, note in enumerate(notes):
         item = _note(note)
-        if _size(lines) + len(item) + 1 > budget:
+        used += len(item) + 1
+        if used > budget:
             lines.append(
                 f"- *{len(notes) - index} more {noun} are not shown: the comment would exceed "
                 "GitHub's limit. The job's log shows the whole plan.*"
