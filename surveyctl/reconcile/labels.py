@@ -1,4 +1,5 @@
-"""Names for the codes a plan shows: attribute names and answer texts from the catalogue.
+"""Names for the codes a plan shows: attribute names and answer texts from the catalogue,
+and the names of the managed surveys behind the ids of an exclusion group's members.
 
 A reviewer who does not know that 215 is "Employment Status" and 111 "Full-time" cannot judge a
 change to `qualifications[215].condition_codes`. The planner works in codes; after planning, the
@@ -22,6 +23,8 @@ from typing import Any
 from surveyctl.catalog import Catalog, LocaleCatalog
 from surveyctl.errors import SurveyctlError
 from surveyctl.reconcile.plan import FieldChange, Plan, ResourceChange
+from surveyctl.resources import split_address
+from surveyctl.state import State, SurveyRecord
 
 # locale -> qualification_code (as text) -> {"name": ..., "answers": {condition_code: text}}
 Labels = dict[str, dict[str, dict[str, Any]]]
@@ -69,6 +72,27 @@ def plan_labels(plan: Plan, catalog: Catalog) -> Labels:
         if table:
             labels[locale] = table
     return labels
+
+
+def survey_names(plan: Plan, *states: State) -> dict[str, str]:
+    """The manifest names of the managed surveys whose ps_survey_ids the plan's group changes
+    show (`surveys_in_group`), id as text -> name; an id no managed survey has stays bare."""
+    wanted = {
+        str(value)
+        for resource in plan.resources
+        for change in (*resource.changes, *resource.drift)
+        if change.path == "surveys_in_group"
+        for side in (change.old, change.new)
+        if isinstance(side, list)
+        for value in side
+        if isinstance(value, int) and not isinstance(value, bool)
+    }
+    names: dict[str, str] = {}
+    for state in states:
+        for where, record in state.resources.items():
+            if isinstance(record, SurveyRecord) and str(record.ps_survey_id) in wanted:
+                names[str(record.ps_survey_id)] = split_address(where)[1]
+    return dict(sorted(names.items()))
 
 
 def _locale_labels(catalogue: LocaleCatalog, codes: dict[str, set[str]]) -> dict[str, dict]:

@@ -123,6 +123,9 @@ class Plan:
     # Names of the codes the plan shows, per locale (see reconcile/labels.py); empty when
     # planned --offline or without a catalogue, and the renderers then show codes alone.
     labels: dict[str, dict[str, dict]] = field(default_factory=dict)
+    # The managed surveys behind the ps_survey_ids an exclusion group's change shows (id as
+    # text -> survey name), so that a reviewer reads names, not bare ids (reconcile/labels.py).
+    survey_names: dict[str, str] = field(default_factory=dict)
     # The manifest files and folders the plan was made from, relative to the project root:
     # `apply PLANFILE` plans them again and applies only what that plan confirms.
     sources: list[str] = field(default_factory=list)

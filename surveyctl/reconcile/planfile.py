@@ -63,6 +63,11 @@ _SCHEMA: dict[str, Any] = {
         "recovered": {"type": "object", "additionalProperties": {"type": ["object", "null"]}},
         "adopted": _ADDRESSES,
         "labels": {"type": "object", "additionalProperties": {"type": "object"}},
+        "survey_names": {
+            "type": "object",
+            "propertyNames": {"pattern": "^[0-9]{1,20}$"},
+            "additionalProperties": {"type": "string", "pattern": RESOURCE_NAME_PATTERN},
+        },
         "overrides": {"type": "array", "items": {"type": "string"}},
         "notes": {
             "type": "array",

@@ -40,7 +40,7 @@ from surveyctl.reconcile.apply import (
     unattempted,
 )
 from surveyctl.reconcile.guards import add_guard_notes
-from surveyctl.reconcile.labels import plan_labels
+from surveyctl.reconcile.labels import plan_labels, survey_names
 from surveyctl.reconcile.listed_once import listed_once
 from surveyctl.reconcile.live import DEFAULT_PARALLELISM, MAX_PARALLELISM  # noqa: F401
 from surveyctl.reconcile.marketplace import Marketplace
@@ -271,6 +271,7 @@ def plan_run(
         workspace.on_warning(warning)
     if workspace.catalog is not None:  # names next to codes; codes alone when offline
         plan.labels = plan_labels(plan, workspace.catalog)
+    plan.survey_names = survey_names(plan, loaded, state)  # --target: the members outside it
     if options.target_addresses:
         targets.mark_partial(plan, options.target_addresses)
     add_guard_notes(
@@ -394,9 +395,11 @@ def _refresh(workspace: Workspace, options: RunOptions, state: State | None) -> 
     state = workspace.state.load() if state is None else state
     # What a refresh finds it records: never into a copy the team no longer reads.
     check_placement(workspace.config, workspace.environment, state)
-    return make_refresh(
+    refresh = make_refresh(
         workspace.marketplace(), state, workspace.environment.name, options.parallelism
     )
+    refresh.plan.survey_names = survey_names(refresh.plan, state)
+    return refresh
 
 
 def _plan_and_approve(

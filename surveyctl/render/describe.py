@@ -13,7 +13,9 @@ alone: `qualifications[215].condition_codes: 111, 112 -> 111`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from surveyctl.reconcile.labels import path_attribute, resource_locale
@@ -22,7 +24,8 @@ from surveyctl.render.values import printable, show
 
 # Units of range_sets (public facts): years and months of age, US dollars of income.
 UNITS = {311: "years", 312: "months", 321: "USD"}
-# Beyond this many answers on both sides, a change lists what was added and removed instead.
+# Beyond this many answers (or a group's surveys) on both sides, a change lists what was added
+# and removed instead.
 LONG_LIST = 20
 
 _ITEM = re.compile(r"(^qualifications|\.criteria)\[(\d+)\]")
@@ -49,6 +52,7 @@ class Describer:
     def __init__(self, plan: Plan, resource: ResourceChange):
         locale = resource_locale(resource)
         self.names: dict[str, dict] = plan.labels.get(locale or "", {})
+        self.surveys = plan.survey_names
 
     def attribute(self, code: Any) -> str | None:
         entry = self.names.get(str(code))
@@ -62,6 +66,15 @@ class Describer:
 
     def answers(self, attribute: Any, codes: list) -> str:
         return ", ".join(self.answer(attribute, code) for code in codes) or "(none)"
+
+    def survey(self, ps_survey_id: Any) -> str:
+        """`brand-tracker-gb (10001)`, or `10001` when no managed survey has that id."""
+        name = self.surveys.get(str(ps_survey_id))
+        return f"{name} ({ps_survey_id})" if name else str(ps_survey_id)
+
+    def members(self, ids: list) -> str:
+        """An exclusion group's surveys by name: `brand-tracker-gb (10001), ...`."""
+        return ", ".join(self.survey(value) for value in ids) or "(none)"
 
     def path(self, path: str) -> str:
         """`qualifications[215].condition_codes` -> `qualifications[Employment Status].answers`
@@ -81,6 +94,8 @@ class Describer:
         """A change's old or new value, in words where the path says what it is."""
         if value is None:
             return show(value)
+        if path == "surveys_in_group" and isinstance(value, list):
+            return self.members(value)
         attribute = path_attribute(path)
         if attribute is not None and isinstance(value, list):
             if path.endswith(".condition_codes"):
@@ -130,25 +145,19 @@ class Describer:
         return "; ".join(parts)
 
     def change(self, change: FieldChange) -> tuple[str, str, str]:
-        """The change as (path, old, new) in words; a long answer list as what was added and
-        removed."""
+        """The change as (path, old, new) in words; a long list of answers or of a group's
+        surveys as what was added and removed."""
         path = self.path(change.path)
         old, new = change.old, change.new
         attribute = path_attribute(change.path)
-        if (
-            attribute is not None
-            and change.path.endswith(".condition_codes")
-            and isinstance(old, list)
-            and isinstance(new, list)
-            and len(old) + len(new) > LONG_LIST
-        ):
-            added = [c for c in new if c not in old]
-            removed = [c for c in old if c not in new]
-            summary = (
-                f"{len(new)} answers (added: {self.answers(attribute, added)}; "
-                f"removed: {self.answers(attribute, removed)})"
-            )
-            return path, f"{len(old)} answers", summary
+        if isinstance(old, list) and isinstance(new, list) and len(old) + len(new) > LONG_LIST:
+            if attribute is not None and change.path.endswith(".condition_codes"):
+                return (
+                    path,
+                    *_added_removed(old, new, "answers", partial(self.answers, attribute)),
+                )
+            if change.path == "surveys_in_group":
+                return (path, *_added_removed(old, new, "surveys", self.members))
         return path, self.value(change.path, old), self.value(change.path, new)
 
     def create_lines(self, body: dict) -> list[Line]:
@@ -182,6 +191,18 @@ class Describer:
         if keys == {"range_sets"}:
             return ".range_sets"
         return ""
+
+
+def _added_removed(
+    old: list, new: list, noun: str, describe: Callable[[list], str]
+) -> tuple[str, str]:
+    """(`12 answers`, `11 answers (added: ...; removed: ...)`) for a long list's change."""
+    added = [item for item in new if item not in old]
+    removed = [item for item in old if item not in new]
+    return (
+        f"{len(old)} {noun}",
+        f"{len(new)} {noun} (added: {describe(added)}; removed: {describe(removed)})",
+    )
 
 
 def ranges(value: list) -> str:

@@ -2,10 +2,11 @@
 output goes through (`surveyctl.jsontext.dumps`). The formats are documented in docs/plan.md.
 
 `format_version` changes only when a field is removed or changes meaning. Besides the Plan's
-own fields (its `labels` table of names included), each change and drift carries `display`:
-its path, old and new value in words, as the text plan shows them. A program member carries
-`member` (program, market, wave; null for other resources), and `program_groups` lists each
-change made alike to several members of a program with all of its members. An apply's report
+own fields (its `labels` and `survey_names` tables of names included), each change and drift
+carries `display`: its path, old and new value in words, as the text plan shows them. A
+program member carries `member` (program, market, wave; null for other resources), and
+`program_groups` lists each change made alike to several members of a program with all of its
+members. An apply's report
 holds that plan, the verdict, the counts and one row per planned write (status and remote id).
 """
 
