@@ -169,7 +169,7 @@ class LazyGroup(click.Group):
         except SurveyctlError as exc:
             if isinstance(ctx.obj, CliContext) and ctx.obj.debug:
                 click.echo(_redacted(traceback.format_exc()), err=True, nl=False)
-            error = UserError(_redacted(str(exc)))
+            error = UserError(_shown(_redacted(str(exc))))
             # 130 for a command stopped by a signal (surveyctl.safety.Interrupted), else 1.
             error.exit_code = getattr(exc, "exit_code", 1)
             raise error from exc
@@ -188,6 +188,7 @@ def _usage_error(ctx: click.Context, exc: click.UsageError) -> click.UsageError:
     nothing else, so a mistyped option must not pass for a plan with changes."""
     if ctx.meta.get(DETAILED_EXITCODE):
         exc.exit_code = 1
+    exc.message = _shown(exc.message)  # it quotes the argument as typed
     unknown = _UNKNOWN_COMMAND.fullmatch(exc.message)
     command = exc.ctx.command if exc.ctx is not None else None
     if unknown and isinstance(command, click.Group):
@@ -216,6 +217,14 @@ def _single_dash_hint(exc: click.NoSuchOption, command: click.Command, args: lis
                 exc.message = f"No such option {arg!r}."
                 exc.possibilities = [close[0] + arg[len(meant) - 1 :]]
             return
+
+
+def _shown(text: str) -> str:
+    """An error message as a terminal shows it: it quotes arguments, file names and the
+    service's words, whose escape codes would otherwise act on the terminal."""
+    from surveyctl.render.values import printable_lines
+
+    return printable_lines(text)
 
 
 def _redacted(text: str) -> str:

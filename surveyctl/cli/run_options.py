@@ -19,6 +19,7 @@ from surveyctl.cli.manifest_options import offline_option, refresh_option
 from surveyctl.reconcile import guards
 from surveyctl.reconcile.live import DEFAULT_PARALLELISM, MAX_PARALLELISM
 from surveyctl.render import formats
+from surveyctl.render.values import printable_lines
 
 if TYPE_CHECKING:  # the workflow loads when a command runs, not for its --help
     from surveyctl.reconcile.plan import Plan
@@ -177,5 +178,5 @@ def reporting_manifest_errors(run):
         return run()
     except ManifestErrors as exc:
         for diagnostic in exc.diagnostics:
-            click.echo(str(diagnostic), err=True)
+            click.echo(printable_lines(str(diagnostic)), err=True)
         raise

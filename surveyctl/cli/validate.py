@@ -22,6 +22,7 @@ from surveyctl.manifests import Diagnostics, load_manifests
 from surveyctl.manifests.diagnostics import ERROR, NOTE, WARNING
 from surveyctl.manifests.schema import suggest
 from surveyctl.model import DesiredState
+from surveyctl.render.values import printable_lines
 
 
 def _plural(count: int, word: str) -> str:
@@ -88,7 +89,7 @@ def validate_command(
         )
     else:
         for diagnostic in diagnostics.sorted():
-            click.echo(str(diagnostic))
+            click.echo(printable_lines(str(diagnostic)))
         click.echo(_verdict(state, diagnostics, catalog))
     if diagnostics.has_errors:
         click.get_current_context().exit(1)
@@ -132,7 +133,7 @@ def render_command(
     problems = [d for d in diagnostics.sorted() if d.severity == ERROR]
     if problems:
         for diagnostic in problems:
-            click.echo(str(diagnostic), err=True)
+            click.echo(printable_lines(str(diagnostic)), err=True)
         click.echo(_verdict(state, diagnostics, catalog), err=True)
         click.get_current_context().exit(1)
     names = _members(state, names)

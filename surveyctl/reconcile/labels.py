@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from surveyctl.catalog import Catalog, LocaleCatalog
 from surveyctl.errors import SurveyctlError
 from surveyctl.reconcile.plan import FieldChange, Plan, ResourceChange
 from surveyctl.resources import split_address
-from surveyctl.state import State, SurveyRecord
+
+if TYPE_CHECKING:  # every renderer imports this module; `plan --help` must not load state
+    from surveyctl.state import State
 
 # locale -> qualification_code (as text) -> {"name": ..., "answers": {condition_code: text}}
 Labels = dict[str, dict[str, dict[str, Any]]]
@@ -87,6 +89,8 @@ def survey_names(plan: Plan, *states: State) -> dict[str, str]:
         for value in side
         if isinstance(value, int) and not isinstance(value, bool)
     }
+    from surveyctl.state import SurveyRecord
+
     names: dict[str, str] = {}
     for state in states:
         for where, record in state.resources.items():

@@ -49,6 +49,15 @@ def printable(text: str) -> str:
     )
 
 
+def printable_lines(text: str) -> str:
+    """`text` made printable line by line: its own line breaks kept (a message of several
+    lines), any other character a terminal acts on escaped. For what the CLI says on stderr:
+    an error or a finding quotes file names, arguments and the service's words."""
+    if text.isprintable():
+        return text
+    return "\n".join(printable(line) for line in text.split("\n"))
+
+
 def _escaped(char: str) -> str:
     code = ord(char)
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"

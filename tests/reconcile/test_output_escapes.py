@@ -7,6 +7,7 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from surveyctl.cli.main import cli
+from surveyctl.render.values import printable_lines
 
 from .conftest import survey_manifest
 
@@ -80,3 +81,30 @@ def test_a_survey_title_from_the_service_is_listed_as_written_not_read_as_markup
     assert result.exit_code == 0, result.stdout + result.stderr
     assert "Brand [/x] tracker [bold]B[/bold] :thumbs_up: \\u001b[2J" in result.stdout
     assert "\x1b" not in result.stdout
+
+
+def test_an_argument_with_terminal_escapes_is_echoed_escaped_in_the_error(project, manifests):
+    manifests.write(survey_manifest("tracker"))
+    result = plan_on_a_terminal("manifests", "--target", f"Survey/x{ESCAPES}")
+    assert result.exit_code == 1
+    assert "\x1b" not in result.stderr and "\x07" not in result.stderr
+    assert "--target Survey/x\\u001b[2J\\u001b]0;pwned\\u0007: no manifest" in result.stderr
+
+
+def test_an_extra_argument_with_terminal_escapes_is_echoed_escaped(project):
+    result = CliRunner().invoke(cli, ["state", "list", f"x{ESCAPES}"], color=True)
+    assert result.exit_code == 2
+    assert "\x1b" not in result.stderr and "\x07" not in result.stderr
+    assert "unexpected extra argument (x\\u001b[2J" in result.stderr
+
+
+def test_a_file_name_with_terminal_escapes_is_shown_escaped_in_its_finding(project):
+    result = plan_on_a_terminal(f"missing{ESCAPES}.yaml")
+    assert result.exit_code == 1
+    assert "\x1b" not in result.stderr and "\x07" not in result.stderr
+    assert "No such file or folder: missing\\u001b[2J" in result.stderr
+
+
+def test_a_message_of_several_lines_keeps_its_line_breaks_and_escapes_the_rest():
+    message = "cannot apply:\n  the service said: busy\r\x1b[2J"
+    assert printable_lines(message) == "cannot apply:\n  the service said: busy\\u000d\\u001b[2J"
