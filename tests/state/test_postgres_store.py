@@ -234,6 +234,28 @@ def test_an_unreachable_database_is_one_sentence_naming_environment_and_host(tmp
     assert time.monotonic() - started < 15
 
 
+@pytest.mark.parametrize(
+    "setting, said",
+    [
+        ("sslmode=bogus", 'invalid sslmode value: "bogus"'),
+        ("port=99999", 'invalid port number: "99999"'),
+        ("connect_timeout=abc", "bad value for connect_timeout"),
+    ],
+)
+def test_a_setting_libpq_refuses_is_named_as_the_connection_strings_fault(
+    tmp_path, setting, said
+):
+    dsn = f"host={tmp_path} dbname=x user=u password=hunter2-secret {setting}"
+    with pytest.raises(DatabaseError) as failed:
+        PostgresStateStore(dsn, "staging", dsn_variable="TEAM_DSN").load()
+    message = str(failed.value)
+    assert message.startswith(
+        "$TEAM_DSN of environment 'staging' has a setting PostgreSQL does not accept: "
+    )
+    assert said in message and "correct the connection string" in message
+    assert "cannot reach" not in message and "hunter2" not in message
+
+
 def test_a_refused_login_is_one_sentence_without_the_password(postgres):
     dsn = postgres.dsn(password="wrong-password-123")
     with pytest.raises(DatabaseError) as failed:

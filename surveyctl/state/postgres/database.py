@@ -44,6 +44,7 @@ class Dsn:
     dbname: str
     user: str
     password: str
+    variable: str = "the DSN"  # where the string came from, for a message about its settings
 
     @classmethod
     def parse(
@@ -68,6 +69,7 @@ class Dsn:
             dbname=params.get("dbname") or defaults.get("PGDATABASE") or "",
             user=params.get("user") or defaults.get("PGUSER") or "",
             password=params.get("password") or defaults.get("PGPASSWORD") or "",
+            variable=f"${variable}" if variable.isidentifier() else variable,
         )
 
     def describe(self) -> str:
@@ -109,6 +111,12 @@ class Dsn:
                 "the database for the first use, and SELECT, INSERT, UPDATE, DELETE on its "
                 "tables)"
             )
+        if action == "connect" and _is_bad_setting(reason):
+            # libpq refused the string before connecting: nothing was reached or refused.
+            return DatabaseError(
+                f"{self.variable} of environment {self.environment!r} has a setting PostgreSQL "
+                f"does not accept: {reason}; correct the connection string"
+            )
         if _is_login_refusal(exc, reason):
             return DatabaseError(f"{where} refused the login: {reason}")
         if isinstance(exc, psycopg.OperationalError) and action == "connect":
@@ -128,7 +136,7 @@ def _reason(exc: psycopg.Error) -> str:
         return primary.strip()
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     # "connection failed: connection to server at "h", port 5432 failed: FATAL:  reason"
-    text = text.rsplit("failed: ", 1)[-1]
+    text = text.rsplit("failed: ", 1)[-1].removeprefix("connection is bad: ")
     return text.replace("FATAL:", "").strip() or type(exc).__name__
 
 
@@ -140,6 +148,16 @@ _LOGIN_REFUSALS = (
     "no password supplied",
     "permission denied for database",
 )
+
+
+def _is_bad_setting(reason: str) -> bool:
+    """Whether libpq (or psycopg) refused a value of the connection string before trying to
+    connect: `invalid sslmode value: "bogus"`, `invalid port number: "99999"`, `invalid integer
+    value "x" for connection option "keepalives"`, `bad value for connect_timeout: 'abc'`."""
+    lowered = reason.lower()
+    if lowered.startswith("bad value for "):
+        return True
+    return lowered.startswith("invalid ") and ("value" in lowered or "port number" in lowered)
 
 
 def _is_login_refusal(exc: psycopg.Error, reason: str) -> bool:
