@@ -126,6 +126,9 @@ class Plan:
     # The managed surveys behind the ps_survey_ids an exclusion group's change shows (id as
     # text -> survey name), so that a reviewer reads names, not bare ids (reconcile/labels.py).
     survey_names: dict[str, str] = field(default_factory=dict)
+    # What the whole plan warns of, not one resource (creates against an empty state): said on
+    # stderr as the plan is made, and kept for the pull-request comment, which stderr misses.
+    warnings: list[str] = field(default_factory=list)
     # The manifest files and folders the plan was made from, relative to the project root:
     # `apply PLANFILE` plans them again and applies only what that plan confirms.
     sources: list[str] = field(default_factory=list)

@@ -36,6 +36,7 @@ SIGNATURE_SCHEME = "hmac-sha256"
 # A plan of a thousand surveys with a dozen quotas each is a few megabytes; anything far
 # beyond that is not a plan this tool wrote.
 MAX_PLAN_BYTES = 64 * 1024 * 1024
+MAX_WARNINGS, MAX_WARNING_CHARS = 10, 2000
 
 _NULLABLE_NUMBER = {"type": ["number", "null"]}
 _CHANGE = {"type": "object", "required": ["path"], "properties": {"path": {"type": "string"}}}
@@ -69,6 +70,13 @@ _SCHEMA: dict[str, Any] = {
             "additionalProperties": {"type": "string", "pattern": RESOURCE_NAME_PATTERN},
         },
         "overrides": {"type": "array", "items": {"type": "string"}},
+        # A plan warns once or twice in a sentence each; a file with more was not written so,
+        # and would crowd out the pull-request comment it is shown in.
+        "warnings": {
+            "type": "array",
+            "maxItems": MAX_WARNINGS,
+            "items": {"type": "string", "maxLength": MAX_WARNING_CHARS},
+        },
         "notes": {
             "type": "array",
             "items": {

@@ -267,8 +267,10 @@ def plan_run(
         plan = make_plan(marketplace, request, reads)
     identity.settle(plan, twins, rule, options.overrides)
     warning = state_warning(environment, workspace.state.location, loaded, plan.counts()["add"])
-    if warning and workspace.on_warning is not None:
-        workspace.on_warning(warning)
+    if warning:
+        plan.warnings.append(warning)
+        if workspace.on_warning is not None:
+            workspace.on_warning(warning)
     if workspace.catalog is not None:  # names next to codes; codes alone when offline
         plan.labels = plan_labels(plan, workspace.catalog)
     plan.survey_names = survey_names(plan, loaded, state)  # --target: the members outside it

@@ -60,6 +60,8 @@ def render(plan: Plan) -> str:
     if plan.from_state:
         head += [f"> **{text.FROM_STATE}**", ""]
     head += [f"**{text.summary_line(plan)}**", ""]
+    for warning in plan.warnings:  # on stderr when planned, which a comment does not show
+        head += [f"> **Warning:** {_inline(warning)}", ""]
     head += _notes(plan)
     if shown:
         head += _table(shown, COMMENT_LIMIT - _RESERVE - _size(head))

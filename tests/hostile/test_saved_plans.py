@@ -325,3 +325,15 @@ def test_a_plan_whose_kept_list_was_edited_is_refused(project, manifests, api, r
     assert result.exit_code == 1
     assert "the plan file is not what its manifests plan now for Survey/other" in result.stderr
     assert api.get_survey(_survey_id(project, "tracker"))["offer_price"] == 2.5
+
+
+def test_a_plan_edited_to_carry_a_flood_of_warnings_is_refused_before_it_is_shown(
+    project, manifests, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    _saved(run_cli)
+    _tamper(project, lambda plan: plan.update(warnings=["look here"] * 1000))
+    result = run_cli("show", PLAN, "--format", "markdown")
+    assert result.exit_code == 1
+    assert "not a valid plan at warnings" in result.stderr
+    assert "look here" not in result.stdout

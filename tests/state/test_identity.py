@@ -365,6 +365,29 @@ def test_an_empty_state_with_creates_is_announced_on_stderr(run_cli, manifests, 
     assert "warning" not in plan.stdout
 
 
+@file_only
+def test_the_pull_request_comment_carries_the_empty_state_warning(run_cli, manifests, unique):
+    manifests.write(tracker(unique))
+    comment = run_cli("plan", "--format", "markdown")
+    assert comment.exit_code == 0
+    warning = next(line for line in comment.stdout.splitlines() if "Warning" in line)
+    assert warning.startswith("> **Warning:** the state of environment 'local' (")
+    assert "is empty, so the plan creates 1 resource(s)" in warning
+    assert json.loads(run_cli("plan", "--format", "json").stdout)["warnings"] == [
+        comment.stderr.split("surveyctl: warning: ", 1)[1].strip()
+    ]
+
+
+@file_only
+def test_a_plan_of_a_kept_state_carries_no_warning(run_cli, manifests, unique):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    manifests.write(tracker(unique + "-2", name="second"))
+    comment = run_cli("plan", "--format", "markdown")
+    assert "1 to add" in comment.stdout
+    assert "Warning" not in comment.stdout
+
+
 def _protected(project: Path, sandbox) -> None:
     configure(project, sandbox.url, "", ", protected: true")
 
