@@ -39,6 +39,7 @@ def conformance_command(
     """Check surveyctl's assumptions about the API on the environment's account, with one
     draft survey that is never launched and is deleted at the end."""
     from surveyctl.conformance import (
+        ConformanceBusy,
         LeftoverStuck,
         check_locale,
         draft_left_error,
@@ -67,7 +68,7 @@ def conformance_command(
             report = run_conformance(client, journal, environment.name, locale=locale, on_row=show)
     except KeyboardInterrupt:
         raise Interrupted(f"conformance check interrupted; {left_behind(journal)}") from None
-    except LeftoverStuck:
+    except (LeftoverStuck, ConformanceBusy):  # the journal names no draft of this run
         raise
     except SurveyctlError as exc:
         # A service lost mid-run: say what stopped it and what it leaves on the account.

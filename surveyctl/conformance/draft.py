@@ -14,9 +14,13 @@ import json
 import os
 import secrets
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from filelock import FileLock, Timeout
 
 from surveyctl.api import ApiClient, paths
 from surveyctl.errors import ApiError, SurveyctlError
@@ -87,6 +91,30 @@ class DraftJournal:
 
     def clear(self) -> None:
         self.path.unlink(missing_ok=True)
+
+    @contextmanager
+    def held(self, environment: str) -> Iterator[None]:
+        """This run's hold on the journal, for the whole run: a second run of the environment
+        in the project would take the first one's draft for a leftover and remove it mid-run,
+        then overwrite the journal that names it. An OS lock: a killed run leaves none."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(self.path.with_name(self.path.name + ".lock"), timeout=0)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise ConformanceBusy(
+                f"another `surveyctl conformance` of environment {environment!r} is running in "
+                f"this project (its draft is recorded in {self.path}); nothing was checked: run "
+                "again when it has ended"
+            ) from None
+        try:
+            yield
+        finally:
+            lock.release()
+
+
+class ConformanceBusy(SurveyctlError):
+    """Another conformance run of the environment holds the project's journal."""
 
 
 @dataclass

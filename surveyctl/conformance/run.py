@@ -108,7 +108,19 @@ def run_conformance(
     on_row: Callable[[Row], None] | None = None,
 ) -> Report:
     """Runs every check on `client`'s account and returns the report; the draft it makes is
-    removed before it returns or raises. `locale` is one `check_locale` accepted."""
+    removed before it returns or raises. `locale` is one `check_locale` accepted. One run of
+    an environment at a time in a project (ConformanceBusy otherwise)."""
+    with journal.held(environment):
+        return _run(client, journal, environment, locale, on_row)
+
+
+def _run(
+    client: ApiClient,
+    journal: DraftJournal,
+    environment: str,
+    locale: str,
+    on_row: Callable[[Row], None] | None,
+) -> Report:
     report = Report(environment)
 
     def record(assumption_id: str, text: str, source: str, outcome: Outcome) -> None:

@@ -228,3 +228,23 @@ def test_ctrl_c_in_the_middle_removes_the_draft(tmp_path):
         assert process.returncode == 130
         assert b"no draft is left" in stderr
         assert _drafts_left(sandbox.url) == []
+
+
+def test_a_second_run_while_one_is_running_is_refused_and_leaves_the_first_runs_draft(tmp_path):
+    with served(tmp_path / "s.db", latency_ms=80) as sandbox:
+        environ = _project(tmp_path, sandbox.url)
+        first = _start(tmp_path, environ)
+        survey_id = _wait_for_draft(tmp_path, first)
+        second = subprocess.run(
+            COMMAND, cwd=tmp_path, env=environ, capture_output=True, text=True, timeout=120
+        )
+        assert second.returncode == 1
+        assert "another `surveyctl conformance` of environment 'local' is running" in (
+            second.stderr
+        )
+        assert "left on the account" not in second.stderr
+        assert survey_id in [s["ps_survey_id"] for s in _drafts_left(sandbox.url)]
+        out, err = first.communicate(timeout=120)
+        assert first.returncode == 0, err
+        assert json.loads(out)["leftover_draft"] is None
+        assert _drafts_left(sandbox.url) == []
