@@ -56,7 +56,7 @@ def test_the_core_reads_no_environment_variable():
         name
         for name, path in _modules().items()
         if _core(name)
-        and name not in ("surveyctl.config", "surveyctl.__main__")
+        and name not in ("surveyctl.config", "surveyctl.variables", "surveyctl.__main__")
         and "os.environ" in path.read_text(encoding="utf-8")
     ]
     assert readers == []

@@ -42,7 +42,7 @@ def redraws(stream: IO[str] | None = None) -> bool:
     """Whether `stream` (stderr by default) may show a bar redrawn in place: a terminal, not
     TERM=dumb, and not CI, whose runners may attach a pseudo-terminal and keep every frame of
     a bar, cursor codes and all, in the job's log. Elsewhere: one line per step."""
-    from surveyctl.config import running_in_ci
+    from surveyctl.variables import running_in_ci
 
     stream = sys.stderr if stream is None else stream
     return stream.isatty() and os.environ.get("TERM") != "dumb" and not running_in_ci()

@@ -124,10 +124,10 @@ def plan_command(
         check_output_path(out, "--out")
         check_plan_out(out)
     # The workflow is imported here, when the command runs: `plan --help` need not load it.
-    from surveyctl.config import plan_signing_key
     from surveyctl.reconcile.apply import unattempted
     from surveyctl.reconcile.planfile import save_plan
     from surveyctl.reconcile.run import plan_run
+    from surveyctl.variables import plan_signing_key
 
     options = dataclasses.replace(run.options(paths), refresh=refresh)
     reading = Steps("read")

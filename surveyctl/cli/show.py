@@ -19,7 +19,7 @@ from surveyctl.cli.run_options import render_plan
 @output_format_option()
 def show_command(planfile: Path, output_format: str) -> None:
     """Show a plan saved by `surveyctl plan --out PLANFILE`; reads nothing else."""
-    from surveyctl.config import plan_signing_key
     from surveyctl.reconcile.planfile import load_plan
+    from surveyctl.variables import plan_signing_key
 
     click.echo(render_plan(load_plan(planfile, plan_signing_key()), output_format), nl=False)

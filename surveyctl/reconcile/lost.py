@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from surveyctl.config import DEFAULT_SETTLE_SECONDS
 from surveyctl.reconcile.identity import Rule
 from surveyctl.reconcile.plan import Note
 from surveyctl.state import JournalEntry, Record, State
+from surveyctl.variables import DEFAULT_SETTLE_SECONDS
 
 
 @dataclass

@@ -139,7 +139,7 @@ class SavedPlan:
 
 def save_plan(plan: Plan, path: Path, key: bytes | None = None) -> None:
     """Writes the plan atomically (temp file + rename), signed when a key is given (the
-    configuration's `$SURVEYCTL_PLAN_KEY`, surveyctl.config.plan_signing_key)."""
+    configuration's `$SURVEYCTL_PLAN_KEY`, surveyctl.variables.plan_signing_key)."""
     outside = [source for source in plan.sources if Path(source).is_absolute()]
     if outside:
         raise PlanFileError(

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from surveyctl.catalog import Catalog
-from surveyctl.config import Config, Environment, create_settle_seconds, plan_signing_key
+from surveyctl.config import Config, Environment
 from surveyctl.errors import ConfigError, SurveyctlError
 from surveyctl.files import shown_path
 from surveyctl.manifests import Diagnostic, load_manifests
@@ -62,6 +62,7 @@ from surveyctl.reconcile.twins import creates_due, find_twins
 from surveyctl.safety import Approval, Interrupted, Interrupts, needs_question
 from surveyctl.state import State, StateBackend
 from surveyctl.state.placement import check_placement, local_state_refusal, state_warning
+from surveyctl.variables import create_settle_seconds, plan_signing_key
 
 
 class ManifestErrors(SurveyctlError):

@@ -18,17 +18,16 @@
 
 from __future__ import annotations
 
-from surveyctl.config import (
+from surveyctl.config import Config, Environment
+from surveyctl.errors import SurveyctlError
+from surveyctl.state.backend import StateBackend
+from surveyctl.state.records import State, StateError, state_file
+from surveyctl.variables import (
     DEFAULT_DSN_VARIABLE,
-    Config,
-    Environment,
     default_state_dsn,
     libpq_defaults,
     running_in_ci,
 )
-from surveyctl.errors import SurveyctlError
-from surveyctl.state.backend import StateBackend
-from surveyctl.state.records import State, StateError, state_file
 
 # Where `state migrate --from postgres` looks by default: the same place is looked at here.
 DEFAULT_SCHEMA = "surveyctl"

@@ -51,7 +51,7 @@ class Dsn:
         cls, value: str, environment: str, variable: str, defaults: dict[str, str] | None = None
     ) -> Dsn:
         """`value` read as libpq reads it; `defaults` are libpq's variables (PGHOST, ...,
-        surveyctl.config.libpq_defaults) for what the string leaves out."""
+        surveyctl.variables.libpq_defaults) for what the string leaves out."""
         defaults = defaults or {}
         try:
             params = conninfo.conninfo_to_dict(value)

@@ -1,0 +1,63 @@
+"""The process's environment variables that surveyctl reads besides an environment's API key
+and state DSN (whose variables surveyctl.yaml names): read here, in the CLI's reach, and passed
+to the core, which reads no environment variable itself.
+"""
+
+from __future__ import annotations
+
+import os
+
+from surveyctl.errors import ConfigError
+
+PLAN_KEY_VARIABLE = "SURVEYCTL_PLAN_KEY"  # signs saved plans (surveyctl.reconcile.planfile)
+SETTLE_VARIABLE = "SURVEYCTL_CREATE_SETTLE_SECONDS"  # see surveyctl.reconcile.recovery
+ACTOR_VARIABLE = "SURVEYCTL_ACTOR"  # who makes the state's changes (surveyctl.state.changes)
+DEFAULT_SETTLE_SECONDS = 60.0
+# Where `state migrate --from postgres` looks by default, and where a plan looks for a state
+# kept in PostgreSQL while the file backend is configured (surveyctl.state.placement).
+DEFAULT_DSN_VARIABLE = "SURVEYCTL_STATE_DSN"
+CI_VARIABLE = "CI"  # set to "true" by CI services
+
+
+def plan_signing_key() -> bytes | None:
+    """The key of `$SURVEYCTL_PLAN_KEY`, or None when it is not set (or empty)."""
+    value = os.environ.get(PLAN_KEY_VARIABLE, "")
+    # surrogateescape: the bytes of the variable as set, whatever their encoding
+    return value.encode("utf-8", "surrogateescape") if value else None
+
+
+def running_in_ci() -> bool:
+    """Whether `$CI` says this runs in CI (a fresh checkout: no local state)."""
+    return os.environ.get(CI_VARIABLE, "").strip().lower() in ("true", "1", "yes")
+
+
+def default_state_dsn() -> str:
+    """The connection string in `$SURVEYCTL_STATE_DSN` ('' when unset)."""
+    return os.environ.get(DEFAULT_DSN_VARIABLE, "")
+
+
+def create_settle_seconds() -> float:
+    """How old a lost create must be before "no resource shows it" means it made nothing:
+    `$SURVEYCTL_CREATE_SETTLE_SECONDS`, else 60; ConfigError when it is not 0 to 86400."""
+    value = os.environ.get(SETTLE_VARIABLE, "")
+    if not value:
+        return DEFAULT_SETTLE_SECONDS
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds <= 86400:  # also refuses nan and inf
+        raise ConfigError(f"${SETTLE_VARIABLE} must be a number of seconds from 0 to 86400")
+    return seconds
+
+
+def libpq_defaults() -> dict[str, str]:
+    """libpq's variables for what a connection string leaves out (host, port, ...): a DSN is
+    described and its password redacted as libpq will use them."""
+    names = ("PGHOST", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSWORD")
+    return {name: os.environ[name] for name in names if os.environ.get(name)}
+
+
+def actor_name() -> str | None:
+    """Who makes the changes of this process when `$SURVEYCTL_ACTOR` names them, else None."""
+    return os.environ.get(ACTOR_VARIABLE, "").strip() or None
