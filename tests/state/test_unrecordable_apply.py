@@ -182,7 +182,11 @@ def test_an_apply_whose_state_writes_fail_starts_no_further_write(
 
     assert apply.returncode == 1, shown
     changed = live_prices(served, ids).count(3.5)
-    assert changed <= 3, shown  # the two recorded, and at most the one in flight
+    # Those recorded before the rights went (two, or more on a busy machine, where the apply
+    # runs on while the test revokes them), and the one whose state write failed: none after.
+    recorded = len(UPDATED.findall(shown))
+    assert recorded >= 2 and changed <= recorded + 1, shown
+    assert changed < SURVEYS, shown
     assert "not attempted (a state write failed)" in shown, shown
     assert "What was done is recorded in the state" not in shown, shown
 
