@@ -2,7 +2,10 @@
 
 `adjust` and `text-check` take lists of items from people's spreadsheets and scripts. Both
 read them here, so that both accept the same encodings (UTF-8, with or without a byte-order
-mark) and both name the file and line of a bad item.
+mark) and the same separators, and both name the file and line of a bad item. A spreadsheet
+set to a European locale saves "CSV" with semicolons, and `transactions list --format tsv`
+writes tabs: the separator is the one the header line uses, so such a file is read by its
+columns rather than each whole line taken as one value.
 """
 
 from __future__ import annotations
@@ -49,10 +52,22 @@ def read_upload(
     except UnicodeDecodeError as exc:
         raise error(f"{path}: the file is not UTF-8 text") from exc
     if csv_suffix:
-        reader = csv.reader(raw.splitlines())
+        lines = raw.splitlines()
+        reader = csv.reader(lines, delimiter=_separator(lines))
         rows = [Item(reader.line_num, row) for row in reader if any(c.strip() for c in row)]
         return Upload(path, True, rows)
     return Upload(path, False, _json_items(path, raw, error, wrapper))
+
+
+# The separators spreadsheets write; the first is taken when the header line has none.
+SEPARATORS = (",", ";", "\t")
+
+
+def _separator(lines: list[str]) -> str:
+    """The separator the header (the first line that is not blank) uses most, outside quotes."""
+    header = next((line for line in lines if line.strip()), "")
+    unquoted = "".join(header.split('"')[::2])
+    return max(SEPARATORS, key=unquoted.count)  # max keeps the first of equal counts
 
 
 def _json_items(

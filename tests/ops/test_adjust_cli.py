@@ -142,3 +142,28 @@ def test_a_survey_other_than_the_one_the_file_names_is_refused_naming_both(
     )
     assert len(result.stderr.strip().splitlines()) == 1
     assert api.get_transaction(survey_id, ids[0])["Reconciliation Status"] == 0
+
+
+def test_a_semicolon_separated_file_from_a_spreadsheet_is_read_by_its_columns(
+    completes, run_cli, project
+):
+    survey_id, ids = completes
+    lines = ["Transaction ID;Survey ID;Buyer Name"] + [f"{t};{survey_id};Zoë, Inc" for t in ids]
+    (project / "ids.csv").write_text("\n".join(lines) + "\n", encoding="utf-8-sig")
+    result = run_cli("adjust", "ids.csv")
+    assert "3 transaction(s) will be submitted" in result.stdout
+    assert f"{survey_id}   " in result.stdout  # the survey the file names, counted
+    assert "survey not named" not in result.stdout
+
+
+def test_the_tab_separated_export_of_transactions_list_can_be_submitted_as_it_is(
+    completes, run_cli, project, api
+):
+    survey_id, _ = completes
+    run_cli("transactions", "list", str(survey_id), "--status", "21", "--format", "tsv",
+            "--out", "completes.tsv")  # fmt: skip
+    exported = len(api.get_transactions_page(survey_id, status=[21])[0])
+    result = run_cli("adjust", "completes.tsv")
+    assert f"{exported} transaction(s) will be submitted" in result.stdout
+    assert "survey not named" not in result.stdout
+    assert "confirm with --yes" in result.stderr
