@@ -2,14 +2,16 @@
 
 `adjust` and `text-check` take lists of items from people's spreadsheets and scripts. Both
 read them here, so that both accept the same encodings (UTF-8, with or without a byte-order
-mark) and the same separators, and both name the file and line of a bad item. A spreadsheet
-set to a European locale saves "CSV" with semicolons, and `transactions list --format tsv`
-writes tabs: the separator is the one the header line uses, so such a file is read by its
-columns rather than each whole line taken as one value.
+mark; UTF-16 with one; Windows-1252 for a CSV that is not UTF-8) and the same separators, and
+both name the file and line of a bad item. A spreadsheet set to a European locale saves "CSV"
+with semicolons, and `transactions list --format tsv` writes tabs: the separator is the one the
+header line uses, so such a file is read by its columns rather than each whole line taken as
+one value.
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
 import json
 from dataclasses import dataclass
@@ -46,11 +48,10 @@ def read_upload(
     included), else the items of a JSON list (or of the list under `wrapper` when the JSON is
     an object). Problems are raised as `error` with the file and line."""
     try:
-        raw = path.read_text(encoding="utf-8-sig")
+        data = path.read_bytes()
     except OSError as exc:
         raise error(f"{path}: cannot read the file: {exc.strerror}") from exc
-    except UnicodeDecodeError as exc:
-        raise error(f"{path}: the file is not UTF-8 text") from exc
+    raw = _text(path, data, error, csv_suffix=csv_suffix)
     if csv_suffix:
         lines = raw.splitlines()
         reader = csv.reader(lines, delimiter=_separator(lines))
@@ -59,6 +60,29 @@ def read_upload(
     return Upload(path, False, _json_items(path, raw, error, wrapper))
 
 
+def _text(path: Path, data: bytes, error: type[SurveyctlError], *, csv_suffix: bool) -> str:
+    """The text of a file as spreadsheets save it: UTF-16 when it starts with that byte-order
+    mark ("Unicode text"), else UTF-8 (with or without a mark), else, for a CSV, Windows-1252:
+    the "CSV" a spreadsheet on Windows writes, which fails as UTF-8 as soon as a cell holds an
+    accented letter. A JSON file is UTF-8, as JSON must be."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        encodings = ("utf-16",)
+    else:
+        encodings = ("utf-8-sig", "cp1252") if csv_suffix else ("utf-8-sig",)
+    for encoding in encodings:
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError as exc:
+            failed = exc
+    line = data[: failed.start].count(b"\n") + 1 if encodings != ("utf-16",) else 1
+    raise error(
+        f"the file is not {' or '.join(_NAMES[e] for e in encodings)} text "
+        f"(byte {failed.start + 1}): save it as UTF-8",
+        Location(str(path), line),
+    ) from failed
+
+
+_NAMES = {"utf-16": "UTF-16", "utf-8-sig": "UTF-8", "cp1252": "Windows-1252"}
 # The separators spreadsheets write; the first is taken when the header line has none.
 SEPARATORS = (",", ";", "\t")
 

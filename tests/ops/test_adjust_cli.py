@@ -167,3 +167,22 @@ def test_the_tab_separated_export_of_transactions_list_can_be_submitted_as_it_is
     assert f"{exported} transaction(s) will be submitted" in result.stdout
     assert "survey not named" not in result.stdout
     assert "confirm with --yes" in result.stderr
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "cp1252"])
+def test_a_csv_a_spreadsheet_saved_in_its_own_encoding_is_read(
+    encoding, completes, run_cli, project
+):
+    survey_id, ids = completes
+    lines = ["Transaction ID,Survey ID,Buyer Name"] + [f"{t},{survey_id},Zoë" for t in ids]
+    (project / "ids.csv").write_bytes(("\r\n".join(lines) + "\r\n").encode(encoding))
+    result = run_cli("adjust", "ids.csv")
+    assert "3 transaction(s) will be submitted" in result.stdout
+    assert "confirm with --yes" in result.stderr
+
+
+def test_a_json_file_that_is_not_utf8_is_refused_naming_its_line(run_cli, project):
+    (project / "ids.json").write_bytes(b'[\n  "a",\n  "caf\xe9"\n]\n')
+    result = run_cli("adjust", "ids.json", "--yes")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: ids.json:3: the file is not UTF-8 text")

@@ -140,3 +140,13 @@ def test_cli_table_piped_shows_each_answer_whole(transaction_id, run_cli, projec
     result = run_cli("text-check", transaction_id, "--answers", "answers.csv")
     assert result.exit_code == 0, result.output
     assert answer in result.stdout
+
+
+def test_cli_sends_the_letters_of_a_windows_1252_csv_as_they_were_typed(
+    transaction_id, run_cli, project
+):
+    answers = "question_id,text\r\nq1,Très bon café\r\n"
+    (project / "answers.csv").write_bytes(answers.encode("cp1252"))
+    result = run_cli("text-check", transaction_id, "--answers", "answers.csv", "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["data"][0]["text"] == "Très bon café"
