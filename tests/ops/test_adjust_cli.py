@@ -186,3 +186,19 @@ def test_a_json_file_that_is_not_utf8_is_refused_naming_its_line(run_cli, projec
     result = run_cli("adjust", "ids.json", "--yes")
     assert result.exit_code == 1
     assert result.stderr.startswith("Error: ids.json:3: the file is not UTF-8 text")
+
+
+def test_a_transaction_listed_under_two_surveys_is_refused_naming_both_lines(
+    api, completes, run_cli, project
+):
+    survey_id, ids = completes
+    lines = ["transaction_id,survey_id", f"{ids[0]},{survey_id}", f"{ids[1]},{survey_id}"]
+    lines.append(f"{ids[0]},{survey_id + 1}")
+    (project / "ids.csv").write_text("\n".join(lines) + "\n")
+    result = run_cli("adjust", "ids.csv", "--yes")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: ids.csv:4: transaction {ids[0]} is listed for survey {survey_id + 1} here and "
+        f"for survey {survey_id} on line 2\n"
+    )
+    assert api.get_transaction(survey_id, ids[1])["Reconciliation Status"] == 0
