@@ -202,3 +202,16 @@ def test_a_transaction_listed_under_two_surveys_is_refused_naming_both_lines(
         f"for survey {survey_id} on line 2\n"
     )
     assert api.get_transaction(survey_id, ids[1])["Reconciliation Status"] == 0
+
+
+def test_the_preview_and_question_of_a_per_survey_submission_name_its_survey(
+    completes, run_cli, project
+):
+    survey_id, ids = completes
+    (project / "ids.csv").write_text("transaction_id\n" + "\n".join(ids) + "\n")
+    result = run_cli("adjust", "ids.csv", "--survey", str(survey_id))
+    assert f"will be submitted for adjustment through the path of survey {survey_id}" in (
+        result.stdout
+    )
+    assert "survey not named" not in result.stdout
+    assert f"submit 3 transaction(s) of survey {survey_id} for adjustment" in result.stderr
