@@ -147,20 +147,27 @@ def _from_json(upload: Upload) -> list[tuple[int, str, int | None]]:
 
 
 def _id(upload: Upload, line: int, value: object) -> str:
-    if not isinstance(value, str) or not value.strip():
+    if value is not None and not isinstance(value, str):
+        # A JSON number is no transaction id (they are text), and "missing" would mislead.
+        raise AdjustmentInputError(
+            f"transaction_id {value!r} is not text (write it in quotes)", upload.where(line)
+        )
+    if not value or not value.strip():
         raise AdjustmentInputError("transaction_id is missing or empty", upload.where(line))
     return value.strip()
 
 
 def _survey(upload: Upload, line: int, value: object) -> int | None:
+    """The survey a row names: a positive integer, as survey ids are (the read-back of a lost
+    adjustment puts it in a path, where -1 or 0 would reach another resource)."""
     if value is None or value == "":
         return None
-    try:
-        return int(str(value).strip())
-    except ValueError:
+    text = str(value).strip()
+    if isinstance(value, bool) or not (text.isascii() and text.isdigit()) or int(text) < 1:
         raise AdjustmentInputError(
-            f"survey id {value!r} is not an integer", upload.where(line)
-        ) from None
+            f"survey_id {value!r} is not a survey id (a positive integer)", upload.where(line)
+        )
+    return int(text)
 
 
 # How many transactions of an adjustment whose answer was lost are read back, at most.

@@ -215,3 +215,27 @@ def test_the_preview_and_question_of_a_per_survey_submission_name_its_survey(
     )
     assert "survey not named" not in result.stdout
     assert f"submit 3 transaction(s) of survey {survey_id} for adjustment" in result.stderr
+
+
+@pytest.mark.parametrize("survey", ["-5", "0", "10001.5"])
+def test_a_row_whose_survey_id_is_not_a_positive_integer_is_refused_naming_its_line(
+    survey, api, completes, run_cli, project
+):
+    survey_id, ids = completes
+    (project / "ids.csv").write_text(f"transaction_id,survey_id\n{ids[0]},{survey_id}\n"
+                                     f"{ids[1]},{survey}\n")  # fmt: skip
+    result = run_cli("adjust", "ids.csv", "--yes")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: ids.csv:3: survey_id '{survey}' is not a survey id (a positive integer)\n"
+    )
+    assert api.get_transaction(survey_id, ids[0])["Reconciliation Status"] == 0
+
+
+def test_a_transaction_id_written_as_a_json_number_is_refused_as_not_text(run_cli, project):
+    (project / "ids.json").write_text('[\n  {"transaction_id": 123}\n]\n')
+    result = run_cli("adjust", "ids.json", "--yes")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: ids.json:2: transaction_id 123 is not text (write it in quotes)\n"
+    )
