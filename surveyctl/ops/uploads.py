@@ -14,6 +14,7 @@ from __future__ import annotations
 import codecs
 import csv
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,25 +65,33 @@ def _text(path: Path, data: bytes, error: type[SurveyctlError], *, csv_suffix: b
     """The text of a file as spreadsheets save it: UTF-16 when it starts with that byte-order
     mark ("Unicode text"), else UTF-8 (with or without a mark), else, for a CSV, Windows-1252:
     the "CSV" a spreadsheet on Windows writes, which fails as UTF-8 as soon as a cell holds an
-    accented letter. A JSON file is UTF-8, as JSON must be."""
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        encodings = ("utf-16",)
-    else:
-        encodings = ("utf-8-sig", "cp1252") if csv_suffix else ("utf-8-sig",)
-    for encoding in encodings:
+    accented letter. A file that is UTF-8 but for a stray byte is refused rather than read as
+    Windows-1252, which would turn each of its accented letters into two others (é into Ã©).
+    A JSON file is UTF-8, as JSON must be."""
+    utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+    encoding = "utf-16" if utf16 else "utf-8-sig"
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        failed = exc
+    if not utf16 and csv_suffix and not _UTF8_SEQUENCE.search(data):
         try:
-            return data.decode(encoding)
-        except UnicodeDecodeError as exc:
-            failed = exc
-    line = data[: failed.start].count(b"\n") + 1 if encodings != ("utf-16",) else 1
+            return data.decode("cp1252")
+        except UnicodeDecodeError:
+            pass  # not Windows-1252 either: said as the UTF-8 error
+    name = "UTF-16" if utf16 else "UTF-8"
+    line = 1 if utf16 else data[: failed.start].count(b"\n") + 1
     raise error(
-        f"the file is not {' or '.join(_NAMES[e] for e in encodings)} text "
-        f"(byte {failed.start + 1}): save it as UTF-8",
+        f"the file is not {name} text (byte {failed.start + 1}): save it as UTF-8",
         Location(str(path), line),
     ) from failed
 
 
-_NAMES = {"utf-16": "UTF-16", "utf-8-sig": "UTF-8", "cp1252": "Windows-1252"}
+# A character of two to four bytes as UTF-8 writes it: a file holding one is UTF-8.
+_UTF8_SEQUENCE = re.compile(
+    rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}"
+)
+
 # The separators spreadsheets write; the first is taken when the header line has none.
 SEPARATORS = (",", ";", "\t")
 

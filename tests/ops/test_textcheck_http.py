@@ -178,3 +178,14 @@ def test_cli_shows_the_verdicts_given_before_a_batch_failed_and_names_the_answer
     assert shown["not_checked"] == [f"q{n:02d}" for n in range(20, 25)]
     assert "the check stopped after 20 of 25 answer(s)" in result.stderr
     assert "the 5 answer(s) left (from line 82 on) were not checked" in result.stderr
+
+
+def test_cli_refuses_a_utf8_csv_with_a_stray_byte_instead_of_garbling_its_letters(
+    transaction_id, run_cli, project
+):
+    answers = "question_id,text\nq1,Très bon café\nq2,ok \xff\n".encode("utf-8")
+    (project / "answers.csv").write_bytes(answers.replace(b"\xc3\xbf", b"\xff"))
+    result = run_cli("text-check", transaction_id, "--answers", "answers.csv")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: answers.csv:3: the file is not UTF-8 text (byte ")
+    assert "Ã" not in result.stdout
