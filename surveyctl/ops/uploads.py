@@ -54,10 +54,7 @@ def read_upload(
         raise error(f"{path}: cannot read the file: {exc.strerror}") from exc
     raw = _text(path, data, error, csv_suffix=csv_suffix)
     if csv_suffix:
-        lines = raw.splitlines()
-        reader = csv.reader(lines, delimiter=_separator(lines))
-        rows = [Item(reader.line_num, row) for row in reader if any(c.strip() for c in row)]
-        return Upload(path, True, rows)
+        return Upload(path, True, _csv_rows(path, raw, error))
     return Upload(path, False, _json_items(path, raw, error, wrapper))
 
 
@@ -85,6 +82,22 @@ def _text(path: Path, data: bytes, error: type[SurveyctlError], *, csv_suffix: b
         f"the file is not {name} text (byte {failed.start + 1}): save it as UTF-8",
         Location(str(path), line),
     ) from failed
+
+
+def _csv_rows(path: Path, raw: str, error: type[SurveyctlError]) -> list[Item]:
+    """The rows of a CSV that are not blank; a row the csv module cannot read (a cell past its
+    size limit, a quote left open at the end) is raised as `error` with its line."""
+    lines = raw.splitlines()
+    reader = csv.reader(lines, delimiter=_separator(lines))
+    try:
+        return [Item(reader.line_num, row) for row in reader if any(c.strip() for c in row)]
+    except csv.Error as exc:
+        reason = str(exc)
+        if "field larger than field limit" in reason:
+            reason = f"a cell is longer than {csv.field_size_limit():,} characters"
+        raise error(
+            f"the CSV cannot be read: {reason}", Location(str(path), reader.line_num)
+        ) from None
 
 
 # A character of two to four bytes as UTF-8 writes it: a file holding one is UTF-8.

@@ -239,3 +239,12 @@ def test_a_transaction_id_written_as_a_json_number_is_refused_as_not_text(run_cl
     assert result.stderr == (
         "Error: ids.json:2: transaction_id 123 is not text (write it in quotes)\n"
     )
+
+
+def test_a_csv_cell_past_the_size_limit_is_refused_naming_its_line(run_cli, project):
+    (project / "ids.csv").write_text("transaction_id\nT1\n" + "x" * 200_000 + "\n")
+    result = run_cli("adjust", "ids.csv", "--yes")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: ids.csv:3: the CSV cannot be read: a cell is longer than 131,072 characters\n"
+    )
