@@ -454,6 +454,15 @@ class ApiClient:
         return self._json("POST", paths.sandbox_simulate(survey_id), body=body)
 
 
+def may_have_been_processed(exc: ApiError | ConnectionFailed) -> bool:
+    """Whether a POST that failed with `exc` may have been processed all the same: not when
+    the service refused it (a 4xx, or 429/503, which say it was not taken); yes after another
+    5xx, a reset or no answer, which come after the request may have been received."""
+    if isinstance(exc, ApiError):
+        return exc.status >= 500 and exc.status not in POST_RETRY_STATUSES
+    return True
+
+
 def _statuses(status: int | Iterable[int]) -> tuple[int, ...]:
     return (status,) if isinstance(status, int) else tuple(dict.fromkeys(status))
 

@@ -115,7 +115,11 @@ def _submit(
     resubmit: bool,
 ) -> None:
     client = ctx.client()  # names the environment before anything is asked
-    action = f"submit {len(upload.transaction_ids)} transaction(s) for adjustment (money moves)"
+    of_survey = f" of survey {survey_id}" if survey_id is not None else ""
+    action = (
+        f"submit {len(upload.transaction_ids)} transaction(s){of_survey} for adjustment "
+        "(money moves)"
+    )
     if not _interactive():
         # A protected environment not named with --env and approved is refused whatever the
         # service would say, so before the read-back of earlier submissions asks it anything.
@@ -139,7 +143,7 @@ def _submit(
             f"transaction(s) were submitted already by {len(earlier)} earlier adjustment(s) "
             "(see above); to submit them again anyway, pass --resubmit"
         )
-    render_preview(upload, console)
+    render_preview(upload, console, survey_id)
     with Interrupts(_interrupted) as signals:
         try:
             if not confirm_write(
@@ -290,18 +294,26 @@ COUNTERS = (
 SURVEY_COUNTERS = ("transactions", "completes", "rejected", "alreadyReconciled", "invalid")
 
 
-def render_preview(upload: AdjustmentUpload, console: Console) -> None:
-    """What is about to be submitted: the number of transactions per survey."""
+def render_preview(
+    upload: AdjustmentUpload, console: Console, survey_id: int | None = None
+) -> None:
+    """What is about to be submitted: the number of transactions per survey. With `--survey`
+    every transaction goes to that survey's path, whether the file names a survey or not
+    (`check_survey_path` has refused a file naming another one)."""
     total = len(upload.transaction_ids)
-    surveys = sorted((s for s in upload.per_survey if s is not None))
-    console.print(f"{total} transaction(s) will be submitted for adjustment:")
+    per_survey = dict(upload.per_survey)
+    if survey_id is not None:
+        per_survey = {survey_id: total}
+    surveys = sorted((s for s in per_survey if s is not None))
+    path = f" through the path of survey {survey_id}" if survey_id is not None else ""
+    console.print(f"{total} transaction(s) will be submitted for adjustment{path}:")
     table = plain_table()
     table.add_column("survey")
     table.add_column("transactions", justify="right")
     for survey in surveys:
-        table.add_row(str(survey), str(upload.per_survey[survey]))
-    if None in upload.per_survey:
-        table.add_row("(survey not named in the file)", str(upload.per_survey[None]))
+        table.add_row(str(survey), str(per_survey[survey]))
+    if None in per_survey:
+        table.add_row("(survey not named in the file)", str(per_survey[None]))
     console.print(table)
     if upload.duplicates:
         console.print(f"{upload.duplicates} repeated id(s) in the file are submitted once.")

@@ -12,7 +12,7 @@ import click
 
 from surveyctl.errors import ConfigError
 from surveyctl.ops.links import ReturnLink, build_return_link, verify_return_link
-from surveyctl.statuses import RETURN_STATUSES
+from surveyctl.statuses import RETURN_STATUS_NAMES, RETURN_STATUSES
 
 DEFAULT_SECRET_ENV = "SURVEYCTL_RETURN_SECRET"
 
@@ -39,29 +39,56 @@ def link() -> None:
     """Build and verify the respondent return link (ps_hash)."""
 
 
+def _status(ctx: click.Context, param: click.Parameter, value: str) -> int:
+    """A return status by name (`complete`) or code (`21`), as `transactions set-status`
+    takes it."""
+    text = value.strip().lower()
+    if text in RETURN_STATUSES:
+        return RETURN_STATUSES[text]
+    if text.isascii() and text.isdigit() and int(text) in RETURN_STATUS_NAMES:
+        return int(text)
+    known = ", ".join(f"{code} {name}" for code, name in sorted(RETURN_STATUS_NAMES.items()))
+    raise click.BadParameter(f"{value!r} is not a return status: use one of {known}")
+
+
+def _quota_ids(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
+    """The comma list of buyer_quota_ids; an empty item is refused, as `set-status` does,
+    since a complete would silently count in fewer quotas than were meant."""
+    ids = tuple(part.strip() for part in value.split(","))
+    if value and not all(ids):
+        raise click.BadParameter(f"{value!r} has an empty buyer_quota_id")
+    return ids if value else ()
+
+
 @link.command(name="build")
 @click.option(
     "--status",
-    type=click.Choice(sorted(RETURN_STATUSES)),
+    callback=_status,
     required=True,
-    help="Outcome of the session: complete 21, overquota 17, term 18, quality 20, security 30.",
+    help="Outcome of the session, by name or code: complete 21, overquota 17, term 18, "
+    "quality 20, security 30.",
 )
 @click.option("--transaction-id", required=True, help="The transaction the respondent came with.")
-@click.option("--quota-id", default="", help="QLC: buyer_quota_id values, comma-separated.")
+@click.option(
+    "--quota-id",
+    "quota_ids",
+    default="",
+    callback=_quota_ids,
+    help="QLC: buyer_quota_id values, comma-separated.",
+)
 @click.option("--sqlc", is_flag=True, help="Supplier-level QLC: append sqlc=true.")
 @click.option("--url", "redirect_url", required=True, help="The marketplace's return URL.")
 @_secret_option
 def build(
-    status: str,
+    status: int,
     transaction_id: str,
-    quota_id: str,
+    quota_ids: tuple[str, ...],
     sqlc: bool,
     redirect_url: str,
     secret_env: str,
 ) -> None:
     """Print the return link for one respondent, signed with ps_hash."""
-    quota_ids = tuple(q.strip() for q in quota_id.split(",") if q.strip())
-    content = ReturnLink(RETURN_STATUSES[status], transaction_id, quota_ids, sqlc)
+    content = ReturnLink(status, transaction_id, quota_ids, sqlc)
     click.echo(build_return_link(redirect_url, content, _secret(secret_env)))
 
 

@@ -11,7 +11,13 @@ from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import FormatChoice
 from surveyctl.jsontext import dumps
-from surveyctl.ops.textcheck import FLAGS, check_answers, load_answers
+from surveyctl.ops.textcheck import (
+    FLAGS,
+    AnswerFlags,
+    CheckStopped,
+    check_answers,
+    load_answers,
+)
 
 
 @click.command(name="text-check")
@@ -31,9 +37,22 @@ def text_check(ctx: CliContext, transaction_id: str, answers_path: Path, fmt: st
     Answers are sent in batches of at most 20, the service's limit per call.
     """
     answers = load_answers(answers_path)
-    results = check_answers(ctx.client(), transaction_id, answers)
+    try:
+        results = check_answers(ctx.client(), transaction_id, answers)
+    except CheckStopped as stopped:
+        # The verdicts already given are shown: they cannot be asked for again.
+        _show(transaction_id, stopped.results, fmt, [a.question_id for a in stopped.left])
+        raise
+    _show(transaction_id, results, fmt)
+
+
+def _show(
+    transaction_id: str, results: list[AnswerFlags], fmt: str, left: list[str] | None = None
+) -> None:
     if fmt == "json":
         payload = {"transaction_id": transaction_id, "data": [r.as_dict() for r in results]}
+        if left is not None:
+            payload["not_checked"] = left
         click.echo(dumps(payload))
         return
     table = plain_table()

@@ -18,12 +18,13 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+from surveyctl.api.client import may_have_been_processed
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import plain_table, redraws
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import FormatChoice, SpelledCommand, int_list, spelled
-from surveyctl.errors import SurveyctlError
+from surveyctl.errors import ApiError, ConnectionFailed, SurveyctlError
 from surveyctl.jsontext import dumps
 from surveyctl.ops.transactions import (
     DEFAULT_PAGE_SIZE,
@@ -291,5 +292,23 @@ def set_status(
     if not confirm_write(ctx, action, approved=yes, always_asks=True, can_ask=_interactive()):
         # Declined: exit 1, as apply, status and adjust do, so a script sees nothing was done.
         raise SurveyctlError(f"transaction {transaction_id} was not changed; nothing sent")
-    client.set_transaction_status(survey_id, transaction_id, status, quota_ids, sqlc=sqlc)
+    try:
+        client.set_transaction_status(survey_id, transaction_id, status, quota_ids, sqlc=sqlc)
+    except (ApiError, ConnectionFailed) as exc:
+        raise _lost_or_refused(exc, survey_id, transaction_id, status) from exc
     click.echo(f"Recorded: transaction {transaction_id} has status {status}.")
+
+
+def _lost_or_refused(
+    exc: ApiError | ConnectionFailed, survey_id: int, transaction_id: str, status: int
+) -> SurveyctlError:
+    """The error as it is when the service refused the call; when the status may have been
+    recorded all the same, the person is told how to see whether it was, rather than left to
+    think nothing happened."""
+    if not may_have_been_processed(exc):
+        return exc
+    return SurveyctlError(
+        f"status {status} of transaction {transaction_id} may have been recorded, but the answer "
+        f"was lost ({exc}): `surveyctl transactions get {survey_id} {transaction_id}` shows its "
+        "status, and set-status refuses a session that has one"
+    )

@@ -41,21 +41,42 @@ class AdjustmentUpload:
 def load_upload(path: Path) -> AdjustmentUpload:
     """Reads `path` (.json, else CSV); AdjustmentInputError names the file, line and field."""
     upload = read_upload(path, AdjustmentInputError, csv_suffix=path.suffix.lower() != ".json")
-    pairs = _from_csv(upload) if upload.csv else _from_json(upload)
+    listed = _from_csv(upload) if upload.csv else _from_json(upload)
     ids: list[str] = []
-    seen: set[str] = set()
+    first_line: dict[str, int] = {}
     per_survey: Counter = Counter()
     surveys: dict[str, int | None] = {}
-    for transaction_id, survey_id in pairs:
-        if transaction_id in seen:
+    for line, transaction_id, survey_id in listed:
+        if transaction_id in first_line:
+            _check_repeat(upload, line, transaction_id, survey_id, surveys, first_line)
             continue
-        seen.add(transaction_id)
+        first_line[transaction_id] = line
         ids.append(transaction_id)
         surveys[transaction_id] = survey_id
         per_survey[survey_id] += 1
     if not ids:
         raise AdjustmentInputError(f"{path}: the file names no transactions")
-    return AdjustmentUpload(ids, dict(per_survey), len(pairs) - len(ids), surveys)
+    return AdjustmentUpload(ids, dict(per_survey), len(listed) - len(ids), surveys)
+
+
+def _check_repeat(
+    upload: Upload,
+    line: int,
+    transaction_id: str,
+    survey_id: int | None,
+    surveys: dict[str, int | None],
+    first_line: dict[str, int],
+) -> None:
+    """A repeated id is submitted once; one repeated under another survey is refused, as the
+    file contradicts itself and the preview could count it under the wrong survey."""
+    earlier = surveys[transaction_id]
+    if survey_id is None or earlier is None or survey_id == earlier:
+        return
+    raise AdjustmentInputError(
+        f"transaction {transaction_id} is listed for survey {survey_id} here and for survey "
+        f"{earlier} on line {first_line[transaction_id]}",
+        upload.where(line),
+    )
 
 
 def check_survey_path(upload: AdjustmentUpload, survey_id: int | None, path: Path) -> None:
@@ -78,7 +99,7 @@ def check_survey_path(upload: AdjustmentUpload, survey_id: int | None, path: Pat
     )
 
 
-def _from_csv(upload: Upload) -> list[tuple[str, int | None]]:
+def _from_csv(upload: Upload) -> list[tuple[int, str, int | None]]:
     rows = upload.items
     if not rows:
         return []
@@ -86,7 +107,7 @@ def _from_csv(upload: Upload) -> list[tuple[str, int | None]]:
     id_column = next((header.index(c) for c in ID_COLUMNS if c in header), None)
     if id_column is None:
         if all(len(row.value) == 1 for row in rows):
-            return [(_id(upload, row.line, row.value[0]), None) for row in rows]
+            return [(row.line, _id(upload, row.line, row.value[0]), None) for row in rows]
         raise AdjustmentInputError(
             "the CSV header needs a transaction_id (or 'Transaction ID') column",
             upload.where(rows[0].line),
@@ -94,6 +115,7 @@ def _from_csv(upload: Upload) -> list[tuple[str, int | None]]:
     survey_column = next((header.index(c) for c in SURVEY_COLUMNS if c in header), None)
     return [
         (
+            row.line,
             _id(upload, row.line, _cell(row.value, id_column)),
             _survey(upload, row.line, _cell(row.value, survey_column)),
         )
@@ -105,16 +127,17 @@ def _cell(row: list[str], column: int | None) -> str:
     return row[column] if column is not None and column < len(row) else ""
 
 
-def _from_json(upload: Upload) -> list[tuple[str, int | None]]:
+def _from_json(upload: Upload) -> list[tuple[int, str, int | None]]:
     pairs = []
     for item in upload.items:
         value = item.value
         if isinstance(value, str):
-            pairs.append((_id(upload, item.line, value), None))
+            pairs.append((item.line, _id(upload, item.line, value), None))
         elif isinstance(value, dict):
             transaction = value.get("transaction_id", value.get("Transaction ID"))
             survey = value.get("survey_id", value.get("Survey ID"))
-            pairs.append((_id(upload, item.line, transaction), _survey(upload, item.line, survey)))
+            survey_id = _survey(upload, item.line, survey)
+            pairs.append((item.line, _id(upload, item.line, transaction), survey_id))
         else:
             raise AdjustmentInputError(
                 "the item is neither a transaction id nor a {transaction_id} object",
@@ -124,20 +147,27 @@ def _from_json(upload: Upload) -> list[tuple[str, int | None]]:
 
 
 def _id(upload: Upload, line: int, value: object) -> str:
-    if not isinstance(value, str) or not value.strip():
+    if value is not None and not isinstance(value, str):
+        # A JSON number is no transaction id (they are text), and "missing" would mislead.
+        raise AdjustmentInputError(
+            f"transaction_id {value!r} is not text (write it in quotes)", upload.where(line)
+        )
+    if not value or not value.strip():
         raise AdjustmentInputError("transaction_id is missing or empty", upload.where(line))
     return value.strip()
 
 
 def _survey(upload: Upload, line: int, value: object) -> int | None:
+    """The survey a row names: a positive integer, as survey ids are (the read-back of a lost
+    adjustment puts it in a path, where -1 or 0 would reach another resource)."""
     if value is None or value == "":
         return None
-    try:
-        return int(str(value).strip())
-    except ValueError:
+    text = str(value).strip()
+    if isinstance(value, bool) or not (text.isascii() and text.isdigit()) or int(text) < 1:
         raise AdjustmentInputError(
-            f"survey id {value!r} is not an integer", upload.where(line)
-        ) from None
+            f"survey_id {value!r} is not a survey id (a positive integer)", upload.where(line)
+        )
+    return int(text)
 
 
 # How many transactions of an adjustment whose answer was lost are read back, at most.

@@ -24,9 +24,11 @@ from collections import Counter
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
+from decimal import Decimal
 
 from surveyctl.api import ApiClient
 from surveyctl.errors import SurveyctlError
+from surveyctl.money import cents, dollars
 from surveyctl.reconcile.live import DEFAULT_PARALLELISM
 from surveyctl.statuses import COMPLETE, survey_status_name
 
@@ -106,9 +108,10 @@ def fieldwork(client: ApiClient, survey_id: int, name: str | None = None) -> Fie
             if isinstance(item, dict)
         ],
     )
-    counts, spend = _count_transactions(client, survey_id, view.offer_price)
+    price = dollars(survey.get("offer_price"))
+    counts, spend = _count_transactions(client, survey_id, price)
     view.completes = counts[COMPLETE]
-    view.spend = round(spend, 2)
+    view.spend = cents(spend)
     reached = sum(counts[status] for status in COUNTED)
     view.incidence = round(100 * view.completes / reached, 1) if reached else None
     view.outcomes = {
@@ -149,10 +152,10 @@ def fieldwork_of_many(
 
 
 def _count_transactions(
-    client: ApiClient, survey_id: int, offer_price: float | None
-) -> tuple[Counter, float]:
+    client: ApiClient, survey_id: int, offer_price: Decimal | None
+) -> tuple[Counter, Decimal]:
     counts: Counter = Counter()
-    spend = 0.0
+    spend = Decimal(0)
     for page in client.iter_pages(
         client.get_transactions_page, survey_id=survey_id, status=list(COUNTED), limit=PAGE_SIZE
     ):
@@ -160,8 +163,8 @@ def _count_transactions(
             status = _integer(record.get("Respondent Status Code"))
             counts[status] += 1
             if status == COMPLETE:
-                cpi = _number(record.get("Respondent Buyer CPI"))
-                spend += cpi if cpi is not None else (offer_price or 0.0)
+                cpi = dollars(record.get("Respondent Buyer CPI"))
+                spend += cpi if cpi is not None else (offer_price or Decimal(0))
     return counts, spend
 
 

@@ -118,6 +118,24 @@ def _answer(path: Path, line: int, question_id: object, text: object) -> Answer:
     return Answer(question_id.strip(), text, line)
 
 
+class CheckStopped(SurveyctlError):
+    """A batch failed after others were checked: the verdicts so far, and the answers left.
+
+    The service remembers every text it has checked (a text seen again in the survey is a
+    duplicate), so the answers already checked must not be sent again: the caller shows their
+    verdicts and names the answers left."""
+
+    def __init__(self, results: list[AnswerFlags], left: list[Answer], cause: SurveyctlError):
+        self.results = results
+        self.left = left
+        line = f" (from line {left[0].line} on)" if left[0].line else ""
+        super().__init__(
+            f"the check stopped after {len(results)} of {len(results) + len(left)} answer(s): "
+            f"{cause}; the {len(left)} answer(s) left{line} were not checked: send only those "
+            "again, as the service has seen the others and may flag them as duplicates"
+        )
+
+
 def batches(answers: list[Answer], size: int = BATCH_SIZE) -> Iterator[list[Answer]]:
     """Consecutive slices of at most `size` answers."""
     for start in range(0, len(answers), size):
@@ -130,13 +148,19 @@ def check_answers(
     """Checks every answer, one call per batch of 20; results in the order of the answers.
 
     An answer the service leaves out of its result is reported with `coretext_api_fail` set,
-    so a missing verdict never reads as a clean one.
+    so a missing verdict never reads as a clean one. A batch that fails after others were
+    checked raises CheckStopped with their verdicts.
     """
     results: list[AnswerFlags] = []
     for batch in batches(answers):
-        body = client.text_check(
-            transaction_id, [{"question_id": a.question_id, "text": a.text} for a in batch]
-        )
+        try:
+            body = client.text_check(
+                transaction_id, [{"question_id": a.question_id, "text": a.text} for a in batch]
+            )
+        except SurveyctlError as exc:
+            if not results:
+                raise  # nothing was checked: the error alone says it all
+            raise CheckStopped(results, answers[len(results) :], exc) from exc
         by_id = {
             str(item.get("question_id")): item
             for item in (body.get("data") or [])

@@ -2,13 +2,19 @@
 
 `adjust` and `text-check` take lists of items from people's spreadsheets and scripts. Both
 read them here, so that both accept the same encodings (UTF-8, with or without a byte-order
-mark) and both name the file and line of a bad item.
+mark; UTF-16 with one; Windows-1252 for a CSV that is not UTF-8) and the same separators, and
+both name the file and line of a bad item. A spreadsheet set to a European locale saves "CSV"
+with semicolons, and `transactions list --format tsv` writes tabs: the separator is the one the
+header line uses, so such a file is read by its columns rather than each whole line taken as
+one value.
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,16 +49,71 @@ def read_upload(
     included), else the items of a JSON list (or of the list under `wrapper` when the JSON is
     an object). Problems are raised as `error` with the file and line."""
     try:
-        raw = path.read_text(encoding="utf-8-sig")
+        data = path.read_bytes()
     except OSError as exc:
         raise error(f"{path}: cannot read the file: {exc.strerror}") from exc
-    except UnicodeDecodeError as exc:
-        raise error(f"{path}: the file is not UTF-8 text") from exc
+    raw = _text(path, data, error, csv_suffix=csv_suffix)
     if csv_suffix:
-        reader = csv.reader(raw.splitlines())
-        rows = [Item(reader.line_num, row) for row in reader if any(c.strip() for c in row)]
-        return Upload(path, True, rows)
+        return Upload(path, True, _csv_rows(path, raw, error))
     return Upload(path, False, _json_items(path, raw, error, wrapper))
+
+
+def _text(path: Path, data: bytes, error: type[SurveyctlError], *, csv_suffix: bool) -> str:
+    """The text of a file as spreadsheets save it: UTF-16 when it starts with that byte-order
+    mark ("Unicode text"), else UTF-8 (with or without a mark), else, for a CSV, Windows-1252:
+    the "CSV" a spreadsheet on Windows writes, which fails as UTF-8 as soon as a cell holds an
+    accented letter. A file that is UTF-8 but for a stray byte is refused rather than read as
+    Windows-1252, which would turn each of its accented letters into two others (é into Ã©).
+    A JSON file is UTF-8, as JSON must be."""
+    utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+    encoding = "utf-16" if utf16 else "utf-8-sig"
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        failed = exc
+    if not utf16 and csv_suffix and not _UTF8_SEQUENCE.search(data):
+        try:
+            return data.decode("cp1252")
+        except UnicodeDecodeError:
+            pass  # not Windows-1252 either: said as the UTF-8 error
+    name = "UTF-16" if utf16 else "UTF-8"
+    line = 1 if utf16 else data[: failed.start].count(b"\n") + 1
+    raise error(
+        f"the file is not {name} text (byte {failed.start + 1}): save it as UTF-8",
+        Location(str(path), line),
+    ) from failed
+
+
+def _csv_rows(path: Path, raw: str, error: type[SurveyctlError]) -> list[Item]:
+    """The rows of a CSV that are not blank; a row the csv module cannot read (a cell past its
+    size limit, a quote left open at the end) is raised as `error` with its line."""
+    lines = raw.splitlines()
+    reader = csv.reader(lines, delimiter=_separator(lines))
+    try:
+        return [Item(reader.line_num, row) for row in reader if any(c.strip() for c in row)]
+    except csv.Error as exc:
+        reason = str(exc)
+        if "field larger than field limit" in reason:
+            reason = f"a cell is longer than {csv.field_size_limit():,} characters"
+        raise error(
+            f"the CSV cannot be read: {reason}", Location(str(path), reader.line_num)
+        ) from None
+
+
+# A character of two to four bytes as UTF-8 writes it: a file holding one is UTF-8.
+_UTF8_SEQUENCE = re.compile(
+    rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}"
+)
+
+# The separators spreadsheets write; the first is taken when the header line has none.
+SEPARATORS = (",", ";", "\t")
+
+
+def _separator(lines: list[str]) -> str:
+    """The separator the header (the first line that is not blank) uses most, outside quotes."""
+    header = next((line for line in lines if line.strip()), "")
+    unquoted = "".join(header.split('"')[::2])
+    return max(SEPARATORS, key=unquoted.count)  # max keeps the first of equal counts
 
 
 def _json_items(

@@ -4,15 +4,18 @@ left as they are, spend)."""
 
 from __future__ import annotations
 
+from surveyctl.money import cents, dollars
 from surveyctl.reconcile.plan import FieldChange, Note, Spend
 from surveyctl.statuses import CLOSED, DRAFT, survey_status_name
 
 
 def spend(body: dict | None) -> float | None:
-    """offer_price x completes_required, in US dollars (public facts); None when unpriced."""
+    """offer_price x completes_required, in US dollars (public facts), to the cent; None when
+    unpriced."""
     if not body or body.get("offer_price") is None or body.get("completes_required") is None:
         return None
-    return round(float(body["offer_price"]) * int(body["completes_required"]), 2)
+    price = dollars(body["offer_price"])
+    return None if price is None else cents(price * int(body["completes_required"]))
 
 
 def survey_spend(before: dict | None, after: dict | None) -> Spend:

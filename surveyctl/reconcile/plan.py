@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from surveyctl.money import total
 from surveyctl.resources import address
 
 FORMAT_VERSION = 1
@@ -195,12 +196,10 @@ class Plan:
     def spend_totals(self) -> Spend:
         """Total estimated spend of the surveys before and after the plan: every managed
         survey whose live body was read, unchanged and kept ones included."""
-        before = after = 0.0
-        for resource in self.resources:
-            if resource.spend is not None:
-                before += resource.spend.before or 0.0
-                after += resource.spend.after or 0.0
-        return Spend(before=round(before, 2), after=round(after, 2))
+        spends = [r.spend for r in self.resources if r.spend is not None]
+        return Spend(
+            before=total(s.before for s in spends), after=total(s.after for s in spends)
+        )
 
     def to_dict(self) -> dict:
         data = asdict(self)

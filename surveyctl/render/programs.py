@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from surveyctl.money import total
 from surveyctl.reconcile.plan import Plan, ResourceChange
 from surveyctl.render.describe import Describer, Line
 from surveyctl.render.lines import change_lines
@@ -44,9 +45,9 @@ class MemberGroup:
 
     @property
     def spend_delta(self) -> str | None:
-        before = sum((m.spend.before or 0.0) for m in self.members if m.spend)
-        after = sum((m.spend.after or 0.0) for m in self.members if m.spend)
-        return money_delta(before, after) if round(after - before, 2) else None
+        spends = [m.spend for m in self.members if m.spend]
+        before, after = total(s.before for s in spends), total(s.after for s in spends)
+        return money_delta(before, after) if after != before else None
 
     def headline(self) -> str:
         """`12 surveys of program brand-tracker: offer_price 2.5 -> 2.75 (+$1,800.00)`."""

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from decimal import Decimal
 from typing import Any
+
+from surveyctl.money import dollars
 
 LIMIT = 120
 
@@ -23,7 +26,7 @@ def money(amount: float | None) -> str:
 
 
 def money_delta(before: float | None, after: float | None) -> str:
-    delta = (after or 0.0) - (before or 0.0)
+    delta = (dollars(after) or Decimal(0)) - (dollars(before) or Decimal(0))  # no float drift
     sign = "+" if delta >= 0 else "-"
     return f"{sign}${abs(delta):,.2f}"
 

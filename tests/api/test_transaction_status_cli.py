@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from werkzeug.wrappers import Request
+
+from ..reconcile.conftest import point_project_at
+from ..reconcile.proxies import Proxy
 from .conftest import QLC
 
 
@@ -84,3 +88,33 @@ def test_an_ended_session_is_refused_with_the_ones_it_can_move_before_asking(
         f"be given one: `surveyctl transactions list {survey_id} --status 16,19`"
     )
     assert "will get status" not in result.stdout
+
+
+class _LosingProxy(Proxy):
+    """Forwards everything; the answer of a status call that was made is replaced by a 502,
+    as a gateway that lost the service's answer gives it."""
+
+    def reshape(self, request: Request, answer, headers: dict) -> bytes:
+        if request.method == "POST" and request.path.endswith("/status"):
+            answer.status_code = 502
+            headers["Content-Type"] = "text/plain"
+            return b"bad gateway"
+        return answer.content
+
+
+def test_a_lost_answer_says_the_status_may_have_been_recorded_and_how_to_see(
+    run_cli, api, new_survey, held, sandbox, project
+):
+    survey_id = new_survey(live=True)
+    transaction_id = held(survey_id)[0]
+    proxy = _LosingProxy(sandbox.url)
+    try:
+        point_project_at(project, proxy.url)
+        result = run_cli("transactions", "set-status", str(survey_id), transaction_id,
+                         "--status", "21", "--yes")  # fmt: skip
+    finally:
+        proxy.stop()
+    assert result.exit_code == 1
+    assert f"status 21 of transaction {transaction_id} may have been recorded" in result.stderr
+    assert f"`surveyctl transactions get {survey_id} {transaction_id}`" in result.stderr
+    assert api.get_transaction(survey_id, transaction_id)["Respondent Status Code"] == 21

@@ -142,3 +142,109 @@ def test_a_survey_other_than_the_one_the_file_names_is_refused_naming_both(
     )
     assert len(result.stderr.strip().splitlines()) == 1
     assert api.get_transaction(survey_id, ids[0])["Reconciliation Status"] == 0
+
+
+def test_a_semicolon_separated_file_from_a_spreadsheet_is_read_by_its_columns(
+    completes, run_cli, project
+):
+    survey_id, ids = completes
+    lines = ["Transaction ID;Survey ID;Buyer Name"] + [f"{t};{survey_id};Zoë, Inc" for t in ids]
+    (project / "ids.csv").write_text("\n".join(lines) + "\n", encoding="utf-8-sig")
+    result = run_cli("adjust", "ids.csv")
+    assert "3 transaction(s) will be submitted" in result.stdout
+    assert f"{survey_id}   " in result.stdout  # the survey the file names, counted
+    assert "survey not named" not in result.stdout
+
+
+def test_the_tab_separated_export_of_transactions_list_can_be_submitted_as_it_is(
+    completes, run_cli, project, api
+):
+    survey_id, _ = completes
+    run_cli("transactions", "list", str(survey_id), "--status", "21", "--format", "tsv",
+            "--out", "completes.tsv")  # fmt: skip
+    exported = len(api.get_transactions_page(survey_id, status=[21])[0])
+    result = run_cli("adjust", "completes.tsv")
+    assert f"{exported} transaction(s) will be submitted" in result.stdout
+    assert "survey not named" not in result.stdout
+    assert "confirm with --yes" in result.stderr
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "cp1252"])
+def test_a_csv_a_spreadsheet_saved_in_its_own_encoding_is_read(
+    encoding, completes, run_cli, project
+):
+    survey_id, ids = completes
+    lines = ["Transaction ID,Survey ID,Buyer Name"] + [f"{t},{survey_id},Zoë" for t in ids]
+    (project / "ids.csv").write_bytes(("\r\n".join(lines) + "\r\n").encode(encoding))
+    result = run_cli("adjust", "ids.csv")
+    assert "3 transaction(s) will be submitted" in result.stdout
+    assert "confirm with --yes" in result.stderr
+
+
+def test_a_json_file_that_is_not_utf8_is_refused_naming_its_line(run_cli, project):
+    (project / "ids.json").write_bytes(b'[\n  "a",\n  "caf\xe9"\n]\n')
+    result = run_cli("adjust", "ids.json", "--yes")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: ids.json:3: the file is not UTF-8 text")
+
+
+def test_a_transaction_listed_under_two_surveys_is_refused_naming_both_lines(
+    api, completes, run_cli, project
+):
+    survey_id, ids = completes
+    lines = ["transaction_id,survey_id", f"{ids[0]},{survey_id}", f"{ids[1]},{survey_id}"]
+    lines.append(f"{ids[0]},{survey_id + 1}")
+    (project / "ids.csv").write_text("\n".join(lines) + "\n")
+    result = run_cli("adjust", "ids.csv", "--yes")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: ids.csv:4: transaction {ids[0]} is listed for survey {survey_id + 1} here and "
+        f"for survey {survey_id} on line 2\n"
+    )
+    assert api.get_transaction(survey_id, ids[1])["Reconciliation Status"] == 0
+
+
+def test_the_preview_and_question_of_a_per_survey_submission_name_its_survey(
+    completes, run_cli, project
+):
+    survey_id, ids = completes
+    (project / "ids.csv").write_text("transaction_id\n" + "\n".join(ids) + "\n")
+    result = run_cli("adjust", "ids.csv", "--survey", str(survey_id))
+    assert f"will be submitted for adjustment through the path of survey {survey_id}" in (
+        result.stdout
+    )
+    assert "survey not named" not in result.stdout
+    assert f"submit 3 transaction(s) of survey {survey_id} for adjustment" in result.stderr
+
+
+@pytest.mark.parametrize("survey", ["-5", "0", "10001.5"])
+def test_a_row_whose_survey_id_is_not_a_positive_integer_is_refused_naming_its_line(
+    survey, api, completes, run_cli, project
+):
+    survey_id, ids = completes
+    (project / "ids.csv").write_text(f"transaction_id,survey_id\n{ids[0]},{survey_id}\n"
+                                     f"{ids[1]},{survey}\n")  # fmt: skip
+    result = run_cli("adjust", "ids.csv", "--yes")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"Error: ids.csv:3: survey_id '{survey}' is not a survey id (a positive integer)\n"
+    )
+    assert api.get_transaction(survey_id, ids[0])["Reconciliation Status"] == 0
+
+
+def test_a_transaction_id_written_as_a_json_number_is_refused_as_not_text(run_cli, project):
+    (project / "ids.json").write_text('[\n  {"transaction_id": 123}\n]\n')
+    result = run_cli("adjust", "ids.json", "--yes")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: ids.json:2: transaction_id 123 is not text (write it in quotes)\n"
+    )
+
+
+def test_a_csv_cell_past_the_size_limit_is_refused_naming_its_line(run_cli, project):
+    (project / "ids.csv").write_text("transaction_id\nT1\n" + "x" * 200_000 + "\n")
+    result = run_cli("adjust", "ids.csv", "--yes")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: ids.csv:3: the CSV cannot be read: a cell is longer than 131,072 characters\n"
+    )

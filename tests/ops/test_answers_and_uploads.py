@@ -86,5 +86,5 @@ def test_upload_with_an_empty_id_names_the_line(tmp_path):
 def test_upload_with_a_non_integer_survey_id_names_the_line(tmp_path):
     path = tmp_path / "ids.csv"
     path.write_text("transaction_id,survey_id\nt1,abc\n")
-    with pytest.raises(AdjustmentInputError, match=r"ids\.csv:2: survey id 'abc'"):
+    with pytest.raises(AdjustmentInputError, match=r"ids\.csv:2: survey_id 'abc' is not a survey"):
         load_upload(path)

@@ -71,3 +71,26 @@ def test_build_output_does_not_contain_the_secret(secret):
     )  # fmt: skip
     assert result.exit_code == 0
     assert "s3cret" not in result.output
+
+
+def test_build_takes_the_status_by_code_as_set_status_does(secret):
+    by_name = _run(
+        "link", "build", "--status", "complete", "--transaction-id", "T1",
+        "--url", RETURN_URL, "--secret-env", secret,
+    )  # fmt: skip
+    by_code = _run(
+        "link", "build", "--status", "21", "--transaction-id", "T1",
+        "--url", RETURN_URL, "--secret-env", secret,
+    )  # fmt: skip
+    assert by_code.exit_code == 0, by_code.output
+    assert by_code.stdout == by_name.stdout
+
+
+def test_build_refuses_an_empty_quota_id_in_the_list_instead_of_dropping_it(secret):
+    result = _run(
+        "link", "build", "--status", "complete", "--transaction-id", "T1",
+        "--quota-id", "male,,age-18-34", "--url", RETURN_URL, "--secret-env", secret,
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert "'male,,age-18-34' has an empty buyer_quota_id" in result.stderr
+    assert result.stdout == ""

@@ -140,3 +140,52 @@ def test_cli_table_piped_shows_each_answer_whole(transaction_id, run_cli, projec
     result = run_cli("text-check", transaction_id, "--answers", "answers.csv")
     assert result.exit_code == 0, result.output
     assert answer in result.stdout
+
+
+def test_cli_sends_the_letters_of_a_windows_1252_csv_as_they_were_typed(
+    transaction_id, run_cli, project
+):
+    answers = "question_id,text\r\nq1,Très bon café\r\n"
+    (project / "answers.csv").write_bytes(answers.encode("cp1252"))
+    result = run_cli("text-check", transaction_id, "--answers", "answers.csv", "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["data"][0]["text"] == "Très bon café"
+
+
+def test_cli_shows_the_verdicts_given_before_a_batch_failed_and_names_the_answers_left(
+    sandbox, transaction_id, run_cli, project
+):
+    from surveyctl.sandbox.server import SandboxOptions, start
+
+    # One call in two seconds on the same data: the second batch is answered 429 with a
+    # Retry-After longer than --timeout allows to wait, so it fails after the first was checked.
+    limited = start(SandboxOptions(db_path=sandbox.server.options.db_path, rate_limit=0.5))
+    try:
+        (project / "surveyctl.yaml").write_text(
+            "environments:\n"
+            f"  local: {{host: '{limited.url}', api_key_env: SURVEYCTL_LOCAL_KEY}}\n"
+            "default_environment: local\n"
+        )
+        answers = [{"question_id": f"q{n:02d}", "text": f"Answer {n} is fine"} for n in range(25)]
+        (project / "answers.json").write_text(json.dumps(answers, indent=0))
+        result = run_cli("--timeout", "1.5", "text-check", transaction_id,
+                         "--answers", "answers.json", "--format", "json")  # fmt: skip
+    finally:
+        limited.stop()
+    shown = json.loads(result.stdout)
+    assert result.exit_code == 1
+    assert [d["question_id"] for d in shown["data"]] == [f"q{n:02d}" for n in range(20)]
+    assert shown["not_checked"] == [f"q{n:02d}" for n in range(20, 25)]
+    assert "the check stopped after 20 of 25 answer(s)" in result.stderr
+    assert "the 5 answer(s) left (from line 82 on) were not checked" in result.stderr
+
+
+def test_cli_refuses_a_utf8_csv_with_a_stray_byte_instead_of_garbling_its_letters(
+    transaction_id, run_cli, project
+):
+    answers = "question_id,text\nq1,Très bon café\nq2,ok \xff\n".encode("utf-8")
+    (project / "answers.csv").write_bytes(answers.replace(b"\xc3\xbf", b"\xff"))
+    result = run_cli("text-check", transaction_id, "--answers", "answers.csv")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: answers.csv:3: the file is not UTF-8 text (byte ")
+    assert "Ã" not in result.stdout

@@ -139,3 +139,16 @@ def test_moving_a_status_still_answers_in_one_line(api, run_cli):
     survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
     result = run_cli("status", str(survey_id), "live", "--yes")
     assert result.stdout == f"survey {survey_id} is live (22)\n"
+
+
+def test_the_spend_of_a_price_with_more_decimals_than_cents_is_rounded_exactly(api, run_cli):
+    # One complete at $2.675 spends $2.68 to the cent; the float 2.675 is 2.67499... ($2.67).
+    spec = survey_manifest("fieldwork", offer_price=2.675)["spec"]
+    survey_id = api.create_survey(spec)["ps_survey_id"]
+    api.set_survey_status(survey_id, LIVE)
+    api.simulate_traffic(survey_id, {"respondents": 20, "seed": 11, "hold": True})
+    held, _ = api.get_transactions_page(survey_id, status=[16])
+    api.set_transaction_status(survey_id, held[0]["Transaction ID"], 21)
+    result = run_cli("status", str(survey_id))
+    assert result.exit_code == 0, result.stderr
+    assert "  spend      $2.68" in result.stdout.splitlines()
