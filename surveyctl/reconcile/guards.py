@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from surveyctl.money import cents, dollars
 from surveyctl.reconcile.plan import Note, Plan
 
 if TYPE_CHECKING:  # only for the type: the configuration loads YAML
@@ -48,16 +50,19 @@ class Excess:
 def excesses(plan: Plan, guards: Guards) -> list[Excess]:
     """Every guard of `guards` the plan goes over."""
     found = []
-    spend = plan.spend_totals()
-    increase = round((spend.after or 0.0) - (spend.before or 0.0), 2)
+    increase = spend_increase(plan)
     limit = guards.max_spend_increase
     if limit is not None and increase > limit:
+        spend = plan.spend_totals()
+        net = (spend.after or 0.0) - (spend.before or 0.0)
+        sign = "-" if net < 0 else "+"
+        offset = f" (net {sign}{_dollars(abs(net))})" if round(net, 2) != increase else ""
         found.append(
             Excess(
                 "max_spend_increase",
                 SPEND_INCREASE,
-                f"the plan raises the estimated spend by {_dollars(increase)}, more than "
-                f"max_spend_increase {_dollars(limit)}",
+                f"the plan raises the estimated spend of its surveys by {_dollars(increase)} "
+                f"in all{offset}, more than max_spend_increase {_dollars(limit)}",
             )
         )
     destroys = plan.counts()["destroy"]
@@ -122,6 +127,21 @@ def add_guard_notes(
         if note not in plan.notes:
             plan.notes.append(note)
     plan.overrides = allowed
+
+
+def spend_increase(plan: Plan) -> float:
+    """What the plan adds to the estimated spend, survey by survey (creates included): the
+    cuts of others do not offset it, since completes already paid for are not given back and
+    a lowered target need not be reached, while a raised one commits new money."""
+    raised = (
+        max(
+            Decimal(0),
+            (dollars(r.spend.after) or Decimal(0)) - (dollars(r.spend.before) or Decimal(0)),
+        )
+        for r in plan.resources
+        if r.spend is not None
+    )
+    return cents(sum(raised, Decimal(0)))
 
 
 def _dollars(amount: float) -> str:

@@ -113,9 +113,10 @@ def test_an_update_that_raises_spend_counts_only_what_it_adds(project, guarded, 
     guarded(max_spend_increase=99.99)
     refused = run_cli("plan", "manifests")
     assert refused.exit_code == 1
-    assert "raises the estimated spend by $100.00, more than max_spend_increase $99.99" in (
-        refused.stdout
-    )
+    assert (
+        "raises the estimated spend of its surveys by $100.00 in all, more than "
+        "max_spend_increase $99.99"
+    ) in refused.stdout
 
 
 def test_a_guard_note_names_the_guard_the_environment_and_the_config_file(

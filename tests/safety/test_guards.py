@@ -29,9 +29,10 @@ def test_a_spend_guard_stops_apply_and_its_override_lets_it_through(project, gua
     surveys_before = len(api.list_surveys())
     refused = run_cli("apply", "manifests", "--auto-approve")
     assert refused.exit_code == 1
-    assert "raises the estimated spend by $500.00, more than max_spend_increase $400.00" in (
-        refused.stdout
-    )
+    assert (
+        "raises the estimated spend of its surveys by $500.00 in all, more than "
+        "max_spend_increase $400.00"
+    ) in refused.stdout
     assert "--allow-spend-increase" in refused.stdout
     assert len(api.list_surveys()) == surveys_before
     allowed = run_cli("apply", "manifests", "--auto-approve", "--allow-spend-increase")
@@ -53,6 +54,25 @@ def test_a_plan_over_a_guard_is_an_error_in_every_format(project, guarded, run_c
     assert "apply refuses it without --allow-spend-increase" in note["message"]
     assert "**Errors (apply is blocked):**" in markdown.stdout
     assert "`guards.max_spend_increase`: the plan raises" in markdown.stdout
+
+
+def test_a_raise_offset_by_a_cut_elsewhere_is_still_over_the_spend_guard(
+    project, guarded, api, run_cli
+):
+    write_manifest(project, survey_manifest("raised"))
+    write_manifest(project, survey_manifest("cut"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    guarded(max_spend_increase=400)
+    write_manifest(project, survey_manifest("raised", offer_price=5.0))  # $500 -> $1,000
+    write_manifest(project, survey_manifest("cut", offer_price=0.0))  # $500 -> $0
+    refused = run_cli("apply", "manifests", "--auto-approve")
+    assert refused.exit_code == 1
+    assert (
+        "raises the estimated spend of its surveys by $500.00 in all (net +$0.00), more than "
+        "max_spend_increase $400.00"
+    ) in refused.stdout
+    raised = api.get_survey(_state(project).survey("raised").ps_survey_id)
+    assert raised["offer_price"] == 2.5
 
 
 def test_a_plan_under_its_guards_has_no_guard_note(project, guarded, run_cli):
