@@ -168,14 +168,26 @@ def record_adoption(store: StateBackend, adoption: Adoption) -> None:
 
 def save_adoption(store: StateBackend, adoption: Adoption, path: Path) -> None:
     """Writes the manifest to `path`, then records the resource; the file is removed again
-    when the state cannot be written. The manifest comes first because a resource recorded
+    when the state was not written. The manifest comes first because a resource recorded
     without one is what `plan --destroy` deletes."""
     write_atomically(path, adoption.text)
     try:
         record_adoption(store, adoption)
     except BaseException:
-        path.unlink(missing_ok=True)
+        # A Ctrl-C can arrive once the record is stored, before the write returns: the
+        # stored state decides, read afresh, not the exception.
+        if not _recorded(store, adoption):
+            path.unlink(missing_ok=True)
         raise
+
+
+def _recorded(store: StateBackend, adoption: Adoption) -> bool:
+    """Whether the stored state records `adoption`'s address, which was free when the import
+    began under the lock (False when the state cannot be read)."""
+    try:
+        return adoption.address in store.load(verify=False).resources
+    except SurveyctlError:
+        return False
 
 
 def manifest_yaml(manifest: dict, source: str) -> str:

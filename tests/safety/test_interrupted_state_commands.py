@@ -10,7 +10,10 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from surveyctl.api import ApiClient
+from surveyctl.reconcile.importer import save_adoption, survey_adoption
 from surveyctl.state import FileStateStore
 
 from .conftest import SURVEY_SPEC, configure
@@ -47,3 +50,29 @@ def test_ctrl_c_while_import_all_unmanaged_reads_exits_130_and_records_nothing(
     store = FileStateStore(project / ".surveyctl" / "state" / "local.json")
     assert store.lock_holder() is None
     assert store.load().resources == {}
+
+
+class SignalledAfterWrites(FileStateStore):
+    """The file state, with a real SIGINT sent to this process as each write is on disk: a
+    Ctrl-C pressed at that instant, which Python raises as the write returns."""
+
+    def _durable(self, written) -> None:
+        super()._durable(written)
+        os.kill(os.getpid(), signal.SIGINT)
+
+
+def test_a_ctrl_c_as_an_import_is_recorded_keeps_the_manifest_of_the_recorded_survey(
+    project, api
+):
+    live = api.get_survey(api.create_survey(SURVEY_SPEC)["ps_survey_id"])
+    adoption = survey_adoption(live, "Survey/imported")
+    manifest = project / "manifests" / "imported.yaml"
+    manifest.parent.mkdir()
+    store = SignalledAfterWrites(project / ".surveyctl" / "state" / "local.json", "local")
+
+    with pytest.raises(KeyboardInterrupt), store.locked("import"):
+        save_adoption(store, adoption, manifest)
+
+    recorded = FileStateStore(project / ".surveyctl" / "state" / "local.json").load()
+    assert recorded.resources["Survey/imported"].ps_survey_id == live["ps_survey_id"]
+    assert manifest.exists()  # without it, `plan --destroy` would delete the survey
