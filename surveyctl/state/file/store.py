@@ -219,7 +219,12 @@ class FileStateStore(StoreBase):
     def _flush_quietly(self) -> None:
         # On the way out of a failed command: whatever cannot be compacted now stays in the
         # log, which the next reader replays, so the original error is the one to report.
+        # The files are read afresh first: a Ctrl-C between a line's append and its use in
+        # memory leaves the memory without a change the log holds, and folding the memory in
+        # would lose it.
         try:
+            with self._mutex:
+                self._state = None
             self._flush_if_locked()
         except (StateError, LockError):
             pass
