@@ -1,0 +1,58 @@
+"""A file system that takes the change log's lines but cannot take a rewrite of the state file
+(a disk nearly full; here a real kernel limit on the size of a file the process writes, which
+fails the write as a full disk does): an apply that did and recorded everything says so, with
+a warning, instead of failing at the very end and losing its report."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from surveyctl.state import FileStateStore
+
+from ..reconcile.conftest import Manifests, survey_manifest
+
+# Larger than one line of the change log, smaller than the state file of SURVEYS surveys.
+FILE_SIZE_LIMIT = 2_000
+SURVEYS = 8
+
+
+def limited_file_size() -> None:
+    """In the child: writes past FILE_SIZE_LIMIT fail (EFBIG) instead of killing it."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
+
+
+def test_an_apply_whose_state_file_cannot_be_rewritten_reports_its_recorded_writes(
+    project, run_cli
+):
+    manifests = Manifests(project)
+    for number in range(SURVEYS):
+        manifests.write(survey_manifest(f"full-{number}"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    state_path = project / ".surveyctl" / "state" / "local.json"
+    assert state_path.stat().st_size > FILE_SIZE_LIMIT
+    manifests.write(survey_manifest("full-0", offer_price=4))
+
+    applied = subprocess.run(
+        [sys.executable, "-m", "surveyctl", "apply", "manifests", "--auto-approve"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+        preexec_fn=limited_file_size,
+    )
+
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert "Apply complete! Resources: 0 added, 1 changed, 0 destroyed." in applied.stdout
+    assert "every write of this command is kept in" in applied.stderr
+    assert "local.changes.jsonl" in applied.stderr
+    state = FileStateStore(state_path).load()
+    assert state.resources["Survey/full-0"].last_applied["offer_price"] == 4
+    assert json.loads(Path(state_path).read_text())["serial"] < state.serial  # in the log only
+    assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
