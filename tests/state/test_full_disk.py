@@ -56,3 +56,35 @@ def test_an_apply_whose_state_file_cannot_be_rewritten_reports_its_recorded_writ
     assert state.resources["Survey/full-0"].last_applied["offer_price"] == 4
     assert json.loads(Path(state_path).read_text())["serial"] < state.serial  # in the log only
     assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
+
+
+def test_an_apply_whose_change_log_fills_the_disk_halts_and_the_next_apply_settles_it(
+    project, run_cli
+):
+    manifests = Manifests(project)
+    for number in range(SURVEYS):
+        manifests.write(survey_manifest(f"full-{number}"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    for number in range(SURVEYS):
+        manifests.write(survey_manifest(f"full-{number}", offer_price=4))
+
+    # One write at a time: two lines of the log fit under the limit, the third does not.
+    halted = subprocess.run(
+        [sys.executable, "-m", "surveyctl", "apply", "manifests", "--auto-approve"]
+        + ["--parallelism", "1"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+        preexec_fn=limited_file_size,
+    )
+
+    shown = halted.stdout + halted.stderr
+    assert halted.returncode == 1, shown
+    assert "not attempted (a state write failed)" in shown
+    assert "Traceback" not in shown
+    rerun = run_cli("apply", "manifests", "--auto-approve")
+    assert rerun.exit_code == 0, rerun.stdout + rerun.stderr
+    assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
+    state = FileStateStore(project / ".surveyctl" / "state" / "local.json").load()
+    assert {r.last_applied["offer_price"] for r in state.resources.values()} == {4}
