@@ -1,7 +1,8 @@
-"""A file system that takes the change log's lines but cannot take a rewrite of the state file
-(a disk nearly full; here a real kernel limit on the size of a file the process writes, which
-fails the write as a full disk does): an apply that did and recorded everything says so, with
-a warning, instead of failing at the very end and losing its report."""
+"""A disk nearly full: here a real kernel limit on the size of a file the process writes, which
+fails the write as a full disk does. An apply whose writes are in the change log but whose
+state file cannot be rewritten reports them, with a warning; one whose log stops taking lines
+halts and the next apply settles what it did; an import whose manifest cannot be written says
+so in one sentence and records nothing."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from pathlib import Path
 from surveyctl.state import FileStateStore
 
 from ..reconcile.conftest import Manifests, survey_manifest
+from ..safety.conftest import SURVEY_SPEC
 
 # Larger than one line of the change log, smaller than the state file of SURVEYS surveys.
 FILE_SIZE_LIMIT = 2_000
@@ -88,3 +90,38 @@ def test_an_apply_whose_change_log_fills_the_disk_halts_and_the_next_apply_settl
     assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
     state = FileStateStore(project / ".surveyctl" / "state" / "local.json").load()
     assert {r.last_applied["offer_price"] for r in state.resources.values()} == {4}
+
+
+def test_an_import_whose_manifest_cannot_be_written_is_one_sentence_and_records_nothing(
+    project, api
+):
+    # A manifest of 20 quotas is larger than the files the disk still takes; the lock fits.
+    quotas = [
+        {
+            "buyer_quota_id": f"region-{number:02d}",
+            "required_count": 10,
+            "criteria": [{"qualification_code": 211, "condition_codes": ["111", "112"]}],
+        }
+        for number in range(20)
+    ]
+    survey_id = api.create_survey({**SURVEY_SPEC, "quotas": quotas})["ps_survey_id"]
+    (project / "manifests").mkdir()
+
+    imported = subprocess.run(
+        [sys.executable, "-m", "surveyctl", "import", str(survey_id), "--name", "big"]
+        + ["--out", "manifests/big.yaml"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+        preexec_fn=limited_file_size,
+    )
+
+    assert imported.returncode == 1, imported.stderr
+    assert imported.stderr.endswith(
+        "manifests/big.yaml: File too large; Survey/big was not recorded\n"
+    ), imported.stderr
+    assert "Traceback" not in imported.stderr
+    assert not (project / "manifests" / "big.yaml").exists()
+    assert FileStateStore(project / ".surveyctl" / "state" / "local.json").load().resources == {}
+
