@@ -2,7 +2,7 @@
 fails the write as a full disk does. An apply whose writes are in the change log but whose
 state file cannot be rewritten reports them, with a warning; one whose log stops taking lines
 halts and the next apply settles what it did; an import whose manifest cannot be written says
-so in one sentence and records nothing."""
+so in one sentence and records nothing; a plan whose attribute cache cannot be written plans."""
 
 from __future__ import annotations
 
@@ -125,3 +125,20 @@ def test_an_import_whose_manifest_cannot_be_written_is_one_sentence_and_records_
     assert not (project / "manifests" / "big.yaml").exists()
     assert FileStateStore(project / ".surveyctl" / "state" / "local.json").load().resources == {}
 
+
+
+def test_a_plan_on_a_disk_too_full_for_the_attribute_cache_still_plans(project):
+    gender = [{"attribute": "Gender", "answers": ["Male", "Female"]}]
+    Manifests(project).write(survey_manifest("named", qualifications=gender))
+
+    planned = subprocess.run(
+        [sys.executable, "-m", "surveyctl", "plan", "manifests"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+        preexec_fn=limited_file_size,  # the catalogue's cache file is far larger
+    )
+
+    assert planned.returncode == 0, planned.stderr
+    assert "Plan: 1 to add, 0 to change, 0 to destroy." in planned.stdout
