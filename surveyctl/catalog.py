@@ -207,7 +207,10 @@ class Catalog:
             "fetched_at": time.time(),
             "attributes": items,
         }
-        write_atomically(path, json.dumps(payload))
+        try:
+            write_atomically(path, json.dumps(payload))
+        except OSError:
+            pass  # a full disk or a read-only folder: a cache not written is fetched again
 
 
 def _attribute(item: dict, localization: str) -> Attribute:

@@ -157,9 +157,12 @@ def require_sandbox(environment: Environment, command: str) -> None:
 
 
 class Interrupted(SurveyctlError):
-    """A command stopped by SIGINT or SIGTERM before it changed anything; exit code 130."""
+    """A command stopped by SIGINT or SIGTERM; `exit_code` is the shell's for the signal:
+    130 for SIGINT (Ctrl-C), 143 for SIGTERM (a cancelled CI job, a stopped container)."""
 
-    exit_code = 130
+    def __init__(self, message: str, exit_code: int = 128 + signal.SIGINT):
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 class Interrupts:
@@ -182,6 +185,13 @@ class Interrupts:
         self._on_signal = on_signal
         self._finishing = False
         self._previous: dict[int, object] = {}
+        self.received: int | None = None  # the first signal
+
+    @property
+    def exit_code(self) -> int:
+        """128 + the first signal's number, as a shell reports a command it ended: 130 for
+        SIGINT, 143 for SIGTERM (130 when none came)."""
+        return 128 + (self.received or signal.SIGINT)
 
     def __enter__(self) -> Interrupts:
         if threading.current_thread() is threading.main_thread():
@@ -199,6 +209,7 @@ class Interrupts:
         self._finishing = True
 
     def _handle(self, number: int, frame) -> None:
+        self.received = self.received or number
         if not self._finishing:
             raise KeyboardInterrupt
         first = not self.stop.is_set()

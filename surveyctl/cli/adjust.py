@@ -153,14 +153,16 @@ def _submit(
             signals.finish_in_flight()
         except KeyboardInterrupt:
             raise Interrupted(
-                "adjust interrupted before anything was sent; nothing was submitted"
+                "adjust interrupted before anything was sent; nothing was submitted",
+                signals.exit_code,
             ) from None
         pairs = [(t, upload.surveys.get(t)) for t in upload.transaction_ids]
         record = journal.sending(file, pairs, survey_id, [r.ref for r in earlier])
         if signals.stop.is_set():
             journal.settle(record, "withdrawn", reason="interrupted before it was sent")
             raise Interrupted(
-                "adjust interrupted before the request was sent; nothing was submitted"
+                "adjust interrupted before the request was sent; nothing was submitted",
+                signals.exit_code,
             )
         response, unrecorded = submit(client, journal, record, upload, survey_id)
     render_summary(response, console)  # the adjustment id reaches stdout before anything else
@@ -182,7 +184,8 @@ def _submit(
     if signals.stop.is_set():
         raise Interrupted(
             f"adjust interrupted: the adjustment in flight was answered and recorded "
-            f"({response.get('adjustment_id', '?')})"
+            f"({response.get('adjustment_id', '?')})",
+            signals.exit_code,
         )
 
 

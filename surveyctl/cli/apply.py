@@ -34,8 +34,6 @@ if TYPE_CHECKING:
     from surveyctl.reconcile.apply import Outcome
     from surveyctl.reconcile.plan import Plan
 
-INTERRUPTED_EXIT = 130
-
 
 @click.command("apply")
 @click.argument("target", nargs=-1, type=click.Path(path_type=Path))
@@ -132,7 +130,8 @@ def apply_command(
     assert output.apply is not None  # the option offers only formats with a report
     click.echo(output.apply(report, use_color()), nl=False)
     if report.verdict in ("incomplete", "interrupted"):
-        click.get_current_context().exit(INTERRUPTED_EXIT if report.result.interrupted else 1)
+        result = report.result
+        click.get_current_context().exit(result.exit_code if result.interrupted else 1)
 
 
 def _check_targets_exist(targets: tuple[Path, ...]) -> None:

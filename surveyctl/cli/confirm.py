@@ -8,6 +8,8 @@ not let through, asks when a person must confirm, and says whether to go ahead.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import TypeVar
 
 import click
 
@@ -54,15 +56,33 @@ def ask(environment: Environment, action: str) -> bool:
     question = action[0].upper() + action[1:]
     if environment.protected:
         return typed_yes(f"Environment {environment.name!r} is protected. {question}")
-    return click.confirm(f"{question}?", default=False)
+    return _interruptible(lambda: click.confirm(f"{question}?", default=False))
 
 
 def typed_yes(question: str) -> bool:
     """Asks `question` and goes ahead only when the answer is `yes` typed in full."""
-    answer = click.prompt(
-        f"{question}? Only 'yes' will be accepted", default="", show_default=False
+    answer = _interruptible(
+        lambda: click.prompt(
+            f"{question}? Only 'yes' will be accepted", default="", show_default=False
+        )
     )
     return answer.strip() == "yes"
+
+
+Answer = TypeVar("Answer")
+
+
+def _interruptible(question: Callable[[], Answer]) -> Answer:
+    """Asks; Ctrl-C (or SIGTERM, which apply turns into the same) while the question waits
+    stays a KeyboardInterrupt. click turns it into Abort ("Aborted!", exit 1), which would hide
+    it from the command: apply then says that nothing was applied and exits 130, as for an
+    interruption anywhere else before its writes. End of input (EOF) stays Abort."""
+    try:
+        return question()
+    except click.Abort as exc:
+        if isinstance(exc.__context__, KeyboardInterrupt):
+            raise KeyboardInterrupt from None
+        raise
 
 
 def refuse_unapprovable(ctx: CliContext, approved: bool, flag: str = "--auto-approve") -> None:

@@ -63,11 +63,14 @@ def conformance_command(
     show = _print_row if output_format == "text" else None
     if show is not None:
         _print_header()
+    interrupts = Interrupts()
     try:
-        with Interrupts():
+        with interrupts:
             report = run_conformance(client, journal, environment.name, locale=locale, on_row=show)
     except KeyboardInterrupt:
-        raise Interrupted(f"conformance check interrupted; {left_behind(journal)}") from None
+        raise Interrupted(
+            f"conformance check interrupted; {left_behind(journal)}", interrupts.exit_code
+        ) from None
     except (LeftoverStuck, ConformanceBusy):  # the journal names no draft of this run
         raise
     except SurveyctlError as exc:

@@ -3,7 +3,8 @@
 Sub-commands are imported only when used, so `surveyctl --help` and a plain `validate` stay
 fast: the root's help lists them from SUMMARIES, without importing any. A `SurveyctlError`
 becomes one line on stderr and exit code 1; `--debug` also shows the traceback and the HTTP
-exchange. Any other exception is a bug: its traceback is shown and the exit code is 1. The API
+exchange. Ctrl-C (KeyboardInterrupt) that no command handles itself is one line and exit
+code 130. Any other exception is a bug: its traceback is shown and the exit code is 1. The API
 key is redacted from all of it (the access-token header is never logged).
 """
 
@@ -87,6 +88,9 @@ GLOBAL_OPTIONS_WITH_VALUE = ("--env", "--config", "--timeout")
 # The longest --timeout: a day. Far larger ones overflow a socket's deadline (time_t).
 MAX_TIMEOUT = 86400
 GLOBAL_FLAGS = ("--debug", "--no-color")
+# The exit code of a command stopped by Ctrl-C (128 + SIGINT), as a shell reports it.
+INTERRUPTED_EXIT = 130
+
 # With this option on the line, exit code 2 means "the plan has changes" (as in Terraform), so
 # usage errors exit 1 instead of click's 2.
 DETAILED_EXITCODE = "--detailed-exitcode"
@@ -166,6 +170,13 @@ class LazyGroup(click.Group):
             raise _usage_error(ctx, exc) from None
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
+        except KeyboardInterrupt:
+            # click would say "Aborted!" and exit 1, as for a refused question: an interrupted
+            # command exits 130, as a shell reports one, and says so. Each state write is
+            # atomic (surveyctl.state), so what it recorded before the signal stays recorded.
+            error = UserError("interrupted (Ctrl-C); the command stopped before it finished")
+            error.exit_code = INTERRUPTED_EXIT
+            raise error from None
         except SurveyctlError as exc:
             if isinstance(ctx.obj, CliContext) and ctx.obj.debug:
                 click.echo(_redacted(traceback.format_exc()), err=True, nl=False)

@@ -75,6 +75,8 @@ class ApplyResult:
     # LOCK_LOST or STATE_FAILED when the apply halted: a write in flight may have reached the
     # marketplace without its record.
     halted: str = ""
+    # When interrupted: 128 + the signal's number (130 SIGINT, 143 SIGTERM), as a shell says.
+    exit_code: int = 130
 
     @property
     def failed(self) -> list[Outcome]:

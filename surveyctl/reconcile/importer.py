@@ -42,6 +42,7 @@ from surveyctl.reconcile.merge import GROUP_MEMBERSHIP_FIELDS
 from surveyctl.reconcile.normalise import group_update_body, update_body
 from surveyctl.resources import EXCLUSION_GROUP, SURVEY, address, check_name, name_of
 from surveyctl.state import GroupRecord, Record, State, StateBackend, SurveyRecord
+from surveyctl.state.paths import os_error_message
 
 # Values the service gives a survey created without them (the sandbox and the documented
 # create response): a manifest that repeated them would claim settings nobody chose.
@@ -168,14 +169,32 @@ def record_adoption(store: StateBackend, adoption: Adoption) -> None:
 
 def save_adoption(store: StateBackend, adoption: Adoption, path: Path) -> None:
     """Writes the manifest to `path`, then records the resource; the file is removed again
-    when the state cannot be written. The manifest comes first because a resource recorded
+    when the state was not written. The manifest comes first because a resource recorded
     without one is what `plan --destroy` deletes."""
-    write_atomically(path, adoption.text)
+    try:
+        write_atomically(path, adoption.text)
+    except OSError as exc:  # a full disk, a folder made read-only since the check
+        raise ImportRefused(
+            f"{os_error_message(exc, path, 'write the manifest')}; {adoption.address} was not "
+            "recorded"
+        ) from exc
     try:
         record_adoption(store, adoption)
     except BaseException:
-        path.unlink(missing_ok=True)
+        # A Ctrl-C can arrive once the record is stored, before the write returns: the
+        # stored state decides, read afresh, not the exception.
+        if not _recorded(store, adoption):
+            path.unlink(missing_ok=True)
         raise
+
+
+def _recorded(store: StateBackend, adoption: Adoption) -> bool:
+    """Whether the stored state records `adoption`'s address, which was free when the import
+    began under the lock (False when the state cannot be read)."""
+    try:
+        return adoption.address in store.load(verify=False).resources
+    except SurveyctlError:
+        return False
 
 
 def manifest_yaml(manifest: dict, source: str) -> str:

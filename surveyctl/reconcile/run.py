@@ -330,7 +330,9 @@ def apply_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> A
             signals.finish_in_flight()
         except KeyboardInterrupt:
             # Before the writes: the lock is released on the way out and nothing was sent.
-            raise Interrupted("apply interrupted before any change; nothing was applied") from None
+            raise Interrupted(
+                "apply interrupted before any change; nothing was applied", signals.exit_code
+            ) from None
         record_recovered(plan, store)  # before the writes: they build on what it records
         record_settled(plan, store)
         record_seen(plan, store)
@@ -345,6 +347,7 @@ def apply_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> A
             )
         else:
             result = ApplyResult()
+        result.exit_code = signals.exit_code
         _report_unattempted(plan, result, hooks)
         if not result.halted:  # its state write would fail too, and the report be lost
             _report(forget_gone(plan, store), result, hooks)

@@ -74,6 +74,23 @@ def lock_lost(environment: str | None, where: str) -> LockLost:
     )
 
 
+class LockWaitInterrupted(LockError):
+    """Ctrl-C (SIGINT) while waiting for the lock another command holds: nothing was done
+    and nothing is held, so the command ends there, with the exit code of an interrupted
+    command rather than click's "Aborted!" and 1."""
+
+    exit_code = 130
+
+
+def wait_interrupted(environment: str | None, holder: LockInfo | None) -> LockWaitInterrupted:
+    """The one sentence both backends say when a wait for their lock is interrupted."""
+    env = f" of environment {environment!r}" if environment else ""
+    held = f" (held by {holder.describe()})" if holder is not None else ""
+    return LockWaitInterrupted(
+        f"interrupted while waiting for the state lock{env}{held}; nothing was changed"
+    )
+
+
 class LockHeld(LockError):
     """Someone else holds the lock; the message names them and how to force-unlock."""
 
@@ -221,7 +238,10 @@ class StateLock:
                         return mine
                 if time.monotonic() >= deadline:
                     raise LockHeld(self._held_message(holder), holder)
-                time.sleep(POLL_SECONDS)
+                try:
+                    time.sleep(POLL_SECONDS)
+                except KeyboardInterrupt:
+                    raise wait_interrupted(self.environment, holder) from None
         except OSError as exc:
             raise LockError(os_error_message(exc, self.path, "take the state lock")) from exc
 

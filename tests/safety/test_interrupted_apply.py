@@ -1,5 +1,6 @@
 """An interrupted apply finishes the writes in flight, records them, sends nothing new,
-reports what was and was not done, and exits 130."""
+reports what was and was not done, and exits as a shell reports the signal: 130 for SIGINT
+(Ctrl-C), 143 for SIGTERM."""
 
 from __future__ import annotations
 
@@ -65,7 +66,7 @@ def test_an_interrupted_apply_leaves_state_consistent_with_the_service(
     process = _apply(project, "--parallelism", "4")
     out, err = _interrupt_after(process, 5, number)
 
-    assert process.returncode == 130, out + err
+    assert process.returncode == 128 + number, out + err
     assert f"{signal.Signals(number).name} received: the writes in flight finish" in err
     assert "Apply interrupted:" in out and "not attempted (interrupted):" in out
     state = FileStateStore(project / ".surveyctl" / "state" / "local.json").load()
@@ -122,3 +123,47 @@ def test_an_apply_interrupted_while_planning_changes_nothing_and_releases_the_lo
     titles = {s["survey_title"] for s in ApiClient(url, "sandbox-buyer-1").list_surveys()}
     assert "Renamed" not in titles
     assert FileStateStore(project / ".surveyctl" / "state" / "local.json").lock_holder() is None
+
+
+def _apply_on_a_terminal(project) -> subprocess.Popen:
+    """`surveyctl apply` with a pseudo-terminal for its input, so that it asks; returned once
+    the question is on its stdout."""
+    leader, follower = os.openpty()
+    env = {**os.environ, "SURVEYCTL_LOCAL_KEY": "sandbox-buyer-1", "NO_COLOR": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "surveyctl", "apply", "manifests"],
+        cwd=project,
+        env=env,
+        stdin=follower,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    os.close(follower)
+    process.terminal = leader  # kept open until the process ends
+    shown = b""
+    while b"Only 'yes' will be accepted" not in shown:
+        chunk = os.read(process.stdout.fileno(), 4096)
+        assert chunk, shown.decode()
+        shown += chunk
+    # The question is written before the read begins; a signal in between would be seen only
+    # once a line is typed (Python checks for signals when the read is interrupted).
+    time.sleep(0.5)
+    return process
+
+
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_at_the_question_applies_nothing_and_exits_128_plus_its_number(
+    project, sandbox, number
+):
+    write_manifest(project, survey_manifest("asked"))
+    process = _apply_on_a_terminal(project)
+    process.send_signal(number)
+    _, err = process.communicate(timeout=60)
+    os.close(process.terminal)
+
+    assert process.returncode == 128 + number, err.decode()
+    assert "apply interrupted before any change; nothing was applied" in err.decode()
+    assert "Aborted!" not in err.decode()
+    assert FileStateStore(project / ".surveyctl" / "state" / "local.json").lock_holder() is None
+    titles = {s["survey_title"] for s in ApiClient(sandbox.url, "sandbox-buyer-1").list_surveys()}
+    assert survey_manifest("asked")["spec"]["survey_title"] not in titles

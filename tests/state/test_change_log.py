@@ -4,6 +4,8 @@ into the JSON file, and a writer killed at any point loses nothing it wrote."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -69,6 +71,26 @@ def test_a_failing_command_still_compacts_what_it_wrote(store):
         store.record("Survey/a", survey(1))
         raise RuntimeError("the command failed after a write")
     assert "Survey/a" in json.loads(store.path.read_text())["resources"]
+
+
+class SignalledAfterLogging(FileStateStore):
+    """The file state, with a real SIGINT sent to this process as each change is appended to
+    the log: a Ctrl-C pressed at that instant, raised before the write returns."""
+
+    def _persist(self, change, state):
+        written = super()._persist(change, state)
+        os.kill(os.getpid(), signal.SIGINT)
+        return written
+
+
+def test_a_write_interrupted_once_it_is_in_the_log_is_kept_when_the_command_ends(tmp_path):
+    path = state_file(tmp_path / ".surveyctl" / "state", "staging")
+    store = SignalledAfterLogging(path)
+    with pytest.raises(KeyboardInterrupt), store.locked("state mv"):
+        store.record("Survey/a", survey(1))
+    # The line was in the log, so the state holds it, in the JSON file the command folded.
+    assert "Survey/a" in json.loads(path.read_text())["resources"]
+    assert FileStateStore(path).load().resources["Survey/a"].ps_survey_id == 1
 
 
 WRITER = textwrap.dedent(

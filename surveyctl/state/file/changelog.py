@@ -14,6 +14,7 @@ compaction, so the history reader skips such a fragment and keeps one line per s
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import threading
@@ -114,10 +115,7 @@ class ChangeLog:
         """Writes one line; returns what `sync` needs to wait for it. StateError (and the log
         as it was) when it fails."""
         try:
-            handle = self._open()
-            handle.seek(self.size)
-            handle.write(line)
-            handle.flush()
+            _write_at(self._open(), line, self.size)
         except OSError as exc:
             self._cut_back()
             raise StateError(os_error_message(exc, self.path, "write the state")) from exc
@@ -178,7 +176,9 @@ class ChangeLog:
         if self._handle is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-            self._handle = os.fdopen(fd, "r+b")
+            # Unbuffered: a line the disk refused must not wait in a buffer, to be flushed by
+            # a later write or by close() (which would then fail, or record a failed write).
+            self._handle = os.fdopen(fd, "r+b", buffering=0)
             # Cut a torn line a killed writer left, so that the next line starts cleanly.
             self._handle.truncate(self.size)
         return self._handle
@@ -189,6 +189,18 @@ class ChangeLog:
                 self._handle.truncate(self.size)
         except OSError:
             pass
+
+
+def _write_at(handle: BinaryIO, data: bytes, offset: int) -> None:
+    """Writes all of `data` at `offset` through an unbuffered handle; OSError when the file
+    system takes only a part (a full disk takes what fits, then refuses the rest)."""
+    handle.seek(offset)
+    view = memoryview(data)
+    while view:
+        written = handle.write(view)
+        if not written:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        view = view[written:]
 
 
 def _read_bytes(path: Path) -> bytes | None:

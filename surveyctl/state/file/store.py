@@ -99,7 +99,7 @@ class FileStateStore(StoreBase):
                 self._flush_quietly()
                 raise
             else:
-                self._flush_if_locked()
+                self._flush_at_end()
             finally:
                 self._operation = None
                 self._lock_id = None
@@ -216,10 +216,28 @@ class FileStateStore(StoreBase):
             return
         self.flush()
 
+    def _flush_at_end(self) -> None:
+        """Folds the log in at the end of a command that went well. Its writes are on disk in
+        the log already, so a fold that fails (a full disk, a file that cannot be replaced)
+        loses nothing: the next reader replays the log. It is a note, not the failure of a
+        command whose work is done and recorded (an apply would lose its report to it)."""
+        try:
+            self._flush_if_locked()
+        except StateError as exc:
+            self._note(
+                f"{exc}; every write of this command is kept in {self._log.path}, and the "
+                f"next command folds it into {self.path.name}"
+            )
+
     def _flush_quietly(self) -> None:
         # On the way out of a failed command: whatever cannot be compacted now stays in the
         # log, which the next reader replays, so the original error is the one to report.
+        # The files are read afresh first: a Ctrl-C between a line's append and its use in
+        # memory leaves the memory without a change the log holds, and folding the memory in
+        # would lose it.
         try:
+            with self._mutex:
+                self._state = None
             self._flush_if_locked()
         except (StateError, LockError):
             pass

@@ -19,7 +19,14 @@ import time
 import psycopg
 from psycopg import sql
 
-from surveyctl.state.lock import POLL_SECONDS, LockError, LockHeld, LockInfo, lock_lost
+from surveyctl.state.lock import (
+    POLL_SECONDS,
+    LockError,
+    LockHeld,
+    LockInfo,
+    lock_lost,
+    wait_interrupted,
+)
 from surveyctl.state.postgres.database import Dsn
 from surveyctl.state.postgres.schema import advisory_key
 
@@ -55,7 +62,11 @@ class AdvisoryLock:
                     if holder is not None:
                         raise LockHeld(self._held_message(holder, timeout), holder)
                     continue  # released in the meantime: try again
-                time.sleep(POLL_SECONDS)
+                try:
+                    time.sleep(POLL_SECONDS)
+                except KeyboardInterrupt:
+                    holder = self._holder_if_known(connection)
+                    raise wait_interrupted(self.environment, holder) from None
         except psycopg.Error as exc:
             connection.close()
             raise self.dsn.error(exc, "take the state lock", self.schema) from None
@@ -197,6 +208,13 @@ class AdvisoryLock:
             ((self.key >> 32) & 0xFFFFFFFF, self.key & 0xFFFFFFFF),
         ).fetchone()
         return None if row is None else int(row[0])
+
+    def _holder_if_known(self, connection: psycopg.Connection) -> LockInfo | None:
+        """The holder for a message, when it can be read (None otherwise)."""
+        try:
+            return self.holder(connection)
+        except psycopg.Error:
+            return None
 
     def _wait_for_holder(self, connection: psycopg.Connection) -> LockInfo | None:
         """The holder, once its row is committed (or after a short wait, the stand-in);

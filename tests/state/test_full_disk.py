@@ -1,0 +1,144 @@
+"""A disk nearly full: here a real kernel limit on the size of a file the process writes, which
+fails the write as a full disk does. An apply whose writes are in the change log but whose
+state file cannot be rewritten reports them, with a warning; one whose log stops taking lines
+halts and the next apply settles what it did; an import whose manifest cannot be written says
+so in one sentence and records nothing; a plan whose attribute cache cannot be written plans."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from surveyctl.state import FileStateStore
+
+from ..reconcile.conftest import Manifests, survey_manifest
+from ..safety.conftest import SURVEY_SPEC
+
+# Larger than one line of the change log, smaller than the state file of SURVEYS surveys.
+FILE_SIZE_LIMIT = 2_000
+SURVEYS = 8
+
+
+def limited_file_size() -> None:
+    """In the child: writes past FILE_SIZE_LIMIT fail (EFBIG) instead of killing it."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
+
+
+def test_an_apply_whose_state_file_cannot_be_rewritten_reports_its_recorded_writes(
+    project, run_cli
+):
+    manifests = Manifests(project)
+    for number in range(SURVEYS):
+        manifests.write(survey_manifest(f"full-{number}"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    state_path = project / ".surveyctl" / "state" / "local.json"
+    assert state_path.stat().st_size > FILE_SIZE_LIMIT
+    manifests.write(survey_manifest("full-0", offer_price=4))
+
+    applied = subprocess.run(
+        [sys.executable, "-m", "surveyctl", "apply", "manifests", "--auto-approve"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+        preexec_fn=limited_file_size,
+    )
+
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert "Apply complete! Resources: 0 added, 1 changed, 0 destroyed." in applied.stdout
+    assert "every write of this command is kept in" in applied.stderr
+    assert "local.changes.jsonl" in applied.stderr
+    state = FileStateStore(state_path).load()
+    assert state.resources["Survey/full-0"].last_applied["offer_price"] == 4
+    assert json.loads(Path(state_path).read_text())["serial"] < state.serial  # in the log only
+    assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
+
+
+def test_an_apply_whose_change_log_fills_the_disk_halts_and_the_next_apply_settles_it(
+    project, run_cli
+):
+    manifests = Manifests(project)
+    for number in range(SURVEYS):
+        manifests.write(survey_manifest(f"full-{number}"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    for number in range(SURVEYS):
+        manifests.write(survey_manifest(f"full-{number}", offer_price=4))
+
+    # One write at a time: two lines of the log fit under the limit, the third does not.
+    halted = subprocess.run(
+        [sys.executable, "-m", "surveyctl", "apply", "manifests", "--auto-approve"]
+        + ["--parallelism", "1"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+        preexec_fn=limited_file_size,
+    )
+
+    shown = halted.stdout + halted.stderr
+    assert halted.returncode == 1, shown
+    assert "not attempted (a state write failed)" in shown
+    assert "Traceback" not in shown
+    rerun = run_cli("apply", "manifests", "--auto-approve")
+    assert rerun.exit_code == 0, rerun.stdout + rerun.stderr
+    assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
+    state = FileStateStore(project / ".surveyctl" / "state" / "local.json").load()
+    assert {r.last_applied["offer_price"] for r in state.resources.values()} == {4}
+
+
+def test_an_import_whose_manifest_cannot_be_written_is_one_sentence_and_records_nothing(
+    project, api
+):
+    # A manifest of 20 quotas is larger than the files the disk still takes; the lock fits.
+    quotas = [
+        {
+            "buyer_quota_id": f"region-{number:02d}",
+            "required_count": 10,
+            "criteria": [{"qualification_code": 211, "condition_codes": ["111", "112"]}],
+        }
+        for number in range(20)
+    ]
+    survey_id = api.create_survey({**SURVEY_SPEC, "quotas": quotas})["ps_survey_id"]
+    (project / "manifests").mkdir()
+
+    imported = subprocess.run(
+        [sys.executable, "-m", "surveyctl", "import", str(survey_id), "--name", "big"]
+        + ["--out", "manifests/big.yaml"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+        preexec_fn=limited_file_size,
+    )
+
+    assert imported.returncode == 1, imported.stderr
+    assert imported.stderr.endswith(
+        "manifests/big.yaml: File too large; Survey/big was not recorded\n"
+    ), imported.stderr
+    assert "Traceback" not in imported.stderr
+    assert not (project / "manifests" / "big.yaml").exists()
+    assert FileStateStore(project / ".surveyctl" / "state" / "local.json").load().resources == {}
+
+
+
+def test_a_plan_on_a_disk_too_full_for_the_attribute_cache_still_plans(project):
+    gender = [{"attribute": "Gender", "answers": ["Male", "Female"]}]
+    Manifests(project).write(survey_manifest("named", qualifications=gender))
+
+    planned = subprocess.run(
+        [sys.executable, "-m", "surveyctl", "plan", "manifests"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+        preexec_fn=limited_file_size,  # the catalogue's cache file is far larger
+    )
+
+    assert planned.returncode == 0, planned.stderr
+    assert "Plan: 1 to add, 0 to change, 0 to destroy." in planned.stdout
