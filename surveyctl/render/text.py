@@ -193,9 +193,16 @@ def _pending(plan: Plan) -> list[str]:
             f"{'it' if len(adopted) == 1 else 'them'} in the state."
         )
     if plan.drifted and not plan.refresh_only:
+        # Drift the plan overwrites (a teammate's edit in the web UI, or an apply stopped
+        # between its writes) is settled by a plain apply too: say both ways out.
+        either = (
+            "`surveyctl apply` writes the manifests' values again, or "
+            if all(resource.is_change for resource in plan.drifted)
+            else ""
+        )
         sentences.append(
             f"{_many(len(plan.drifted), 'resource')} changed outside surveyctl since the last "
-            "apply (! drift); `surveyctl apply --refresh-only` accepts the live values."
+            f"apply (! drift); {either}`surveyctl apply --refresh-only` accepts the live values."
         )
     if plan.errors:
         sentences.append(f"The plan has {_many(len(plan.errors), 'error')}; apply refuses it.")

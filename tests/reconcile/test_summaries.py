@@ -91,6 +91,27 @@ def test_drift_without_a_change_is_not_no_changes(project, manifests, api, run_c
     assert "1 resource changed outside surveyctl since the last apply" in _last_line(result)
 
 
+def test_drift_the_plan_overwrites_names_apply_as_a_way_out_too(project, manifests, api, run_cli):
+    _applied(run_cli, manifests, survey_manifest("tracker"))
+    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    api.update_survey(survey_id, {**update_body(api.get_survey(survey_id)), "offer_price": 4.0})
+    result = run_cli("plan", "manifests")
+    assert (
+        "1 resource changed outside surveyctl since the last apply (! drift); `surveyctl apply` "
+        "writes the manifests' values again, or `surveyctl apply --refresh-only` accepts the "
+        "live values."
+    ) in _last_line(result)
+
+
+def test_drift_without_a_change_names_only_refresh_only(project, manifests, api, run_cli):
+    _applied(run_cli, manifests, survey_manifest("tracker"))
+    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    api.update_survey(survey_id, {**update_body(api.get_survey(survey_id)), "offer_price": 4.0})
+    manifests.write(survey_manifest("tracker", offer_price=4.0))
+    result = run_cli("plan", "manifests")
+    assert "(! drift); `surveyctl apply --refresh-only` accepts" in _last_line(result)
+
+
 def test_the_spend_covers_unchanged_changed_and_kept_surveys(manifests, run_cli):
     names = ("tracker", "steady", "old")
     _applied(run_cli, manifests, *(survey_manifest(n) for n in names))  # $500 each
