@@ -18,7 +18,7 @@ from surveyctl.errors import SurveyctlError
 from surveyctl.manifests import load_desired
 from surveyctl.model import Survey
 from surveyctl.reconcile import identity, kinds
-from surveyctl.reconcile.discovery import Adopted, adopt_unmanaged
+from surveyctl.reconcile.discovery import Adopted, ProjectSurveys, adopt_unmanaged
 from surveyctl.reconcile.importer import (
     Adoption,
     adopt_group,
@@ -28,7 +28,7 @@ from surveyctl.reconcile.importer import (
     save_adoption,
 )
 from surveyctl.reconcile.program_import import adopt_program
-from surveyctl.resources import split_address
+from surveyctl.resources import SURVEY, split_address
 from surveyctl.safety import check_output_path
 from surveyctl.state import State
 
@@ -267,7 +267,14 @@ def _adopt_all(ctx: CliContext, out_dir: Path, statuses: tuple[int, ...], yes: b
     store = ctx.state_store()
     with store.locked("import"):
         ctx.placed_state(store)
-        outcomes = adopt_unmanaged(ctx.client(), store, out_dir, statuses, on_adopted=_reported)
+        outcomes = adopt_unmanaged(
+            ctx.client(),
+            store,
+            out_dir,
+            statuses,
+            on_adopted=_reported,
+            project=_project_surveys(ctx),
+        )
     adopted = [o for o in outcomes if o.error is None]
     failed = len(outcomes) - len(adopted)
     click.echo(
@@ -276,6 +283,18 @@ def _adopt_all(ctx: CliContext, out_dir: Path, statuses: tuple[int, ...], yes: b
     )
     if failed:
         click.get_current_context().exit(1)
+
+
+def _project_surveys(ctx: CliContext) -> ProjectSurveys:
+    """The Survey manifests of `manifests:` (none when it is not set or they do not load:
+    `validate` reports those)."""
+    try:
+        desired = load_desired(manifest_paths(ctx, ()))
+    except SurveyctlError:
+        return ProjectSurveys()
+    manifests = kinds.get(SURVEY).manifests(desired)
+    bodies = {name: manifest.body() for name, manifest in manifests.items()}
+    return ProjectSurveys(bodies, identity.Rule.of(ctx.environment()))
 
 
 def _adopt_program(ctx: CliContext, program: str, sources: tuple[Path, ...], yes: bool) -> None:
