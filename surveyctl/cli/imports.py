@@ -32,7 +32,8 @@ from surveyctl.resources import SURVEY, split_address
 from surveyctl.safety import check_output_path
 from surveyctl.state import State
 
-_name = click.option("--name", help="Manifest name for it (lowercase letters, digits, dashes).")
+_NAME_HELP = "Manifest name for it (lowercase letters, digits, dashes)."
+_name = click.option("--name", help=_NAME_HELP)
 _out = click.option(
     "--out",
     "--output",
@@ -41,21 +42,28 @@ _out = click.option(
     help="Write the manifest to this file and record the resource in state "
     "(without it the manifest is only printed).",
 )
-_manifests = click.option(
-    "--manifests",
-    "sources",
-    multiple=True,
-    type=click.Path(path_type=Path),
-    help="Manifest file or folder holding the --program, or the manifest of --name "
-    "(repeatable; default: the manifests: of surveyctl.yaml).",
-)
-_force = click.option(
-    "--force",
-    is_flag=True,
-    help="Write outside the `manifests:` of surveyctl.yaml (a plan without PATHS will not read "
-    "it, and `plan --destroy` destroys what it records), or record a survey whose title and "
-    "locale are not its existing manifest's.",
-)
+
+
+def _manifests(holding: str):
+    return click.option(
+        "--manifests",
+        "sources",
+        multiple=True,
+        type=click.Path(path_type=Path),
+        help=f"Manifest file or folder holding {holding} "
+        "(repeatable; default: the manifests: of surveyctl.yaml).",
+    )
+
+
+def _force(also: str = ""):
+    return click.option(
+        "--force",
+        is_flag=True,
+        help="Write outside the `manifests:` of surveyctl.yaml (a plan without PATHS will not "
+        f"read it, and `plan --destroy` destroys what it records){also}.",
+    )
+
+
 _yes = click.option(
     "--yes", is_flag=True, help="Import without asking (a protected environment asks)."
 )
@@ -171,8 +179,8 @@ def _adopt(
     help="Attach the account's surveys (and exclusion groups) to the members of SurveyProgram "
     "NAME: each member not yet managed takes the one survey with its title and locale.",
 )
-@_manifests
-@_force
+@_manifests("the --program, or the manifest of --name")
+@_force(", or record a survey whose title and locale are not its existing manifest's")
 @_yes
 @pass_context
 def import_command(
@@ -336,10 +344,10 @@ def _reported(outcome: Adopted) -> None:
 
 @click.command("import-group")
 @click.argument("ref")
-@click.option("--name", required=True, help="Manifest name for it (lowercase, dashes).")
+@click.option("--name", required=True, help=_NAME_HELP)
 @_out
-@_manifests
-@_force
+@_manifests("the manifest of --name")
+@_force()
 @_yes
 @pass_context
 def import_group_command(

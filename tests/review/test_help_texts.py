@@ -1,0 +1,44 @@
+"""The help of every command says the same thing the same way: a help names only options its
+command has."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import click
+
+from surveyctl.cli.main import COMMANDS, cli
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+# An option named in a help text; `--allow-...` stands for the three of them.
+OPTION = re.compile(r"(?:(\S+) )?(--[a-z][a-z-]*[a-z])(?![\w.-])")
+
+
+def _commands(group: click.Group = cli, prefix: str = "") -> list[tuple[str, click.Command]]:
+    context = click.Context(group)
+    found = []
+    for name in group.list_commands(context):
+        command = group.get_command(context, name)
+        found.append((f"{prefix}{name}", command))
+        if isinstance(command, click.Group):
+            found.extend(_commands(command, f"{prefix}{name} "))
+    return found
+
+
+def _options(command: click.Command) -> list[click.Option]:
+    return [p for p in command.params if isinstance(p, click.Option) and not p.hidden]
+
+
+def test_a_help_text_names_only_options_of_its_own_command():
+    global_options = {name for param in cli.params for name in getattr(param, "opts", [])}
+    wrong = []
+    for path, command in _commands():
+        own = {name for param in command.params for name in getattr(param, "opts", [])}
+        texts = [command.help or "", *(option.help or "" for option in _options(command))]
+        for text in texts:
+            for before, name in OPTION.findall(" ".join(text.split())):
+                other_command = before.strip("`").removesuffix("'s") in COMMANDS
+                if name not in own | global_options and not other_command:
+                    wrong.append(f"{path}: {name}")
+    assert wrong == []
