@@ -13,6 +13,7 @@ from surveyctl.api import ApiClient
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.manifest_options import environment_catalog, manifest_paths
+from surveyctl.cli.options import yes_help
 from surveyctl.cli.surveys import status_option
 from surveyctl.errors import SurveyctlError
 from surveyctl.manifests import load_desired
@@ -64,9 +65,7 @@ def _force(also: str = ""):
     )
 
 
-_yes = click.option(
-    "--yes", is_flag=True, help="Import without asking (a protected environment asks)."
-)
+_yes = click.option("--yes", is_flag=True, help=yes_help("Import"))
 
 
 def _inside_manifests(ctx: CliContext, path: Path, option: str, what: str, force: bool) -> None:

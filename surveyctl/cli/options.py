@@ -22,6 +22,21 @@ def int_list(ctx: click.Context, param: click.Parameter, value: str | None) -> t
 HUMAN_FORMATS = ("text", "table")
 
 
+def yes_help(action: str, always_asks: bool = False) -> str:
+    """The help of a command's --yes, alike on every command: `always_asks` for the commands
+    that ask on every environment (apply, adjust, status moves, transactions set-status); the
+    others ask only on a protected one (surveyctl.safety.needs_question)."""
+    if always_asks:
+        return (
+            f"{action} without asking (needed without a terminal; a protected environment "
+            "also needs --env NAME)."
+        )
+    return (
+        f"{action} without asking (only a protected environment asks; without a terminal it "
+        "needs --env NAME too)."
+    )
+
+
 class FormatChoice(click.Choice):
     """The choices of `--format`; the format for people answers to `text` and to `table`
     alike, whichever name the command shows, so one spelling works on every command."""

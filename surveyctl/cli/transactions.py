@@ -22,7 +22,7 @@ from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import plain_table, redraws
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import FormatChoice, SpelledCommand, int_list, spelled
+from surveyctl.cli.options import FormatChoice, SpelledCommand, int_list, spelled, yes_help
 from surveyctl.errors import SurveyctlError
 from surveyctl.jsontext import dumps
 from surveyctl.ops.transactions import (
@@ -254,7 +254,7 @@ def _check_open(record: dict, survey_id: int, transaction_id: str) -> None:
               help="QLC: buyer_quota_id values a complete counts in, comma-separated.")  # fmt: skip
 @click.option("--sqlc", is_flag=True,
               help="Supplier-level QLC: --quota-id names supplier quota ids.")  # fmt: skip
-@click.option("--yes", is_flag=True, help="Send without asking (needed without a terminal).")
+@click.option("--yes", is_flag=True, help=yes_help("Send", always_asks=True))
 @pass_context
 def set_status(
     ctx: CliContext,

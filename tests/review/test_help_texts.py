@@ -1,5 +1,5 @@
 """The help of every command says the same thing the same way: a help names only options its
-command has."""
+command has, and `--yes` says alike on every command when it is needed."""
 
 from __future__ import annotations
 
@@ -13,6 +13,13 @@ from surveyctl.cli.main import COMMANDS, cli
 REPOSITORY = Path(__file__).resolve().parents[2]
 # An option named in a help text; `--allow-...` stands for the three of them.
 OPTION = re.compile(r"(?:(\S+) )?(--[a-z][a-z-]*[a-z])(?![\w.-])")
+ALWAYS_ASKS = (
+    "without asking (needed without a terminal; a protected environment also needs --env NAME)."
+)
+PROTECTED_ASKS = (
+    "without asking (only a protected environment asks; without a terminal it needs "
+    "--env NAME too)."
+)
 
 
 def _commands(group: click.Group = cli, prefix: str = "") -> list[tuple[str, click.Command]]:
@@ -42,3 +49,20 @@ def test_a_help_text_names_only_options_of_its_own_command():
                 if name not in own | global_options and not other_command:
                     wrong.append(f"{path}: {name}")
     assert wrong == []
+
+
+def _asking_everywhere() -> set[str]:
+    """The commands that docs/safety.md says ask on every environment, not only a protected one."""
+    safety = " ".join((REPOSITORY / "docs" / "safety.md").read_text(encoding="utf-8").split())
+    sentence = re.search(r"On other environments, (.*?) ask unless approved", safety).group(1)
+    return set(re.findall(r"`([^`]+)`", sentence))
+
+
+def test_yes_says_alike_on_every_command_when_it_is_needed():
+    asking_everywhere = _asking_everywhere()
+    assert asking_everywhere == {"apply", "adjust", "status", "transactions set-status"}
+    for path, command in _commands():
+        for option in _options(command):
+            if "--yes" in option.opts:
+                expected = ALWAYS_ASKS if path in asking_everywhere else PROTECTED_ASKS
+                assert option.help.endswith(expected), path
