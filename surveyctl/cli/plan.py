@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import output_format_option
+from surveyctl.cli.options import PLAN_FORMATS, output_format_option
 from surveyctl.cli.progress import Steps
 from surveyctl.cli.run_options import (
     RunChoices,
@@ -71,7 +71,7 @@ def _environment_name(ctx: CliContext) -> str:
 
 @click.command("plan")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@output_format_option()
+@output_format_option(help=PLAN_FORMATS)
 @click.option(
     "--out",
     "--output",

@@ -22,7 +22,14 @@ from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import plain_table, redraws
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import FormatChoice, SpelledCommand, int_list, spelled, yes_help
+from surveyctl.cli.options import (
+    FormatChoice,
+    SpelledCommand,
+    format_help,
+    int_list,
+    spelled,
+    yes_help,
+)
 from surveyctl.errors import SurveyctlError
 from surveyctl.jsontext import dumps
 from surveyctl.ops.transactions import (
@@ -123,7 +130,12 @@ def transactions() -> None:
 )
 @click.option("--supplier", callback=int_list, help="Supplier ids, e.g. 12,13.")
 @click.option(
-    "--format", "fmt", type=FormatChoice(("table", *FORMATS)), default="table", show_default=True
+    "--format",
+    "fmt",
+    type=FormatChoice(("table", *FORMATS)),
+    default="table",
+    show_default=True,
+    help=format_help(("table", *FORMATS)),
 )
 @click.option(
     "--out",

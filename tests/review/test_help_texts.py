@@ -1,5 +1,6 @@
-"""The help of every command says the same thing the same way: a help names only options its
-command has, and `--yes` says alike on every command when it is needed."""
+"""The help of every command is whole and says the same thing the same way: each option is
+explained in `--help` and in the docs, a help names only options its command has, and `--yes`
+says alike on every command when it is needed."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import click
 from surveyctl.cli.main import COMMANDS, cli
 
 REPOSITORY = Path(__file__).resolve().parents[2]
+PAGES = [REPOSITORY / "README.md", *sorted((REPOSITORY / "docs").glob("*.md"))]
 # An option named in a help text; `--allow-...` stands for the three of them.
 OPTION = re.compile(r"(?:(\S+) )?(--[a-z][a-z-]*[a-z])(?![\w.-])")
 ALWAYS_ASKS = (
@@ -35,6 +37,33 @@ def _commands(group: click.Group = cli, prefix: str = "") -> list[tuple[str, cli
 
 def _options(command: click.Command) -> list[click.Option]:
     return [p for p in command.params if isinstance(p, click.Option) and not p.hidden]
+
+
+def _docs() -> str:
+    return "\n".join(page.read_text(encoding="utf-8") for page in PAGES)
+
+
+def test_every_option_of_every_command_has_a_help_text():
+    missing = [
+        f"{path} {option.opts[0]}"
+        for path, command in _commands()
+        for option in _options(command)
+        if not option.help
+    ]
+    assert missing == []
+
+
+def test_every_option_of_every_command_is_described_in_the_docs():
+    docs = _docs()
+    missing = [
+        f"{path} {name}"
+        for path, command in [("", cli), *_commands()]
+        for option in _options(command)
+        for name in option.opts + option.secondary_opts
+        if name.startswith("--") and name != "--help"
+        if not re.search(re.escape(name) + r"(?![\w-])", docs)
+    ]
+    assert missing == []
 
 
 def test_a_help_text_names_only_options_of_its_own_command():
