@@ -48,7 +48,8 @@ def test_the_catalogue_refresh_is_refresh_catalog_everywhere():
 def test_refresh_alone_is_the_catalogue_except_terraforms_plan_refresh_false():
     for path, option in _options("--refresh"):
         if path == "plan":  # `plan --refresh=false`: plan against the state alone
-            assert option.type is click.BOOL and option.default is True
+            default = option.type_cast_value(click.Context(cli), option.default)
+            assert option.type is click.BOOL and default is True
         else:
             assert option.opts[0] == "--refresh-catalog", path
 

@@ -86,7 +86,7 @@ def _environment_name(ctx: CliContext) -> str:
     "--refresh",
     "refresh",
     type=click.BOOL,
-    default=True,
+    default="true",  # shown as it is typed (`--refresh=false`), not as Python's True
     show_default=True,
     metavar="true|false",
     help="--refresh=false plans against the state alone: no survey is read, so changes made "

@@ -95,3 +95,9 @@ def test_yes_says_alike_on_every_command_when_it_is_needed():
             if "--yes" in option.opts:
                 expected = ALWAYS_ASKS if path in asking_everywhere else PROTECTED_ASKS
                 assert option.help.endswith(expected), path
+
+
+def test_the_default_of_plan_refresh_is_shown_as_it_is_typed():
+    plan = cli.get_command(click.Context(cli), "plan")
+    (refresh,) = [p for p in _options(plan) if p.opts == ["--refresh"]]
+    assert "[default: true]" in refresh.get_help_record(click.Context(plan))[1]
