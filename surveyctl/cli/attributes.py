@@ -36,7 +36,9 @@ def _matches(attribute: Attribute, needle: str) -> bool:
 
 
 @click.command(name="attributes")
-@click.option("--locale", default="en_US", show_default=True, help="Locale, e.g. en_US.")
+@click.option(
+    "--locale", default="en_US", show_default=True, metavar="LOCALE", help="Locale, e.g. en_US."
+)
 @click.option(
     "--class",
     "classes",

@@ -27,7 +27,12 @@ def _describe(body: dict) -> str:
 
 @click.command("status")
 @click.argument("survey_id", type=int, required=False)
-@click.argument("new_status", required=False, type=click.Choice(["live", "paused", "closed"]))
+@click.argument(
+    "new_status",
+    required=False,
+    type=click.Choice(["live", "paused", "closed"]),
+    metavar="[NEW_STATUS]",  # the name its help and errors use; the help lists the values
+)
 @format_option("text", "json", help="How to show fieldwork.")
 @click.option(
     "--watch",

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import click
+import pytest
 
 from surveyctl.cli.main import COMMANDS, cli
 
@@ -101,3 +102,21 @@ def test_the_default_of_plan_refresh_is_shown_as_it_is_typed():
     plan = cli.get_command(click.Context(cli), "plan")
     (refresh,) = [p for p in _options(plan) if p.opts == ["--refresh"]]
     assert "[default: true]" in refresh.get_help_record(click.Context(plan))[1]
+
+
+@pytest.mark.parametrize(
+    ("path", "placeholder"),
+    [
+        ("status", "NEW_STATUS"),
+        ("attributes", "LOCALE"),
+        ("sandbox serve", "HOST"),
+        ("sandbox serve", "PORT"),
+    ],
+)
+def test_a_value_its_help_names_is_named_so_in_its_usage(path, placeholder):
+    command = dict(_commands())[path]
+    context = click.Context(command, info_name=path)
+    assert placeholder in command.help
+    usage = command.collect_usage_pieces(context)
+    metavars = [param.make_metavar(context) for param in command.params]
+    assert any(placeholder in shown for shown in usage + metavars)
