@@ -38,6 +38,13 @@ def test_every_file_output_option_takes_out_and_output():
         assert {"--out", "--output"} <= set(option.opts), path
 
 
+def test_every_supplier_option_takes_supplier_and_supplier_ids():
+    found = _options("--supplier", "--supplier-ids")
+    assert {path for path, _ in found} == {"transactions list", "sandbox simulate"}
+    for path, option in found:
+        assert {"--supplier", "--supplier-ids"} <= set(option.opts), path
+
+
 def test_the_catalogue_refresh_is_refresh_catalog_everywhere():
     found = _options("--refresh-catalog")
     assert {path for path, _ in found} >= {"plan", "validate", "attributes"}

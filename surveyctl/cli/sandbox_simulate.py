@@ -29,7 +29,13 @@ from surveyctl.statuses import transaction_status_name
     help="How many respondents to send.",
 )
 @click.option("--seed", type=int, help="Same seed, same respondents (and same outcomes).")
-@click.option("--supplier-ids", callback=int_list, help="Suppliers to draw from, e.g. 12,13.")
+@click.option(
+    "--supplier-ids",
+    "--supplier",
+    "supplier_ids",
+    callback=int_list,
+    help="Suppliers to draw from: ids, comma-separated, e.g. 12,13.",
+)
 @click.option(
     "--bad-hash-share",
     type=Number(0.0, 1.0),

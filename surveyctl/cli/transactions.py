@@ -128,7 +128,13 @@ def transactions() -> None:
     help="Statuses, comma-separated: codes (21,18) or names (complete, overquota, term, "
     "quality, security).",
 )
-@click.option("--supplier", callback=int_list, help="Supplier ids, e.g. 12,13.")
+@click.option(
+    "--supplier",
+    "--supplier-ids",
+    "supplier",
+    callback=int_list,
+    help="Only the transactions of these suppliers: ids, comma-separated, e.g. 12,13.",
+)
 @click.option(
     "--format",
     "fmt",
