@@ -38,6 +38,11 @@ def test_every_file_output_option_takes_out_and_output():
         assert {"--out", "--output"} <= set(option.opts), path
 
 
+def test_every_file_output_option_shows_file_as_the_readme_does():
+    for path, option in _options("--out", "--output"):
+        assert option.make_metavar(click.Context(cli)) == "FILE", path
+
+
 def test_every_supplier_option_takes_supplier_and_supplier_ids():
     found = _options("--supplier", "--supplier-ids")
     assert {path for path, _ in found} == {"transactions list", "sandbox simulate"}

@@ -72,6 +72,7 @@ def _interactive() -> bool:
     "--output",
     "output",
     type=click.Path(path_type=Path),
+    metavar="FILE",
     help="Also write the service's full answer as JSON to this file.",
 )
 @click.option(

@@ -40,6 +40,7 @@ _out = click.option(
     "--output",
     "out",
     type=click.Path(path_type=Path),
+    metavar="FILE",
     help="Write the manifest to this file and record the resource in state "
     "(without it the manifest is only printed).",
 )

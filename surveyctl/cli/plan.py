@@ -77,6 +77,7 @@ def _environment_name(ctx: CliContext) -> str:
     "--output",
     "out",
     type=click.Path(path_type=Path),
+    metavar="FILE",
     help="Save the plan for `surveyctl apply FILE`.",
 )
 @click.option(

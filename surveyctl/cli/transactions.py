@@ -148,6 +148,7 @@ def transactions() -> None:
     "--output",
     "output",
     type=click.Path(path_type=Path),
+    metavar="FILE",
     help="Write to this file instead of stdout.",
 )
 @click.option(
