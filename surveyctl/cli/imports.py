@@ -272,16 +272,12 @@ def _adopt_all(ctx: CliContext, out_dir: Path, statuses: tuple[int, ...], yes: b
         raise SurveyctlError(f"{out_dir}: cannot create the folder: {exc.strerror}") from exc
     if not os.access(out_dir, os.W_OK):
         raise SurveyctlError(f"{out_dir}: cannot write into this folder")
+    project = _project_surveys(ctx)  # read before the lock, which it does not need
     store = ctx.state_store()
     with store.locked("import"):
         ctx.placed_state(store)
         outcomes = adopt_unmanaged(
-            ctx.client(),
-            store,
-            out_dir,
-            statuses,
-            on_adopted=_reported,
-            project=_project_surveys(ctx),
+            ctx.client(), store, out_dir, statuses, on_adopted=_reported, project=project
         )
     adopted = [o for o in outcomes if o.error is None]
     failed = len(outcomes) - len(adopted)
