@@ -38,6 +38,18 @@ def test_every_file_output_option_takes_out_and_output():
         assert {"--out", "--output"} <= set(option.opts), path
 
 
+def test_every_file_output_option_shows_file_as_the_readme_does():
+    for path, option in _options("--out", "--output"):
+        assert option.make_metavar(click.Context(cli)) == "FILE", path
+
+
+def test_every_supplier_option_takes_supplier_and_supplier_ids():
+    found = _options("--supplier", "--supplier-ids")
+    assert {path for path, _ in found} == {"transactions list", "sandbox simulate"}
+    for path, option in found:
+        assert {"--supplier", "--supplier-ids"} <= set(option.opts), path
+
+
 def test_the_catalogue_refresh_is_refresh_catalog_everywhere():
     found = _options("--refresh-catalog")
     assert {path for path, _ in found} >= {"plan", "validate", "attributes"}
@@ -48,7 +60,8 @@ def test_the_catalogue_refresh_is_refresh_catalog_everywhere():
 def test_refresh_alone_is_the_catalogue_except_terraforms_plan_refresh_false():
     for path, option in _options("--refresh"):
         if path == "plan":  # `plan --refresh=false`: plan against the state alone
-            assert option.type is click.BOOL and option.default is True
+            default = option.type_cast_value(click.Context(cli), option.default)
+            assert option.type is click.BOOL and default is True
         else:
             assert option.opts[0] == "--refresh-catalog", path
 

@@ -23,6 +23,14 @@ def test_an_unknown_option_exits_1_with_detailed_exitcode(path, tmp_path, monkey
     assert "No such option" in result.output
 
 
+@pytest.mark.parametrize("path", _command_paths(cli), ids=" ".join)
+def test_an_unknown_option_exits_2_without_detailed_exitcode(path, tmp_path, monkeypatch):
+    # README.md, "Conventions": 2 as click's commands do, 1 only under --detailed-exitcode.
+    result = _run(tmp_path, monkeypatch, *path, "--bogus")
+    assert result.exit_code == 2, result.output
+    assert "No such option" in result.output
+
+
 @pytest.mark.parametrize(
     "args",
     [

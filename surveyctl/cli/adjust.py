@@ -28,7 +28,7 @@ from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import SpelledCommand, spelled
+from surveyctl.cli.options import SpelledCommand, spelled, yes_help
 from surveyctl.errors import SurveyctlError
 from surveyctl.ops.adjust import (
     STATUS_NAMES,
@@ -58,8 +58,7 @@ def _interactive() -> bool:
 @click.option(
     "--yes",
     is_flag=True,
-    help="Submit without asking (needed without a terminal; a protected environment also "
-    "needs --env NAME).",
+    help=yes_help("Submit", always_asks=True),
 )
 @click.option(
     "--survey",
@@ -73,6 +72,7 @@ def _interactive() -> bool:
     "--output",
     "output",
     type=click.Path(path_type=Path),
+    metavar="FILE",
     help="Also write the service's full answer as JSON to this file.",
 )
 @click.option(

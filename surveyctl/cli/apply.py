@@ -17,7 +17,7 @@ import click
 from surveyctl.cli import confirm
 from surveyctl.cli.console import use_color
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import lock_timeout_option, output_format_option
+from surveyctl.cli.options import lock_timeout_option, output_format_option, yes_help
 from surveyctl.cli.progress import Steps
 from surveyctl.cli.run_options import (
     RunChoices,
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     "--yes",
     "auto_approve",
     is_flag=True,
-    help="Apply without asking (on a protected environment, only with --env NAME).",
+    help=yes_help("Apply", always_asks=True),
 )
 @lock_timeout_option
 @output_format_option(

@@ -17,7 +17,7 @@ from surveyctl.catalog import Attribute, Catalog
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import FormatChoice, int_list
+from surveyctl.cli.options import FormatChoice, format_help, int_list
 from surveyctl.jsontext import dumps
 
 
@@ -36,10 +36,25 @@ def _matches(attribute: Attribute, needle: str) -> bool:
 
 
 @click.command(name="attributes")
-@click.option("--locale", default="en_US", show_default=True, help="Locale, e.g. en_US.")
-@click.option("--class", "classes", callback=_classes, help="1 core, 2 extended, 3 custom: 1,2")
+@click.option(
+    "--locale", default="en_US", show_default=True, metavar="LOCALE", help="Locale, e.g. en_US."
+)
+@click.option(
+    "--class",
+    "classes",
+    callback=_classes,
+    help="Only attributes of these classes, comma-separated: 1 core, 2 extended, 3 custom "
+    "(e.g. 1,2; default: all).",
+)
 @click.option("--search", help="Only attributes whose name, question or answers contain TEXT.")
-@click.option("--format", "fmt", type=FormatChoice(["table", "tsv", "json"]), default="table")
+@click.option(
+    "--format",
+    "fmt",
+    type=FormatChoice(["table", "tsv", "json"]),
+    default="table",
+    show_default=True,
+    help=format_help(["table", "tsv", "json"]),
+)
 @click.option(
     "--refresh-catalog",
     "--refresh",

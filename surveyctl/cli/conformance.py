@@ -13,7 +13,7 @@ import click
 
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import format_option
+from surveyctl.cli.options import format_option, yes_help
 from surveyctl.errors import SurveyctlError
 from surveyctl.jsontext import dumps
 from surveyctl.safety import Interrupted, Interrupts, check_output_path
@@ -31,7 +31,7 @@ _WIDTHS = (21, 30, 11)
     help="Also write the report as JSON to FILE (to attach to a bug report).",
 )
 @format_option("text", "json", help="How to show the report.")
-@click.option("--yes", is_flag=True, help="Go ahead without asking (a protected environment asks).")
+@click.option("--yes", is_flag=True, help=yes_help("Go ahead"))
 @pass_context
 def conformance_command(
     ctx: CliContext, locale: str, output: Path | None, output_format: str, yes: bool

@@ -13,12 +13,13 @@ from surveyctl.api import ApiClient
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.manifest_options import environment_catalog, manifest_paths
+from surveyctl.cli.options import yes_help
 from surveyctl.cli.surveys import status_option
 from surveyctl.errors import SurveyctlError
 from surveyctl.manifests import load_desired
 from surveyctl.model import Survey
 from surveyctl.reconcile import identity, kinds
-from surveyctl.reconcile.discovery import Adopted, adopt_unmanaged
+from surveyctl.reconcile.discovery import Adopted, ProjectSurveys, adopt_unmanaged
 from surveyctl.reconcile.importer import (
     Adoption,
     adopt_group,
@@ -28,37 +29,44 @@ from surveyctl.reconcile.importer import (
     save_adoption,
 )
 from surveyctl.reconcile.program_import import adopt_program
-from surveyctl.resources import split_address
+from surveyctl.resources import SURVEY, split_address
 from surveyctl.safety import check_output_path
 from surveyctl.state import State
 
-_name = click.option("--name", help="Manifest name for it (lowercase letters, digits, dashes).")
+_NAME_HELP = "Manifest name for it (lowercase letters, digits, dashes)."
+_name = click.option("--name", help=_NAME_HELP)
 _out = click.option(
     "--out",
     "--output",
     "out",
     type=click.Path(path_type=Path),
+    metavar="FILE",
     help="Write the manifest to this file and record the resource in state "
     "(without it the manifest is only printed).",
 )
-_manifests = click.option(
-    "--manifests",
-    "sources",
-    multiple=True,
-    type=click.Path(path_type=Path),
-    help="Manifest file or folder holding the --program, or the manifest of --name "
-    "(repeatable; default: the manifests: of surveyctl.yaml).",
-)
-_force = click.option(
-    "--force",
-    is_flag=True,
-    help="Write outside the `manifests:` of surveyctl.yaml (a plan without PATHS will not read "
-    "it, and `plan --destroy` destroys what it records), or record a survey whose title and "
-    "locale are not its existing manifest's.",
-)
-_yes = click.option(
-    "--yes", is_flag=True, help="Import without asking (a protected environment asks)."
-)
+
+
+def _manifests(holding: str):
+    return click.option(
+        "--manifests",
+        "sources",
+        multiple=True,
+        type=click.Path(path_type=Path),
+        help=f"Manifest file or folder holding {holding} "
+        "(repeatable; default: the manifests: of surveyctl.yaml).",
+    )
+
+
+def _force(also: str = ""):
+    return click.option(
+        "--force",
+        is_flag=True,
+        help="Write outside the `manifests:` of surveyctl.yaml (a plan without PATHS will not "
+        f"read it, and `plan --destroy` destroys what it records){also}.",
+    )
+
+
+_yes = click.option("--yes", is_flag=True, help=yes_help("Import"))
 
 
 def _inside_manifests(ctx: CliContext, path: Path, option: str, what: str, force: bool) -> None:
@@ -171,8 +179,8 @@ def _adopt(
     help="Attach the account's surveys (and exclusion groups) to the members of SurveyProgram "
     "NAME: each member not yet managed takes the one survey with its title and locale.",
 )
-@_manifests
-@_force
+@_manifests("the --program, or the manifest of --name")
+@_force(", or record a survey whose title and locale are not its existing manifest's")
 @_yes
 @pass_context
 def import_command(
@@ -264,10 +272,13 @@ def _adopt_all(ctx: CliContext, out_dir: Path, statuses: tuple[int, ...], yes: b
         raise SurveyctlError(f"{out_dir}: cannot create the folder: {exc.strerror}") from exc
     if not os.access(out_dir, os.W_OK):
         raise SurveyctlError(f"{out_dir}: cannot write into this folder")
+    project = _project_surveys(ctx)  # read before the lock, which it does not need
     store = ctx.state_store()
     with store.locked("import"):
         ctx.placed_state(store)
-        outcomes = adopt_unmanaged(ctx.client(), store, out_dir, statuses, on_adopted=_reported)
+        outcomes = adopt_unmanaged(
+            ctx.client(), store, out_dir, statuses, on_adopted=_reported, project=project
+        )
     adopted = [o for o in outcomes if o.error is None]
     failed = len(outcomes) - len(adopted)
     click.echo(
@@ -276,6 +287,18 @@ def _adopt_all(ctx: CliContext, out_dir: Path, statuses: tuple[int, ...], yes: b
     )
     if failed:
         click.get_current_context().exit(1)
+
+
+def _project_surveys(ctx: CliContext) -> ProjectSurveys:
+    """The Survey manifests of `manifests:` (none when it is not set or they do not load:
+    `validate` reports those)."""
+    try:
+        desired = load_desired(manifest_paths(ctx, ()))
+    except SurveyctlError:
+        return ProjectSurveys()
+    manifests = kinds.get(SURVEY).manifests(desired)
+    bodies = {name: manifest.body() for name, manifest in manifests.items()}
+    return ProjectSurveys(bodies, identity.Rule.of(ctx.environment()))
 
 
 def _adopt_program(ctx: CliContext, program: str, sources: tuple[Path, ...], yes: bool) -> None:
@@ -317,10 +340,10 @@ def _reported(outcome: Adopted) -> None:
 
 @click.command("import-group")
 @click.argument("ref")
-@click.option("--name", required=True, help="Manifest name for it (lowercase, dashes).")
+@click.option("--name", required=True, help=_NAME_HELP)
 @_out
-@_manifests
-@_force
+@_manifests("the manifest of --name")
+@_force()
 @_yes
 @pass_context
 def import_group_command(

@@ -20,6 +20,40 @@ def int_list(ctx: click.Context, param: click.Parameter, value: str | None) -> t
 
 # The format for people is `text` on some commands and `table` on others: each takes both.
 HUMAN_FORMATS = ("text", "table")
+# What each output format is for, in the help of every --format.
+FORMAT_USES = {
+    "text": "for people",
+    "table": "for people",
+    "markdown": "for a pull-request comment",
+    "json": "for programs",
+    "jsonl": "one JSON record a line",
+    "csv": "for spreadsheets",
+    "tsv": "tab-separated, exact columns",
+}
+
+
+def format_help(choices: Sequence[str]) -> str:
+    """The help of a --format offering `choices`: what each one is for."""
+    return "; ".join(f"{choice}: {FORMAT_USES[choice]}" for choice in choices) + "."
+
+
+# The help of plan's and show's --format (apply's says what its json report holds).
+PLAN_FORMATS = format_help(("text", "json", "markdown"))
+
+
+def yes_help(action: str, always_asks: bool = False) -> str:
+    """The help of a command's --yes, alike on every command: `always_asks` for the commands
+    that ask on every environment (apply, adjust, status moves, transactions set-status); the
+    others ask only on a protected one (surveyctl.safety.needs_question)."""
+    if always_asks:
+        return (
+            f"{action} without asking (needed without a terminal; a protected environment "
+            "also needs --env NAME)."
+        )
+    return (
+        f"{action} without asking (only a protected environment asks; without a terminal it "
+        "needs --env NAME too)."
+    )
 
 
 class FormatChoice(click.Choice):
@@ -41,7 +75,7 @@ def format_option(*choices: str, help: str | None = None):
         type=FormatChoice(choices),
         default=choices[0],
         show_default=True,
-        help=help,
+        help=help or format_help(choices),
     )
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import output_format_option
+from surveyctl.cli.options import PLAN_FORMATS, output_format_option
 from surveyctl.cli.progress import Steps
 from surveyctl.cli.run_options import (
     RunChoices,
@@ -71,12 +71,13 @@ def _environment_name(ctx: CliContext) -> str:
 
 @click.command("plan")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@output_format_option()
+@output_format_option(help=PLAN_FORMATS)
 @click.option(
     "--out",
     "--output",
     "out",
     type=click.Path(path_type=Path),
+    metavar="FILE",
     help="Save the plan for `surveyctl apply FILE`.",
 )
 @click.option(
@@ -86,7 +87,7 @@ def _environment_name(ctx: CliContext) -> str:
     "--refresh",
     "refresh",
     type=click.BOOL,
-    default=True,
+    default="true",  # shown as it is typed (`--refresh=false`), not as Python's True
     show_default=True,
     metavar="true|false",
     help="--refresh=false plans against the state alone: no survey is read, so changes made "

@@ -28,9 +28,10 @@ def sandbox() -> None:
 
 
 @sandbox.command()
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--host", default="127.0.0.1", show_default=True, metavar="HOST",
+              help="Address to listen on.")  # fmt: skip
 @click.option("--port", default=8080, show_default=True, type=click.IntRange(0, 65535),
-              help="Port to listen on (0 picks a free one).")  # fmt: skip
+              metavar="PORT", help="Port to listen on (0 picks a free one).")  # fmt: skip
 @click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
               help="SQLite data file (default: .surveyctl/sandbox.db of the project).")  # fmt: skip
 @click.option("--latency-ms", default=0, show_default=True, type=click.IntRange(min=0),

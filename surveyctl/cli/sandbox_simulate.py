@@ -12,7 +12,7 @@ import click
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import FormatChoice, Number, int_list
+from surveyctl.cli.options import FormatChoice, Number, format_help, int_list
 from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.jsontext import dumps
 from surveyctl.safety import require_sandbox
@@ -21,20 +21,40 @@ from surveyctl.statuses import transaction_status_name
 
 @click.command(name="simulate")
 @click.argument("survey_id", type=int)
-@click.option("--respondents", default=100, show_default=True, type=click.IntRange(1, 10_000))
+@click.option(
+    "--respondents",
+    default=100,
+    show_default=True,
+    type=click.IntRange(1, 10_000),
+    help="How many respondents to send.",
+)
 @click.option("--seed", type=int, help="Same seed, same respondents (and same outcomes).")
-@click.option("--supplier-ids", callback=int_list, help="Suppliers to draw from, e.g. 12,13.")
+@click.option(
+    "--supplier-ids",
+    "--supplier",
+    "supplier_ids",
+    callback=int_list,
+    help="Suppliers to draw from: ids, comma-separated, e.g. 12,13.",
+)
 @click.option(
     "--bad-hash-share",
     type=Number(0.0, 1.0),
-    help="Share of returns signed with a wrong secret (recorded as 31, tampered). Default 0.02.",
+    help="Share of returns signed with a wrong secret (recorded as 31, tampered); the "
+    "sandbox's default is 0.02.",
 )
 @click.option(
     "--hold",
     is_flag=True,
     help="Leave respondents in the buyer survey (16) so that returns can be sent by hand.",
 )
-@click.option("--format", "fmt", type=FormatChoice(["table", "json"]), default="table")
+@click.option(
+    "--format",
+    "fmt",
+    type=FormatChoice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help=format_help(["table", "json"]),
+)
 @pass_context
 def simulate(
     ctx: CliContext,

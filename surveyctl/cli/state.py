@@ -18,7 +18,7 @@ import click
 
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import RegistryChoice, format_option, lock_timeout_option
+from surveyctl.cli.options import RegistryChoice, format_option, lock_timeout_option, yes_help
 from surveyctl.errors import SurveyctlError
 from surveyctl.jsontext import dumps
 from surveyctl.resources import address, new_resource_name, split_address
@@ -26,9 +26,7 @@ from surveyctl.state import HistoryEntry, State, StateBackend, StateError, open_
 from surveyctl.state import registry as backends
 from surveyctl.state.migrate import migrate
 
-yes_option = click.option(
-    "--yes", is_flag=True, help="Change the state without asking (a protected environment asks)."
-)
+yes_option = click.option("--yes", is_flag=True, help=yes_help("Change the state"))
 
 
 def _store(ctx: CliContext) -> tuple[StateBackend, str]:

@@ -15,7 +15,7 @@ import click
 
 from surveyctl.cli import confirm
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import Number, format_option
+from surveyctl.cli.options import Number, format_option, yes_help
 from surveyctl.errors import SurveyctlError
 from surveyctl.statuses import CLOSED, SURVEY_STATUSES, survey_move_path, survey_status_name
 
@@ -27,7 +27,12 @@ def _describe(body: dict) -> str:
 
 @click.command("status")
 @click.argument("survey_id", type=int, required=False)
-@click.argument("new_status", required=False, type=click.Choice(["live", "paused", "closed"]))
+@click.argument(
+    "new_status",
+    required=False,
+    type=click.Choice(["live", "paused", "closed"]),
+    metavar="[NEW_STATUS]",  # the name its help and errors use; the help lists the values
+)
 @format_option("text", "json", help="How to show fieldwork.")
 @click.option(
     "--watch",
@@ -44,8 +49,7 @@ def _describe(body: dict) -> str:
 @click.option(
     "--yes",
     is_flag=True,
-    help="Move without asking, as apply's --auto-approve (needed without a terminal; a "
-    "protected environment also needs --env).",
+    help=yes_help("Move", always_asks=True),
 )
 @pass_context
 def status_command(

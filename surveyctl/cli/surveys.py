@@ -17,7 +17,7 @@ from rich.console import Console
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import FormatChoice
+from surveyctl.cli.options import FormatChoice, format_help
 from surveyctl.jsontext import dumps
 from surveyctl.reconcile.discovery import ROW_FIELDS, ListedSurvey, list_surveys
 from surveyctl.statuses import CLOSED, DRAFT, LIVE, PAUSED, SURVEY_STATUSES
@@ -69,6 +69,7 @@ def surveys() -> None:
     type=FormatChoice(("table", "json", "csv", "tsv")),
     default="table",
     show_default=True,
+    help=format_help(("table", "json", "csv", "tsv")),
 )
 @pass_context
 def list_command(ctx: CliContext, statuses: tuple[int, ...], unmanaged: bool, fmt: str) -> None:

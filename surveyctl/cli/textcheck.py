@@ -9,7 +9,7 @@ import click
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import FormatChoice
+from surveyctl.cli.options import FormatChoice, format_help
 from surveyctl.jsontext import dumps
 from surveyctl.ops.textcheck import (
     FLAGS,
@@ -29,7 +29,14 @@ from surveyctl.ops.textcheck import (
     type=click.Path(dir_okay=False, path_type=Path),
     help="JSON list of {question_id, text}, or CSV with columns question_id,text.",
 )
-@click.option("--format", "fmt", type=FormatChoice(["table", "json"]), default="table")
+@click.option(
+    "--format",
+    "fmt",
+    type=FormatChoice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help=format_help(["table", "json"]),
+)
 @pass_context
 def text_check(ctx: CliContext, transaction_id: str, answers_path: Path, fmt: str) -> None:
     """Check the free-text answers of TRANSACTION_ID: one row of flags per answer.

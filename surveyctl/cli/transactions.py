@@ -23,7 +23,14 @@ from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import plain_table, redraws
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import FormatChoice, SpelledCommand, int_list, spelled
+from surveyctl.cli.options import (
+    FormatChoice,
+    SpelledCommand,
+    format_help,
+    int_list,
+    spelled,
+    yes_help,
+)
 from surveyctl.errors import ApiError, ConnectionFailed, SurveyctlError
 from surveyctl.jsontext import dumps
 from surveyctl.ops.transactions import (
@@ -122,15 +129,27 @@ def transactions() -> None:
     help="Statuses, comma-separated: codes (21,18) or names (complete, overquota, term, "
     "quality, security).",
 )
-@click.option("--supplier", callback=int_list, help="Supplier ids, e.g. 12,13.")
 @click.option(
-    "--format", "fmt", type=FormatChoice(("table", *FORMATS)), default="table", show_default=True
+    "--supplier",
+    "--supplier-ids",
+    "supplier",
+    callback=int_list,
+    help="Only the transactions of these suppliers: ids, comma-separated, e.g. 12,13.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=FormatChoice(("table", *FORMATS)),
+    default="table",
+    show_default=True,
+    help=format_help(("table", *FORMATS)),
 )
 @click.option(
     "--out",
     "--output",
     "output",
     type=click.Path(path_type=Path),
+    metavar="FILE",
     help="Write to this file instead of stdout.",
 )
 @click.option(
@@ -255,7 +274,7 @@ def _check_open(record: dict, survey_id: int, transaction_id: str) -> None:
               help="QLC: buyer_quota_id values a complete counts in, comma-separated.")  # fmt: skip
 @click.option("--sqlc", is_flag=True,
               help="Supplier-level QLC: --quota-id names supplier quota ids.")  # fmt: skip
-@click.option("--yes", is_flag=True, help="Send without asking (needed without a terminal).")
+@click.option("--yes", is_flag=True, help=yes_help("Send", always_asks=True))
 @pass_context
 def set_status(
     ctx: CliContext,

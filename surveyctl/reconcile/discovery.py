@@ -10,19 +10,24 @@ gets a manifest in the output folder, named from its title by the name rule and 
 and is recorded in state on its own (one state write per survey, after its manifest is
 written), so an interrupted run keeps what it adopted. It refuses while the state journal holds
 an unresolved create: one of the unmanaged surveys may be the one that create made, and it
-belongs under the name of the manifest that made it.
+belongs under the name of the manifest that made it. For the same reason it takes no name of
+the project's manifests, and leaves a survey that a manifest describes (by the identity rule,
+while the state does not manage that manifest: after a lost state) to that manifest: a second
+manifest of it would make the manifests invalid, or the next plan create it again.
 """
 
 from __future__ import annotations
 
 import re
+import shlex
 import unicodedata
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from surveyctl.errors import SurveyctlError
+from surveyctl.reconcile.identity import Rule, same_survey
 from surveyctl.reconcile.importer import ImportRefused, save_adoption, survey_adoption
 from surveyctl.reconcile.live import DEFAULT_PARALLELISM, fetch_all
 from surveyctl.resources import SURVEY, address, check_name, kind_of, name_of
@@ -93,6 +98,22 @@ class Adopted:
     error: str | None = None
 
 
+@dataclass(frozen=True)
+class ProjectSurveys:
+    """The project's Survey manifests, by name (their API bodies), and the environment's
+    identity rule: what `adopt_unmanaged` adopts around."""
+
+    bodies: Mapping[str, dict] = field(default_factory=dict)
+    rule: Rule = field(default_factory=lambda: Rule(""))
+
+    def describing(self, body: dict, unmanaged: Iterable[str]) -> str | None:
+        """The name of the manifest among `unmanaged` that describes live survey `body`."""
+        for name in unmanaged:
+            if same_survey(body, self.bodies[name], address(SURVEY, name), self.rule):
+                return name
+        return None
+
+
 def list_surveys(client: SurveySource, state: State, statuses: Iterable[int]) -> list[ListedSurvey]:
     """The account's surveys with one of `statuses`, by ps_survey_id, marked when managed."""
     wanted = sorted(set(statuses))
@@ -144,9 +165,11 @@ def adopt_unmanaged(
     statuses: Iterable[int],
     parallelism: int = DEFAULT_PARALLELISM,
     on_adopted: Callable[[Adopted], None] | None = None,
+    project: ProjectSurveys | None = None,
 ) -> list[Adopted]:
     """Imports every unmanaged survey of `statuses` into `out_dir` and the state; the caller
     holds the state lock. One survey that cannot be adopted does not stop the others."""
+    project = project or ProjectSurveys()
     state = store.load()
     if state.journal:
         pending = ", ".join(sorted(state.journal))
@@ -158,7 +181,8 @@ def adopt_unmanaged(
         )
     unmanaged = [s for s in list_surveys(client, state, statuses) if s.managed_as is None]
     taken = {name_of(a) for a in state.resources if kind_of(a) == SURVEY}
-    taken |= {path.stem for path in out_dir.glob("*.y*ml")}
+    taken |= {path.stem for path in out_dir.glob("*.y*ml")} | set(project.bodies)
+    orphans = [n for n in project.bodies if address(SURVEY, n) not in state.resources]
     names = {s.ps_survey_id: name_from_title(s.title, s.ps_survey_id, taken) for s in unmanaged}
     bodies = fetch_all(
         client,
@@ -167,7 +191,8 @@ def adopt_unmanaged(
     )
     results = []
     for survey in unmanaged:
-        outcome = _adopt_one(store, out_dir, survey, names[survey.ps_survey_id], bodies)
+        name = names[survey.ps_survey_id]
+        outcome = _adopt_one(store, out_dir, survey, name, bodies, project, orphans)
         results.append(outcome)
         if on_adopted is not None:
             on_adopted(outcome)
@@ -175,16 +200,34 @@ def adopt_unmanaged(
 
 
 def _adopt_one(
-    store: StateBackend, out_dir: Path, survey: ListedSurvey, name: str, bodies
+    store: StateBackend,
+    out_dir: Path,
+    survey: ListedSurvey,
+    name: str,
+    bodies,
+    project: ProjectSurveys,
+    orphans: list[str],
 ) -> Adopted:
     result = bodies[str(survey.ps_survey_id)]
     try:
         if result.body is None:
             reason = "it is gone" if result.gone else result.error
             raise ImportRefused(f"cannot read survey {survey.ps_survey_id}: {reason}")
+        owner = project.describing(result.body, orphans)
+        if owner is not None:
+            raise _left_to_manifest(survey.ps_survey_id, owner)
         adoption = survey_adoption(result.body, address(SURVEY, name))
         path = out_dir / f"{name}.yaml"
         save_adoption(store, adoption, path)
     except SurveyctlError as exc:
         return Adopted(survey.ps_survey_id, survey.title, error=str(exc))
     return Adopted(survey.ps_survey_id, survey.title, adoption.address, path)
+
+
+def _left_to_manifest(survey_id: int, name: str) -> ImportRefused:
+    return ImportRefused(
+        f"survey {survey_id} is the one the manifest of {address(SURVEY, name)} describes, "
+        f"which the state does not manage: `surveyctl import {survey_id} --name "
+        f"{shlex.quote(name)}` records it under that manifest (`surveyctl state rebuild` does "
+        "so for every manifest)"
+    )

@@ -41,7 +41,7 @@ def render(plan: Plan, color: bool = False) -> str:
                 paint(line.symbol, "    " * line.depth + f"{line.symbol} {line.text}")
                 for line in drawn
             )
-    if lines:
+    if lines and lines[-1]:  # the --refresh=false header ends with its own blank line
         lines.append("")
     if plan.notes:
         lines.append("Notes:")

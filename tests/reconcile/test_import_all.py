@@ -112,6 +112,38 @@ def test_a_name_taken_by_a_file_in_the_folder_is_not_overwritten(project, own, r
     assert _store(project).load().addresses() == ["Survey/concept-test-2"]
 
 
+def _read_manifests_folder(project: Path) -> None:
+    """Names `manifests/` as the project's manifests, as a team's surveyctl.yaml does."""
+    config = project / "surveyctl.yaml"
+    config.write_text("manifests: [manifests/]\n" + config.read_text(), encoding="utf-8")
+
+
+def test_a_survey_whose_manifest_exists_is_left_to_it_not_written_again(
+    project, own, manifests, run_cli
+):
+    _read_manifests_folder(project)
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("apply", "--auto-approve").exit_code == 0
+    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    assert run_cli("state", "rm", "Survey/tracker").exit_code == 0  # as after a lost state
+    result = _import_all(run_cli)
+    assert result.exit_code == 1
+    assert f"`surveyctl import {survey_id} --name tracker`" in result.stderr
+    assert list((project / "manifests" / "imported").glob("*.yaml")) == []
+    assert _store(project).load().resources == {}
+    assert run_cli("validate", "--offline").exit_code == 0
+
+
+def test_an_adopted_survey_never_takes_the_name_of_a_manifest(project, own, manifests, run_cli):
+    _read_manifests_folder(project)
+    manifests.write(survey_manifest("concept-test"))  # another survey's manifest, not applied
+    _made_by_hand(own, "Concept test")
+    result = _import_all(run_cli)
+    assert result.exit_code == 0, result.stderr
+    assert _store(project).load().addresses() == ["Survey/concept-test-2"]
+    assert run_cli("validate", "--offline").exit_code == 0
+
+
 def test_adopting_all_is_refused_while_a_create_is_unresolved(project, own, run_cli):
     _made_by_hand(own, "Maybe the lost one")
     _store(project).journal_create("Survey/lost", survey_manifest("lost")["spec"])

@@ -136,6 +136,14 @@ def test_refresh_false_reads_no_survey_and_says_so(applied, manifests, run_cli):
     assert "Plan: 0 to add, 1 to change, 0 to destroy." in planned.stdout
 
 
+def test_refresh_false_without_changes_leaves_one_blank_line_before_the_summary(applied, run_cli):
+    planned = run_cli("plan", "manifests", "--refresh=false")
+
+    lines = planned.stdout.splitlines()
+    assert [line[:1] for line in lines[:3]] == ["!", "!", ""]
+    assert lines[3].startswith("No changes.")
+
+
 def test_refresh_false_cannot_be_saved_for_apply(applied, run_cli):
     planned = run_cli("plan", "manifests", "--refresh=false", "--out", "p.plan")
 

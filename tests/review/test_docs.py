@@ -7,6 +7,7 @@ import re
 import shutil
 from pathlib import Path
 
+import click
 import yaml
 from click.testing import CliRunner
 
@@ -69,3 +70,41 @@ def test_changing_the_readme_shares_plans_what_the_readme_shows(tmp_path, monkey
     survey_id = re.search(r"ps_survey_id (\d+)", planned).group(1)  # the README says 10001
     for line in filter(str.strip, shown.replace("10001", survey_id).splitlines()):
         assert line in planned, line
+
+
+def _synopses() -> dict[str, str]:
+    """The synopses of the docs (`surveyctl plan [PATHS...] [--out FILE] ...`, continued on
+    indented lines), joined by command."""
+    found: dict[str, str] = {}
+    for page in PAGES:
+        for block in re.findall(r"```\w*\n(.*?)```", page.read_text(encoding="utf-8"), re.S):
+            entries = re.findall(r"^surveyctl +(.*(?:\n +\S.*)*)", block, re.M)
+            for entry in entries:
+                if "[--" not in entry:
+                    continue
+                words = entry.split()
+                command = " ".join(words[:2]) if _cli_command(words[:2]) else words[0]
+                found[command] = found.get(command, "") + " " + entry
+    return found
+
+
+def _cli_command(words: list[str]) -> bool:
+    """Whether `words` name a sub-command of a group (`surveys list`, `sandbox serve`)."""
+    group = cli.get_command(click.Context(cli), words[0])
+    return isinstance(group, click.Group) and words[1:2] and words[1] in group.commands
+
+
+def test_each_synopsis_in_the_docs_lists_every_option_of_its_command():
+    synopses = _synopses()
+    assert {"plan", "apply", "import", "validate", "sandbox serve"} <= set(synopses)
+    missing = []
+    for command, synopsis in synopses.items():
+        found = cli
+        for word in command.split():
+            found = found.get_command(click.Context(found), word)
+        for option in found.params:
+            names = [n for n in getattr(option, "opts", []) if n.startswith("--")]
+            listed = any(re.search(re.escape(n) + r"(?![\w-])", synopsis) for n in names)
+            if names and names != ["--help"] and not listed:
+                missing.append(f"{command} {names[0]}")
+    assert missing == []
