@@ -39,6 +39,16 @@ def rows(postgres, query: str, *params) -> list[tuple]:
         return connection.execute(query, params).fetchall()
 
 
+def end_session(postgres, backend: int) -> None:
+    """Ends a session as a server restart does, and waits until it is gone: the server ends
+    it a moment after pg_terminate_backend answers, and until then the session still works."""
+    rows(postgres, "SELECT pg_terminate_backend(%s)", backend)
+    deadline = time.monotonic() + 10
+    while rows(postgres, "SELECT 1 FROM pg_stat_activity WHERE pid = %s", backend):
+        assert time.monotonic() < deadline, f"session {backend} did not end"
+        time.sleep(0.02)
+
+
 def test_tables_are_made_on_first_use_with_a_schema_version(postgres, store, schema):
     assert store.load().serial == 0
     version = rows(postgres, f"SELECT version FROM {schema}.schema_version")
@@ -200,7 +210,7 @@ def test_a_write_after_the_lock_session_ended_is_refused(postgres, store, schema
         store.record("Survey/a", survey(1))
         # A server restart or a dropped connection: the session ends, its row stays.
         [(backend,)] = rows(postgres, f"SELECT backend_pid FROM {schema}.locks")
-        rows(postgres, "SELECT pg_terminate_backend(%s)", backend)
+        end_session(postgres, backend)
         with pytest.raises(StateError, match="lost the state lock of environment 'staging'"):
             store.record("Survey/b", survey(2))
     assert sorted(store.load().resources) == ["Survey/a"]

@@ -161,6 +161,20 @@ def kill_at_a_random_point(process: subprocess.Popen, rng: random.Random) -> str
     return f"after {seen} create(s) + {delay * 1000:.0f} ms"
 
 
+def wait_until_settled(url: str) -> None:
+    """Waits until the creates the killed apply had sent are made: the account's surveys are
+    the same over several request latencies (on a busy machine a request sent before the kill
+    can take far longer than one latency, and a create still in flight is not found yet)."""
+    before, deadline = live_titles(url), time.monotonic() + 30
+    while time.monotonic() < deadline:
+        time.sleep(5 * LATENCY_MS / 1000)
+        now = live_titles(url)
+        if now == before:
+            return
+        before = now
+    raise AssertionError("the sandbox kept making surveys 30 s after the kill")
+
+
 def converge(run_cli, url: str) -> int:
     """Applies until the apply succeeds; returns how many unresolved creates needed the manual
     step the plan names (import if the survey exists, `state rm` if it does not)."""
@@ -199,7 +213,7 @@ def test_an_apply_killed_at_random_points_is_not_blocked_creates_no_duplicate_an
         names = write_surveys(project, f"{backend}-kill{trial}", SURVEYS)
         apply = start_apply(project, "--parallelism", "4")
         points.append(kill_at_a_random_point(apply, rng))
-        time.sleep(3 * LATENCY_MS / 1000)  # requests already sent finish in the sandbox
+        wait_until_settled(served)  # requests already sent finish in the sandbox
         manual += converge(run_cli, served)
         titles = live_titles(served)
         duplicated = [name for name in names if titles.count(survey_title(name)) != 1]
