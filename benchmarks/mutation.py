@@ -396,6 +396,7 @@ EQUIVALENT.update(
 # SIGINT (tests/safety/test_interrupts.py) reaches a mutant that no longer handles it: the
 # mutant made the tests fail. Nobody interrupts the batch runs of this script.
 _KILLED = ("killed", "timeout", "check was interrupted by user")
+_NOT_CHECKED = "not checked"
 
 _RESULT = re.compile(r"^\s*(?P<name>\S+): (?P<status>.+)$")
 
@@ -485,7 +486,8 @@ def _statuses(work: Path, mutmut: list[str]) -> dict[str, str]:
 
 def _survivors(work: Path, mutmut: list[str]) -> list[str]:
     statuses = _statuses(work, mutmut)
-    return sorted(m for m, s in statuses.items() if m not in EQUIVALENT and s not in _KILLED)
+    tried = {m: s for m, s in statuses.items() if s != _NOT_CHECKED and m not in EQUIVALENT}
+    return sorted(m for m, s in tried.items() if s not in _KILLED)
 
 
 def _score(
@@ -493,13 +495,17 @@ def _score(
 ) -> tuple[int, int, int]:
     statuses = _statuses(work, mutmut)
     equivalent = [mutant for mutant in statuses if mutant in EQUIVALENT]
-    counted = {m: s for m, s in statuses.items() if m not in EQUIVALENT}
+    # A run stopped before its end (the machine is shared; a module can take hours) leaves
+    # mutants never tried: they are neither killed nor survivors, and are counted apart.
+    unchecked = [m for m, s in statuses.items() if m not in EQUIVALENT and s == _NOT_CHECKED]
+    counted = {m: s for m, s in statuses.items() if m not in EQUIVALENT and s != _NOT_CHECKED}
     killed = sum(1 for status in counted.values() if status in _KILLED)
     survivors = sorted(m for m, s in counted.items() if s not in _KILLED)
     score = 100.0 * killed / len(counted) if counted else 0.0
+    stopped = f", {len(unchecked)} not tried (the run was stopped)" if unchecked else ""
     print(
         f"{target.module}: {killed}/{len(counted)} killed ({score:.0f} %), "
-        f"{len(equivalent)} equivalent left out, {time.monotonic() - started:.0f} s",
+        f"{len(equivalent)} equivalent left out{stopped}, {time.monotonic() - started:.0f} s",
         flush=True,
     )
     for mutant in survivors:
