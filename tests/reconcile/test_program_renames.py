@@ -12,7 +12,7 @@ import yaml
 
 from surveyctl.state import FileStateStore
 
-from .conftest import title_tag
+from .conftest import survey_manifest, title_tag
 
 
 def program(
@@ -146,6 +146,29 @@ def test_the_next_wave_in_a_new_program_is_created_beside_the_closed_wave_it_fol
     plan = _plan(run_cli)
     assert _creates(plan) == ["Survey/acme[en_US,y2]"]
     assert [n["message"] for n in plan["notes"] if n["severity"] == "error"] == []
+
+
+def test_renaming_a_program_and_adding_a_market_creates_only_the_new_markets_surveys(
+    project, run_cli
+):
+    _write(project, "tracker.yaml", program("tracker", ["en_US"], "{program} {country} {wave}"))
+    _apply(run_cli)
+    renamed = program("acme", ["en_US", "en_GB"], "{program} {country} {wave}")
+    _write(project, "tracker.yaml", renamed)
+    plan = _plan(run_cli)
+    assert _creates(plan) == ["Survey/acme[en_GB,w1]", "Survey/acme[en_GB,w2]"]
+    assert _moves(plan) == {"surveyctl state mv --program tracker acme"}
+
+
+def test_renaming_a_program_beside_a_new_survey_creates_only_the_new_survey(project, run_cli):
+    _write(project, "tracker.yaml", program("tracker", ["en_US"], "{program} {country} {wave}"))
+    _apply(run_cli)
+    _write(project, "tracker.yaml", program("acme", ["en_US"], "{program} {country} {wave}"))
+    # Its address comes before the renamed members': it is looked at first.
+    _write(project, "aaa.yaml", survey_manifest("aaa"))
+    plan = _plan(run_cli)
+    assert _creates(plan) == ["Survey/aaa"]
+    assert _moves(plan) == {"surveyctl state mv --program tracker acme"}
 
 
 def test_a_target_plan_of_a_renamed_programs_member_creates_no_survey_again(project, run_cli):
