@@ -402,6 +402,10 @@ EQUIVALENT.update(
     {
         _LOST + "x_adopt__mutmut_4": _FROM_THE_JOURNAL,
         _LOST + "x_plan_again__mutmut_27": _FROM_THE_JOURNAL,
+        _LOST + "x_adopt__mutmut_2": "the adopted create's journal entry kept in the plan's "
+        "state: the plan reads the journal only for resources without a record (blocked_create, "
+        "the planner, creates_due), adopt has just recorded this one, and apply clears the entry "
+        "from the stored state itself (record_recovered)",
         _LOST + "x_plan_again__mutmut_10": "`now <= settled_at` for `<`: the two differ only "
         "when the plan reads the clock at the very microsecond the create settles",
     }
