@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import replace
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -131,6 +132,15 @@ def test_a_lost_create_sent_at_a_time_without_a_zone_is_taken_as_utc(
 ):
     # 08:00 UTC on 1 January: long settled (with the zone left out, the plan could not compare).
     _planned_again_when_sent_at(project, manifests, run_cli, monkeypatch, "2026-01-01T08:00:00")
+
+
+def test_a_lost_create_sent_at_a_time_of_another_zone_settles_by_that_zone(
+    project, manifests, own_market, run_cli, monkeypatch
+):
+    # Two minutes ago (past the 60 s settle time), written as the clock of UTC+14 shows it.
+    sent = datetime.now(UTC) - timedelta(minutes=2)
+    started_at = sent.astimezone(timezone(timedelta(hours=14))).isoformat(timespec="seconds")
+    _planned_again_when_sent_at(project, manifests, run_cli, monkeypatch, started_at)
 
 
 def test_a_lost_create_whose_sending_time_cannot_be_read_is_planned_again(
