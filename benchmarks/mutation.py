@@ -13,6 +13,11 @@ does not run this. Usage:
     python benchmarks/mutation.py                      # every module
     python benchmarks/mutation.py guards safety         # some of them
     python benchmarks/mutation.py guards --survivors    # and print each survivor's diff
+    python benchmarks/mutation.py guards --again        # only the last run's survivors again
+
+`--again` is for the tests written for the survivors: it copies the tests as they are now into
+the scratch copy and runs only the mutants that survived the last run of the module (a killed
+mutant stays killed when tests are added), so the new score takes minutes, not the whole run.
 """
 
 from __future__ import annotations
@@ -93,7 +98,53 @@ TARGETS = {
             "tests/state/test_mv_program_members.py",
             "tests/hostile/test_recovery.py",
             "tests/reconcile/test_programs.py",
+            "tests/reconcile/test_program_renames.py",
         ),
+    ),
+    # How a plan finds the twins of its creates, kind by kind, and adopts one (--adopt).
+    "twins": Target(
+        "surveyctl/reconcile/twins.py",
+        (
+            "tests/state/test_identity.py",
+            "tests/reconcile/test_renamed_manifest.py",
+            "tests/hostile/test_recovery.py",
+        ),
+    ),
+    # What recovery makes of a create whose answer was lost: adopted, planned again once it
+    # settled, or held back.
+    "lost": Target(
+        "surveyctl/reconcile/lost.py",
+        (
+            "tests/hostile/test_recovery.py",
+            "tests/reconcile/test_apply_safety.py",
+            "tests/state/test_unrecordable_apply.py",
+        ),
+    ),
+    # Where the state is: refusals of an empty backend while the other holds the state, of a
+    # file a migrate copied elsewhere, and of CI creating from an empty local state.
+    "placement": Target(
+        "surveyctl/state/placement.py",
+        (
+            "tests/state/test_identity.py",
+            "tests/state/test_migrate_parted_copies.py",
+            "tests/state/test_migrate.py",
+        ),
+    ),
+    # Saved plans: checksum, signature, size and shape of a file read as untrusted input.
+    "planfile": Target(
+        "surveyctl/reconcile/planfile.py",
+        (
+            "tests/hostile/test_saved_plans.py",
+            "tests/hostile/test_saved_plan_checks.py",
+            "tests/hostile/test_saved_plan_scope.py",
+            "tests/safety/test_plan_trust.py",
+            "tests/safety/test_ci_plan_artifact.py",
+        ),
+    ),
+    # The state lock of the file backend: one holder at a time, a clear refusal naming it.
+    # Not test_processes.py: its applies run in processes of their own (see "safety").
+    "lock": Target(
+        "surveyctl/state/lock.py", ("tests/state/test_lock.py", "tests/state/test_cli_state.py")
     ),
     # The list-mode read decision: which managed surveys the list shows changed, and which
     # of them a plan reads fresh.
@@ -341,22 +392,45 @@ EQUIVALENT.update(
     }
 )
 
+_LOST = "surveyctl.reconcile.lost."
+_FROM_THE_JOURNAL = (
+    "pop without its default: every lost create is an entry of the journal it is popped from "
+    "(recover_lost_creates takes them from state.journal, recovery.state is its copy, and each "
+    "is resolved once), so the key is always there"
+)
+EQUIVALENT.update(
+    {
+        _LOST + "x_adopt__mutmut_4": _FROM_THE_JOURNAL,
+        _LOST + "x_plan_again__mutmut_27": _FROM_THE_JOURNAL,
+        _LOST + "x_adopt__mutmut_2": "the adopted create's journal entry kept in the plan's "
+        "state: the plan reads the journal only for resources without a record (blocked_create, "
+        "the planner, creates_due), adopt has just recorded this one, and apply clears the entry "
+        "from the stored state itself (record_recovered)",
+        _LOST + "x_plan_again__mutmut_10": "`now <= settled_at` for `<`: the two differ only "
+        "when the plan reads the clock at the very microsecond the create settles",
+    }
+)
+
 # mutmut says "interrupted by user" when pytest exits 2, which it does when a test's own
 # SIGINT (tests/safety/test_interrupts.py) reaches a mutant that no longer handles it: the
 # mutant made the tests fail. Nobody interrupts the batch runs of this script.
 _KILLED = ("killed", "timeout", "check was interrupted by user")
+_NOT_CHECKED = "not checked"
 
 _RESULT = re.compile(r"^\s*(?P<name>\S+): (?P<status>.+)$")
 
 
-def run(name: str, target: Target, show_survivors: bool, report: bool) -> tuple[int, int, int]:
+def run(name: str, target: Target, show_survivors: bool, mode: str = "run") -> tuple[int, int, int]:
     """Mutates one module in a scratch copy; prints and returns (killed, counted, equivalent).
-    With `report`, only reads the results of the last run again."""
+    `mode` "report" only reads the results of the last run again; "again" runs the last
+    run's survivors again with the tests as they are now."""
     work = SCRATCH / name
     mutmut = [sys.executable, "-m", "mutmut"]
     started = time.monotonic()
-    if not report:
+    if mode == "run":
         _mutate(work, target, mutmut)
+    elif mode == "again":
+        _again(work, target, mutmut)
     return _score(work, target, mutmut, show_survivors, started)
 
 
@@ -369,6 +443,18 @@ def _mutate(work: Path, target: Target, mutmut: list[str]) -> None:
             shutil.copytree(source, work / entry, ignore=shutil.ignore_patterns("__pycache__"))
         elif source.exists():
             shutil.copy2(source, work / entry)
+    (work / "pyproject.toml").write_text(_settings(target), encoding="utf-8")
+    subprocess.run(
+        [*mutmut, "run", "--max-children", "1"],
+        cwd=work,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
+
+
+def _settings(target: Target) -> str:
+    """The scratch copy's pyproject.toml: the project's, with mutmut's settings for `target`."""
     tests = [test for test in target.tests if (REPOSITORY / test).exists()]
     settings = (
         "\n[tool.mutmut]\n"
@@ -380,31 +466,65 @@ def _mutate(work: Path, target: Target, mutmut: list[str]) -> None:
         "use_git_change_detection = false\n"
     ).replace("'", '"')
     pyproject = (REPOSITORY / "pyproject.toml").read_text(encoding="utf-8")
-    (work / "pyproject.toml").write_text(pyproject + settings, encoding="utf-8")
-    subprocess.run(
-        [*mutmut, "run", "--max-children", "1"],
-        cwd=work,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        check=False,
-    )
+    return pyproject + settings
+
+
+def _again(work: Path, target: Target, mutmut: list[str]) -> None:
+    # Other settings (another list of tests) would make mutmut forget every result, and the
+    # mutants not run again would count as not killed: only the same settings are run again.
+    settings = work / "pyproject.toml"
+    if not settings.is_file() or settings.read_text(encoding="utf-8") != _settings(target):
+        sys.exit(f"{target.module}: --again needs a last run with the same settings; run it whole")
+    for entry in COPIED:
+        source = REPOSITORY / entry
+        if entry == "surveyctl" or not source.exists():
+            continue  # the module's mutants are made from the code of the last run
+        if source.is_dir():
+            ignored = shutil.ignore_patterns("__pycache__")
+            shutil.copytree(source, work / entry, ignore=ignored, dirs_exist_ok=True)
+        else:
+            shutil.copy2(source, work / entry)
+    survivors = _survivors(work, mutmut)
+    if survivors:
+        subprocess.run(
+            [*mutmut, "run", "--max-children", "1", *survivors],
+            cwd=work,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
+
+
+def _statuses(work: Path, mutmut: list[str]) -> dict[str, str]:
+    """mutmut's status of each mutant of the last run in `work`."""
+    listed = subprocess.run(
+        [*mutmut, "results", "--all", "true"], cwd=work, capture_output=True, text=True, check=False
+    ).stdout
+    return {m["name"]: m["status"] for m in map(_RESULT.match, listed.splitlines()) if m}
+
+
+def _survivors(work: Path, mutmut: list[str]) -> list[str]:
+    statuses = _statuses(work, mutmut)
+    tried = {m: s for m, s in statuses.items() if s != _NOT_CHECKED and m not in EQUIVALENT}
+    return sorted(m for m, s in tried.items() if s not in _KILLED)
 
 
 def _score(
     work: Path, target: Target, mutmut: list[str], show_survivors: bool, started: float
 ) -> tuple[int, int, int]:
-    listed = subprocess.run(
-        [*mutmut, "results", "--all", "true"], cwd=work, capture_output=True, text=True, check=False
-    ).stdout
-    statuses = {m["name"]: m["status"] for m in map(_RESULT.match, listed.splitlines()) if m}
+    statuses = _statuses(work, mutmut)
     equivalent = [mutant for mutant in statuses if mutant in EQUIVALENT]
-    counted = {m: s for m, s in statuses.items() if m not in EQUIVALENT}
+    # A run stopped before its end (the machine is shared; a module can take hours) leaves
+    # mutants never tried: they are neither killed nor survivors, and are counted apart.
+    unchecked = [m for m, s in statuses.items() if m not in EQUIVALENT and s == _NOT_CHECKED]
+    counted = {m: s for m, s in statuses.items() if m not in EQUIVALENT and s != _NOT_CHECKED}
     killed = sum(1 for status in counted.values() if status in _KILLED)
     survivors = sorted(m for m, s in counted.items() if s not in _KILLED)
     score = 100.0 * killed / len(counted) if counted else 0.0
+    stopped = f", {len(unchecked)} not tried (the run was stopped)" if unchecked else ""
     print(
         f"{target.module}: {killed}/{len(counted)} killed ({score:.0f} %), "
-        f"{len(equivalent)} equivalent left out, {time.monotonic() - started:.0f} s",
+        f"{len(equivalent)} equivalent left out{stopped}, {time.monotonic() - started:.0f} s",
         flush=True,
     )
     for mutant in survivors:
@@ -424,6 +544,11 @@ def main() -> None:
     parser.add_argument(
         "--report", action="store_true", help="only print the scores of the last run again"
     )
+    parser.add_argument(
+        "--again",
+        action="store_true",
+        help="run only the last run's survivors again, with the tests as they are now",
+    )
     arguments = parser.parse_args()
     chosen = arguments.modules or list(TARGETS)
     unknown = [name for name in chosen if name not in TARGETS]
@@ -431,7 +556,8 @@ def main() -> None:
         parser.error(f"unknown module {unknown[0]!r}; one of {', '.join(TARGETS)}")
     total_killed = total_counted = 0
     for name in chosen:
-        killed, counted, _ = run(name, TARGETS[name], arguments.survivors, arguments.report)
+        mode = "report" if arguments.report else "again" if arguments.again else "run"
+        killed, counted, _ = run(name, TARGETS[name], arguments.survivors, mode)
         total_killed += killed
         total_counted += counted
     if len(chosen) > 1 and total_counted:

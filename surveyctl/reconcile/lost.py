@@ -33,12 +33,6 @@ class Recovery:
     rule: Rule = field(default_factory=lambda: Rule(""))
 
 
-def explained(notes: list[Note], resource_address: str) -> bool:
-    """Whether recovery already said why a journaled create stays unresolved (the planner
-    then adds no message of its own)."""
-    return any(note.address == resource_address for note in notes)
-
-
 def adopt(recovery: Recovery, lost: str, record: Record, message: str) -> None:
     """The lost create made `record`'s resource: it is managed from now on."""
     recovery.state.resources[lost] = record

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from surveyctl.model import DesiredState
 from surveyctl.reconcile import kinds
 from surveyctl.reconcile.identity import Rule
-from surveyctl.reconcile.lost import DEFAULT_SETTLE_SECONDS, Recovery, explained
+from surveyctl.reconcile.lost import DEFAULT_SETTLE_SECONDS, Recovery
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Plan
 from surveyctl.resources import split_address
@@ -32,7 +32,6 @@ from surveyctl.state import Record, State, StateBackend
 __all__ = [
     "DEFAULT_SETTLE_SECONDS",
     "Recovery",
-    "explained",
     "record_recovered",
     "recover_lost_creates",
 ]

@@ -12,10 +12,15 @@ import yaml
 
 from surveyctl.state import FileStateStore
 
-from .conftest import title_tag
+from .conftest import survey_manifest, title_tag
 
 
-def program(name: str, markets: list[str], title: str = "Tracker {country} {wave}") -> dict:
+def program(
+    name: str,
+    markets: list[str],
+    title: str = "Tracker {country} {wave}",
+    waves: tuple[str, ...] = ("w1", "w2"),
+) -> dict:
     return {
         "kind": "SurveyProgram",
         "name": name,
@@ -33,7 +38,7 @@ def program(name: str, markets: list[str], title: str = "Tracker {country} {wave
                 "qualifications": [{"qualification_code": 211, "condition_codes": ["111"]}],
             },
             "markets": {market: None for market in markets},
-            "waves": ["w1", "w2"],
+            "waves": list(waves),
         },
     }
 
@@ -108,6 +113,62 @@ def test_splitting_a_market_into_its_own_program_names_a_state_mv_per_member(pro
         assert moved.exit_code == 0, moved.stderr
     again = run_cli("plan", "manifests", "--detailed-exitcode")
     assert again.exit_code == 0, again.stdout + again.stderr
+
+
+def test_splitting_a_program_does_not_create_its_closed_wave_again(project, run_cli):
+    _write(project, "tracker.yaml", program("tracker", ["en_US", "en_GB"]))
+    _apply(run_cli)
+    closed = str(_survey_id(project, "Survey/tracker[en_GB,w1]"))
+    for status in ("live", "paused", "closed"):
+        assert run_cli("status", closed, status, "--yes").exit_code == 0
+    _write(project, "tracker.yaml", program("tracker", ["en_US"]))
+    _write(project, "tracker-uk.yaml", program("tracker-uk", ["en_GB"]))
+    plan = _plan(run_cli)
+    # The closed survey keeps its title: it is the member moved, not an earlier wave of it.
+    assert _creates(plan) == []
+    assert _moves(plan) == {
+        f"surveyctl state mv 'Survey/tracker[en_GB,{w}]' 'Survey/tracker-uk[en_GB,{w}]'"
+        for w in ("w1", "w2")
+    }
+
+
+def test_the_next_wave_in_a_new_program_is_created_beside_the_closed_wave_it_follows(
+    project, run_cli
+):
+    # The titles do not name the wave: the closed wave of the removed program has the title of
+    # the new one, and is an earlier wave of it (another wave), not that member moved.
+    _write(project, "tracker.yaml", program("tracker", ["en_US"], "Tracker {country}", ("y1",)))
+    _apply(run_cli)
+    closed = str(_survey_id(project, "Survey/tracker[en_US,y1]"))
+    for status in ("live", "paused", "closed"):
+        assert run_cli("status", closed, status, "--yes").exit_code == 0
+    _write(project, "tracker.yaml", program("acme", ["en_US"], "Tracker {country}", ("y2",)))
+    plan = _plan(run_cli)
+    assert _creates(plan) == ["Survey/acme[en_US,y2]"]
+    assert [n["message"] for n in plan["notes"] if n["severity"] == "error"] == []
+
+
+def test_renaming_a_program_and_adding_a_market_creates_only_the_new_markets_surveys(
+    project, run_cli
+):
+    _write(project, "tracker.yaml", program("tracker", ["en_US"], "{program} {country} {wave}"))
+    _apply(run_cli)
+    renamed = program("acme", ["en_US", "en_GB"], "{program} {country} {wave}")
+    _write(project, "tracker.yaml", renamed)
+    plan = _plan(run_cli)
+    assert _creates(plan) == ["Survey/acme[en_GB,w1]", "Survey/acme[en_GB,w2]"]
+    assert _moves(plan) == {"surveyctl state mv --program tracker acme"}
+
+
+def test_renaming_a_program_beside_a_new_survey_creates_only_the_new_survey(project, run_cli):
+    _write(project, "tracker.yaml", program("tracker", ["en_US"], "{program} {country} {wave}"))
+    _apply(run_cli)
+    _write(project, "tracker.yaml", program("acme", ["en_US"], "{program} {country} {wave}"))
+    # Its address comes before the renamed members': it is looked at first.
+    _write(project, "aaa.yaml", survey_manifest("aaa"))
+    plan = _plan(run_cli)
+    assert _creates(plan) == ["Survey/aaa"]
+    assert _moves(plan) == {"surveyctl state mv --program tracker acme"}
 
 
 def test_a_target_plan_of_a_renamed_programs_member_creates_no_survey_again(project, run_cli):

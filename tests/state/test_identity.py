@@ -857,3 +857,31 @@ def test_a_survey_manifest_made_a_program_member_names_the_state_mv_of_that_memb
         "'Survey/trackers[en_US,w1]'` and plan again (it keeps its id and its fieldwork); "
         "--allow-duplicate creates another one beside it"
     ) in plan.stdout.splitlines()
+
+
+@file_only
+def test_a_closed_survey_whose_manifest_became_a_program_member_is_an_earlier_wave_of_it(
+    run_cli, manifests, api, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    (earlier,) = ids_titled(api, f"Tracker {unique}")
+    for status in (22, 33, 44):  # live, paused, closed
+        api.set_survey_status(earlier, status)
+    template = {k: v for k, v in tracker(unique)["spec"].items() if k != "survey_localization"}
+    manifests.remove("tracker")
+    manifests.write(
+        {
+            "kind": "SurveyProgram",
+            "name": "trackers",
+            "spec": {"template": template, "markets": {"en_US": None}, "waves": ["w1"]},
+        }
+    )
+    # Only a member moved to another program is the closed survey itself (docs/state.md).
+    plan = run_cli("plan", "--detailed-exitcode")
+    assert plan.exit_code == 2, plan.stdout + plan.stderr
+    assert "+ Survey/trackers[en_US,w1] will be created" in plan.stdout
+    assert (
+        f"note: Survey/trackers[en_US,w1]: closed {shown(api, earlier)[:-1]}, managed as "
+        "Survey/tracker) share its title and locale"
+    ) in plan.stdout
