@@ -17,7 +17,7 @@ from surveyctl.catalog import Attribute, Catalog
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import FormatChoice, format_help, int_list
+from surveyctl.cli.options import format_option, int_list
 from surveyctl.jsontext import dumps
 
 
@@ -47,14 +47,7 @@ def _matches(attribute: Attribute, needle: str) -> bool:
     "(e.g. 1,2; default: all).",
 )
 @click.option("--search", help="Only attributes whose name, question or answers contain TEXT.")
-@click.option(
-    "--format",
-    "fmt",
-    type=FormatChoice(["table", "tsv", "json"]),
-    default="table",
-    show_default=True,
-    help=format_help(["table", "tsv", "json"]),
-)
+@format_option("table", "tsv", "json")
 @click.option(
     "--refresh-catalog",
     "--refresh",
@@ -68,7 +61,7 @@ def attributes(
     locale: str,
     classes: list[int] | None,
     search: str | None,
-    fmt: str,
+    output_format: str,
     refresh: bool,
 ) -> None:
     """The qualifications a survey of LOCALE can target, with their answer codes."""
@@ -83,9 +76,9 @@ def attributes(
     found = sorted(catalog.locale(locale).by_code.values(), key=lambda a: a.qualification_code)
     if search:
         found = [a for a in found if _matches(a, search)]
-    if fmt == "json":
+    if output_format == "json":
         click.echo(dumps([asdict(a) for a in found]))
-    elif fmt == "tsv":
+    elif output_format == "tsv":
         _print_tsv(found)
     else:
         _print_table(found)

@@ -12,7 +12,7 @@ import click
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import FormatChoice, Number, format_help, int_list
+from surveyctl.cli.options import Number, format_option, int_list
 from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.jsontext import dumps
 from surveyctl.safety import require_sandbox
@@ -47,14 +47,7 @@ from surveyctl.statuses import transaction_status_name
     is_flag=True,
     help="Leave respondents in the buyer survey (16) so that returns can be sent by hand.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=FormatChoice(["table", "json"]),
-    default="table",
-    show_default=True,
-    help=format_help(["table", "json"]),
-)
+@format_option("table", "json")
 @pass_context
 def simulate(
     ctx: CliContext,
@@ -64,7 +57,7 @@ def simulate(
     supplier_ids: tuple[int, ...],
     bad_hash_share: float | None,
     hold: bool,
-    fmt: str,
+    output_format: str,
 ) -> None:
     """Send simulated respondents at live survey SURVEY_ID (sandbox only)."""
     body: dict = {"respondents": respondents, "hold": hold}
@@ -85,7 +78,7 @@ def simulate(
                 "simulated traffic exists only in the sandbox marketplace"
             ) from exc
         raise
-    if fmt == "json":
+    if output_format == "json":
         click.echo(dumps(result))
         return
     table = plain_table(title=f"survey {survey_id}", title_justify="left")

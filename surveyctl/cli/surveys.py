@@ -17,7 +17,7 @@ from rich.console import Console
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import FormatChoice, format_help
+from surveyctl.cli.options import format_option
 from surveyctl.jsontext import dumps
 from surveyctl.reconcile.discovery import ROW_FIELDS, ListedSurvey, list_surveys
 from surveyctl.statuses import CLOSED, DRAFT, LIVE, PAUSED, SURVEY_STATUSES
@@ -63,16 +63,11 @@ def surveys() -> None:
 @surveys.command(name="list")
 @status_option
 @click.option("--unmanaged", is_flag=True, help="Only surveys this environment does not manage.")
-@click.option(
-    "--format",
-    "fmt",
-    type=FormatChoice(("table", "json", "csv", "tsv")),
-    default="table",
-    show_default=True,
-    help=format_help(("table", "json", "csv", "tsv")),
-)
+@format_option("table", "json", "csv", "tsv")
 @pass_context
-def list_command(ctx: CliContext, statuses: tuple[int, ...], unmanaged: bool, fmt: str) -> None:
+def list_command(
+    ctx: CliContext, statuses: tuple[int, ...], unmanaged: bool, output_format: str
+) -> None:
     """Every survey of the account with those statuses (all pages), with the address under
     which this environment manages it; `import --all-unmanaged` adopts the others."""
     state = ctx.state_store().load()
@@ -80,10 +75,10 @@ def list_command(ctx: CliContext, statuses: tuple[int, ...], unmanaged: bool, fm
     managed = sum(1 for survey in listed if survey.managed_as)
     if unmanaged:
         listed = [survey for survey in listed if survey.managed_as is None]
-    if fmt == "json":
+    if output_format == "json":
         click.echo(dumps([s.row() for s in listed]))
-    elif fmt in ("csv", "tsv"):
-        dialect = "excel-tab" if fmt == "tsv" else "excel"
+    elif output_format in ("csv", "tsv"):
+        dialect = "excel-tab" if output_format == "tsv" else "excel"
         writer = csv.DictWriter(
             sys.stdout, fieldnames=ROW_FIELDS, dialect=dialect, lineterminator="\n"
         )

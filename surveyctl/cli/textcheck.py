@@ -9,7 +9,7 @@ import click
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import FormatChoice, format_help
+from surveyctl.cli.options import format_option
 from surveyctl.jsontext import dumps
 from surveyctl.ops.textcheck import (
     FLAGS,
@@ -29,16 +29,11 @@ from surveyctl.ops.textcheck import (
     type=click.Path(dir_okay=False, path_type=Path),
     help="JSON list of {question_id, text}, or CSV with columns question_id,text.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=FormatChoice(["table", "json"]),
-    default="table",
-    show_default=True,
-    help=format_help(["table", "json"]),
-)
+@format_option("table", "json")
 @pass_context
-def text_check(ctx: CliContext, transaction_id: str, answers_path: Path, fmt: str) -> None:
+def text_check(
+    ctx: CliContext, transaction_id: str, answers_path: Path, output_format: str
+) -> None:
     """Check the free-text answers of TRANSACTION_ID: one row of flags per answer.
 
     Answers are sent in batches of at most 20, the service's limit per call.
@@ -48,15 +43,18 @@ def text_check(ctx: CliContext, transaction_id: str, answers_path: Path, fmt: st
         results = check_answers(ctx.client(), transaction_id, answers)
     except CheckStopped as stopped:
         # The verdicts already given are shown: they cannot be asked for again.
-        _show(transaction_id, stopped.results, fmt, [a.question_id for a in stopped.left])
+        _show(transaction_id, stopped.results, output_format, [a.question_id for a in stopped.left])
         raise
-    _show(transaction_id, results, fmt)
+    _show(transaction_id, results, output_format)
 
 
 def _show(
-    transaction_id: str, results: list[AnswerFlags], fmt: str, left: list[str] | None = None
+    transaction_id: str,
+    results: list[AnswerFlags],
+    output_format: str,
+    left: list[str] | None = None,
 ) -> None:
-    if fmt == "json":
+    if output_format == "json":
         payload = {"transaction_id": transaction_id, "data": [r.as_dict() for r in results]}
         if left is not None:
             payload["not_checked"] = left

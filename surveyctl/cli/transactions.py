@@ -24,9 +24,8 @@ from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import plain_table, redraws
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import (
-    FormatChoice,
     SpelledCommand,
-    format_help,
+    format_option,
     int_list,
     spelled,
     yes_help,
@@ -136,14 +135,7 @@ def transactions() -> None:
     callback=int_list,
     help="Only the transactions of these suppliers: ids, comma-separated, e.g. 12,13.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=FormatChoice(("table", *FORMATS)),
-    default="table",
-    show_default=True,
-    help=format_help(("table", *FORMATS)),
-)
+@format_option("table", *FORMATS)
 @click.option(
     "--out",
     "--output",
@@ -166,7 +158,7 @@ def list_transactions(
     survey_id: int,
     status: tuple[int, ...],
     supplier: tuple[int, ...],
-    fmt: str,
+    output_format: str,
     output: Path | None,
     page_size: int,
 ) -> None:
@@ -181,7 +173,9 @@ def list_transactions(
         else:
             out = stack.enter_context(open(output, "w", encoding="utf-8", newline=""))
         writer: RowWriter = (
-            TableWriter(make_console(out)) if fmt == "table" else make_writer(fmt, out)
+            TableWriter(make_console(out))
+            if output_format == "table"
+            else make_writer(output_format, out)
         )
         report = stack.enter_context(_ProgressReporter())
         final = export(iter_pages(client, query), writer, report)
