@@ -91,6 +91,14 @@ def wait_interrupted(environment: str | None, holder: LockInfo | None) -> LockWa
     )
 
 
+def waiting_note(environment: str | None, holder: LockInfo | None, timeout: float) -> str:
+    """What both backends say once when they start waiting for a lock someone holds: without
+    it a command given --lock-timeout sat silent for up to that long."""
+    env = f" of environment {environment!r}" if environment else ""
+    held = f", held by {holder.describe()}" if holder is not None else ""
+    return f"waiting up to {timeout:g}s for the state lock{env}{held}"
+
+
 class LockHeld(LockError):
     """Someone else holds the lock; the message names them and how to force-unlock."""
 
@@ -223,6 +231,7 @@ class StateLock:
         if self.info is not None:
             raise LockError(f"{self.path}: this lock is already held by this command")
         deadline = time.monotonic() + max(self.timeout, 0.0)
+        waiting = False
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             while True:
@@ -238,7 +247,10 @@ class StateLock:
                         return mine
                 if time.monotonic() >= deadline:
                     raise LockHeld(self._held_message(holder), holder)
-                try:
+                try:  # the note too: a Ctrl-C that answers it is still one during the wait
+                    if not waiting:
+                        waiting = True
+                        self.on_note(waiting_note(self.environment, holder, self.timeout))
                     time.sleep(POLL_SECONDS)
                 except KeyboardInterrupt:
                     raise wait_interrupted(self.environment, holder) from None

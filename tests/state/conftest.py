@@ -49,6 +49,21 @@ def staging_project(tmp_path: Path, monkeypatch, state_setting) -> Path:
     return tmp_path
 
 
+def local_project(folder: Path, url: str, state_setting: str, monkeypatch) -> Path:
+    """`folder` as a project whose `local` environment is the marketplace at `url` (with its
+    key set), its state in the backend under test; the current folder for the test."""
+    (folder / "surveyctl.yaml").write_text(
+        "environments:\n"
+        f"  local: {{host: '{url}', api_key_env: SURVEYCTL_LOCAL_KEY{state_setting}}}\n"
+        "default_environment: local\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("SURVEYCTL_LOCAL_KEY", "sandbox-buyer-1")
+    monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
+    monkeypatch.chdir(folder)
+    return folder
+
+
 def open_staging(project: Path) -> StateBackend:
     """The staging state of `project`, as the CLI opens it."""
     config = load_config(project / "surveyctl.yaml")

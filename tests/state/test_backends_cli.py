@@ -12,20 +12,13 @@ from surveyctl.config import load_config
 from surveyctl.state import open_state
 
 from ..reconcile.conftest import Manifests, survey_manifest, survey_title
+from .conftest import local_project
 
 
 @pytest.fixture
 def project(tmp_path: Path, sandbox, monkeypatch, state_setting) -> Path:
     """The `local` environment on the session sandbox, its state in the backend under test."""
-    (tmp_path / "surveyctl.yaml").write_text(
-        "environments:\n"
-        f"  local: {{host: '{sandbox.url}', api_key_env: SURVEYCTL_LOCAL_KEY{state_setting}}}\n"
-        "default_environment: local\n",
-        encoding="utf-8",
-    )
-    monkeypatch.setenv("SURVEYCTL_LOCAL_KEY", "sandbox-buyer-1")
-    monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
-    monkeypatch.chdir(tmp_path)
+    local_project(tmp_path, sandbox.url, state_setting, monkeypatch)
     return tmp_path
 
 
@@ -106,10 +99,13 @@ def test_a_saved_plan_is_refused_once_the_state_moved(run_cli, manifests, projec
     assert "the state changed since this plan was made (serial 0 -> 2)" in refused.stderr
 
 
-def test_an_unresolved_create_blocks_the_plan_until_state_rm(run_cli, manifests, project):
+def test_an_unresolved_create_blocks_the_plan_until_state_rm(run_cli, manifests, project, api):
     manifests.write(survey_manifest("tracker"))
     config = load_config(project / "surveyctl.yaml")
+    # An attempt whose body is not the manifest's any more, and a survey made since (another
+    # one, made by hand) that it could have made: which cannot be told, so the plan asks.
     open_state(config, config.environment("local")).journal_create("Survey/tracker", {"x": 1})
+    api.create_survey(survey_manifest("made-by-hand")["spec"])
     blocked = run_cli("plan", "manifests")
     assert blocked.exit_code == 1 and "surveyctl state rm Survey/tracker" in blocked.stdout
     assert run_cli("state", "rm", "Survey/tracker").exit_code == 0

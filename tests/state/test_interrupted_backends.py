@@ -19,6 +19,7 @@ from surveyctl.sandbox.process import served as serve_in_process
 from surveyctl.state import open_state
 
 from ..reconcile.conftest import Manifests, survey_manifest, survey_title
+from .conftest import local_project
 
 SURVEYS = 16
 LATENCY_MS = 150
@@ -34,15 +35,7 @@ def slow_url(tmp_path_factory):
 
 @pytest.fixture
 def project(tmp_path: Path, slow_url, monkeypatch, state_setting) -> Path:
-    (tmp_path / "surveyctl.yaml").write_text(
-        "environments:\n"
-        f"  local: {{host: '{slow_url}', api_key_env: SURVEYCTL_LOCAL_KEY{state_setting}}}\n"
-        "default_environment: local\n",
-        encoding="utf-8",
-    )
-    monkeypatch.setenv("SURVEYCTL_LOCAL_KEY", "sandbox-buyer-1")
-    monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
-    monkeypatch.chdir(tmp_path)
+    local_project(tmp_path, slow_url, state_setting, monkeypatch)
     manifests = Manifests(tmp_path)
     for number in range(SURVEYS):
         manifests.write(survey_manifest(f"term-{number:02d}"))

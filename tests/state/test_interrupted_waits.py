@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -18,28 +17,20 @@ from surveyctl.config import load_config
 from surveyctl.state import open_state
 
 from ..reconcile.conftest import Manifests, survey_manifest, survey_title
+from .conftest import local_project
 
 
 @pytest.fixture
 def project(tmp_path: Path, sandbox, monkeypatch, state_setting) -> Path:
     """A project whose `local` environment is the test sandbox, its state in the backend
     under test, with one survey manifest."""
-    (tmp_path / "surveyctl.yaml").write_text(
-        "environments:\n"
-        f"  local: {{host: '{sandbox.url}', api_key_env: SURVEYCTL_LOCAL_KEY{state_setting}}}\n"
-        "default_environment: local\n",
-        encoding="utf-8",
-    )
-    monkeypatch.setenv("SURVEYCTL_LOCAL_KEY", "sandbox-buyer-1")
-    monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
-    monkeypatch.chdir(tmp_path)
+    local_project(tmp_path, sandbox.url, state_setting, monkeypatch)
     Manifests(tmp_path).write(survey_manifest("waiting"))
     return tmp_path
 
 
 def wait_for_lock(project: Path) -> subprocess.Popen:
-    """An apply that waits up to a minute for the lock, started once it is waiting: it names
-    its environment on stderr just before it takes the lock."""
+    """An apply that waits up to a minute for the lock, once it says it is waiting."""
     process = subprocess.Popen(
         [sys.executable, "-m", "surveyctl", "apply", "manifests", "--auto-approve"]
         + ["--lock-timeout", "60"],
@@ -50,10 +41,9 @@ def wait_for_lock(project: Path) -> subprocess.Popen:
         env={**os.environ, "NO_COLOR": "1"},
     )
     for line in process.stderr:
-        if line.startswith("surveyctl: environment"):
-            break
-    time.sleep(0.5)  # well inside the wait, which polls every 0.1 s
-    return process
+        if "waiting up to 60s for the state lock of environment 'local', held by" in line:
+            return process  # said once, as the wait begins
+    raise AssertionError(f"the apply never said it waits for the lock: {process.communicate()}")
 
 
 def test_ctrl_c_while_waiting_for_the_lock_exits_130_naming_the_holder_with_nothing_changed(

@@ -20,6 +20,7 @@ from surveyctl.api import ApiClient
 from surveyctl.sandbox.process import served as serve_in_process
 
 from ..reconcile.conftest import Manifests, survey_manifest, survey_title
+from .conftest import local_project
 
 LATENCY_MS = 40
 SURVEYS = 12
@@ -47,22 +48,9 @@ def slow_served(tmp_path_factory):
     yield from serve(tmp_path_factory.mktemp("slow") / "sandbox.db", RACE_LATENCY_MS)
 
 
-def configure(project: Path, url: str, state_setting: str) -> None:
-    (project / "surveyctl.yaml").write_text(
-        "environments:\n"
-        f"  local: {{host: '{url}', api_key_env: SURVEYCTL_LOCAL_KEY{state_setting}}}\n"
-        "default_environment: local\n",
-        encoding="utf-8",
-    )
-
-
 @pytest.fixture
 def project(tmp_path: Path, served: str, monkeypatch, state_setting) -> Path:
-    configure(tmp_path, served, state_setting)
-    monkeypatch.setenv("SURVEYCTL_LOCAL_KEY", "sandbox-buyer-1")
-    monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+    return local_project(tmp_path, served, state_setting, monkeypatch)
 
 
 def start_apply(project: Path, *extra: str) -> subprocess.Popen:
@@ -107,9 +95,9 @@ def _apply_when_told(project: Path, go, output: Path) -> None:
 
 @pytest.mark.parametrize("backend", ["postgres"])
 def test_two_applies_at_once_exactly_one_is_refused_naming_the_other(
-    run_cli, project, slow_served, state_setting, tmp_path
+    run_cli, project, slow_served, state_setting, tmp_path, monkeypatch
 ):
-    configure(project, slow_served, state_setting)
+    local_project(project, slow_served, state_setting, monkeypatch)
     write_surveys(project, "race", 3)
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
     forked = multiprocessing.get_context("fork")

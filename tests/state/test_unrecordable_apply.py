@@ -21,6 +21,7 @@ from surveyctl.sandbox.process import served as serve_in_process
 from surveyctl.state import open_state
 
 from ..reconcile.conftest import Manifests, survey_manifest
+from .conftest import local_project
 
 LATENCY_MS = 60
 SURVEYS = 8
@@ -37,15 +38,7 @@ def served(tmp_path_factory):
 
 @pytest.fixture
 def project(tmp_path: Path, served: str, monkeypatch, state_setting) -> Path:
-    (tmp_path / "surveyctl.yaml").write_text(
-        "environments:\n"
-        f"  local: {{host: '{served}', api_key_env: SURVEYCTL_LOCAL_KEY{state_setting}}}\n"
-        "default_environment: local\n",
-        encoding="utf-8",
-    )
-    monkeypatch.setenv("SURVEYCTL_LOCAL_KEY", "sandbox-buyer-1")
-    monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
-    monkeypatch.chdir(tmp_path)
+    local_project(tmp_path, served, state_setting, monkeypatch)
     return tmp_path
 
 

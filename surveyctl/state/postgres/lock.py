@@ -26,7 +26,9 @@ from surveyctl.state.lock import (
     LockInfo,
     lock_lost,
     wait_interrupted,
+    waiting_note,
 )
+from surveyctl.state.notes import Note
 from surveyctl.state.postgres.database import Dsn
 from surveyctl.state.postgres.schema import advisory_key
 
@@ -46,10 +48,14 @@ class AdvisoryLock:
         self._connection: psycopg.Connection | None = None
         self.info: LockInfo | None = None
 
-    def acquire(self, operation: str, timeout: float = 0.0) -> LockInfo:
-        """Takes the lock, waiting up to `timeout` seconds; LockHeld naming the holder."""
+    def acquire(
+        self, operation: str, timeout: float = 0.0, on_note: Note | None = None
+    ) -> LockInfo:
+        """Takes the lock, waiting up to `timeout` seconds (said once to `on_note`); LockHeld
+        naming the holder."""
         connection = self.dsn.connect(f"lock {operation}")
         deadline = time.monotonic() + max(timeout, 0.0)
+        waiting = False
         try:
             while True:
                 taken = connection.execute("SELECT pg_try_advisory_lock(%s)", (self.key,))
@@ -62,7 +68,11 @@ class AdvisoryLock:
                     if holder is not None:
                         raise LockHeld(self._held_message(holder, timeout), holder)
                     continue  # released in the meantime: try again
-                try:
+                try:  # the note too: a Ctrl-C that answers it is still one during the wait
+                    if not waiting and on_note is not None:
+                        waiting = True
+                        holder = self._holder_if_known(connection)
+                        on_note(waiting_note(self.environment, holder, timeout))
                     time.sleep(POLL_SECONDS)
                 except KeyboardInterrupt:
                     holder = self._holder_if_known(connection)
