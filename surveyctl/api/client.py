@@ -135,6 +135,13 @@ class ApiClient:
         self._session.close()
         self._post_session.close()
 
+    def __enter__(self) -> ApiClient:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        # A connection left open keeps a served sandbox's worker busy when it is stopped.
+        self.close()
+
     # -- transport -------------------------------------------------------------------------
 
     def request(

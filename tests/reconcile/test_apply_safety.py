@@ -118,7 +118,8 @@ def test_two_concurrent_applies_one_is_refused(project, manifests, start_sandbox
         err for (out, err), p in zip(results, (first, second), strict=True) if p.returncode == 1
     )
     assert "locked" in refused.lower()
-    titles = [s["survey_title"] for s in ApiClient(slow.url, "sandbox-buyer-1").list_surveys()]
+    with ApiClient(slow.url, "sandbox-buyer-1") as client:
+        titles = [s["survey_title"] for s in client.list_surveys()]
     assert sorted(titles) == [survey_title(f"tracker-{i}") for i in range(3)]
 
 
@@ -135,7 +136,8 @@ def test_apply_converges_without_duplicates_when_the_service_fails_a_fifth_of_re
         if run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0:
             break
     assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
-    titles = [s["survey_title"] for s in ApiClient(flaky.url, "sandbox-buyer-1").list_surveys()]
+    with ApiClient(flaky.url, "sandbox-buyer-1") as client:
+        titles = [s["survey_title"] for s in client.list_surveys()]
     assert sorted(titles) == sorted(survey_title(name) for name in names)
 
 

@@ -71,7 +71,8 @@ def test_an_interrupted_apply_leaves_state_consistent_with_the_service(
     assert "Apply interrupted:" in out and "not attempted (interrupted):" in out
     state = FileStateStore(project / ".surveyctl" / "state" / "local.json").load()
     recorded = {record.ps_survey_id for record in state.resources.values()}
-    live = {s["ps_survey_id"] for s in ApiClient(fifty_surveys, "sandbox-buyer-1").list_surveys()}
+    with ApiClient(fifty_surveys, "sandbox-buyer-1") as client:
+        live = {s["ps_survey_id"] for s in client.list_surveys()}
     assert recorded <= live  # nothing in state that the service lacks
     assert len(live - recorded) <= len(state.journal)  # every survey made is known
     assert 5 <= len(recorded) < SURVEYS
@@ -94,8 +95,8 @@ def test_an_interrupted_apply_releases_the_lock_and_the_next_apply_finishes(
     assert process.returncode == 130
     result = run_cli("apply", "manifests", "--auto-approve", "--parallelism", "16")
     assert result.exit_code == 0, result.stdout + result.stderr
-    live = ApiClient(fifty_surveys, "sandbox-buyer-1").list_surveys()
-    assert len(live) == SURVEYS
+    with ApiClient(fifty_surveys, "sandbox-buyer-1") as client:
+        assert len(client.list_surveys()) == SURVEYS
     assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
 
 
@@ -120,7 +121,8 @@ def test_an_apply_interrupted_while_planning_changes_nothing_and_releases_the_lo
 
     assert process.returncode == 130, out + err
     assert "apply interrupted before any change; nothing was applied" in err
-    titles = {s["survey_title"] for s in ApiClient(url, "sandbox-buyer-1").list_surveys()}
+    with ApiClient(url, "sandbox-buyer-1") as client:
+        titles = {s["survey_title"] for s in client.list_surveys()}
     assert "Renamed" not in titles
     assert FileStateStore(project / ".surveyctl" / "state" / "local.json").lock_holder() is None
 
@@ -165,5 +167,6 @@ def test_a_signal_at_the_question_applies_nothing_and_exits_128_plus_its_number(
     assert "apply interrupted before any change; nothing was applied" in err.decode()
     assert "Aborted!" not in err.decode()
     assert FileStateStore(project / ".surveyctl" / "state" / "local.json").lock_holder() is None
-    titles = {s["survey_title"] for s in ApiClient(sandbox.url, "sandbox-buyer-1").list_surveys()}
+    with ApiClient(sandbox.url, "sandbox-buyer-1") as client:
+        titles = {s["survey_title"] for s in client.list_surveys()}
     assert survey_manifest("asked")["spec"]["survey_title"] not in titles
