@@ -32,6 +32,18 @@ def cents(amount: Decimal) -> float:
     return float(amount.quantize(CENT, rounding=ROUND_HALF_UP))
 
 
+def usd(amount: float | None) -> str:
+    """`$1,234.50`; `n/a` for an amount that is not known."""
+    return "n/a" if amount is None else f"${amount:,.2f}"
+
+
+def usd_delta(before: float | None, after: float | None) -> str:
+    """`+$100.00` or `-$12.50` from `before` to `after` (None counts 0), without float drift."""
+    delta = (dollars(after) or Decimal(0)) - (dollars(before) or Decimal(0))
+    sign = "+" if delta >= 0 else "-"
+    return f"{sign}${abs(delta):,.2f}"
+
+
 def total(amounts: Iterable[float | None]) -> float:
     """The sum of amounts already in cents (None counts 0), without float drift."""
     return cents(sum((dollars(a) or Decimal(0) for a in amounts), Decimal(0)))

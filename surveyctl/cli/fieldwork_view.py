@@ -16,6 +16,7 @@ from surveyctl.cli.console import console, plain_table
 from surveyctl.cli.context import CliContext
 from surveyctl.errors import SurveyctlError
 from surveyctl.jsontext import dumps
+from surveyctl.money import usd
 from surveyctl.ops.fieldwork import Fieldwork, fieldwork, fieldwork_of_many
 from surveyctl.render.values import printable
 from surveyctl.state import SurveyRecord
@@ -139,10 +140,6 @@ def _incidence(view: Fieldwork) -> str:
     return f"{view.incidence:.1f}% ({parts})"
 
 
-def _money(amount: float) -> str:
-    return f"${amount:,.2f}"
-
-
 def plain(views: list[Fieldwork]) -> str:
     """The fieldwork as plain text with `#` bars, for logs and pipes."""
     lines: list[str] = []
@@ -152,7 +149,7 @@ def plain(views: list[Fieldwork]) -> str:
             lines.append("")
             continue
         rows = [("completes", f"{view.completes} / {view.goal}", _bar(view.progress))]
-        rows += [("incidence", _incidence(view), ""), ("spend", _money(view.spend), "")]
+        rows += [("incidence", _incidence(view), ""), ("spend", usd(view.spend), "")]
         if view.quotas:
             rows.append(("quotas", "", ""))
         rows += [
@@ -201,6 +198,6 @@ def _rich(views: list[Fieldwork]):
             table.add_row(label, f"{done} / {goal}", bar, f"{share * 100:.1f}%")
         parts.append(table)
         parts.append(Text(f"  incidence {_incidence(view)}"))
-        parts.append(Text(f"  spend {_money(view.spend)}"))
+        parts.append(Text(f"  spend {usd(view.spend)}"))
         parts.append(Text(""))
     return Group(*parts)

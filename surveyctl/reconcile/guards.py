@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from surveyctl.money import cents, dollars
+from surveyctl.money import cents, dollars, usd, usd_delta
 from surveyctl.reconcile.plan import Note, Plan
 
 if TYPE_CHECKING:  # only for the type: the configuration loads YAML
@@ -54,15 +54,14 @@ def excesses(plan: Plan, guards: Guards) -> list[Excess]:
     limit = guards.max_spend_increase
     if limit is not None and increase > limit:
         spend = plan.spend_totals()
-        net = (spend.after or 0.0) - (spend.before or 0.0)
-        sign = "-" if net < 0 else "+"
-        offset = f" (net {sign}{_dollars(abs(net))})" if round(net, 2) != increase else ""
+        net = usd_delta(spend.before, spend.after)
+        offset = f" (net {net})" if net != f"+{usd(increase)}" else ""
         found.append(
             Excess(
                 "max_spend_increase",
                 SPEND_INCREASE,
-                f"the plan raises the estimated spend of its surveys by {_dollars(increase)} "
-                f"in all{offset}, more than max_spend_increase {_dollars(limit)}",
+                f"the plan raises the estimated spend of its surveys by {usd(increase)} "
+                f"in all{offset}, more than max_spend_increase {usd(limit)}",
             )
         )
     destroys = plan.counts()["destroy"]
@@ -142,7 +141,3 @@ def spend_increase(plan: Plan) -> float:
         if r.spend is not None
     )
     return cents(sum(raised, Decimal(0)))
-
-
-def _dollars(amount: float) -> str:
-    return f"${amount:,.2f}"

@@ -6,9 +6,9 @@ it while the markdown renderer puts the symbol in column 0 of a `diff` block.
 
 from __future__ import annotations
 
+from surveyctl.money import usd
 from surveyctl.reconcile.plan import Plan, ResourceChange
 from surveyctl.render.describe import Describer, Line
-from surveyctl.render.values import money
 
 SYMBOLS = {"create": "+", "update": "~", "quota-update": "~", "delete": "-", "no-op": " "}
 
@@ -25,7 +25,7 @@ def resource_lines(plan: Plan, resource: ResourceChange, spend: bool = True) -> 
     elif resource.action in ("update", "quota-update"):
         lines.extend(change_lines(describer, resource))
     if spend and resource.spend and resource.spend.before != resource.spend.after:
-        before, after = money(resource.spend.before), money(resource.spend.after)
+        before, after = usd(resource.spend.before), usd(resource.spend.after)
         lines.append(Line(" ", 1, f"spend: {before} -> {after}"))
     for change in resource.drift:
         path, old, new = describer.change(change)

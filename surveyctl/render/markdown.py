@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from surveyctl.money import usd_delta
 from surveyctl.reconcile.plan import Plan, ResourceChange
 from surveyctl.render import text
 from surveyctl.render.formats import Format, register
@@ -29,7 +30,7 @@ from surveyctl.render.programs import (
     member_groups,
     member_list,
 )
-from surveyctl.render.values import money_delta, printable
+from surveyctl.render.values import printable
 
 if TYPE_CHECKING:  # --help loads the formats, and must not load the manifests package
     from surveyctl.manifests.diagnostics import Diagnostic
@@ -136,7 +137,7 @@ def _table(resources: list, budget: int) -> list[str]:
         fields = list(dict.fromkeys(change.field for change in resource.changes))
         spend = ""
         if resource.spend and resource.spend.before != resource.spend.after:
-            spend = money_delta(resource.spend.before, resource.spend.after)
+            spend = usd_delta(resource.spend.before, resource.spend.after)
         lines.append(
             f"| `{resource.address}` | {action} | {', '.join(fields) or '–'} | {spend or '–'} |"
         )

@@ -18,11 +18,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from surveyctl.money import total
+from surveyctl.money import total, usd_delta
 from surveyctl.reconcile.plan import Plan, ResourceChange
 from surveyctl.render.describe import Describer, Line
 from surveyctl.render.lines import change_lines
-from surveyctl.render.values import money_delta
 from surveyctl.resources import member_of
 
 # A change made to fewer members than this is shown per member.
@@ -47,7 +46,7 @@ class MemberGroup:
     def spend_delta(self) -> str | None:
         spends = [m.spend for m in self.members if m.spend]
         before, after = total(s.before for s in spends), total(s.after for s in spends)
-        return money_delta(before, after) if after != before else None
+        return usd_delta(before, after) if after != before else None
 
     def headline(self) -> str:
         """`12 surveys of program brand-tracker: offer_price 2.5 -> 2.75 (+$1,800.00)`."""

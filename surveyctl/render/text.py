@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import textwrap
 
+from surveyctl.money import usd, usd_delta
 from surveyctl.reconcile.plan import Plan
 from surveyctl.render.formats import Format, register
 from surveyctl.render.lines import SYMBOLS, resource_lines
 from surveyctl.render.programs import group_lines, member_groups
 from surveyctl.render.report import ApplyReport
-from surveyctl.render.values import money, money_delta, printable
+from surveyctl.render.values import printable
 
 __all__ = ["SYMBOLS", "render", "render_apply", "summary_line"]
 
@@ -127,11 +128,11 @@ def summary_line(plan: Plan) -> str:
         line += f" {sentence}"
     spend = plan.spend_totals()
     if spend.before == spend.after and spend.after:
-        line += f" Estimated spend: {money(spend.after)} (unchanged)."
+        line += f" Estimated spend: {usd(spend.after)} (unchanged)."
     elif spend.before or spend.after:
         line += (
-            f" Estimated spend: {money(spend.before)} -> {money(spend.after)} "
-            f"({money_delta(spend.before, spend.after)})."
+            f" Estimated spend: {usd(spend.before)} -> {usd(spend.after)} "
+            f"({usd_delta(spend.before, spend.after)})."
         )
     return line
 

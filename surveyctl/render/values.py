@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from decimal import Decimal
 from typing import Any
-
-from surveyctl.money import dollars
 
 LIMIT = 120
 
@@ -19,16 +16,6 @@ def show(value: Any, limit: int | None = LIMIT) -> str:
         return "(absent)"
     text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "), sort_keys=True)
     return text if limit is None or len(text) <= limit else text[: limit - 3] + "..."
-
-
-def money(amount: float | None) -> str:
-    return "n/a" if amount is None else f"${amount:,.2f}"
-
-
-def money_delta(before: float | None, after: float | None) -> str:
-    delta = (dollars(after) or Decimal(0)) - (dollars(before) or Decimal(0))  # no float drift
-    sign = "+" if delta >= 0 else "-"
-    return f"{sign}${abs(delta):,.2f}"
 
 
 # Characters that a terminal or a pull-request comment acts on rather than shows: controls
