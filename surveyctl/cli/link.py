@@ -10,9 +10,10 @@ import os
 
 import click
 
+from surveyctl.cli.options import quota_id_list, status_code
 from surveyctl.errors import ConfigError
 from surveyctl.ops.links import ReturnLink, build_return_link, verify_return_link
-from surveyctl.statuses import RETURN_STATUS_NAMES, RETURN_STATUSES
+from surveyctl.statuses import RETURN_STATUS_NAMES
 
 DEFAULT_SECRET_ENV = "SURVEYCTL_RETURN_SECRET"
 
@@ -42,11 +43,9 @@ def link() -> None:
 def _status(ctx: click.Context, param: click.Parameter, value: str) -> int:
     """A return status by name (`complete`) or code (`21`), as `transactions set-status`
     takes it."""
-    text = value.strip().lower()
-    if text in RETURN_STATUSES:
-        return RETURN_STATUSES[text]
-    if text.isascii() and text.isdigit() and int(text) in RETURN_STATUS_NAMES:
-        return int(text)
+    code = status_code(value)
+    if code in RETURN_STATUS_NAMES:
+        return code
     known = ", ".join(f"{code} {name}" for code, name in sorted(RETURN_STATUS_NAMES.items()))
     raise click.BadParameter(f"{value!r} is not a return status: use one of {known}")
 
@@ -54,10 +53,10 @@ def _status(ctx: click.Context, param: click.Parameter, value: str) -> int:
 def _quota_ids(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
     """The comma list of buyer_quota_ids; an empty item is refused, as `set-status` does,
     since a complete would silently count in fewer quotas than were meant."""
-    ids = tuple(part.strip() for part in value.split(","))
-    if value and not all(ids):
+    ids = quota_id_list(value)
+    if ids is None:
         raise click.BadParameter(f"{value!r} has an empty buyer_quota_id")
-    return ids if value else ()
+    return tuple(ids)
 
 
 @link.command(name="build")

@@ -7,6 +7,8 @@ from collections.abc import Callable, Sequence
 
 import click
 
+from surveyctl.statuses import RETURN_STATUSES
+
 
 def int_list(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, ...]:
     """A click callback reading `12,13` as (12, 13); empty when the option is not given."""
@@ -16,6 +18,25 @@ def int_list(ctx: click.Context, param: click.Parameter, value: str | None) -> t
         return tuple(int(part) for part in value.split(",") if part.strip())
     except ValueError:
         raise click.BadParameter(f"{value!r} is not a comma-separated list of integers") from None
+
+
+def status_code(value: str) -> int | None:
+    """A transaction status by name (`complete`, as set-status names them) or code (`21`),
+    None when it is neither."""
+    text = value.strip().lower()
+    if text in RETURN_STATUSES:
+        return RETURN_STATUSES[text]
+    # isdigit() alone takes "²", which int() refuses
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
+def quota_id_list(value: str) -> list[str] | None:
+    """The buyer_quota_ids of `male,female` (none for ''); None when an item is empty, which
+    the commands refuse: a complete would count in fewer quotas than were meant."""
+    ids = [part.strip() for part in value.split(",")]
+    if value and not all(ids):
+        return None
+    return [i for i in ids if i]
 
 
 # The format for people is `text` on some commands and `table` on others: each takes both.

@@ -27,7 +27,9 @@ from surveyctl.cli.options import (
     SpelledCommand,
     format_option,
     int_list,
+    quota_id_list,
     spelled,
+    status_code,
     yes_help,
 )
 from surveyctl.errors import ApiError, ConnectionFailed, SurveyctlError
@@ -91,21 +93,12 @@ def _cell(value: object) -> str:
     return "" if value is None else str(value)
 
 
-def _status_code(value: str) -> int | None:
-    """A status by name (`complete`) or code (`21`), None when it is neither."""
-    text = value.strip().lower()
-    if text in RETURN_STATUSES:
-        return RETURN_STATUSES[text]
-    # isdigit() alone takes "²", which int() refuses
-    return int(text) if text.isascii() and text.isdigit() else None
-
-
 def _status_list(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, ...]:
     """A click callback reading `complete,term`, `21,18` or a mix as status codes; the names
     are those of set-status, and any code goes (16 and 19 are sessions still open)."""
     codes: list[int] = []
     for part in (p.strip() for p in (value or "").split(",") if p.strip()):
-        code = _status_code(part)
+        code = status_code(part)
         if code is None:
             names = ", ".join(RETURN_STATUSES)
             raise click.BadParameter(
@@ -230,7 +223,7 @@ def _interactive() -> bool:
 
 def _final_status(value: str) -> int:
     """A return status by code (`21`) or name (`complete`); one sentence when it is neither."""
-    code = _status_code(value)
+    code = status_code(value)
     if code not in STATUS_NAMES:
         known = ", ".join(f"{c} {name}" for c, name in sorted(STATUS_NAMES.items()))
         raise SurveyctlError(f"--status {value!r} is not a final status: use one of {known}")
@@ -238,10 +231,10 @@ def _final_status(value: str) -> int:
 
 
 def _quota_ids(value: str) -> list[str]:
-    ids = [part.strip() for part in value.split(",")]
-    if value and not all(ids):
+    ids = quota_id_list(value)
+    if ids is None:
         raise SurveyctlError(f"--quota-id {value!r} has an empty buyer_quota_id")
-    return [i for i in ids if i]
+    return ids
 
 
 def _check_open(record: dict, survey_id: int, transaction_id: str) -> None:
