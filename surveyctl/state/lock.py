@@ -63,9 +63,14 @@ class LockLost(LockError, StateError):
     or the marketplace any more, since another command may hold the lock by now."""
 
 
+def of_environment(environment: str | None) -> str:
+    """` of environment 'staging'` for the messages of the lock, '' when none is named."""
+    return f" of environment {environment!r}" if environment else ""
+
+
 def lock_lost(environment: str | None, where: str) -> LockLost:
     """The one sentence both backends say when their lock went while the command ran."""
-    env = f" of environment {environment!r}" if environment else ""
+    env = of_environment(environment)
     return LockLost(
         f"this command lost the state lock{env} in {where} (a `force-unlock`, or the end of "
         "the session that held it: a database restart or a dropped connection), so its state "
@@ -84,7 +89,7 @@ class LockWaitInterrupted(LockError):
 
 def wait_interrupted(environment: str | None, holder: LockInfo | None) -> LockWaitInterrupted:
     """The one sentence both backends say when a wait for their lock is interrupted."""
-    env = f" of environment {environment!r}" if environment else ""
+    env = of_environment(environment)
     held = f" (held by {holder.describe()})" if holder is not None else ""
     return LockWaitInterrupted(
         f"interrupted while waiting for the state lock{env}{held}; nothing was changed"
@@ -94,7 +99,7 @@ def wait_interrupted(environment: str | None, holder: LockInfo | None) -> LockWa
 def waiting_note(environment: str | None, holder: LockInfo | None, timeout: float) -> str:
     """What both backends say once when they start waiting for a lock someone holds: without
     it a command given --lock-timeout sat silent for up to that long."""
-    env = f" of environment {environment!r}" if environment else ""
+    env = of_environment(environment)
     held = f", held by {holder.describe()}" if holder is not None else ""
     return f"waiting up to {timeout:g}s for the state lock{env}{held}"
 
@@ -279,7 +284,7 @@ class StateLock:
         self.release()
 
     def _held_message(self, holder: LockInfo) -> str:
-        env = f" of environment {self.environment!r}" if self.environment else ""
+        env = of_environment(self.environment)
         command = "surveyctl" + (f" --env {self.environment}" if self.environment else "")
         waited = f" after waiting {self.timeout:g}s" if self.timeout > 0 else ""
         elsewhere = f" on host {holder.host}" if holder.holder_alive() is None else ""
@@ -290,7 +295,7 @@ class StateLock:
         )
 
     def _takeover_note(self, holder: LockInfo) -> str:
-        env = f" of environment {self.environment!r}" if self.environment else ""
+        env = of_environment(self.environment)
         return (
             f"took over the state lock{env} left by {holder.describe()}: that process is no "
             "longer running on this host, and everything it wrote is in the state"
