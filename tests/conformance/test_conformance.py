@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from surveyctl.api import ApiClient
-from surveyctl.conformance.draft import TITLE_PREFIX
 from surveyctl.sandbox.process import served
+
+from .conftest import drafts_left
 
 KEY = "sandbox-buyer-1"
 # Rows about the service's leniency (fields the spec does not list, padded state codes, quota
@@ -45,16 +45,6 @@ NEVER_CHECKED = {
 
 def _verdicts(report: dict) -> dict[str, str]:
     return {row["id"]: row["verdict"] for row in report["rows"]}
-
-
-def _drafts_left(url: str) -> list[dict]:
-    """The conformance drafts of buyer 1 in the list of every status."""
-    client = ApiClient(url, KEY, retries=0)
-    try:
-        every = client.list_surveys(targeting=False)
-    finally:
-        client.close()
-    return [s for s in every if str(s.get("survey_title", "")).startswith(TITLE_PREFIX)]
 
 
 def _run(folder: Path, url: str) -> dict:
@@ -113,7 +103,7 @@ def test_the_report_says_whether_the_list_carries_mod_on(report):
 def test_the_draft_is_deleted_and_in_no_status_list_afterwards(report, sandbox):
     assert report["draft"]["removed"] is True
     assert report["draft"]["how"] == "deleted"
-    assert _drafts_left(sandbox.url) == []
+    assert drafts_left(sandbox.url) == []
 
 
 def test_a_row_names_its_source_and_what_was_seen(report):
@@ -199,7 +189,7 @@ def test_a_kill_9_leaves_one_draft_that_the_next_run_removes(tmp_path):
         process.wait(timeout=10)
         process.stdout.close()
         process.stderr.close()
-        assert [s["ps_survey_id"] for s in _drafts_left(sandbox.url)] == [survey_id]
+        assert [s["ps_survey_id"] for s in drafts_left(sandbox.url)] == [survey_id]
 
         again = subprocess.run(
             COMMAND,
@@ -216,7 +206,7 @@ def test_a_kill_9_leaves_one_draft_that_the_next_run_removes(tmp_path):
             "removed": True,
             "how": "deleted",
         }
-        assert _drafts_left(sandbox.url) == []
+        assert drafts_left(sandbox.url) == []
 
 
 def test_ctrl_c_in_the_middle_removes_the_draft(tmp_path):
@@ -227,7 +217,7 @@ def test_ctrl_c_in_the_middle_removes_the_draft(tmp_path):
         _, stderr = process.communicate(timeout=60)
         assert process.returncode == 130
         assert b"no draft is left" in stderr
-        assert _drafts_left(sandbox.url) == []
+        assert drafts_left(sandbox.url) == []
 
 
 def test_a_second_run_while_one_is_running_is_refused_and_leaves_the_first_runs_draft(tmp_path):
@@ -243,8 +233,8 @@ def test_a_second_run_while_one_is_running_is_refused_and_leaves_the_first_runs_
             second.stderr
         )
         assert "left on the account" not in second.stderr
-        assert survey_id in [s["ps_survey_id"] for s in _drafts_left(sandbox.url)]
+        assert survey_id in [s["ps_survey_id"] for s in drafts_left(sandbox.url)]
         out, err = first.communicate(timeout=120)
         assert first.returncode == 0, err
         assert json.loads(out)["leftover_draft"] is None
-        assert _drafts_left(sandbox.url) == []
+        assert drafts_left(sandbox.url) == []

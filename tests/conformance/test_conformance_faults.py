@@ -13,13 +13,12 @@ import yaml
 from click.testing import CliRunner, Result
 from werkzeug.wrappers import Request, Response
 
-from surveyctl.api import ApiClient
 from surveyctl.cli.main import cli
-from surveyctl.conformance.draft import TITLE_PREFIX
 from surveyctl.conformance.writes import INVALID_KEY
 from surveyctl.sandbox.process import served
 
 from ..reconcile.proxies import Proxy
+from .conftest import drafts_left
 
 KEY = "sandbox-buyer-1"
 JOURNAL = Path(".surveyctl") / "conformance" / "local.json"
@@ -82,12 +81,7 @@ def invoke(tmp_path, monkeypatch):
 
 
 def _drafts(url: str) -> list[int]:
-    client = ApiClient(url, KEY, retries=0)
-    try:
-        every = client.list_surveys(targeting=False)
-    finally:
-        client.close()
-    return [s["ps_survey_id"] for s in every if s["survey_title"].startswith(TITLE_PREFIX)]
+    return [s["ps_survey_id"] for s in drafts_left(url)]
 
 
 def _journalled_draft() -> int:
