@@ -7,8 +7,6 @@ from collections.abc import Callable, Sequence
 
 import click
 
-from surveyctl.statuses import RETURN_STATUSES
-
 
 def int_list(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, ...]:
     """A click callback reading `12,13` as (12, 13); empty when the option is not given."""
@@ -23,6 +21,8 @@ def int_list(ctx: click.Context, param: click.Parameter, value: str | None) -> t
 def status_code(value: str) -> int | None:
     """A transaction status by name (`complete`, as set-status names them) or code (`21`),
     None when it is neither."""
+    from surveyctl.statuses import RETURN_STATUSES  # here: the root's --help loads no statuses
+
     text = value.strip().lower()
     if text in RETURN_STATUSES:
         return RETURN_STATUSES[text]
