@@ -159,7 +159,13 @@ def test_cli_shows_the_verdicts_given_before_a_batch_failed_and_names_the_answer
 
     # One call in two seconds on the same data: the second batch is answered 429 with a
     # Retry-After longer than --timeout allows to wait, so it fails after the first was checked.
-    limited = start(SandboxOptions(db_path=sandbox.server.options.db_path, rate_limit=0.5))
+    limited = start(
+        SandboxOptions(
+            db_path=sandbox.server.options.db_path,
+            rate_limit=0.5,
+            keys=dict(sandbox.accounts.keys),  # the buyers this test acts for (own_accounts)
+        )
+    )
     try:
         (project / "surveyctl.yaml").write_text(
             "environments:\n"

@@ -21,7 +21,11 @@ def test_a_refused_adjustment_is_retried_and_made_exactly_once(
     survey_id, ids = completes
     faulty = start(
         SandboxOptions(
-            db_path=sandbox.server.options.db_path, fail_rate=0.5, seed=seed, retry_after=0
+            db_path=sandbox.server.options.db_path,
+            fail_rate=0.5,
+            seed=seed,
+            retry_after=0,
+            keys=dict(sandbox.accounts.keys),  # the buyers this test acts for (own_accounts)
         )
     )
     before = adjustment_count(sandbox)

@@ -160,12 +160,13 @@ class Store(SurveyTables, GroupTables, TransactionTables, QuotaTables, ReportQue
 
     # -- buyers -----------------------------------------------------------------------------
 
-    def ensure_buyer(self, buyer_id: int) -> None:
-        """Creates the buyer with its default shared secret `sandbox-secret-<id>` if missing."""
+    def ensure_buyer(self, buyer_id: int, secret: str | None = None) -> None:
+        """Creates the buyer, if missing, with `secret` as its shared secret (by default
+        `sandbox-secret-<id>`)."""
         with self.write() as conn:
             conn.execute(
                 "INSERT OR IGNORE INTO buyers (buyer_id, secret) VALUES (?, ?)",
-                (buyer_id, f"sandbox-secret-{buyer_id}"),
+                (buyer_id, secret or f"sandbox-secret-{buyer_id}"),
             )
 
     def buyer_secret(self, buyer_id: int) -> str | None:
