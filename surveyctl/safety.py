@@ -9,7 +9,7 @@
 - Sandbox-only commands refuse any other environment before sending anything
   (`require_sandbox`).
 - An interrupted command finishes what is in flight, records it and says what was done
-  (`Interrupts`): SIGINT and SIGTERM stop new writes instead of killing the process.
+  (`Interrupts`): SIGINT, SIGTERM and SIGHUP stop new writes instead of killing the process.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from surveyctl import signals
 from surveyctl.errors import SurveyctlError
 
 if TYPE_CHECKING:  # only for the type: the configuration loads YAML
@@ -157,8 +158,9 @@ def require_sandbox(environment: Environment, command: str) -> None:
 
 
 class Interrupted(SurveyctlError):
-    """A command stopped by SIGINT or SIGTERM; `exit_code` is the shell's for the signal:
-    130 for SIGINT (Ctrl-C), 143 for SIGTERM (a cancelled CI job, a stopped container)."""
+    """A command stopped by a signal; `exit_code` is the shell's for the signal: 130 for
+    SIGINT (Ctrl-C), 143 for SIGTERM (a cancelled CI job, a stopped container), 129 for SIGHUP
+    (the terminal closed)."""
 
     def __init__(self, message: str, exit_code: int = 128 + signal.SIGINT):
         super().__init__(message)
@@ -166,19 +168,21 @@ class Interrupted(SurveyctlError):
 
 
 class Interrupts:
-    """SIGINT (Ctrl-C) and SIGTERM while a command runs, in two phases.
+    """SIGINT (Ctrl-C), SIGTERM and SIGHUP while a command runs, in two phases.
 
-    Before the writes begin a signal stops the command at once (KeyboardInterrupt: nothing is
-    in flight that could be lost). Once `finish_in_flight()` was called, a signal only sets
-    `stop`: the writes in flight finish and are recorded, no new one starts, and the command
-    reports what was and was not done. `on_signal(name, first)` is told of every signal; it
-    runs inside the signal handler, so it must not use buffered output.
+    Before the writes begin a signal stops the command at once (`signals.Stopped`, a
+    KeyboardInterrupt: nothing is in flight that could be lost). Once `finish_in_flight()` was
+    called, a signal only sets `stop`: the writes in flight finish and are recorded, no new one
+    starts, and the command reports what was and was not done. `on_signal(name, first)` is
+    told of every signal; it runs inside the signal handler, so it must not use buffered
+    output. After SIGHUP the terminal is gone: its streams are pointed at /dev/null so that
+    the report cannot fail.
 
     Signal handlers belong to the main thread: elsewhere (a benchmark's worker thread) this is
     a no-op and `stop` is never set.
     """
 
-    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+    SIGNALS = signals.STOP_SIGNALS
 
     def __init__(self, on_signal: Callable[[str, bool], None] | None = None):
         self.stop = threading.Event()
@@ -190,8 +194,8 @@ class Interrupts:
     @property
     def exit_code(self) -> int:
         """128 + the first signal's number, as a shell reports a command it ended: 130 for
-        SIGINT, 143 for SIGTERM (130 when none came)."""
-        return 128 + (self.received or signal.SIGINT)
+        SIGINT, 143 for SIGTERM, 129 for SIGHUP (130 when none came)."""
+        return signals.exit_code(self.received)
 
     def __enter__(self) -> Interrupts:
         if threading.current_thread() is threading.main_thread():
@@ -210,8 +214,10 @@ class Interrupts:
 
     def _handle(self, number: int, frame) -> None:
         self.received = self.received or number
+        if number == getattr(signal, "SIGHUP", None):
+            signals.detach_terminal()
         if not self._finishing:
-            raise KeyboardInterrupt
+            raise signals.Stopped(number)
         first = not self.stop.is_set()
         self.stop.set()
         if self._on_signal is not None:

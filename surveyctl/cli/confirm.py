@@ -73,15 +73,16 @@ Answer = TypeVar("Answer")
 
 
 def _interruptible(question: Callable[[], Answer]) -> Answer:
-    """Asks; Ctrl-C (or SIGTERM, which apply turns into the same) while the question waits
-    stays a KeyboardInterrupt. click turns it into Abort ("Aborted!", exit 1), which would hide
-    it from the command: apply then says that nothing was applied and exits 130, as for an
-    interruption anywhere else before its writes. End of input (EOF) stays Abort."""
+    """Asks; Ctrl-C (or SIGTERM or SIGHUP, which surveyctl.signals turns into the same) while
+    the question waits stays a KeyboardInterrupt. click turns it into Abort ("Aborted!", exit
+    1), which would hide it from the command: apply then says that nothing was applied and
+    exits 130 (143, 129), as for an interruption anywhere else before its writes. End of input
+    (EOF) stays Abort."""
     try:
         return question()
     except click.Abort as exc:
         if isinstance(exc.__context__, KeyboardInterrupt):
-            raise KeyboardInterrupt from None
+            raise exc.__context__ from None
         raise
 
 

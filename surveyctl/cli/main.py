@@ -3,9 +3,10 @@
 Sub-commands are imported only when used, so `surveyctl --help` and a plain `validate` stay
 fast: the root's help lists them from SUMMARIES, without importing any. A `SurveyctlError`
 becomes one line on stderr and exit code 1; `--debug` also shows the traceback and the HTTP
-exchange. Ctrl-C (KeyboardInterrupt) that no command handles itself is one line and exit
-code 130. Any other exception is a bug: its traceback is shown and the exit code is 1. The API
-key is redacted from all of it (the access-token header is never logged).
+exchange. Ctrl-C, SIGTERM or SIGHUP that no command handles itself is one line and the
+shell's exit code for the signal (130, 143, 129; see surveyctl.signals). Any other exception
+is a bug: its traceback is shown and the exit code is 1. The API key is redacted from all of
+it (the access-token header is never logged).
 """
 
 from __future__ import annotations
@@ -88,9 +89,6 @@ GLOBAL_OPTIONS_WITH_VALUE = ("--env", "--config", "--timeout")
 # The longest --timeout: a day. Far larger ones overflow a socket's deadline (time_t).
 MAX_TIMEOUT = 86400
 GLOBAL_FLAGS = ("--debug", "--no-color")
-# The exit code of a command stopped by Ctrl-C (128 + SIGINT), as a shell reports it.
-INTERRUPTED_EXIT = 130
-
 # With this option on the line, exit code 2 means "the plan has changes" (as in Terraform), so
 # usage errors exit 1 instead of click's 2.
 DETAILED_EXITCODE = "--detailed-exitcode"
@@ -170,12 +168,19 @@ class LazyGroup(click.Group):
             raise _usage_error(ctx, exc) from None
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             # click would say "Aborted!" and exit 1, as for a refused question: an interrupted
-            # command exits 130, as a shell reports one, and says so. Each state write is
-            # atomic (surveyctl.state), so what it recorded before the signal stays recorded.
-            error = UserError("interrupted (Ctrl-C); the command stopped before it finished")
-            error.exit_code = INTERRUPTED_EXIT
+            # command exits as a shell reports one (130 for Ctrl-C), and says so. Each state
+            # write is atomic (surveyctl.state), so what it recorded before the signal stays.
+            from surveyctl import signals
+
+            how = signals.describe(exc)
+            error = UserError(
+                f"interrupted ({how}); the command stopped before it finished"
+                if how == "Ctrl-C"
+                else f"stopped by {how}; the command stopped before it finished"
+            )
+            error.exit_code = signals.exit_code(exc)
             raise error from None
         except SurveyctlError as exc:
             if isinstance(ctx.obj, CliContext) and ctx.obj.debug:
@@ -301,4 +306,7 @@ def cli(
 
 def main() -> None:
     """Entry point of the console script and of `python -m surveyctl`."""
+    from surveyctl.signals import stop_like_ctrl_c
+
+    stop_like_ctrl_c()
     cli(prog_name="surveyctl")

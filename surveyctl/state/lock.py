@@ -46,6 +46,7 @@ from filelock import FileLock
 
 from surveyctl.errors import SurveyctlError
 from surveyctl.files import write_atomically
+from surveyctl.signals import describe, exit_code
 from surveyctl.state.notes import Note, note_to_stderr
 from surveyctl.state.paths import file_in_the_way, os_error_message
 from surveyctl.state.records import StateError
@@ -80,19 +81,25 @@ def lock_lost(environment: str | None, where: str) -> LockLost:
 
 
 class LockWaitInterrupted(LockError):
-    """Ctrl-C (SIGINT) while waiting for the lock another command holds: nothing was done
-    and nothing is held, so the command ends there, with the exit code of an interrupted
-    command rather than click's "Aborted!" and 1."""
+    """Ctrl-C, SIGTERM or SIGHUP while waiting for the lock another command holds: nothing
+    was done and nothing is held, so the command ends there, with the exit code of a command
+    the signal stopped (130, 143, 129) rather than click's "Aborted!" and 1."""
 
-    exit_code = 130
+    def __init__(self, message: str, exit_code: int):
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
-def wait_interrupted(environment: str | None, holder: LockInfo | None) -> LockWaitInterrupted:
+def wait_interrupted(
+    environment: str | None, holder: LockInfo | None, stop: KeyboardInterrupt
+) -> LockWaitInterrupted:
     """The one sentence both backends say when a wait for their lock is interrupted."""
     env = of_environment(environment)
     held = f" (held by {holder.describe()})" if holder is not None else ""
+    how = "interrupted" if describe(stop) == "Ctrl-C" else f"stopped by {describe(stop)}"
     return LockWaitInterrupted(
-        f"interrupted while waiting for the state lock{env}{held}; nothing was changed"
+        f"{how} while waiting for the state lock{env}{held}; nothing was changed",
+        exit_code(stop),
     )
 
 
@@ -257,8 +264,8 @@ class StateLock:
                         waiting = True
                         self.on_note(waiting_note(self.environment, holder, self.timeout))
                     time.sleep(POLL_SECONDS)
-                except KeyboardInterrupt:
-                    raise wait_interrupted(self.environment, holder) from None
+                except KeyboardInterrupt as stop:
+                    raise wait_interrupted(self.environment, holder, stop) from None
         except OSError as exc:
             raise LockError(os_error_message(exc, self.path, "take the state lock")) from exc
 

@@ -170,3 +170,50 @@ def test_a_signal_at_the_question_applies_nothing_and_exits_128_plus_its_number(
     with ApiClient(sandbox.url, "sandbox-buyer-1") as client:
         titles = {s["survey_title"] for s in client.list_surveys()}
     assert survey_manifest("asked")["spec"]["survey_title"] not in titles
+
+
+def _take_as_controlling_terminal() -> None:
+    """In the child, after setsid: fd 0 (the pseudo-terminal) becomes its controlling
+    terminal, so that closing the terminal hangs the session up, as closing a window does."""
+    import fcntl
+    import termios
+
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+def test_an_apply_whose_terminal_closes_finishes_and_records_the_writes_in_flight(
+    project, fifty_surveys, run_cli
+):
+    leader, follower = os.openpty()
+    env = {**os.environ, "SURVEYCTL_LOCAL_KEY": "sandbox-buyer-1", "TERM": "dumb"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "surveyctl", "apply", "manifests", "--auto-approve"]
+        + ["--parallelism", "4"],
+        cwd=project,
+        env=env,
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        start_new_session=True,
+        preexec_fn=_take_as_controlling_terminal,
+    )
+    os.close(follower)
+    shown = b""
+    while shown.count(b": create ok") < 5:
+        chunk = os.read(leader, 4096)
+        assert chunk, shown.decode()
+        shown += chunk
+    os.close(leader)  # the window closes: SIGHUP, and the terminal is gone
+    process.wait(timeout=120)
+
+    # Not killed where it stood: it finished the writes in flight and recorded them, although
+    # nothing it printed after the hang-up could be written to the terminal.
+    assert process.returncode == 129, shown.decode()
+    state = FileStateStore(project / ".surveyctl" / "state" / "local.json").load()
+    recorded = {record.ps_survey_id for record in state.resources.values()}
+    with ApiClient(fifty_surveys, "sandbox-buyer-1") as client:
+        live = {s["ps_survey_id"] for s in client.list_surveys()}
+    assert state.journal == {} and recorded == live
+    assert 5 <= len(recorded) < SURVEYS
+    result = run_cli("plan", "manifests", "--format", "json")
+    assert json.loads(result.stdout)["summary"]["add"] == SURVEYS - len(recorded)

@@ -1,5 +1,6 @@
-"""A state-writing command other than apply interrupted with Ctrl-C says so in one sentence and
-exits 130 (not click's "Aborted!" and 1), keeps what it recorded, and releases the lock. Run as
+"""A state-writing command other than apply interrupted with Ctrl-C (or stopped by SIGTERM) says
+so in one sentence and exits 130 (143; not click's "Aborted!" and 1, nor killed where it
+stood), keeps what it recorded, and releases the lock. Run as
 a real process with a real signal, against a slow sandbox in a process of its own."""
 
 from __future__ import annotations
@@ -19,8 +20,15 @@ from surveyctl.state import FileStateStore
 from .conftest import SURVEY_SPEC, configure
 
 
-def test_ctrl_c_while_import_all_unmanaged_reads_exits_130_and_records_nothing(
-    project, served_sandbox
+@pytest.mark.parametrize(
+    ("stop", "code", "said"),
+    [
+        (signal.SIGINT, 130, "interrupted (Ctrl-C)"),
+        (signal.SIGTERM, 143, "stopped by SIGTERM"),
+    ],
+)
+def test_a_signal_while_import_all_unmanaged_reads_exits_with_its_code_and_records_nothing(
+    project, served_sandbox, stop, code, said
 ):
     url = served_sandbox(latency_ms=1000)
     client = ApiClient(url, "sandbox-buyer-1")
@@ -41,11 +49,11 @@ def test_ctrl_c_while_import_all_unmanaged_reads_exits_130_and_records_nothing(
         if line.startswith("surveyctl: environment"):
             break
     time.sleep(0.5)  # inside the reads: the list, then the surveys, 1 s each
-    process.send_signal(signal.SIGINT)
+    process.send_signal(stop)
     out, err = process.communicate(timeout=60)
 
-    assert process.returncode == 130, out + err
-    assert "Error: interrupted (Ctrl-C); the command stopped before it finished" in err
+    assert process.returncode == code, out + err
+    assert f"Error: {said}; the command stopped before it finished" in err
     assert "Aborted!" not in err and "Traceback" not in err
     store = FileStateStore(project / ".surveyctl" / "state" / "local.json")
     assert store.lock_holder() is None

@@ -1,4 +1,4 @@
-"""SIGINT and SIGTERM while a command writes: before the writes they stop it at once, during
+"""SIGINT, SIGTERM and SIGHUP while a command writes: before the writes they stop it at once, during
 them they only stop new writes, and the handlers of before are back afterwards."""
 
 from __future__ import annotations
@@ -11,19 +11,22 @@ import pytest
 
 from surveyctl.safety import Interrupts
 
+STOPS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
+
 
 def _send(number: int) -> None:
     os.kill(os.getpid(), number)
 
 
-@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_a_signal_before_the_writes_stops_the_command_at_once(number):
+@pytest.mark.parametrize("number", STOPS, ids=[signal.Signals(n).name for n in STOPS])
+def test_a_signal_before_the_writes_stops_the_command_at_once_with_its_exit_code(number):
     with pytest.raises(KeyboardInterrupt), Interrupts() as signals:
         _send(number)
     assert not signals.stop.is_set()
+    assert signals.exit_code == 128 + number
 
 
-@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("number", STOPS, ids=[signal.Signals(n).name for n in STOPS])
 def test_a_signal_during_the_writes_only_asks_them_to_stop(number):
     told: list[tuple[str, bool]] = []
     with Interrupts(lambda name, first: told.append((name, first))) as signals:

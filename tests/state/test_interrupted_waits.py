@@ -1,6 +1,7 @@
 """A `surveyctl apply` waiting for the state lock (`--lock-timeout`) that is interrupted with
-Ctrl-C ends at once: one sentence naming the lock and its holder, exit code 130, nothing
-changed, no traceback. Run as a real process with a real signal, on both backends."""
+Ctrl-C, SIGTERM (a cancelled CI job) or SIGHUP (a closed terminal) ends at once: one sentence
+naming the lock and its holder, the shell's exit code for the signal, nothing changed, no
+traceback. Run as a real process with a real signal, on both backends."""
 
 from __future__ import annotations
 
@@ -46,21 +47,29 @@ def wait_for_lock(project: Path) -> subprocess.Popen:
     raise AssertionError(f"the apply never said it waits for the lock: {process.communicate()}")
 
 
-def test_ctrl_c_while_waiting_for_the_lock_exits_130_naming_the_holder_with_nothing_changed(
-    project, sandbox
+@pytest.mark.parametrize(
+    ("stop", "code", "said"),
+    [
+        (signal.SIGINT, 130, "interrupted"),
+        (signal.SIGTERM, 143, "stopped by SIGTERM"),
+        (signal.SIGHUP, 129, "stopped by SIGHUP"),
+    ],
+)
+def test_a_signal_while_waiting_for_the_lock_exits_with_its_code_naming_the_holder(
+    project, sandbox, stop, code, said
 ):
     config = load_config(project / "surveyctl.yaml")
     store = open_state(config, config.environment("local"))
     try:
         with store.locked("apply"):
             waiting = wait_for_lock(project)
-            waiting.send_signal(signal.SIGINT)
+            waiting.send_signal(stop)
             out, err = waiting.communicate(timeout=60)
     finally:
         store.close()
 
-    assert waiting.returncode == 130, out + err
-    assert "Error: interrupted while waiting for the state lock of environment 'local'" in err
+    assert waiting.returncode == code, out + err
+    assert f"Error: {said} while waiting for the state lock of environment 'local'" in err
     assert f"(pid {os.getpid()})" in err and "nothing was changed" in err
     assert "Traceback" not in err and "Aborted!" not in err
     client = ApiClient(sandbox.url, "sandbox-buyer-1", retries=0)

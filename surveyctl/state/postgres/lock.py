@@ -74,9 +74,9 @@ class AdvisoryLock:
                         holder = self._holder_if_known(connection)
                         on_note(waiting_note(self.environment, holder, timeout))
                     time.sleep(POLL_SECONDS)
-                except KeyboardInterrupt:
+                except KeyboardInterrupt as stop:
                     holder = self._holder_if_known(connection)
-                    raise wait_interrupted(self.environment, holder) from None
+                    raise wait_interrupted(self.environment, holder, stop) from None
         except psycopg.Error as exc:
             connection.close()
             raise self.dsn.error(exc, "take the state lock", self.schema) from None
