@@ -24,7 +24,7 @@ class LayoutError(SurveyctlError):
 def canonical(text: str, file: str = "<text>") -> str:
     """`text` in the canonical layout (the same text when it already is)."""
     from ruamel.yaml import YAML
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    from ruamel.yaml.error import YAMLError
 
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
@@ -32,16 +32,20 @@ def canonical(text: str, file: str = "<text>") -> str:
     yaml.width = _NEVER_WRAP
     try:
         documents = list(yaml.load_all(text))
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = Location(file, mark.line + 1, mark.column + 1) if mark else file
-        raise LayoutError(f"{where}: not valid YAML: {exc.problem or exc.context}") from exc
-    except YAMLError as exc:
-        raise LayoutError(f"{file}: not valid YAML: {exc}") from exc
-    except (ValueError, KeyError, IndexError, AttributeError, TypeError, OverflowError) as exc:
-        # A scalar its explicit tag cannot read (`!!int abc`): ruamel.yaml says neither what
-        # nor where, the project's own reader says both.
-        raise LayoutError(_tag_problem(text, file) or f"{file}: not valid YAML: {exc}") from exc
+    except (
+        YAMLError,
+        ValueError,
+        KeyError,
+        IndexError,
+        AttributeError,
+        TypeError,
+        OverflowError,
+    ) as exc:
+        # Said as `validate` says it, by the project's own reader: ruamel.yaml words a syntax
+        # error otherwise, and of a scalar its explicit tag cannot read (`!!int abc`) it says
+        # neither what nor where.
+        problem = _reader_problem(text, file) or f"{file}: Invalid YAML: {exc}"
+        raise LayoutError(problem) from None
     if all(document is None for document in documents):
         return text  # nothing but comments (or nothing): nothing to lay out
     for document in documents:
@@ -80,7 +84,7 @@ def _drop_trailing_blank_lines(node: object, key: object) -> None:
             return
 
 
-def _tag_problem(text: str, file: str) -> str | None:
+def _reader_problem(text: str, file: str) -> str | None:
     """The first problem the project's own YAML reader finds in `text`, with file:line."""
     from surveyctl.manifests.load import LIMITS
     from surveyctl.yamlsafe import load_documents
@@ -90,4 +94,4 @@ def _tag_problem(text: str, file: str) -> str | None:
     if not problems:
         return None
     summary, where = problems[0]
-    return f"{where}: not valid YAML: {summary}"
+    return f"{where}: {summary}"

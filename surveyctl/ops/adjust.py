@@ -19,6 +19,9 @@ from surveyctl.ops.uploads import Upload, read_upload
 
 ID_COLUMNS = ("transaction_id", "Transaction ID")
 SURVEY_COLUMNS = ("survey_id", "Survey ID")
+# The first line of a one-column file that is a heading, not an id: submitted, it would be
+# shown and counted as a transaction (compared as `_heading` writes them).
+ONE_COLUMN_HEADINGS = {"transactionid", "transactionids", "transaction", "transactions", "id"}
 PENDING = 1
 STATUS_NAMES = {PENDING: "Pending"}
 
@@ -103,16 +106,18 @@ def _from_csv(upload: Upload) -> list[tuple[int, str, int | None]]:
     rows = upload.items
     if not rows:
         return []
-    header = [cell.strip() for cell in rows[0].value]
-    id_column = next((header.index(c) for c in ID_COLUMNS if c in header), None)
+    header = [_heading(cell) for cell in rows[0].value]
+    id_column = _column(header, ID_COLUMNS)
     if id_column is None:
         if all(len(row.value) == 1 for row in rows):
+            if header[0] in ONE_COLUMN_HEADINGS:
+                rows = rows[1:]
             return [(row.line, _id(upload, row.line, row.value[0]), None) for row in rows]
         raise AdjustmentInputError(
             "the CSV header needs a transaction_id (or 'Transaction ID') column",
             upload.where(rows[0].line),
         )
-    survey_column = next((header.index(c) for c in SURVEY_COLUMNS if c in header), None)
+    survey_column = _column(header, SURVEY_COLUMNS)
     return [
         (
             row.line,
@@ -121,6 +126,17 @@ def _from_csv(upload: Upload) -> list[tuple[int, str, int | None]]:
         )
         for row in rows[1:]
     ]
+
+
+def _heading(cell: str) -> str:
+    """A column heading as compared: spreadsheets and people write `Transaction ID`,
+    `transaction_id`, `TRANSACTION-ID` or `transactionId` for one column."""
+    return "".join(c for c in cell.casefold() if c.isalnum())
+
+
+def _column(header: list[str], names: tuple[str, ...]) -> int | None:
+    wanted = {_heading(name) for name in names}
+    return next((index for index, heading in enumerate(header) if heading in wanted), None)
 
 
 def _cell(row: list[str], column: int | None) -> str:

@@ -27,7 +27,8 @@ def test_fmt_check_names_the_line_of_a_badly_tagged_value(run_cli, project, valu
     (project / "m.yaml").write_text(_manifest(value), encoding="utf-8")
     result = run_cli("fmt", "--check", "m.yaml")
     assert result.exit_code == 1
-    assert "m.yaml:2:7: not valid YAML" in result.stderr
+    assert "m.yaml:2:7: The value" in result.stderr
+    assert f"cannot be read as {value.split()[0]}" in result.stderr
     assert "a bug in surveyctl" not in result.output
 
 

@@ -88,3 +88,18 @@ def test_upload_with_a_non_integer_survey_id_names_the_line(tmp_path):
     path.write_text("transaction_id,survey_id\nt1,abc\n")
     with pytest.raises(AdjustmentInputError, match=r"ids\.csv:2: survey_id 'abc' is not a survey"):
         load_upload(path)
+
+
+@pytest.mark.parametrize("heading", ["transaction_id", "Transaction ID", "transaction id", "id"])
+def test_upload_of_one_column_takes_its_heading_for_a_heading_not_an_id(tmp_path, heading):
+    path = tmp_path / "ids.csv"
+    path.write_text(f"{heading}\nt1\nt2\n")
+    assert load_upload(path).transaction_ids == ["t1", "t2"]
+
+
+def test_upload_finds_the_id_and_survey_columns_however_their_headings_are_written(tmp_path):
+    path = tmp_path / "ids.csv"
+    path.write_text("TRANSACTION-ID,surveyId,note\nt1,7,x\nt2,8,y\n")
+    upload = load_upload(path)
+    assert upload.transaction_ids == ["t1", "t2"]
+    assert upload.per_survey == {7: 1, 8: 1}

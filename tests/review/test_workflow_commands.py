@@ -156,7 +156,8 @@ def test_fmt_of_a_file_that_is_not_yaml_names_file_and_line(run_cli, project):
     _write(project, "kind: Survey\nname: [unclosed\n")
     result = run_cli("fmt", "manifests")
     assert result.exit_code == 1
-    assert "tracker.yaml:3:1: not valid YAML" in result.stderr
+    # In validate's words, without its "error:".
+    assert "tracker.yaml:3:1: Invalid YAML: did not find expected ',' or ']'" in result.stderr
     assert "Traceback" not in result.stderr
 
 
