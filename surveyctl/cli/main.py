@@ -89,6 +89,10 @@ GLOBAL_OPTIONS_WITH_VALUE = ("--env", "--config", "--timeout")
 # The longest --timeout: a day. Far larger ones overflow a socket's deadline (time_t).
 MAX_TIMEOUT = 86400
 GLOBAL_FLAGS = ("--debug", "--no-color")
+# The exit code of a command whose output pipe was closed (128 + SIGPIPE), as a shell reports
+# one that SIGPIPE ended.
+BROKEN_PIPE_EXIT = 141
+
 # With this option on the line, exit code 2 means "the plan has changes" (as in Terraform), so
 # usage errors exit 1 instead of click's 2.
 DETAILED_EXITCODE = "--detailed-exitcode"
@@ -168,6 +172,11 @@ class LazyGroup(click.Group):
             raise _usage_error(ctx, exc) from None
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
+        except BrokenPipeError:
+            # The reader of the output went away (`surveyctl plan | head`): end as a command
+            # that SIGPIPE ended does, quietly, with 141. What a state write recorded stays
+            # recorded; the exit code says that the output was cut short.
+            raise click.exceptions.Exit(BROKEN_PIPE_EXIT) from None
         except KeyboardInterrupt as exc:
             # click would say "Aborted!" and exit 1, as for a refused question: an interrupted
             # command exits as a shell reports one (130 for Ctrl-C), and says so. Each state

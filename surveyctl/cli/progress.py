@@ -40,7 +40,12 @@ class Steps:
             self.total = total if total is not None else max(self.total, self._done)
             if not self._redraws:
                 text = f"{self.verb} {label} ({self._done}/{self.total})"
-                click.echo(f"{text}: {detail}" if detail else text, err=True)
+                try:
+                    click.echo(f"{text}: {detail}" if detail else text, err=True)
+                except OSError:
+                    # stderr's reader went away (`2>&1 | head`): progress is a courtesy, and
+                    # failing here would stop an apply between its writes.
+                    pass
                 return
             if self._closed:
                 return
