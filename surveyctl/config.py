@@ -288,9 +288,14 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
         check_environment_name(specs, name)
     environments = {name: _environment(specs, name) for name in specs or {}}
     default = data.get("default_environment") or SANDBOX
+    if not isinstance(default, str):
+        raise ConfigError(
+            f"default_environment must be the name of an environment, not {default!r}",
+            data.where("default_environment"),
+        )
     if default != SANDBOX and default not in environments:
         defined = sorted({SANDBOX, *environments})
-        hint = suggest(default, defined) if isinstance(default, str) else ""
+        hint = suggest(default, defined)
         raise ConfigError(
             f"default_environment {default!r} is not defined{hint}; defined: {', '.join(defined)}",
             data.where("default_environment"),

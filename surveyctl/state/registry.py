@@ -97,7 +97,7 @@ def parse(spec: SettingsSpec) -> BackendSettings:
     """The settings a `state:` mapping names: `backend` (default `file`) and that backend's
     own settings, checked by it; ConfigError at the first wrong one."""
     name = spec.values.get("backend", DEFAULT)
-    if name not in _BACKENDS:
+    if not isinstance(name, str) or name not in _BACKENDS:
         raise spec.error("backend", f"must be one of {', '.join(names())}")
     backend = _BACKENDS[name]
     for key in spec.values:
