@@ -42,7 +42,7 @@ from surveyctl.config_checks import (
     unset_variable,
 )
 from surveyctl.errors import ConfigError, Location
-from surveyctl.variables import actor_name, libpq_defaults
+from surveyctl.variables import actor_name, libpq_defaults, sandbox_strict
 
 if TYPE_CHECKING:
     from surveyctl.state.registry import BackendSettings
@@ -60,7 +60,6 @@ from surveyctl.yamlsafe import (
 CONFIG_FILE = "surveyctl.yaml"
 SANDBOX = "sandbox"
 ENV_VARIABLE = "SURVEYCTL_ENV"
-SANDBOX_STRICT_VARIABLE = "SURVEYCTL_SANDBOX_STRICT"
 WORK_DIR = ".surveyctl"
 # The embedded sandbox's first buyer; a published test token, not a secret.
 SANDBOX_KEY = "sandbox-buyer-1"
@@ -175,8 +174,8 @@ class Config:
     @property
     def sandbox_strict(self) -> bool:
         """Whether the embedded sandbox refuses request fields the API's schemas do not list
-        (`$SURVEYCTL_SANDBOX_STRICT` set to 1, true or yes), as `sandbox serve --strict`."""
-        return os.environ.get(SANDBOX_STRICT_VARIABLE, "").strip().lower() in ("1", "true", "yes")
+        (`$SURVEYCTL_SANDBOX_STRICT` set to 1, true, yes or on), as `sandbox serve --strict`."""
+        return sandbox_strict()
 
     def variable(self, name: str) -> str:
         """The environment variable `name` ("" when it is not set), for a state backend's

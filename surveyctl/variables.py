@@ -17,6 +17,8 @@ DEFAULT_SETTLE_SECONDS = 60.0
 # kept in PostgreSQL while the file backend is configured (surveyctl.state.placement).
 DEFAULT_DSN_VARIABLE = "SURVEYCTL_STATE_DSN"
 CI_VARIABLE = "CI"  # set to "true" by CI services
+SANDBOX_STRICT_VARIABLE = "SURVEYCTL_SANDBOX_STRICT"  # the embedded sandbox served --strict
+_YES, _NO = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
 
 
 def plan_signing_key() -> bytes | None:
@@ -29,6 +31,21 @@ def plan_signing_key() -> bytes | None:
 def running_in_ci() -> bool:
     """Whether `$CI` says this runs in CI (a fresh checkout: no local state)."""
     return os.environ.get(CI_VARIABLE, "").strip().lower() in ("true", "1", "yes")
+
+
+def sandbox_strict() -> bool:
+    """Whether `$SURVEYCTL_SANDBOX_STRICT` asks for the embedded sandbox served --strict.
+    Another value than yes or no is refused: taken for "no", a typo would leave the client's
+    own sloppiness unchecked without a word."""
+    value = os.environ.get(SANDBOX_STRICT_VARIABLE, "").strip().lower()
+    if value in _YES:
+        return True
+    if value in _NO:
+        return False
+    raise ConfigError(
+        f"${SANDBOX_STRICT_VARIABLE} must be 1 or 0 (also true/false, yes/no, on/off), "
+        f"not {value[:40]!r}"
+    )
 
 
 def default_state_dsn() -> str:

@@ -53,3 +53,13 @@ def test_the_embedded_sandbox_is_strict_when_the_variable_says_so(
     finally:
         client.close()
     assert answered == status
+
+
+def test_a_strict_setting_that_is_neither_yes_nor_no_is_refused_not_taken_for_no(
+    run_cli, tmp_path_factory, monkeypatch
+):
+    monkeypatch.setenv("SURVEYCTL_SANDBOX_STRICT", "ture")
+    monkeypatch.chdir(tmp_path_factory.mktemp("unconfigured"))  # the embedded sandbox
+    result = run_cli("surveys", "list")
+    assert result.exit_code == 1
+    assert "$SURVEYCTL_SANDBOX_STRICT must be 1 or 0" in result.stderr and "'ture'" in result.stderr
