@@ -3,19 +3,30 @@
 The text goes to a temporary file in the same folder, which is then renamed over the target;
 the temporary file is removed if anything fails. `durable=True` also flushes the data and the
 folder entry to disk, for files whose loss after a crash would lose work (state).
-`shown_path` is how paths of the project appear in findings and plans.
+`shown_path` is how paths of the project appear in findings and plans; `os_error_message` is
+one sentence for what the file system refused (a file where a folder should be, a folder where
+a file should be, a read-only folder, a full disk).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
 
 
 def write_atomically(path: Path, text: str, *, durable: bool = False) -> None:
-    """Replaces `path` with `text` in one step; OSError when it cannot."""
+    """Replaces `path` with `text` in one step; OSError when it cannot.
+
+    A device or a pipe (`--out /dev/stdout`) is written in place: replaced, it would become a
+    regular file, and as root a rename replaces even /dev/null.
+    """
     path = Path(path)
+    if path.exists() and not path.is_file() and not path.is_dir():
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(text)
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -54,3 +65,31 @@ def shown_path(path: Path) -> Path:
         return Path(os.path.abspath(path)).relative_to(Path.cwd())
     except ValueError:  # outside the current folder: the whole path says where
         return path
+
+
+def os_error_message(exc: OSError, path: Path, action: str) -> str:
+    """Why `action` on `path` failed, in words a user can act on."""
+    path = Path(path)
+    blocker = file_in_the_way(path)
+    if blocker is not None:
+        return f"cannot {action}: {blocker} is a file where a folder is expected"
+    if isinstance(exc, IsADirectoryError) or exc.errno == errno.EISDIR:
+        return f"cannot {action}: {path} is a folder where a file is expected; remove or rename it"
+    if isinstance(exc, PermissionError) or exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return (
+            f"cannot {action}: permission denied in {path.parent} (the folder or the file is "
+            "read-only for this user)"
+        )
+    if exc.errno == errno.ENOSPC:
+        return f"cannot {action}: no space left on the device holding {path.parent}"
+    return f"cannot {action} at {path}: {exc.strerror or exc}"
+
+
+def file_in_the_way(path: Path) -> Path | None:
+    """The first folder on the way to `path` that exists as something else than a folder."""
+    for parent in reversed(path.parents):
+        if parent.exists() and not parent.is_dir():
+            return parent
+        if not parent.exists():
+            return None
+    return None

@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 
 from surveyctl import signals
 from surveyctl.errors import SurveyctlError
+from surveyctl.files import os_error_message
 
 if TYPE_CHECKING:  # only for the type: the configuration loads YAML
     from surveyctl.config import Environment
@@ -72,6 +73,45 @@ def check_output_path(path: Path, option: str, *, make_folders: bool = False) ->
         raise OutputPathError(
             f"cannot write {shown}: a file cannot be written in {folder} ({reason})"
         ) from exc
+
+
+class OutputFile:
+    """A text file named on the command line and written as it goes (an export of many pages):
+    what the file system refuses on the way (a full disk) is one OutputPathError naming the
+    option and the file, not an OSError the command cannot explain."""
+
+    def __init__(self, path: Path, option: str):
+        self._path, self._option = path, option
+        self._file = self._guarded(lambda: open(path, "w", encoding="utf-8", newline=""))
+
+    def write(self, text: str) -> int:
+        return self._guarded(lambda: self._file.write(text))
+
+    def flush(self) -> None:
+        self._guarded(self._file.flush)
+
+    def close(self) -> None:
+        self._guarded(self._file.close)
+
+    def __getattr__(self, name: str):  # isatty, encoding...: what writers ask of a file
+        return getattr(self._file, name)
+
+    def __enter__(self) -> OutputFile:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        try:
+            self.close()
+        except OutputPathError:
+            if exc_info[0] is None:  # else the error already raised says more
+                raise
+
+    def _guarded(self, action):
+        try:
+            return action()
+        except OSError as exc:
+            where = f"write {self._option} {self._path}"
+            raise OutputPathError(os_error_message(exc, self._path, where)) from None
 
 
 class NotApproved(SurveyctlError):

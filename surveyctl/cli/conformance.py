@@ -15,8 +15,9 @@ from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import format_option, yes_help
 from surveyctl.errors import SurveyctlError
+from surveyctl.files import os_error_message
 from surveyctl.jsontext import dumps
-from surveyctl.safety import Interrupted, Interrupts, check_output_path
+from surveyctl.safety import Interrupted, Interrupts, OutputPathError, check_output_path
 
 _WIDTHS = (21, 30, 11)
 
@@ -76,12 +77,18 @@ def conformance_command(
     except SurveyctlError as exc:
         # A service lost mid-run: say what stopped it and what it leaves on the account.
         raise SurveyctlError(f"{exc}; {left_behind(journal)}") from None
-    if output is not None:
-        report.write_json(output)
     if output_format == "json":
         click.echo(dumps(report.as_dict()))
     else:
         _print_summary(report)
+    if output is not None:  # after the report is shown: a full disk does not lose the run
+        try:
+            report.write_json(output)
+        except OSError as exc:
+            where = f"write --output {output}"
+            raise OutputPathError(
+                f"{os_error_message(exc, output, where)}; the report is above"
+            ) from None
     left = draft_left_error(report, journal)
     if left is not None:
         raise SurveyctlError(left)

@@ -45,7 +45,7 @@ from surveyctl.ops.transactions import (
     iter_pages,
     make_writer,
 )
-from surveyctl.safety import check_output_path
+from surveyctl.safety import OutputFile, check_output_path
 from surveyctl.statuses import OPEN_TRANSACTION_STATUSES, RETURN_STATUSES, transaction_status_name
 from surveyctl.statuses import RETURN_STATUS_NAMES as STATUS_NAMES
 
@@ -164,7 +164,7 @@ def list_transactions(
         if output is None:
             out = sys.stdout
         else:
-            out = stack.enter_context(open(output, "w", encoding="utf-8", newline=""))
+            out = stack.enter_context(OutputFile(output, spelled("output")))
         writer: RowWriter = (
             TableWriter(make_console(out))
             if output_format == "table"

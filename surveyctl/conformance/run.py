@@ -39,6 +39,7 @@ from surveyctl.conformance.probe import (
     not_checked,
 )
 from surveyctl.errors import ApiError, SurveyctlError
+from surveyctl.files import write_atomically
 
 STATUSES = (11, 22, 33, 44)
 
@@ -75,7 +76,8 @@ class Report:
         return None if row is None or row.verdict == NOT_CHECKED else row.verdict == HOLDS
 
     def write_json(self, path: Path) -> None:
-        path.write_text(json.dumps(self.as_dict(), indent=2) + "\n", encoding="utf-8")
+        """OSError when the file cannot be written (it is then left as it was)."""
+        write_atomically(path, json.dumps(self.as_dict(), indent=2) + "\n")
 
 
 class LeftoverStuck(SurveyctlError):

@@ -30,7 +30,7 @@ from typing import Any
 import yaml
 
 from surveyctl.errors import SurveyctlError
-from surveyctl.files import write_atomically
+from surveyctl.files import os_error_message, write_atomically
 from surveyctl.manifests import build, rules, schema
 from surveyctl.manifests.diagnostics import ERROR, Diagnostics
 from surveyctl.manifests.layout import canonical
@@ -42,7 +42,6 @@ from surveyctl.reconcile.merge import GROUP_MEMBERSHIP_FIELDS
 from surveyctl.reconcile.normalise import group_update_body, update_body
 from surveyctl.resources import EXCLUSION_GROUP, SURVEY, address, check_name, name_of
 from surveyctl.state import GroupRecord, Record, State, StateBackend, SurveyRecord
-from surveyctl.state.paths import os_error_message
 
 # Values the service gives a survey created without them (the sandbox and the documented
 # create response): a manifest that repeated them would claim settings nobody chose.

@@ -45,10 +45,9 @@ from pathlib import Path
 from filelock import FileLock
 
 from surveyctl.errors import SurveyctlError
-from surveyctl.files import write_atomically
+from surveyctl.files import file_in_the_way, os_error_message, write_atomically
 from surveyctl.signals import describe, exit_code
 from surveyctl.state.notes import Note, note_to_stderr
-from surveyctl.state.paths import file_in_the_way, os_error_message
 from surveyctl.state.records import StateError
 
 POLL_SECONDS = 0.1

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from .conftest import adjustment_count, configure, survey_manifest, write_manifest
@@ -68,3 +70,57 @@ def test_a_writable_output_in_a_new_folder_is_accepted_by_import(project, api, r
     result = run_cli("import", str(survey_id), "--name", "tracker", "--out", "new/dir/t.yaml")
     assert result.exit_code == 0, result.stderr
     assert (project / "new" / "dir" / "t.yaml").is_file()
+
+
+def test_a_plan_saved_to_a_named_pipe_is_written_into_it_and_the_pipe_stays_a_pipe(
+    project, sandbox, run_cli
+):
+    import os
+    import stat
+    import threading
+
+    configure(project, sandbox.url)
+    write_manifest(project, survey_manifest("piped"))
+    pipe = project / "plan.fifo"
+    os.mkfifo(pipe)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_bytes()), daemon=True)
+    reader.start()
+    result = run_cli("plan", "manifests", "--out", str(pipe))
+    reader.join(10)
+
+    assert result.exit_code == 0, result.stderr
+    assert received and b'"kind": "surveyctl-plan"' in received[0]
+    # Renamed over, it would have become a regular file (as root, even /dev/null).
+    assert stat.S_ISFIFO(pipe.stat().st_mode)
+
+
+FULL_DEVICE = "/dev/full"  # every write to it fails with "no space left on device"
+needs_full_device = pytest.mark.skipif(
+    not os.path.exists(FULL_DEVICE), reason="needs /dev/full (Linux)"
+)
+
+
+@needs_full_device
+def test_a_transactions_export_to_a_full_disk_is_one_sentence(project, sandbox, completes, run_cli):
+    survey_id, _ = completes
+    result = run_cli("transactions", "list", str(survey_id), "--output", FULL_DEVICE)
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"Error: cannot write --output {FULL_DEVICE}: no space left on the device holding /dev"
+    )
+
+
+@needs_full_device
+def test_a_conformance_report_that_cannot_be_saved_is_shown_and_the_failure_said(
+    project, sandbox, run_cli
+):
+    configure(project, sandbox.url)
+    result = run_cli("conformance", "--yes", "--output", FULL_DEVICE)
+    assert result.exit_code == 1
+    assert "assumption" in result.stdout  # the report of the run is not lost
+    assert (
+        f"cannot write --output {FULL_DEVICE}: no space left on the device holding /dev; "
+        "the report is above" in result.stderr
+    )
+    assert "Traceback" not in result.stderr

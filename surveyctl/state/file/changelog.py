@@ -21,8 +21,8 @@ import threading
 from pathlib import Path
 from typing import BinaryIO
 
+from surveyctl.files import os_error_message
 from surveyctl.state.changes import Change
-from surveyctl.state.paths import os_error_message
 from surveyctl.state.records import StateError
 
 

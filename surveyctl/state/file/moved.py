@@ -16,8 +16,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from surveyctl.files import write_atomically
-from surveyctl.state.paths import os_error_message
+from surveyctl.files import os_error_message, write_atomically
 from surveyctl.state.records import StateError
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from surveyctl.files import fsync_directory, write_atomically
+from surveyctl.files import fsync_directory, os_error_message, write_atomically
 from surveyctl.state.changes import (
     BASELINE_COMMAND,
     Change,
@@ -43,7 +43,6 @@ from surveyctl.state.lock import (
     read_lock,
 )
 from surveyctl.state.notes import Note
-from surveyctl.state.paths import os_error_message
 from surveyctl.state.records import Record, State, StateError, utc_now
 from surveyctl.state.store import StoreBase
 
