@@ -100,3 +100,8 @@ GROUP_FIELDS: tuple[str, ...] = (
 # Fields the service takes that surveyctl neither compares nor sends, by the object holding
 # them: the API schemas mark them `x-lenient`, and a sandbox served strict refuses them.
 UNMANAGED_FIELDS: dict[str, frozenset[str]] = {"feasibility_exclusions": frozenset({"criterias"})}
+
+# Ids that cannot be one segment of a URL path (a quota's buyer_quota_id, a group's reference,
+# a transaction id): HTTP clients and servers resolve `.` and `..` as folders, so
+# `/surveys/5/quotas/..` is sent as `/surveys/5/`.
+UNADDRESSABLE: tuple[str, ...] = ("", ".", "..")

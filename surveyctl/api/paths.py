@@ -3,13 +3,17 @@
 Each function returns a `Path` (version, path, name); the client joins it to
 `{host}/buyers/v2` or `{host}/buyers/v3` and counts requests by method and name. Path
 parameters are percent-encoded here, so a buyer_quota_id such as `a/b` cannot escape its
-segment.
+segment; one that is empty, `.` or `..` is refused (`UnaddressableId`), since no encoding keeps
+it a segment: `/surveys/5/quotas/..` is sent as `/surveys/5/`, the survey's own path.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 from urllib.parse import quote
+
+from surveyctl.errors import SurveyctlError
+from surveyctl.fields import UNADDRESSABLE
 
 V2 = "v2"
 V3 = "v3"
@@ -25,8 +29,19 @@ class Path(NamedTuple):
     name: str
 
 
+
+class UnaddressableId(SurveyctlError):
+    """An id that cannot be one segment of a URL path; nothing is sent."""
+
+
 def _segment(value: object) -> str:
-    return quote(str(value), safe="")
+    text = str(value)
+    if text in UNADDRESSABLE:
+        raise UnaddressableId(
+            f"{text!r} cannot be sent as an id in a URL path (it would name the resource "
+            "above it); nothing was sent"
+        )
+    return quote(text, safe="")
 
 
 def surveys() -> Path:

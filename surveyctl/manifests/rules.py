@@ -6,6 +6,7 @@ run of `surveyctl validate` shows all of them.
 
 from __future__ import annotations
 
+from surveyctl.fields import UNADDRESSABLE
 from surveyctl.manifests.diagnostics import Diagnostics
 from surveyctl.manifests.load import MarkedDict, MarkedList
 from surveyctl.manifests.schema import suggest
@@ -86,6 +87,12 @@ def _recontact(survey: Survey, diagnostics: Diagnostics) -> None:
 def _unique_quota_ids(survey: Survey, diagnostics: Diagnostics) -> None:
     first: dict[str, object] = {}
     for quota in survey.quotas or []:
+        if quota.buyer_quota_id in UNADDRESSABLE:
+            diagnostics.error(
+                f"buyer_quota_id {quota.buyer_quota_id!r} cannot be used: the quota's URL path "
+                "carries it, where it would name the survey itself; choose another",
+                quota.location,
+            )
         seen = first.get(quota.buyer_quota_id)
         if seen is None:
             first[quota.buyer_quota_id] = quota.location
@@ -232,6 +239,13 @@ def check_groups(
     refs: dict[str, ExclusionGroup] = {}
     for group in state.groups.values():
         ref_line = group.field_locations.get("buyer_surveygroup_ref", group.location)
+        if group.buyer_surveygroup_ref in UNADDRESSABLE:
+            diagnostics.error(
+                f"buyer_surveygroup_ref {group.buyer_surveygroup_ref!r} of exclusion group "
+                f"{group.name!r} cannot be used: the group's URL path carries it, where it "
+                "would name the list of groups itself; choose another",
+                ref_line,
+            )
         other = refs.get(group.buyer_surveygroup_ref)
         if other is not None:
             diagnostics.error(

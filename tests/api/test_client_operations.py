@@ -101,3 +101,16 @@ def test_a_refused_status_raises_with_the_calls_own_error_code(api, new_survey, 
         api.set_transaction_status(survey_id, transaction_id, 16)
     assert (refused.value.status, refused.value.code) == (400, 1001)
     assert "incorrect status code" in str(refused.value)
+
+
+@pytest.mark.parametrize("transaction_id", ["", ".", ".."])
+def test_an_id_a_url_path_cannot_carry_is_refused_before_anything_is_sent(transaction_id):
+    from surveyctl.api import ApiClient
+    from surveyctl.api.paths import UnaddressableId
+
+    # Nothing listens there: a request sent would fail with a connection error instead.
+    with ApiClient("http://127.0.0.1:9", "sandbox-buyer-1", retries=0) as client:
+        with pytest.raises(UnaddressableId, match="cannot be sent as an id in a URL path"):
+            client.get_transaction(10001, transaction_id)
+        with pytest.raises(UnaddressableId):
+            client.update_quota(10001, transaction_id, {"required_count": 5})

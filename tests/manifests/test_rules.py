@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 GENDER = '[{qualification_code: 211, condition_codes: ["111"]}]'
 
 
@@ -225,3 +227,25 @@ def test_a_schema_error_elsewhere_keeps_the_qbp_rule_errors(check, survey_yaml, 
         (e.summary, e.location.line) for e in rule_errors
     ]
     assert any("quota based pricing needs at least one quota" in e.summary for e in rest)
+
+
+@pytest.mark.parametrize("quota_id", ["'.'", "'..'"])
+def test_a_quota_id_that_a_url_path_cannot_carry_is_refused_at_its_line(
+    check, survey_yaml, line_of, quota_id
+):
+    # Sent in the quota's path, /surveys/5/quotas/.. would reach /surveys/5/, the survey.
+    text = survey_yaml(quotas(quota_id))
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert f"buyer_quota_id {quota_id} cannot be used" in error.summary
+    assert error.location.line == line_of(text, f"buyer_quota_id: {quota_id}")
+
+
+def test_a_group_reference_that_a_url_path_cannot_carry_is_refused_at_its_line(
+    check, survey_yaml, line_of
+):
+    text = survey_yaml(name="tracker-us") + group("g", "'..'", "tracker-us")
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert "buyer_surveygroup_ref '..' of exclusion group 'g' cannot be used" in error.summary
+    assert error.location.line == line_of(text, "buyer_surveygroup_ref: '..'")
