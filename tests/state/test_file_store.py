@@ -85,10 +85,18 @@ def test_unknown_format_version_is_refused_naming_the_file(store):
         store.load()
 
 
-def test_corrupt_file_is_refused_with_its_name_and_line(store):
+def test_corrupt_file_is_refused_with_its_name_and_line_and_the_way_out(store):
     store.path.parent.mkdir(parents=True)
     store.path.write_text('{\n  "format_version": 1,\n  "lineage": oops\n}')
-    with pytest.raises(StateError, match=r"staging\.json:3: the state file is corrupt"):
+    with pytest.raises(StateError, match=r"staging\.json:3: the state file is corrupt") as raised:
+        store.load()
+    assert "move it aside and run `surveyctl state rebuild`" in str(raised.value)
+
+
+def test_a_state_file_of_bytes_that_are_not_text_is_called_corrupt(store):
+    store.path.parent.mkdir(parents=True)
+    store.path.write_bytes(b"\xff\xfe{}")
+    with pytest.raises(StateError, match=r"staging\.json: the state file is corrupt \(not UTF-8"):
         store.load()
 
 

@@ -51,6 +51,13 @@ from surveyctl.state.store import StoreBase
 # writer without a lock reads and writes in amortised O(1) per change too.
 COMPACT_FLOOR_BYTES = 1 << 20
 
+# A corrupt state file is not the end: the surveys exist on the service, and the manifests
+# say which are managed (docs/state.md, "Rebuilding a lost state").
+_CORRUPT_WAY_OUT = (
+    "restore it from a backup, or move it aside and run `surveyctl state rebuild`, which "
+    "records again what exists on the service for the manifests"
+)
+
 
 class FileStateStore(StoreBase):
     """The file backend: `<environment>.json`, plus `<environment>.changes.jsonl` while a
@@ -167,7 +174,10 @@ class FileStateStore(StoreBase):
         except OSError as exc:
             raise StateError(os_error_message(exc, self.path, "read the state file")) from exc
         except UnicodeDecodeError as exc:
-            raise StateError(f"{self.path}: cannot read the state file: {exc}") from exc
+            raise StateError(
+                f"{self.path}: the state file is corrupt (not UTF-8 text: byte {exc.start}); "
+                f"{_CORRUPT_WAY_OUT}"
+            ) from exc
         self._snapshot_bytes = len(text)
         try:
             # orjson: the state of a thousand surveys (3.4 MB) parses about twice as fast, and
@@ -176,7 +186,7 @@ class FileStateStore(StoreBase):
         except orjson.JSONDecodeError as exc:
             raise StateError(
                 f"{self.path}:{exc.lineno}: the state file is corrupt (not valid JSON: {exc.msg}); "
-                "restore it from a backup or version control"
+                f"{_CORRUPT_WAY_OUT}"
             ) from exc
         return State.from_json(data, self.path)
 
