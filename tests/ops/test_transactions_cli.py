@@ -148,3 +148,42 @@ def test_a_page_that_is_not_json_is_one_clear_error(tmp_path, monkeypatch):
     assert result.exit_code == 1
     assert "answered 200: the body is not JSON" in result.stderr
     assert "Traceback" not in result.output
+
+
+def test_an_export_that_fails_half_way_leaves_the_earlier_file_and_no_partial_one(
+    tmp_path, monkeypatch
+):
+    import responses
+    from click.testing import CliRunner
+
+    from surveyctl.cli.main import cli
+
+    (tmp_path / "surveyctl.yaml").write_text(
+        "environments:\n  staging: {host: 'https://staging.example.com', api_key_env: STG}\n"
+        "default_environment: staging\n"
+    )
+    (tmp_path / "t.csv").write_text("the export of yesterday\n")
+    monkeypatch.setenv("STG", "staging-key-1")
+    monkeypatch.chdir(tmp_path)
+    url = "https://staging.example.com/buyers/v3/surveys/5/transactions"
+    first_page = [{"Transaction ID": f"t{n}", "Respondent Status Code": 21} for n in range(3)]
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as mocked:
+        mocked.get(url, json=first_page, headers={"total_pages": "3"})  # page 1
+        mocked.get(url, body="<html>gateway</html>", headers={"total_pages": "3"})  # page 2
+        result = CliRunner().invoke(
+            cli, ["transactions", "list", "5", "--format", "csv", "--output", "t.csv"]
+        )
+    assert result.exit_code == 1
+    assert "the body is not JSON" in result.stderr
+    # Page 1 was written before page 2 failed: a partial t.csv would pass for the whole export.
+    assert (tmp_path / "t.csv").read_text() == "the export of yesterday\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["surveyctl.yaml", "t.csv"]
+
+
+def test_a_finished_export_replaces_the_earlier_file(traffic, run_cli, project):
+    survey_id, _ = traffic
+    (project / "t.csv").write_text("the export of yesterday\n")
+    result = run_cli("transactions", "list", str(survey_id), "--format", "csv", "--output", "t.csv")
+    assert result.exit_code == 0, result.stderr
+    with open(project / "t.csv", newline="", encoding="utf-8") as handle:
+        assert len(list(csv.DictReader(handle))) == 75
