@@ -21,6 +21,11 @@ from typing import Any
 
 from surveyctl.errors import Location, SurveyctlError
 
+# A bound on what a file handed to a command may make surveyctl read and hold: a million
+# transaction ids are some 40 MB; without it `adjust /dev/zero` read until the system ran out
+# of memory.
+MAX_UPLOAD_BYTES = 64 << 20
+
 
 @dataclass(frozen=True)
 class Item:
@@ -49,9 +54,15 @@ def read_upload(
     included), else the items of a JSON list (or of the list under `wrapper` when the JSON is
     an object). Problems are raised as `error` with the file and line."""
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_UPLOAD_BYTES + 1)
     except OSError as exc:
         raise error(f"{path}: cannot read the file: {exc.strerror}") from exc
+    if len(data) > MAX_UPLOAD_BYTES:
+        raise error(
+            f"{path}: larger than {MAX_UPLOAD_BYTES >> 20} MiB, far beyond any list of "
+            "transactions or answers; split it into several files"
+        )
     raw = _text(path, data, error, csv_suffix=csv_suffix)
     if csv_suffix:
         return Upload(path, True, _csv_rows(path, raw, error))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from surveyctl.ops.adjust import AdjustmentInputError, load_upload
@@ -103,3 +105,14 @@ def test_upload_finds_the_id_and_survey_columns_however_their_headings_are_writt
     upload = load_upload(path)
     assert upload.transaction_ids == ["t1", "t2"]
     assert upload.per_survey == {7: 1, 8: 1}
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_an_endless_file_is_refused_after_a_bounded_read_not_read_until_memory_runs_out():
+    # /dev/zero never ends: read whole, it took every byte of memory the system had.
+    from pathlib import Path
+
+    with pytest.raises(AdjustmentInputError, match=r"/dev/zero: larger than 64 MiB"):
+        load_upload(Path("/dev/zero"))
+    with pytest.raises(AnswersError, match=r"/dev/zero: larger than 64 MiB"):
+        load_answers(Path("/dev/zero"))

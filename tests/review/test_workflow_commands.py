@@ -285,3 +285,14 @@ def test_the_pre_commit_hooks_pass_good_manifests_and_fail_bad_ones(run_cli, pro
     run_cli("fmt")
     assert run_cli(*_hook("surveyctl-validate")).exit_code == 0
     assert run_cli(*_hook("surveyctl-fmt")).exit_code == 0
+
+
+def test_fmt_leaves_a_file_larger_than_a_manifest_may_be_alone(run_cli, project):
+    big = project / "manifests" / "big.yaml"
+    big.parent.mkdir(exist_ok=True)
+    text = "kind: Survey\nname: big\nspec:\n  survey_title: " + "x" * 8_100_000 + "\n"
+    big.write_text(text)
+    result = run_cli("fmt", "manifests")
+    assert result.exit_code == 1
+    assert "larger than the 8 MB a manifest file may be; nothing was changed" in result.stderr
+    assert big.read_text() == text
