@@ -44,6 +44,10 @@ def link_hash(unsigned_url: str, secret: str) -> str:
     return hashlib.sha1((unsigned_url + secret).encode("utf-8")).hexdigest()
 
 
+# The query parameters a return link sets itself (spec section 7), besides ps_hash.
+OWN_PARAMETERS = ("st", "transaction_id", "quota_id", "sqlc")
+
+
 def build_return_link(redirect_url: str, link: ReturnLink, secret: str) -> str:
     """`redirect_url` with st, transaction_id, quota_id, sqlc and a trailing ps_hash."""
     if not secret:
@@ -52,10 +56,19 @@ def build_return_link(redirect_url: str, link: ReturnLink, secret: str) -> str:
         raise LinkError("sqlc needs a quota id (supplier-level QLC names the buyer quota)")
     if link.status not in STATUS_NAMES:
         raise LinkError(f"st {link.status} is not one of {sorted(STATUS_NAMES)}")
+    if not link.transaction_id:
+        raise LinkError("the transaction id is empty: the link must name the respondent's")
     parts = urlsplit(redirect_url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise LinkError(f"{redirect_url!r} is not an http(s) URL")
     existing = [item for item in parts.query.split("&") if item and _name(item) != HASH_PARAMETER]
+    taken = sorted({_name(item) for item in existing} & set(OWN_PARAMETERS))
+    if taken:
+        # Two st= in one link: which one the marketplace reads is not shown anywhere.
+        raise LinkError(
+            f"{redirect_url!r} already carries {', '.join(taken)}, which the link sets; give "
+            "the marketplace's return URL without them"
+        )
     ours = [f"st={link.status}", f"transaction_id={quote(link.transaction_id, safe='')}"]
     if link.quota_ids:
         # Commas stay literal: the comma list is the documented QLC form.

@@ -93,3 +93,15 @@ def test_any_built_link_verifies_with_its_secret(status, transaction_id, quotas,
     link = ReturnLink(status, transaction_id, tuple(quotas), sqlc=bool(quotas))
     built = build_return_link("https://m.example.com/return", link, secret)
     assert verify_return_link(built, secret) == link
+
+
+def test_a_link_without_a_transaction_id_is_refused():
+    with pytest.raises(LinkError, match="the transaction id is empty"):
+        build_return_link("https://m.example.com/r", ReturnLink(21, ""), "k")
+
+
+@pytest.mark.parametrize("name", ["st", "transaction_id", "quota_id", "sqlc"])
+def test_a_return_url_that_already_carries_a_parameter_of_the_link_is_refused(name):
+    # Two st= in one link: which one the marketplace would read is not shown anywhere.
+    with pytest.raises(LinkError, match=f"already carries {name}, which the link sets"):
+        build_return_link(f"https://m.example.com/r?{name}=1", ReturnLink(21, "T1"), "k")
