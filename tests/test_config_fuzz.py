@@ -4,7 +4,6 @@ traceback: the file is untrusted input, as manifests are."""
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,8 @@ import yaml
 
 from surveyctl.config import load_config
 from surveyctl.errors import SurveyctlError
+
+from .manifests.mutate import changed, paths_of
 
 FULL = {
     "manifests": ["surveys/", "groups/"],
@@ -32,28 +33,6 @@ ODD_VALUES = [None, True, 0, -1, 10**30, float("nan"), float("inf"), "", "x" * 3
               {}, {"a": 1}, [["x"]], "sandbox"]  # fmt: skip
 
 
-def paths_of(value, prefix=()):
-    """Every path to a value of the configuration, the whole file's first."""
-    yield prefix
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from paths_of(item, (*prefix, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from paths_of(item, (*prefix, index))
-
-
-def replaced(path: tuple, value) -> dict:
-    document = copy.deepcopy(FULL)
-    if not path:
-        return value
-    target = document
-    for step in path[:-1]:
-        target = target[step]
-    target[path[-1]] = value
-    return document
-
-
 CASES = [(path, value) for path in paths_of(FULL) for value in ODD_VALUES]
 
 
@@ -62,7 +41,7 @@ CASES = [(path, value) for path in paths_of(FULL) for value in ODD_VALUES]
 )
 def test_a_setting_of_the_wrong_kind_is_one_error_with_file_and_line(tmp_path, path, value):
     config_file = tmp_path / "surveyctl.yaml"
-    config_file.write_text(yaml.safe_dump(replaced(path, value)), encoding="utf-8")
+    config_file.write_text(yaml.safe_dump(changed(FULL, path, value)), encoding="utf-8")
     try:
         config = load_config(config_file)
         for name in config.environments:

@@ -1,6 +1,7 @@
-"""Changing one place of a manifest document, for the tests that compare what each change
-gets: `changed(document, path, new)` is a deep copy with the value at `path` replaced by `new`
-(a copy of it), or removed when `new` is REMOVED; an empty path replaces the whole document."""
+"""Changing one place of a document (a manifest, surveyctl.yaml), for the tests that compare
+what each change gets: `changed(document, path, new)` is a deep copy with the value at `path`
+replaced by `new` (a copy of it), or removed when `new` is REMOVED; an empty path replaces the
+whole document. `paths_of(document)` gives every path to a value in it, the whole's first."""
 
 from __future__ import annotations
 
@@ -22,3 +23,14 @@ def changed(document: Any, path: tuple, new: Any) -> Any:
     else:
         parent[path[-1]] = copy.deepcopy(new)
     return document
+
+
+def paths_of(value: Any, prefix: tuple = ()):
+    """Every path to a value inside a loaded document, the document's own (`()`) first."""
+    yield prefix
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from paths_of(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from paths_of(item, (*prefix, index))

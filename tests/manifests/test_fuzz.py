@@ -15,7 +15,7 @@ from surveyctl.catalog import Catalog
 from surveyctl.cli.main import cli
 from surveyctl.manifests import load_manifests
 
-from .mutate import changed
+from .mutate import changed, paths_of
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 EXAMPLE_FILES = sorted(p for p in EXAMPLES.rglob("*.yaml") if p.name != "surveyctl.yaml")
@@ -35,17 +35,6 @@ def validate_file(path: Path, content: bytes, catalog: Catalog | None = None):
         if not diagnostics.has_errors:
             survey.body()
     return state, diagnostics
-
-
-def paths_of(value, prefix=()):
-    """Every path to a value inside a loaded document."""
-    yield prefix
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from paths_of(item, (*prefix, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from paths_of(item, (*prefix, index))
 
 
 ODD_VALUES = st.one_of(
