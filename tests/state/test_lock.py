@@ -300,3 +300,29 @@ def test_the_lock_records_its_holders_start_time_and_boot(state_path):
         record = json.loads(lock_file(state_path).read_text())
     assert record["started"] == process_start_time(os.getpid())
     assert record["boot_id"] == boot_id()
+
+
+def test_a_folder_where_the_lock_guard_should_be_is_named_in_one_sentence(state_path):
+    guard = state_path.parent / "staging.lock.guard"
+    guard.mkdir(parents=True)
+    expected = f"{guard} is a folder where a file is expected; remove or rename it"
+    with pytest.raises(LockError) as refused:
+        StateLock(state_path, "apply").acquire()
+    assert str(refused.value) == f"cannot take the state lock: {expected}"
+    with pytest.raises(LockError) as refused:
+        force_unlock(state_path, "any")
+    assert str(refused.value) == f"cannot remove the state lock: {expected}"
+
+
+def test_a_release_the_file_system_refuses_is_one_sentence_naming_the_file(state_path):
+    guard = state_path.parent / "staging.lock.guard"
+    lock = StateLock(state_path, "apply")
+    lock.acquire()
+    guard.unlink()
+    guard.mkdir()  # replaced by hand while the command ran
+    with pytest.raises(LockError) as refused:
+        lock.release()
+    assert str(refused.value) == (
+        f"cannot release the state lock: {guard} is a folder where a file is expected; "
+        "remove or rename it"
+    )
