@@ -411,6 +411,41 @@ EQUIVALENT.update(
     }
 )
 
+_LOCK = "surveyctl.state.lock."
+_UNDER_THE_GUARD = (
+    "unlink without missing_ok: the file was just found under the guard, which every command "
+    "that removes it holds, so it is still there"
+)
+_ASCII_RECORD = (
+    "the record is ASCII (json.dumps escapes the rest), which every locale's encoding reads "
+    "alike, and 'UTF-8' is the codec 'utf-8'"
+)
+_PROC_STAT = (
+    "what is read of /proc/PID/stat (')' and the numbers after it) is ASCII, which every "
+    "locale's encoding reads alike; errors='replace' keeps the name from failing either way"
+)
+EQUIVALENT.update(
+    {
+        _LOCK + "x__remove_leftovers__mutmut_2": _UNDER_THE_GUARD,
+        _LOCK + "x__remove_leftovers__mutmut_3": _UNDER_THE_GUARD,
+        _LOCK + "xǁStateLockǁrelease__mutmut_8": _UNDER_THE_GUARD,
+        _LOCK + "xǁStateLockǁrelease__mutmut_9": _UNDER_THE_GUARD,
+        _LOCK + "x__read__mutmut_2": _ASCII_RECORD,
+        _LOCK + "x__read__mutmut_4": _ASCII_RECORD,
+        _LOCK + "x__read__mutmut_8": "the error is not looked at: os_error_message names the "
+        "file in the way first, and this branch is taken only when there is one",
+        _LOCK + "x_boot_id__mutmut_1": "the boot ID is an ASCII UUID, which every locale's "
+        "encoding reads alike",
+        _LOCK + "x_boot_id__mutmut_6": "'ASCII' is the codec 'ascii'",
+        _LOCK + "x_process_start_time__mutmut_2": _PROC_STAT,
+        _LOCK + "x_process_start_time__mutmut_4": _PROC_STAT,
+        _LOCK + "x_process_start_time__mutmut_8": "'ASCII' is the codec 'ascii'",
+        _LOCK + "xǁStateLockǁacquire__mutmut_10": "waiting=None for False: both are false",
+        _LOCK + "xǁStateLockǁacquire__mutmut_37": "`>` for `>=`: Linux's monotonic clock (in "
+        "nanoseconds) has passed the deadline by the time the record is read",
+    }
+)
+
 # mutmut says "interrupted by user" when pytest exits 2, which it does when a test's own
 # SIGINT (tests/safety/test_interrupts.py) reaches a mutant that no longer handles it: the
 # mutant made the tests fail. Nobody interrupts the batch runs of this script.
