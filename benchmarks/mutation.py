@@ -446,6 +446,30 @@ EQUIVALENT.update(
     }
 )
 
+_PLANFILE = "surveyctl.reconcile.planfile."
+_SAME_CODEC = "'UTF-8' is the codec 'utf-8'"
+_LAYOUT = (
+    "the layout of the saved file (indentation, key order): it is read back by its keys, its "
+    "checksum and signature are over the parsed plan, and `plan --out` finds the kind in the "
+    "first 1024 bytes either way"
+)
+EQUIVALENT.update(
+    {
+        _PLANFILE + "x__check_signature__mutmut_13": _SAME_CODEC,
+        _PLANFILE + "x__check_signature__mutmut_23": _SAME_CODEC,
+        _PLANFILE + "x__sign__mutmut_23": _SAME_CODEC,
+        _PLANFILE + "x__read__mutmut_32": _SAME_CODEC,
+        _PLANFILE + "x__read__mutmut_13": "what a too-large file leaves in `raw` is never "
+        "looked at: `too_large` alone refuses it",
+        _PLANFILE + "x__read__mutmut_16": "one byte more read from a pipe before the refusal: "
+        "len(raw) > MAX_PLAN_BYTES tells it either way",
+        **{
+            f"{_PLANFILE}x_save_plan__mutmut_{number}": _LAYOUT
+            for number in (31, 32, 34, 35, 36, 37)
+        },
+    }
+)
+
 # mutmut says "interrupted by user" when pytest exits 2, which it does when a test's own
 # SIGINT (tests/safety/test_interrupts.py) reaches a mutant that no longer handles it: the
 # mutant made the tests fail. Nobody interrupts the batch runs of this script.
