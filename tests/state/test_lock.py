@@ -597,3 +597,14 @@ def test_the_start_time_of_a_process_of_any_name_is_read(tmp_path, name):
     finally:
         process.kill()
         process.wait()
+
+
+def test_a_lock_record_that_cannot_be_written_is_named_in_the_refusal(tmp_path):
+    # A name that leaves the guard within the system's limit but not the record's temporary
+    # file: the refusal names the record, not the guard that was taken.
+    state_path = tmp_path / "state" / ("e" * 235 + ".json")
+    with pytest.raises(LockError) as refused:
+        StateLock(state_path, "apply").acquire()
+    assert str(refused.value) == (
+        f"cannot take the state lock at {lock_file(state_path)}: File name too long"
+    )
