@@ -459,6 +459,7 @@ EQUIVALENT.update(
         _PLANFILE + "x__check_signature__mutmut_23": _SAME_CODEC,
         _PLANFILE + "x__sign__mutmut_23": _SAME_CODEC,
         _PLANFILE + "x__read__mutmut_32": _SAME_CODEC,
+        _PLANFILE + "x__sign__mutmut_5": "ensure_ascii=None for False: both are false",
         _PLANFILE + "x__read__mutmut_13": "what a too-large file leaves in `raw` is never "
         "looked at: `too_large` alone refuses it",
         _PLANFILE + "x__read__mutmut_16": "one byte more read from a pipe before the refusal: "
