@@ -471,6 +471,44 @@ EQUIVALENT.update(
     }
 )
 
+_PLACEMENT = "surveyctl.state.placement."
+_STORE_NAME = (
+    "the file store's environment names it only in the lock's messages, and _file_holds "
+    "only loads (the problems it notes name the file)"
+)
+_DSN_MESSAGES = (
+    "Dsn.parse's environment and libpq defaults only fill what its messages say (describe, "
+    "error), which _postgres_holds never shows; connect hands the string to libpq, which reads "
+    "the PG variables itself"
+)
+_SQL_CASE = "SQL keywords in lower case: the same query"
+_SERIAL_ZERO = (
+    "differs only for a states row of serial 0, which no surveyctl write leaves (the first "
+    "write of an environment inserts its row at serial 1)"
+)
+EQUIVALENT.update(
+    {
+        _PLACEMENT + "x__file_holds__mutmut_5": _STORE_NAME,
+        _PLACEMENT + "x__file_holds__mutmut_7": _STORE_NAME,
+        _PLACEMENT + "x_check_placement__mutmut_27": _STORE_NAME,
+        _PLACEMENT + "x__file_holds__mutmut_9": "verify=None for False: both are false",
+        _PLACEMENT + "x__postgres_holds__mutmut_6": _DSN_MESSAGES,
+        _PLACEMENT + "x__postgres_holds__mutmut_8": _DSN_MESSAGES,
+        _PLACEMENT + "x__postgres_holds__mutmut_12": _DSN_MESSAGES,
+        _PLACEMENT + "x__postgres_holds__mutmut_13": "only the application_name of a connection "
+        "that runs one SELECT (pg_stat_activity shows 'surveyctl None' for those milliseconds); "
+        "nothing reads it",
+        _PLACEMENT + "x__postgres_holds__mutmut_22": _SQL_CASE,
+        _PLACEMENT + "x__postgres_holds__mutmut_25": _SQL_CASE,
+        _PLACEMENT + "x__postgres_holds__mutmut_28": _SQL_CASE,
+        _PLACEMENT + "x__postgres_holds__mutmut_38": _SERIAL_ZERO,
+        _PLACEMENT + "x__postgres_holds__mutmut_39": _SERIAL_ZERO,
+        _PLACEMENT + "x__postgres_holds__mutmut_40": _SERIAL_ZERO,
+        _PLACEMENT + "x_load_placed__mutmut_1": "its default is never used: its one caller, "
+        "CliContext.placed_state, passes verify",
+    }
+)
+
 # mutmut says "interrupted by user" when pytest exits 2, which it does when a test's own
 # SIGINT (tests/safety/test_interrupts.py) reaches a mutant that no longer handles it: the
 # mutant made the tests fail. Nobody interrupts the batch runs of this script.

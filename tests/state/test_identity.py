@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from surveyctl.config import load_config
-from surveyctl.state import open_state
+from surveyctl.state import FileStateStore, SurveyRecord, open_state
 
 from ..reconcile.conftest import Manifests, group_manifest, survey_manifest
 from ..reconcile.proxies import Proxy
@@ -885,3 +885,194 @@ def test_a_closed_survey_whose_manifest_became_a_program_member_is_an_earlier_wa
         f"note: Survey/trackers[en_US,w1]: closed {shown(api, earlier)[:-1]}, managed as "
         "Survey/tracker) share its title and locale"
     ) in plan.stdout
+
+
+# -- where the state is: what a backend that holds something, or nothing, makes a plan do.
+
+
+def _with_postgres_state(project: Path, sandbox, schema: str) -> None:
+    configure(
+        project,
+        sandbox.url,
+        f", state: {{backend: postgres, dsn_env: {DSN_VARIABLE}, schema: {schema}}}",
+    )
+
+
+def _one_survey_under_two_names(project: Path) -> None:
+    """A state file that records survey 4711 as Survey/alpha and as Survey/bravo."""
+    store = FileStateStore(project / ".surveyctl" / "state" / "local.json", "local")
+    with store.locked("test"):
+        store.record("Survey/alpha", SurveyRecord(4711))
+        store.record("Survey/bravo", SurveyRecord(4711))
+    store.close()
+
+
+@file_only
+def test_switching_to_postgres_from_a_file_state_that_holds_nothing_any_more_plans_the_creates(
+    run_cli, manifests, project, sandbox, postgres, monkeypatch, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    assert run_cli("state", "rm", "Survey/tracker").exit_code == 0
+    assert (project / ".surveyctl" / "state" / "local.json").is_file()
+    manifests.write(tracker(unique + "-2"))
+    monkeypatch.setenv(DSN_VARIABLE, postgres.dsn())
+    _with_postgres_state(project, sandbox, postgres.fresh_schema())
+    result = run_cli("plan")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "1 to add" in result.stdout
+
+
+@file_only
+def test_a_state_file_that_cannot_be_read_still_keeps_postgres_from_planning(
+    run_cli, manifests, project, sandbox, postgres, monkeypatch, unique
+):
+    (project / ".surveyctl" / "state").mkdir(parents=True)
+    (project / ".surveyctl" / "state" / "local.json").write_text("{not json")
+    manifests.write(tracker(unique))
+    monkeypatch.setenv(DSN_VARIABLE, postgres.dsn())
+    _with_postgres_state(project, sandbox, postgres.fresh_schema())
+    result = run_cli("plan")
+    assert result.exit_code == 1
+    assert ".surveyctl/state/local.json holds its state (a file that cannot be read)" in (
+        result.stderr
+    )
+
+
+@file_only
+def test_a_state_file_recording_a_survey_under_two_names_is_counted_whole_by_the_refusal(
+    run_cli, manifests, project, sandbox, postgres, monkeypatch, unique
+):
+    _one_survey_under_two_names(project)
+    manifests.write(tracker(unique))
+    monkeypatch.setenv(DSN_VARIABLE, postgres.dsn())
+    _with_postgres_state(project, sandbox, postgres.fresh_schema())
+    result = run_cli("plan")
+    assert result.exit_code == 1
+    assert ".surveyctl/state/local.json holds its state (serial 2, 2 resource(s))" in (
+        result.stderr
+    )
+
+
+@file_only
+def test_a_postgres_state_holding_only_an_unresolved_create_keeps_the_file_from_planning(
+    run_cli, manifests, project, sandbox, postgres, monkeypatch, unique
+):
+    # An apply on PostgreSQL journaled its create and stopped before the answer: the create
+    # may exist on the service, and a plan from an empty file would make it a second time.
+    monkeypatch.setenv(DSN_VARIABLE, postgres.dsn())
+    environment = f"e{unique}"
+    config = project / "surveyctl.yaml"
+    config.write_text(
+        f"environments:\n  {environment}: {{host: '{sandbox.url}', api_key_env: "
+        f"SURVEYCTL_LOCAL_KEY, state: {{backend: postgres, dsn_env: {DSN_VARIABLE}}}}}\n"
+        f"default_environment: {environment}\nmanifests: [manifests]\n",
+        encoding="utf-8",
+    )
+    loaded = load_config(config)
+    store = open_state(loaded, loaded.environment(environment))
+    try:
+        with store.locked("apply"):
+            store.journal_create("Survey/tracker", tracker(unique)["spec"])
+    finally:
+        store.close()
+    config.write_text(
+        f"environments:\n  {environment}: {{host: '{sandbox.url}', api_key_env: "
+        f"SURVEYCTL_LOCAL_KEY}}\ndefault_environment: {environment}\nmanifests: [manifests]\n",
+        encoding="utf-8",
+    )
+    manifests.write(tracker(unique))
+    result = run_cli("plan")
+    assert result.exit_code == 1
+    assert "will be created" not in result.stdout
+    assert (
+        f"PostgreSQL (${DSN_VARIABLE}, schema surveyctl) holds its state (serial 1, 0 "
+        "resource(s))" in result.stderr
+    )
+
+
+@file_only
+def test_state_rebuild_refuses_a_state_that_records_a_survey_under_two_names(
+    run_cli, manifests, project, unique
+):
+    _one_survey_under_two_names(project)
+    manifests.write(tracker(unique))
+    result = run_cli("state", "rebuild", "--yes")
+    assert result.exit_code == 1
+    assert "Survey/alpha and Survey/bravo both record ps_survey_id 4711" in result.stderr
+    assert "`surveyctl state rm Survey/bravo`" in result.stderr
+
+
+@file_only
+def test_ci_refusal_of_an_empty_local_state_says_where_to_keep_the_state(
+    run_cli, manifests, project, sandbox, monkeypatch, unique
+):
+    _protected(project, sandbox)
+    monkeypatch.setenv("CI", "true")
+    manifests.write(tracker(unique))
+    result = run_cli("--env", "local", "apply", "--auto-approve")
+    assert result.exit_code == 1
+    assert (
+        ".surveyctl/state/local.json) that holds nothing, as in every fresh checkout, so this "
+        "apply would create 1 resource(s) from no record of what exists; keep the state in "
+        "PostgreSQL (`state: {backend: postgres, dsn_env: SURVEYCTL_STATE_DSN}`), or pass "
+        "--allow-local-state if the state really starts here"
+    ) in " ".join(result.stderr.split())
+
+
+@file_only
+def test_ci_applies_from_an_empty_local_state_of_an_environment_that_is_not_protected(
+    run_cli, manifests, monkeypatch, api, unique
+):
+    monkeypatch.setenv("CI", "true")
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    assert len(ids_titled(api, f"Tracker {unique}")) == 1
+
+
+@file_only
+def test_a_protected_environment_applies_from_an_empty_local_state_outside_ci(
+    run_cli, manifests, project, sandbox, api, unique
+):
+    _protected(project, sandbox)
+    manifests.write(tracker(unique))
+    result = run_cli("--env", "local", "apply", "--auto-approve")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert len(ids_titled(api, f"Tracker {unique}")) == 1
+
+
+@file_only
+def test_ci_applies_to_a_protected_environment_whose_local_state_holds_something(
+    run_cli, manifests, project, sandbox, monkeypatch, api, unique
+):
+    # A runner that keeps its checkout: the state file is there, and the apply adds to it.
+    _protected(project, sandbox)
+    monkeypatch.setenv("CI", "true")
+    manifests.write(tracker(unique))
+    first = run_cli("--env", "local", "apply", "--auto-approve", "--allow-local-state")
+    assert first.exit_code == 0, first.stdout + first.stderr
+    manifests.write(tracker(unique + "-2", name="second"))
+    second = run_cli("--env", "local", "apply", "--auto-approve")
+    assert second.exit_code == 0, second.stdout + second.stderr
+    assert len(ids_titled(api, f"Tracker {unique}-2")) == 1
+
+
+@file_only
+def test_the_empty_state_warning_names_state_rebuild(run_cli, manifests, unique):
+    manifests.write(tracker(unique))
+    plan = run_cli("plan")
+    assert plan.exit_code == 0
+    assert (
+        "is empty, so the plan creates 1 resource(s); if these manifests were applied before, "
+        "their state is kept elsewhere: `surveyctl state rebuild` records what exists on the "
+        "service"
+    ) in " ".join(plan.stderr.split())
+
+
+@file_only
+def test_a_plan_on_the_embedded_sandbox_carries_no_empty_state_warning(run_cli, manifests, unique):
+    manifests.write(tracker(unique))
+    plan = run_cli("--env", "sandbox", "plan")
+    assert plan.exit_code == 0, plan.stdout + plan.stderr
+    assert "1 to add" in plan.stdout
+    assert "is empty, so the plan creates" not in plan.stderr
