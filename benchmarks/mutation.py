@@ -509,6 +509,16 @@ EQUIVALENT.update(
     }
 )
 
+_TWINS = "surveyctl.reconcile.twins."
+EQUIVALENT.update(
+    {
+        _TWINS + "x_find_twins__mutmut_2": "a pool of 11 threads for 10 where the default is "
+        "used (state rebuild): its client's throttle (pool_size 10) lets 10 requests through at "
+        "once, so none is sent sooner",
+        _TWINS + "x_find_twins__mutmut_12": "Identity.checked is read by nothing",
+    }
+)
+
 # mutmut says "interrupted by user" when pytest exits 2, which it does when a test's own
 # SIGINT (tests/safety/test_interrupts.py) reaches a mutant that no longer handles it: the
 # mutant made the tests fail. Nobody interrupts the batch runs of this script.

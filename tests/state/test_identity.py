@@ -11,7 +11,10 @@ from pathlib import Path
 import pytest
 
 from surveyctl.config import load_config
-from surveyctl.state import FileStateStore, SurveyRecord, open_state
+from surveyctl.manifests import load_desired
+from surveyctl.reconcile.identity import Rule
+from surveyctl.reconcile.twins import find_twins
+from surveyctl.state import FileStateStore, State, SurveyRecord, open_state
 
 from ..reconcile.conftest import Manifests, group_manifest, survey_manifest
 from ..reconcile.proxies import Proxy
@@ -1076,3 +1079,112 @@ def test_a_plan_on_the_embedded_sandbox_carries_no_empty_state_warning(run_cli, 
     assert plan.exit_code == 0, plan.stdout + plan.stderr
     assert "1 to add" in plan.stdout
     assert "is empty, so the plan creates" not in plan.stderr
+
+
+# -- adoption (--adopt): each manifest with one twin is adopted, whatever comes before it.
+
+
+def adopted_note(name: str, survey_id: int) -> str:
+    return (
+        f"  note: Survey/{name}: exists on the service as survey {survey_id} (same title and "
+        "locale) and is adopted (--adopt): apply records it in the state before its writes"
+    )
+
+
+@file_only
+def test_adopt_takes_the_one_twin_of_a_manifest_beside_one_with_several(
+    run_cli, manifests, lost, api, unique
+):
+    manifests.write(tracker(unique, "alpha", survey_title=f"alpha {unique}"))
+    applied(run_cli)
+    lost()
+    applied(run_cli, "--allow-duplicate")  # alpha twice on the service
+    manifests.write(tracker(unique, "bravo", survey_title=f"bravo {unique}"))
+    applied(run_cli)
+    (bravo,) = ids_titled(api, f"bravo {unique}")
+    lost()
+    plan = run_cli("plan", "--adopt")
+    assert "Survey/alpha: exists on the service more than once" in plan.stdout
+    assert adopted_note("bravo", bravo) in plan.stdout.splitlines()
+
+
+@file_only
+def test_adopt_takes_the_one_twin_of_a_manifest_beside_a_renamed_one(
+    run_cli, manifests, api, unique
+):
+    manifests.write(tracker(unique, "old", survey_title=f"alpha {unique}"))
+    manifests.write(tracker(unique, "bravo", survey_title=f"bravo {unique}"))
+    applied(run_cli)
+    (bravo,) = ids_titled(api, f"bravo {unique}")
+    assert run_cli("state", "rm", "Survey/bravo").exit_code == 0
+    manifests.remove("old")
+    manifests.write(tracker(unique, "alpha", survey_title=f"alpha {unique}"))  # renamed
+    plan = run_cli("plan", "--adopt")
+    assert "which the state manages as Survey/old" in plan.stdout
+    assert adopted_note("bravo", bravo) in plan.stdout.splitlines()
+
+
+@file_only
+def test_an_adoption_that_cannot_read_its_survey_names_the_survey_it_could_not_read(
+    run_cli, manifests, lost, api, project, sandbox, unique
+):
+    manifests.write(tracker(unique, "alpha", survey_title=f"alpha {unique}"))
+    applied(run_cli)
+    (alpha,) = ids_titled(api, f"alpha {unique}")
+    listed = shown(api, alpha)
+    lost()
+    proxy = SurveyRefused(sandbox.url)
+    proxy.refused = alpha
+    try:
+        configure(project, proxy.url, "")
+        plan = run_cli("plan", "--adopt")
+    finally:
+        proxy.stop()
+    assert (
+        "  warning: Survey/alpha: cannot check whether it exists on the service already "
+        f"(reading {listed}: "
+    ) in plan.stdout
+
+
+@file_only
+def test_the_identity_check_counts_the_read_of_each_survey_it_adopts(
+    run_cli, manifests, lost, api, project, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    lost()
+    desired = load_desired([project / "manifests"])
+    looked = find_twins(api, desired, State.empty(), Rule("local"))
+    adopting = find_twins(api, desired, State.empty(), Rule("local"), adopt=True)
+    assert list(adopting.adopted) == ["Survey/tracker"]
+    assert adopting.requests == looked.requests + 1
+
+
+@file_only
+def test_a_targeted_plan_looks_on_the_service_for_its_own_creates_only(
+    run_cli, manifests, lost, unique
+):
+    manifests.write(tracker(unique, "alpha", survey_title=f"alpha {unique}"))
+    applied(run_cli)
+    lost()  # alpha's survey is on the service, and no longer in state
+    manifests.write(tracker(unique, "bravo", survey_title=f"bravo {unique}"))
+    plan = run_cli("plan", "--target", "Survey/bravo")
+    assert plan.exit_code == 0, plan.stdout + plan.stderr
+    assert "+ Survey/bravo will be created" in plan.stdout
+    assert "Survey/alpha" not in plan.stdout
+
+
+@file_only
+def test_a_renamed_program_names_the_one_state_mv_that_moves_all_its_members(
+    run_cli, manifests, api, unique
+):
+    template = {k: v for k, v in tracker(unique)["spec"].items() if k != "survey_localization"}
+    spec = {"template": template, "markets": {"en_US": None}, "waves": ["w1"]}
+    manifests.write({"kind": "SurveyProgram", "name": "trackers", "spec": spec})
+    applied(run_cli)
+    manifests.remove("trackers")
+    manifests.write({"kind": "SurveyProgram", "name": "panels", "spec": spec})
+    plan = run_cli("plan")
+    assert plan.exit_code == 1
+    assert "will be created" not in plan.stdout
+    assert "run `surveyctl state mv --program trackers panels` and plan again" in plan.stdout
