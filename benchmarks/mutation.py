@@ -411,6 +411,114 @@ EQUIVALENT.update(
     }
 )
 
+_LOCK = "surveyctl.state.lock."
+_UNDER_THE_GUARD = (
+    "unlink without missing_ok: the file was just found under the guard, which every command "
+    "that removes it holds, so it is still there"
+)
+_ASCII_RECORD = (
+    "the record is ASCII (json.dumps escapes the rest), which every locale's encoding reads "
+    "alike, and 'UTF-8' is the codec 'utf-8'"
+)
+_PROC_STAT = (
+    "what is read of /proc/PID/stat (')' and the numbers after it) is ASCII, which every "
+    "locale's encoding reads alike; errors='replace' keeps the name from failing either way"
+)
+EQUIVALENT.update(
+    {
+        _LOCK + "x__remove_leftovers__mutmut_2": _UNDER_THE_GUARD,
+        _LOCK + "x__remove_leftovers__mutmut_3": _UNDER_THE_GUARD,
+        _LOCK + "xǁStateLockǁrelease__mutmut_8": _UNDER_THE_GUARD,
+        _LOCK + "xǁStateLockǁrelease__mutmut_9": _UNDER_THE_GUARD,
+        _LOCK + "x__read__mutmut_2": _ASCII_RECORD,
+        _LOCK + "x__read__mutmut_4": _ASCII_RECORD,
+        _LOCK + "x__read__mutmut_8": "the error is not looked at: os_error_message names the "
+        "file in the way first, and this branch is taken only when there is one",
+        _LOCK + "x_boot_id__mutmut_1": "the boot ID is an ASCII UUID, which every locale's "
+        "encoding reads alike",
+        _LOCK + "x_boot_id__mutmut_6": "'ASCII' is the codec 'ascii'",
+        _LOCK + "x_process_start_time__mutmut_2": _PROC_STAT,
+        _LOCK + "x_process_start_time__mutmut_4": _PROC_STAT,
+        _LOCK + "x_process_start_time__mutmut_8": "'ASCII' is the codec 'ascii'",
+        _LOCK + "xǁStateLockǁacquire__mutmut_10": "waiting=None for False: both are false",
+        _LOCK + "xǁStateLockǁacquire__mutmut_37": "`>` for `>=`: Linux's monotonic clock (in "
+        "nanoseconds) has passed the deadline by the time the record is read",
+    }
+)
+
+_PLANFILE = "surveyctl.reconcile.planfile."
+_SAME_CODEC = "'UTF-8' is the codec 'utf-8'"
+_LAYOUT = (
+    "the layout of the saved file (indentation, key order): it is read back by its keys, its "
+    "checksum and signature are over the parsed plan, and `plan --out` finds the kind in the "
+    "first 1024 bytes either way"
+)
+EQUIVALENT.update(
+    {
+        _PLANFILE + "x__check_signature__mutmut_13": _SAME_CODEC,
+        _PLANFILE + "x__check_signature__mutmut_23": _SAME_CODEC,
+        _PLANFILE + "x__sign__mutmut_23": _SAME_CODEC,
+        _PLANFILE + "x__read__mutmut_32": _SAME_CODEC,
+        _PLANFILE + "x__sign__mutmut_5": "ensure_ascii=None for False: both are false",
+        _PLANFILE + "x__read__mutmut_13": "what a too-large file leaves in `raw` is never "
+        "looked at: `too_large` alone refuses it",
+        _PLANFILE + "x__read__mutmut_16": "one byte more read from a pipe before the refusal: "
+        "len(raw) > MAX_PLAN_BYTES tells it either way",
+        **{
+            f"{_PLANFILE}x_save_plan__mutmut_{number}": _LAYOUT
+            for number in (31, 32, 34, 35, 36, 37)
+        },
+    }
+)
+
+_PLACEMENT = "surveyctl.state.placement."
+_STORE_NAME = (
+    "the file store's environment names it only in the lock's messages, and _file_holds "
+    "only loads (the problems it notes name the file)"
+)
+_DSN_MESSAGES = (
+    "Dsn.parse's environment and libpq defaults only fill what its messages say (describe, "
+    "error), which _postgres_holds never shows; connect hands the string to libpq, which reads "
+    "the PG variables itself"
+)
+_SQL_CASE = "SQL keywords in lower case: the same query"
+_SERIAL_ZERO = (
+    "differs only for a states row of serial 0, which no surveyctl write leaves (the first "
+    "write of an environment inserts its row at serial 1)"
+)
+EQUIVALENT.update(
+    {
+        _PLACEMENT + "x__file_holds__mutmut_5": _STORE_NAME,
+        _PLACEMENT + "x__file_holds__mutmut_7": _STORE_NAME,
+        _PLACEMENT + "x_check_placement__mutmut_27": _STORE_NAME,
+        _PLACEMENT + "x__file_holds__mutmut_9": "verify=None for False: both are false",
+        _PLACEMENT + "x__postgres_holds__mutmut_6": _DSN_MESSAGES,
+        _PLACEMENT + "x__postgres_holds__mutmut_8": _DSN_MESSAGES,
+        _PLACEMENT + "x__postgres_holds__mutmut_12": _DSN_MESSAGES,
+        _PLACEMENT + "x__postgres_holds__mutmut_13": "only the application_name of a connection "
+        "that runs one SELECT (pg_stat_activity shows 'surveyctl None' for those milliseconds); "
+        "nothing reads it",
+        _PLACEMENT + "x__postgres_holds__mutmut_22": _SQL_CASE,
+        _PLACEMENT + "x__postgres_holds__mutmut_25": _SQL_CASE,
+        _PLACEMENT + "x__postgres_holds__mutmut_28": _SQL_CASE,
+        _PLACEMENT + "x__postgres_holds__mutmut_38": _SERIAL_ZERO,
+        _PLACEMENT + "x__postgres_holds__mutmut_39": _SERIAL_ZERO,
+        _PLACEMENT + "x__postgres_holds__mutmut_40": _SERIAL_ZERO,
+        _PLACEMENT + "x_load_placed__mutmut_1": "its default is never used: its one caller, "
+        "CliContext.placed_state, passes verify",
+    }
+)
+
+_TWINS = "surveyctl.reconcile.twins."
+EQUIVALENT.update(
+    {
+        _TWINS + "x_find_twins__mutmut_2": "a pool of 11 threads for 10 where the default is "
+        "used (state rebuild): its client's throttle (pool_size 10) lets 10 requests through at "
+        "once, so none is sent sooner",
+        _TWINS + "x_find_twins__mutmut_12": "Identity.checked is read by nothing",
+    }
+)
+
 # mutmut says "interrupted by user" when pytest exits 2, which it does when a test's own
 # SIGINT (tests/safety/test_interrupts.py) reaches a mutant that no longer handles it: the
 # mutant made the tests fail. Nobody interrupts the batch runs of this script.

@@ -266,7 +266,7 @@ class StateLock:
                 except KeyboardInterrupt as stop:
                     raise wait_interrupted(self.environment, holder, stop) from None
         except OSError as exc:
-            raise LockError(os_error_message(exc, self.path, "take the state lock")) from exc
+            raise _refused(exc, self.path, "take the state lock") from exc
 
     def release(self) -> None:
         """Removes our record; a record someone else wrote after a force-unlock is left alone."""
@@ -278,7 +278,7 @@ class StateLock:
                 if holder is not None and holder.id == self.info.id:
                     self.path.unlink(missing_ok=True)
         except OSError as exc:
-            raise LockError(os_error_message(exc, self.path, "release the state lock")) from exc
+            raise _refused(exc, self.path, "release the state lock") from exc
         finally:
             self.info = None
 
@@ -326,12 +326,23 @@ def force_unlock(state_path: Path, lock_id: str) -> LockInfo:
             path.unlink()
             return holder
     except OSError as exc:
-        raise LockError(os_error_message(exc, path, "remove the state lock")) from exc
+        raise _refused(exc, path, "remove the state lock") from exc
 
 
 def _guard(path: Path) -> FileLock:
     # A fresh instance per step: held only while a record is read, judged and written or removed.
-    return FileLock(str(path.with_name(path.name.removesuffix(".json") + ".guard")))
+    return FileLock(str(_guard_file(path)))
+
+
+def _guard_file(path: Path) -> Path:
+    return path.with_name(path.name.removesuffix(".json") + ".guard")
+
+
+def _refused(exc: OSError, path: Path, action: str) -> LockError:
+    """LockError naming the file the system refused: the guard's (a folder where it should
+    be), or else the lock record's."""
+    guard = _guard_file(path)
+    return LockError(os_error_message(exc, guard if exc.filename == str(guard) else path, action))
 
 
 def _read(path: Path) -> LockInfo | None:

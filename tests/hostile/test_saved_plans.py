@@ -3,11 +3,17 @@ deletes against the state, and, with a plan key, accepts only plans signed with 
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import os
+import threading
 from pathlib import Path
 
 import pytest
 
+from surveyctl.reconcile.plan import FORMAT_VERSION, Plan, ResourceChange
+from surveyctl.reconcile.planfile import MAX_PLAN_BYTES, PlanFileError, read_plan, save_plan
 from surveyctl.state import FileStateStore, fingerprint
 
 from .conftest import survey_manifest, survey_title
@@ -337,3 +343,196 @@ def test_a_plan_edited_to_carry_a_flood_of_warnings_is_refused_before_it_is_show
     assert result.exit_code == 1
     assert "not a valid plan at warnings" in result.stderr
     assert "look here" not in result.stdout
+
+
+def _plan() -> Plan:
+    plan = Plan("local", "lineage-1", 0, sources=["manifests"])
+    plan.resources.append(
+        ResourceChange("Survey", "tracker", "create", body={"survey_title": "Café tracker"})
+    )
+    return plan
+
+
+def _written(path: Path, edit) -> Path:
+    """A saved plan edited as a file, its checksum made again to fit the edited plan."""
+    save_plan(_plan(), path)
+    document = json.loads(path.read_text(encoding="utf-8"))
+    edit(document["plan"])
+    document["checksum"] = fingerprint(document["plan"])
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
+def _refusal(path: Path, key: bytes | None = None) -> str:
+    with pytest.raises(PlanFileError) as refused:
+        read_plan(path, key)
+    return str(refused.value)
+
+
+def _bytes_read() -> int:
+    """What this process has read so far (Linux)."""
+    line = next(x for x in Path("/proc/self/io").read_text().splitlines() if x.startswith("rch"))
+    return int(line.split()[1])
+
+
+needs_proc_io = pytest.mark.skipif(not Path("/proc/self/io").exists(), reason="needs Linux /proc")
+
+
+class TestSigningRules:
+    """The signature and the refusals of a signed plan, as the plan file module says them."""
+
+    def test_the_signature_is_hmac_sha256_of_the_plans_canonical_json(self, tmp_path):
+        # Sorted keys, no spaces, UTF-8: what a pipeline that holds the key can check itself.
+        save_plan(_plan(), tmp_path / PLAN, b"the key")
+        document = json.loads((tmp_path / PLAN).read_text(encoding="utf-8"))
+        canonical = json.dumps(
+            document["plan"], sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        )
+        digest = hmac.new(b"the key", canonical.encode("utf-8"), hashlib.sha256).hexdigest()
+        assert document["signature"] == f"hmac-sha256:{digest}"
+        assert read_plan(tmp_path / PLAN, b"the key").verified
+
+    def test_an_unsigned_plan_while_a_key_is_set_says_how_to_make_one(self, tmp_path):
+        save_plan(_plan(), tmp_path / PLAN)
+        assert _refusal(tmp_path / PLAN, b"the key") == (
+            f"{tmp_path / PLAN}: the plan is not signed, and $SURVEYCTL_PLAN_KEY is set, so "
+            "only plans signed with that key are applied; make the plan with the same key set"
+        )
+
+    def test_a_plan_signed_with_another_key_says_to_make_a_new_plan(self, tmp_path):
+        save_plan(_plan(), tmp_path / PLAN, b"another key")
+        assert _refusal(tmp_path / PLAN, b"the key") == (
+            f"{tmp_path / PLAN}: the plan's signature does not match $SURVEYCTL_PLAN_KEY: it "
+            "was signed with another key or edited since; make a new plan"
+        )
+
+    def test_show_refuses_an_unsigned_plan_while_a_key_is_set(self, project, run_cli, monkeypatch):
+        save_plan(_plan(), project / PLAN)
+        monkeypatch.setenv("SURVEYCTL_PLAN_KEY", "plan-key-of-the-pipeline")
+        result = run_cli("show", PLAN)
+        assert result.exit_code == 1
+        assert "the plan is not signed, and $SURVEYCTL_PLAN_KEY is set" in result.stderr
+        assert "Café tracker" not in result.stdout
+
+
+class TestPlanFileRefusals:
+    """Each file that is not a usable plan is refused in one sentence that names it."""
+
+    def test_a_plan_outside_the_project_cannot_be_saved(self, tmp_path):
+        plan = _plan()
+        plan.sources = ["/srv/elsewhere/manifests"]
+        with pytest.raises(PlanFileError) as refused:
+            save_plan(plan, tmp_path / PLAN)
+        assert str(refused.value) == (
+            "cannot save a plan of /srv/elsewhere/manifests: it is outside the project, and "
+            "apply plans a saved plan's manifests again from the project's folder; plan "
+            "manifests inside the project"
+        )
+
+    def test_a_plan_that_cannot_be_written_names_the_file_and_why(self, tmp_path):
+        (tmp_path / "a-file").write_text("not a folder")
+        path = tmp_path / "a-file" / PLAN
+        with pytest.raises(PlanFileError) as refused:
+            save_plan(_plan(), path)
+        assert str(refused.value) == f"{path}: cannot write the plan file: File exists"
+
+    def test_a_missing_plan_file_is_named(self, tmp_path):
+        assert _refusal(tmp_path / PLAN) == f"{tmp_path / PLAN}: no such plan file"
+
+    def test_a_folder_is_not_a_plan_file(self, tmp_path):
+        (tmp_path / PLAN).mkdir()
+        assert _refusal(tmp_path / PLAN) == f"{tmp_path / PLAN}: is a folder, not a plan file"
+
+    def test_a_plan_under_a_file_says_why_it_cannot_be_read(self, tmp_path):
+        (tmp_path / "a-file").write_text("not a folder")
+        path = tmp_path / "a-file" / PLAN
+        assert _refusal(path) == f"{path}: cannot read the plan file: Not a directory"
+
+    def test_a_file_that_is_not_json_is_not_a_plan_file(self, tmp_path):
+        (tmp_path / PLAN).write_text("kind: surveyctl-plan\n")
+        assert (
+            _refusal(tmp_path / PLAN) == f"{tmp_path / PLAN}: not a surveyctl plan file (not JSON)"
+        )
+
+    def test_a_json_file_of_something_else_is_not_a_plan_file(self, tmp_path):
+        (tmp_path / PLAN).write_text(json.dumps({"name": "surveys", "version": "1.0.0"}))
+        assert _refusal(tmp_path / PLAN) == f"{tmp_path / PLAN}: not a surveyctl plan file"
+
+    def test_a_plan_edited_without_its_checksum_is_refused(self, tmp_path):
+        save_plan(_plan(), tmp_path / PLAN)
+        document = json.loads((tmp_path / PLAN).read_text(encoding="utf-8"))
+        document["plan"]["resources"][0]["body"]["offer_price"] = 99.0
+        (tmp_path / PLAN).write_text(json.dumps(document), encoding="utf-8")
+        assert _refusal(tmp_path / PLAN) == (
+            f"{tmp_path / PLAN}: the plan file is damaged or was edited; make a new plan"
+        )
+
+    def test_a_plan_of_another_format_names_both_formats(self, tmp_path):
+        path = _written(tmp_path / PLAN, lambda plan: plan.update(format_version=99))
+        assert _refusal(path) == (
+            f"{path}: plan format 99 is not supported by this surveyctl (it reads format "
+            f"{FORMAT_VERSION})"
+        )
+
+    def test_a_plan_without_a_required_field_is_refused_at_the_top_level(self, tmp_path):
+        path = _written(tmp_path / PLAN, lambda plan: plan.pop("environment"))
+        assert _refusal(path) == (
+            f"{path}: not a valid plan at top level: 'environment' is a required property"
+        )
+
+    def test_a_resource_of_an_unknown_kind_is_named_with_its_kind(self, tmp_path):
+        path = _written(tmp_path / PLAN, lambda plan: plan["resources"][0].update(kind="Volcano"))
+        assert _refusal(path) == (
+            f"{path}: not a valid plan at resources.0.kind: 'Volcano' is not a known resource kind"
+        )
+
+    def test_a_plan_with_a_field_this_surveyctl_does_not_know_is_not_complete(self, tmp_path):
+        path = _written(tmp_path / PLAN, lambda plan: plan.update(surprise=1))
+        message = _refusal(path)
+        assert message.startswith(f"{path}: the plan file is not complete: ")
+        assert "'surprise'" in message
+
+    def test_a_plan_of_exactly_the_largest_size_is_read(self, tmp_path):
+        path = tmp_path / PLAN
+        save_plan(_plan(), path)
+        with open(path, "ab") as handle:  # JSON allows the spaces after the document
+            handle.write(b" " * (MAX_PLAN_BYTES - path.stat().st_size))
+        assert path.stat().st_size == MAX_PLAN_BYTES
+        assert read_plan(path).plan.resources[0].name == "tracker"
+
+    @needs_proc_io
+    def test_a_huge_plan_file_is_refused_without_a_byte_of_it_read(self, tmp_path):
+        path = tmp_path / PLAN
+        with open(path, "wb") as handle:
+            handle.truncate(MAX_PLAN_BYTES + 1)  # sparse: costs no disk
+        before = _bytes_read()
+        message = _refusal(path)
+        assert _bytes_read() - before < 1024 * 1024
+        assert message == (
+            f"{path}: larger than 64 MiB, far beyond any plan surveyctl writes; refused without "
+            "reading it"
+        )
+
+    @needs_proc_io
+    def test_a_plan_from_a_pipe_is_refused_once_past_the_largest_size_unread_beyond(self, tmp_path):
+        # `apply <(curl ...)`: a pipe has no size, so the read itself is bounded.
+        pipe = tmp_path / PLAN
+        os.mkfifo(pipe)
+
+        def feed():
+            chunk = b" " * (1024 * 1024)
+            try:
+                with open(pipe, "wb") as handle:
+                    for _ in range(MAX_PLAN_BYTES // len(chunk) + 16):
+                        handle.write(chunk)
+            except BrokenPipeError:
+                pass  # the reader stopped, as it should
+
+        writer = threading.Thread(target=feed)
+        writer.start()
+        before = _bytes_read()
+        message = _refusal(pipe)
+        read = _bytes_read() - before
+        writer.join(timeout=60)
+        assert "larger than 64 MiB, far beyond any plan surveyctl writes" in message
+        assert read < MAX_PLAN_BYTES + 2 * 1024 * 1024

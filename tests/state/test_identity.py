@@ -11,7 +11,10 @@ from pathlib import Path
 import pytest
 
 from surveyctl.config import load_config
-from surveyctl.state import open_state
+from surveyctl.manifests import load_desired
+from surveyctl.reconcile.identity import Rule
+from surveyctl.reconcile.twins import find_twins
+from surveyctl.state import FileStateStore, State, SurveyRecord, open_state
 
 from ..reconcile.conftest import Manifests, group_manifest, survey_manifest
 from ..reconcile.proxies import Proxy
@@ -885,3 +888,303 @@ def test_a_closed_survey_whose_manifest_became_a_program_member_is_an_earlier_wa
         f"note: Survey/trackers[en_US,w1]: closed {shown(api, earlier)[:-1]}, managed as "
         "Survey/tracker) share its title and locale"
     ) in plan.stdout
+
+
+# -- where the state is: what a backend that holds something, or nothing, makes a plan do.
+
+
+def _with_postgres_state(project: Path, sandbox, schema: str) -> None:
+    configure(
+        project,
+        sandbox.url,
+        f", state: {{backend: postgres, dsn_env: {DSN_VARIABLE}, schema: {schema}}}",
+    )
+
+
+def _one_survey_under_two_names(project: Path) -> None:
+    """A state file that records survey 4711 as Survey/alpha and as Survey/bravo."""
+    store = FileStateStore(project / ".surveyctl" / "state" / "local.json", "local")
+    with store.locked("test"):
+        store.record("Survey/alpha", SurveyRecord(4711))
+        store.record("Survey/bravo", SurveyRecord(4711))
+    store.close()
+
+
+@file_only
+def test_switching_to_postgres_from_a_file_state_that_holds_nothing_any_more_plans_the_creates(
+    run_cli, manifests, project, sandbox, postgres, monkeypatch, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    assert run_cli("state", "rm", "Survey/tracker").exit_code == 0
+    assert (project / ".surveyctl" / "state" / "local.json").is_file()
+    manifests.write(tracker(unique + "-2"))
+    monkeypatch.setenv(DSN_VARIABLE, postgres.dsn())
+    _with_postgres_state(project, sandbox, postgres.fresh_schema())
+    result = run_cli("plan")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "1 to add" in result.stdout
+
+
+@file_only
+def test_a_state_file_that_cannot_be_read_still_keeps_postgres_from_planning(
+    run_cli, manifests, project, sandbox, postgres, monkeypatch, unique
+):
+    (project / ".surveyctl" / "state").mkdir(parents=True)
+    (project / ".surveyctl" / "state" / "local.json").write_text("{not json")
+    manifests.write(tracker(unique))
+    monkeypatch.setenv(DSN_VARIABLE, postgres.dsn())
+    _with_postgres_state(project, sandbox, postgres.fresh_schema())
+    result = run_cli("plan")
+    assert result.exit_code == 1
+    assert ".surveyctl/state/local.json holds its state (a file that cannot be read)" in (
+        result.stderr
+    )
+
+
+@file_only
+def test_a_state_file_recording_a_survey_under_two_names_is_counted_whole_by_the_refusal(
+    run_cli, manifests, project, sandbox, postgres, monkeypatch, unique
+):
+    _one_survey_under_two_names(project)
+    manifests.write(tracker(unique))
+    monkeypatch.setenv(DSN_VARIABLE, postgres.dsn())
+    _with_postgres_state(project, sandbox, postgres.fresh_schema())
+    result = run_cli("plan")
+    assert result.exit_code == 1
+    assert ".surveyctl/state/local.json holds its state (serial 2, 2 resource(s))" in (
+        result.stderr
+    )
+
+
+@file_only
+def test_a_postgres_state_holding_only_an_unresolved_create_keeps_the_file_from_planning(
+    run_cli, manifests, project, sandbox, postgres, monkeypatch, unique
+):
+    # An apply on PostgreSQL journaled its create and stopped before the answer: the create
+    # may exist on the service, and a plan from an empty file would make it a second time.
+    monkeypatch.setenv(DSN_VARIABLE, postgres.dsn())
+    environment = f"e{unique}"
+    config = project / "surveyctl.yaml"
+    config.write_text(
+        f"environments:\n  {environment}: {{host: '{sandbox.url}', api_key_env: "
+        f"SURVEYCTL_LOCAL_KEY, state: {{backend: postgres, dsn_env: {DSN_VARIABLE}}}}}\n"
+        f"default_environment: {environment}\nmanifests: [manifests]\n",
+        encoding="utf-8",
+    )
+    loaded = load_config(config)
+    store = open_state(loaded, loaded.environment(environment))
+    try:
+        with store.locked("apply"):
+            store.journal_create("Survey/tracker", tracker(unique)["spec"])
+    finally:
+        store.close()
+    config.write_text(
+        f"environments:\n  {environment}: {{host: '{sandbox.url}', api_key_env: "
+        f"SURVEYCTL_LOCAL_KEY}}\ndefault_environment: {environment}\nmanifests: [manifests]\n",
+        encoding="utf-8",
+    )
+    manifests.write(tracker(unique))
+    result = run_cli("plan")
+    assert result.exit_code == 1
+    assert "will be created" not in result.stdout
+    assert (
+        f"PostgreSQL (${DSN_VARIABLE}, schema surveyctl) holds its state (serial 1, 0 "
+        "resource(s))" in result.stderr
+    )
+
+
+@file_only
+def test_state_rebuild_refuses_a_state_that_records_a_survey_under_two_names(
+    run_cli, manifests, project, unique
+):
+    _one_survey_under_two_names(project)
+    manifests.write(tracker(unique))
+    result = run_cli("state", "rebuild", "--yes")
+    assert result.exit_code == 1
+    assert "Survey/alpha and Survey/bravo both record ps_survey_id 4711" in result.stderr
+    assert "`surveyctl state rm Survey/bravo`" in result.stderr
+
+
+@file_only
+def test_ci_refusal_of_an_empty_local_state_says_where_to_keep_the_state(
+    run_cli, manifests, project, sandbox, monkeypatch, unique
+):
+    _protected(project, sandbox)
+    monkeypatch.setenv("CI", "true")
+    manifests.write(tracker(unique))
+    result = run_cli("--env", "local", "apply", "--auto-approve")
+    assert result.exit_code == 1
+    assert (
+        ".surveyctl/state/local.json) that holds nothing, as in every fresh checkout, so this "
+        "apply would create 1 resource(s) from no record of what exists; keep the state in "
+        "PostgreSQL (`state: {backend: postgres, dsn_env: SURVEYCTL_STATE_DSN}`), or pass "
+        "--allow-local-state if the state really starts here"
+    ) in " ".join(result.stderr.split())
+
+
+@file_only
+def test_ci_applies_from_an_empty_local_state_of_an_environment_that_is_not_protected(
+    run_cli, manifests, monkeypatch, api, unique
+):
+    monkeypatch.setenv("CI", "true")
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    assert len(ids_titled(api, f"Tracker {unique}")) == 1
+
+
+@file_only
+def test_a_protected_environment_applies_from_an_empty_local_state_outside_ci(
+    run_cli, manifests, project, sandbox, api, unique
+):
+    _protected(project, sandbox)
+    manifests.write(tracker(unique))
+    result = run_cli("--env", "local", "apply", "--auto-approve")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert len(ids_titled(api, f"Tracker {unique}")) == 1
+
+
+@file_only
+def test_ci_applies_to_a_protected_environment_whose_local_state_holds_something(
+    run_cli, manifests, project, sandbox, monkeypatch, api, unique
+):
+    # A runner that keeps its checkout: the state file is there, and the apply adds to it.
+    _protected(project, sandbox)
+    monkeypatch.setenv("CI", "true")
+    manifests.write(tracker(unique))
+    first = run_cli("--env", "local", "apply", "--auto-approve", "--allow-local-state")
+    assert first.exit_code == 0, first.stdout + first.stderr
+    manifests.write(tracker(unique + "-2", name="second"))
+    second = run_cli("--env", "local", "apply", "--auto-approve")
+    assert second.exit_code == 0, second.stdout + second.stderr
+    assert len(ids_titled(api, f"Tracker {unique}-2")) == 1
+
+
+@file_only
+def test_the_empty_state_warning_names_state_rebuild(run_cli, manifests, unique):
+    manifests.write(tracker(unique))
+    plan = run_cli("plan")
+    assert plan.exit_code == 0
+    assert (
+        "is empty, so the plan creates 1 resource(s); if these manifests were applied before, "
+        "their state is kept elsewhere: `surveyctl state rebuild` records what exists on the "
+        "service"
+    ) in " ".join(plan.stderr.split())
+
+
+@file_only
+def test_a_plan_on_the_embedded_sandbox_carries_no_empty_state_warning(run_cli, manifests, unique):
+    manifests.write(tracker(unique))
+    plan = run_cli("--env", "sandbox", "plan")
+    assert plan.exit_code == 0, plan.stdout + plan.stderr
+    assert "1 to add" in plan.stdout
+    assert "is empty, so the plan creates" not in plan.stderr
+
+
+# -- adoption (--adopt): each manifest with one twin is adopted, whatever comes before it.
+
+
+def adopted_note(name: str, survey_id: int) -> str:
+    return (
+        f"  note: Survey/{name}: exists on the service as survey {survey_id} (same title and "
+        "locale) and is adopted (--adopt): apply records it in the state before its writes"
+    )
+
+
+@file_only
+def test_adopt_takes_the_one_twin_of_a_manifest_beside_one_with_several(
+    run_cli, manifests, lost, api, unique
+):
+    manifests.write(tracker(unique, "alpha", survey_title=f"alpha {unique}"))
+    applied(run_cli)
+    lost()
+    applied(run_cli, "--allow-duplicate")  # alpha twice on the service
+    manifests.write(tracker(unique, "bravo", survey_title=f"bravo {unique}"))
+    applied(run_cli)
+    (bravo,) = ids_titled(api, f"bravo {unique}")
+    lost()
+    plan = run_cli("plan", "--adopt")
+    assert "Survey/alpha: exists on the service more than once" in plan.stdout
+    assert adopted_note("bravo", bravo) in plan.stdout.splitlines()
+
+
+@file_only
+def test_adopt_takes_the_one_twin_of_a_manifest_beside_a_renamed_one(
+    run_cli, manifests, api, unique
+):
+    manifests.write(tracker(unique, "old", survey_title=f"alpha {unique}"))
+    manifests.write(tracker(unique, "bravo", survey_title=f"bravo {unique}"))
+    applied(run_cli)
+    (bravo,) = ids_titled(api, f"bravo {unique}")
+    assert run_cli("state", "rm", "Survey/bravo").exit_code == 0
+    manifests.remove("old")
+    manifests.write(tracker(unique, "alpha", survey_title=f"alpha {unique}"))  # renamed
+    plan = run_cli("plan", "--adopt")
+    assert "which the state manages as Survey/old" in plan.stdout
+    assert adopted_note("bravo", bravo) in plan.stdout.splitlines()
+
+
+@file_only
+def test_an_adoption_that_cannot_read_its_survey_names_the_survey_it_could_not_read(
+    run_cli, manifests, lost, api, project, sandbox, unique
+):
+    manifests.write(tracker(unique, "alpha", survey_title=f"alpha {unique}"))
+    applied(run_cli)
+    (alpha,) = ids_titled(api, f"alpha {unique}")
+    listed = shown(api, alpha)
+    lost()
+    proxy = SurveyRefused(sandbox.url)
+    proxy.refused = alpha
+    try:
+        configure(project, proxy.url, "")
+        plan = run_cli("plan", "--adopt")
+    finally:
+        proxy.stop()
+    assert (
+        "  warning: Survey/alpha: cannot check whether it exists on the service already "
+        f"(reading {listed}: "
+    ) in plan.stdout
+
+
+@file_only
+def test_the_identity_check_counts_the_read_of_each_survey_it_adopts(
+    run_cli, manifests, lost, api, project, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    lost()
+    desired = load_desired([project / "manifests"])
+    looked = find_twins(api, desired, State.empty(), Rule("local"))
+    adopting = find_twins(api, desired, State.empty(), Rule("local"), adopt=True)
+    assert list(adopting.adopted) == ["Survey/tracker"]
+    assert adopting.requests == looked.requests + 1
+
+
+@file_only
+def test_a_targeted_plan_looks_on_the_service_for_its_own_creates_only(
+    run_cli, manifests, lost, unique
+):
+    manifests.write(tracker(unique, "alpha", survey_title=f"alpha {unique}"))
+    applied(run_cli)
+    lost()  # alpha's survey is on the service, and no longer in state
+    manifests.write(tracker(unique, "bravo", survey_title=f"bravo {unique}"))
+    plan = run_cli("plan", "--target", "Survey/bravo")
+    assert plan.exit_code == 0, plan.stdout + plan.stderr
+    assert "+ Survey/bravo will be created" in plan.stdout
+    assert "Survey/alpha" not in plan.stdout
+
+
+@file_only
+def test_a_renamed_program_names_the_one_state_mv_that_moves_all_its_members(
+    run_cli, manifests, api, unique
+):
+    template = {k: v for k, v in tracker(unique)["spec"].items() if k != "survey_localization"}
+    spec = {"template": template, "markets": {"en_US": None}, "waves": ["w1"]}
+    manifests.write({"kind": "SurveyProgram", "name": "trackers", "spec": spec})
+    applied(run_cli)
+    manifests.remove("trackers")
+    manifests.write({"kind": "SurveyProgram", "name": "panels", "spec": spec})
+    plan = run_cli("plan")
+    assert plan.exit_code == 1
+    assert "will be created" not in plan.stdout
+    assert "run `surveyctl state mv --program trackers panels` and plan again" in plan.stdout

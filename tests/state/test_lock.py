@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import getpass
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -14,15 +16,21 @@ from pathlib import Path
 
 import pytest
 
+from surveyctl.signals import Stopped
+from surveyctl.state import FileStateStore
 from surveyctl.state.lock import (
     LockError,
     LockHeld,
+    LockLost,
+    LockWaitInterrupted,
     StateLock,
     boot_id,
     force_unlock,
     lock_file,
     process_start_time,
     read_lock,
+    wait_interrupted,
+    waiting_note,
 )
 
 # A separate process that takes the lock, says so, and holds it until told (or crashes).
@@ -300,3 +308,303 @@ def test_the_lock_records_its_holders_start_time_and_boot(state_path):
         record = json.loads(lock_file(state_path).read_text())
     assert record["started"] == process_start_time(os.getpid())
     assert record["boot_id"] == boot_id()
+
+
+def _remote_record(state_path: Path) -> None:
+    """A lock record of a holder on another host, which this host cannot check."""
+    state_path.parent.mkdir(parents=True, exist_ok=True)
+    record = {
+        "id": "remote-1",
+        "operation": "apply",
+        "who": "ci@runner-7",
+        "host": "runner-7.invalid",
+        "pid": 999999,
+        "created": "2026-01-01T00:00:00+00:00",
+    }
+    lock_file(state_path).write_text(json.dumps(record))
+
+
+def test_a_lock_leaves_only_its_guard_beside_the_state(state_path):
+    with StateLock(state_path, "apply"):
+        pass
+    assert sorted(p.name for p in state_path.parent.iterdir()) == ["staging.lock.guard"]
+
+
+def test_the_lock_record_is_indented_json_with_one_field_a_line(state_path):
+    with StateLock(state_path, "apply"):
+        lines = lock_file(state_path).read_text().splitlines()
+    assert lines[0] == "{" and lines[-1] == "}"
+    assert '  "operation": "apply",' in lines
+
+
+def test_the_lock_record_says_since_when_in_utc(state_path):
+    with StateLock(state_path, "apply"):
+        record = json.loads(lock_file(state_path).read_text())
+    assert record["created"].endswith("+00:00")
+
+
+def test_a_user_without_a_name_holds_the_lock_as_unknown(state_path, monkeypatch):
+    def no_name():
+        raise KeyError("getpwuid(): uid not found: 4242")  # a container user without an entry
+
+    monkeypatch.setattr(getpass, "getuser", no_name)
+    with StateLock(state_path, "apply"):
+        record = json.loads(lock_file(state_path).read_text())
+    assert record["who"] == f"unknown@{socket.gethostname()}"
+
+
+def test_the_lock_makes_the_state_folders_it_needs(tmp_path):
+    state_path = tmp_path / ".surveyctl" / "state" / "staging.json"
+    with StateLock(state_path, "apply") as lock:
+        assert read_lock(state_path).id == lock.info.id
+
+
+def test_a_lock_taken_twice_by_one_command_is_refused(state_path):
+    with StateLock(state_path, "apply") as lock:
+        with pytest.raises(LockError, match="this lock is already held by this command"):
+            lock.acquire()
+
+
+def test_a_released_lock_can_be_taken_again(state_path):
+    lock = StateLock(state_path, "apply")
+    lock.acquire()
+    lock.release()
+    assert lock.acquire().id == read_lock(state_path).id
+    lock.release()
+
+
+def test_asking_whether_the_holder_runs_leaves_it_running(state_path, tmp_path):
+    release = tmp_path / "release"
+    process = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(state_path), str(tmp_path / "ready"), str(release)]
+        + ["until"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while not (tmp_path / "ready").exists():
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+        with pytest.raises(LockHeld):
+            StateLock(state_path, "apply").acquire()
+        time.sleep(0.3)
+        assert process.poll() is None, "the holder was stopped by the check"
+        release.write_text("go")
+        assert "HELD" in process.communicate(timeout=20)[0]
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_a_refusal_without_a_timeout_waits_for_nothing_and_says_nothing(state_path):
+    _remote_record(state_path)
+    notes: list[str] = []
+    started = time.monotonic()
+    with pytest.raises(LockHeld):
+        StateLock(state_path, "apply", on_note=notes.append).acquire()
+    assert notes == []
+    assert time.monotonic() - started < 0.5
+
+
+def test_a_refusal_names_the_environment_and_since_when_the_lock_is_held(state_path):
+    _remote_record(state_path)
+    with pytest.raises(LockHeld) as refused:
+        StateLock(state_path, "apply", environment="staging").acquire()
+    message = str(refused.value)
+    assert message.startswith("the state of environment 'staging' is locked by ci@runner-7")
+    assert "since 2026-01-01T00:00:00+00:00 for 'apply'" in message
+
+
+def test_a_refusal_without_an_environment_names_the_plain_force_unlock(state_path):
+    _remote_record(state_path)
+    with pytest.raises(LockHeld) as refused:
+        StateLock(state_path, "apply").acquire()
+    assert str(refused.value).startswith("the state is locked by ci@runner-7")
+    assert "run `surveyctl force-unlock remote-1`" in str(refused.value)
+
+
+def test_a_refusal_by_a_holder_on_this_host_names_no_host(state_path, tmp_path):
+    process, lock_id = start_holder(state_path, tmp_path, hold=30)
+    try:
+        with pytest.raises(LockHeld) as refused:
+            StateLock(state_path, "apply").acquire()
+        assert f"(lock ID {lock_id}); wait for it" in str(refused.value)
+        assert " on host " not in str(refused.value)
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_a_wait_for_the_lock_is_announced_once_naming_the_holder(state_path):
+    _remote_record(state_path)
+    notes: list[str] = []
+    with pytest.raises(LockHeld):
+        StateLock(
+            state_path, "apply", timeout=0.5, environment="staging", on_note=notes.append
+        ).acquire()
+    assert notes == [
+        "waiting up to 0.5s for the state lock of environment 'staging', held by ci@runner-7 "
+        "(pid 999999) since 2026-01-01T00:00:00+00:00 for 'apply' (lock ID remote-1)"
+    ]
+
+
+def test_a_wait_for_a_holder_not_known_yet_is_announced_without_one():
+    # The PostgreSQL backend, whose holder's row may not be written yet, says it so.
+    assert waiting_note("staging", None, 30) == (
+        "waiting up to 30s for the state lock of environment 'staging'"
+    )
+
+
+@pytest.mark.parametrize(
+    "stop, how, code",
+    [
+        (KeyboardInterrupt(), "interrupted", 130),
+        (Stopped(signal.SIGTERM), "stopped by SIGTERM", 143),
+    ],
+    ids=["ctrl-c", "sigterm"],
+)
+def test_a_wait_for_the_lock_that_is_stopped_says_so_and_changes_nothing(
+    state_path, stop, how, code
+):
+    _remote_record(state_path)
+
+    def stopped(note):  # the signal arrives as the wait begins
+        raise stop
+
+    lock = StateLock(state_path, "apply", timeout=30, environment="staging", on_note=stopped)
+    with pytest.raises(LockWaitInterrupted) as interrupted:
+        lock.acquire()
+    assert str(interrupted.value) == (
+        f"{how} while waiting for the state lock of environment 'staging' (held by "
+        "ci@runner-7 (pid 999999) since 2026-01-01T00:00:00+00:00 for 'apply' (lock ID "
+        "remote-1)); nothing was changed"
+    )
+    assert interrupted.value.exit_code == code
+    assert read_lock(state_path).id == "remote-1"
+
+
+def test_an_interrupted_wait_for_a_holder_not_known_yet_names_none():
+    interrupted = wait_interrupted("staging", None, KeyboardInterrupt())
+    assert str(interrupted) == (
+        "interrupted while waiting for the state lock of environment 'staging'; nothing was changed"
+    )
+
+
+def test_a_write_after_the_lock_was_force_unlocked_is_refused_in_one_sentence(state_path):
+    store = FileStateStore(state_path, "staging")
+    with pytest.raises(LockLost) as lost:
+        with store.locked("apply") as held:
+            force_unlock(state_path, held.id)
+            store.check_lock()
+    assert str(lost.value) == (
+        f"this command lost the state lock of environment 'staging' in {state_path} (a "
+        "`force-unlock`, or the end of the session that held it: a database restart or a "
+        "dropped connection), so its state write was refused and it starts no further change; "
+        "run `surveyctl plan` to see what is left to do"
+    )
+
+
+def test_force_unlock_after_the_lock_was_released_says_there_is_nothing_to_unlock(state_path):
+    with StateLock(state_path, "apply") as lock:
+        lock_id = lock.info.id
+    with pytest.raises(LockError) as refused:
+        force_unlock(state_path, lock_id)
+    assert str(refused.value) == (
+        f"{lock_file(state_path)}: the state is not locked, so there is nothing to unlock"
+    )
+
+
+def test_an_unreadable_lock_record_says_to_delete_it_when_no_command_runs(state_path):
+    state_path.parent.mkdir(parents=True)
+    lock_file(state_path).write_text("{not json")
+    with pytest.raises(LockError) as refused:
+        StateLock(state_path, "apply").acquire()
+    assert str(refused.value).endswith("; if no surveyctl command is running, delete that file")
+
+
+def test_a_file_where_the_state_folder_should_be_refuses_the_lock_in_one_sentence(state_path):
+    state_path.parent.write_text("not a folder")
+    expected = f"{state_path.parent} is a file where a folder is expected"
+    with pytest.raises(LockError, match=f"^cannot take the state lock: {expected}$"):
+        StateLock(state_path, "apply").acquire()
+    with pytest.raises(LockError, match=f"^cannot read the state lock: {expected}$"):
+        read_lock(state_path)
+
+
+def test_a_folder_where_the_lock_record_should_be_is_one_sentence(state_path):
+    lock_file(state_path).mkdir(parents=True)
+    with pytest.raises(LockError) as refused:
+        StateLock(state_path, "apply").acquire()
+    assert str(refused.value) == (
+        f"cannot read the state lock: {lock_file(state_path)} is a folder where a file is "
+        "expected; remove or rename it"
+    )
+
+
+def test_a_folder_where_the_lock_guard_should_be_is_named_in_one_sentence(state_path):
+    guard = state_path.parent / "staging.lock.guard"
+    guard.mkdir(parents=True)
+    expected = f"{guard} is a folder where a file is expected; remove or rename it"
+    with pytest.raises(LockError) as refused:
+        StateLock(state_path, "apply").acquire()
+    assert str(refused.value) == f"cannot take the state lock: {expected}"
+    with pytest.raises(LockError) as refused:
+        force_unlock(state_path, "any")
+    assert str(refused.value) == f"cannot remove the state lock: {expected}"
+
+
+def test_a_release_the_file_system_refuses_is_one_sentence_naming_the_file(state_path):
+    guard = state_path.parent / "staging.lock.guard"
+    lock = StateLock(state_path, "apply")
+    lock.acquire()
+    guard.unlink()
+    guard.mkdir()  # replaced by hand while the command ran
+    with pytest.raises(LockError) as refused:
+        lock.release()
+    assert str(refused.value) == (
+        f"cannot release the state lock: {guard} is a folder where a file is expected; "
+        "remove or rename it"
+    )
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_a_live_pid_recorded_with_a_later_processs_start_time_is_not_the_holder(state_path):
+    later = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        _record_of(state_path, started=process_start_time(later.pid))
+        with StateLock(state_path, "apply", on_note=lambda note: None) as lock:
+            assert read_lock(state_path).id == lock.info.id != "earlier-1"
+    finally:
+        later.kill()
+        later.wait()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+@pytest.mark.parametrize("name", ["a) b", "prüfung"], ids=["parenthesis", "not-ascii"])
+def test_the_start_time_of_a_process_of_any_name_is_read(tmp_path, name):
+    program = tmp_path / name
+    program.symlink_to(sys.executable)
+    process = subprocess.Popen([str(program), "-c", "import time; time.sleep(30)"])
+    try:
+        stat = Path(f"/proc/{process.pid}/stat")
+        deadline = time.monotonic() + 20
+        while name.encode()[:15] not in stat.read_bytes():  # until the program is running
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        fields = stat.read_bytes().rsplit(b")", 1)[1].split()
+        assert process_start_time(process.pid) == int(fields[19])
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_a_lock_record_that_cannot_be_written_is_named_in_the_refusal(tmp_path):
+    # A name that leaves the guard within the system's limit but not the record's temporary
+    # file: the refusal names the record, not the guard that was taken.
+    state_path = tmp_path / "state" / ("e" * 235 + ".json")
+    with pytest.raises(LockError) as refused:
+        StateLock(state_path, "apply").acquire()
+    assert str(refused.value) == (
+        f"cannot take the state lock at {lock_file(state_path)}: File name too long"
+    )

@@ -273,3 +273,14 @@ def test_import_of_a_program_refuses_the_file_a_migrate_copied_to_postgres(
     assert result.exit_code == 1 and "Traceback" not in result.stderr
     assert ".surveyctl/state/local.json was copied to PostgreSQL" in result.stderr
     assert file_state(project).to_json() == before.to_json()
+
+
+def test_the_refusal_of_a_copied_file_names_its_environment_and_the_mark_that_keeps_it(
+    moved_to_postgres, project, sandbox, schema, run_cli
+):
+    use(project, sandbox, "file", schema)
+    result = run_cli("plan")
+    assert result.exit_code == 1
+    message = " ".join(result.stderr.split())
+    assert "the state of environment 'local' in " in message
+    assert f"or remove {mark(project)} if this copy is the one to keep" in message
