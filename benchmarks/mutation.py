@@ -515,7 +515,6 @@ EQUIVALENT.update(
         _TWINS + "x_find_twins__mutmut_2": "a pool of 11 threads for 10 where the default is "
         "used (state rebuild): its client's throttle (pool_size 10) lets 10 requests through at "
         "once, so none is sent sooner",
-        _TWINS + "x_find_twins__mutmut_12": "Identity.checked is read by nothing",
     }
 )
 

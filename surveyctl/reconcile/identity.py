@@ -119,7 +119,6 @@ class Twin:
 class Identity:
     """What `find_twins` found for the creates of a plan, by address."""
 
-    checked: set[str] = field(default_factory=set)  # the creates looked for
     twins: dict[str, list[Twin]] = field(default_factory=dict)
     earlier: dict[str, list[Twin]] = field(default_factory=dict)  # closed, same title: waves
     unchecked: dict[str, str] = field(default_factory=dict)  # why it could not be looked for

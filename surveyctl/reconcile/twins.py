@@ -41,7 +41,6 @@ def find_twins(
     `adopt`, makes the state record of each one that has exactly one twin."""
     found = Identity()
     due = creates_due(desired, state) if addresses is None else addresses
-    found.checked = set(due)
     described = {
         address(kind.name, name) for kind in kinds.in_order() for name in kind.manifests(desired)
     }
