@@ -926,35 +926,31 @@ def test_switching_to_postgres_from_a_file_state_that_holds_nothing_any_more_pla
     assert "1 to add" in result.stdout
 
 
-@file_only
-def test_a_state_file_that_cannot_be_read_still_keeps_postgres_from_planning(
-    run_cli, manifests, project, sandbox, postgres, monkeypatch, unique
-):
+def _unreadable_state_file(project: Path) -> None:
     (project / ".surveyctl" / "state").mkdir(parents=True)
     (project / ".surveyctl" / "state" / "local.json").write_text("{not json")
-    manifests.write(tracker(unique))
-    monkeypatch.setenv(DSN_VARIABLE, postgres.dsn())
-    _with_postgres_state(project, sandbox, postgres.fresh_schema())
-    result = run_cli("plan")
-    assert result.exit_code == 1
-    assert ".surveyctl/state/local.json holds its state (a file that cannot be read)" in (
-        result.stderr
-    )
 
 
 @file_only
-def test_a_state_file_recording_a_survey_under_two_names_is_counted_whole_by_the_refusal(
-    run_cli, manifests, project, sandbox, postgres, monkeypatch, unique
+@pytest.mark.parametrize(
+    ("spoil", "held"),
+    [
+        (_unreadable_state_file, "a file that cannot be read"),
+        # counted whole: two names of one survey are two resources
+        (lambda project: _one_survey_under_two_names(project), "serial 2, 2 resource(s)"),
+    ],
+    ids=["unreadable", "a-survey-under-two-names"],
+)
+def test_a_state_file_that_holds_something_keeps_postgres_from_planning(
+    run_cli, manifests, project, sandbox, postgres, monkeypatch, unique, spoil, held
 ):
-    _one_survey_under_two_names(project)
+    spoil(project)
     manifests.write(tracker(unique))
     monkeypatch.setenv(DSN_VARIABLE, postgres.dsn())
     _with_postgres_state(project, sandbox, postgres.fresh_schema())
     result = run_cli("plan")
     assert result.exit_code == 1
-    assert ".surveyctl/state/local.json holds its state (serial 2, 2 resource(s))" in (
-        result.stderr
-    )
+    assert f".surveyctl/state/local.json holds its state ({held})" in result.stderr
 
 
 @file_only

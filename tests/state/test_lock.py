@@ -234,8 +234,9 @@ def test_release_after_a_force_unlock_does_not_remove_the_next_holders_lock(stat
         assert read_lock(state_path).id == second.info.id
 
 
-def test_holder_on_another_host_is_not_called_dead(state_path):
-    state_path.parent.mkdir(parents=True)
+def _remote_record(state_path: Path) -> None:
+    """A lock record of a holder on another host, which this host cannot check."""
+    state_path.parent.mkdir(parents=True, exist_ok=True)
     record = {
         "id": "remote-1",
         "operation": "apply",
@@ -245,6 +246,10 @@ def test_holder_on_another_host_is_not_called_dead(state_path):
         "created": "2026-01-01T00:00:00+00:00",
     }
     lock_file(state_path).write_text(json.dumps(record))
+
+
+def test_holder_on_another_host_is_not_called_dead(state_path):
+    _remote_record(state_path)
     with pytest.raises(LockHeld) as refused:
         StateLock(state_path, "apply").acquire()
     assert "ci@runner-7 (pid 999999)" in str(refused.value)
@@ -308,20 +313,6 @@ def test_the_lock_records_its_holders_start_time_and_boot(state_path):
         record = json.loads(lock_file(state_path).read_text())
     assert record["started"] == process_start_time(os.getpid())
     assert record["boot_id"] == boot_id()
-
-
-def _remote_record(state_path: Path) -> None:
-    """A lock record of a holder on another host, which this host cannot check."""
-    state_path.parent.mkdir(parents=True, exist_ok=True)
-    record = {
-        "id": "remote-1",
-        "operation": "apply",
-        "who": "ci@runner-7",
-        "host": "runner-7.invalid",
-        "pid": 999999,
-        "created": "2026-01-01T00:00:00+00:00",
-    }
-    lock_file(state_path).write_text(json.dumps(record))
 
 
 def test_a_lock_leaves_only_its_guard_beside_the_state(state_path):
