@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import click
@@ -64,6 +65,7 @@ def serve(
     rate_limit: float,
 ) -> None:
     """Serve the Buyer API on HOST:PORT until Ctrl-C; data persists in the db file."""
+    from surveyctl.cli.waiting import StopRequests
     from surveyctl.sandbox.errors import SandboxError
     from surveyctl.sandbox.server import SandboxOptions, build
 
@@ -101,13 +103,19 @@ def serve(
         click.echo(f"  faults: latency {latency_ms} ms, fail rate {fail_rate}, seed {seed}")
     if rate_limit:
         click.echo(f"  rate limit: {rate_limit:g} requests per second per access-token")
-    click.echo("Press Ctrl-C to stop.", nl=True)
+    # The server loop runs in a thread of its own and a signal only ends the wait: raised
+    # inside the loop, a Ctrl-C or SIGTERM that came just as it started left stop() waiting
+    # for it forever.
+    serving = threading.Thread(target=server.serve, name="surveyctl-sandbox", daemon=True)
     try:
-        server.serve()
-    except KeyboardInterrupt:
+        with StopRequests() as requests:
+            serving.start()
+            click.echo("Press Ctrl-C to stop.", nl=True)
+            requests.wait(serving.is_alive)
         click.echo("stopped", err=True)
     finally:
         server.stop()
+        serving.join(timeout=5)
         server.store.close()
 
 

@@ -183,8 +183,8 @@ class Served:
                 break
         self.url = re.search(r"http://127\.0\.0\.1:\d+", self.banner[0]).group(0)
 
-    def stop(self) -> int:
-        self.process.send_signal(signal.SIGINT)
+    def stop(self, number: int = signal.SIGINT) -> int:
+        self.process.send_signal(number)
         return self.process.wait(timeout=10)
 
 

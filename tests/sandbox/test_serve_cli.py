@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+
 import requests
 from click.testing import CliRunner
 
@@ -22,6 +24,12 @@ def test_serve_answers_the_api_and_stops_cleanly_on_ctrl_c(served):
     response = requests.get(server.url + "/buyers/v2/surveys", headers=HEADERS, timeout=10)
     assert response.status_code == 200
     assert server.stop() == 0
+
+
+def test_serve_stops_cleanly_on_sigterm_as_a_container_is_stopped(served):
+    # `docker stop` sends SIGTERM: the server stops and closes its database, exit 0.
+    server = served()
+    assert server.stop(signal.SIGTERM) == 0
 
 
 def test_data_persists_in_the_db_file_across_restarts(served, make_body):
