@@ -1,6 +1,7 @@
 """An adjustment interrupted in flight leaves a record: journalled before it is sent, settled
-when its answer comes; SIGINT and SIGTERM wait for the answer, and a SIGKILL's lost answer is
-shown by the next `adjust` of its transactions, which sends nothing again unless told to."""
+when its answer comes; SIGINT, SIGTERM and SIGHUP wait for the answer, and a SIGKILL's lost
+answer is shown by the next `adjust` of its transactions, which sends nothing again unless
+told to."""
 
 from __future__ import annotations
 
@@ -60,14 +61,14 @@ def _events(project) -> list[dict]:
     return [json.loads(line) for line in project.joinpath(*JOURNAL).read_text().splitlines()]
 
 
-@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_in_flight_waits_for_the_answer_and_records_it(project, slow_market, number):
     process = _adjust(project, "ids.csv", "--yes")
     _in_flight(project, process)
     process.send_signal(number)
     out, err = process.communicate(timeout=60)
 
-    assert process.returncode == 128 + number, out + err  # 130 for SIGINT, 143 for SIGTERM
+    assert process.returncode == 128 + number, out + err  # 130 SIGINT, 143 SIGTERM, 129 SIGHUP
     assert f"{signal.Signals(number).name} received: the adjustment in flight is answered" in err
     sent, answered = _events(project)
     adjustment_id = answered["answer"]["adjustment_id"]
