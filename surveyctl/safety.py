@@ -256,7 +256,8 @@ class Interrupts:
     def __enter__(self) -> Interrupts:
         if threading.current_thread() is threading.main_thread():
             for number in self.SIGNALS:
-                self._previous[number] = signal.signal(number, self._handle)
+                if not signals.ignored(number):  # `nohup`: SIGHUP stays ignored
+                    self._previous[number] = signal.signal(number, self._handle)
         return self
 
     def __exit__(self, *exc_info) -> None:

@@ -49,12 +49,20 @@ def describe(stop: BaseException | int | None) -> str:
 
 def stop_like_ctrl_c() -> None:
     """Called once as the command begins (main thread): SIGTERM and SIGHUP raise `Stopped`
-    where Ctrl-C raises KeyboardInterrupt. Commands that handle signals themselves (apply's
-    writes, `sandbox serve`) put their own handlers in place and restore these after."""
+    where Ctrl-C raises KeyboardInterrupt, unless they are ignored (`nohup`). Commands that
+    handle signals themselves (apply's writes, `sandbox serve`) put their own handlers in
+    place and restore these after."""
     _TERMINAL_FDS[:] = [fd for fd in (0, 1, 2) if _is_terminal(fd)]
     for number in STOP_SIGNALS:
-        if number != signal.SIGINT:
+        if number != signal.SIGINT and not ignored(number):
             signal.signal(number, _stop)
+
+
+def ignored(number: int) -> bool:
+    """Whether the signal was set to be ignored before surveyctl started: `nohup` ignores
+    SIGHUP so that the command outlives the terminal, and a shell ignores SIGINT for a
+    background job; a handler of surveyctl's would undo what the user asked for."""
+    return signal.getsignal(number) is signal.SIG_IGN
 
 
 def _stop(number: int, frame) -> None:

@@ -6,7 +6,7 @@ import signal
 import threading
 from collections.abc import Callable
 
-from surveyctl.signals import STOP_SIGNALS
+from surveyctl.signals import STOP_SIGNALS, ignored
 
 
 class StopRequests:
@@ -21,7 +21,8 @@ class StopRequests:
 
     def __enter__(self) -> StopRequests:
         for number in STOP_SIGNALS:
-            self._previous[number] = signal.signal(number, self._stop)
+            if not ignored(number):  # `nohup`: SIGHUP stays ignored
+                self._previous[number] = signal.signal(number, self._stop)
         return self
 
     def __exit__(self, *exc_info) -> None:

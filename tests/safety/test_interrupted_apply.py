@@ -217,3 +217,30 @@ def test_an_apply_whose_terminal_closes_finishes_and_records_the_writes_in_fligh
     assert 5 <= len(recorded) < SURVEYS
     result = run_cli("plan", "manifests", "--format", "json")
     assert json.loads(result.stdout)["summary"]["add"] == SURVEYS - len(recorded)
+
+
+def _ignore_hangups() -> None:
+    """In the child before it starts, as `nohup` does."""
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+
+def test_an_apply_started_with_nohup_outlives_the_hang_up_and_makes_every_write(
+    project, fifty_surveys
+):
+    env = {**os.environ, "SURVEYCTL_LOCAL_KEY": "sandbox-buyer-1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "surveyctl", "apply", "manifests", "--auto-approve"]
+        + ["--parallelism", "4"],
+        cwd=project,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=_ignore_hangups,
+    )
+    out, err = _interrupt_after(process, 5, signal.SIGHUP)
+
+    assert process.returncode == 0, out + err
+    assert f"Apply complete! Resources: {SURVEYS} added" in out
+    with ApiClient(fifty_surveys, "sandbox-buyer-1") as client:
+        assert len(client.list_surveys()) == SURVEYS

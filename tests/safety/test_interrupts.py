@@ -66,3 +66,22 @@ def test_outside_the_main_thread_it_leaves_signals_alone():
     worker.start()
     worker.join()
     assert seen == [before, False]
+
+
+def test_a_hang_up_that_nohup_ignores_stays_ignored_whatever_the_command():
+    from surveyctl.cli.waiting import StopRequests
+    from surveyctl.signals import stop_like_ctrl_c
+
+    before = {number: signal.getsignal(number) for number in (signal.SIGTERM, signal.SIGHUP)}
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        stop_like_ctrl_c()
+        with Interrupts():
+            assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+        with StopRequests():  # sandbox serve, state try-postgres
+            assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGTERM) is not before[signal.SIGTERM]  # still handled
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
