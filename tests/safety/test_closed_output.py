@@ -5,27 +5,19 @@ for. Real processes, real pipes."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 
 from surveyctl.api import ApiClient
 from surveyctl.state import FileStateStore
 
+from ..processes import CREATE_DONE, surveyctl
 from .conftest import configure, survey_manifest, write_manifest
 
 SURVEYS = 6
 
 
 def _surveyctl(project, *args: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "surveyctl", *args],
-        cwd=project,
-        env={**os.environ, "SURVEYCTL_LOCAL_KEY": "sandbox-buyer-1", "NO_COLOR": "1"},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return surveyctl(project, *args, env={"SURVEYCTL_LOCAL_KEY": "sandbox-buyer-1"})
 
 
 def test_a_plan_whose_reader_went_away_exits_141_without_a_traceback(project, sandbox):
@@ -49,7 +41,7 @@ def test_an_apply_whose_progress_reader_went_away_makes_and_records_every_write(
         write_manifest(project, survey_manifest(f"progress-{index}"))
     process = _surveyctl(project, "apply", "manifests", "--auto-approve", "--parallelism", "1")
     for line in process.stderr:
-        if ": create ok" in line:
+        if CREATE_DONE in line:
             process.stderr.close()  # `2>&1 | head`: the next progress line has no reader
             break
     out, _ = process.communicate(timeout=120)

@@ -8,7 +8,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
@@ -16,36 +15,16 @@ import pytest
 from surveyctl.api import ApiClient
 from surveyctl.state import FileStateStore
 
+from ..processes import signal_after_creates, surveyctl
 from .conftest import configure, survey_manifest, write_manifest
 
 SURVEYS = 50
 
 
-def _apply(project, *args: str) -> subprocess.Popen:
-    env = {**os.environ, "SURVEYCTL_LOCAL_KEY": "sandbox-buyer-1"}
-    command = [sys.executable, "-m", "surveyctl", "apply", "manifests", "--auto-approve"]
-    return subprocess.Popen(
-        command + list(args),
-        cwd=project,
-        env=env,
-        text=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-
-
-def _interrupt_after(process: subprocess.Popen, writes: int, number: int) -> tuple[str, str]:
-    """Sends signal `number` once `writes` writes were reported done; returns stdout and the
-    whole stderr."""
-    seen, lines = 0, []
-    for line in process.stderr:
-        lines.append(line)
-        seen += ": create ok" in line
-        if seen == writes:
-            process.send_signal(number)
-            break
-    out, err = process.communicate(timeout=120)
-    return out, "".join(lines) + err
+def _apply(project, *args: str, env: dict | None = None, **popen) -> subprocess.Popen:
+    command = ("apply", "manifests", "--auto-approve", *args)
+    env = {"SURVEYCTL_LOCAL_KEY": "sandbox-buyer-1", **(env or {})}
+    return surveyctl(project, *command, env=env, **popen)
 
 
 @pytest.fixture
@@ -64,7 +43,7 @@ def test_an_interrupted_apply_leaves_state_consistent_with_the_service(
     project, fifty_surveys, run_cli, number
 ):
     process = _apply(project, "--parallelism", "4")
-    out, err = _interrupt_after(process, 5, number)
+    out, err = signal_after_creates(process, 5, number)
 
     assert process.returncode == 128 + number, out + err
     assert f"{signal.Signals(number).name} received: the writes in flight finish" in err
@@ -91,7 +70,7 @@ def test_an_interrupted_apply_releases_the_lock_and_the_next_apply_finishes(
     project, fifty_surveys, run_cli
 ):
     process = _apply(project, "--parallelism", "8")
-    _interrupt_after(process, 3, signal.SIGINT)
+    signal_after_creates(process, 3, signal.SIGINT)
     assert process.returncode == 130
     result = run_cli("apply", "manifests", "--auto-approve", "--parallelism", "16")
     assert result.exit_code == 0, result.stdout + result.stderr
@@ -131,15 +110,8 @@ def _apply_on_a_terminal(project) -> subprocess.Popen:
     """`surveyctl apply` with a pseudo-terminal for its input, so that it asks; returned once
     the question is on its stdout."""
     leader, follower = os.openpty()
-    env = {**os.environ, "SURVEYCTL_LOCAL_KEY": "sandbox-buyer-1", "NO_COLOR": "1"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "surveyctl", "apply", "manifests"],
-        cwd=project,
-        env=env,
-        stdin=follower,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    key = {"SURVEYCTL_LOCAL_KEY": "sandbox-buyer-1"}
+    process = surveyctl(project, "apply", "manifests", env=key, stdin=follower, text=False)
     os.close(follower)
     process.terminal = leader  # kept open until the process ends
     shown = b""
@@ -185,17 +157,15 @@ def test_an_apply_whose_terminal_closes_finishes_and_records_the_writes_in_fligh
     project, fifty_surveys, run_cli
 ):
     leader, follower = os.openpty()
-    env = {**os.environ, "SURVEYCTL_LOCAL_KEY": "sandbox-buyer-1", "TERM": "dumb"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "surveyctl", "apply", "manifests", "--auto-approve"]
-        + ["--parallelism", "4"],
-        cwd=project,
-        env=env,
-        stdin=follower,
-        stdout=follower,
-        stderr=follower,
+    terminal = {"stdin": follower, "stdout": follower, "stderr": follower}
+    process = _apply(
+        project,
+        "--parallelism",
+        "4",
+        env={"TERM": "dumb"},
         start_new_session=True,
         preexec_fn=_take_as_controlling_terminal,
+        **terminal,
     )
     os.close(follower)
     shown = b""
@@ -227,18 +197,8 @@ def _ignore_hangups() -> None:
 def test_an_apply_started_with_nohup_outlives_the_hang_up_and_makes_every_write(
     project, fifty_surveys
 ):
-    env = {**os.environ, "SURVEYCTL_LOCAL_KEY": "sandbox-buyer-1"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "surveyctl", "apply", "manifests", "--auto-approve"]
-        + ["--parallelism", "4"],
-        cwd=project,
-        env=env,
-        text=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        preexec_fn=_ignore_hangups,
-    )
-    out, err = _interrupt_after(process, 5, signal.SIGHUP)
+    process = _apply(project, "--parallelism", "4", preexec_fn=_ignore_hangups)
+    out, err = signal_after_creates(process, 5, signal.SIGHUP)
 
     assert process.returncode == 0, out + err
     assert f"Apply complete! Resources: {SURVEYS} added" in out

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
 
 import pytest
@@ -17,6 +15,7 @@ from surveyctl.api import ApiClient
 from surveyctl.reconcile.importer import save_adoption, survey_adoption
 from surveyctl.state import FileStateStore
 
+from ..processes import surveyctl
 from .conftest import SURVEY_SPEC, configure
 
 
@@ -36,15 +35,7 @@ def test_a_signal_while_import_all_unmanaged_reads_exits_with_its_code_and_recor
         client.create_survey({**SURVEY_SPEC, "survey_title": f"Unmanaged {number}"})
     client.close()
     configure(project, url)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "surveyctl", "import", "--all-unmanaged", "--out-dir", "imported"]
-        + ["--yes"],
-        cwd=project,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "NO_COLOR": "1"},
-    )
+    process = surveyctl(project, "import", "--all-unmanaged", "--out-dir", "imported", "--yes")
     for line in process.stderr:
         if line.startswith("surveyctl: environment"):
             break
@@ -69,9 +60,7 @@ class SignalledAfterWrites(FileStateStore):
         os.kill(os.getpid(), signal.SIGINT)
 
 
-def test_a_ctrl_c_as_an_import_is_recorded_keeps_the_manifest_of_the_recorded_survey(
-    project, api
-):
+def test_a_ctrl_c_as_an_import_is_recorded_keeps_the_manifest_of_the_recorded_survey(project, api):
     live = api.get_survey(api.create_survey(SURVEY_SPEC)["ps_survey_id"])
     adoption = survey_adoption(live, "Survey/imported")
     manifest = project / "manifests" / "imported.yaml"

@@ -7,21 +7,27 @@ so in one sentence and records nothing; a plan whose attribute cache cannot be w
 from __future__ import annotations
 
 import json
-import os
 import resource
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 from surveyctl.state import FileStateStore
 
+from ..processes import surveyctl
 from ..reconcile.conftest import Manifests, survey_manifest
 from ..safety.conftest import SURVEY_SPEC
 
 # Larger than one line of the change log, smaller than the state file of SURVEYS surveys.
 FILE_SIZE_LIMIT = 2_000
 SURVEYS = 8
+
+
+def on_a_nearly_full_disk(project: Path, *args: str) -> subprocess.CompletedProcess:
+    """`surveyctl ARGS` run to its end in `project`, each file it writes limited in size."""
+    process = surveyctl(project, *args, preexec_fn=limited_file_size)
+    out, err = process.communicate(timeout=120)
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
 
 
 def limited_file_size() -> None:
@@ -41,14 +47,7 @@ def test_an_apply_whose_state_file_cannot_be_rewritten_reports_its_recorded_writ
     assert state_path.stat().st_size > FILE_SIZE_LIMIT
     manifests.write(survey_manifest("full-0", offer_price=4))
 
-    applied = subprocess.run(
-        [sys.executable, "-m", "surveyctl", "apply", "manifests", "--auto-approve"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "NO_COLOR": "1"},
-        preexec_fn=limited_file_size,
-    )
+    applied = on_a_nearly_full_disk(project, "apply", "manifests", "--auto-approve")
 
     assert applied.returncode == 0, applied.stdout + applied.stderr
     assert "Apply complete! Resources: 0 added, 1 changed, 0 destroyed." in applied.stdout
@@ -71,14 +70,8 @@ def test_an_apply_whose_change_log_fills_the_disk_halts_and_the_next_apply_settl
         manifests.write(survey_manifest(f"full-{number}", offer_price=4))
 
     # One write at a time: two lines of the log fit under the limit, the third does not.
-    halted = subprocess.run(
-        [sys.executable, "-m", "surveyctl", "apply", "manifests", "--auto-approve"]
-        + ["--parallelism", "1"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "NO_COLOR": "1"},
-        preexec_fn=limited_file_size,
+    halted = on_a_nearly_full_disk(
+        project, "apply", "manifests", "--auto-approve", "--parallelism", "1"
     )
 
     shown = halted.stdout + halted.stderr
@@ -107,14 +100,8 @@ def test_an_import_whose_manifest_cannot_be_written_is_one_sentence_and_records_
     survey_id = api.create_survey({**SURVEY_SPEC, "quotas": quotas})["ps_survey_id"]
     (project / "manifests").mkdir()
 
-    imported = subprocess.run(
-        [sys.executable, "-m", "surveyctl", "import", str(survey_id), "--name", "big"]
-        + ["--out", "manifests/big.yaml"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "NO_COLOR": "1"},
-        preexec_fn=limited_file_size,
+    imported = on_a_nearly_full_disk(
+        project, "import", str(survey_id), "--name", "big", "--out", "manifests/big.yaml"
     )
 
     assert imported.returncode == 1, imported.stderr
@@ -126,19 +113,12 @@ def test_an_import_whose_manifest_cannot_be_written_is_one_sentence_and_records_
     assert FileStateStore(project / ".surveyctl" / "state" / "local.json").load().resources == {}
 
 
-
 def test_a_plan_on_a_disk_too_full_for_the_attribute_cache_still_plans(project):
     gender = [{"attribute": "Gender", "answers": ["Male", "Female"]}]
     Manifests(project).write(survey_manifest("named", qualifications=gender))
 
-    planned = subprocess.run(
-        [sys.executable, "-m", "surveyctl", "plan", "manifests"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "NO_COLOR": "1"},
-        preexec_fn=limited_file_size,  # the catalogue's cache file is far larger
-    )
+    # The catalogue's cache file is far larger than the limit.
+    planned = on_a_nearly_full_disk(project, "plan", "manifests")
 
     assert planned.returncode == 0, planned.stderr
     assert "Plan: 1 to add, 0 to change, 0 to destroy." in planned.stdout

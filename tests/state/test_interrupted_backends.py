@@ -4,10 +4,8 @@ backends: the writes in flight finish and are recorded, the lock is released, th
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -18,6 +16,7 @@ from surveyctl.config import load_config
 from surveyctl.sandbox.process import served as serve_in_process
 from surveyctl.state import open_state
 
+from ..processes import signal_after_creates, surveyctl
 from ..reconcile.conftest import Manifests, survey_manifest, survey_title
 from .conftest import local_project
 
@@ -44,24 +43,9 @@ def project(tmp_path: Path, slow_url, monkeypatch, state_setting) -> Path:
 
 def terminate_after_creates(project: Path, creates: int) -> subprocess.CompletedProcess:
     """Runs `surveyctl apply` and sends it SIGTERM once `creates` creates were reported."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "surveyctl", "apply", "manifests", "--auto-approve"]
-        + ["--parallelism", "4"],
-        cwd=project,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "NO_COLOR": "1"},
-    )
-    seen, lines = 0, []
-    for line in process.stderr:
-        lines.append(line)
-        seen += ": create ok" in line
-        if seen == creates:
-            process.send_signal(signal.SIGTERM)
-            break
-    out, err = process.communicate(timeout=120)
-    return subprocess.CompletedProcess(process.args, process.returncode, out, "".join(lines) + err)
+    process = surveyctl(project, "apply", "manifests", "--auto-approve", "--parallelism", "4")
+    out, err = signal_after_creates(process, creates, signal.SIGTERM)
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
 
 
 def test_sigterm_during_the_writes_records_them_releases_the_lock_and_the_rerun_converges(

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from surveyctl.api import ApiClient
 from surveyctl.config import load_config
 from surveyctl.state import open_state
 
+from ..processes import surveyctl
 from ..reconcile.conftest import Manifests, survey_manifest, survey_title
 from .conftest import local_project
 
@@ -32,15 +32,7 @@ def project(tmp_path: Path, sandbox, monkeypatch, state_setting) -> Path:
 
 def wait_for_lock(project: Path) -> subprocess.Popen:
     """An apply that waits up to a minute for the lock, once it says it is waiting."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "surveyctl", "apply", "manifests", "--auto-approve"]
-        + ["--lock-timeout", "60"],
-        cwd=project,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "NO_COLOR": "1"},
-    )
+    process = surveyctl(project, "apply", "manifests", "--auto-approve", "--lock-timeout", "60")
     for line in process.stderr:
         if "waiting up to 60s for the state lock of environment 'local', held by" in line:
             return process  # said once, as the wait begins
