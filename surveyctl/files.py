@@ -13,25 +13,37 @@ from __future__ import annotations
 import errno
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TextIO
 
 
 def write_atomically(path: Path, text: str, *, durable: bool = False) -> None:
-    """Replaces `path` with `text` in one step; OSError when it cannot.
+    """Replaces `path` with `text` in one step; OSError when it cannot."""
+    with replacing(path, durable=durable) as out:
+        out.write(text)
+
+
+@contextmanager
+def replacing(path: Path, *, durable: bool = False, newline: str | None = None) -> Iterator[TextIO]:
+    """A text file written as the block goes, that replaces `path` in one step when the block
+    ends without an error; on an error `path` stays as it was and the written part is removed
+    (an export stopped half-way leaves no partial file that could pass for a whole one).
 
     A device or a pipe (`--out /dev/stdout`) is written in place: replaced, it would become a
     regular file, and as root a rename replaces even /dev/null.
     """
     path = Path(path)
     if path.exists() and not path.is_file() and not path.is_dir():
-        with open(path, "w", encoding="utf-8") as out:
-            out.write(text)
+        with open(path, "w", encoding="utf-8", newline=newline) as out:
+            yield out
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
+        with os.fdopen(handle, "w", encoding="utf-8", newline=newline) as out:
+            yield out
             if durable:
                 out.flush()
                 os.fsync(out.fileno())

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 from surveyctl import signals
 from surveyctl.errors import SurveyctlError
-from surveyctl.files import os_error_message
+from surveyctl.files import os_error_message, replacing
 
 if TYPE_CHECKING:  # only for the type: the configuration loads YAML
     from surveyctl.config import Environment
@@ -76,27 +76,16 @@ def check_output_path(path: Path, option: str, *, make_folders: bool = False) ->
 
 
 class OutputFile:
-    """A text file named on the command line and written as it goes (an export of many pages).
-
-    The text goes to a temporary file beside it, renamed over the file only when the command
-    ends well: an export stopped half-way (Ctrl-C, a lost connection, a full disk) leaves no
-    partial file that could pass for a whole one, and an earlier file of that name as it was.
-    A device or a named pipe (`--out /dev/stdout`) is written in place. What the file system
-    refuses is one OutputPathError naming the option and the file, not an OSError the command
-    cannot explain.
-    """
+    """A text file named on the command line and written as it goes (an export of many pages),
+    replacing the file only when the command ends well (`files.replacing`): an export stopped
+    half-way leaves no partial file, and an earlier file of that name as it was. What the file
+    system refuses is one OutputPathError naming the option and the file, not an OSError the
+    command cannot explain."""
 
     def __init__(self, path: Path, option: str):
         self._path, self._option = path, option
-        self._temporary: Path | None = None
-        if path.exists() and not path.is_file():
-            self._file = self._guarded(lambda: open(path, "w", encoding="utf-8", newline=""))
-            return
-        handle, name = self._guarded(
-            lambda: tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        )
-        self._temporary = Path(name)
-        self._file = os.fdopen(handle, "w", encoding="utf-8", newline="")
+        self._replacing = replacing(path, newline="")
+        self._file = self._guarded(self._replacing.__enter__)
 
     def write(self, text: str) -> int:
         return self._guarded(lambda: self._file.write(text))
@@ -110,17 +99,12 @@ class OutputFile:
     def __enter__(self) -> OutputFile:
         return self
 
-    def __exit__(self, exc_type, *exc_info) -> None:
+    def __exit__(self, *exc_info) -> None:
         try:
-            self._guarded(self._file.close)
-            if self._temporary is not None and exc_type is None:
-                self._guarded(lambda: os.replace(self._temporary, self._path))
+            self._guarded(lambda: self._replacing.__exit__(*exc_info))
         except OutputPathError:
-            if exc_type is None:  # else the error already raised says more
+            if exc_info[0] is None:  # else the error already raised says more
                 raise
-        finally:
-            if self._temporary is not None:
-                self._temporary.unlink(missing_ok=True)
 
     def _guarded(self, action):
         try:
