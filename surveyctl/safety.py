@@ -255,8 +255,7 @@ class Interrupts:
 
     def _handle(self, number: int, frame) -> None:
         self.received = self.received or number
-        if number == getattr(signal, "SIGHUP", None):
-            signals.detach_terminal()
+        signals.arrived(number)
         if not self._finishing:
             raise signals.Stopped(number)
         first = not self.stop.is_set()

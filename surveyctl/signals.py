@@ -37,14 +37,18 @@ class Stopped(KeyboardInterrupt):
 def exit_code(stop: BaseException | int | None) -> int:
     """128 + the signal's number, as a shell reports a command a signal ended: 130 for Ctrl-C
     (also a plain KeyboardInterrupt, or no signal), 143 for SIGTERM, 129 for SIGHUP."""
-    number = stop if isinstance(stop, int) else getattr(stop, "number", signal.SIGINT)
-    return 128 + number
+    return 128 + _number(stop)
 
 
 def describe(stop: BaseException | int | None) -> str:
     """'Ctrl-C', 'SIGTERM' or 'SIGHUP', for messages."""
-    number = stop if isinstance(stop, int) else getattr(stop, "number", signal.SIGINT)
+    number = _number(stop)
     return _NAMES.get(number) or signal.Signals(number).name
+
+
+def _number(stop: BaseException | int | None) -> int:
+    """The signal of a `Stopped` or a number; SIGINT for a plain KeyboardInterrupt or None."""
+    return stop if isinstance(stop, int) else getattr(stop, "number", signal.SIGINT)
 
 
 def stop_like_ctrl_c() -> None:
@@ -66,9 +70,15 @@ def ignored(number: int) -> bool:
 
 
 def _stop(number: int, frame) -> None:
+    arrived(number)
+    raise Stopped(number)
+
+
+def arrived(number: int) -> None:
+    """What every handler of a stop signal does first: after a hang-up, the terminal is gone,
+    and its streams are pointed at /dev/null (`detach_terminal`)."""
     if number == getattr(signal, "SIGHUP", None):
         detach_terminal()
-    raise Stopped(number)
 
 
 def detach_terminal() -> None:
