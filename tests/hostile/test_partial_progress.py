@@ -2,49 +2,21 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from werkzeug.wrappers import Request
 
 from surveyctl.state import FileStateStore
 
-from ..reconcile.proxies import Proxy
+from ..reconcile.proxies import RefusingProxy
 from .conftest import point_project_at, survey_manifest, survey_title
 
 NAMES = ("alpha", "bravo", "charlie")
 
 
-class UnreadableProxy(Proxy):
-    """Passes everything through, except that reads of the surveys in `unreadable` are
-    refused (403), as a read that keeps failing after its retries is."""
-
-    def __init__(self, upstream: str):
-        self.unreadable: set[int] = set()
-        self.refusals_left: dict[int, int] = {}  # refused only that many times
-        super().__init__(upstream)
-
-    def _refused(self, survey: int) -> bool:
-        if survey in self.refusals_left:
-            self.refusals_left[survey] -= 1
-            return self.refusals_left[survey] >= 0
-        return survey in self.unreadable
-
-    def reshape(self, request: Request, answer, headers: dict) -> bytes:
-        survey = request.path.rsplit("/", 1)[-1]
-        if request.method == "GET" and survey.isdigit() and self._refused(int(survey)):
-            headers["Content-Type"] = "application/json"
-            answer.status_code = 403
-            return json.dumps(
-                {"ps_api_response_code": 1002, "ps_api_response_message": "refused (test)"}
-            ).encode()
-        return answer.content
-
-
 @pytest.fixture
 def proxy(sandbox, project):
-    running = UnreadableProxy(sandbox.url)
+    running = RefusingProxy(sandbox.url)
     point_project_at(project, running.url)
     yield running
     running.stop()

@@ -14,7 +14,7 @@ import pytest
 from surveyctl.api import ApiClient
 from surveyctl.state import FileStateStore
 
-from ..reconcile.proxies import Proxy
+from ..reconcile.proxies import RefusingProxy
 from .conftest import group_manifest, point_project_at, survey_manifest, survey_title
 
 
@@ -264,16 +264,6 @@ def test_a_manifest_changed_since_a_lost_create_that_made_a_survey_asks(
     assert _titles(own_market) == Counter({survey_title("tracker"): 1})
 
 
-class ListRefused(Proxy):
-    """The survey list refused (as when it keeps failing); everything else passes."""
-
-    def reshape(self, request, answer, headers: dict) -> bytes:
-        if request.method == "GET" and request.path == "/buyers/v2/surveys":
-            answer.status_code = 403
-            return b'{"ps_api_response_code": 1002, "ps_api_response_message": "refused"}'
-        return answer.content
-
-
 def test_an_unreadable_survey_list_holds_back_only_the_lost_create(
     project, manifests, own_market, start_sandbox, run_cli, monkeypatch, settled
 ):
@@ -285,7 +275,8 @@ def test_an_unreadable_survey_list_holds_back_only_the_lost_create(
     manifests.write(survey_manifest("other", offer_price=3.0))
     config = (project / "surveyctl.yaml").read_text()
     upstream = config.split("host: '")[1].split("'")[0]
-    proxy = ListRefused(upstream)
+    proxy = RefusingProxy(upstream)
+    proxy.list_refused = True
     try:
         point_project_at(project, proxy.url)
         result = run_cli("apply", "manifests", "--auto-approve")

@@ -9,6 +9,9 @@
 
 Every other request, and every write, passes through unchanged, over real HTTP both ways.
 
+`RefusingProxy` refuses (403) the reads and updates of the surveys a test names, or the survey
+list, as a request refused on every retry is.
+
 `HoldingProxy` holds the requests a test picks (`holds`) a while before forwarding them, and
 keeps how many of them were in flight at once: what the tests of parallel reads count.
 """
@@ -90,6 +93,42 @@ class Proxy:
         self.server.server_close()
         self.thread.join(timeout=5)
         self.session.close()
+
+
+class RefusingProxy(Proxy):
+    """Refuses (403, code 1002) the reads of the surveys in `unreadable` (of those in
+    `refusals_left`, only that many times each), the updates of those in `unwritable`, and
+    the reads of the survey list while `list_refused`; everything else passes."""
+
+    def __init__(self, upstream: str):
+        self.unreadable: set[int] = set()
+        self.unwritable: set[int] = set()
+        self.refusals_left: dict[int, int] = {}
+        self.list_refused = False
+        super().__init__(upstream)
+
+    def reshape(self, request: Request, answer: requests.Response, headers: dict) -> bytes:
+        if self._refuses(request):
+            headers["Content-Type"] = "application/json"
+            answer.status_code = 403
+            refusal = {"ps_api_response_code": 1002, "ps_api_response_message": "refused (test)"}
+            return json.dumps(refusal).encode()
+        return answer.content
+
+    def _refuses(self, request: Request) -> bool:
+        if request.path == "/buyers/v2/surveys":
+            return request.method == "GET" and self.list_refused
+        if not _SURVEY.match(request.path):
+            return False
+        survey = int(request.path.rsplit("/", 1)[-1])
+        if request.method == "PUT":
+            return survey in self.unwritable
+        if request.method != "GET":
+            return False
+        if survey in self.refusals_left:
+            self.refusals_left[survey] -= 1
+            return self.refusals_left[survey] >= 0
+        return survey in self.unreadable
 
 
 class HoldingProxy(Proxy):

@@ -8,35 +8,13 @@ import json
 from pathlib import Path
 
 import pytest
-from werkzeug.wrappers import Request
 
 from surveyctl.state import FileStateStore
 
 from .conftest import Manifests, point_project_at, survey_manifest, survey_title
-from .proxies import Proxy
+from .proxies import RefusingProxy
 
 NAMES = ("alpha", "bravo", "charlie")
-
-
-class RefusingProxy(Proxy):
-    """Passes everything through, except reads of the surveys in `unreadable` and updates of
-    those in `unwritable`, which it refuses (403)."""
-
-    def __init__(self, upstream: str):
-        self.unreadable: set[int] = set()
-        self.unwritable: set[int] = set()
-        super().__init__(upstream)
-
-    def reshape(self, request: Request, answer, headers: dict) -> bytes:
-        survey = request.path.rsplit("/", 1)[-1]
-        refused = self.unreadable if request.method == "GET" else self.unwritable
-        if request.method in ("GET", "PUT") and survey.isdigit() and int(survey) in refused:
-            headers["Content-Type"] = "application/json"
-            answer.status_code = 403
-            return json.dumps(
-                {"ps_api_response_code": 1002, "ps_api_response_message": "refused (test)"}
-            ).encode()
-        return answer.content
 
 
 @pytest.fixture
@@ -71,7 +49,12 @@ def test_apply_json_reports_each_create_with_the_id_the_marketplace_gave(
     report = json.loads(result.stdout)
     assert report["outcome"] == "complete"
     assert report["summary"] == {
-        "added": 3, "changed": 0, "destroyed": 0, "done": 3, "failed": 0, "not_attempted": 0
+        "added": 3,
+        "changed": 0,
+        "destroyed": 0,
+        "done": 3,
+        "failed": 0,
+        "not_attempted": 0,
     }
     rows = {row["name"]: row for row in report["resources"]}
     assert sorted(rows) == list(NAMES)
@@ -105,9 +88,7 @@ def test_apply_json_reports_what_failed_and_what_was_not_attempted(
     assert report["summary"]["failed"] == 1 and report["summary"]["not_attempted"] == 1
 
 
-def test_apply_json_of_no_changes_is_a_complete_report_with_no_writes(
-    run_cli, manifests, project
-):
+def test_apply_json_of_no_changes_is_a_complete_report_with_no_writes(run_cli, manifests, project):
     _write(manifests, "v1")
     run_cli("apply", "manifests", "--auto-approve")
     result = run_cli("apply", "manifests", "--auto-approve", "--format", "json")
@@ -122,9 +103,12 @@ def test_apply_json_of_a_destroy_reports_the_id_of_what_was_deleted(
 ):
     manifests.write(survey_manifest("gone"))
     run_cli("apply", "manifests", "--auto-approve")
-    survey_id = FileStateStore(project / ".surveyctl" / "state" / "local.json").load().survey(
-        "gone"
-    ).ps_survey_id
+    survey_id = (
+        FileStateStore(project / ".surveyctl" / "state" / "local.json")
+        .load()
+        .survey("gone")
+        .ps_survey_id
+    )
     manifests.remove("gone")
     manifests.write(survey_manifest("kept"))
     result = run_cli("apply", "manifests", "--auto-approve", "--destroy", "--format", "json")

@@ -17,7 +17,7 @@ from surveyctl.reconcile.twins import find_twins
 from surveyctl.state import FileStateStore, State, SurveyRecord, open_state
 
 from ..reconcile.conftest import Manifests, group_manifest, survey_manifest
-from ..reconcile.proxies import Proxy
+from ..reconcile.proxies import Proxy, RefusingProxy
 from .conftest import DSN_VARIABLE
 
 
@@ -475,21 +475,12 @@ def test_adopt_plans_the_differences_with_the_live_survey_as_an_update(
     assert run_cli("plan", "--detailed-exitcode").exit_code == 0
 
 
-class ListRefused(Proxy):
-    """The survey list refused (as when it keeps failing); everything else passes."""
-
-    def reshape(self, request, answer, headers) -> bytes:
-        if request.method == "GET" and request.path == "/buyers/v2/surveys":
-            answer.status_code = 403
-            return b'{"ps_api_response_code": 1002, "ps_api_response_message": "refused"}'
-        return answer.content
-
-
 @file_only
 def test_a_create_is_held_back_while_the_survey_list_cannot_be_read(
     run_cli, manifests, project, sandbox, api, unique
 ):
-    proxy = ListRefused(sandbox.url)
+    proxy = RefusingProxy(sandbox.url)
+    proxy.list_refused = True
     try:
         configure(project, proxy.url, "")
         manifests.write(tracker(unique))
@@ -503,7 +494,7 @@ def test_a_create_is_held_back_while_the_survey_list_cannot_be_read(
         "(reading the survey list: GET "
     )
     assert note.endswith(
-        "refused); it is left out of this plan and apply does not create it (run it again)"
+        "refused (test)); it is left out of this plan and apply does not create it (run it again)"
     )
     assert "will be created" not in result.stdout
     assert "Apply incomplete: 0 done, 0 failed, 1 not attempted." in result.stdout
@@ -747,18 +738,6 @@ def test_a_group_whose_reference_belongs_to_another_buyer_is_not_created(
     assert "+ Survey/tracker will be created" in plan.stdout
 
 
-class SurveyRefused(Proxy):
-    """Reads of survey `refused` refused (403); everything else passes."""
-
-    refused = 0
-
-    def reshape(self, request, answer, headers) -> bytes:
-        if (request.method, request.path) == ("GET", f"/buyers/v2/surveys/{self.refused}"):
-            answer.status_code = 403
-            return b'{"ps_api_response_code": 1002, "ps_api_response_message": "refused"}'
-        return answer.content
-
-
 @file_only
 def test_an_adoption_that_cannot_read_its_survey_holds_back_only_that_manifest(
     run_cli, manifests, lost, api, project, sandbox, unique
@@ -768,8 +747,8 @@ def test_an_adoption_that_cannot_read_its_survey_holds_back_only_that_manifest(
     applied(run_cli)
     (alpha,), (bravo,) = ids_titled(api, f"alpha {unique}"), ids_titled(api, f"bravo {unique}")
     lost()
-    proxy = SurveyRefused(sandbox.url)
-    proxy.refused = alpha
+    proxy = RefusingProxy(sandbox.url)
+    proxy.unreadable = {alpha}
     try:
         configure(project, proxy.url, "")
         plan = run_cli("plan", "--adopt")
@@ -1129,8 +1108,8 @@ def test_an_adoption_that_cannot_read_its_survey_names_the_survey_it_could_not_r
     (alpha,) = ids_titled(api, f"alpha {unique}")
     listed = shown(api, alpha)
     lost()
-    proxy = SurveyRefused(sandbox.url)
-    proxy.refused = alpha
+    proxy = RefusingProxy(sandbox.url)
+    proxy.unreadable = {alpha}
     try:
         configure(project, proxy.url, "")
         plan = run_cli("plan", "--adopt")
