@@ -161,6 +161,43 @@ TARGETS = {
             "tests/hostile/test_partial_progress.py",
         ),
     ),
+    # Money: what `surveyctl adjust` asks before it submits, what it refuses (a protected
+    # environment, transactions an earlier adjustment carried, a file naming another survey)
+    # and what it says and records once the service answered.
+    # Not test_adjust_in_flight.py: its adjustments run in processes of their own (see "safety").
+    "adjust": Target(
+        "surveyctl/cli/adjust.py",
+        (
+            "tests/ops/test_adjust_cli.py",
+            "tests/safety/test_adjust_answers.py",
+            "tests/safety/test_adjust_faults.py",
+            "tests/safety/test_adjust_journal_account.py",
+            "tests/safety/test_protected_refusal_first.py",
+            "tests/safety/test_protected.py",
+        ),
+    ),
+    # The state lock in PostgreSQL: a session advisory lock that dies with its holder, a
+    # holder row believed only while that session holds the lock, force-unlock by ID.
+    "pglock": Target(
+        "surveyctl/state/postgres/lock.py",
+        (
+            "tests/state/test_postgres_store.py",
+            "tests/state/test_backends_cli.py",
+            "tests/state/test_unrecordable_apply.py",
+        ),
+    ),
+    # The adjustment journal: every submission written before it is sent, so that a lost
+    # answer is never submitted again unasked.
+    "journal": Target(
+        "surveyctl/ops/adjust_journal.py",
+        (
+            "tests/ops/test_adjust_cli.py",
+            "tests/safety/test_adjust_answers.py",
+            "tests/safety/test_adjust_faults.py",
+            "tests/safety/test_adjust_journal_account.py",
+            "tests/ops/test_answers_and_uploads.py",
+        ),
+    ),
 }
 
 # Mutants no test can kill because no behaviour tells them from the original:
