@@ -85,6 +85,7 @@ TARGETS = {
             "tests/safety/test_output_paths.py",
             "tests/safety/test_output_checks.py",
             "tests/safety/test_output_rights.py",
+            "tests/safety/test_output_file.py",
             # Not test_interrupted_apply.py: its applies run in processes of their own, which
             # import the unmutated package, so it cannot tell a mutant from the original.
         ),
@@ -287,6 +288,17 @@ EQUIVALENT.update(
         "are false",
         "surveyctl.safety.x_check_output_path__mutmut_42": "str(None) is used only when the "
         "error has no strerror, and the OSErrors of open and mkstemp always have one",
+        "surveyctl.safety.xǁInterruptsǁ__init____mutmut_6": "received '' for None: both are "
+        "false, so the first signal takes its place either way, and exit_code reads either as "
+        "no signal (130); nothing else reads it",
+        "surveyctl.safety.xǁOutputFileǁ__exit____mutmut_3": "exc_info[1] for exc_info[0]: a "
+        "with statement passes the type and the value of an exception together, or neither",
+        **{
+            f"surveyctl.safety.xǁOutputFileǁ__init____mutmut_{number}": "newline=None (the "
+            "default) for '': writing, it turns '\\n' into os.linesep, which is '\\n' on Linux "
+            "and macOS; only on Windows, where no test runs, would the lines end in '\\r\\n'"
+            for number in (4, 6)
+        },
     }
 )
 _PROBE_NAME = (
