@@ -121,6 +121,16 @@ class TestUnverifiedClaims:
         fresh = _plan(_update("a"), notes=[notes[1], Note("warning", "Survey/a", "one", "/p/a:1")])
         assert recheck(_plan(_update("a"), notes=notes), fresh).notes == fresh.notes
 
+    def test_a_retired_member_the_file_leaves_out_is_a_mismatch(self):
+        fresh = _plan(_update("a"), retired=["Survey/tracker[w1]"])
+        with pytest.raises(PlanMismatch, match=r"plan now for Survey/tracker\[w1\]: "):
+            recheck(_plan(_update("a")), fresh)
+
+    def test_the_same_retired_members_agree(self):
+        saved = _plan(_update("a"), retired=["Survey/tracker[w1]"])
+        fresh = _plan(_update("a"), retired=["Survey/tracker[w1]"])
+        assert recheck(saved, fresh).retired == ["Survey/tracker[w1]"]
+
     def test_guard_notes_follow_the_guards_of_now(self):
         fresh = _plan(_update("a"), notes=[Note("error", "guards.max_destroy", "over")])
         assert recheck(_plan(_update("a")), fresh).errors == fresh.notes

@@ -51,6 +51,13 @@ class TestSpend:
         plan = _plan(_survey("a", "update", before=500.0, after=300.0))
         assert _guards_hit(plan, max_spend_increase=0) == []
 
+    def test_cutting_a_survey_to_no_spend_passes_a_zero_limit(self):
+        # Below a dollar, so an absent or zero spend read as anything but $0 would add to it.
+        cut_to_zero = _plan(_survey("a", "update", before=0.5, after=0.0))
+        destroyed = _plan(_survey("a", "delete", before=0.5))
+        assert _guards_hit(cut_to_zero, max_spend_increase=0) == []
+        assert _guards_hit(destroyed, max_spend_increase=0) == []
+
 
 class TestDestroy:
     def test_as_many_destroys_as_the_limit_pass(self):

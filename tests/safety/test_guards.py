@@ -108,6 +108,24 @@ def test_a_saved_plan_made_without_the_override_is_refused_even_with_it(project,
     assert _state(project).survey("tracker") is None
 
 
+def test_an_unsigned_plan_made_with_adopt_is_applied_only_with_adopt_given_again(
+    project, guarded, run_cli
+):
+    guarded()
+    write_manifest(project, survey_manifest("tracker"))
+    assert run_cli("plan", "manifests", "--adopt", "--out", "adopting.plan").exit_code == 0
+    refused = run_cli("apply", "adopting.plan")
+    assert refused.exit_code == 1
+    assert (
+        "adopting.plan was planned with --adopt and is not signed: apply it with --adopt "
+        "(the overrides of an unsigned plan come from apply's command line)"
+    ) in refused.stderr
+    assert _state(project).survey("tracker") is None
+    applied = run_cli("apply", "adopting.plan", "--adopt")
+    assert applied.exit_code == 0, applied.stdout + applied.stderr
+    assert _state(project).survey("tracker") is not None
+
+
 def test_a_guard_set_after_the_plan_was_saved_still_holds(project, guarded, run_cli):
     guarded()
     write_manifest(project, survey_manifest("tracker"))

@@ -6,10 +6,14 @@ from __future__ import annotations
 import os
 import signal
 import threading
+from pathlib import Path
 
 import pytest
 
-from surveyctl.safety import Interrupts
+from surveyctl import signals as stops
+from surveyctl.safety import Interrupted, Interrupts
+
+from .conftest import survey_manifest, survey_title, write_manifest
 
 STOPS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
 
@@ -26,6 +30,18 @@ def test_a_signal_before_the_writes_stops_the_command_at_once_with_its_exit_code
     assert signals.exit_code == 128 + number
 
 
+@pytest.mark.parametrize(
+    ("number", "said"),
+    [(signal.SIGINT, "Ctrl-C"), (signal.SIGTERM, "SIGTERM"), (signal.SIGHUP, "SIGHUP")],
+)
+def test_the_stop_a_signal_raises_before_the_writes_carries_the_signal(number, said):
+    # What the root handler reads to say what stopped the command and to exit with its code.
+    with pytest.raises(stops.Stopped) as stopped, Interrupts():
+        _send(number)
+    assert stops.exit_code(stopped.value) == 128 + number
+    assert stops.describe(stopped.value) == said
+
+
 @pytest.mark.parametrize("number", STOPS, ids=[signal.Signals(n).name for n in STOPS])
 def test_a_signal_during_the_writes_only_asks_them_to_stop(number):
     told: list[tuple[str, bool]] = []
@@ -36,6 +52,39 @@ def test_a_signal_during_the_writes_only_asks_them_to_stop(number):
         stopped = signals.stop.is_set()
     name = signal.Signals(number).name
     assert stopped and told == [(name, True), (name, False)]
+
+
+def test_a_hang_up_during_the_writes_points_the_terminal_at_dev_null(monkeypatch):
+    # The writes in flight are then finished and reported: to a terminal that is gone, the
+    # report would fail.
+    leader, follower = os.openpty()
+    monkeypatch.setattr(stops, "_TERMINAL_FDS", [follower])
+    try:
+        with Interrupts() as signals:
+            signals.finish_in_flight()
+            _send(signal.SIGHUP)
+        null = os.stat(os.devnull)
+        shown_on = os.fstat(follower)
+        assert (shown_on.st_dev, shown_on.st_ino) == (null.st_dev, null.st_ino)
+    finally:
+        os.close(follower)
+        os.close(leader)
+
+
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_apply_shows_its_plan_applies_nothing_and_says_so(project, api, number):
+    from surveyctl.cli.context import CliContext
+    from surveyctl.reconcile.run import ApplyHooks, RunOptions, apply_run
+
+    write_manifest(project, survey_manifest("tracker"))
+    options = RunOptions(targets=(Path("manifests"),))
+    workspace = CliContext().workspace(options)
+    hooks = ApplyHooks(show=lambda plan: _send(number), confirm=lambda environment: True)
+    with pytest.raises(Interrupted) as interrupted:
+        apply_run(workspace, options, hooks)
+    assert str(interrupted.value) == "apply interrupted before any change; nothing was applied"
+    assert interrupted.value.exit_code == 128 + number
+    assert survey_title("tracker") not in {s["survey_title"] for s in api.list_surveys()}
 
 
 def test_a_signal_during_the_writes_without_a_listener_still_stops_them():
