@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +11,7 @@ from surveyctl.reconcile.normalise import update_body
 from surveyctl.state import FileStateStore
 from surveyctl.state.lock import StateLock
 
+from ..processes import surveyctl
 from .conftest import point_project_at, survey_manifest, survey_title
 
 SECRET_KEY = "sk-live-7f3c9a1e5b2d4c6e8a0b1c2d3e4f5a6b"
@@ -103,14 +101,9 @@ def test_two_concurrent_applies_one_is_refused(project, manifests, start_sandbox
     point_project_at(project, slow.url)
     for index in range(3):
         manifests.write(survey_manifest(f"tracker-{index}"))
-    env = {**os.environ, "SURVEYCTL_LOCAL_KEY": "sandbox-buyer-1"}
-    command = [sys.executable, "-m", "surveyctl", "apply", "manifests", "--auto-approve"]
-    first = subprocess.Popen(
-        command, cwd=project, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
-    second = subprocess.Popen(
-        command, cwd=project, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
+    key = {"SURVEYCTL_LOCAL_KEY": "sandbox-buyer-1"}
+    first = surveyctl(project, "apply", "manifests", "--auto-approve", env=key)
+    second = surveyctl(project, "apply", "manifests", "--auto-approve", env=key)
     results = [process.communicate(timeout=120) for process in (first, second)]
     codes = sorted([first.returncode, second.returncode])
     assert codes == [0, 1], results

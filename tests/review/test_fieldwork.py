@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 
+from ..processes import surveyctl
 from .conftest import survey_manifest, survey_title
 
 LIVE = 22
@@ -119,14 +117,7 @@ def test_watch_ends_by_itself_once_the_survey_is_closed(api, run_cli):
 
 def test_ctrl_c_ends_a_watch_with_exit_code_0(api, project):
     survey_id = _fielded(api)
-    watcher = subprocess.Popen(
-        [sys.executable, "-m", "surveyctl", "status", str(survey_id), "--watch", "60"],
-        cwd=project,
-        env=os.environ.copy(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    watcher = surveyctl(project, "status", str(survey_id), "--watch", "60")
     first = watcher.stdout.readline()  # the first view is out: it now sleeps
     watcher.send_signal(signal.SIGINT)
     out, err = watcher.communicate(timeout=30)
