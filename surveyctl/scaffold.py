@@ -1,16 +1,18 @@
 """What `surveyctl init` writes into a new repository, and the check that it overwrites nothing.
 
 The files: `surveyctl.yaml` (production with its state in PostgreSQL, as the CI workflows
-expect), a `.gitignore` for `.surveyctl/` (the sandbox database, caches and local state), one
-example manifest that validates and plans against the sandbox, the manifests' JSON Schema for
-editors (`schemas/manifest.schema.json`, named on the example's first line), and the CI
-workflows under `.github/workflows/`. The workflows are the ones of `examples/ci/`, read from
-the installation (a checkout has them at the repository root; a built wheel carries them as
-`surveyctl/_ci`), so `init` always writes the workflows of the surveyctl that runs it.
+expect, in a schema named after the project's folder), a `.gitignore` for `.surveyctl/` (the
+sandbox database, caches and local state), one example manifest that validates and plans against
+the sandbox, the manifests' JSON Schema for editors (`schemas/manifest.schema.json`, named on
+the example's first line), and the CI workflows under `.github/workflows/`. The workflows are
+the ones of `examples/ci/`, read from the installation (a checkout has them at the repository
+root; a built wheel carries them as `surveyctl/_ci`), so `init` always writes the workflows of
+the surveyctl that runs it.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,8 +36,13 @@ environments:
     protected: true                           # apply --auto-approve needs --env production
     # The state in PostgreSQL: a CI checkout starts without .surveyctl/, so a state kept in a
     # file there would be empty on every run. The connection string is read from the variable.
-    state: {backend: postgres, dsn_env: SURVEYCTL_STATE_DSN}
+    # The schema is this project's own: projects that share a database, a schema and an
+    # environment name share one state, and each would plan and write the other's surveys.
+    state: {{backend: postgres, dsn_env: SURVEYCTL_STATE_DSN, schema: {schema}}}
 """
+# The schema of a folder whose name gives nothing to build one from (`init` in `/`, `2026`).
+FALLBACK_SCHEMA = "surveys"
+_SCHEMA_LENGTH = 63  # PostgreSQL's longest name
 
 SCHEMA_PATH = "schemas/manifest.schema.json"
 
@@ -95,10 +102,21 @@ def workflows_dir() -> Path:
     raise ScaffoldError("surveyctl's CI workflow examples are missing from this installation")
 
 
-def project_files() -> list[ProjectFile]:
-    """Every file `init` writes, in the order it writes them."""
+def state_schema(folder: Path) -> str:
+    """The PostgreSQL schema `init` gives the state of the project in `folder`: the folder's
+    name (the repository's, which its organisation keeps unique) as a lowercase PostgreSQL
+    name, `brand-trackers` -> `brand_trackers`."""
+    words = re.findall(r"[a-z0-9]+", folder.resolve().name.lower())
+    name = "_".join(words)
+    if not name or not name[0].isalpha():
+        name = f"{FALLBACK_SCHEMA}_{name}" if name else FALLBACK_SCHEMA
+    return name[:_SCHEMA_LENGTH].rstrip("_")
+
+
+def project_files(folder: Path) -> list[ProjectFile]:
+    """Every file `init` writes into `folder`, in the order it writes them."""
     files = [
-        ProjectFile("surveyctl.yaml", CONFIG),
+        ProjectFile("surveyctl.yaml", CONFIG.format(schema=state_schema(folder))),
         ProjectFile(".gitignore", GITIGNORE),
         ProjectFile("surveys/example-tracker.yaml", EXAMPLE),
         # The manifests' JSON Schema, for editors: the example's first line points at it.
@@ -113,7 +131,7 @@ def project_files() -> list[ProjectFile]:
 
 def write_project(folder: Path) -> list[Path]:
     """Writes the project files into `folder`; refuses, writing nothing, if any exists."""
-    files = project_files()
+    files = project_files(folder)
     existing = [f.path for f in files if (folder / f.path).exists()]
     if existing:
         raise ScaffoldError(

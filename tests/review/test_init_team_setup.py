@@ -120,3 +120,51 @@ def test_the_example_manifest_names_the_json_schema_init_writes_and_is_formatted
     assert schema.read_text() == (REPOSITORY / "schemas" / "manifest.schema.json").read_text()
     checked = run_cli("fmt", "--check", str(example))
     assert checked.exit_code == 0, checked.stdout
+
+
+def test_init_keeps_the_state_in_a_schema_named_after_the_project_folder(run_cli, project):
+    assert run_cli("init", "Brand-Trackers").exit_code == 0
+    config = load_config(project / "Brand-Trackers" / "surveyctl.yaml")
+    assert config.environment("production").state.schema == "brand_trackers"
+
+
+@pytest.mark.parametrize(
+    ("folder", "schema"),
+    [
+        ("2026", "surveys_2026"),
+        ("__", "surveys"),
+        ("Études & co", "tudes_co"),
+        ("tracker-" + "x" * 80, "tracker_" + "x" * 55),
+    ],
+)
+def test_a_folder_name_that_is_no_postgresql_name_still_gives_the_state_a_schema(
+    run_cli, project, folder, schema
+):
+    assert run_cli("init", folder).exit_code == 0
+    config = load_config(project / folder / "surveyctl.yaml")  # a name the backend takes
+    assert config.environment("production").state.schema == schema
+
+
+def test_two_projects_initialised_on_one_database_keep_two_states(
+    run_cli, project, sandbox, postgres, monkeypatch, unique
+):
+    # Both scaffolds name their survey example-tracker: with one state, the second project's
+    # plan would take the first project's survey for its own.
+    projects = [project / f"team-{side}-{unique}" for side in ("a", "b")]
+    for folder in projects:
+        assert run_cli("init", folder.name).exit_code == 0
+        config = folder / "surveyctl.yaml"
+        config.write_text(config.read_text().replace("https://api.example.com", sandbox.url))
+    monkeypatch.setenv("SURVEYCTL_PRODUCTION_KEY", "sandbox-buyer-1")
+    monkeypatch.setenv("SURVEYCTL_STATE_DSN", postgres.dsn())
+
+    monkeypatch.chdir(projects[0])
+    applied = run_cli("--env", "production", "apply", "--auto-approve")
+    monkeypatch.chdir(projects[1])
+    planned = run_cli("--env", "production", "plan")
+
+    assert applied.exit_code == 0, applied.stdout + applied.stderr
+    assert "Resources: 1 added" in applied.stdout
+    assert "No changes" not in planned.stdout
+    assert "Survey/example-tracker: exists on the service as survey" in planned.stdout
+    assert "but is not in state" in planned.stdout
