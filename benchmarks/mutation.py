@@ -177,6 +177,20 @@ TARGETS = {
             "tests/safety/test_protected.py",
         ),
     ),
+    # The applier: every write it makes recorded at once, a failed write not stopping the
+    # others, a stopped or unrecordable apply attempting nothing more, and saying what it did.
+    "applier": Target(
+        "surveyctl/reconcile/apply.py",
+        (
+            "tests/reconcile/test_plan_apply.py",
+            "tests/reconcile/test_apply_safety.py",
+            "tests/reconcile/test_apply_report.py",
+            "tests/hostile/test_partial_progress.py",
+            "tests/state/test_interrupted_backends.py",
+            "tests/state/test_unrecordable_apply.py",
+            "tests/safety/test_interrupts.py",
+        ),
+    ),
     # The state lock in PostgreSQL: a session advisory lock that dies with its holder, a
     # holder row believed only while that session holds the lock, force-unlock by ID.
     "pglock": Target(
