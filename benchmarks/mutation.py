@@ -186,6 +186,8 @@ TARGETS = {
             "tests/reconcile/test_apply_safety.py",
             "tests/reconcile/test_apply_report.py",
             "tests/hostile/test_partial_progress.py",
+            "tests/hostile/test_recovery.py",
+            "tests/reconcile/test_list_reads.py",
             "tests/state/test_interrupted_backends.py",
             "tests/state/test_unrecordable_apply.py",
             "tests/safety/test_interrupts.py",
