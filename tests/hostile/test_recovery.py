@@ -326,6 +326,25 @@ def test_a_group_whose_create_made_nothing_is_created_again(
     assert own_market.get_group(ref)["name"] == "T"
 
 
+def test_apply_without_destroy_keeps_a_survey_already_deleted_in_the_marketplace_in_state(
+    project, manifests, own_market, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    manifests.write(survey_manifest("old"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    manifests.remove("old")
+    gone = _store(project).load().survey("old").ps_survey_id
+    own_market.delete_survey(gone)
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    assert applied.exit_code == 0, applied.stdout + applied.stderr
+    assert (
+        "warning: Survey/old: no longer in the manifests and already gone from the "
+        "marketplace; `surveyctl state rm` forgets it"
+    ) in applied.stdout
+    assert "forget ok" not in applied.stderr
+    assert _store(project).load().survey("old").ps_survey_id == gone
+
+
 def test_apply_destroy_forgets_a_survey_already_deleted_in_the_marketplace(
     project, manifests, own_market, run_cli
 ):
