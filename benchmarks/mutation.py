@@ -528,6 +528,15 @@ EQUIVALENT.update(
     }
 )
 
+_APPLY = "surveyctl.reconcile.apply."
+EQUIVALENT.update(
+    {
+        _APPLY + "x_forget_gone__mutmut_6": "pop() without its default: every address of "
+        "plan.gone is a record of the state the apply holds under its lock, and a saved plan "
+        "whose resource was forgotten since is refused as unlike a fresh plan",
+    }
+)
+
 _PLACEMENT = "surveyctl.state.placement."
 _STORE_NAME = (
     "the file store's environment names it only in the lock's messages, and _file_holds "

@@ -116,3 +116,18 @@ def test_apply_json_of_a_destroy_reports_the_id_of_what_was_deleted(
     rows = {row["name"]: row for row in json.loads(result.stdout)["resources"]}
     assert (rows["gone"]["action"], rows["gone"]["status"]) == ("delete", "done")
     assert rows["gone"]["id"] == survey_id
+
+
+def test_apply_json_reports_a_create_held_back_by_an_unreadable_survey_list_once(
+    run_cli, manifests, project, proxy
+):
+    # Whether the survey exists already cannot be checked, so it is not created: one row.
+    proxy.list_refused = True
+    manifests.write(survey_manifest("alpha"))
+    result = run_cli("apply", "manifests", "--auto-approve", "--format", "json")
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert [(row["name"], row["action"], row["status"]) for row in report["resources"]] == [
+        ("alpha", "create", "not attempted")
+    ]
+    assert report["summary"]["not_attempted"] == 1
