@@ -207,6 +207,25 @@ def test_the_per_survey_path_of_a_lost_adjustment_is_used_to_read_it_back(
     assert "The service shows all 3 transaction(s) read back as reconciled" in again.stdout
 
 
+def test_an_answer_that_is_not_json_is_lost_not_refused(
+    proxy, sandbox, completes, run_cli, project
+):
+    # A 200 whose body cannot be read comes after the adjustment was made: were it taken as
+    # the service's refusal, the next adjust would send the same transactions again unasked.
+    proxy.lost_status = 200
+    first = run_cli("adjust", "ids.csv", "--yes")
+    proxy.lost_status = None
+    before = adjustment_count(sandbox)
+
+    again = run_cli("adjust", "ids.csv", "--yes")
+
+    assert "the adjustment may have been made, but its answer was lost" in first.stderr
+    assert [e["event"] for e in _events(project)[:2]] == ["sending", "lost"]
+    assert again.exit_code == 1
+    assert "were submitted already" in again.stderr
+    assert adjustment_count(sandbox) == before
+
+
 # -- records left by processes that ended ----------------------------------------------------
 
 
