@@ -198,6 +198,7 @@ TARGETS = {
             "tests/safety/test_adjust_faults.py",
             "tests/safety/test_adjust_journal_account.py",
             "tests/safety/test_adjust_lost_answer.py",
+            "tests/safety/test_adjust_journal_records.py",
             "tests/ops/test_answers_and_uploads.py",
         ),
     ),
