@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
+
+from surveyctl.cli.adjust import render_summary
+from surveyctl.cli.console import console
 
 
 @pytest.fixture
@@ -362,3 +366,26 @@ def test_the_answer_file_holds_the_answer_as_indented_json(completes, run_cli, p
     run_cli("adjust", _write_ids(project, survey_id, ids), "--yes", "--output", "a.json")
     text = (project / "a.json").read_text()
     assert text == json.dumps(json.loads(text), indent=2) + "\n"
+
+
+class _Terminal(io.StringIO):
+    """What is printed to a terminal, kept."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_the_per_survey_title_stands_at_the_left(
+    completes, run_cli, project, monkeypatch
+):
+    survey_id, ids = completes
+    run_cli("adjust", _write_ids(project, survey_id, ids), "--yes", "--output", "a.json")
+    answer = json.loads((project / "a.json").read_text())
+    monkeypatch.setenv("COLUMNS", "120")  # the per-survey table is 88 columns wide
+    monkeypatch.setenv("NO_COLOR", "1")
+    screen = _Terminal()
+
+    render_summary(answer, console(file=screen))
+
+    lines = [line.rstrip() for line in screen.getvalue().splitlines()]
+    assert lines[lines.index("per survey") + 1].startswith("survey  transactions  completes")

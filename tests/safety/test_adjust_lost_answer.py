@@ -464,25 +464,40 @@ def test_a_second_signal_in_flight_says_it_is_still_waiting(capfd):
 # -- answers that cannot be kept -------------------------------------------------------------
 
 
+def _journal_gone(project):
+    """Takes the journal's place with a folder: a file can no longer be appended there."""
+    journal = project.joinpath(*JOURNAL)
+    journal.unlink()
+    journal.mkdir()
+
+
 def test_an_answer_the_journal_cannot_take_is_shown_and_the_command_exits_1(
     proxy, completes, run_cli, project
 ):
-    journal = project.joinpath(*JOURNAL)
+    proxy.during = lambda: _journal_gone(project)
 
-    def journal_gone():
-        journal.unlink()
-        journal.mkdir()  # a file can no longer be appended there
+    result = run_cli("adjust", "ids.csv", "--yes", "--output", "a.json")
 
-    proxy.during = journal_gone
+    adjustment_id = result.stdout.split("adjustment ", 1)[1].split(":")[0]
+    assert result.exit_code == 1
+    assert f"adjustment {adjustment_id}: status 1 (Pending)" in result.stdout.splitlines()
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: adjustment {adjustment_id} was submitted (see above), but its answer could not "
+        f"be recorded: cannot write the adjustments journal {project.joinpath(*JOURNAL)}: Is a "
+        "directory"
+    )
+    assert not (project / "a.json").exists()  # the error comes first; the answer is on stdout
+
+
+def test_an_unrecorded_answer_without_an_id_is_named_as_unknown(proxy, completes, run_cli, project):
+    proxy.during = lambda: _journal_gone(project)
     proxy.edit = lambda answer: answer.pop("adjustment_id")
 
     result = run_cli("adjust", "ids.csv", "--yes")
 
-    assert result.exit_code == 1
-    assert "adjustment ?: status 1 (Pending)" in result.stdout
-    assert result.stderr.splitlines()[-1] == (
+    assert "adjustment ?: status 1 (Pending)" in result.stdout.splitlines()
+    assert result.stderr.splitlines()[-1].startswith(
         "Error: adjustment ? was submitted (see above), but its answer could not be recorded: "
-        f"cannot write the adjustments journal {journal}: Is a directory"
     )
 
 
@@ -513,6 +528,15 @@ def test_a_status_without_a_description_is_named_from_the_known_statuses(
     result = run_cli("adjust", "ids.csv", "--yes", "--output", "answer.json")
     adjustment_id = json.loads((project / "answer.json").read_text())["adjustment_id"]
     assert f"adjustment {adjustment_id}: status 1 (Pending)" in result.stdout.splitlines()
+
+
+def test_the_status_is_described_as_the_answer_describes_it(proxy, completes, run_cli, project):
+    proxy.edit = lambda answer: answer.update(statusDescription="Pending (held for review)")
+    result = run_cli("adjust", "ids.csv", "--yes", "--output", "answer.json")
+    adjustment_id = json.loads((project / "answer.json").read_text())["adjustment_id"]
+    assert f"adjustment {adjustment_id}: status 1 (Pending (held for review))" in (
+        result.stdout.splitlines()
+    )
 
 
 def test_an_unknown_status_without_a_description_is_shown_as_unknown(
