@@ -562,6 +562,37 @@ EQUIVALENT.update(
     }
 )
 
+_ADJUST = "surveyctl.cli.adjust."
+_CHECKED_FIRST = (
+    "the fallback for a record never read back: outcome_sentence's one caller, show_unresolved, "
+    "settles the read-back as `checked` just before, so record.check is never empty there"
+)
+_HIDDEN_HEADER = (
+    "the counters table is printed without its header, so its column names are never seen"
+)
+_TITLE_PADDING = (
+    "rich pads a title justified 'left' with blanks to the table's width, and leaves one "
+    "justified None (its 'default') or unknown unpadded: the same title at the left, without "
+    "trailing blanks"
+)
+EQUIVALENT.update(
+    {
+        _ADJUST + "x__submit__mutmut_14": "can_ask=None makes confirm_write ask terminal(), "
+        "sys.stdin.isatty() as _interactive is, which is false on this branch",
+        _ADJUST + "x__submit__mutmut_18": "as x__submit__mutmut_14",
+        **{f"{_ADJUST}x_outcome_sentence__mutmut_{n}": _CHECKED_FIRST for n in range(4, 12)},
+        **{
+            f"{_ADJUST}x_render_summary__mutmut_{n}": _HIDDEN_HEADER
+            for n in (33, 34, 35, 36, 38, 40, 41)
+        },
+        _ADJUST + "x__submit__mutmut_154": "every OSError AnswerFile.write lets out comes from a "
+        "system call (open, write, fsync, chmod, replace) and carries its strerror",
+        _ADJUST + "x_render_summary__mutmut_67": _TITLE_PADDING,
+        _ADJUST + "x_render_summary__mutmut_72": _TITLE_PADDING,
+        _ADJUST + "x_render_summary__mutmut_73": _TITLE_PADDING,
+    }
+)
+
 # mutmut says "interrupted by user" when pytest exits 2, which it does when a test's own
 # SIGINT (tests/safety/test_interrupts.py) reaches a mutant that no longer handles it: the
 # mutant made the tests fail. Nobody interrupts the batch runs of this script.

@@ -518,6 +518,19 @@ def test_an_answer_file_that_cannot_be_written_names_the_record_and_the_reason(
     )
 
 
+def test_an_unwritten_answer_file_without_an_id_names_it_as_unknown(
+    proxy, completes, run_cli, project
+):
+    proxy.during = (project / "answer.json").mkdir
+    proxy.edit = lambda answer: answer.pop("adjustment_id")
+
+    result = run_cli("adjust", "ids.csv", "--yes", "--output", "answer.json")
+
+    assert result.stderr.splitlines()[-1].startswith(
+        "Error: adjustment ? was submitted and its answer is recorded (surveyctl adjustments "
+    )
+
+
 # -- answers in other shapes -----------------------------------------------------------------
 
 
