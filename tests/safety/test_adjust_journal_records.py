@@ -84,20 +84,22 @@ def test_the_record_sending_returns_is_the_one_the_journal_reads_back(project):
     )
 
 
-def test_a_record_of_this_process_is_in_flight_and_one_of_another_host_is_not(project):
+def test_a_record_is_in_flight_only_while_the_very_process_that_wrote_it_runs(project):
     journal = _journal(project)
     journal.sending(project / "a.csv", [("t1", None)], None)
-    mine = journal.path.read_text()
-    elsewhere = json.loads(mine)
-    elsewhere["ref"] = "elsewhere"
-    elsewhere["process"]["host"] = "another-machine"
-    not_a_pid = json.loads(mine)
-    not_a_pid["ref"] = "not-a-pid"
-    not_a_pid["process"]["pid"] = str(os.getpid())
+    mine = json.loads(journal.path.read_text())
+    others = {
+        "elsewhere": {"host": "another-machine"},
+        "not-a-pid": {"pid": str(os.getpid())},
+        "pid-reused": {"started": mine["process"]["started"] + 1},  # this PID, another process
+        "before-a-restart": {"boot_id": "another-boot"},
+    }
     with journal.path.open("a") as out:
-        out.write(json.dumps(elsewhere) + "\n" + json.dumps(not_a_pid) + "\n")
+        for ref, process in others.items():
+            out.write(json.dumps({**mine, "ref": ref, "process": {**mine["process"], **process}}))
+            out.write("\n")
     flight = {record.ref: record.in_flight for record in journal.records()}
-    assert list(flight.values()) == [True, False, False]
+    assert flight == {mine["ref"]: True, **dict.fromkeys(others, False)}
 
 
 def test_a_line_cut_short_by_a_kill_stays_apart_and_later_records_still_count(
@@ -340,3 +342,9 @@ def test_the_earlier_journal_of_another_account_blocks_nothing(
     result = run_cli("adjust", "ids.csv", "--yes")
 
     assert result.exit_code == 0, result.output
+
+
+def test_a_file_name_outside_ascii_is_written_legibly_in_the_journal(project):
+    # The journal is kept for people too: `grep café` must find the submission of café.csv.
+    _journal(project).sending(project / "café.csv", [("t1", None)], None)
+    assert f'"file":"{project / "café.csv"}"'.encode() in project.joinpath(*JOURNAL).read_bytes()
