@@ -593,6 +593,19 @@ EQUIVALENT.update(
     }
 )
 
+_JOURNAL = "surveyctl.ops.adjust_journal."
+_LAST_BYTE = "one byte is left after seek(-1, SEEK_END), so any read of it reads that byte"
+EQUIVALENT.update(
+    {
+        _JOURNAL + "xǁAdjustmentJournalǁ_append__mutmut_5": "ensure_ascii=None for False: both "
+        "are false",
+        _JOURNAL + "xǁAdjustmentJournalǁ_append__mutmut_26": "'UTF-8' is the codec 'utf-8'",
+        _JOURNAL + "x_account_id__mutmut_7": "'UTF-8' is the codec 'utf-8'",
+        _JOURNAL + "xǁAdjustmentJournalǁ_ends_with_newline__mutmut_13": _LAST_BYTE,
+        _JOURNAL + "xǁAdjustmentJournalǁ_ends_with_newline__mutmut_14": _LAST_BYTE,
+    }
+)
+
 # mutmut says "interrupted by user" when pytest exits 2, which it does when a test's own
 # SIGINT (tests/safety/test_interrupts.py) reaches a mutant that no longer handles it: the
 # mutant made the tests fail. Nobody interrupts the batch runs of this script.

@@ -348,3 +348,14 @@ def test_a_file_name_outside_ascii_is_written_legibly_in_the_journal(project):
     # The journal is kept for people too: `grep café` must find the submission of café.csv.
     _journal(project).sending(project / "café.csv", [("t1", None)], None)
     assert f'"file":"{project / "café.csv"}"'.encode() in project.joinpath(*JOURNAL).read_bytes()
+
+
+def test_a_sending_event_without_transactions_reads_as_a_record_of_none(run_cli, project):
+    path = project.joinpath(*JOURNAL)
+    path.parent.mkdir(parents=True)
+    path.write_text('{"event":"sending","ref":"handmade-2"}\n')
+
+    shown = run_cli("adjustments", "--show", "handmade")
+
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.stdout)["transactions"] == []
