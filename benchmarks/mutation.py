@@ -601,6 +601,7 @@ EQUIVALENT.update(
         "are false",
         _JOURNAL + "xǁAdjustmentJournalǁ_append__mutmut_26": "'UTF-8' is the codec 'utf-8'",
         _JOURNAL + "x_account_id__mutmut_7": "'UTF-8' is the codec 'utf-8'",
+        _JOURNAL + "x__read_events__mutmut_7": "'UTF-8' is the codec 'utf-8'",
         _JOURNAL + "xǁAdjustmentJournalǁ_ends_with_newline__mutmut_13": _LAST_BYTE,
         _JOURNAL + "xǁAdjustmentJournalǁ_ends_with_newline__mutmut_14": _LAST_BYTE,
     }

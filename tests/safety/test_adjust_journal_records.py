@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import locale
 import os
 import socket
 from datetime import UTC, datetime
@@ -359,3 +360,20 @@ def test_a_sending_event_without_transactions_reads_as_a_record_of_none(run_cli,
 
     assert shown.exit_code == 0, shown.output
     assert json.loads(shown.stdout)["transactions"] == []
+
+
+@pytest.fixture
+def ascii_locale():
+    """The locale's encoding ASCII, as under a locale that is not UTF-8."""
+    previous = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    yield
+    locale.setlocale(locale.LC_CTYPE, previous)
+
+
+def test_a_file_name_outside_ascii_is_read_back_whatever_the_locale(ascii_locale, run_cli, project):
+    record = _journal(project).sending(project / "café.csv", [("t1", None)], None)
+
+    shown = json.loads(run_cli("adjustments", "--show", record.ref).stdout)
+
+    assert shown["file"] == str(project / "café.csv")
