@@ -173,6 +173,7 @@ TARGETS = {
             "tests/safety/test_adjust_answers.py",
             "tests/safety/test_adjust_faults.py",
             "tests/safety/test_adjust_journal_account.py",
+            "tests/safety/test_adjust_lost_answer.py",
             "tests/safety/test_protected_refusal_first.py",
             "tests/safety/test_protected.py",
         ),
@@ -212,6 +213,8 @@ TARGETS = {
             "tests/safety/test_adjust_answers.py",
             "tests/safety/test_adjust_faults.py",
             "tests/safety/test_adjust_journal_account.py",
+            "tests/safety/test_adjust_lost_answer.py",
+            "tests/safety/test_adjust_journal_records.py",
             "tests/ops/test_answers_and_uploads.py",
         ),
     ),
@@ -581,6 +584,51 @@ EQUIVALENT.update(
         _TWINS + "x_find_twins__mutmut_2": "a pool of 11 threads for 10 where the default is "
         "used (state rebuild): its client's throttle (pool_size 10) lets 10 requests through at "
         "once, so none is sent sooner",
+    }
+)
+
+_ADJUST = "surveyctl.cli.adjust."
+_CHECKED_FIRST = (
+    "the fallback for a record never read back: outcome_sentence's one caller, show_unresolved, "
+    "settles the read-back as `checked` just before, so record.check is never empty there"
+)
+_HIDDEN_HEADER = (
+    "the counters table is printed without its header, so its column names are never seen"
+)
+_TITLE_PADDING = (
+    "rich pads a title justified 'left' with blanks to the table's width, and leaves one "
+    "justified None (its 'default') or unknown unpadded: the same title at the left, without "
+    "trailing blanks"
+)
+EQUIVALENT.update(
+    {
+        _ADJUST + "x__submit__mutmut_14": "can_ask=None makes confirm_write ask terminal(), "
+        "sys.stdin.isatty() as _interactive is, which is false on this branch",
+        _ADJUST + "x__submit__mutmut_18": "as x__submit__mutmut_14",
+        **{f"{_ADJUST}x_outcome_sentence__mutmut_{n}": _CHECKED_FIRST for n in range(4, 12)},
+        **{
+            f"{_ADJUST}x_render_summary__mutmut_{n}": _HIDDEN_HEADER
+            for n in (33, 34, 35, 36, 38, 40, 41)
+        },
+        _ADJUST + "x__submit__mutmut_154": "every OSError AnswerFile.write lets out comes from a "
+        "system call (open, write, fsync, chmod, replace) and carries its strerror",
+        _ADJUST + "x_render_summary__mutmut_67": _TITLE_PADDING,
+        _ADJUST + "x_render_summary__mutmut_72": _TITLE_PADDING,
+        _ADJUST + "x_render_summary__mutmut_73": _TITLE_PADDING,
+    }
+)
+
+_JOURNAL = "surveyctl.ops.adjust_journal."
+_LAST_BYTE = "one byte is left after seek(-1, SEEK_END), so any read of it reads that byte"
+EQUIVALENT.update(
+    {
+        _JOURNAL + "xǁAdjustmentJournalǁ_append__mutmut_5": "ensure_ascii=None for False: both "
+        "are false",
+        _JOURNAL + "xǁAdjustmentJournalǁ_append__mutmut_26": "'UTF-8' is the codec 'utf-8'",
+        _JOURNAL + "x_account_id__mutmut_7": "'UTF-8' is the codec 'utf-8'",
+        _JOURNAL + "x__read_events__mutmut_7": "'UTF-8' is the codec 'utf-8'",
+        _JOURNAL + "xǁAdjustmentJournalǁ_ends_with_newline__mutmut_13": _LAST_BYTE,
+        _JOURNAL + "xǁAdjustmentJournalǁ_ends_with_newline__mutmut_14": _LAST_BYTE,
     }
 )
 

@@ -279,7 +279,9 @@ def submit(
     try:
         response = client.adjust(upload.transaction_ids, survey_id=survey_id)
     except ApiError as exc:
-        if exc.status < 500:  # the service answered that it did not take it
+        # Only a 4xx says that the service did not take it; an answer it gave with another
+        # status but that cannot be read (a 200 whose body is not JSON) came after it was made.
+        if 400 <= exc.status < 500:
             journal.settle(record, "refused", reason=str(exc))
             raise
         journal.settle(record, "lost", reason=str(exc))

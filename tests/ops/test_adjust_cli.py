@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
+
+from surveyctl.cli.adjust import render_summary
+from surveyctl.cli.console import console
 
 
 @pytest.fixture
@@ -248,3 +252,140 @@ def test_a_csv_cell_past_the_size_limit_is_refused_naming_its_line(run_cli, proj
     assert result.stderr == (
         "Error: ids.csv:3: the CSV cannot be read: a cell is longer than 131,072 characters\n"
     )
+
+
+def _table(rows: list[list[str]], right: set[int]) -> list[str]:
+    """Rows as a borderless table prints them: each column as wide as its widest cell, two
+    spaces apart, the `right` columns right-aligned (trailing blanks left out)."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(
+            cell.rjust(width) if i in right else cell.ljust(width)
+            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in rows
+    ]
+
+
+def _mixed_file(project, survey_id, ids) -> str:
+    """Two ids named for `survey_id`, one for no survey, and the first one repeated."""
+    rows = [f"{ids[0]},{survey_id}", f"{ids[1]},{survey_id}", f"{ids[2]},", f"{ids[0]},"]
+    (project / "mixed.csv").write_text("transaction_id,survey_id\n" + "\n".join(rows) + "\n")
+    return "mixed.csv"
+
+
+def test_the_preview_counts_each_survey_the_unnamed_ones_and_the_repeats(
+    completes, run_cli, project
+):
+    survey_id, ids = completes
+    result = run_cli("adjust", _mixed_file(project, survey_id, ids))
+    lines = [line.rstrip() for line in result.stdout.splitlines()]
+    assert lines == [
+        "3 transaction(s) will be submitted for adjustment:",
+        *_table(
+            [
+                ["survey", "transactions"],
+                [str(survey_id), "2"],
+                ["(survey not named in the file)", "1"],
+            ],
+            right={1},
+        ),
+        "1 repeated id(s) in the file are submitted once.",
+    ]
+
+
+def test_without_yes_the_refusal_names_what_would_be_submitted(completes, run_cli, project):
+    survey_id, ids = completes
+    result = run_cli("adjust", _write_ids(project, survey_id, ids))
+    assert result.stderr.splitlines()[-1] == (
+        "Error: a confirmation is needed to submit 3 transaction(s) for adjustment (money "
+        "moves) and there is no terminal to ask: confirm with --yes"
+    )
+
+
+def test_a_declined_adjustment_says_so_in_one_line(completes, run_cli, project, monkeypatch):
+    survey_id, ids = completes
+    monkeypatch.setattr("surveyctl.cli.adjust._interactive", lambda: True)
+    declined = run_cli("adjust", _write_ids(project, survey_id, ids), input="n\n")
+    assert declined.stderr.splitlines()[-1] == (
+        "Error: nothing submitted: the adjustment was declined"
+    )
+
+
+COUNTERS_SHOWN = [
+    "transactions",
+    "eligible",
+    "completes",
+    "rejected",
+    "test",
+    "alreadyReconciled",
+    "invalid",
+    "currentCompletes",
+    "previouslyRejectedCompletes",
+    "acceptingCompletesInCurrentUpload",
+    "rejectingCompletesInCurrentUpload",
+    "resultingCompletes",
+    "totalRawCompletes",
+    "totalRejects",
+]
+
+
+def test_the_summary_shows_the_status_counters_percentage_and_surveys_as_answered(
+    completes, run_cli, project
+):
+    survey_id, ids = completes
+    result = run_cli("adjust", _mixed_file(project, survey_id, ids), "--yes", "--out", "a.json")
+    answer = json.loads((project / "a.json").read_text())
+    summary = answer["summary"]
+    (item,) = summary["summaryPerSurvey"]
+    lines = [line.rstrip() for line in result.stdout.splitlines()]
+    per_survey = ["transactions", "completes", "rejected", "alreadyReconciled", "invalid"]
+    assert lines[5:] == [
+        f"adjustment {answer['adjustment_id']}: status 1 ({answer['statusDescription']})",
+        *_table([[name, str(summary[name])] for name in COUNTERS_SHOWN], right={1}),
+        f"reject percentage: {summary['rejectPercentage']} %",
+        "per survey",
+        *_table(
+            [
+                ["survey", *per_survey, "reject %", "validCap"],
+                [
+                    str(item["surveyId"]),
+                    *(str(item[name]) for name in per_survey),
+                    str(item["rejectPercentage"]),
+                    str(item["validCap"]),
+                ],
+            ],
+            right={1, 2, 3, 4, 5, 6},
+        ),
+    ]
+    assert item["surveyId"] == survey_id
+
+
+def test_the_answer_file_holds_the_answer_as_indented_json(completes, run_cli, project):
+    survey_id, ids = completes
+    run_cli("adjust", _write_ids(project, survey_id, ids), "--yes", "--output", "a.json")
+    text = (project / "a.json").read_text()
+    assert text == json.dumps(json.loads(text), indent=2) + "\n"
+
+
+class _Terminal(io.StringIO):
+    """What is printed to a terminal, kept."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_the_per_survey_title_stands_at_the_left(
+    completes, run_cli, project, monkeypatch
+):
+    survey_id, ids = completes
+    run_cli("adjust", _write_ids(project, survey_id, ids), "--yes", "--output", "a.json")
+    answer = json.loads((project / "a.json").read_text())
+    monkeypatch.setenv("COLUMNS", "120")  # the per-survey table is 88 columns wide
+    monkeypatch.setenv("NO_COLOR", "1")
+    screen = _Terminal()
+
+    render_summary(answer, console(file=screen))
+
+    lines = [line.rstrip() for line in screen.getvalue().splitlines()]
+    assert lines[lines.index("per survey") + 1].startswith("survey  transactions  completes")

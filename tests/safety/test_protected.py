@@ -189,3 +189,11 @@ def test_apply_on_a_protected_environment_is_refused_before_any_request(project,
     assert "environment 'prod' is protected and there is no terminal to ask" in result.stderr
     assert "name it with --env prod" in result.stderr
     assert "retrying" not in result.stderr and "cannot reach" not in result.stderr
+
+
+def test_the_protected_refusal_of_adjust_names_what_it_would_submit(prod, completes, run_cli):
+    refused = run_cli("adjust", "ids.csv", "--yes")
+    assert refused.stderr.splitlines()[-1].startswith(
+        "Error: environment 'prod' is protected and there is no terminal to ask: to submit 3 "
+        "transaction(s) for adjustment (money moves), "
+    )
