@@ -130,4 +130,8 @@ def test_apply_json_reports_a_create_held_back_by_an_unreadable_survey_list_once
     assert [(row["name"], row["action"], row["status"]) for row in report["resources"]] == [
         ("alpha", "create", "not attempted")
     ]
+    assert report["resources"][0]["message"] == (
+        "whether it exists on the service already could not be checked, so it was not "
+        "created; run apply again"
+    )
     assert report["summary"]["not_attempted"] == 1
