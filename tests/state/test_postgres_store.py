@@ -624,3 +624,14 @@ def test_force_unlock_leaves_no_holder_row_behind(postgres, store, schema):
     with store.locked("apply") as held:
         PostgresStateStore(postgres.dsn(), "staging", schema).force_unlock(held.id)
         assert rows(postgres, f"SELECT lock_id FROM {schema}.locks") == []
+
+
+def test_a_released_lock_is_free_the_moment_its_command_lets_go(postgres, store, schema):
+    key = advisory_key("state", schema, "staging")
+    with psycopg.connect(postgres.dsn(), autocommit=True) as next_command:
+        for _ in range(50):  # its session ends a moment after it closes: not a lock to rely on
+            with store.locked("apply"):
+                pass
+            taken = next_command.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
+            assert taken[0], "the lock was still held after its command released it"
+            next_command.execute("SELECT pg_advisory_unlock(%s)", (key,))
