@@ -14,6 +14,7 @@ import time
 import psycopg
 import pytest
 
+from surveyctl.signals import Stopped
 from surveyctl.state import StateError, SurveyRecord
 from surveyctl.state.lock import LockError, LockHeld, LockLost, LockWaitInterrupted
 from surveyctl.state.postgres.database import DatabaseError
@@ -635,3 +636,18 @@ def test_a_released_lock_is_free_the_moment_its_command_lets_go(postgres, store,
             taken = next_command.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
             assert taken[0], "the lock was still held after its command released it"
             next_command.execute("SELECT pg_advisory_unlock(%s)", (key,))
+
+
+def test_a_sigterm_during_the_wait_is_named_with_its_exit_code(postgres, store, schema):
+    def terminate(note: str) -> None:
+        raise Stopped(signal.SIGTERM)
+
+    with store.locked("apply"):
+        other = PostgresStateStore(postgres.dsn(), "staging", schema, on_note=terminate)
+        with pytest.raises(LockWaitInterrupted) as stopped:
+            with other.locked("import", timeout=30):
+                pass
+    assert str(stopped.value).startswith(
+        "stopped by SIGTERM while waiting for the state lock of environment 'staging' (held by "
+    )
+    assert stopped.value.exit_code == 143
