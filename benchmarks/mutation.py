@@ -559,6 +559,53 @@ EQUIVALENT.update(
     }
 )
 
+_PGLOCK = "surveyctl.state.postgres.lock.xǁAdvisoryLockǁ"
+_SQL_NAMES_CASE = (
+    "SQL keywords, or names not quoted, in another case: PostgreSQL folds both, the same query"
+)
+_HOST_UNSHOWN = (
+    "the host of a holder read from PostgreSQL is shown nowhere: its sentences name `who` "
+    "(user@host), and only the file lock reads `host`"
+)
+_HELD = (
+    "unreachable: the store asks this only between acquire and release, while the lock's "
+    "connection and info are both set"
+)
+EQUIVALENT.update(
+    {
+        **{
+            f"{_PGLOCK}{function}__mutmut_{number}": _SQL_NAMES_CASE
+            for function, numbers in {
+                "acquire": (20,),
+                "check": (7,),
+                "still_held_sql": (5, 8, 11),
+                "holder": (12, 13, 15),
+                "force_unlock": (21, 31),
+                "_holding_backend": (7, 10, 13, 14),
+                "release": (13, 21),
+                "_record": (10, 11, 13, 16, 17, 19, 21, 23),
+            }.items()
+            for number in numbers
+        },
+        **{f"{_PGLOCK}holder__mutmut_{number}": _HOST_UNSHOWN for number in (22, 35, 40, 52)},
+        _PGLOCK + "acquire__mutmut_1": "its default is never used: its one caller, "
+        "PostgresStateStore.locked, passes the timeout",
+        _PGLOCK + "acquire__mutmut_11": "waiting=None for False: both are false",
+        _PGLOCK + "acquire__mutmut_29": "`>` for `>=`: Linux's monotonic clock (in nanoseconds) "
+        "has passed the deadline by the time the answer of pg_try_advisory_lock is read",
+        _PGLOCK + "_wait_for_holder__mutmut_12": "`>=` for `>`: the two differ only when the "
+        "clock reads the deadline to the nanosecond",
+        _PGLOCK + "_wait_until_free__mutmut_6": "as _wait_for_holder__mutmut_12",
+        _PGLOCK + "check__mutmut_2": _HELD,
+        _PGLOCK + "still_held_sql__mutmut_16": _HELD,
+        _PGLOCK + "still_held_sql__mutmut_18": _HELD,
+        _PGLOCK + "release__mutmut_3": "release is called once, after acquire set both the "
+        "connection and info, so they are both set or (never) both not",
+        _PGLOCK + "__init____mutmut_13": "the connection is read only after acquire set it",
+        _PGLOCK + "__init____mutmut_14": "info is read only after acquire set it",
+    }
+)
+
 # mutmut says "interrupted by user" when pytest exits 2, which it does when a test's own
 # SIGINT (tests/safety/test_interrupts.py) reaches a mutant that no longer handles it: the
 # mutant made the tests fail. Nobody interrupts the batch runs of this script.
