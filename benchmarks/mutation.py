@@ -299,19 +299,19 @@ EQUIVALENT.update(
     {
         _GENERATE + "x__shares__mutmut_13": _SAME_SUM,
         _GENERATE + "x_largest_remainder__mutmut_5": _SAME_SUM,
-        _GENERATE + "x__shares__mutmut_26": "the shares of a dimension in error are never used: "
-        "expand returns no quota once an error was reported",
-        _GENERATE + "x__shares__mutmut_42": _PROPORTIONAL,
-        _GENERATE + "x_expand__mutmut_102": _PROPORTIONAL,
-        _GENERATE + "x_expand__mutmut_99": "math.prod starting from 1 instead of Fraction(1) "
+        _GENERATE + "x__shares__mutmut_45": _PROPORTIONAL,
+        _GENERATE + "x__shares__mutmut_25": "only how many names sums_off holds is read, not "
+        "the names",
+        _GENERATE + "x_expand__mutmut_106": _PROPORTIONAL,
+        _GENERATE + "x_expand__mutmut_103": "math.prod starting from 1 instead of Fraction(1) "
         "is the same Fraction",
-        _GENERATE + "x_expand__mutmut_111": _SAME_COUNT,
-        _GENERATE + "x_expand__mutmut_114": _SAME_COUNT,
         _GENERATE + "x_expand__mutmut_115": _SAME_COUNT,
+        _GENERATE + "x_expand__mutmut_118": _SAME_COUNT,
+        _GENERATE + "x_expand__mutmut_119": _SAME_COUNT,
         _GENERATE + "x_expand__mutmut_5": _ENTRY,
         _GENERATE + "x_expand__mutmut_6": _ENTRY,
         _GENERATE + "x_expand__mutmut_7": _ENTRY,
-        _GENERATE + "x_expand__mutmut_60": "every_dimension=None for False: both are false",
+        _GENERATE + "x_expand__mutmut_63": "every_dimension=None for False: both are false",
     }
 )
 
