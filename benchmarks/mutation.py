@@ -259,12 +259,14 @@ EQUIVALENT.update(
         "its name, 'qlc', anyway",
         _NORMALISE + "x__normalise_field__mutmut_30": "as x__normalise_field__mutmut_29",
         _NORMALISE + "x__normalise_field__mutmut_39": _FAST_PATH,
-        _NORMALISE + "x__normalise_mapping__mutmut_8": _FAST_PATH,
-        _NORMALISE + "x__normalise_mapping__mutmut_9": _FAST_PATH,
-        _NORMALISE + "x__normalise_mapping__mutmut_18": _FAST_PATH,
-        _NORMALISE + "x__normalise_mapping__mutmut_31": _SAME_WAY,
-        _NORMALISE + "x__normalise_mapping__mutmut_34": _SAME_WAY,
-        _NORMALISE + "x__normalise_mapping__mutmut_35": _SAME_WAY,
+        _NORMALISE + "x__normalise_mapping__mutmut_16": _FAST_PATH,
+        _NORMALISE + "x__normalise_mapping__mutmut_17": _FAST_PATH,
+        _NORMALISE + "x__normalise_mapping__mutmut_26": _FAST_PATH,
+        _NORMALISE + "x__normalise_mapping__mutmut_42": _SAME_WAY,
+        _NORMALISE + "x__normalise_mapping__mutmut_43": _SAME_WAY,
+        _NORMALISE + "x__normalise_mapping__mutmut_39": "deep=None for False: both are false",
+        _NORMALISE + "x__normalise_mapping__mutmut_14": "the top level of a body (no parent) "
+        "holds no unmanaged field: UNMANAGED_FIELDS has no key '' as it has no key 'XXXX'",
         _NORMALISE + "x__normalise_value__mutmut_4": "no field of a survey or group body holds "
         "a list of lists (spec 2.2, 2.9)",
         _NORMALISE + "x__numbers__mutmut_14": "the list branch is reached only for names that "
