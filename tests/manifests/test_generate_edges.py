@@ -178,6 +178,48 @@ class TestCells:
             ("The shares of dimension 'age' sum to 0.8, not 1.", line_of(text, "age:"))
         ]
 
+    def test_shares_that_sum_to_zero_are_an_error_and_make_quotas_of_zero(
+        self, check, survey_yaml, line_of
+    ):
+        text = survey_yaml(_generator(dimensions=GENDER.replace("share: 0.5}", "share: 0}") + AGE))
+        _, errors, said = check(text)
+        assert [(e.summary, e.location.line) for e in errors] == [
+            ("The shares of dimension 'gender' sum to 0, not 1.", line_of(text, "gender:"))
+        ]
+        assert [d.summary for d in said] == [
+            "The shares of dimension 'gender' sum to 0, not 1.",
+            "Soft launch: the quotas of survey 'test-survey' sum to 0, below completes_required "
+            "100.",
+        ]
+
+    def test_shares_that_miss_one_are_normalised_so_the_quotas_still_make_the_total(
+        self, check, survey_yaml
+    ):
+        text = survey_yaml(
+            _generator(dimensions=GENDER.replace("share: 0.5}", "share: 0.4}") + AGE)
+        )
+        _, _, said = check(text)
+        assert [d.summary for d in said] == [
+            "The shares of dimension 'gender' sum to 0.8, not 1."
+        ]  # and no note of quotas summing below completes_required
+
+    def test_a_dimension_whose_shares_miss_one_still_has_its_cells_checked(
+        self, check, survey_yaml, line_of
+    ):
+        reversed_age = AGE.replace("{from: 35, to: 99,", "{from: 99, to: 35,")
+        text = survey_yaml(
+            _generator(dimensions=GENDER.replace("share: 0.5}", "share: 0.4}") + reversed_age)
+        )
+        _, errors, _ = check(text)
+        assert [(e.summary, e.location.line) for e in errors] == [
+            ("The shares of dimension 'gender' sum to 0.8, not 1.", line_of(text, "gender:")),
+            (
+                "The generated criterion for 212 has a range from 99 to 35; from must not "
+                "exceed to.",
+                line_of(text, '"35-99": {'),
+            ),
+        ]
+
 
 class TestSize:
     @staticmethod

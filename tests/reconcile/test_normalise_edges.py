@@ -146,3 +146,34 @@ def test_a_merged_body_shares_nothing_with_its_inputs_at_any_depth():
     body["schedule_pause"]["info"][0]["duration"]["hours"] = 9
     body["schedule_pause"]["info"][0]["days"].append(7)
     assert (live, desired) == originals
+
+
+class TestUnmanagedFields:
+    EXCLUSIONS = {
+        "enable": True,
+        "criterias": ["complete"],
+        "start": "20260101",
+        "end": "20261231",
+    }
+
+    def test_criterias_of_feasibility_exclusions_are_not_compared(self):
+        live = {"feasibility_exclusions": self.EXCLUSIONS}
+        manifest = {
+            "feasibility_exclusions": {"enable": True, "start": "20260101", "end": "20261231"}
+        }
+        assert normalise_survey(live) == normalise_survey(manifest)
+
+    def test_the_fields_after_criterias_are_still_compared(self):
+        live = {"feasibility_exclusions": self.EXCLUSIONS}
+        manifest = {
+            "feasibility_exclusions": {"enable": True, "start": "20260101", "end": "20270101"}
+        }
+        assert normalise_survey(live) != normalise_survey(manifest)
+
+    def test_an_update_body_never_sends_criterias_but_keeps_the_rest(self):
+        body = update_body({"feasibility_exclusions": self.EXCLUSIONS})
+        assert body["feasibility_exclusions"] == {
+            "enable": True,
+            "start": "20260101",
+            "end": "20261231",
+        }

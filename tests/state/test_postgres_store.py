@@ -3,18 +3,22 @@ serial-checked transactions, the advisory lock, and failures said without the pa
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import psycopg
 import pytest
 
+from surveyctl.signals import Stopped
 from surveyctl.state import StateError, SurveyRecord
-from surveyctl.state.lock import LockError, LockHeld
+from surveyctl.state.lock import LockError, LockHeld, LockLost, LockWaitInterrupted
 from surveyctl.state.postgres.database import DatabaseError
-from surveyctl.state.postgres.schema import SCHEMA_VERSION
+from surveyctl.state.postgres.schema import SCHEMA_VERSION, advisory_key
 from surveyctl.state.postgres.store import PostgresStateStore
 
 
@@ -252,9 +256,7 @@ def test_an_unreachable_database_is_one_sentence_naming_environment_and_host(tmp
         ("connect_timeout=abc", "bad value for connect_timeout"),
     ],
 )
-def test_a_setting_libpq_refuses_is_named_as_the_connection_strings_fault(
-    tmp_path, setting, said
-):
+def test_a_setting_libpq_refuses_is_named_as_the_connection_strings_fault(tmp_path, setting, said):
     dsn = f"host={tmp_path} dbname=x user=u password=hunter2-secret {setting}"
     with pytest.raises(DatabaseError) as failed:
         PostgresStateStore(dsn, "staging", dsn_variable="TEAM_DSN").load()
@@ -317,7 +319,10 @@ def test_a_read_only_role_can_read_the_state_but_not_lock_it(postgres, store, sc
         postgres.dsn(user="reader", password=postgres.reader_password), "staging", schema
     )
     assert reader.load().survey("a") == survey(1)  # enough for `surveyctl plan`
-    with pytest.raises(DatabaseError, match="user reader lacks the rights to take the state lock"):
+    with pytest.raises(
+        DatabaseError,
+        match=f"user reader lacks the rights to take the state lock in schema {schema} ",
+    ):
         with reader.locked("apply"):
             pass
     with store.locked("apply"):  # the refused attempt left no lock behind
@@ -364,3 +369,285 @@ def test_a_role_that_cannot_alter_the_tables_still_reads_a_first_layout_state(
     )
     assert reader.load().survey("a") == survey(1)
     assert rows(postgres, f"SELECT max(version) FROM {schema}.schema_version") == [(1,)]
+
+
+def session_holding(postgres, schema: str, dsn: str | None = None) -> psycopg.Connection:
+    """A database session that takes the state lock of `staging` and writes no holder row, as
+    a command does in the moment between the two (or a session of another role)."""
+    connection = psycopg.connect(dsn or postgres.dsn(), autocommit=True)
+    key = advisory_key("state", schema, "staging")
+    assert connection.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()[0]
+    return connection
+
+
+def applications(postgres) -> list[str]:
+    """The application names of the sessions open on the state database."""
+    return [
+        name
+        for (name,) in rows(
+            postgres,
+            "SELECT application_name FROM pg_stat_activity WHERE datname = 'surveyctl' "
+            "AND application_name LIKE 'surveyctl%%'",
+        )
+    ]
+
+
+def test_the_refusal_says_who_holds_the_lock_where_and_how_to_force_unlock_it(
+    postgres, store, schema
+):
+    with store.locked("apply") as held:
+        with pytest.raises(LockHeld) as refused:
+            with PostgresStateStore(postgres.dsn(), "staging", schema).locked("import"):
+                pass
+    assert str(refused.value) == (
+        f"the state of environment 'staging' is locked by {held.describe()} (PostgreSQL "
+        f"surveyctl@{postgres.socket_dir}:{postgres.port}/surveyctl, schema {schema}); wait "
+        "for it (or pass --lock-timeout SECONDS); a command that was killed has already "
+        "released it, and one that hangs can be stopped with "
+        f"`surveyctl --env staging force-unlock {held.id}`"
+    )
+
+
+def test_a_refusal_after_a_wait_says_how_long_it_waited(postgres, store, schema):
+    with store.locked("apply") as held:
+        other = PostgresStateStore(postgres.dsn(), "staging", schema, on_note=lambda _: None)
+        with pytest.raises(LockHeld) as refused:
+            with other.locked("import", timeout=0.3):
+                pass
+    assert str(refused.value).startswith(
+        f"the state of environment 'staging' is locked after waiting 0.3s by {held.describe()} "
+    )
+
+
+def test_a_refusal_naming_a_holder_that_wrote_its_row_comes_without_waiting(
+    postgres, store, schema
+):
+    with store.locked("apply"):
+        started = time.monotonic()
+        with pytest.raises(LockHeld):
+            with PostgresStateStore(postgres.dsn(), "staging", schema).locked("import"):
+                pass
+        assert time.monotonic() - started < 2  # not the wait for a row yet to be written
+
+
+def test_a_wait_for_the_lock_is_said_once_naming_the_holder(postgres, store, schema):
+    notes: list[str] = []
+    with store.locked("apply") as held:
+        other = PostgresStateStore(postgres.dsn(), "staging", schema, on_note=notes.append)
+        with pytest.raises(LockHeld):
+            with other.locked("import", timeout=0.5):
+                pass
+    assert notes == [
+        f"waiting up to 0.5s for the state lock of environment 'staging', held by {held.describe()}"
+    ]
+
+
+def test_a_ctrl_c_during_the_wait_ends_it_with_nothing_held(postgres, store, schema):
+    def interrupt(note: str) -> None:
+        raise KeyboardInterrupt  # the Ctrl-C lands while the note is said
+
+    with store.locked("apply") as held:
+        other = PostgresStateStore(postgres.dsn(), "staging", schema, on_note=interrupt)
+        with pytest.raises(LockWaitInterrupted) as stopped:
+            with other.locked("import", timeout=30):
+                pass
+        assert str(stopped.value) == (
+            f"interrupted while waiting for the state lock of environment 'staging' (held by "
+            f"{held.describe()}); nothing was changed"
+        )
+        assert stopped.value.exit_code == 130
+        assert applications(postgres).count("surveyctl lock import") == 0
+
+
+def test_the_lock_session_is_named_after_the_command_holding_it(postgres, store, schema):
+    with store.locked("apply"):
+        assert "surveyctl lock apply" in applications(postgres)
+
+
+def test_a_released_lock_leaves_no_holder_row_behind(postgres, store, schema):
+    with store.locked("apply"):
+        pass
+    assert rows(postgres, f"SELECT lock_id FROM {schema}.locks") == []
+
+
+def test_the_winners_row_written_a_moment_after_its_lock_is_named(postgres, store, schema):
+    session = session_holding(postgres, schema)
+    try:
+        [(backend,)] = session.execute("SELECT pg_backend_pid()").fetchall()
+
+        def write_row() -> None:
+            time.sleep(1)
+            session.execute(
+                f"INSERT INTO {schema}.locks (environment, lock_id, who, host, pid, operation, "
+                "since, backend_pid) VALUES ('staging', 'late-id', 'ci@runner', 'runner', 42, "
+                "'apply', '2026-11-25T00:00:00+00:00', %s)",
+                (backend,),
+            )
+
+        writer = threading.Thread(target=write_row)
+        writer.start()
+        try:
+            with pytest.raises(LockHeld) as refused:
+                with store.locked("import"):
+                    pass
+        finally:
+            writer.join()
+        assert refused.value.holder.id == "late-id"
+        assert "ci@runner (pid 42)" in str(refused.value)
+    finally:
+        session.close()
+
+
+def test_a_holder_that_never_writes_its_row_is_named_by_its_session(postgres, store, schema):
+    session = session_holding(postgres, schema)
+    try:
+        [(backend,)] = session.execute("SELECT pg_backend_pid()").fetchall()
+        started = time.monotonic()
+        with pytest.raises(LockHeld) as refused:
+            with store.locked("import"):
+                pass
+        waited = time.monotonic() - started
+    finally:
+        session.close()
+    assert refused.value.holder.id == f"session-{backend}"
+    assert (
+        f"locked by a database session that has not said who it is (pid {backend}) since  "
+        f"for 'unknown' (lock ID session-{backend})" in str(refused.value)
+    )
+    assert f"force-unlock session-{backend}`" in str(refused.value)
+    assert 3 <= waited < 6  # the holder's row was waited for, a few seconds only
+
+
+def test_force_unlock_without_a_lock_says_there_is_nothing_to_unlock(store):
+    with pytest.raises(LockError) as refused:
+        store.force_unlock("any")
+    assert str(refused.value) == (
+        "the state of environment 'staging' is not locked, so there is nothing to unlock"
+    )
+
+
+def test_force_unlock_with_another_id_names_the_holder(postgres, store, schema):
+    with store.locked("apply") as held:
+        with pytest.raises(LockError) as refused:
+            PostgresStateStore(postgres.dsn(), "staging", schema).force_unlock("wrong-id")
+        assert str(refused.value) == (
+            f"the lock of environment 'staging' has ID {held.id}, not wrong-id; it is held by "
+            f"{held.describe()}"
+        )
+
+
+def test_force_unlock_of_a_session_of_a_mightier_role_names_the_missing_right(
+    postgres, store, schema
+):
+    store.load()  # the tables
+    admin = postgres.admin_dsn.replace("/postgres?", "/surveyctl?")
+    session = session_holding(postgres, schema, dsn=admin)
+    try:
+        [(backend,)] = session.execute("SELECT pg_backend_pid()").fetchall()
+        with pytest.raises(DatabaseError) as refused:
+            store.force_unlock(f"session-{backend}")
+        assert str(refused.value).startswith(
+            f"the database user surveyctl lacks the rights to end the session holding the lock "
+            f"in schema {schema} on the state database of environment 'staging' at "
+            f"surveyctl@{postgres.socket_dir}:{postgres.port}/surveyctl: "
+        )
+        assert store.lock_holder().id == f"session-{backend}"
+    finally:
+        session.close()
+
+
+def test_force_unlock_of_a_session_that_does_not_end_says_so_after_10_seconds(
+    postgres, store, schema
+):
+    store.load()
+    session = session_holding(postgres, schema)
+    [(backend,)] = session.execute("SELECT pg_backend_pid()").fetchall()
+    os.kill(backend, signal.SIGSTOP)  # a server too busy to end it: the SIGTERM waits
+    seen: list[str] = []
+    looker = threading.Timer(2, lambda: seen.extend(applications(postgres)))
+    try:
+        looker.start()
+        started = time.monotonic()
+        with pytest.raises(LockError) as refused:
+            store.force_unlock(f"session-{backend}")
+        waited = time.monotonic() - started
+    finally:
+        looker.join()
+        os.kill(backend, signal.SIGCONT)
+        session.close()
+    assert str(refused.value) == (
+        "the session holding the lock of environment 'staging' did not end within 10 s"
+    )
+    assert 10 <= waited < 10.9
+    assert "surveyctl force-unlock" in seen  # what a look at the server's sessions shows
+
+
+def test_a_command_holding_its_lock_may_go_on(postgres, store, schema):
+    with store.locked("apply"):
+        store.check_lock()  # before a change of the marketplace: nothing to say
+
+
+def test_a_command_whose_lock_was_forced_is_told_before_its_next_change(postgres, store, schema):
+    with store.locked("apply") as held:
+        PostgresStateStore(postgres.dsn(), "staging", schema).force_unlock(held.id)
+        with pytest.raises(LockLost) as lost:
+            store.check_lock()
+    assert str(lost.value).startswith(
+        f"this command lost the state lock of environment 'staging' in {store.location} (a "
+        "`force-unlock`, "
+    )
+
+
+def test_a_refusal_without_a_lock_timeout_says_nothing_of_waiting(postgres, store, schema):
+    notes: list[str] = []
+    with store.locked("apply"):
+        other = PostgresStateStore(postgres.dsn(), "staging", schema, on_note=notes.append)
+        with pytest.raises(LockHeld):
+            with other.locked("import"):
+                pass
+    assert notes == []
+
+
+def test_a_lock_released_while_its_holder_is_looked_up_is_taken(postgres, store, schema):
+    session = session_holding(postgres, schema)
+    # The holder lets go before writing its row: the refused command, which waits for that
+    # row, finds the lock free and takes it rather than naming nobody.
+    releaser = threading.Timer(1, session.close)
+    releaser.start()
+    try:
+        with store.locked("import") as info:
+            assert info is not None and store.lock_holder().id == info.id
+    finally:
+        releaser.join()
+
+
+def test_force_unlock_leaves_no_holder_row_behind(postgres, store, schema):
+    with store.locked("apply") as held:
+        PostgresStateStore(postgres.dsn(), "staging", schema).force_unlock(held.id)
+        assert rows(postgres, f"SELECT lock_id FROM {schema}.locks") == []
+
+
+def test_a_released_lock_is_free_the_moment_its_command_lets_go(postgres, store, schema):
+    key = advisory_key("state", schema, "staging")
+    with psycopg.connect(postgres.dsn(), autocommit=True) as next_command:
+        for _ in range(50):  # its session ends a moment after it closes: not a lock to rely on
+            with store.locked("apply"):
+                pass
+            taken = next_command.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
+            assert taken[0], "the lock was still held after its command released it"
+            next_command.execute("SELECT pg_advisory_unlock(%s)", (key,))
+
+
+def test_a_sigterm_during_the_wait_is_named_with_its_exit_code(postgres, store, schema):
+    def terminate(note: str) -> None:
+        raise Stopped(signal.SIGTERM)
+
+    with store.locked("apply"):
+        other = PostgresStateStore(postgres.dsn(), "staging", schema, on_note=terminate)
+        with pytest.raises(LockWaitInterrupted) as stopped:
+            with other.locked("import", timeout=30):
+                pass
+    assert str(stopped.value).startswith(
+        "stopped by SIGTERM while waiting for the state lock of environment 'staging' (held by "
+    )
+    assert stopped.value.exit_code == 143
