@@ -186,9 +186,10 @@ def test_a_lost_create_is_not_planned_again_before_it_settles(
         "survey so far; the service may still be processing it, so it is left out of this plan "
         "(run it again after "
     ) in result.stdout
-    assert "skipped: Survey/tracker (create): an earlier create of it is not resolved" in (
-        result.stdout
-    )
+    assert (
+        "skipped: Survey/tracker (create): an earlier create of it is not resolved yet (see the "
+        "plan's notes); run apply again"
+    ) in result.stdout
     assert _titles(own_market) == Counter({survey_title("other"): 1})
 
 

@@ -85,6 +85,11 @@ def test_apply_json_reports_what_failed_and_what_was_not_attempted(
     }
     failed = next(row for row in report["resources"] if row["name"] == "alpha")
     assert "refused (test)" in failed["message"]
+    unread = next(row for row in report["resources"] if row["name"] == "bravo")
+    assert (unread["action"], unread["message"]) == (
+        "read",
+        "its live body could not be read, so it was not planned; run apply again",
+    )
     assert report["summary"]["failed"] == 1 and report["summary"]["not_attempted"] == 1
 
 
