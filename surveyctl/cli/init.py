@@ -18,7 +18,7 @@ def init_command(folder: Path) -> None:
     The manifests' JSON Schema goes to schemas/ for editors; production keeps its state in
     PostgreSQL, as the workflows expect.
     """
-    from surveyctl.scaffold import SECRETS, write_project
+    from surveyctl.scaffold import SECRETS, state_schema, write_project
 
     for path in write_project(folder):
         click.echo(f"wrote {path}")
@@ -27,7 +27,8 @@ def init_command(folder: Path) -> None:
         "Next: `surveyctl validate` and `surveyctl plan` (against the embedded sandbox); set "
         "the host of `production` in surveyctl.yaml, and before the workflows run set the CI "
         f"secrets {key} (the API key) and {dsn} (the PostgreSQL connection string of the "
-        "state) and the repository variables SURVEYCTL_REPOSITORY and SURVEYCTL_REF (see "
+        f"state, which surveyctl keeps in schema {state_schema(folder)}) and the repository "
+        "variables SURVEYCTL_REPOSITORY and SURVEYCTL_REF (see "
         "docs/state.md of surveyctl to try PostgreSQL locally).",
         err=True,
     )

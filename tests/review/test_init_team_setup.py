@@ -128,6 +128,11 @@ def test_init_keeps_the_state_in_a_schema_named_after_the_project_folder(run_cli
     assert config.environment("production").state.schema == "brand_trackers"
 
 
+def test_the_next_hint_names_the_schema_the_database_user_needs_rights_on(run_cli, project):
+    result = run_cli("init", "Brand-Trackers")
+    assert "the state, which surveyctl keeps in schema brand_trackers)" in result.stderr
+
+
 @pytest.mark.parametrize(
     ("folder", "schema"),
     [
