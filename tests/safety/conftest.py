@@ -12,8 +12,10 @@ import pytest
 import yaml
 
 from surveyctl.api import ApiClient
+from surveyctl.ops.adjust_journal import account_id
 from surveyctl.sandbox.process import served
 
+from ..conftest import BUYER_1_KEY
 from ..reconcile.conftest import title_tag
 
 LIVE = 22
@@ -98,6 +100,16 @@ def completes(api, live_survey, project):
     lines = ["transaction_id,survey_id"] + [f"{t},{survey_id}" for t in ids]
     (project / "ids.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return survey_id, ids
+
+
+# The adjustment journal of the buyer the tests act for (`sandbox-buyer-1`), in the project.
+JOURNAL_FOLDER = (".surveyctl", "adjustments")
+JOURNAL = (*JOURNAL_FOLDER, f"{account_id(BUYER_1_KEY)}.jsonl")
+
+
+def journal_events(project: Path) -> list[dict]:
+    """The events of the project's adjustment journal, in the order they were written."""
+    return [json.loads(line) for line in project.joinpath(*JOURNAL).read_text().splitlines()]
 
 
 def adjustment_count(sandbox) -> int:

@@ -5,7 +5,6 @@ told to."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -14,11 +13,7 @@ import time
 
 import pytest
 
-from surveyctl.ops.adjust_journal import account_id
-
-from .conftest import SLOW_MS, configure
-
-JOURNAL = (".surveyctl", "adjustments", f"{account_id('sandbox-buyer-1')}.jsonl")
+from .conftest import JOURNAL, SLOW_MS, configure, journal_events
 
 
 def _adjust(project, *args: str) -> subprocess.Popen:
@@ -57,10 +52,6 @@ def _killed_in_flight(project, market, file: str) -> None:
     configure(project, market.fast)
 
 
-def _events(project) -> list[dict]:
-    return [json.loads(line) for line in project.joinpath(*JOURNAL).read_text().splitlines()]
-
-
 @pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_in_flight_waits_for_the_answer_and_records_it(project, slow_market, number):
     process = _adjust(project, "ids.csv", "--yes")
@@ -70,7 +61,7 @@ def test_a_signal_in_flight_waits_for_the_answer_and_records_it(project, slow_ma
 
     assert process.returncode == 128 + number, out + err  # 130 SIGINT, 143 SIGTERM, 129 SIGHUP
     assert f"{signal.Signals(number).name} received: the adjustment in flight is answered" in err
-    sent, answered = _events(project)
+    sent, answered = journal_events(project)
     adjustment_id = answered["answer"]["adjustment_id"]
     assert (sent["event"], answered["event"]) == ("sending", "answered")
     assert f"adjustment {adjustment_id}: status 1 (Pending)" in out

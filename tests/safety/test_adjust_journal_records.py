@@ -20,10 +20,7 @@ from surveyctl.ops.adjust_journal import AdjustmentJournal, JournalError, accoun
 from surveyctl.state.lock import boot_id, process_start_time
 
 from ..conftest import BUYER_1_KEY, BUYER_2_KEY
-from .conftest import adjustment_count
-
-FOLDER = (".surveyctl", "adjustments")
-JOURNAL = (*FOLDER, f"{account_id(BUYER_1_KEY)}.jsonl")
+from .conftest import JOURNAL, JOURNAL_FOLDER, adjustment_count
 
 
 def _journal(project) -> AdjustmentJournal:
@@ -134,7 +131,7 @@ def test_the_journal_gets_no_blank_lines_between_its_events(completes, run_cli, 
 
 def test_only_the_journal_and_its_guard_are_kept_in_the_folder(completes, run_cli, project):
     run_cli("adjust", "ids.csv", "--yes")
-    names = sorted(p.name for p in project.joinpath(*FOLDER).iterdir())
+    names = sorted(p.name for p in project.joinpath(*JOURNAL_FOLDER).iterdir())
     assert names == [f"{account_id(BUYER_1_KEY)}.guard", f"{account_id(BUYER_1_KEY)}.jsonl"]
     assert sorted(p.name for p in project.iterdir() if not p.name.startswith(".")) == [
         "ids.csv",
@@ -145,7 +142,7 @@ def test_only_the_journal_and_its_guard_are_kept_in_the_folder(completes, run_cl
 def test_a_folder_the_journal_cannot_be_kept_in_is_refused_before_sending(
     sandbox, completes, run_cli, project
 ):
-    folder = project.joinpath(*FOLDER)
+    folder = project.joinpath(*JOURNAL_FOLDER)
     folder.parent.mkdir()
     folder.symlink_to(project / "nowhere" / "adjustments")  # a link to nothing
     before = adjustment_count(sandbox)
@@ -311,7 +308,7 @@ def _environments(project, url: str, keys: dict[str, str]) -> None:
 
 def _earlier_journal(project, name: str, pairs) -> None:
     """A journal kept under the environment's name by an earlier version, answered."""
-    earlier = AdjustmentJournal(project.joinpath(*FOLDER, f"{name}.jsonl"))
+    earlier = AdjustmentJournal(project.joinpath(*JOURNAL_FOLDER, f"{name}.jsonl"))
     record = earlier.sending(project / "ids.csv", pairs, None)
     earlier.settle(record, "answered", answer={"adjustment_id": "from-before", "status": 1})
 

@@ -23,13 +23,11 @@ from filelock import FileLock
 
 from surveyctl.cli.adjust import _interrupted
 from surveyctl.cli.main import cli
-from surveyctl.ops.adjust_journal import AdjustmentJournal, account_id
+from surveyctl.ops.adjust_journal import AdjustmentJournal
 
-from ..conftest import BUYER_1_KEY
 from ..reconcile.proxies import Proxy
-from .conftest import adjustment_count, configure
+from .conftest import JOURNAL, adjustment_count, configure, journal_events
 
-JOURNAL = (".surveyctl", "adjustments", f"{account_id(BUYER_1_KEY)}.jsonl")
 ADJUSTMENTS = "/buyers/v2/adjustments"
 
 
@@ -69,13 +67,9 @@ def proxy(sandbox, project):
     running.stop()
 
 
-def _events(project) -> list[dict]:
-    return [json.loads(line) for line in project.joinpath(*JOURNAL).read_text().splitlines()]
-
-
 def _sent(project, ref: str) -> dict:
     """The `sending` event of the record `ref`."""
-    return next(e for e in _events(project) if e["event"] == "sending" and e["ref"] == ref)
+    return next(e for e in journal_events(project) if e["event"] == "sending" and e["ref"] == ref)
 
 
 def _first_line(project, ref: str, ending: str) -> str:
@@ -130,7 +124,7 @@ def _lost(proxy, run_cli, *args: str):
 
 def test_a_lost_answer_ends_in_one_sentence_naming_the_record(proxy, completes, run_cli, project):
     result = _lost(proxy, run_cli, "ids.csv")
-    (sent, lost) = _events(project)
+    (sent, lost) = journal_events(project)
     assert result.exit_code == 1
     assert (sent["event"], lost["event"]) == ("sending", "lost")
     assert result.stderr.splitlines()[-1] == (
@@ -147,7 +141,7 @@ def test_the_next_adjust_of_a_lost_one_says_it_was_likely_made_and_sends_nothing
     proxy, sandbox, completes, run_cli, project
 ):
     _lost(proxy, run_cli, "ids.csv")
-    (sent, lost) = _events(project)
+    (sent, lost) = journal_events(project)
     before = adjustment_count(sandbox)
 
     again = run_cli("adjust", "ids.csv", "--yes")
@@ -170,7 +164,7 @@ def test_the_read_back_of_a_lost_adjustment_is_journalled(proxy, completes, run_
 
     run_cli("adjust", "ids.csv", "--yes")
 
-    checked = _events(project)[-1]
+    checked = journal_events(project)[-1]
     assert checked["event"] == "checked"
     assert checked["check"] == {"checked": 3, "reconciled": 3, "unknown": 0, "error": ""}
 
@@ -179,14 +173,14 @@ def test_resubmit_sends_a_lost_adjustment_again_and_names_the_one_it_replaces(
     proxy, sandbox, completes, run_cli, project
 ):
     _lost(proxy, run_cli, "ids.csv")
-    first = _events(project)[0]["ref"]
+    first = journal_events(project)[0]["ref"]
     before = adjustment_count(sandbox)
 
     again = run_cli("adjust", "ids.csv", "--yes", "--resubmit")
 
     assert again.exit_code == 0, again.output
     assert adjustment_count(sandbox) == before + 1
-    resent = [e for e in _events(project) if e["event"] == "sending"][-1]
+    resent = [e for e in journal_events(project) if e["event"] == "sending"][-1]
     assert resent["supersedes"] == [first]
     assert run_cli("adjust", "ids.csv", "--yes").stdout.startswith(
         f"adjustment {resent['ref'][:8]} of "
@@ -203,7 +197,7 @@ def test_the_per_survey_path_of_a_lost_adjustment_is_used_to_read_it_back(
     again = run_cli("adjust", bare, "--yes")
 
     assert proxy.posted == [f"{ADJUSTMENTS}/surveys/{survey_id}"]
-    assert _events(project)[0]["survey_path"] == survey_id
+    assert journal_events(project)[0]["survey_path"] == survey_id
     assert "The service shows all 3 transaction(s) read back as reconciled" in again.stdout
 
 
@@ -220,7 +214,7 @@ def test_an_answer_that_is_not_json_is_lost_not_refused(
     again = run_cli("adjust", "ids.csv", "--yes")
 
     assert "the adjustment may have been made, but its answer was lost" in first.stderr
-    assert [e["event"] for e in _events(project)[:2]] == ["sending", "lost"]
+    assert [e["event"] for e in journal_events(project)[:2]] == ["sending", "lost"]
     assert again.exit_code == 1
     assert "were submitted already" in again.stderr
     assert adjustment_count(sandbox) == before
@@ -298,7 +292,7 @@ def test_a_record_whose_reads_fail_has_an_unknown_outcome_and_says_why(
 
     again = run_cli("adjust", _write_bare(project, ids), "--yes")
 
-    error = _events(project)[-1]["check"]["error"]
+    error = journal_events(project)[-1]["check"]["error"]
     assert error.startswith(
         f"GET {sandbox.url}/buyers/v3/surveys/{gone}/transactions/{ids[0]} answered 404"
     )
@@ -331,7 +325,8 @@ def test_transactions_another_process_is_submitting_are_refused_even_with_resubm
         f"submitted now by process {os.getpid()}"
     )
     assert adjustment_count(sandbox) == before
-    assert [e["event"] for e in _events(project)] == ["sending"]  # nothing read back or settled
+    # Nothing read back or settled.
+    assert [e["event"] for e in journal_events(project)] == ["sending"]
 
 
 # -- signals ---------------------------------------------------------------------------------
@@ -365,7 +360,7 @@ def test_a_signal_in_flight_is_told_on_stderr_and_the_answer_recorded(
         cli.main(["adjust", "ids.csv", "--yes"], prog_name="surveyctl")
     out, err = capfd.readouterr()
 
-    (sent, answered) = _events(project)
+    (sent, answered) = journal_events(project)
     adjustment_id = answered["answer"]["adjustment_id"]
     assert ended.value.code == 143
     assert err.splitlines()[-3:] == [
@@ -413,7 +408,7 @@ def test_a_signal_while_the_submission_is_journalled_withdraws_it_unsent(
     signaller.join(timeout=30)
     holder.join(timeout=30)
 
-    events = _events(project)
+    events = journal_events(project)
     assert result.exit_code == 143
     assert result.stderr.splitlines()[-1] == (
         "Error: adjust interrupted before the request was sent; nothing was submitted"
@@ -509,7 +504,7 @@ def test_an_answer_file_that_cannot_be_written_names_the_record_and_the_reason(
 
     result = run_cli("adjust", "ids.csv", "--yes", "--output", "answer.json")
 
-    (sent, answered) = _events(project)
+    (sent, answered) = journal_events(project)
     assert result.exit_code == 1
     assert result.stderr.splitlines()[-1] == (
         f"Error: adjustment {answered['answer']['adjustment_id']} was submitted and its answer "
@@ -592,7 +587,7 @@ def test_an_earlier_answer_without_id_or_status_is_shown_with_question_marks(
 
     proxy.edit = bare
     run_cli("adjust", "ids.csv", "--yes")
-    ref = _events(project)[0]["ref"]
+    ref = journal_events(project)[0]["ref"]
 
     again = run_cli("adjust", "ids.csv", "--yes")
 
