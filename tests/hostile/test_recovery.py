@@ -327,15 +327,22 @@ def test_a_group_whose_create_made_nothing_is_created_again(
     assert own_market.get_group(ref)["name"] == "T"
 
 
-def test_apply_without_destroy_keeps_a_survey_already_deleted_in_the_marketplace_in_state(
-    project, manifests, own_market, run_cli
-):
+def _old_survey_deleted_in_the_marketplace(project, manifests, own_market, run_cli) -> int:
+    """Applies surveys `tracker` and `old`, then removes `old`'s manifest and deletes it in the
+    marketplace behind surveyctl's back (as a kill after its delete would); returns its id."""
     manifests.write(survey_manifest("tracker"))
     manifests.write(survey_manifest("old"))
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
     manifests.remove("old")
     gone = _store(project).load().survey("old").ps_survey_id
     own_market.delete_survey(gone)
+    return gone
+
+
+def test_apply_without_destroy_keeps_a_survey_already_deleted_in_the_marketplace_in_state(
+    project, manifests, own_market, run_cli
+):
+    gone = _old_survey_deleted_in_the_marketplace(project, manifests, own_market, run_cli)
     applied = run_cli("apply", "manifests", "--auto-approve")
     assert applied.exit_code == 0, applied.stdout + applied.stderr
     assert (
@@ -349,11 +356,7 @@ def test_apply_without_destroy_keeps_a_survey_already_deleted_in_the_marketplace
 def test_apply_destroy_forgets_a_survey_already_deleted_in_the_marketplace(
     project, manifests, own_market, run_cli
 ):
-    manifests.write(survey_manifest("tracker"))
-    manifests.write(survey_manifest("old"))
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    manifests.remove("old")
-    own_market.delete_survey(_store(project).load().survey("old").ps_survey_id)  # a kill after it
+    _old_survey_deleted_in_the_marketplace(project, manifests, own_market, run_cli)
     plan = run_cli("plan", "manifests", "--destroy")
     assert "already gone from the marketplace; apply --destroy forgets it" in plan.stdout
     applied = run_cli("apply", "manifests", "--destroy", "--auto-approve")
