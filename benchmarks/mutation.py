@@ -14,10 +14,12 @@ does not run this. Usage:
     python benchmarks/mutation.py guards safety         # some of them
     python benchmarks/mutation.py guards --survivors    # and print each survivor's diff
     python benchmarks/mutation.py guards --again        # only the last run's survivors again
+    python benchmarks/mutation.py applier --resume      # only what a stopped run did not try
 
 `--again` is for the tests written for the survivors: it copies the tests as they are now into
 the scratch copy and runs only the mutants that survived the last run of the module (a killed
 mutant stays killed when tests are added), so the new score takes minutes, not the whole run.
+`--resume` does the same for the mutants a stopped run never tried.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -693,14 +696,14 @@ _RESULT = re.compile(r"^\s*(?P<name>\S+): (?P<status>.+)$")
 def run(name: str, target: Target, show_survivors: bool, mode: str = "run") -> tuple[int, int, int]:
     """Mutates one module in a scratch copy; prints and returns (killed, counted, equivalent).
     `mode` "report" only reads the results of the last run again; "again" runs the last
-    run's survivors again with the tests as they are now."""
+    run's survivors again with the tests as they are now, "resume" the mutants it never tried."""
     work = SCRATCH / name
     mutmut = [sys.executable, "-m", "mutmut"]
     started = time.monotonic()
     if mode == "run":
         _mutate(work, target, mutmut)
-    elif mode == "again":
-        _again(work, target, mutmut)
+    elif mode in ("again", "resume"):
+        _again(work, target, mutmut, _survivors if mode == "again" else _untried)
     return _score(work, target, mutmut, show_survivors, started)
 
 
@@ -739,12 +742,14 @@ def _settings(target: Target) -> str:
     return pyproject + settings
 
 
-def _again(work: Path, target: Target, mutmut: list[str]) -> None:
+def _again(
+    work: Path, target: Target, mutmut: list[str], which: Callable[[Path, list[str]], list[str]]
+) -> None:
     # Other settings (another list of tests) would make mutmut forget every result, and the
     # mutants not run again would count as not killed: only the same settings are run again.
     settings = work / "pyproject.toml"
     if not settings.is_file() or settings.read_text(encoding="utf-8") != _settings(target):
-        sys.exit(f"{target.module}: --again needs a last run with the same settings; run it whole")
+        sys.exit(f"{target.module}: needs a last run with the same settings; run it whole")
     for entry in COPIED:
         source = REPOSITORY / entry
         if entry == "surveyctl" or not source.exists():
@@ -754,10 +759,10 @@ def _again(work: Path, target: Target, mutmut: list[str]) -> None:
             shutil.copytree(source, work / entry, ignore=ignored, dirs_exist_ok=True)
         else:
             shutil.copy2(source, work / entry)
-    survivors = _survivors(work, mutmut)
-    if survivors:
+    chosen = which(work, mutmut)
+    if chosen:
         subprocess.run(
-            [*mutmut, "run", "--max-children", "1", *survivors],
+            [*mutmut, "run", "--max-children", "1", *chosen],
             cwd=work,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -777,6 +782,11 @@ def _survivors(work: Path, mutmut: list[str]) -> list[str]:
     statuses = _statuses(work, mutmut)
     tried = {m: s for m, s in statuses.items() if s != _NOT_CHECKED and m not in EQUIVALENT}
     return sorted(m for m, s in tried.items() if s not in _KILLED)
+
+
+def _untried(work: Path, mutmut: list[str]) -> list[str]:
+    statuses = _statuses(work, mutmut)
+    return sorted(m for m, s in statuses.items() if s == _NOT_CHECKED and m not in EQUIVALENT)
 
 
 def _score(
@@ -823,6 +833,11 @@ def main() -> None:
         action="store_true",
         help="run only the last run's survivors again, with the tests as they are now",
     )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="run only the mutants a stopped run did not try, with the tests as they are now",
+    )
     arguments = parser.parse_args()
     chosen = arguments.modules or list(TARGETS)
     unknown = [name for name in chosen if name not in TARGETS]
@@ -830,7 +845,15 @@ def main() -> None:
         parser.error(f"unknown module {unknown[0]!r}; one of {', '.join(TARGETS)}")
     total_killed = total_counted = 0
     for name in chosen:
-        mode = "report" if arguments.report else "again" if arguments.again else "run"
+        mode = (
+            "report"
+            if arguments.report
+            else "again"
+            if arguments.again
+            else "resume"
+            if arguments.resume
+            else "run"
+        )
         killed, counted, _ = run(name, TARGETS[name], arguments.survivors, mode)
         total_killed += killed
         total_counted += counted
