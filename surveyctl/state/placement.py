@@ -2,10 +2,11 @@
 
 - An environment whose configured backend holds no state while the other backend does (its
   file `.surveyctl/state/<env>.json` exists while PostgreSQL is configured, or the file
-  backend is configured while the PostgreSQL of `$SURVEYCTL_STATE_DSN`, schema `surveyctl`,
-  the defaults of `state migrate --from postgres`, holds its state): plan and apply refuse,
-  naming both places and the `state migrate` that copies it. Only an empty state is looked
-  for elsewhere, so a plan against a state that holds something opens no connection for it.
+  backend is configured while the PostgreSQL of `$SURVEYCTL_STATE_DSN` holds its state in
+  schema `surveyctl`, the default of `state migrate --from postgres`, or in the schema `init`
+  names after the project's folder): plan and apply refuse, naming both places and the
+  `state migrate` that copies it. Only an empty state is looked for elsewhere, so a plan
+  against a state that holds something opens no connection for it.
 - A state file that `state migrate` copied elsewhere (its mark, `<env>.moved.json`, is there
   for this lineage): plan and apply refuse, naming where it went and the migrate that copies
   it back; a plan that went on would write to a copy the team no longer reads, and the two
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 from surveyctl.config import Config, Environment
 from surveyctl.errors import SurveyctlError
+from surveyctl.scaffold import state_schema
 from surveyctl.state.backend import StateBackend
 from surveyctl.state.records import State, StateError, state_file
 from surveyctl.variables import (
@@ -61,14 +63,19 @@ def check_placement(config: Config, environment: Environment, state: State) -> N
                 f"--env {name}` first (or remove that file if it is not needed)"
             )
         return
-    held = _postgres_holds(name)
+    # The schemas a team's state is likeliest in: the default one, and the one `init` names
+    # after the project's folder (a repository's name, the same in every checkout).
+    schemas = list(dict.fromkeys((DEFAULT_SCHEMA, state_schema(config.root))))
+    schema, held = _postgres_holds(name, schemas)
     if held:
+        named = "" if schema == DEFAULT_SCHEMA else f", schema: {schema}"
+        option = "" if schema == DEFAULT_SCHEMA else f" --schema {schema}"
         raise MisplacedState(
             f"environment {name!r} keeps its state in {state_file(config.state_dir, name)}, "
             f"which holds nothing, while PostgreSQL (${DEFAULT_DSN_VARIABLE}, schema "
-            f"{DEFAULT_SCHEMA}) holds its state ({held}); set `state: {{backend: postgres, "
-            f"dsn_env: {DEFAULT_DSN_VARIABLE}}}` for it in surveyctl.yaml, or copy it here with "
-            f"`surveyctl state migrate --from postgres --env {name}`"
+            f"{schema}) holds its state ({held}); set `state: {{backend: postgres, "
+            f"dsn_env: {DEFAULT_DSN_VARIABLE}{named}}}` for it in surveyctl.yaml, or copy it "
+            f"here with `surveyctl state migrate --from postgres{option} --env {name}`"
         )
 
 
@@ -148,13 +155,14 @@ def _file_holds(path, environment: str) -> str:
     return _held(state)
 
 
-def _postgres_holds(environment: str) -> str:
-    """'serial N, M resource(s)' when the default PostgreSQL state holds this environment,
-    else '' (also when it cannot be reached: a variable set for something else must not stop
-    a plan). Read-only: no table is created."""
+def _postgres_holds(environment: str, schemas: list[str]) -> tuple[str, str]:
+    """(schema, 'serial N, M resource(s)') for the first of `schemas` in which the PostgreSQL
+    of the default variable holds this environment's state, else ('', '') (also when it cannot
+    be reached: a variable set for something else must not stop a plan). Read-only: no table
+    is created."""
     value = default_state_dsn()
     if not value:
-        return ""
+        return "", ""
     # Imported here: psycopg is loaded only where a PostgreSQL state may be.
     import psycopg
     from psycopg import sql
@@ -164,19 +172,27 @@ def _postgres_holds(environment: str) -> str:
     try:
         dsn = Dsn.parse(value, environment, DEFAULT_DSN_VARIABLE, libpq_defaults())
         with dsn.connect(f"state placement {environment}") as connection:
-            row = connection.execute(
-                sql.SQL(
-                    "SELECT s.serial, (SELECT count(*) FROM {s}.resources r "
-                    "WHERE r.environment = s.environment) FROM {s}.states s "
-                    "WHERE s.environment = %s"
-                ).format(s=sql.Identifier(DEFAULT_SCHEMA)),
-                (environment,),
-            ).fetchone()
+            # Only the schemas that hold surveyctl's tables: a missing one is no error.
+            present = connection.execute(
+                "SELECT n FROM unnest(%s::text[]) WITH ORDINALITY AS u(n, i) "
+                "WHERE to_regclass(quote_ident(n) || '.states') IS NOT NULL "
+                "AND to_regclass(quote_ident(n) || '.resources') IS NOT NULL ORDER BY i",
+                (schemas,),
+            ).fetchall()
+            for (schema,) in present:
+                row = connection.execute(
+                    sql.SQL(
+                        "SELECT s.serial, (SELECT count(*) FROM {s}.resources r "
+                        "WHERE r.environment = s.environment) FROM {s}.states s "
+                        "WHERE s.environment = %s"
+                    ).format(s=sql.Identifier(schema)),
+                    (environment,),
+                ).fetchone()
+                if row is not None and (row[0] != 0 or row[1] != 0):
+                    return schema, f"serial {row[0]}, {row[1]} resource(s)"
     except (DatabaseError, psycopg.Error):
-        return ""
-    if row is None or (row[0] == 0 and row[1] == 0):
-        return ""
-    return f"serial {row[0]}, {row[1]} resource(s)"
+        return "", ""
+    return "", ""
 
 
 def _held(state: State) -> str:

@@ -245,6 +245,38 @@ def test_switching_to_the_file_while_postgres_holds_the_state_refuses_to_plan(
     assert f"`surveyctl state migrate --from postgres --env {environment}`" in result.stderr
 
 
+@file_only
+def test_switching_to_the_file_while_the_projects_own_schema_holds_the_state_refuses_to_plan(
+    run_cli, sandbox, postgres, monkeypatch, tmp_path, unique
+):
+    # `init` keeps a project's state in the schema named after its folder; a surveyctl.yaml
+    # that lost its `state:` block must not plan every survey again beside that state.
+    folder = tmp_path / f"brand-trackers-{unique}"
+    schema = f"brand_trackers_{unique}"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv(DSN_VARIABLE, postgres.dsn())
+    postgres_state = f", state: {{backend: postgres, dsn_env: {DSN_VARIABLE}, schema: {schema}}}"
+    configure(folder, sandbox.url, postgres_state)
+    Manifests(folder).write(tracker(unique))
+    applied(run_cli)
+    configure(folder, sandbox.url, "")
+    result = run_cli("plan")
+    assert result.exit_code == 1
+    assert "will be created" not in result.stdout
+    assert f"PostgreSQL (${DSN_VARIABLE}, schema {schema}) holds its state" in result.stderr
+    assert f"dsn_env: {DSN_VARIABLE}, schema: {schema}}}` for it" in result.stderr
+    migrate = f"surveyctl state migrate --from postgres --schema {schema} --env local"
+    assert f"`{migrate}`" in result.stderr
+    assert postgres.password not in result.stderr
+    # The way out it names works: the state is copied here and the plan has nothing to do.
+    copied = run_cli(*migrate.split()[1:])
+    assert copied.exit_code == 0, copied.stderr
+    again = run_cli("plan", "--detailed-exitcode")
+    assert again.exit_code == 0, again.stdout + again.stderr
+    assert "No changes" in again.stdout
+
+
 class CountingProxy(Proxy):
     """Forwards to the sandbox and keeps the method and path of every request (and the query
     of each read of the survey list)."""
