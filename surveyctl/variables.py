@@ -48,11 +48,6 @@ def sandbox_strict() -> bool:
     )
 
 
-def default_state_dsn() -> str:
-    """The connection string in `$SURVEYCTL_STATE_DSN` ('' when unset)."""
-    return os.environ.get(DEFAULT_DSN_VARIABLE, "")
-
-
 def create_settle_seconds() -> float:
     """How old a lost create must be before "no resource shows it" means it made nothing:
     `$SURVEYCTL_CREATE_SETTLE_SECONDS`, else 60; ConfigError when it is not 0 to 86400."""

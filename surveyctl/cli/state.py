@@ -287,12 +287,15 @@ def migrate_command(
     along, so nothing is re-imported and saved plans stay valid. The source is left as it is.
     """
     environment = ctx.environment()
-    if source == environment.state.backend:
-        raise SurveyctlError(
-            f"environment {environment.name!r} already keeps its state in {source}: set the "
-            f"backend to copy into with `state:` in surveyctl.yaml, and name the other with --from"
-        )
     origin_settings = _source_settings(source, {"dsn_env": dsn_env, "schema": schema}, settings)
+    # Another place of the same backend is a copy too (PostgreSQL schema `surveyctl` into the
+    # schema of the project's own); the same place is not.
+    if origin_settings == environment.state:
+        raise SurveyctlError(
+            f"environment {environment.name!r} already keeps its state there ({source}, the "
+            "same settings): set the place to copy into with `state:` in surveyctl.yaml, and "
+            "name the other with --from (and its settings)"
+        )
     _confirm(
         ctx,
         f"copy the state of environment {environment.name!r} from {source} into "

@@ -61,7 +61,7 @@ from surveyctl.reconcile.tamper import (
 from surveyctl.reconcile.twins import creates_due, find_twins
 from surveyctl.safety import Approval, Interrupted, Interrupts, needs_question
 from surveyctl.state import State, StateBackend
-from surveyctl.state.placement import check_placement, local_state_refusal, state_warning
+from surveyctl.state.placement import check_placement, local_state_refusal, state_warnings
 from surveyctl.variables import create_settle_seconds, plan_signing_key
 
 
@@ -267,8 +267,9 @@ def plan_run(
         )
         plan = make_plan(marketplace, request, reads)
     identity.settle(plan, twins, rule, options.overrides)
-    warning = state_warning(environment, workspace.state.location, loaded, plan.counts()["add"])
-    if warning:
+    creates = plan.counts()["add"]
+    location = workspace.state.location
+    for warning in state_warnings(workspace.config, environment, location, loaded, creates):
         plan.warnings.append(warning)
         if workspace.on_warning is not None:
             workspace.on_warning(warning)

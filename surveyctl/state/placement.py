@@ -26,7 +26,6 @@ from surveyctl.state.backend import StateBackend
 from surveyctl.state.records import State, StateError, state_file
 from surveyctl.variables import (
     DEFAULT_DSN_VARIABLE,
-    default_state_dsn,
     libpq_defaults,
     running_in_ci,
 )
@@ -66,7 +65,8 @@ def check_placement(config: Config, environment: Environment, state: State) -> N
     # The schemas a team's state is likeliest in: the default one, and the one `init` names
     # after the project's folder (a repository's name, the same in every checkout).
     schemas = list(dict.fromkeys((DEFAULT_SCHEMA, state_schema(config.root))))
-    schema, held = _postgres_holds(name, schemas)
+    value = config.variable(DEFAULT_DSN_VARIABLE)
+    schema, held = _postgres_holds(name, schemas, DEFAULT_DSN_VARIABLE, value)
     if held:
         named = "" if schema == DEFAULT_SCHEMA else f", schema: {schema}"
         option = "" if schema == DEFAULT_SCHEMA else f" --schema {schema}"
@@ -108,15 +108,43 @@ def _check_not_moved(path, environment: str, state: State) -> None:
     )
 
 
-def state_warning(environment: Environment, location: str, state: State, creates: int) -> str:
-    """The warning for a plan with creates against an empty state ('' when none is due)."""
-    if environment.embedded or not creates or not is_empty(state):
-        return ""
-    return (
-        f"the state of environment {environment.name!r} ({location}) is empty, so the plan "
-        f"creates {creates} resource(s); if these manifests were applied before, their state "
-        "is kept elsewhere: `surveyctl state rebuild` records what exists on the service"
-    )
+def state_warnings(
+    config: Config, environment: Environment, location: str, state: State, creates: int
+) -> list[str]:
+    """The warnings of a plan against an empty state: the plan creates resources (`creates`)
+    from no record, and the state may be in the default schema of the same database."""
+    if environment.embedded or not is_empty(state):
+        return []
+    warnings = []
+    if creates:
+        warnings.append(
+            f"the state of environment {environment.name!r} ({location}) is empty, so the plan "
+            f"creates {creates} resource(s); if these manifests were applied before, their "
+            "state is kept elsewhere: `surveyctl state rebuild` records what exists on the "
+            "service"
+        )
+    return warnings + _default_schema_holds(config, environment)
+
+
+def _default_schema_holds(config: Config, environment: Environment) -> list[str]:
+    """The warning when the PostgreSQL state is kept in a schema of its own, holds nothing, and
+    the same database's default schema holds this environment: most likely the state of a
+    project made before `init` named a schema, whose `schema:` was set without copying the
+    state. Said whether the plan creates or withholds its creates as existing already; only
+    said, not refused: another project may keep an environment of the same name there."""
+    settings = environment.state
+    if settings.backend != "postgres" or settings.schema == DEFAULT_SCHEMA:
+        return []
+    value = config.variable(settings.dsn_env)
+    _, held = _postgres_holds(environment.name, [DEFAULT_SCHEMA], settings.dsn_env, value)
+    if not held:
+        return []
+    return [
+        f"the state of environment {environment.name!r} in schema {settings.schema} is empty, "
+        f"while schema {DEFAULT_SCHEMA} of the same database holds one ({held}); if it is "
+        f"this project's, copy it with `surveyctl state migrate --from postgres --dsn-env "
+        f"{settings.dsn_env} --schema {DEFAULT_SCHEMA} --env {environment.name}`"
+    ]
 
 
 def local_state_refusal(
@@ -155,12 +183,13 @@ def _file_holds(path, environment: str) -> str:
     return _held(state)
 
 
-def _postgres_holds(environment: str, schemas: list[str]) -> tuple[str, str]:
+def _postgres_holds(
+    environment: str, schemas: list[str], variable: str, value: str
+) -> tuple[str, str]:
     """(schema, 'serial N, M resource(s)') for the first of `schemas` in which the PostgreSQL
-    of the default variable holds this environment's state, else ('', '') (also when it cannot
-    be reached: a variable set for something else must not stop a plan). Read-only: no table
-    is created."""
-    value = default_state_dsn()
+    of `value` (the connection string in `variable`) holds this environment's state, else
+    ('', '') (also when it cannot be reached: a variable set for something else must not stop
+    a plan). Read-only: no table is created."""
     if not value:
         return "", ""
     # Imported here: psycopg is loaded only where a PostgreSQL state may be.
@@ -170,7 +199,7 @@ def _postgres_holds(environment: str, schemas: list[str]) -> tuple[str, str]:
     from surveyctl.state.postgres.database import DatabaseError, Dsn
 
     try:
-        dsn = Dsn.parse(value, environment, DEFAULT_DSN_VARIABLE, libpq_defaults())
+        dsn = Dsn.parse(value, environment, variable, libpq_defaults())
         with dsn.connect(f"state placement {environment}") as connection:
             # Only the schemas that hold surveyctl's tables: a missing one is no error.
             present = connection.execute(

@@ -277,6 +277,54 @@ def test_switching_to_the_file_while_the_projects_own_schema_holds_the_state_ref
     assert "No changes" in again.stdout
 
 
+@file_only
+def test_a_schema_set_without_copying_the_state_warns_of_the_state_in_schema_surveyctl(
+    run_cli, manifests, project, sandbox, postgres, monkeypatch, unique
+):
+    # A project made before `init` named a schema keeps its state in `surveyctl`; setting
+    # `schema:` without `state migrate` leaves the new schema empty. Schema surveyctl is
+    # shared by the tests, so this environment has a name of its own.
+    monkeypatch.setenv(DSN_VARIABLE, postgres.dsn())
+    environment = f"e{unique}"
+
+    def configure_schema(setting: str) -> None:
+        (project / "surveyctl.yaml").write_text(
+            f"environments:\n  {environment}: {{host: '{sandbox.url}', api_key_env: "
+            f"SURVEYCTL_LOCAL_KEY, state: {{backend: postgres, dsn_env: {DSN_VARIABLE}"
+            f"{setting}}}}}\ndefault_environment: {environment}\nmanifests: [manifests]\n",
+            encoding="utf-8",
+        )
+
+    configure_schema("")
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    schema = postgres.fresh_schema()
+    configure_schema(f", schema: {schema}")
+    result = run_cli("plan")
+    said = f"in schema {schema} is empty, while schema surveyctl of the same database holds one"
+    assert said in result.stderr
+    migrate = (
+        f"surveyctl state migrate --from postgres --dsn-env {DSN_VARIABLE} --schema surveyctl "
+        f"--env {environment}"
+    )
+    assert f"`{migrate}`" in result.stderr
+    assert postgres.password not in result.stderr
+    copied = run_cli(*migrate.split()[1:])
+    assert copied.exit_code == 0, copied.stderr
+    again = run_cli("plan", "--detailed-exitcode")
+    assert again.exit_code == 0, again.stdout + again.stderr
+    assert "No changes" in again.stdout
+
+
+def test_a_schema_of_its_own_that_holds_nothing_names_no_other_schema_when_surveyctl_is_empty(
+    run_cli, manifests, unique
+):
+    manifests.write(tracker(unique))
+    result = run_cli("plan")
+    assert "is empty, so the plan creates 1 resource(s)" in result.stderr
+    assert "schema surveyctl of the same database" not in result.stderr
+
+
 class CountingProxy(Proxy):
     """Forwards to the sandbox and keeps the method and path of every request (and the query
     of each read of the survey list)."""

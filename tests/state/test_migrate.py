@@ -150,7 +150,33 @@ def test_a_target_that_is_ahead_is_refused(run_cli, project, postgres):
 def test_migrating_from_the_backend_already_configured_is_refused(run_cli, project, postgres):
     configure(project, "file", postgres.fresh_schema())
     result = run_cli("state", "migrate", "--from", "file")
-    assert result.exit_code == 1 and "already keeps its state in file" in result.stderr
+    assert result.exit_code == 1 and "already keeps its state there (file" in result.stderr
+
+
+def test_migrating_from_the_schema_already_configured_is_refused(run_cli, project, postgres):
+    schema = postgres.fresh_schema()
+    configure(project, "postgres", schema)
+    seed(pg_store(project, schema))
+    result = run_cli("state", "migrate", "--from", "postgres", "--schema", schema, "--yes")
+    assert result.exit_code == 1 and "already keeps its state there (postgres" in result.stderr
+    assert pg_store(project, schema).load().serial == 3
+
+
+def test_a_postgres_state_moves_into_a_schema_of_its_own(run_cli, project, postgres):
+    # A project made before `init` named a schema: its state in one schema, copied into the
+    # schema surveyctl.yaml now names, with lineage, serial and history.
+    shared, own = postgres.fresh_schema(), postgres.fresh_schema()
+    configure(project, "postgres", own)
+    seed(pg_store(project, shared))
+    result = run_cli("state", "migrate", "--from", "postgres", "--schema", shared, "--yes")
+    assert result.exit_code == 0, result.stderr
+    assert f"schema {shared}" in result.stdout and f"schema {own}" in result.stdout
+    assert postgres.password not in result.stdout + result.stderr
+    moved, original = pg_store(project, own).load(), pg_store(project, shared).load()
+    assert moved.to_json() == original.to_json()
+    assert moved.serial == 3
+    history = json.loads(run_cli("state", "history", "--format", "json").stdout)
+    assert [e["serial"] for e in history] == [1, 2, 3]
 
 
 @pytest.mark.parametrize(
