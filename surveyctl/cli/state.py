@@ -288,23 +288,24 @@ def migrate_command(
     """
     environment = ctx.environment()
     origin_settings = _source_settings(source, {"dsn_env": dsn_env, "schema": schema}, settings)
-    # Another place of the same backend is a copy too (PostgreSQL schema `surveyctl` into the
-    # schema of the project's own); the same place is not.
-    if origin_settings == environment.state:
-        raise SurveyctlError(
-            f"environment {environment.name!r} already keeps its state there ({source}, the "
-            "same settings): set the place to copy into with `state:` in surveyctl.yaml, and "
-            "name the other with --from (and its settings)"
-        )
-    _confirm(
-        ctx,
-        f"copy the state of environment {environment.name!r} from {source} into "
-        f"{environment.state.backend}",
-        yes,
-    )
     origin = open_state(ctx.config(), environment, origin_settings)
     target = ctx.state_store()
+    # Another place of the same backend is a copy too (PostgreSQL schema `surveyctl` into the
+    # schema of the project's own); the same place, however named, is not.
+    if origin.location == target.location:
+        origin.close()
+        raise SurveyctlError(
+            f"environment {environment.name!r} already keeps its state in {target.location}: "
+            "set the place to copy into with `state:` in surveyctl.yaml, and name the other "
+            "with --from (and its settings)"
+        )
     try:
+        _confirm(
+            ctx,
+            f"copy the state of environment {environment.name!r} from {origin.location} into "
+            f"{target.location}",
+            yes,
+        )
         done = migrate(origin, target, lock_timeout, copy_back=_copy_back(environment))
     finally:
         origin.close()

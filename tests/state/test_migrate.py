@@ -150,7 +150,8 @@ def test_a_target_that_is_ahead_is_refused(run_cli, project, postgres):
 def test_migrating_from_the_backend_already_configured_is_refused(run_cli, project, postgres):
     configure(project, "file", postgres.fresh_schema())
     result = run_cli("state", "migrate", "--from", "file")
-    assert result.exit_code == 1 and "already keeps its state there (file" in result.stderr
+    assert result.exit_code == 1 and "already keeps its state in " in result.stderr
+    assert ".surveyctl/state/staging.json" in result.stderr
 
 
 def test_migrating_from_the_schema_already_configured_is_refused(run_cli, project, postgres):
@@ -158,7 +159,26 @@ def test_migrating_from_the_schema_already_configured_is_refused(run_cli, projec
     configure(project, "postgres", schema)
     seed(pg_store(project, schema))
     result = run_cli("state", "migrate", "--from", "postgres", "--schema", schema, "--yes")
-    assert result.exit_code == 1 and "already keeps its state there (postgres" in result.stderr
+    assert result.exit_code == 1
+    assert "already keeps its state in PostgreSQL surveyctl@" in result.stderr
+    assert pg_store(project, schema).load().serial == 3
+
+
+def test_migrating_from_the_same_schema_under_another_variable_is_refused_at_once(
+    run_cli, project, postgres, monkeypatch
+):
+    schema = postgres.fresh_schema()
+    configure(project, "postgres", schema)
+    seed(pg_store(project, schema))
+    monkeypatch.setenv("OTHER_DSN", postgres.dsn())
+    result = run_cli(
+        "state", "migrate", "--from", "postgres", "--dsn-env", "OTHER_DSN", "--schema", schema,
+        "--yes", "--lock-timeout", "30",
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "already keeps its state in PostgreSQL surveyctl@" in result.stderr
+    assert "locked" not in result.stderr
+    assert postgres.password not in result.stderr
     assert pg_store(project, schema).load().serial == 3
 
 
