@@ -245,6 +245,17 @@ def test_switching_to_the_file_while_postgres_holds_the_state_refuses_to_plan(
     assert f"`surveyctl state migrate --from postgres --env {environment}`" in result.stderr
 
 
+def assert_the_migrate_named_copies_the_state(run_cli, said: str, migrate: str) -> None:
+    """`said` names `migrate`, and that way out works: the state is copied into the place
+    surveyctl.yaml names, and the plan has nothing to do."""
+    assert f"`{migrate}`" in said
+    copied = run_cli(*migrate.split()[1:])
+    assert copied.exit_code == 0, copied.stderr
+    again = run_cli("plan", "--detailed-exitcode")
+    assert again.exit_code == 0, again.stdout + again.stderr
+    assert "No changes" in again.stdout
+
+
 @file_only
 def test_switching_to_the_file_while_the_projects_own_schema_holds_the_state_refuses_to_plan(
     run_cli, sandbox, postgres, monkeypatch, tmp_path, unique
@@ -267,14 +278,8 @@ def test_switching_to_the_file_while_the_projects_own_schema_holds_the_state_ref
     assert f"PostgreSQL (${DSN_VARIABLE}, schema {schema}) holds its state" in result.stderr
     assert f"dsn_env: {DSN_VARIABLE}, schema: {schema}}}` for it" in result.stderr
     migrate = f"surveyctl state migrate --from postgres --schema {schema} --env local"
-    assert f"`{migrate}`" in result.stderr
     assert postgres.password not in result.stderr
-    # The way out it names works: the state is copied here and the plan has nothing to do.
-    copied = run_cli(*migrate.split()[1:])
-    assert copied.exit_code == 0, copied.stderr
-    again = run_cli("plan", "--detailed-exitcode")
-    assert again.exit_code == 0, again.stdout + again.stderr
-    assert "No changes" in again.stdout
+    assert_the_migrate_named_copies_the_state(run_cli, result.stderr, migrate)
 
 
 @file_only
@@ -307,13 +312,8 @@ def test_a_schema_set_without_copying_the_state_warns_of_the_state_in_schema_sur
         f"surveyctl state migrate --from postgres --dsn-env {DSN_VARIABLE} --schema surveyctl "
         f"--env {environment}"
     )
-    assert f"`{migrate}`" in result.stderr
     assert postgres.password not in result.stderr
-    copied = run_cli(*migrate.split()[1:])
-    assert copied.exit_code == 0, copied.stderr
-    again = run_cli("plan", "--detailed-exitcode")
-    assert again.exit_code == 0, again.stdout + again.stderr
-    assert "No changes" in again.stdout
+    assert_the_migrate_named_copies_the_state(run_cli, result.stderr, migrate)
 
 
 def test_a_schema_of_its_own_that_holds_nothing_names_no_other_schema_when_surveyctl_is_empty(
