@@ -150,9 +150,8 @@ def _from_json(upload: Upload) -> list[tuple[int, str, int | None]]:
         if isinstance(value, str):
             pairs.append((item.line, _id(upload, item.line, value), None))
         elif isinstance(value, dict):
-            transaction = value.get("transaction_id", value.get("Transaction ID"))
-            survey = value.get("survey_id", value.get("Survey ID"))
-            survey_id = _survey(upload, item.line, survey)
+            transaction = _key(value, ID_COLUMNS)
+            survey_id = _survey(upload, item.line, _key(value, SURVEY_COLUMNS))
             pairs.append((item.line, _id(upload, item.line, transaction), survey_id))
         else:
             raise AdjustmentInputError(
@@ -160,6 +159,14 @@ def _from_json(upload: Upload) -> list[tuple[int, str, int | None]]:
                 upload.where(item.line),
             )
     return pairs
+
+
+def _key(item: dict, names: tuple[str, ...]) -> object:
+    """The value of the first key of `item` that is one of `names` as `_heading` compares them:
+    a program writes `surveyId` where the export wrote `Survey ID`, and a survey left unread
+    would let `--survey` send the transactions through another survey's path."""
+    column = _column([_heading(str(key)) for key in item], names)
+    return None if column is None else list(item.values())[column]
 
 
 def _id(upload: Upload, line: int, value: object) -> str:

@@ -389,3 +389,31 @@ def test_on_a_terminal_the_per_survey_title_stands_at_the_left(
 
     lines = [line.rstrip() for line in screen.getvalue().splitlines()]
     assert lines[lines.index("per survey") + 1].startswith("survey  transactions  completes")
+
+
+def test_a_json_file_naming_its_survey_as_surveyId_refuses_another_survey_path(
+    api, completes, run_cli, project
+):
+    survey_id, ids = completes
+    other = survey_id + 1
+    items = [{"transaction_id": t, "surveyId": survey_id} for t in ids]
+    (project / "ids.json").write_text(json.dumps(items))
+    result = run_cli("adjust", "ids.json", "--survey", str(other), "--yes")
+    assert result.exit_code == 1
+    assert result.stderr.startswith(
+        f"Error: --survey {other} differs from the survey {survey_id} that ids.json names for 3 "
+        "transaction(s); nothing submitted"
+    )
+    assert api.get_transaction(survey_id, ids[0])["Reconciliation Status"] == 0
+
+
+def test_a_json_file_keyed_as_a_program_spells_them_is_previewed_by_survey(
+    completes, run_cli, project
+):
+    survey_id, ids = completes
+    items = [{"transactionId": t, "Survey-ID": survey_id} for t in ids]
+    (project / "ids.json").write_text(json.dumps(items))
+    result = run_cli("adjust", "ids.json")
+    assert "3 transaction(s) will be submitted" in result.stdout
+    assert f"{survey_id}   " in result.stdout
+    assert "survey not named" not in result.stdout
