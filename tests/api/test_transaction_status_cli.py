@@ -92,10 +92,13 @@ def test_an_ended_session_is_refused_with_the_ones_it_can_move_before_asking(
 
 class _LosingProxy(Proxy):
     """Forwards everything; the answer of a status call that was made is replaced by a 502,
-    as a gateway that lost the service's answer gives it."""
+    as a gateway that lost the service's answer gives it. `sent` counts the status calls."""
+
+    sent = 0
 
     def reshape(self, request: Request, answer, headers: dict) -> bytes:
         if request.method == "POST" and request.path.endswith("/status"):
+            self.sent += 1
             answer.status_code = 502
             headers["Content-Type"] = "text/plain"
             return b"bad gateway"
@@ -118,3 +121,44 @@ def test_a_lost_answer_says_the_status_may_have_been_recorded_and_how_to_see(
     assert f"status 21 of transaction {transaction_id} may have been recorded" in result.stderr
     assert f"`surveyctl transactions get {survey_id} {transaction_id}`" in result.stderr
     assert api.get_transaction(survey_id, transaction_id)["Respondent Status Code"] == 21
+
+
+def test_a_lost_answer_is_never_sent_again(run_cli, new_survey, held, sandbox, project):
+    survey_id = new_survey(live=True)
+    transaction_id = held(survey_id)[0]
+    proxy = _LosingProxy(sandbox.url)
+    try:
+        point_project_at(project, proxy.url)
+        result = run_cli("transactions", "set-status", str(survey_id), transaction_id,
+                         "--status", "18", "--yes")  # fmt: skip
+    finally:
+        proxy.stop()
+    assert result.exit_code == 1
+    assert proxy.sent == 1
+    assert "retrying" not in result.stderr
+
+
+def test_a_quota_list_with_an_empty_item_is_refused_before_any_request(
+    run_cli, api, new_survey, held
+):
+    survey_id = new_survey(live=True, qlc=QLC)
+    transaction_id = held(survey_id)[0]
+    result = run_cli("transactions", "set-status", str(survey_id), transaction_id,
+                     "--status", "21", "--quota-id", "male,,female", "--yes")  # fmt: skip
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == (
+        "Error: --quota-id 'male,,female' has an empty buyer_quota_id"
+    )
+    assert "surveyctl: environment" not in result.stderr  # the client never opened
+    assert api.get_transaction(survey_id, transaction_id)["Respondent Status Code"] == 16
+
+
+def test_sqlc_without_quota_ids_is_refused_before_any_request(run_cli, api, new_survey, held):
+    survey_id = new_survey(live=True, qlc=QLC)
+    transaction_id = held(survey_id)[0]
+    result = run_cli("transactions", "set-status", str(survey_id), transaction_id,
+                     "--status", "21", "--sqlc", "--yes")  # fmt: skip
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == "Error: --sqlc needs --quota-id"
+    assert "surveyctl: environment" not in result.stderr  # the client never opened
+    assert api.get_transaction(survey_id, transaction_id)["Respondent Status Code"] == 16

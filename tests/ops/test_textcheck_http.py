@@ -9,6 +9,9 @@ import requests
 
 from surveyctl.errors import ApiError
 
+from ..reconcile.conftest import point_project_at
+from ..reconcile.proxies import Proxy
+
 CLEAN = "I really like the taste of this coffee and the price is fair for me."
 
 
@@ -195,3 +198,34 @@ def test_cli_refuses_a_utf8_csv_with_a_stray_byte_instead_of_garbling_its_letter
     assert result.exit_code == 1
     assert result.stderr.startswith("Error: answers.csv:3: the file is not UTF-8 text (byte ")
     assert "Ã" not in result.stdout
+
+
+class _ForgettingProxy(Proxy):
+    """Forwards everything; from the check's answer it leaves out the verdict on `forgotten`,
+    as a service that skipped one answer would."""
+
+    forgotten = "q2"
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if request.method != "POST" or not request.path.endswith("/ps_api_fail"):
+            return answer.content
+        body = answer.json()
+        body["data"] = [item for item in body["data"] if item["question_id"] != self.forgotten]
+        return json.dumps(body).encode()
+
+
+def test_cli_shows_an_answer_the_service_left_out_as_check_failed_not_clean(
+    sandbox, transaction_id, run_cli, project
+):
+    answers = [{"question_id": q, "text": f"{CLEAN} ({q})"} for q in ("q1", "q2", "q3")]
+    (project / "answers.json").write_text(json.dumps(answers))
+    proxy = _ForgettingProxy(sandbox.url)
+    try:
+        point_project_at(project, proxy.url)
+        result = run_cli("text-check", transaction_id, "--answers", "answers.json",
+                         "--format", "json")  # fmt: skip
+    finally:
+        proxy.stop()
+    assert result.exit_code == 0, result.output
+    verdicts = {d["question_id"]: d["coretext_api_fail"] for d in json.loads(result.stdout)["data"]}
+    assert verdicts == {"q1": 0, "q2": 1, "q3": 0}
