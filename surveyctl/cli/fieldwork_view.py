@@ -40,9 +40,13 @@ def show_fieldwork(
         _exit_on_errors(views)
         return
     try:
-        _watch(read, output_format, survey_id is not None, watch, times)
+        last = _watch(read, output_format, survey_id is not None, watch, times)
     except KeyboardInterrupt:
         click.echo("", err=True)  # Ctrl-C ends a watch; it is not an error
+        return
+    # A watch that ended by itself (--times, every survey closed) says, as one view does,
+    # whether its last view left a survey unread: a script running it would see exit 0 else.
+    _exit_on_errors(last)
 
 
 def _reader(ctx: CliContext, survey_id: int | None) -> Callable[[], list[Fieldwork]]:
@@ -74,7 +78,11 @@ def _managed(ctx: CliContext) -> list[tuple[str, int]]:
     ]
 
 
-def _watch(read, output_format: str, single: bool, interval: float, times: int | None) -> None:
+def _watch(
+    read, output_format: str, single: bool, interval: float, times: int | None
+) -> list[Fieldwork]:
+    """Shows the fieldwork every `interval` seconds until `times` views, or every survey is
+    closed; returns the last views shown."""
     shown = 0
     live = None
     if output_format == "text" and sys.stdout.isatty():
@@ -94,7 +102,7 @@ def _watch(read, output_format: str, single: bool, interval: float, times: int |
             shown += 1
             finished = all(v.status == CLOSED for v in views)
             if finished or (times is not None and shown >= times):
-                return
+                return views
             _pause(interval)
     finally:
         if live is not None:

@@ -143,3 +143,19 @@ def test_the_spend_of_a_price_with_more_decimals_than_cents_is_rounded_exactly(a
     result = run_cli("status", str(survey_id))
     assert result.exit_code == 0, result.stderr
     assert "  spend      $2.68" in result.stdout.splitlines()
+
+
+def test_a_watch_that_ends_with_a_survey_it_cannot_read_exits_1(api, run_cli, project):
+    import yaml
+
+    manifests = project / "manifests"
+    manifests.mkdir()
+    for name in ("first", "second"):
+        (manifests / f"{name}.yaml").write_text(yaml.safe_dump(survey_manifest(name)))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    (gone, *_) = [s["ps_survey_id"] for s in api.list_surveys(status=11)]
+    api.delete_survey(gone)
+    result = run_cli("status", "--watch", "1", "--times", "1")
+    assert result.exit_code == 1
+    assert f"(survey {gone}): cannot be read: GET " in result.stdout
+    assert "is draft: Survey second" in result.stdout
