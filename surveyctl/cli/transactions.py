@@ -240,8 +240,8 @@ def _quota_ids(value: str) -> list[str]:
 def _check_open(record: dict, survey_id: int, transaction_id: str) -> None:
     """Refuses, before asking, a session that has ended: the service gives a final status
     only to one still in the buyer's survey (16) or dropped (19)."""
-    current = record.get("Respondent Status Code")
-    if not isinstance(current, int) or current in OPEN_TRANSACTION_STATUSES:
+    current = _code(record.get("Respondent Status Code"))
+    if current is None or current in OPEN_TRANSACTION_STATUSES:
         return
     name = transaction_status_name(current)
     raise SurveyctlError(
@@ -249,6 +249,17 @@ def _check_open(record: dict, survey_id: int, transaction_id: str) -> None:
         f"{current}{f' ({name})' if name else ''}; only a session still in your survey (16) or "
         f"dropped (19) can be given one: `surveyctl transactions list {survey_id} --status 16,19`"
     )
+
+
+def _code(value: object) -> int | None:
+    """A status code as the record carries it: a number, or its text ("21"), as the service
+    sends some numeric fields of a record; None when it is neither."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    text = value.strip() if isinstance(value, str) else ""
+    return int(text) if text.isascii() and text.isdigit() else None
 
 
 @transactions.command(name="set-status")

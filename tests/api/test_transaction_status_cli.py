@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from werkzeug.wrappers import Request
 
 from ..reconcile.conftest import point_project_at
@@ -162,3 +164,38 @@ def test_sqlc_without_quota_ids_is_refused_before_any_request(run_cli, api, new_
     assert result.stderr.splitlines()[-1] == "Error: --sqlc needs --quota-id"
     assert "surveyctl: environment" not in result.stderr  # the client never opened
     assert api.get_transaction(survey_id, transaction_id)["Respondent Status Code"] == 16
+
+
+class _TextCodesProxy(Proxy):
+    """Forwards everything; a transaction read answers its status code as text ("18"), as the
+    service sends some numeric fields of a record. `sent` counts the status calls."""
+
+    sent = 0
+
+    def reshape(self, request: Request, answer, headers: dict) -> bytes:
+        if request.method == "POST" and request.path.endswith("/status"):
+            self.sent += 1
+        if request.method != "GET" or "/transactions/" not in request.path:
+            return answer.content
+        record = answer.json()
+        record["Respondent Status Code"] = str(record["Respondent Status Code"])
+        return json.dumps(record).encode()
+
+
+def test_an_ended_session_whose_code_is_text_is_refused_before_asking(
+    run_cli, api, new_survey, held, sandbox, project
+):
+    survey_id = new_survey(live=True)
+    transaction_id = held(survey_id)[0]
+    api.set_transaction_status(survey_id, transaction_id, 18)
+    proxy = _TextCodesProxy(sandbox.url)
+    try:
+        point_project_at(project, proxy.url)
+        result = run_cli("transactions", "set-status", str(survey_id), transaction_id,
+                         "--status", "21", "--yes")  # fmt: skip
+    finally:
+        proxy.stop()
+    assert result.exit_code == 1
+    assert "already has the final status 18 (buyer termination)" in result.stderr
+    assert "will get status" not in result.stdout
+    assert proxy.sent == 0
