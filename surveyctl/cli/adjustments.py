@@ -32,6 +32,9 @@ from surveyctl.ops.adjust_journal import AdjustmentJournal, AdjustmentRecord
 @pass_context
 def adjustments(ctx: CliContext, ref: str | None, offline: bool) -> None:
     """List the adjustments submitted from this project and how each one ended."""
+    # Named even when the journal alone answers: the listing of one environment must not be
+    # taken for another's.
+    ctx.announce()
     environment = ctx.environment()
     journal = AdjustmentJournal.of(ctx.config(), environment)
     if ref is not None:

@@ -417,3 +417,14 @@ def test_a_json_file_keyed_as_a_program_spells_them_is_previewed_by_survey(
     assert "3 transaction(s) will be submitted" in result.stdout
     assert f"{survey_id}   " in result.stdout
     assert "survey not named" not in result.stdout
+
+
+def test_adjustments_names_the_environment_on_stderr_when_the_journal_alone_answers(
+    completes, run_cli, project, sandbox
+):
+    survey_id, ids = completes
+    run_cli("adjust", _write_ids(project, survey_id, ids), "--yes")
+    listing = run_cli("adjustments", "--offline")
+    shown = run_cli("adjustments", "--show", listing.stdout.splitlines()[1].split()[0])
+    assert listing.exit_code == shown.exit_code == 0
+    assert listing.stderr == shown.stderr == f"surveyctl: environment local ({sandbox.url})\n"
