@@ -133,7 +133,11 @@ def _json_items(
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise error(f"not valid JSON: {exc.msg}", Location(str(path), exc.lineno)) from exc
+        # A file named otherwise (answers.tsv, export.txt) was read as JSON by its name alone.
+        named = (
+            "" if path.suffix.lower() == ".json" else " (only a name ending in .csv is read as CSV)"
+        )
+        raise error(f"not valid JSON: {exc.msg}{named}", Location(str(path), exc.lineno)) from exc
     depth = 1
     if wrapper is not None and isinstance(data, dict):
         data, depth = data.get(wrapper), 2

@@ -41,6 +41,23 @@ def test_a_csv_without_the_text_column_is_refused_at_line_1(tmp_path):
         load_answers(path)
 
 
+def test_answers_in_a_tab_separated_file_say_that_only_a_csv_name_is_read_as_csv(tmp_path):
+    path = tmp_path / "answers.tsv"
+    path.write_text("question_id\ttext\nq1\tfine\n", encoding="utf-8")
+    with pytest.raises(AnswersError) as raised:
+        load_answers(path)
+    assert str(raised.value).startswith(f"{path}:1: not valid JSON")
+    assert "only a name ending in .csv is read as CSV" in str(raised.value)
+
+
+def test_a_json_file_that_is_not_json_is_not_told_about_csv(tmp_path):
+    path = tmp_path / "answers.json"
+    path.write_text("[{", encoding="utf-8")
+    with pytest.raises(AnswersError) as raised:
+        load_answers(path)
+    assert "not valid JSON" in str(raised.value) and "CSV" not in str(raised.value)
+
+
 def test_a_question_id_given_twice_is_refused(tmp_path):
     path = tmp_path / "a.csv"
     path.write_text("question_id,text\nq1,a\nq1,b\n")
