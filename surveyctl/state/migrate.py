@@ -47,8 +47,9 @@ def migrate(
         if there.serial > 0 and there.lineage != state.lineage:
             raise StateError(
                 f"{target.location} already holds another state (lineage {there.lineage}, "
-                f"serial {there.serial}, not lineage {state.lineage}); surveyctl does not mix "
-                "two states: remove that one first if it is not needed"
+                f"serial {there.serial}) than {source.location} (lineage {state.lineage}, "
+                f"serial {state.serial}); surveyctl does not mix two states: remove the one in "
+                f"{target.location} first if it is not needed"
             )
         if there.serial > 0:
             _check_descends(source, target, state, there)

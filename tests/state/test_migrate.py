@@ -135,6 +135,23 @@ def test_a_target_of_another_lineage_is_refused(run_cli, project, postgres):
     assert sorted(pg_store(project, schema).load().resources) == ["Survey/other"]
 
 
+def test_the_refusal_of_another_lineage_names_both_places_and_their_serials(
+    run_cli, project, postgres
+):
+    schema = postgres.fresh_schema()
+    configure(project, "file", schema)
+    seed(file_store(project))
+    pg_store(project, schema).record("Survey/other", SurveyRecord(1))
+    configure(project, "postgres", schema)
+    result = run_cli("state", "migrate", "--from", "file")
+    assert result.exit_code == 1
+    message = " ".join(result.stderr.split())
+    source = file_store(project)
+    assert f"(schema {schema}) already holds another state" in message
+    assert "serial 1) than " in message
+    assert f"{source.path} (lineage {source.load().lineage}, serial 3)" in message
+
+
 def test_a_target_that_is_ahead_is_refused(run_cli, project, postgres):
     schema = postgres.fresh_schema()
     configure(project, "file", schema)
