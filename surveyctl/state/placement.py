@@ -5,7 +5,8 @@
   backend is configured while the PostgreSQL of `$SURVEYCTL_STATE_DSN` holds its state in
   schema `surveyctl`, the default of `state migrate --from postgres`, or in the schema `init`
   names after the project's folder): plan and apply refuse, naming both places and the
-  `state migrate` that copies it. Only an empty state is looked for elsewhere, so a plan
+  `state migrate` that copies it. A file `state migrate` copied elsewhere is no such state:
+  the copy it was made into is newer. Only an empty state is looked for elsewhere, so a plan
   against a state that holds something opens no connection for it.
 - A state file that `state migrate` copied elsewhere (its mark, `<env>.moved.json`, is there
   for this lineage): plan and apply refuse, naming where it went and the migrate that copies
@@ -167,19 +168,25 @@ def local_state_refusal(
 
 
 def _file_holds(path, environment: str) -> str:
-    """'serial N, M resource(s)' when the state file at `path` holds a state, else ''."""
+    """'serial N, M resource(s)' when the state file at `path` holds a state, else ''; also ''
+    for a file `state migrate` copied elsewhere: its copy no longer follows the state, so a
+    migrate from it could bring back an older state than the one it was copied to."""
     if not path.is_file():
         return ""
     # Imported here: the file backend imports this package's records, not the reverse.
     from surveyctl.state.file import FileStateStore
+    from surveyctl.state.file.moved import read_moved
 
     store = FileStateStore(path, environment)
     try:
         state = store.load(verify=False)
+        moved = read_moved(path)
     except StateError:
         return "a file that cannot be read"
     finally:
         store.close()
+    if moved is not None and moved.lineage == state.lineage:
+        return ""
     return _held(state)
 
 

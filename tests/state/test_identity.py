@@ -325,6 +325,44 @@ def test_a_schema_of_its_own_that_holds_nothing_names_no_other_schema_when_surve
     assert "schema surveyctl of the same database" not in result.stderr
 
 
+@file_only
+def test_a_file_copied_to_schema_surveyctl_is_not_the_state_named_for_a_schema_of_its_own(
+    run_cli, manifests, project, sandbox, postgres, monkeypatch, unique
+):
+    # The file went to schema surveyctl, which the team then applied to; the file is older
+    # than that copy, so the migrate to name for the new schema is the one from surveyctl.
+    monkeypatch.setenv(DSN_VARIABLE, postgres.dsn())
+    environment = f"e{unique}"
+
+    def configure_state(setting: str) -> None:
+        (project / "surveyctl.yaml").write_text(
+            f"environments:\n  {environment}: {{host: '{sandbox.url}', api_key_env: "
+            f"SURVEYCTL_LOCAL_KEY{setting}}}\ndefault_environment: {environment}\n"
+            "manifests: [manifests]\n",
+            encoding="utf-8",
+        )
+
+    configure_state("")
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    configure_state(f", state: {{backend: postgres, dsn_env: {DSN_VARIABLE}}}")
+    assert run_cli("state", "migrate", "--from", "file").exit_code == 0
+    manifests.write(tracker(unique, "second", survey_title=f"Second {unique}"))
+    applied(run_cli)
+    schema = postgres.fresh_schema()
+    configure_state(f", state: {{backend: postgres, dsn_env: {DSN_VARIABLE}, schema: {schema}}}")
+    result = run_cli("plan")  # withholds both creates: their surveys exist
+    assert "--from file" not in result.stderr
+    migrate = (
+        f"surveyctl state migrate --from postgres --dsn-env {DSN_VARIABLE} --schema surveyctl "
+        f"--env {environment}"
+    )
+    assert f"`{migrate}`" in result.stderr
+    assert run_cli(*migrate.split()[1:]).exit_code == 0
+    again = run_cli("plan", "--detailed-exitcode")
+    assert again.exit_code == 0, again.stdout + again.stderr
+
+
 class CountingProxy(Proxy):
     """Forwards to the sandbox and keeps the method and path of every request (and the query
     of each read of the survey list)."""

@@ -135,6 +135,23 @@ def test_a_target_of_another_lineage_is_refused(run_cli, project, postgres):
     assert sorted(pg_store(project, schema).load().resources) == ["Survey/other"]
 
 
+def test_the_refusal_of_another_lineage_names_both_places_and_their_serials(
+    run_cli, project, postgres
+):
+    schema = postgres.fresh_schema()
+    configure(project, "file", schema)
+    seed(file_store(project))
+    pg_store(project, schema).record("Survey/other", SurveyRecord(1))
+    configure(project, "postgres", schema)
+    result = run_cli("state", "migrate", "--from", "file")
+    assert result.exit_code == 1
+    message = " ".join(result.stderr.split())
+    source = file_store(project)
+    assert f"(schema {schema}) already holds another state" in message
+    assert "serial 1) than " in message
+    assert f"{source.path} (lineage {source.load().lineage}, serial 3)" in message
+
+
 def test_a_target_that_is_ahead_is_refused(run_cli, project, postgres):
     schema = postgres.fresh_schema()
     configure(project, "file", schema)
@@ -284,3 +301,24 @@ def test_migrating_again_marks_a_file_left_unmarked(run_cli, project, postgres):
     again = run_cli("state", "migrate", "--from", "file")
     assert again.exit_code == 0 and "already holds this state" in again.stdout
     assert mark.exists()
+
+
+def test_a_state_with_one_survey_under_two_names_is_copied_for_state_rm_to_repair(
+    run_cli, project, postgres
+):
+    # `state rm`, which the problem names, works on the backend surveyctl.yaml names: refusing
+    # the copy would leave it nothing to repair (and rm refuses an empty target beside a file).
+    schema = postgres.fresh_schema()
+    configure(project, "file", schema)
+    store = file_store(project)
+    seed(store)
+    store.record("Survey/copy-of-tracker", SurveyRecord(4711))
+    store.flush()
+    configure(project, "postgres", schema)
+    result = run_cli("state", "migrate", "--from", "file")
+    assert result.exit_code == 0, result.stderr
+    assert "both record ps_survey_id 4711" in result.stderr
+    assert "Survey/copy-of-tracker" in pg_store(project, schema).load(verify=False).resources
+    repaired = run_cli("state", "rm", "Survey/copy-of-tracker")
+    assert repaired.exit_code == 0, repaired.stderr
+    assert pg_store(project, schema).load().problems() == []
