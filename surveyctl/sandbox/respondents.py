@@ -164,7 +164,17 @@ def matches(person: Respondent, target: dict) -> bool:
         wanted = {str(c) for c in codes}
         return any(str(v) in wanted for v in values)
     ranges = target.get("range_sets") or []
-    return any(r["from"] <= v <= r["to"] for v in values for r in ranges if _numeric(v))
+    return any(
+        r["from"] <= _in_units(v, r["units"]) <= r["to"]
+        for v in values
+        for r in ranges
+        if _numeric(v)
+    )
+
+
+def _in_units(value: float, units: int) -> float:
+    """A profile keeps ages in years; a range in months compares the age in months."""
+    return value * 12 if units == catalogue.MONTHS else value
 
 
 def _numeric(value: Any) -> bool:
