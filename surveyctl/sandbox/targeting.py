@@ -91,6 +91,13 @@ def _check_one(locale: str, target: dict, where: str) -> None:
         )
 
 
+def answer_key(qualification_code: int, condition_code: str) -> str:
+    """The condition code as compared with a respondent's answer: a zero-padded state code
+    names the same state as the unpadded one, so both screen the same respondents."""
+    code = str(condition_code)
+    return _unpadded(code) if qualification_code in ZERO_PADDED else code
+
+
 def _unpadded(condition_code: str) -> str:
     """`"06"` -> `"6"`; anything but digits stays as it is."""
     if not condition_code.isdigit():
