@@ -109,6 +109,12 @@ def attribute(locale: str, qualification_code: int) -> dict | None:
     return copy.deepcopy(catalogue.by_code[qualification_code])
 
 
+YEARS, MONTHS = 311, 312  # units codes of ages (public facts)
+# Units a range may be given in besides the attribute's own: an age in years may be given in
+# months too (public facts: "age ranges use units 311 (years; 312 = months)").
+OTHER_UNITS = {YEARS: (MONTHS,)}
+
+
 def range_units(locale: str, qualification_code: int) -> int | None:
     """The units code of a numeric-range attribute's range_sets (311 years, 321 USD...), or None
     for a choice or free-text attribute, an unknown code or an unknown locale."""

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from surveyctl.sandbox import catalogue
+from surveyctl.sandbox.targeting import answer_key
 
 POOL_SIZE = 1_000_000
 AGE, INCOME, CHILDREN, DEVICE, CHILD_AGE, CHILD_GENDER, HISPANIC, POSTAL_CODE = (
@@ -158,13 +159,24 @@ def targeted_codes(body: dict) -> tuple[set[int], dict[int, set[str]]]:
 
 def matches(person: Respondent, target: dict) -> bool:
     """Whether the person meets one qualification or criterion (2.3)."""
-    values = person.values.get(target["qualification_code"], [])
+    code = target["qualification_code"]
+    values = person.values.get(code, [])
     codes = target.get("condition_codes")
     if codes is not None:
-        wanted = {str(c) for c in codes}
-        return any(str(v) in wanted for v in values)
+        wanted = {answer_key(code, c) for c in codes}
+        return any(answer_key(code, v) in wanted for v in values)
     ranges = target.get("range_sets") or []
-    return any(r["from"] <= v <= r["to"] for v in values for r in ranges if _numeric(v))
+    return any(
+        r["from"] <= _in_units(v, r["units"]) <= r["to"]
+        for v in values
+        for r in ranges
+        if _numeric(v)
+    )
+
+
+def _in_units(value: float, units: int) -> float:
+    """A profile keeps ages in years; a range in months compares the age in months."""
+    return value * 12 if units == catalogue.MONTHS else value
 
 
 def _numeric(value: Any) -> bool:

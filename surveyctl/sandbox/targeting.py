@@ -2,8 +2,8 @@
 
 Every qualification and quota criterion must name an attribute of the locale; choice attributes
 take `condition_codes` among their answers (compared as strings), numeric-range attributes take
-`range_sets` in the attribute's units, free-entry attributes take `condition_codes` matching the
-attribute's format.
+`range_sets` in the attribute's units (an age in years also in months, 312), free-entry
+attributes take `condition_codes` matching the attribute's format.
 
 US state codes (225) are FIPS numbers and the service takes them zero-padded as well (`"06"`
 and `"6"` both name California; public facts): the faithful mode compares them as numbers, the
@@ -59,10 +59,12 @@ def _check_one(locale: str, target: dict, where: str) -> None:
         for r, range_set in enumerate(ranges):
             if range_set["from"] > range_set["to"]:
                 raise bad_request(CATALOGUE, f"{where}.range_sets[{r}]: from is above to")
-            if units is not None and range_set["units"] != units:
+            allowed = (units, *catalogue.OTHER_UNITS.get(units, ()))
+            if units is not None and range_set["units"] not in allowed:
+                named = " or ".join(str(u) for u in allowed)
                 raise bad_request(
                     CATALOGUE,
-                    f"{where}.range_sets[{r}].units must be {units} for attribute {code}",
+                    f"{where}.range_sets[{r}].units must be {named} for attribute {code}",
                 )
         return
     if ranges is not None:
@@ -87,6 +89,13 @@ def _check_one(locale: str, target: dict, where: str) -> None:
         raise bad_request(
             CATALOGUE, f"{where}.condition_codes: {', '.join(wrong)} do not match {pattern!r}"
         )
+
+
+def answer_key(qualification_code: int, condition_code: str) -> str:
+    """The condition code as compared with a respondent's answer: a zero-padded state code
+    names the same state as the unpadded one, so both screen the same respondents."""
+    code = str(condition_code)
+    return _unpadded(code) if qualification_code in ZERO_PADDED else code
 
 
 def _unpadded(condition_code: str) -> str:

@@ -178,6 +178,19 @@ def test_us_state_codes_are_taken_zero_padded_and_unpadded(raw):
     assert response.json()["qualifications"][1]["condition_codes"] == ["06", "36", "34", "6"]
 
 
+def test_a_zero_padded_state_screens_respondents_as_the_unpadded_one(raw, live_survey):
+    statuses = []
+    for california in ("6", "06"):
+        survey_id = live_survey(qualifications=_states(california, "12", "48")["qualifications"])
+        body = {"respondents": 300, "seed": 9, "hold": True}
+        response = raw("POST", f"/sandbox/surveys/{survey_id}/simulate", json=body)
+        assert response.status_code == 200, response.text
+        statuses.append(response.json()["statuses"])
+    assert statuses[1] == statuses[0]
+    held = raw.v3("GET", f"/surveys/{survey_id}/transactions?status=16&limit=1000").json()
+    assert 6 in {record["State Code"] for record in held}  # Californians entered "06"
+
+
 def test_a_padded_code_that_is_no_state_is_still_refused(raw):
     response = raw.v2("POST", "/surveys", json=_states("099"))
     assert (response.status_code, _code(response)) == (400, CATALOGUE)

@@ -53,6 +53,31 @@ def test_a_range_in_the_wrong_units_is_refused(raw, make_body):
     assert "units" in _refused(raw, make_body(qualifications=[target]))
 
 
+def test_an_age_range_in_months_is_taken(raw):
+    in_months = {"qualification_code": 212, "range_sets": [{"from": 216, "to": 420, "units": 312}]}
+    survey = raw.create(qualifications=[in_months])
+    assert survey["qualifications"] == [in_months]
+
+
+def test_months_are_no_units_of_income(raw, make_body):
+    target = {"qualification_code": 213, "range_sets": [{"from": 0, "to": 9000, "units": 312}]}
+    assert "units" in _refused(raw, make_body(qualifications=[target]))
+
+
+def test_an_age_range_in_months_screens_respondents_as_the_same_range_in_years(raw, live_survey):
+    in_years = {"qualification_code": 212, "range_sets": [{"from": 18, "to": 34, "units": 311}]}
+    in_months = {"qualification_code": 212, "range_sets": [{"from": 216, "to": 408, "units": 312}]}
+    statuses = []
+    for target in (in_years, in_months):
+        survey_id = live_survey(qualifications=[target])
+        body = {"respondents": 60, "seed": 11, "hold": True}
+        response = raw("POST", f"/sandbox/surveys/{survey_id}/simulate", json=body)
+        assert response.status_code == 200, response.text
+        statuses.append(response.json()["statuses"])
+    assert statuses[1] == statuses[0]
+    assert statuses[0].get("16")
+
+
 def test_a_range_that_runs_backwards_is_refused(raw, make_body):
     target = {"qualification_code": 212, "range_sets": [{"from": 40, "to": 18, "units": 311}]}
     assert "from" in _refused(raw, make_body(qualifications=[target]))
