@@ -144,3 +144,42 @@ def lowered_quotas(changes: list[FieldChange]) -> bool:
         and change.new < change.old
         for change in changes
     )
+
+
+def group_refs(body: dict | None) -> set[str]:
+    """The exclusion groups a survey body names: `buyer_surveygroup_ref` and each of
+    `buyer_surveygroup_refs`."""
+    body = body or {}
+    refs = body.get("buyer_surveygroup_refs")
+    named = {str(ref) for ref in refs if ref} if isinstance(refs, list) else set()
+    if body.get("buyer_surveygroup_ref"):
+        named.add(str(body["buyer_surveygroup_ref"]))
+    return named
+
+
+def unmet_membership(
+    address: str, desired: dict, live: dict, last_applied: dict | None, location: str | None
+) -> Note | None:
+    """A warning when a Survey manifest's group references say other than the live survey:
+    an update carries the live membership over (reconcile/merge.py, rule 6), so the manifest's
+    references join groups only when the survey is created, and a plan would otherwise say
+    the survey matches its manifest."""
+    wanted, live_refs = group_refs(desired), group_refs(live)
+    missing = sorted(wanted - live_refs)
+    dropped = sorted((group_refs(last_applied) - wanted) & live_refs)
+    if not missing and not dropped:
+        return None
+    said = []
+    if missing:
+        said.append(f"puts the survey in group(s) {', '.join(missing)}, which it is not in")
+    if dropped:
+        said.append(f"no longer names group(s) {', '.join(dropped)}, which it is still in")
+    return Note(
+        "warning",
+        address,
+        f"the manifest {', and '.join(said)}; apply does not change this: an update keeps a "
+        "survey's group membership as it is live (buyer_surveygroup_ref(s) join groups only "
+        "when a survey is created), so manage the membership with an ExclusionGroup manifest "
+        "or make the manifest name the groups the survey is in",
+        location,
+    )

@@ -47,8 +47,9 @@ class Excess:
     reason: str
 
 
-def excesses(plan: Plan, guards: Guards) -> list[Excess]:
-    """Every guard of `guards` the plan goes over."""
+def excesses(plan: Plan, guards: Guards, left_out: int = 0) -> list[Excess]:
+    """Every guard of `guards` the plan goes over. `left_out`: the managed resources a
+    `--target` plan does not cover; they are still managed, so the share counts them."""
     found = []
     increase = spend_increase(plan)
     limit = guards.max_spend_increase
@@ -74,17 +75,18 @@ def excesses(plan: Plan, guards: Guards) -> list[Excess]:
                 f"{guards.max_destroy}",
             )
         )
-    managed = [r for r in plan.resources if r.action != "create"]
-    changed = sum(1 for r in managed if r.is_change)
+    planned = [r for r in plan.resources if r.action != "create"]
+    changed = sum(1 for r in planned if r.is_change)
+    managed = len(planned) + left_out
     limit = guards.max_changed_percent
-    if limit is not None and len(managed) >= MIN_MANAGED_FOR_PERCENT:
-        percent = 100.0 * changed / len(managed)
+    if limit is not None and managed >= MIN_MANAGED_FOR_PERCENT:
+        percent = 100.0 * changed / managed
         if percent > limit:
             found.append(
                 Excess(
                     "max_changed_percent",
                     LARGE_CHANGE,
-                    f"the plan changes or destroys {changed} of {len(managed)} managed "
+                    f"the plan changes or destroys {changed} of {managed} managed "
                     f"resources ({percent:.0f} %), more than max_changed_percent {limit:g} %",
                 )
             )
@@ -97,12 +99,13 @@ def guard_notes(
     overrides: Iterable[str],
     environment: str,
     location: str | None = None,
+    left_out: int = 0,
 ) -> list[Note]:
     """A note per guard the plan goes over: an error, or a warning when its override is
     among `overrides`."""
     allowed = set(overrides)
     notes = []
-    for excess in excesses(plan, guards):
+    for excess in excesses(plan, guards, left_out):
         reason = f"{excess.reason} of environment {environment!r}"
         if excess.override in allowed:
             severity, message = "warning", f"{reason}; allowed by {flag(excess.override)}"
@@ -119,10 +122,11 @@ def add_guard_notes(
     overrides: Iterable[str],
     environment: str,
     location: str | None = None,
+    left_out: int = 0,
 ) -> None:
     """Adds the guard notes a plan does not carry yet, and records `overrides` in it."""
     allowed = sorted(set(overrides))
-    for note in guard_notes(plan, guards, allowed, environment, location):
+    for note in guard_notes(plan, guards, allowed, environment, location, left_out):
         if note not in plan.notes:
             plan.notes.append(note)
     plan.overrides = allowed

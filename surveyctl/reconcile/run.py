@@ -278,8 +278,15 @@ def plan_run(
     plan.survey_names = survey_names(plan, loaded, state)  # --target: the members outside it
     if options.target_addresses:
         targets.mark_partial(plan, options.target_addresses)
+    # A --target plan covers part of the state; the share it changes is of all of it.
+    left_out = len(whole_state.resources.keys() - state.resources.keys())
     add_guard_notes(
-        plan, environment.guards, options.overrides, environment.name, _guards_location(workspace)
+        plan,
+        environment.guards,
+        options.overrides,
+        environment.name,
+        _guards_location(workspace),
+        left_out,
     )
     plan.sources = plan_sources(workspace.config, options.targets)
     return plan

@@ -174,6 +174,37 @@ def test_a_change_to_more_than_the_allowed_share_of_resources_is_refused(project
     assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
 
 
+def test_a_targeted_apply_is_held_to_the_share_of_every_managed_resource(project, guarded, run_cli):
+    guarded(max_changed_percent=30)
+    for index in range(10):
+        write_manifest(project, survey_manifest(f"tracker-{index}"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    for index in range(4):
+        write_manifest(project, survey_manifest(f"tracker-{index}", survey_title="Renamed"))
+    targets = [arg for i in range(4) for arg in ("--target", f"Survey/tracker-{i}")]
+
+    refused = run_cli("apply", "manifests", *targets, "--auto-approve")
+
+    assert refused.exit_code == 1
+    assert "changes or destroys 4 of 10 managed resources (40 %)" in refused.stdout
+    assert _state(project).survey("tracker-0").last_applied["survey_title"] != "Renamed"
+
+
+def test_a_targeted_plan_counts_its_share_against_every_managed_resource(project, guarded, run_cli):
+    guarded(max_changed_percent=25)
+    for index in range(12):
+        write_manifest(project, survey_manifest(f"tracker-{index}"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    for index in range(3):
+        write_manifest(project, survey_manifest(f"tracker-{index}", survey_title="Renamed"))
+    # 3 of the 12 managed surveys (25 %), though 3 of the 10 targeted ones would be 30 %
+    targets = [arg for i in range(10) for arg in ("--target", f"Survey/tracker-{i}")]
+
+    planned = run_cli("plan", "manifests", *targets, "--format", "json")
+
+    assert _guard_notes(planned.stdout) == []
+
+
 def test_the_share_guard_leaves_small_environments_alone(project, guarded, run_cli):
     guarded(max_changed_percent=30)
     for index in range(3):

@@ -118,12 +118,15 @@ class GroupKind(Kind):
         if result is None or result.error:
             plan.notes.append(base.unreadable(self, resource, result, where))
             return None
-        ignored = group.lifecycle.ignore_changes
+        ignored = _ignored_fields(group)
+        if "surveys_in_group" in ignored:
+            unknown = []  # the live members stay as they are, so no survey joins after apply
         merged = merge_group(result.body, desired_ids, record.last_applied, ignored)
         changes = _with_pending(diff_group(result.body, merged), unknown, result.body, merged)
         action = "update" if changes else "no-op"
         if "exclusion_period" not in planned and "exclusion_period" in merged:
             planned["exclusion_period"] = merged["exclusion_period"]
+        planned = _keeping_live(planned, merged, ignored)
         return ResourceChange(
             EXCLUSION_GROUP,
             name,
@@ -134,7 +137,9 @@ class GroupKind(Kind):
             changes=changes,
             location=where,
             fingerprint=group_fingerprint(result.body),
-            drift=group_drift(result.body, record.last_applied),
+            drift=[
+                c for c in group_drift(result.body, record.last_applied) if c.field not in ignored
+            ],
         )
 
     def refresh(
@@ -215,6 +220,32 @@ def _group_twin(
         found.unchecked[resource] = f"group {ref}: {exc}"
         return
     found.twins[resource] = [Twin(ref, "same reference", noun="group")]
+
+
+def _ignored_fields(group: ExclusionGroup) -> frozenset[str]:
+    """The group's `ignore_changes` as fields of the API body: `surveys` and
+    `surveys_in_group` both end up in the one live list of members, so ignoring either keeps
+    that list as it is."""
+    names = set(group.lifecycle.ignore_changes)
+    if names & {"surveys", "surveys_in_group"}:
+        names -= {"surveys"}
+        names.add("surveys_in_group")
+    return frozenset(names)
+
+
+def _keeping_live(planned: dict, merged: dict, ignored: frozenset[str]) -> dict:
+    """The body apply sends: the manifest's, with each ignored field as the merge left it
+    (its live value). The PUT overwrites the group, so sending the manifest's value of an
+    ignored field would make a change the plan does not show."""
+    body = dict(planned)
+    for name in ignored:
+        if name == "surveys_in_group":
+            body["surveys"] = []
+        if name in merged:
+            body[name] = merged[name]
+        else:
+            body.pop(name, None)
+    return body
 
 
 def _with_pending(

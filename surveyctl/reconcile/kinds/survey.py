@@ -31,7 +31,7 @@ from surveyctl.reconcile.kinds.survey_recovery import recover_surveys
 from surveyctl.reconcile.live import LiveResult, fetch_all
 from surveyctl.reconcile.lost import Recovery
 from surveyctl.reconcile.marketplace import Marketplace
-from surveyctl.reconcile.merge import merge_survey
+from surveyctl.reconcile.merge import GROUP_MEMBERSHIP_FIELDS, merge_survey
 from surveyctl.reconcile.normalise import normalise_survey, update_body
 from surveyctl.reconcile.plan import Note, Plan, ResourceChange, Spend
 from surveyctl.resources import SURVEY, address
@@ -242,6 +242,12 @@ def _update(
             if c.field not in ignored
         ],
     )
+    unmet = checks.unmet_membership(resource, desired, live, record.last_applied, where)
+    if unmet is not None:
+        notes.append(unmet)
+        # The state must not say the manifest's membership was applied: with the old one kept,
+        # every plan reads the survey again and repeats the warning while the two differ.
+        change.last_applied = _with_membership_of(desired, record.last_applied)
     if action != "no-op":
         if checks.is_closed(live):
             # The service refuses every update of a closed survey (1010): never plan one.
@@ -264,6 +270,13 @@ def _update(
         if touched & {"quotas", "completes_required"}:
             notes.extend(checks.quota_balance(resource, merged, where))
     return change
+
+
+def _with_membership_of(desired: dict, last_applied: dict | None) -> dict:
+    """`desired` with the group references `last_applied` holds (none when it holds none)."""
+    body = {k: v for k, v in desired.items() if k not in GROUP_MEMBERSHIP_FIELDS}
+    body.update({k: v for k, v in (last_applied or {}).items() if k in GROUP_MEMBERSHIP_FIELDS})
+    return body
 
 
 def _left_closed(change: ResourceChange, live: dict, record: SurveyRecord) -> ResourceChange:

@@ -1,0 +1,66 @@
+"""A Survey manifest's `buyer_surveygroup_ref(s)` join groups when the survey is created; an
+update keeps the live membership (merge rule 6). A plan says so when the manifest names other
+groups than the survey is in, rather than call the survey as its manifest describes it."""
+
+from __future__ import annotations
+
+import pytest
+
+from surveyctl.api import ApiClient
+
+from .conftest import survey_manifest
+
+
+@pytest.fixture
+def client(sandbox):
+    with ApiClient(sandbox.url, "sandbox-buyer-1", retries=0) as api:
+        yield api
+
+
+@pytest.fixture
+def refs(client, unique) -> tuple[str, str]:
+    """Two groups of no survey yet."""
+    made = (f"first-{unique}", f"second-{unique}")
+    for ref in made:
+        client.create_group(
+            {
+                "buyer_surveygroup_ref": ref,
+                "name": ref,
+                "surveys_in_group": [],
+                "exclusion_period": 30,
+            }
+        )
+    return made
+
+
+@pytest.fixture
+def moved(manifests, refs, run_cli) -> str:
+    """A survey created in the first group whose manifest then names the second; the ref
+    the manifest now names."""
+    first, second = refs
+    manifests.write(survey_manifest("tracker", buyer_surveygroup_refs=[first]))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    manifests.write(survey_manifest("tracker", buyer_surveygroup_refs=[second]))
+    return second
+
+
+def test_a_manifest_naming_a_group_its_survey_is_not_in_is_a_warning_of_the_plan(moved, run_cli):
+    planned = run_cli("plan", "manifests")
+
+    assert planned.exit_code == 0, planned.stdout + planned.stderr
+    assert (
+        f"warning: Survey/tracker: the manifest puts the survey in group(s) {moved}, which it "
+        "is not in" in planned.stdout
+    )
+    assert "apply does not change this" in planned.stdout
+
+
+def test_the_membership_warning_comes_back_after_an_apply_that_could_not_change_it(
+    moved, client, run_cli
+):
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+
+    planned = run_cli("plan", "manifests")
+
+    assert f"the manifest puts the survey in group(s) {moved}" in planned.stdout
+    assert client.get_group(moved)["surveys_in_group"] == []
