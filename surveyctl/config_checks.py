@@ -28,7 +28,8 @@ def check_environment_name(specs: MarkedDict, name: str) -> None:
     is a file or folder name under .surveyctl/ (`state/<name>.json`,
     `cache/catalog/<name>/`), so `../../elsewhere` would write outside the project, and it
     is printed on every command, where a control character would reach the terminal."""
-    if not _ENVIRONMENT_NAME.match(name):
+    # fullmatch: `$` of match() also takes a name that ends in a line break.
+    if not _ENVIRONMENT_NAME.fullmatch(name):
         raise ConfigError(
             f"environment name {_shown_name(name)} is not valid: use {ENVIRONMENT_NAME_RULE}",
             specs.where(name),
@@ -77,7 +78,8 @@ MIN_KEY_LENGTH = 8
 def is_variable_name(value: object) -> bool:
     """Whether `value` can be the name of an environment variable (and so is no secret that
     was written in its place: a key or a connection string has other characters)."""
-    return isinstance(value, str) and _VARIABLE_NAME.match(value) is not None
+    # fullmatch: `$` of match() also takes a name that ends in a line break.
+    return isinstance(value, str) and _VARIABLE_NAME.fullmatch(value) is not None
 
 
 # A name that reads as a variable's, not as a key: upper case words joined by underscores.
@@ -89,7 +91,7 @@ def unset_variable(name: str, setting: str) -> str:
     written in its place (a key of letters and digits is a valid variable name too, and one
     pasted there is, of course, no variable that is set). Such a name is not repeated; the
     message points at the setting instead."""
-    if _CONVENTIONAL_NAME.match(name) or len(name) < MIN_KEY_LENGTH:
+    if _CONVENTIONAL_NAME.fullmatch(name) or len(name) < MIN_KEY_LENGTH:
         return f"${name}"
     return f"the variable its `{setting}` names in surveyctl.yaml (not shown: it may be a key)"
 

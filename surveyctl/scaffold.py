@@ -12,12 +12,13 @@ the surveyctl that runs it.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from surveyctl.errors import SurveyctlError
-from surveyctl.files import write_atomically
+from surveyctl.files import file_in_the_way, os_error_message, write_atomically
 from surveyctl.schemafiles import schemas_dir
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -130,18 +131,36 @@ def project_files(folder: Path) -> list[ProjectFile]:
 
 
 def write_project(folder: Path) -> list[Path]:
-    """Writes the project files into `folder`; refuses, writing nothing, if any exists."""
+    """Writes the project files into `folder`; refuses, writing nothing, if any exists or a
+    file stands where one of their folders would be."""
     files = project_files(folder)
-    existing = [f.path for f in files if (folder / f.path).exists()]
+    _refuse_what_is_in_the_way(folder, files)
+    written = []
+    for item in files:
+        target = folder / item.path
+        try:
+            write_atomically(target, item.text)
+            target.chmod(0o644)  # a temporary file's mode is 0600; these are ordinary files
+        except OSError as exc:  # a read-only folder, a full disk
+            raise ScaffoldError(os_error_message(exc, target, f"write {target}")) from None
+        written.append(target)
+    return written
+
+
+def _refuse_what_is_in_the_way(folder: Path, files: list[ProjectFile]) -> None:
+    """ScaffoldError, before anything is written, when a file of the project exists (a
+    symbolic link too, even one whose target is missing: writing would replace the link) or
+    a file stands where one of their folders would be made."""
+    existing = [f.path for f in files if os.path.lexists(folder / f.path)]
     if existing:
         raise ScaffoldError(
             f"{folder / existing[0]} already exists; init writes nothing over existing files "
             f"(would overwrite: {', '.join(existing)})"
         )
-    written = []
     for item in files:
-        target = folder / item.path
-        write_atomically(target, item.text)
-        target.chmod(0o644)  # a temporary file's mode is 0600; these are ordinary files
-        written.append(target)
-    return written
+        blocker = file_in_the_way(folder / item.path)
+        if blocker is not None:
+            raise ScaffoldError(
+                f"{blocker} is a file where a folder is expected (for {item.path}); init "
+                "wrote nothing"
+            )

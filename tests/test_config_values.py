@@ -86,3 +86,18 @@ def test_an_unclosed_bracket_in_a_host_is_one_sentence_not_a_traceback(run_cli, 
         "Error: surveyctl.yaml:3:5: environments.staging.host is not a valid URL (a bracket "
         "not closed, a port that is not a number?)"
     )
+
+
+def test_an_environment_name_ending_in_a_line_break_is_refused(tmp_path):
+    # The name is printed on every command and names the state file: `prod\n.json`.
+    error = config_error(tmp_path, environment(name="prod\\n"))
+    assert error.message == f"environment name 'prod\\n' is not valid: {NAME_RULE}"
+    assert error.location.line == 2
+
+
+def test_an_api_key_env_ending_in_a_line_break_is_refused(tmp_path):
+    error = config_error(
+        tmp_path,
+        'environments:\n  staging: {host: "https://api.example.com", api_key_env: "KEY\\n"}\n',
+    )
+    assert error.message.startswith("environments.staging.api_key_env must name the variable")

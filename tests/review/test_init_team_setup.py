@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import psycopg
 import pytest
 import yaml
 
@@ -173,3 +174,58 @@ def test_two_projects_initialised_on_one_database_keep_two_states(
     assert "No changes" not in planned.stdout
     assert "Survey/example-tracker: exists on the service as survey" in planned.stdout
     assert "but is not in state" in planned.stdout
+
+
+def _production_of_the_sandbox(run_cli, project, sandbox, name: str) -> Path:
+    """A project made by `init` whose production is the test's sandbox."""
+    assert run_cli("init", name).exit_code == 0
+    config = project / name / "surveyctl.yaml"
+    config.write_text(config.read_text().replace("https://api.example.com", sandbox.url))
+    return project / name
+
+
+def _plan_step(folder: Path) -> list[str]:
+    """The arguments of the `surveyctl plan` the pull-request workflow runs."""
+    workflow = _workflows(folder)["plan-on-pull-request.yml"]
+    return next(args for _, args in surveyctl_steps(workflow) if "plan" in args)
+
+
+def test_a_read_only_role_plans_a_pull_request_once_the_state_tables_exist(
+    run_cli, project, sandbox, postgres, monkeypatch, unique
+):
+    folder = _production_of_the_sandbox(run_cli, project, sandbox, f"team-{unique}")
+    schema = load_config(folder / "surveyctl.yaml").environment("production").state.schema
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("SURVEYCTL_PRODUCTION_KEY", "sandbox-buyer-1")
+    monkeypatch.setenv("SURVEYCTL_STATE_DSN", postgres.dsn())
+    assert run_cli("--env", "production", "state", "list").exit_code == 0  # makes the tables
+    with psycopg.connect(postgres.dsn(), autocommit=True) as owner:
+        owner.execute(f"GRANT USAGE ON SCHEMA {schema} TO reader")
+        owner.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO reader")
+    reader = postgres.dsn(user="reader", password=postgres.reader_password)
+    monkeypatch.setenv("SURVEYCTL_STATE_DSN", reader)
+
+    planned = run_cli(*_plan_step(folder))
+
+    assert planned.exit_code == 2, planned.stdout + planned.stderr
+    assert "| `Survey/example-tracker` | create |" in planned.stdout
+    saved = _plan_step(folder)[_plan_step(folder).index("--out") + 1]
+    assert (folder / saved).is_file()
+
+
+def test_a_read_only_role_cannot_plan_before_the_state_tables_exist(
+    run_cli, project, sandbox, postgres, monkeypatch, unique
+):
+    folder = _production_of_the_sandbox(run_cli, project, sandbox, f"new-{unique}")
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("SURVEYCTL_PRODUCTION_KEY", "sandbox-buyer-1")
+    reader = postgres.dsn(user="reader", password=postgres.reader_password)
+    monkeypatch.setenv("SURVEYCTL_STATE_DSN", reader)
+
+    planned = run_cli(*_plan_step(folder))
+
+    assert planned.exit_code == 1
+    assert "failed" in planned.stdout.splitlines()[0]
+    assert "the database user reader lacks the rights to create the state tables" in (
+        planned.stdout
+    )

@@ -54,6 +54,28 @@ def test_init_refuses_to_overwrite_and_writes_nothing(run_cli, project):
     assert sorted(p.name for p in fresh.iterdir()) == [".gitignore"]
 
 
+def test_init_refuses_a_file_where_it_would_make_a_folder_and_writes_nothing(run_cli, project):
+    fresh = project / "fresh"
+    fresh.mkdir()
+    (fresh / ".github").write_text("not a folder\n")
+    result = run_cli("init", "fresh")
+    assert result.exit_code == 1
+    assert "Traceback" not in result.stderr
+    assert "fresh/.github is a file where a folder is expected" in result.stderr
+    assert sorted(p.name for p in fresh.iterdir()) == [".github"]
+
+
+def test_init_refuses_to_replace_a_symbolic_link_whose_target_is_missing(run_cli, project):
+    fresh = project / "fresh"
+    fresh.mkdir()
+    (fresh / ".gitignore").symlink_to(project / "shared-gitignore")
+    result = run_cli("init", "fresh")
+    assert result.exit_code == 1
+    assert "fresh/.gitignore already exists" in result.stderr
+    assert (fresh / ".gitignore").is_symlink()
+    assert sorted(p.name for p in fresh.iterdir()) == [".gitignore"]
+
+
 # -- show ------------------------------------------------------------------------------------
 
 

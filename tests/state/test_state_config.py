@@ -64,6 +64,8 @@ def test_an_unset_dsn_variable_is_one_clear_error(tmp_path, monkeypatch):
         (", state: {backend: mysql}", r"state\.backend must be one of file, postgres"),
         (", state: {backend: postgres}", r"state\.dsn_env must name the variable"),
         (", state: {backend: postgres, dsn_env: X, schema: 'Bad-Name'}", r"state\.schema must be"),
+        (', state: {backend: postgres, dsn_env: X, schema: "team\\n"}', r"state\.schema must be"),
+        (', state: {backend: postgres, dsn_env: "X\\n"}', r"state\.dsn_env must name the variable"),
         (", state: {backend: file, dsn_env: X}", "dsn_env applies to backend postgres only"),
         (", state: {backend: postgres, dsn: 'host=x'}", "unknown setting 'dsn'"),
         (", state: postgres", "must be a mapping"),

@@ -45,7 +45,8 @@ def _settings(spec: SettingsSpec) -> PostgresSettings:
             "must name the variable that holds the PostgreSQL connection string (letters, "
             "digits and underscores, such as SURVEYCTL_STATE_DSN), never the string itself",
         )
-    if not isinstance(schema, str) or not _SCHEMA_NAME.match(schema):
+    # fullmatch: `$` of match() also takes a name that ends in a line break.
+    if not isinstance(schema, str) or not _SCHEMA_NAME.fullmatch(schema):
         raise spec.error(
             "schema", "must be a lowercase PostgreSQL name (letters, digits, underscores)"
         )
