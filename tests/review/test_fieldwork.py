@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import signal
 
+from surveyctl.config import load_config
+from surveyctl.state import open_state
+
 from ..processes import surveyctl
 from .conftest import survey_manifest, survey_title
 
@@ -153,7 +156,11 @@ def test_a_watch_that_ends_with_a_survey_it_cannot_read_exits_1(api, run_cli, pr
     for name in ("first", "second"):
         (manifests / f"{name}.yaml").write_text(yaml.safe_dump(survey_manifest(name)))
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    (gone, *_) = [s["ps_survey_id"] for s in api.list_surveys(status=11)]
+    # The sandbox is the session's: the survey deleted is this project's, found in its state.
+    config = load_config(project / "surveyctl.yaml")
+    store = open_state(config, config.environment("local"))
+    gone = store.load().resources["Survey/first"].ps_survey_id
+    store.close()
     api.delete_survey(gone)
     result = run_cli("status", "--watch", "1", "--times", "1")
     assert result.exit_code == 1
