@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from surveyctl.api import ApiClient
+from surveyctl.cli import confirm
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.manifest_options import environment_catalog, manifest_paths
@@ -304,9 +305,13 @@ def _project_surveys(ctx: CliContext) -> ProjectSurveys:
 def _adopt_program(ctx: CliContext, program: str, sources: tuple[Path, ...], yes: bool) -> None:
     """Records the live surveys and groups of a program's members; nothing is recorded when
     one member matches several surveys."""
+    action = f"attach surveys to program {program!r} in the state of {ctx.environment().name!r}"
+    if not confirm.terminal():
+        # No answer of the service could make the write allowed: refused before the
+        # catalogue is fetched.
+        confirm_write(ctx, action, approved=yes, can_ask=False)
     catalog = environment_catalog(ctx, offline=False, refresh=False)
     desired = load_desired(manifest_paths(ctx, sources), catalog)
-    action = f"attach surveys to program {program!r} in the state of {ctx.environment().name!r}"
     if not confirm_write(ctx, action, approved=yes):
         raise SurveyctlError("nothing was imported")
     store = ctx.state_store()
