@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from surveyctl.cli import confirm
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import format_option, yes_help
@@ -52,12 +53,15 @@ def conformance_command(
     if output is not None:
         check_output_path(output, "--output")
     environment = ctx.environment()
-    client = ctx.client()
-    check_locale(client, environment.name, locale)  # a typo is refused before anyone is asked
     action = (
         f"create one draft survey on environment {environment.name!r} to check surveyctl's "
         "assumptions, and delete it at the end"
     )
+    if not confirm.terminal():
+        # No answer of the service could make the run allowed: refused before any request.
+        confirm_write(ctx, action, approved=yes, can_ask=False)
+    client = ctx.client()
+    check_locale(client, environment.name, locale)  # a typo is refused before anyone is asked
     if not confirm_write(ctx, action, approved=yes):
         raise SurveyctlError("nothing was checked")
     journal = journal_for(ctx.config().work_dir, environment.name)

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from surveyctl.api import ApiClient
+from surveyctl.cli import confirm
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.manifest_options import environment_catalog, manifest_paths
@@ -122,12 +123,12 @@ def _adopt(
     if out is not None:
         _inside_manifests(ctx, out, "--out", address, force)
         check_output_path(out, "--out", make_folders=True)
-    if out is not None or described is not None:
-        # Only an import that records the resource is a write to guard.
-        action = f"record `{command}` in the state of environment {ctx.environment().name!r}"
-        if not confirm_write(ctx, action, approved=yes):
-            raise SurveyctlError("nothing was imported")
     store = ctx.state_store()
+    # Only an import that records the resource is a write to guard; resolving a create left
+    # unresolved in the journal records it too.
+    guarded = out is not None or described is not None or _resolves_a_create(store, address)
+    if guarded:
+        _confirm_record(ctx, command, yes)
     with store.locked("import"):
         state = ctx.placed_state(store)
         adoption = adopt(ctx.client(), state)
@@ -141,6 +142,8 @@ def _adopt(
         journaled = state.pending_create(adoption.address)
         click.echo(adoption.text, nl=False)
         if journaled is not None:
+            if not guarded:  # journaled by another command since it was looked at
+                _confirm_record(ctx, command, yes)
             record_adoption(store, adoption)
             click.echo(
                 f"Recorded {adoption.address}: it resolves the create journaled at "
@@ -235,6 +238,19 @@ def import_command(
     )
 
 
+def _resolves_a_create(store: Any, address: str) -> bool:
+    """Whether the state holds a create of `address` whose answer was lost: importing the
+    survey it made records it."""
+    return bool(address) and store.load().pending_create(address) is not None
+
+
+def _confirm_record(ctx: CliContext, command: str, yes: bool) -> None:
+    """The approval rule of every state write, for an import that records what it reads."""
+    action = f"record `{command}` in the state of environment {ctx.environment().name!r}"
+    if not confirm_write(ctx, action, approved=yes):
+        raise SurveyctlError("nothing was imported")
+
+
 def _record_described(
     ctx: CliContext, store: Any, adoption: Adoption, manifest: Any, force: bool
 ) -> None:
@@ -304,9 +320,13 @@ def _project_surveys(ctx: CliContext) -> ProjectSurveys:
 def _adopt_program(ctx: CliContext, program: str, sources: tuple[Path, ...], yes: bool) -> None:
     """Records the live surveys and groups of a program's members; nothing is recorded when
     one member matches several surveys."""
+    action = f"attach surveys to program {program!r} in the state of {ctx.environment().name!r}"
+    if not confirm.terminal():
+        # No answer of the service could make the write allowed: refused before the
+        # catalogue is fetched.
+        confirm_write(ctx, action, approved=yes, can_ask=False)
     catalog = environment_catalog(ctx, offline=False, refresh=False)
     desired = load_desired(manifest_paths(ctx, sources), catalog)
-    action = f"attach surveys to program {program!r} in the state of {ctx.environment().name!r}"
     if not confirm_write(ctx, action, approved=yes):
         raise SurveyctlError("nothing was imported")
     store = ctx.state_store()

@@ -197,3 +197,20 @@ def test_the_protected_refusal_of_adjust_names_what_it_would_submit(prod, comple
         "Error: environment 'prod' is protected and there is no terminal to ask: to submit 3 "
         "transaction(s) for adjustment (money moves), "
     )
+
+
+def test_import_resolving_a_journaled_create_on_a_protected_environment_writes_no_state(
+    prod, draft, run_cli
+):
+    # A create whose answer was lost: importing the survey it made records it in the state,
+    # which on a protected environment needs the question or --env and --yes like any import.
+    store = _state(prod)
+    store.journal_create("Survey/tracker", dict(SURVEY_SPEC))
+    refused = run_cli("import", str(draft), "--name", "tracker")
+    assert refused.exit_code == 1
+    assert "environment 'prod' is protected" in refused.stderr
+    assert store.load().survey("tracker") is None
+    assert store.load().pending_create("Survey/tracker") is not None
+    allowed = run_cli("--env", "prod", "import", str(draft), "--name", "tracker", "--yes")
+    assert allowed.exit_code == 0, allowed.stderr
+    assert store.load().survey("tracker").ps_survey_id == draft

@@ -64,3 +64,33 @@ def test_adjust_with_yes_but_without_env_is_refused_before_a_lost_adjustment_is_
     assert result.exit_code == 1
     assert "environment 'prod' is protected and there is no terminal to ask" in result.stderr
     assert len(sandbox_requests) == 0
+
+
+def test_conformance_without_env_and_yes_is_refused_before_the_service_is_read(
+    prod, sandbox_requests, run_cli
+):
+    result = run_cli("conformance", "--yes")
+    assert result.exit_code == 1
+    assert "environment 'prod' is protected and there is no terminal to ask" in result.stderr
+    assert "name it with --env prod" in result.stderr
+    assert len(sandbox_requests) == 0
+
+
+def test_import_of_a_program_without_env_and_yes_is_refused_before_the_service_is_read(
+    prod, sandbox_requests, run_cli
+):
+    template = {k: v for k, v in survey_manifest("x")["spec"].items() if k != "survey_localization"}
+    template["survey_title"] = "Wave {wave}"
+    write_manifest(
+        prod,
+        {
+            "kind": "SurveyProgram",
+            "name": "waves",
+            "spec": {"template": template, "markets": {"en_US": None}, "waves": ["w1"]},
+        },
+    )
+    result = run_cli("import", "--program", "waves", "--manifests", "manifests", "--yes")
+    assert result.exit_code == 1
+    assert "environment 'prod' is protected and there is no terminal to ask" in result.stderr
+    assert "name it with --env prod" in result.stderr
+    assert len(sandbox_requests) == 0
