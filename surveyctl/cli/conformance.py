@@ -43,6 +43,7 @@ def conformance_command(
     from surveyctl.conformance import (
         ConformanceBusy,
         LeftoverStuck,
+        NotTheDraft,
         check_locale,
         draft_left_error,
         journal_for,
@@ -76,7 +77,7 @@ def conformance_command(
         raise Interrupted(
             f"conformance check interrupted; {left_behind(journal)}", interrupts.exit_code
         ) from None
-    except (LeftoverStuck, ConformanceBusy):  # the journal names no draft of this run
+    except (LeftoverStuck, NotTheDraft, ConformanceBusy):  # no draft of this run is left
         raise
     except SurveyctlError as exc:
         # A service lost mid-run: say what stopped it and what it leaves on the account.

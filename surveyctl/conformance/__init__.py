@@ -2,7 +2,7 @@
 about the service (docs/api-assumptions.md), with one draft survey that is never launched and
 always removed. See docs/conformance.md."""
 
-from surveyctl.conformance.draft import ConformanceBusy, left_behind
+from surveyctl.conformance.draft import ConformanceBusy, NotTheDraft, left_behind
 from surveyctl.conformance.run import (
     LeftoverStuck,
     Report,
@@ -15,6 +15,7 @@ from surveyctl.conformance.run import (
 __all__ = [
     "ConformanceBusy",
     "LeftoverStuck",
+    "NotTheDraft",
     "Report",
     "check_locale",
     "draft_left_error",

@@ -158,7 +158,11 @@ def settle_leftover(client: ApiClient, journal: DraftJournal) -> Removal | None:
     if entry is None:
         return None
     survey_id = entry.get("ps_survey_id")
-    if not isinstance(survey_id, int):
+    if isinstance(survey_id, int):
+        if not _is_the_draft(client, journal, survey_id, entry["title"]):
+            journal.clear()
+            return Removal(survey_id, True, "not found")
+    else:
         # Killed before the create's answer: the draft, if made, is found by its title.
         found = [
             _id(survey)
@@ -173,6 +177,34 @@ def settle_leftover(client: ApiClient, journal: DraftJournal) -> Removal | None:
     if removal.gone:
         journal.clear()
     return removal
+
+
+def _is_the_draft(client: ApiClient, journal: DraftJournal, survey_id: int, title: str) -> bool:
+    """Whether the survey the journal names is still there and is the draft (False when it is
+    gone). A survey of that id with another title is someone's real survey (the journal
+    outlived a reset sandbox, or the environment now points at another service): it is never
+    deleted or closed in the draft's place (NotTheDraft)."""
+    try:
+        survey = client.get_survey(survey_id)
+    except ApiError as exc:
+        if exc.status == 404:
+            return False
+        if exc.status != 403:
+            raise
+        shown = "not this account's (403)"
+    else:
+        if survey.get("survey_title") == title:
+            return True
+        shown = f"titled {survey.get('survey_title')!r}"
+    raise NotTheDraft(
+        f"{journal.path} names survey {survey_id} as the draft {title!r} of an earlier "
+        f"conformance run, but survey {survey_id} is {shown}: it was left alone and nothing "
+        f"was checked; remove that draft where it was made, then delete {journal.path}"
+    )
+
+
+class NotTheDraft(SurveyctlError):
+    """The survey an earlier run's journal names is not that run's draft: a person decides."""
 
 
 def left_behind(journal: DraftJournal) -> str:

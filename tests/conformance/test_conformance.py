@@ -220,6 +220,18 @@ def test_ctrl_c_in_the_middle_removes_the_draft(tmp_path):
         assert drafts_left(sandbox.url) == []
 
 
+def test_sigterm_in_the_middle_removes_the_draft_and_exits_143(tmp_path):
+    # A cancelled CI job or a stopped container ends the run with SIGTERM.
+    with served(tmp_path / "s.db", latency_ms=40) as sandbox:
+        process = _start(tmp_path, _project(tmp_path, sandbox.url))
+        _wait_for_draft(tmp_path, process)
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=60)
+        assert process.returncode == 143
+        assert b"no draft is left" in stderr
+        assert drafts_left(sandbox.url) == []
+
+
 def test_a_second_run_while_one_is_running_is_refused_and_leaves_the_first_runs_draft(tmp_path):
     with served(tmp_path / "s.db", latency_ms=80) as sandbox:
         environ = _project(tmp_path, sandbox.url)
