@@ -380,8 +380,9 @@ class ApiClient:
         params: dict[str, Any] = {"localization": localization, "page": page}
         if classes:
             params["class"] = ",".join(str(c) for c in classes)
-        response = self.request("GET", paths.attributes(), params=params)
-        return response.json(), total_pages(response)
+        path = paths.attributes()
+        response = self.request("GET", path, params=params)
+        return self._page_items("GET", path, response), total_pages(response)
 
     def get_transactions_page(
         self,
