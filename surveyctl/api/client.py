@@ -159,7 +159,8 @@ class ApiClient:
         with self._counts_lock:
             self.request_counts[key] = self.request_counts.get(key, 0) + 1
         if log.isEnabledFor(logging.DEBUG):
-            log.debug("> %s %s params=%s body=%s", method, url, params, clip(body))
+            # A body or query may quote the key too (a value pasted in the wrong place).
+            log.debug("> %s", redact(f"{method} {url} params={params} body={clip(body)}"))
         self._attempts.made = 1
         self.budget.attempt_started()
         try:
@@ -379,8 +380,9 @@ class ApiClient:
         params: dict[str, Any] = {"localization": localization, "page": page}
         if classes:
             params["class"] = ",".join(str(c) for c in classes)
-        response = self.request("GET", paths.attributes(), params=params)
-        return response.json(), total_pages(response)
+        path = paths.attributes()
+        response = self.request("GET", path, params=params)
+        return self._page_items("GET", path, response), total_pages(response)
 
     def get_transactions_page(
         self,

@@ -11,7 +11,9 @@ one transaction as an object). Survey bodies are compared and sent back through
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from typing import Any
 
 import requests
@@ -19,6 +21,9 @@ import requests
 from surveyctl.errors import ApiError
 
 _LOG_BODY_LIMIT = 2000
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
+_HIDDEN = re.compile(r"<(script|style)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]*>")
 
 
 def error_message(response: requests.Response) -> tuple[int | None, str]:
@@ -28,7 +33,7 @@ def error_message(response: requests.Response) -> tuple[int | None, str]:
     try:
         body = response.json()
     except ValueError:
-        return None, (response.text or response.reason or "").strip()[:300]
+        return None, plain_text(response)
     if not isinstance(body, dict):
         return None, str(body)[:300]
     code = body.get("ps_api_response_code", body.get("ps_error_code"))
@@ -39,6 +44,21 @@ def error_message(response: requests.Response) -> tuple[int | None, str]:
         or response.reason
     )
     return as_int(code), str(message)
+
+
+def plain_text(response: requests.Response) -> str:
+    """A body that is not JSON, as one line: a gateway's HTML error page by its title (else its
+    text without tags), anything else with its line breaks and runs of spaces made one space."""
+    text = response.text or ""
+    if _is_html(response, text):
+        title = _TITLE.search(text)
+        text = html.unescape(title.group(1) if title else _TAG.sub(" ", _HIDDEN.sub(" ", text)))
+    return " ".join(text.split())[:300] or (response.reason or "")
+
+
+def _is_html(response: requests.Response, text: str) -> bool:
+    kind = response.headers.get("Content-Type", "").lower()
+    return "html" in kind or text.lstrip()[:1] == "<"
 
 
 def as_int(value: Any) -> int | None:

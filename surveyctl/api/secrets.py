@@ -7,10 +7,13 @@ path can use it without loading the HTTP stack.
 
 from __future__ import annotations
 
+import re
+
 from surveyctl.config_checks import MIN_KEY_LENGTH
 
 REDACTED = "[redacted]"
 _SECRETS: set[str] = set()
+_ESCAPED: dict[str, re.Pattern[str]] = {}
 
 
 def remember(api_key: str) -> None:
@@ -22,11 +25,14 @@ def remember(api_key: str) -> None:
 
 def redact(text: str) -> str:
     """`text` without any API key a client of this process holds, in any of the spellings an
-    error message may use (as is, stripped, or escaped as Python shows str and bytes values:
-    requests' InvalidHeader repeats the header value that way)."""
+    error message or a raw body may use: as is, stripped, escaped as Python shows str and bytes
+    values (requests' InvalidHeader repeats the header value that way), and with any of its
+    characters escaped as JSON encoders write them (`\\/`, `\\u003c`) or percent-encoded."""
     for secret in sorted(_SECRETS, key=len, reverse=True):
         for form in _spellings(secret):
             text = text.replace(form, REDACTED)
+        if secret.strip():
+            text = _escaped(secret.strip()).sub(REDACTED, text)
     return text
 
 
@@ -38,3 +44,22 @@ def _spellings(secret: str) -> list[str]:
         repr(secret.encode("utf-8", "backslashreplace"))[2:-1],
     }
     return sorted((form for form in forms if form), key=len, reverse=True)
+
+
+def _escaped(secret: str) -> re.Pattern[str]:
+    """A pattern of `secret` with each character as written or escaped: a service that repeats
+    the key in a JSON body may escape `/` as `\\/` (PHP) or `<`, `>`, `&` as `\\u003c` (Go), and
+    `--debug` shows bodies as they came."""
+    pattern = _ESCAPED.get(secret)
+    if pattern is None:
+        pattern = re.compile("".join(_character(char) for char in secret))
+        _ESCAPED[secret] = pattern
+    return pattern
+
+
+def _character(char: str) -> str:
+    code = ord(char)
+    forms = [re.escape(char), re.escape("\\" + char), f"(?i:\\\\u{code:04x})"]
+    if code < 0x100:
+        forms += [f"(?i:\\\\x{code:02x})", f"(?i:%{code:02x})"]
+    return f"(?:{'|'.join(forms)})"

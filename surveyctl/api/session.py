@@ -14,6 +14,8 @@ from urllib3.util.retry import Retry
 from surveyctl import __version__
 from surveyctl.api.throttle import Throttle
 
+TOKEN_HEADER = "access-token"  # spec 5
+
 
 class _Session(requests.Session):
     """A requests session that reads the proxy and CA-bundle settings of the environment once
@@ -38,6 +40,13 @@ class _Session(requests.Session):
                 self._environment[key] = settings
         # A copy, as requests returns a new dict on each call.
         return {**settings, "proxies": dict(settings["proxies"])}
+
+    def rebuild_auth(self, prepared_request, response):
+        """On a redirect, requests drops an Authorization header bound for another host but
+        keeps every other header: the access-token goes only to the host it was set for."""
+        if self.should_strip_auth(response.request.url, prepared_request.url):
+            prepared_request.headers.pop(TOKEN_HEADER, None)
+        super().rebuild_auth(prepared_request, response)
 
 
 class _ThrottledAdapter(HTTPAdapter):
@@ -65,7 +74,7 @@ def make_session(
     """A session sending `api_key` as the access-token header, with `retry`, a pool of
     `pool_size` connections per host and, when given, `throttle` around every request."""
     session = _Session()
-    session.headers.update({"access-token": api_key, "User-Agent": f"surveyctl/{__version__}"})
+    session.headers.update({TOKEN_HEADER: api_key, "User-Agent": f"surveyctl/{__version__}"})
     pool = {"max_retries": retry, "pool_connections": pool_size, "pool_maxsize": pool_size}
     adapter = _ThrottledAdapter(throttle, **pool) if throttle else HTTPAdapter(**pool)
     session.mount("http://", adapter)

@@ -220,7 +220,11 @@ def invalid_key(probe: Probe) -> Outcome:
     # Retried like every other probe (a 429 or 503 is no answer about the key), within the
     # run's --timeout.
     stranger = ApiClient(
-        probe.client.host, INVALID_KEY, timeout=probe.client.timeout, show_host=False
+        probe.client.host,
+        INVALID_KEY,
+        timeout=probe.client.timeout,
+        show_host=False,
+        on_retry=probe.client.on_retry,  # its retries are said like every other
     )
     try:
         response = stranger.request("GET", paths.surveys(), expected=ANY_STATUS)

@@ -169,3 +169,34 @@ def test_condition_codes_and_titles_of_digits_stay_text():
     body = update_body(live)
     assert body["survey_title"] == "2026"
     assert body["qualifications"][0]["condition_codes"] == ["111"]
+
+
+NGINX_502 = (
+    "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
+    "<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n"
+    "</html>\r\n"
+)
+
+
+def test_an_html_error_page_is_shown_as_one_line_of_its_title(sandbox):
+    from ..reconcile.proxies import Proxy
+
+    class Gateway(Proxy):
+        """A gateway in front of the marketplace answering every request with its 502 page."""
+
+        def reshape(self, request, answer, headers) -> bytes:
+            answer.status_code = 502
+            headers["Content-Type"] = "text/html"
+            return NGINX_502.encode()
+
+    gateway = Gateway(sandbox.url)
+    client = ApiClient(gateway.url, BUYER_1, retries=0)
+    try:
+        with pytest.raises(ApiError) as failed:
+            client.get_survey(10001)
+    finally:
+        client.close()
+        gateway.stop()
+    assert str(failed.value) == (
+        f"GET {gateway.url}/buyers/v2/surveys/10001 answered 502: 502 Bad Gateway"
+    )

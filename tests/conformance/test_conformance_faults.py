@@ -100,6 +100,18 @@ def test_a_429_on_the_invalid_key_probe_is_retried_not_a_difference(invoke, sand
     assert rows["invalid-key-401"]["verdict"] == "holds", rows["invalid-key-401"]["seen"]
 
 
+def test_the_retry_of_the_invalid_key_probe_is_said_on_stderr(invoke, sandbox):
+    proxy = FirstInvalidKeyThrottled(sandbox.url)
+    try:
+        result = invoke(proxy.url, "--format", "json")
+    finally:
+        proxy.stop()
+    assert proxy.throttled.is_set()
+    assert "surveyctl: retrying GET /surveys at once (attempt 2 of 6): answered 429" in (
+        result.stderr.splitlines()
+    )
+
+
 def test_answers_of_a_failing_gateway_are_not_checked_rather_than_differences(invoke, tmp_path):
     with served(tmp_path / "s.db") as sandbox:
         proxy = LostAfterPuts(sandbox.url, 3, gone=False)

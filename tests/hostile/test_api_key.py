@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
+from werkzeug.serving import make_server
 from werkzeug.wrappers import Request
 
 from surveyctl.api import ApiClient
@@ -140,3 +142,95 @@ def test_a_bug_shows_its_traceback_without_the_key(secret_project, run_cli, monk
     assert "internal state holds [redacted]" in result.stderr
     assert "unexpected RuntimeError (a bug in surveyctl" in result.stderr
     assert SECRET not in _shown(result)
+
+
+# A key of the base64 alphabet, with characters JSON encoders commonly escape: `/` (PHP's
+# json_encode writes `\/`) and `<`, `>`, `&` (Go's encoding/json writes `\u003c` and so on).
+ESCAPABLE_SECRET = "sk/live+7f3c9a1e<5b2d>4c6e&8a0b="
+
+
+class JsonEscapingEchoProxy(Proxy):
+    """A marketplace that repeats the access-token in its 401 body, JSON-escaped as PHP and Go
+    services write it."""
+
+    def reshape(self, request: Request, answer, headers: dict) -> bytes:
+        if answer.status_code != 401:
+            return answer.content
+        token = request.headers.get("access-token", "")
+        body = json.dumps({"ps_api_response_message": f"unknown token {token}"})
+        return (
+            body.replace("/", "\\/")
+            .replace("<", "\\u003c")
+            .replace(">", "\\u003E")
+            .replace("&", "\\u0026")
+            .encode()
+        )
+
+
+@pytest.fixture
+def escaping_echo(sandbox):
+    proxy = JsonEscapingEchoProxy(sandbox.url)
+    yield proxy
+    proxy.stop()
+
+
+def test_a_key_the_service_repeats_json_escaped_stays_out_of_the_debug_output(
+    secret_project, escaping_echo, run_cli, monkeypatch
+):
+    point_project_at(secret_project, escaping_echo.url, "SURVEYCTL_SECRET_KEY")
+    monkeypatch.setenv("SURVEYCTL_SECRET_KEY", ESCAPABLE_SECRET)
+    result = run_cli("--debug", "surveys", "list")
+    assert result.exit_code == 1
+    assert "unknown token [redacted]" in result.stderr  # the error line and the debug line
+    assert "1e\\u003c5b2d" not in _shown(result)  # the middle of the key, as it was escaped
+    assert "7f3c9a1e" not in _shown(result)
+
+
+class KeyCatcher:
+    """Another host (127.0.0.2) that notes the access-token of every request it gets."""
+
+    def __init__(self):
+        self.tokens: list[str | None] = []
+        self.server = make_server("127.0.0.2", 0, self._app, threaded=True)
+        self.url = f"http://127.0.0.2:{self.server.server_port}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def _app(self, environ, start_response):
+        self.tokens.append(environ.get("HTTP_ACCESS_TOKEN"))
+        start_response("401 Unauthorized", [("Content-Type", "application/json")])
+        return [b'{"msg": "who are you"}']
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class RedirectingProxy(Proxy):
+    """A marketplace whose every answer redirects (302) to `elsewhere`."""
+
+    elsewhere = ""
+
+    def reshape(self, request: Request, answer, headers: dict) -> bytes:
+        answer.status_code = 302
+        headers["Location"] = f"{self.elsewhere}{request.path}"
+        return b""
+
+
+@pytest.fixture
+def catcher():
+    host = KeyCatcher()
+    yield host
+    host.stop()
+
+
+def test_a_redirect_to_another_host_does_not_take_the_key_along(sandbox, catcher):
+    proxy = RedirectingProxy(sandbox.url)
+    proxy.elsewhere = catcher.url
+    client = ApiClient(proxy.url, SECRET, retries=0)
+    try:
+        with pytest.raises(SurveyctlError, match="answered 401"):
+            client.get_survey(10001)
+    finally:
+        client.close()
+        proxy.stop()
+    assert catcher.tokens == [None]  # the other host was asked, without the key

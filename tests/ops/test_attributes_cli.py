@@ -56,3 +56,29 @@ def test_an_unknown_locale_is_one_sentence(run_cli):
     result = run_cli("attributes", "--locale", "xx_XX")
     assert result.exit_code == 1
     assert "no attribute catalogue for locale 'xx_XX'" in result.stderr
+
+
+def test_a_catalogue_page_that_is_not_json_is_one_clear_error(project, sandbox, run_cli):
+    from ..reconcile.conftest import point_project_at
+    from ..reconcile.proxies import Proxy
+
+    class MaintenancePage(Proxy):
+        """A gateway answering the catalogue with an HTML page and 200, as some do."""
+
+        def reshape(self, request, answer, headers) -> bytes:
+            if not request.path.endswith("/attributes"):
+                return answer.content
+            headers["Content-Type"] = "text/html"
+            return b"<html><body>Down for maintenance</body></html>"
+
+    proxy = MaintenancePage(sandbox.url)
+    point_project_at(project, proxy.url)
+    try:
+        result = run_cli("attributes", "--locale", "en_US", "--refresh")
+    finally:
+        proxy.stop()
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: GET {proxy.url}/buyers/v3/attributes answered 200: the body is not JSON"
+    )
+    assert "Traceback" not in result.stderr
