@@ -7,17 +7,18 @@ a strict sandbox refuses."""
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 
 from surveyctl.api import ApiClient
 from surveyctl.catalog import Catalog
 from surveyctl.manifests import load_desired
-from surveyctl.reconcile.apply import apply_plan
+from surveyctl.reconcile.apply import INTERRUPTED, apply_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
 from surveyctl.state import FileStateStore
 
-from .conftest import group_manifest, survey_manifest
+from .conftest import group_manifest, survey_manifest, survey_title
 
 
 @pytest.fixture(params=["faithful", "strict"])
@@ -451,3 +452,26 @@ def test_an_apply_refused_at_approval_leaves_the_state_as_it_was(
     refused = run_cli("apply", "manifests")  # no terminal to ask, no --auto-approve
     assert refused.exit_code == 1
     assert state_file.read_text() == before
+
+
+def test_an_apply_stopped_before_it_starts_writes_nothing_and_names_each_write_interrupted(
+    project, manifests, sandbox
+):
+    manifests.write(survey_manifest("tracker"))
+    manifests.write(survey_manifest("concept"))
+    manifests.write(group_manifest(f"stopped-{survey_title('x')[-8:]}", "tracker", "concept"))
+    client = _fresh_client(sandbox)
+    plan = _plan(project, client)
+    stopped = threading.Event()
+    stopped.set()
+    result = apply_plan(plan, client, _store(project), stop=stopped)
+    assert result.interrupted
+    rows = [(o.address, o.action, o.status, o.message) for o in result.outcomes]
+    assert rows == [
+        ("Survey/concept", "create", "skipped", INTERRUPTED),
+        ("Survey/tracker", "create", "skipped", INTERRUPTED),
+        ("ExclusionGroup/trackers", "create", "skipped", INTERRUPTED),
+    ]
+    assert _store(project).load().resources == {}
+    listed = client.list_surveys(status=[11, 22, 33, 44])
+    assert survey_title("tracker") not in {s["survey_title"] for s in listed}
