@@ -107,18 +107,25 @@ class _LosingProxy(Proxy):
         return answer.content
 
 
+def _set_status_answer_lost(run_cli, sandbox, project, survey_id, transaction_id, status):
+    """`transactions set-status` through a proxy that loses the status call's answer; the
+    result and the (stopped) proxy, which counted the calls."""
+    proxy = _LosingProxy(sandbox.url)
+    try:
+        point_project_at(project, proxy.url)
+        result = run_cli("transactions", "set-status", str(survey_id), transaction_id,
+                         "--status", status, "--yes")  # fmt: skip
+    finally:
+        proxy.stop()
+    return result, proxy
+
+
 def test_a_lost_answer_says_the_status_may_have_been_recorded_and_how_to_see(
     run_cli, api, new_survey, held, sandbox, project
 ):
     survey_id = new_survey(live=True)
     transaction_id = held(survey_id)[0]
-    proxy = _LosingProxy(sandbox.url)
-    try:
-        point_project_at(project, proxy.url)
-        result = run_cli("transactions", "set-status", str(survey_id), transaction_id,
-                         "--status", "21", "--yes")  # fmt: skip
-    finally:
-        proxy.stop()
+    result, _ = _set_status_answer_lost(run_cli, sandbox, project, survey_id, transaction_id, "21")
     assert result.exit_code == 1
     assert f"status 21 of transaction {transaction_id} may have been recorded" in result.stderr
     assert f"`surveyctl transactions get {survey_id} {transaction_id}`" in result.stderr
@@ -128,13 +135,9 @@ def test_a_lost_answer_says_the_status_may_have_been_recorded_and_how_to_see(
 def test_a_lost_answer_is_never_sent_again(run_cli, new_survey, held, sandbox, project):
     survey_id = new_survey(live=True)
     transaction_id = held(survey_id)[0]
-    proxy = _LosingProxy(sandbox.url)
-    try:
-        point_project_at(project, proxy.url)
-        result = run_cli("transactions", "set-status", str(survey_id), transaction_id,
-                         "--status", "18", "--yes")  # fmt: skip
-    finally:
-        proxy.stop()
+    result, proxy = _set_status_answer_lost(
+        run_cli, sandbox, project, survey_id, transaction_id, "18"
+    )
     assert result.exit_code == 1
     assert proxy.sent == 1
     assert "retrying" not in result.stderr

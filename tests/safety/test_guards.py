@@ -158,13 +158,18 @@ def test_max_destroy_zero_keeps_every_resource_unless_destroy_is_allowed(
     assert _state(project).survey("tracker") is None
 
 
-def test_a_change_to_more_than_the_allowed_share_of_resources_is_refused(project, guarded, run_cli):
-    guarded(max_changed_percent=30)
-    for index in range(10):
+def _managed_then_renamed(project, run_cli, managed: int, renamed: int) -> None:
+    """`managed` surveys applied, then the manifests of the first `renamed` of them renamed."""
+    for index in range(managed):
         write_manifest(project, survey_manifest(f"tracker-{index}"))
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    for index in range(4):
+    for index in range(renamed):
         write_manifest(project, survey_manifest(f"tracker-{index}", survey_title="Renamed"))
+
+
+def test_a_change_to_more_than_the_allowed_share_of_resources_is_refused(project, guarded, run_cli):
+    guarded(max_changed_percent=30)
+    _managed_then_renamed(project, run_cli, managed=10, renamed=4)
     refused = run_cli("apply", "manifests", "--auto-approve")
     assert refused.exit_code == 1
     assert "changes or destroys 4 of 10 managed resources (40 %)" in refused.stdout
@@ -176,11 +181,7 @@ def test_a_change_to_more_than_the_allowed_share_of_resources_is_refused(project
 
 def test_a_targeted_apply_is_held_to_the_share_of_every_managed_resource(project, guarded, run_cli):
     guarded(max_changed_percent=30)
-    for index in range(10):
-        write_manifest(project, survey_manifest(f"tracker-{index}"))
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    for index in range(4):
-        write_manifest(project, survey_manifest(f"tracker-{index}", survey_title="Renamed"))
+    _managed_then_renamed(project, run_cli, managed=10, renamed=4)
     targets = [arg for i in range(4) for arg in ("--target", f"Survey/tracker-{i}")]
 
     refused = run_cli("apply", "manifests", *targets, "--auto-approve")
@@ -192,11 +193,7 @@ def test_a_targeted_apply_is_held_to_the_share_of_every_managed_resource(project
 
 def test_a_targeted_plan_counts_its_share_against_every_managed_resource(project, guarded, run_cli):
     guarded(max_changed_percent=25)
-    for index in range(12):
-        write_manifest(project, survey_manifest(f"tracker-{index}"))
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    for index in range(3):
-        write_manifest(project, survey_manifest(f"tracker-{index}", survey_title="Renamed"))
+    _managed_then_renamed(project, run_cli, managed=12, renamed=3)
     # 3 of the 12 managed surveys (25 %), though 3 of the 10 targeted ones would be 30 %
     targets = [arg for i in range(10) for arg in ("--target", f"Survey/tracker-{i}")]
 
