@@ -84,3 +84,15 @@ def test_the_plan_workflow_shows_the_whole_plan_in_the_log_when_the_comment_is_c
     plan = next(args for args in commands if "plan" in args)
     saved = plan[plan.index("--out") + 1]
     assert ["show", saved] in [args[-2:] for args in commands if "show" in args]
+
+
+@pytest.mark.parametrize("workflow", WORKFLOWS, ids=lambda w: w.name)
+def test_a_workflow_runs_on_a_change_to_any_folder_of_the_example_manifests(workflow):
+    config = yaml.safe_load((WORKFLOWS[0].parents[1] / "surveyctl.yaml").read_text())
+    document = yaml.safe_load(workflow.read_text(encoding="utf-8"))
+    triggers = document[True]  # YAML 1.1 reads the key `on` as true
+    (event,) = triggers.values()
+    watched = set(event["paths"])
+    missing = [f"{folder.rstrip('/')}/**" for folder in config["manifests"]]
+    assert [path for path in missing if path not in watched] == []
+    assert "surveyctl.yaml" in watched
