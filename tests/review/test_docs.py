@@ -108,3 +108,12 @@ def test_each_synopsis_in_the_docs_lists_every_option_of_its_command():
             if names and names != ["--help"] and not listed:
                 missing.append(f"{command} {names[0]}")
     assert missing == []
+
+
+def test_ci_runs_the_readmes_quickstart_test_command_as_it_is_written():
+    quickstart = re.search(r"## Quickstart\n\n```sh\n(.*?)```", _readme(), re.S).group(1)
+    test_command = [line for line in quickstart.splitlines() if "pytest" in line]
+    ci = (REPOSITORY / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+
+    assert len(test_command) == 1
+    assert test_command[0] in ci
