@@ -9,6 +9,8 @@ import sys
 import pytest
 
 WORKFLOW = ("surveyctl.reconcile.run", "surveyctl.state", "surveyctl.manifests", "deepdiff")
+# The plan model and the renderers: what a plan needs once it is made, not its --help.
+PLAN_AND_RENDERERS = ("surveyctl.reconcile.plan", "surveyctl.render.text", "surveyctl.render.json")
 
 
 def modules_after(*arguments: str) -> set[str]:
@@ -32,3 +34,29 @@ def test_help_of_plan_and_apply_loads_no_workflow(command):
 
     assert "surveyctl.cli.run_options" in loaded  # the options were read
     assert not [module for module in WORKFLOW if module in loaded]
+
+
+def test_help_of_plan_loads_neither_the_plan_model_nor_the_renderers():
+    loaded = modules_after("plan", "--help")
+
+    assert "surveyctl.cli.run_options" in loaded
+    assert [module for module in PLAN_AND_RENDERERS if module in loaded] == []
+
+
+@pytest.mark.parametrize(
+    ("command", "for_apply"), [("plan", False), ("show", False), ("apply", True)]
+)
+def test_the_formats_a_help_lists_are_those_the_command_takes(command, for_apply):
+    import click
+    from click.testing import CliRunner
+
+    from surveyctl.cli.main import cli
+    from surveyctl.render import formats
+
+    shown = CliRunner().invoke(cli, [command, "--help"]).stdout
+    option = next(
+        p for p in cli.get_command(click.Context(cli), command).params if p.name == "output_format"
+    )
+
+    assert f"--format [{'|'.join(formats.names(for_apply))}]" in shown
+    assert option.type.choices == tuple(formats.names(for_apply))

@@ -12,10 +12,8 @@ it (the access-token header is never logged).
 from __future__ import annotations
 
 import importlib
-import logging
 import re
 import sys
-import traceback
 from pathlib import Path
 
 import click
@@ -193,18 +191,25 @@ class LazyGroup(click.Group):
             raise error from None
         except SurveyctlError as exc:
             if isinstance(ctx.obj, CliContext) and ctx.obj.debug:
-                click.echo(_redacted(traceback.format_exc()), err=True, nl=False)
+                click.echo(_redacted(_traceback()), err=True, nl=False)
             error = UserError(_shown(_redacted(str(exc))))
             # 130 for a command stopped by a signal (surveyctl.safety.Interrupted), else 1.
             error.exit_code = getattr(exc, "exit_code", 1)
             raise error from exc
         except Exception as exc:
             # A bug in surveyctl: its traceback is what a report needs, but never with the key.
-            click.echo(_redacted(traceback.format_exc()), err=True, nl=False)
+            click.echo(_redacted(_traceback()), err=True, nl=False)
             raise UserError(
                 f"unexpected {type(exc).__name__} (a bug in surveyctl; the traceback above "
                 "shows where)"
             ) from exc
+
+
+def _traceback() -> str:
+    """The traceback of the exception being handled (traceback loads only when one is shown)."""
+    import traceback
+
+    return traceback.format_exc()
 
 
 def _usage_error(ctx: click.Context, exc: click.UsageError) -> click.UsageError:
@@ -306,6 +311,8 @@ def cli(
         timeout=timeout,
     )
     if debug:
+        import logging  # here: logging and what it loads cost --help 20 ms
+
         logging.basicConfig(
             level=logging.DEBUG, stream=sys.stderr, format="%(name)s %(message)s", force=True
         )

@@ -58,8 +58,12 @@ def format_help(choices: Sequence[str]) -> str:
     return "; ".join(f"{choice}: {FORMAT_USES[choice]}" for choice in choices) + "."
 
 
+# The formats a plan is shown in (plan, show) and an apply reported in, as their --help lists
+# them without loading the renderers; tests/test_startup.py keeps them equal to the registry's.
+PLAN_FORMAT_NAMES = ("text", "json", "markdown")
+APPLY_FORMAT_NAMES = ("text", "json")
 # The help of plan's and show's --format (apply's says what its json report holds).
-PLAN_FORMATS = format_help(("text", "json", "markdown"))
+PLAN_FORMATS = format_help(PLAN_FORMAT_NAMES)
 
 
 def yes_help(action: str, always_asks: bool = False) -> str:
@@ -147,19 +151,23 @@ class FormatRegistryChoice(RegistryChoice, FormatChoice):
 
 def output_format_option(for_apply: bool = False, help: str | None = None):
     """`--format` among the registered output formats (surveyctl.render.formats), passed as
-    `output_format`; text by default."""
+    `output_format`; text by default. The help lists PLAN_FORMAT_NAMES (APPLY_FORMAT_NAMES):
+    the registry, and the renderers with it, load only when a command runs (30 ms of
+    `plan --help` otherwise)."""
 
     def names() -> list[str]:
-        from surveyctl.render import formats  # the renderers load only when a command runs
+        from surveyctl.render import formats
 
         return formats.names(for_apply)
 
+    shown = APPLY_FORMAT_NAMES if for_apply else PLAN_FORMAT_NAMES
     return click.option(
         "--format",
         "output_format",
         type=FormatRegistryChoice(names),
         default="text",
         show_default=True,
+        metavar=f"[{'|'.join(shown)}]",
         help=help,
     )
 

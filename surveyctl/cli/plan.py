@@ -25,7 +25,6 @@ from surveyctl.cli.run_options import (
 )
 from surveyctl.errors import SurveyctlError
 from surveyctl.render import formats
-from surveyctl.safety import check_output_path
 
 
 def check_plan_out(out: Path) -> None:
@@ -122,6 +121,8 @@ def plan_command(
             "some resources could never be applied; save a plan without --target"
         )
     if out is not None:
+        from surveyctl.safety import check_output_path  # files and tempfile: not for --help
+
         check_output_path(out, "--out")
         check_plan_out(out)
     # The workflow is imported here, when the command runs: `plan --help` need not load it.

@@ -16,10 +16,8 @@ import click
 
 from surveyctl.cli.console import use_color
 from surveyctl.cli.manifest_options import offline_option, refresh_option
-from surveyctl.reconcile import guards
-from surveyctl.reconcile.live import DEFAULT_PARALLELISM, MAX_PARALLELISM
-from surveyctl.render import formats
-from surveyctl.render.values import printable_lines
+from surveyctl.reconcile import choices
+from surveyctl.reconcile.choices import DEFAULT_PARALLELISM, MAX_PARALLELISM
 
 if TYPE_CHECKING:  # the workflow loads when a command runs, not for its --help
     from surveyctl.reconcile.plan import Plan
@@ -53,18 +51,18 @@ _parallelism = click.option(
 
 
 _OVERRIDE_HELP = {
-    guards.SPEND_INCREASE: "Let a plan over the environment's max_spend_increase through.",
-    guards.DESTROY: "Let a plan over the environment's max_destroy through.",
-    guards.LARGE_CHANGE: "Let a plan over the environment's max_changed_percent through.",
+    choices.SPEND_INCREASE: "Let a plan over the environment's max_spend_increase through.",
+    choices.DESTROY: "Let a plan over the environment's max_destroy through.",
+    choices.LARGE_CHANGE: "Let a plan over the environment's max_changed_percent through.",
 }
 
 
 def _override_options(command):
     """--allow-spend-increase, --allow-destroy, --allow-large-change (see docs/safety.md)."""
-    for override in reversed(guards.OVERRIDES):
+    for override in reversed(choices.OVERRIDES):
         name = "allow_" + override.replace("-", "_")
         option = click.option(
-            guards.flag(override), name, is_flag=True, help=_OVERRIDE_HELP[override]
+            choices.flag(override), name, is_flag=True, help=_OVERRIDE_HELP[override]
         )
         command = option(command)
     return command
@@ -130,7 +128,7 @@ def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
         allow = {name: kwargs.pop(name) for name in list(kwargs) if name.startswith("allow_")}
         # The identity options are recorded in a saved plan with the guard overrides.
-        chosen = {o for o in guards.OVERRIDES if allow["allow_" + o.replace("-", "_")]}
+        chosen = {o for o in choices.OVERRIDES if allow["allow_" + o.replace("-", "_")]}
         if allow["allow_duplicate"]:
             chosen.add(identity.DUPLICATE)
         if kwargs.pop("adopt"):
@@ -163,6 +161,8 @@ def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def render_plan(plan: Plan, output_format: str) -> str:
     """The plan in `output_format` (text is coloured only where `use_color` says)."""
+    from surveyctl.render import formats  # the renderers load when a plan is shown
+
     return formats.get(output_format).plan(plan, use_color())
 
 
@@ -177,6 +177,8 @@ def reporting_manifest_errors(run):
     try:
         return run()
     except ManifestErrors as exc:
+        from surveyctl.render.values import printable_lines
+
         for diagnostic in exc.diagnostics:
             click.echo(printable_lines(str(diagnostic)), err=True)
         raise

@@ -29,7 +29,7 @@ from decimal import Decimal
 from surveyctl.api import ApiClient
 from surveyctl.errors import SurveyctlError
 from surveyctl.money import cents, dollars
-from surveyctl.reconcile.live import DEFAULT_PARALLELISM
+from surveyctl.reconcile.choices import DEFAULT_PARALLELISM
 from surveyctl.statuses import COMPLETE, survey_status_name
 
 OVER_QUOTA, BUYER_TERMINATION, BUYER_DROP = 17, 18, 19

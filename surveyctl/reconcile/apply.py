@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 
 from surveyctl.errors import SurveyctlError
 from surveyctl.reconcile import kinds
+from surveyctl.reconcile.choices import DEFAULT_PARALLELISM
 from surveyctl.reconcile.kinds.base import DEFINITE_REFUSALS
-from surveyctl.reconcile.live import DEFAULT_PARALLELISM
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Plan, ResourceChange
 from surveyctl.state import LockLost, State, StateBackend, StateError

@@ -27,9 +27,10 @@ from pathlib import Path
 from typing import Protocol
 
 from surveyctl.errors import SurveyctlError
+from surveyctl.reconcile.choices import DEFAULT_PARALLELISM
 from surveyctl.reconcile.identity import Rule, same_survey
 from surveyctl.reconcile.importer import ImportRefused, save_adoption, survey_adoption
-from surveyctl.reconcile.live import DEFAULT_PARALLELISM, fetch_all
+from surveyctl.reconcile.live import fetch_all
 from surveyctl.resources import SURVEY, address, check_name, kind_of, name_of
 from surveyctl.state import State, StateBackend, SurveyRecord
 from surveyctl.statuses import survey_status_name

@@ -16,26 +16,16 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from surveyctl.money import cents, dollars, usd, usd_delta
-from surveyctl.reconcile.plan import Note, Plan
+from surveyctl.reconcile.choices import DESTROY, LARGE_CHANGE, SPEND_INCREASE, flag
 
-if TYPE_CHECKING:  # only for the type: the configuration loads YAML
+if TYPE_CHECKING:  # only for the types: `plan --help` reads the overrides' names from here
     from surveyctl.config import Guards
-
-SPEND_INCREASE = "spend-increase"
-DESTROY = "destroy"
-LARGE_CHANGE = "large-change"
-OVERRIDES = (SPEND_INCREASE, DESTROY, LARGE_CHANGE)
+    from surveyctl.reconcile.plan import Note, Plan
 
 # The share of resources changed says little about a small environment (one change of three is
 # 33 %), so max_changed_percent applies from this many managed resources on, as octoDNS's
 # update and delete thresholds do.
 MIN_MANAGED_FOR_PERCENT = 10
-
-
-def flag(override: str) -> str:
-    """The command-line option of an override: `--allow-destroy` (and `--adopt`, the one
-    identity option a saved plan records beside them: surveyctl.reconcile.identity)."""
-    return "--adopt" if override == "adopt" else f"--allow-{override}"
 
 
 @dataclass(frozen=True)
@@ -103,6 +93,8 @@ def guard_notes(
 ) -> list[Note]:
     """A note per guard the plan goes over: an error, or a warning when its override is
     among `overrides`."""
+    from surveyctl.reconcile.plan import Note  # with the plan, not for --help
+
     allowed = set(overrides)
     notes = []
     for excess in excesses(plan, guards, left_out):

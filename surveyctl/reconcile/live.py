@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 from surveyctl.errors import ApiError, SurveyctlError
+from surveyctl.reconcile.choices import DEFAULT_PARALLELISM
 from surveyctl.reconcile.marketplace import Marketplace
-
-# How many reads (and writes) run at once unless a command says otherwise, and at most.
-DEFAULT_PARALLELISM = 10
-MAX_PARALLELISM = 64
 
 
 @dataclass
@@ -37,6 +33,7 @@ def fetch_all(
     parallelism: int = DEFAULT_PARALLELISM,
 ) -> dict[str, LiveResult]:
     """Runs `fetch(client)` for each (address, fetch) with `parallelism` workers."""
+    from concurrent.futures import ThreadPoolExecutor  # and logging: not for a command's --help
 
     items = list(requests)
     with ThreadPoolExecutor(max_workers=max(1, parallelism)) as pool:

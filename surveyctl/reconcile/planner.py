@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from surveyctl.memory import collector_paused
 from surveyctl.model import DesiredState
 from surveyctl.reconcile import kinds
+from surveyctl.reconcile.choices import DEFAULT_PARALLELISM
 from surveyctl.reconcile.identity import Rule
-from surveyctl.reconcile.live import DEFAULT_PARALLELISM, LiveResult
+from surveyctl.reconcile.live import LiveResult
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Note, Plan, ResourceChange
 from surveyctl.reconcile.reads import LiveReads

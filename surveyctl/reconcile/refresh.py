@@ -22,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from surveyctl.reconcile import kinds
-from surveyctl.reconcile.live import DEFAULT_PARALLELISM, LiveResult, fetch_all
+from surveyctl.reconcile.choices import DEFAULT_PARALLELISM
+from surveyctl.reconcile.live import LiveResult, fetch_all
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Note, Plan, ResourceChange
 from surveyctl.resources import split_address

@@ -39,10 +39,10 @@ from surveyctl.reconcile.apply import (
     sync_lifecycle,
     unattempted,
 )
+from surveyctl.reconcile.choices import DEFAULT_PARALLELISM
 from surveyctl.reconcile.guards import add_guard_notes
 from surveyctl.reconcile.labels import plan_labels, survey_names
 from surveyctl.reconcile.listed_once import listed_once
-from surveyctl.reconcile.live import DEFAULT_PARALLELISM, MAX_PARALLELISM  # noqa: F401
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Plan
 from surveyctl.reconcile.planfile import PlanFileError, read_plan

@@ -33,7 +33,7 @@ from pathlib import Path
 from surveyctl.errors import SurveyctlError
 from surveyctl.files import shown_path
 from surveyctl.reconcile import kinds
-from surveyctl.reconcile.guards import flag
+from surveyctl.reconcile.choices import flag
 from surveyctl.reconcile.plan import Note, Plan, ResourceChange
 from surveyctl.reconcile.planfile import KEY_VARIABLE, PlanFileError, SavedPlan
 from surveyctl.state import Record, State

@@ -2,9 +2,6 @@
 requests, json for programs.
 
 Each is a pure function returning a string; each format registers itself in
-`surveyctl.render.formats` when its module is imported (below), and the CLI prints what the
-chosen one returns.
+`surveyctl.render.formats` when its module is imported, which the registry does the first time
+it is asked for a format, and the CLI prints what the chosen one returns.
 """
-
-# One line per format: importing the module registers it.
-from surveyctl.render import json, markdown, text  # noqa: F401

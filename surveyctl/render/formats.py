@@ -2,12 +2,17 @@
 
 A format module (`text`, `json`, `markdown`) renders a plan, and may render an apply's report
 and a plan that could not be made; it ends with one `register(Format(...))` line, and
-`surveyctl.render` imports it. `plan`, `show` and `apply` offer `names()` and render with
-`get(name)`; nothing else names a format. Adding one is one new module and one import line.
+`MODULES` names it. `plan`, `show` and `apply` offer `names()` and render with `get(name)`;
+nothing else names a format. Adding one is one new module and its name in `MODULES`.
+
+The format modules are imported the first time `names()` or `get()` is called, not with this
+module: a command's `--help` lists its formats without loading the renderers and the plan
+model behind them.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -18,8 +23,6 @@ if TYPE_CHECKING:
     from surveyctl.manifests.diagnostics import Diagnostic
     from surveyctl.reconcile.plan import Plan
     from surveyctl.render.report import ApplyReport
-
-DEFAULT = "text"
 
 
 @dataclass(frozen=True)
@@ -37,7 +40,20 @@ class Format:
     report_holds_plan: bool = False
 
 
+# The modules of the formats surveyctl ships, under surveyctl.render; each registers one. The
+# first is the default.
+MODULES = ("text", "json", "markdown")
+
 _FORMATS: dict[str, Format] = {}
+_loaded = False
+
+
+def _load() -> None:
+    global _loaded
+    if not _loaded:
+        for module in MODULES:
+            importlib.import_module(f"surveyctl.render.{module}")
+        _loaded = True
 
 
 def register(output: Format) -> Format:
@@ -53,12 +69,15 @@ def unregister(name: str) -> None:
 
 def names(for_apply: bool = False) -> list[str]:
     """The formats a plan can be shown in (or an apply reported in), the default first."""
+    _load()
     chosen = [f.name for f in _FORMATS.values() if not for_apply or f.apply is not None]
-    return sorted(chosen, key=lambda name: name != DEFAULT)
+    # In the order of MODULES whichever was imported first, then any other in its order.
+    return sorted(chosen, key=lambda name: MODULES.index(name) if name in MODULES else len(MODULES))
 
 
 def get(name: str) -> Format:
     """The format called `name`."""
+    _load()
     try:
         return _FORMATS[name]
     except KeyError:
