@@ -6,6 +6,7 @@ to the core, which reads no environment variable itself.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from surveyctl.errors import ConfigError
 
@@ -18,6 +19,8 @@ DEFAULT_SETTLE_SECONDS = 60.0
 DEFAULT_DSN_VARIABLE = "SURVEYCTL_STATE_DSN"
 CI_VARIABLE = "CI"  # set to "true" by CI services
 SANDBOX_STRICT_VARIABLE = "SURVEYCTL_SANDBOX_STRICT"  # the embedded sandbox served --strict
+# The user's cache folder of surveyctl (surveyctl.manifests.cache); `off` keeps no cache.
+CACHE_VARIABLE = "SURVEYCTL_CACHE_DIR"
 _YES, _NO = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
 
 
@@ -68,6 +71,28 @@ def libpq_defaults() -> dict[str, str]:
     described and its password redacted as libpq will use them."""
     names = ("PGHOST", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSWORD")
     return {name: os.environ[name] for name in names if os.environ.get(name)}
+
+
+def cache_folder() -> Path | None:
+    """The user's cache folder of surveyctl: `$SURVEYCTL_CACHE_DIR`, else
+    `$XDG_CACHE_HOME/surveyctl`, else `~/.cache/surveyctl`; None when the variable says `off`
+    (or 0, false, no), when there is no home folder, and in CI unless the variable names a
+    folder: a CI machine starts empty and runs a command once, so it would only pay for
+    writing what no later run reads (a workflow that keeps the folder between runs names it)."""
+    value = os.environ.get(CACHE_VARIABLE, "").strip()
+    if value.lower() in _NO[1:]:
+        return None
+    if value:
+        return Path(value).expanduser()
+    if running_in_ci():
+        return None
+    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
+    if xdg and os.path.isabs(xdg):  # the XDG rule: a relative value is ignored
+        return Path(xdg) / "surveyctl"
+    try:
+        return Path.home() / ".cache" / "surveyctl"
+    except RuntimeError:  # no home folder to be found
+        return None
 
 
 def actor_name() -> str | None:

@@ -23,6 +23,23 @@ BUYER_1_KEY = "sandbox-buyer-1"
 BUYER_2_KEY = "sandbox-buyer-2"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def own_cache_folder(tmp_path_factory):
+    """The session's own cache folder (surveyctl.manifests.cache), in place of the user's: the
+    tests read manifests through the cache as a user's commands do, and leave nothing in
+    ~/.cache. Processes the tests start inherit it."""
+    import os
+
+    folder = tmp_path_factory.mktemp("cache")
+    before = os.environ.get("SURVEYCTL_CACHE_DIR")
+    os.environ["SURVEYCTL_CACHE_DIR"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("SURVEYCTL_CACHE_DIR", None)
+    else:
+        os.environ["SURVEYCTL_CACHE_DIR"] = before
+
+
 @pytest.fixture(autouse=True)
 def outside_ci(monkeypatch):
     """Every test runs as on a developer's machine, also when the suite runs in CI (which sets

@@ -12,6 +12,7 @@ if TYPE_CHECKING:  # imported when used, so that `--help` and `--version` stay l
     from surveyctl.api import ApiClient
     from surveyctl.catalog import Catalog
     from surveyctl.config import Config, Environment
+    from surveyctl.manifests.cache import ParsedCache
     from surveyctl.reconcile.run import RunOptions, Workspace
     from surveyctl.state import State, StateBackend
 
@@ -32,6 +33,7 @@ class CliContext:
     _config: Config | None = field(default=None, repr=False)
     _client: ApiClient | None = field(default=None, repr=False)
     _announced: bool = field(default=False, repr=False)
+    _manifest_cache: ParsedCache | None | bool = field(default=False, repr=False)
 
     def config(self) -> Config:
         if self._config is None:
@@ -44,6 +46,17 @@ class CliContext:
 
     def environment(self) -> Environment:
         return self.config().environment(self.env_name)
+
+    def manifest_cache(self) -> ParsedCache | None:
+        """The user's cache of manifest files read before (None when $SURVEYCTL_CACHE_DIR is
+        off or its folder cannot be used)."""
+        if self._manifest_cache is False:
+            from surveyctl.manifests.cache import ParsedCache
+            from surveyctl.variables import cache_folder
+
+            folder = cache_folder()
+            self._manifest_cache = None if folder is None else ParsedCache.at(folder / "manifests")
+        return self._manifest_cache  # type: ignore[return-value]
 
     @property
     def env_named(self) -> bool:
@@ -101,6 +114,7 @@ class CliContext:
             state=self.state_store(),
             marketplace=self.client,
             catalog=self.catalog(offline=offline, refresh=refresh_catalog),
+            manifest_cache=self.manifest_cache(),
         )
 
     def catalog(self, offline: bool = False, refresh: bool = False) -> Catalog | None:

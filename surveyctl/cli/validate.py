@@ -73,7 +73,7 @@ def validate_command(
     and codes checked against the catalogue of the environment (cached for a day).
     """
     catalog = environment_catalog(ctx, offline, refresh_catalog)
-    state, diagnostics = load_manifests(manifest_paths(ctx, paths), catalog)
+    state, diagnostics = load_manifests(manifest_paths(ctx, paths), catalog, ctx.manifest_cache())
     if output_format == "json":
         click.echo(
             dumps(
@@ -122,7 +122,7 @@ def render_command(
     printed; otherwise an object of surveys and exclusion groups by name.
     """
     catalog = environment_catalog(ctx, offline, refresh_catalog)
-    state, diagnostics = load_manifests(manifest_paths(ctx, paths), catalog)
+    state, diagnostics = load_manifests(manifest_paths(ctx, paths), catalog, ctx.manifest_cache())
     unresolved = [s for s in state.surveys.values() if not s.resolved]
     for survey in unresolved:
         diagnostics.error(

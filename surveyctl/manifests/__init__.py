@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from surveyctl.catalog import Catalog
 from surveyctl.errors import Location
@@ -33,6 +34,9 @@ from surveyctl.memory import collector_paused
 from surveyctl.model import DesiredState
 from surveyctl.resources import PROGRAM
 
+if TYPE_CHECKING:
+    from surveyctl.manifests.cache import ParsedCache
+
 __all__ = [
     "Diagnostic",
     "Diagnostics",
@@ -43,19 +47,22 @@ __all__ = [
 
 
 def load_manifests(
-    paths: Iterable[str | Path], catalog: Catalog | None = None
+    paths: Iterable[str | Path],
+    catalog: Catalog | None = None,
+    cache: ParsedCache | None = None,
 ) -> tuple[DesiredState, Diagnostics]:
     """The desired state of the manifests under `paths`, and everything found wrong.
 
     Resources whose manifest has errors are left out of the state; check
-    `diagnostics.has_errors` before using it.
+    `diagnostics.has_errors` before using it. With `cache`, files read cleanly before are not
+    parsed again (surveyctl.manifests.cache).
     """
     with collector_paused():
-        return _load_manifests(list(paths), catalog)
+        return _load_manifests(list(paths), catalog, cache)
 
 
 def _load_manifests(
-    paths: list[str | Path], catalog: Catalog | None
+    paths: list[str | Path], catalog: Catalog | None, cache: ParsedCache | None
 ) -> tuple[DesiredState, Diagnostics]:
     diagnostics = Diagnostics()
     files = discover(paths, diagnostics)
@@ -63,7 +70,10 @@ def _load_manifests(
         shown = ", ".join(str(p) for p in paths) or "the current folder"
         diagnostics.error(f"No manifest files (*.yaml, *.yml) found in {shown}")
     state = DesiredState(files=[str(f) for f in files])
-    documents = [doc for path in files for doc in load_file(path, diagnostics)]
+    pack = cache.pack(paths) if cache is not None else None
+    documents = [doc for path in files for doc in load_file(path, diagnostics, pack)]
+    if pack is not None:
+        pack.save()
     specs = {}
     budgets = Budgets()  # what each file's programs and generators may make
     unbuilt: set[str] = set()
@@ -175,9 +185,13 @@ def _add_program(
         state.groups[group.name] = group
 
 
-def load_desired(paths: Iterable[str | Path], catalog: Catalog | None = None) -> DesiredState:
+def load_desired(
+    paths: Iterable[str | Path],
+    catalog: Catalog | None = None,
+    cache: ParsedCache | None = None,
+) -> DesiredState:
     """Like load_manifests, but raises ManifestError when any manifest has an error."""
-    state, diagnostics = load_manifests(paths, catalog)
+    state, diagnostics = load_manifests(paths, catalog, cache)
     if diagnostics.has_errors:
         raise ManifestError(diagnostics)
     return state

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from surveyctl.errors import Location
 from surveyctl.manifests.diagnostics import Diagnostics
@@ -35,6 +35,9 @@ from surveyctl.yamlsafe import (
     special_file_kind,
 )
 from surveyctl.yamlsafe import read_text as _read_text
+
+if TYPE_CHECKING:
+    from surveyctl.manifests.cache import Pack
 
 __all__ = ["Document", "MarkedDict", "MarkedList", "discover", "load_file", "load_text"]
 
@@ -108,21 +111,27 @@ def _walk(folder: Path, diagnostics: Diagnostics, walked: set[Path]) -> list[Pat
     return files
 
 
-def load_file(path: Path, diagnostics: Diagnostics) -> list[Document]:
-    """The documents of one file; every problem found becomes a diagnostic."""
+def load_file(
+    path: Path, diagnostics: Diagnostics, cache: Pack | None = None
+) -> list[Document]:
+    """The documents of one file; every problem found becomes a diagnostic. With `cache` (a
+    pack of surveyctl.manifests.cache), a file read cleanly before is not parsed again."""
     try:
         text = _read_text(path, LIMITS)
     except YamlProblem as problem:
         diagnostics.error(problem.summary, problem.location)
         return []
-    return load_text(text, str(path), diagnostics)
+    return load_text(text, str(path), diagnostics, cache)
 
 
-def load_text(text: str, filename: str, diagnostics: Diagnostics) -> list[Document]:
+def load_text(
+    text: str, filename: str, diagnostics: Diagnostics, cache: Pack | None = None
+) -> list[Document]:
     """The documents of YAML `text` read as file `filename`."""
     before = len(diagnostics)
     documents: list[Document] = []
-    loaded = load_documents(text, filename, LIMITS, diagnostics.error)
+    read = load_documents if cache is None else cache.load
+    loaded = read(text, filename, LIMITS, diagnostics.error)
     for item in loaded:
         if item.data is None:
             diagnostics.error(f"Document {item.index} is empty", item.location)

@@ -42,6 +42,7 @@ from surveyctl.manifests.substitution import OverBudget, like, merge, substitute
 from surveyctl.manifests.waves import waves_of
 from surveyctl.model import ExclusionGroup, Lifecycle, Program
 from surveyctl.resources import SURVEY, Member, member_name
+from surveyctl.yamlsafe.marked import Mark
 
 BUILT_IN = ("program", "locale", "country", "language", "wave")
 
@@ -216,16 +217,9 @@ def _with_locale(
     return out
 
 
-@dataclass(frozen=True)
-class _Mark:
+def _mark(where: Location) -> Mark:
     """A parser mark made from a Location (0-based line and column)."""
-
-    line: int
-    column: int
-
-
-def _mark(where: Location) -> _Mark:
-    return _Mark(where.line - 1, (where.column or 1) - 1)
+    return Mark(where.line - 1, (where.column or 1) - 1)
 
 
 def _document(program: MarkedDict, spec: MarkedDict, lifecycle: dict) -> MarkedDict:

@@ -25,6 +25,7 @@ from surveyctl.config import Config, Environment
 from surveyctl.errors import ConfigError, SurveyctlError
 from surveyctl.files import shown_path
 from surveyctl.manifests import Diagnostic, load_manifests
+from surveyctl.manifests.cache import ParsedCache
 from surveyctl.manifests.diagnostics import ERROR
 from surveyctl.memory import collector_paused
 from surveyctl.model import DesiredState
@@ -119,6 +120,8 @@ class Workspace:
     state: StateBackend
     marketplace: Callable[[], Marketplace]
     catalog: Catalog | None = None
+    # Manifest files read before (surveyctl.manifests.cache); None: each file is parsed.
+    manifest_cache: ParsedCache | None = None
     # Called as each live body of a plan is read: (address, done, total); see progress.py.
     on_read: ReadReport | None = None
     # Told of what a person should know before the plan is shown (an empty state), for stderr.
@@ -193,7 +196,9 @@ def desired_state(workspace: Workspace, options: RunOptions) -> DesiredState:
     """The manifests of `options.targets`, expanded and checked; ManifestErrors when they
     have errors."""
     desired, diagnostics = load_manifests(
-        manifest_paths(workspace.config, options.targets), workspace.catalog
+        manifest_paths(workspace.config, options.targets),
+        workspace.catalog,
+        workspace.manifest_cache,
     )
     if diagnostics.has_errors:
         raise ManifestErrors([d for d in diagnostics.sorted() if d.severity == ERROR])

@@ -35,6 +35,28 @@ _MEMO_SIZE = 100_000  # entries per memo of scalars; cleared when full
 _BAD_SCALAR = (ValueError, KeyError, IndexError, AttributeError, TypeError, OverflowError)
 
 
+class Mark:
+    """A place in a file as a parser's mark gives it (0-based line and column), for marks that
+    no parser made: a read kept in the cache, a value a program's expansion adds."""
+
+    __slots__ = ("line", "column")
+
+    def __init__(self, line: int, column: int):
+        self.line = line
+        self.column = column
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Mark) and self.line == other.line and self.column == other.column
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.line, self.column))
+
+    def __repr__(self) -> str:
+        return f"Mark(line={self.line}, column={self.column})"
+
+
 def location(filename: str, mark: Any) -> Location:
     """The 1-based Location of a YAML mark."""
     if mark is None:
@@ -54,6 +76,22 @@ class MarkedDict(dict):
     _start: Any
     _marks: dict[str, Any]
 
+    def __getattr__(self, name: str) -> Any:
+        # Called only for an attribute not set: a mapping read from the cache keeps its marks
+        # as the entry holds them (surveyctl.manifests.cache: ["d", line, column, key, line,
+        # column, value, ...]) and makes them when first asked for; most are never asked for.
+        packed = self.__dict__.get("_packed")
+        if packed is None or name not in ("_start", "_marks"):
+            raise AttributeError(name)
+        if name == "_start":
+            value: Any = Mark(packed[1], packed[2])
+        else:
+            value = {
+                packed[i]: Mark(packed[i + 1], packed[i + 2]) for i in range(3, len(packed), 4)
+            }
+        setattr(self, name, value)
+        return value
+
     @property
     def location(self) -> Location:
         return Location(self._file, self._start.line + 1, self._start.column + 1)
@@ -72,6 +110,19 @@ class MarkedList(list):
     _file: str
     _start: Any
     _marks: list[Any]
+
+    def __getattr__(self, name: str) -> Any:
+        # As MarkedDict's: a list read from the cache keeps its marks packed (["l", line,
+        # column, line, column, item, ...]) until they are first asked for.
+        packed = self.__dict__.get("_packed")
+        if packed is None or name not in ("_start", "_marks"):
+            raise AttributeError(name)
+        if name == "_start":
+            value: Any = Mark(packed[1], packed[2])
+        else:
+            value = [Mark(packed[i], packed[i + 1]) for i in range(3, len(packed), 3)]
+        setattr(self, name, value)
+        return value
 
     @property
     def location(self) -> Location:

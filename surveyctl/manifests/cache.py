@@ -1,0 +1,348 @@
+"""Manifest files read before, kept by their content: a file whose bytes are those of a clean
+read is not parsed again.
+
+Parsing YAML is most of the time `validate`, `plan` and `apply` spend on their manifests (about
+1.4 ms of 2.2 ms a file on a slow 2-core machine); the values a clean read produced come back
+from the cache in a fraction of that. An entry is found by the SHA-256 of the file's text and
+the reader's limits, in a pack whose name is the SHA-256 of the manifests' folders and of
+everything else that decides what a read makes of a text: the reader's own source files,
+PyYAML's version and whether libyaml parses, and Python's version. A changed byte, or another
+surveyctl, finds no entry and reads the file afresh.
+
+One pack holds the entries of one set of manifest paths (`plan`'s `manifests:`, say): it is
+read once, and written once at the end of a load that parsed a file or left an entry unused,
+with exactly the entries that load used. Packs not used for 30 days are removed.
+
+Only reads that reported nothing are kept, and only documents built straight from the parser's
+nodes (no aliases, no merge keys, every number finite), with values that JSON carries exactly;
+an error, or a document of another kind, is read afresh every time, so every problem still
+comes from the reader itself (the warnings a clean read makes are made again from its values).
+
+The cache lives in the user's cache folder (`$SURVEYCTL_CACHE_DIR`, else
+`$XDG_CACHE_HOME/surveyctl`, else `~/.cache/surveyctl`), never in the project: a pull request
+cannot plant an entry that would make a manifest read as something its text does not say. The
+folder is used only when it belongs to the user and no one else may write to it. Packs are
+JSON, read with bounded size and checked shape: an entry cut short, altered or not understood
+is a miss, and the file is read afresh.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import sys
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import orjson
+import yaml
+
+from surveyctl.errors import Location
+from surveyctl.yamlsafe import Limits, Loaded, MarkedDict, MarkedList, load_documents
+from surveyctl.yamlsafe import marked as _marked_module
+
+# Bumped when the layout of a pack changes (the reader's sources are in its name already).
+FORMAT = b"surveyctl parsed manifests 2"
+MAX_PACK_BYTES = 512_000_000  # a pack past this is not read (1,000 surveys: about 5 MB)
+UNUSED_DAYS = 30  # a pack no load used for this long is removed
+
+
+class Malformed(Exception):
+    """An entry that is not what this module writes."""
+
+
+class ParsedCache:
+    """The packs of one folder; `pack(paths)` is the pack of one set of manifest paths."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self._fingerprint: bytes | None = None
+
+    @classmethod
+    def at(cls, folder: Path) -> ParsedCache | None:
+        """The cache in `folder` (made, private to the user, when missing); None when the folder
+        cannot be made or may be written by another user."""
+        try:
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            if not _private(folder):
+                return None
+        except OSError:
+            return None
+        return cls(folder)
+
+    def pack(self, paths: Iterable[str | Path]) -> Pack:
+        """The pack of the manifests under `paths` (as given to load_manifests)."""
+        digest = hashlib.sha256(self._reader_fingerprint())
+        for path in sorted(os.path.abspath(path) for path in paths):
+            digest.update(os.fsencode(path) + b"\0")
+        return Pack(self.folder / f"{digest.hexdigest()}.json")
+
+    def _reader_fingerprint(self) -> bytes:
+        """What decides how a text is read, besides the text: computed once a process."""
+        if self._fingerprint is None:
+            digest = hashlib.sha256(FORMAT)
+            digest.update(f"{sys.version}|{yaml.__version__}|{yaml.__with_libyaml__}".encode())
+            for source in _reader_sources():
+                digest.update(source.read_bytes())
+            self._fingerprint = digest.digest()
+        return self._fingerprint
+
+
+class Pack:
+    """The entries of one set of manifest paths: `load` is `load_documents` with the pack in
+    front of it, `save` keeps what the loads used for the next run."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._found: dict[str, Any] | None = None  # the pack as read, by entry key
+        # The entries this run's loads used: as read from the pack, or encoded (JSON bytes).
+        self._used: dict[str, Any] = {}
+        self._changed = False
+        self.hits = 0
+        self.misses = 0
+
+    def load(self, text: str, filename: str, limits: Limits, report) -> list[Loaded]:
+        """The documents of `text` as `load_documents` reads them, from the pack when this
+        text was read cleanly before."""
+        key = _key(text, limits)
+        entry = self._entry(key)
+        if entry is not None:
+            try:
+                loaded = _decode(entry, filename)
+            except (Malformed, ValueError, TypeError, IndexError, KeyError, RecursionError):
+                loaded = None
+            if loaded is not None:
+                self.hits += 1
+                self._used[key] = entry
+                return loaded
+        self.misses += 1
+        self._changed = True
+        problems: list[str] = []
+
+        def noted(summary: str, where: Location) -> None:
+            problems.append(summary)
+            report(summary, where)
+
+        loaded = load_documents(text, filename, limits, noted)
+        if not problems and loaded and all(item.finite is True for item in loaded):
+            try:
+                self._used[key] = orjson.dumps([_encode(item) for item in loaded])
+            except (Malformed, TypeError, ValueError, KeyError, AttributeError):
+                pass  # orjson's JSONEncodeError is a TypeError: an integer past 64 bits, say
+        return loaded
+
+    def save(self) -> None:
+        """Writes the entries this run used, when it parsed a file or left an entry unused;
+        a folder that cannot be written just leaves the next run to parse again."""
+        if self._found is None:
+            return  # nothing was loaded
+        if not self._changed and self._found.keys() == self._used.keys():
+            _touch(self.path)  # used: not to be removed as unused
+            return
+        entries = b",".join(
+            orjson.dumps(key) + b":" + (entry if type(entry) is bytes else orjson.dumps(entry))
+            for key, entry in self._used.items()
+        )
+        temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+        try:
+            temporary.write_bytes(b'{"entries":{' + entries + b"}}")
+            os.replace(temporary, self.path)  # readers see the whole pack or none
+        except OSError:
+            temporary.unlink(missing_ok=True)
+            return
+        _remove_unused(self.path.parent)
+
+    def _entry(self, key: str) -> Any:
+        if self._found is None:
+            self._found = _read_pack(self.path)
+        entry = self._used.get(key)
+        if type(entry) is bytes:  # the same text twice in one load
+            return orjson.loads(entry)
+        return entry if entry is not None else self._found.get(key)
+
+
+def _key(text: str, limits: Limits) -> str:
+    digest = hashlib.sha256(repr(limits).encode())
+    digest.update(text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def _read_pack(path: Path) -> dict[str, Any]:
+    """The entries of the pack at `path`; none when it is missing, too large or not a pack."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_PACK_BYTES + 1)
+    except OSError:
+        return {}
+    if len(raw) > MAX_PACK_BYTES:
+        return {}
+    try:
+        pack = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return {}
+    entries = pack.get("entries") if type(pack) is dict else None
+    return entries if type(entries) is dict else {}
+
+
+def _touch(path: Path) -> None:
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
+def _remove_unused(folder: Path) -> None:
+    """Removes the packs no load used for UNUSED_DAYS (and temporary files left by a run that
+    was killed while writing); the pack just written is new."""
+    oldest = time.time() - UNUSED_DAYS * 86400
+    try:
+        for entry in os.scandir(folder):
+            if entry.name.endswith((".json", ".tmp")):
+                if entry.stat().st_mtime < oldest:
+                    os.unlink(entry.path)
+    except OSError:
+        pass
+
+
+def _reader_sources() -> list[Path]:
+    """The source files of the reader and of this cache."""
+    folder = Path(_marked_module.__file__).parent
+    return [*sorted(folder.glob("*.py")), Path(__file__)]
+
+
+def _private(folder: Path) -> bool:
+    """Whether `folder` is the user's own and no one else may write to it (always so where the
+    system has no user ids)."""
+    if not hasattr(os, "getuid"):
+        return True
+    info = os.stat(folder)
+    return (
+        stat.S_ISDIR(info.st_mode)
+        and info.st_uid == os.getuid()
+        and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    )
+
+
+# -- entries ---------------------------------------------------------------------------------
+# An entry is a list of documents: [line, column, index, value, [[line, column, text, number],
+# ...]] (its start, its place in the file, its value, the numbers YAML reads otherwise than
+# they show). A value is a scalar, or a list: ["d", line, column, key, line, column, value, ...]
+# for a mapping and ["l", line, column, line, column, value, ...] for a list, each key and item
+# with its 0-based mark. A mapping or list read back keeps that list as its packed marks
+# (surveyctl.yamlsafe.marked), which are made only when asked for.
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _encode(item: Loaded) -> list[Any]:
+    reread = [[where.line, where.column, text, number] for where, text, number in item.reread]
+    start, data = item.location, item.data
+    value = data if type(data) in _SCALARS else _encode_value(data)
+    return [start.line, start.column, item.index, value, reread]
+
+
+def _encode_value(value: Any) -> list[Any]:
+    # Scalars, most of a manifest, are written as they are without a call of their own.
+    kind = type(value)
+    if kind is MarkedDict:
+        start, marks = value._start, value._marks
+        out: list[Any] = ["d", start.line, start.column]
+        for key, item in value.items():
+            mark = marks[key]
+            encoded = item if type(item) in _SCALARS else _encode_value(item)
+            out += (key, mark.line, mark.column, encoded)
+        return out
+    if kind is MarkedList:
+        start = value._start
+        out = ["l", start.line, start.column]
+        for mark, item in zip(value._marks, value, strict=True):
+            out += (mark.line, mark.column, item if type(item) in _SCALARS else _encode_value(item))
+        return out
+    raise Malformed(kind.__name__)  # a date, bytes, a set: left to the reader
+
+
+def _decode(entry: Any, filename: str) -> list[Loaded]:
+    if type(entry) is not list or not entry:
+        raise Malformed("not a list of documents")
+    loaded = []
+    for document in entry:
+        line, column, index, value, reread = document
+        where = Location(filename, _count(line), _count(column))
+        rereads = tuple(
+            (Location(filename, _count(at), _count(col)), _text(text), _number(number))
+            for at, col, text, number in reread
+        )
+        data = _decode_value(value, filename) if type(value) is list else _scalar(value)
+        loaded.append(Loaded(data, where, _count(index), True, rereads))
+    return loaded
+
+
+def _decode_value(value: list[Any], filename: str) -> MarkedDict | MarkedList:
+    # The checks are written out: this runs for every key and item of every manifest read
+    # from the cache, and a call each would cost as much as the rest of the decoding.
+    tag, line, column = value[0], value[1], value[2]
+    if type(line) is not int or type(column) is not int or line < 0 or column < 0:
+        raise Malformed("a mark that is not a place")
+    if tag == "d":
+        if (len(value) - 3) % 4:
+            raise Malformed("a mapping cut short")
+        mapping = MarkedDict()
+        for at in range(3, len(value), 4):
+            key, line, column, item = value[at : at + 4]
+            if type(key) is not str or key in mapping:
+                raise Malformed("a key that is not text, or twice")
+            if type(line) is not int or type(column) is not int or line < 0 or column < 0:
+                raise Malformed("a mark that is not a place")
+            kind = type(item)
+            if kind is list:
+                item = _decode_value(item, filename)
+            elif kind is dict:
+                raise Malformed("a JSON object")
+            mapping[key] = item
+        mapping._file, mapping._packed = filename, value  # the marks: surveyctl.yamlsafe.marked
+        return mapping
+    if tag == "l":
+        if (len(value) - 3) % 3:
+            raise Malformed("a list cut short")
+        items = MarkedList()
+        append = items.append
+        for at in range(3, len(value), 3):
+            line, column, item = value[at : at + 3]
+            if type(line) is not int or type(column) is not int or line < 0 or column < 0:
+                raise Malformed("a mark that is not a place")
+            kind = type(item)
+            if kind is list:
+                item = _decode_value(item, filename)
+            elif kind is dict:
+                raise Malformed("a JSON object")
+            append(item)
+        items._file, items._packed = filename, value
+        return items
+    raise Malformed(f"an unknown tag {tag!r}")
+
+
+def _scalar(value: Any) -> Any:
+    if type(value) is dict:
+        raise Malformed("a JSON object")
+    return value
+
+
+def _count(value: Any) -> int:
+    if type(value) is not int or value < 0:
+        raise Malformed("a mark that is not a count")
+    return value
+
+
+def _text(value: Any) -> str:
+    if type(value) is not str:
+        raise Malformed("a text that is not one")
+    return value
+
+
+def _number(value: Any) -> int | float:
+    if type(value) not in (int, float):
+        raise Malformed("a number that is not one")
+    return value
