@@ -7,6 +7,10 @@ times, as the README runs it, in two ways:
   survey list and GETs no unchanged survey;
 - "read each": the same plan once the state's mod_on values are removed (a state written
   before surveyctl kept them, or a service whose list carries none): one GET per survey.
+The manifests come from the cache of files read before (surveyctl.manifests.cache, in a
+folder of the benchmark's own, which the apply filled), as on the machine of a user who planned
+them before; "list, no cache" is the list plan parsing every manifest (CI, or
+SURVEYCTL_CACHE_DIR=off).
 For each it prints each run, the median, the latency bound N x L / P and the ratio to it, the
 requests one more plan sends (counted from its `--debug` log), by method, and in the median run
 when the first and the last survey read were reported (its progress lines on stderr): the time
@@ -57,14 +61,16 @@ def project(root: Path, url: str, n: int, quotas: int) -> None:
     (root / "surveyctl.yaml").write_text(yaml.safe_dump(config))
 
 
-def run(root: Path, *arguments: str) -> subprocess.CompletedProcess:
+def run(root: Path, *arguments: str, cache: str = "") -> subprocess.CompletedProcess:
     return subprocess.run(
-        command(*arguments), cwd=root, env=_environment(), capture_output=True, text=True
+        command(*arguments), cwd=root, env=_environment(root, cache), capture_output=True, text=True
     )
 
 
-def _environment() -> dict[str, str]:
-    return user_environment(**{KEY_VARIABLE: "sandbox-buyer-1"})
+def _environment(root: Path, cache: str = "") -> dict[str, str]:
+    """The plan's environment: the key, and the benchmark's own cache folder (`off`: none)."""
+    folder = cache or str(root / "user-cache")
+    return user_environment(**{KEY_VARIABLE: "sandbox-buyer-1", "SURVEYCTL_CACHE_DIR": folder})
 
 
 def measure(n: int, args: argparse.Namespace) -> None:
@@ -77,20 +83,21 @@ def measure(n: int, args: argparse.Namespace) -> None:
             if created.returncode != 0:
                 raise SystemExit(f"apply failed: {created.stderr[-2000:]}")
             timed(root, n, args, "list")
+            timed(root, n, args, "list, no cache", cache="off")
             forget_mod_on(root / ".surveyctl" / "state" / "bench.json")
             timed(root, n, args, "read each")
 
 
-def timed(root: Path, n: int, args: argparse.Namespace, mode: str) -> None:
+def timed(root: Path, n: int, args: argparse.Namespace, mode: str, cache: str = "") -> None:
     """Times --repeat no-op plans as processes and prints them with the requests of one."""
     plan = ["plan", "--parallelism", str(args.parallelism), *shlex.split(args.plan_args)]
     walls = []
     answers = []
     for _ in range(args.repeat):
-        wall, first, last = timed_run(root, [*plan, "--detailed-exitcode"])
+        wall, first, last = timed_run(root, [*plan, "--detailed-exitcode"], cache)
         walls.append(wall)
         answers.append((first, last))
-    debug = run(root, "--debug", *plan)
+    debug = run(root, "--debug", *plan, cache=cache)
     requests = collections.Counter(
         f"{m.group(1)} {m.group(2)}" for m in _REQUEST.finditer(debug.stderr)
     )
@@ -115,7 +122,9 @@ def timed(root: Path, n: int, args: argparse.Namespace, mode: str) -> None:
         )
 
 
-def timed_run(root: Path, arguments: list[str]) -> tuple[float, float | None, float | None]:
+def timed_run(
+    root: Path, arguments: list[str], cache: str = ""
+) -> tuple[float, float | None, float | None]:
     """One plan as a process: its wall time, and when its first and last "read" progress
     lines (one per survey read, on stderr) arrived, in seconds from its start."""
     with tempfile.TemporaryFile("w+") as stdout:  # a file: a pipe left unread could fill
@@ -123,7 +132,7 @@ def timed_run(root: Path, arguments: list[str]) -> tuple[float, float | None, fl
         process = subprocess.Popen(
             command(*arguments),
             cwd=root,
-            env=_environment(),
+            env=_environment(root, cache),
             stdout=stdout,
             stderr=subprocess.PIPE,
             text=True,

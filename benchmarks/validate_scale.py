@@ -3,7 +3,9 @@
 Writes the surveys (one file each, gender x age x US region quotas written out in full) to a
 temporary folder, then times: loading and checking offline; the same against the attribute
 catalogue of a local sandbox, first with an empty cache (fetching en_US) and then with a warm
-one; and the `surveyctl validate --offline` command end to end in a fresh process. Each line
+one; the same offline through the cache of files read before (surveyctl.manifests.cache),
+empty and then filled; and the `surveyctl validate --offline` command end to end in a fresh
+process, without the cache, with an empty one (it fills it) and with a filled one. Each line
 shows wall time, CPU time and CPU time per survey (the figure to compare on a busy machine).
 Last, the time and peak memory of refusing hostile YAML: a manifest and a surveyctl.yaml of
 nested merge keys (`<<: [*m, *m]`, 30 levels) that PyYAML alone would expand to a billion
@@ -15,6 +17,7 @@ values.
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import subprocess
 import sys
@@ -28,6 +31,7 @@ from surveyctl.catalog import Catalog
 from surveyctl.config import SANDBOX_KEY, load_config
 from surveyctl.errors import ConfigError
 from surveyctl.manifests import load_manifests
+from surveyctl.manifests.cache import ParsedCache
 from surveyctl.sandbox.server import SandboxOptions, start
 
 GENDERS = {"m": "111", "f": "112"}
@@ -138,13 +142,16 @@ def main() -> None:
         size = sum(p.stat().st_size for p in folder.iterdir()) / 1e6
         print(f"{count} surveys x 24 quotas in {count} files ({size:.1f} MB)")
 
-        def check(catalog=None):
-            state, diagnostics = load_manifests([folder], catalog)
+        def check(catalog=None, cache=None):
+            state, diagnostics = load_manifests([folder], catalog, cache)
             assert not diagnostics.has_errors, diagnostics.sorted()[:3]
             assert len(state.surveys) == count
             return state
 
         timed("load + schema + rules, offline", check, count)
+        parsed = ParsedCache.at(Path(temp) / "parsed")
+        timed("offline, through an empty cache (fills it)", lambda: check(cache=parsed), count)
+        timed("offline, through the filled cache", lambda: check(cache=parsed), count)
         sandbox = start(SandboxOptions(db_path=Path(temp) / "sandbox.db"))
         client = ApiClient(sandbox.url, SANDBOX_KEY)
         try:
@@ -163,11 +170,17 @@ def main() -> None:
             client.close()
             sandbox.stop()
         command = [sys.executable, "-m", "surveyctl", "validate", "--offline", str(folder)]
-        timed(
-            "`surveyctl validate --offline` (new process)",
-            lambda: subprocess.run(command, check=True, capture_output=True),
-            count,
-        )
+        for label, cache_folder in [
+            ("no cache", "off"),
+            ("empty cache", str(Path(temp) / "user-cache")),
+            ("filled cache", str(Path(temp) / "user-cache")),
+        ]:
+            environment = {**os.environ, "SURVEYCTL_CACHE_DIR": cache_folder}
+
+            def validate(environment=environment):
+                subprocess.run(command, check=True, capture_output=True, env=environment)
+
+            timed(f"`surveyctl validate --offline` ({label})", validate, count)
         hostile(Path(temp))
 
 

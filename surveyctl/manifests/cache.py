@@ -48,6 +48,8 @@ from surveyctl.yamlsafe import marked as _marked_module
 FORMAT = b"surveyctl parsed manifests 2"
 MAX_PACK_BYTES = 512_000_000  # a pack past this is not read (1,000 surveys: about 5 MB)
 UNUSED_DAYS = 30  # a pack no load used for this long is removed
+# Only what JSON carries exactly: a date would be written as text, and read back as text.
+_EXACTLY = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
 
 
 class Malformed(Exception):
@@ -129,9 +131,9 @@ class Pack:
         loaded = load_documents(text, filename, limits, noted)
         if not problems and loaded and all(item.finite is True for item in loaded):
             try:
-                self._used[key] = orjson.dumps([_encode(item) for item in loaded])
-            except (Malformed, TypeError, ValueError, KeyError, AttributeError):
-                pass  # orjson's JSONEncodeError is a TypeError: an integer past 64 bits, say
+                self._used[key] = orjson.dumps([_encode(i) for i in loaded], option=_EXACTLY)
+            except (TypeError, ValueError, KeyError):
+                pass  # orjson's JSONEncodeError: a date, bytes, an integer past 64 bits
         return loaded
 
     def save(self) -> None:
@@ -232,36 +234,35 @@ def _private(folder: Path) -> bool:
 # they show). A value is a scalar, or a list: ["d", line, column, key, line, column, value, ...]
 # for a mapping and ["l", line, column, line, column, value, ...] for a list, each key and item
 # with its 0-based mark. A mapping or list read back keeps that list as its packed marks
-# (surveyctl.yamlsafe.marked), which are made only when asked for.
+# (surveyctl.yamlsafe.marked), made into marks only when asked for.
 
-_SCALARS = frozenset({str, int, float, bool, type(None)})
+_CONTAINERS = (MarkedDict, MarkedList)
 
 
 def _encode(item: Loaded) -> list[Any]:
     reread = [[where.line, where.column, text, number] for where, text, number in item.reread]
     start, data = item.location, item.data
-    value = data if type(data) in _SCALARS else _encode_value(data)
+    value = _encode_value(data) if type(data) in _CONTAINERS else data
     return [start.line, start.column, item.index, value, reread]
 
 
-def _encode_value(value: Any) -> list[Any]:
-    # Scalars, most of a manifest, are written as they are without a call of their own.
-    kind = type(value)
-    if kind is MarkedDict:
-        start, marks = value._start, value._marks
+def _encode_value(value: MarkedDict | MarkedList) -> list[Any]:
+    # Scalars, most of a manifest, are written as they are without a call of their own (and
+    # refused by orjson when JSON cannot carry them exactly: see _EXACTLY).
+    start = value._start
+    if type(value) is MarkedDict:
+        marks = value._marks
         out: list[Any] = ["d", start.line, start.column]
         for key, item in value.items():
             mark = marks[key]
-            encoded = item if type(item) in _SCALARS else _encode_value(item)
+            encoded = _encode_value(item) if type(item) in _CONTAINERS else item
             out += (key, mark.line, mark.column, encoded)
         return out
-    if kind is MarkedList:
-        start = value._start
-        out = ["l", start.line, start.column]
-        for mark, item in zip(value._marks, value, strict=True):
-            out += (mark.line, mark.column, item if type(item) in _SCALARS else _encode_value(item))
-        return out
-    raise Malformed(kind.__name__)  # a date, bytes, a set: left to the reader
+    out = ["l", start.line, start.column]
+    for mark, item in zip(value._marks, value, strict=True):
+        encoded = _encode_value(item) if type(item) in _CONTAINERS else item
+        out += (mark.line, mark.column, encoded)
+    return out
 
 
 def _decode(entry: Any, filename: str) -> list[Loaded]:

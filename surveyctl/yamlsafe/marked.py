@@ -67,9 +67,10 @@ def location(filename: str, mark: Any) -> Location:
 class MarkedDict(dict):
     """A mapping from YAML with the Location of itself and of each of its keys.
 
-    It keeps the parser's marks (0-based line and column) of itself and of each key, and
-    makes a Location only when one is asked for, which keeps loading a thousand manifests
-    fast.
+    It keeps the marks (0-based line and column) of itself and of each key, and makes a
+    Location only when one is asked for, which keeps loading a thousand manifests fast. Read
+    from the cache of files read before, it has them packed (`_packed`) as the cache holds
+    them, and makes the marks (`_start`, `_marks`) when first asked for.
     """
 
     _file: str
@@ -77,9 +78,10 @@ class MarkedDict(dict):
     _marks: dict[str, Any]
 
     def __getattr__(self, name: str) -> Any:
-        # Called only for an attribute not set: a mapping read from the cache keeps its marks
-        # as the entry holds them (surveyctl.manifests.cache: ["d", line, column, key, line,
-        # column, value, ...]) and makes them when first asked for; most are never asked for.
+        # Called only for an attribute not set: a mapping read from the cache
+        # (surveyctl.manifests.cache) has its marks packed, ["d", line, column, key, line,
+        # column, value, ...] (a child mapping or list by its own packed list), and makes them
+        # when first asked for; most are never asked for.
         packed = self.__dict__.get("_packed")
         if packed is None or name not in ("_start", "_marks"):
             raise AttributeError(name)
@@ -112,7 +114,7 @@ class MarkedList(list):
     _marks: list[Any]
 
     def __getattr__(self, name: str) -> Any:
-        # As MarkedDict's: a list read from the cache keeps its marks packed (["l", line,
+        # As MarkedDict's: a list read from the cache has its marks packed (["l", line,
         # column, line, column, item, ...]) until they are first asked for.
         packed = self.__dict__.get("_packed")
         if packed is None or name not in ("_start", "_marks"):
