@@ -282,47 +282,45 @@ def _decode(entry: Any, filename: str) -> list[Loaded]:
 
 
 def _decode_value(value: list[Any], filename: str) -> MarkedDict | MarkedList:
-    # The checks are written out: this runs for every key and item of every manifest read
-    # from the cache, and a call each would cost as much as the rest of the decoding.
-    tag, line, column = value[0], value[1], value[2]
-    if type(line) is not int or type(column) is not int or line < 0 or column < 0:
-        raise Malformed("a mark that is not a place")
+    tag = value[0]
+    _check_mark(value[1], value[2])
     if tag == "d":
         if (len(value) - 3) % 4:
             raise Malformed("a mapping cut short")
         mapping = MarkedDict()
         for at in range(3, len(value), 4):
-            key, line, column, item = value[at : at + 4]
+            key = value[at]
             if type(key) is not str or key in mapping:
                 raise Malformed("a key that is not text, or twice")
-            if type(line) is not int or type(column) is not int or line < 0 or column < 0:
-                raise Malformed("a mark that is not a place")
-            kind = type(item)
-            if kind is list:
-                item = _decode_value(item, filename)
-            elif kind is dict:
-                raise Malformed("a JSON object")
-            mapping[key] = item
+            mapping[key] = _child(value[at + 1], value[at + 2], value[at + 3], filename)
         mapping._file, mapping._packed = filename, value  # the marks: surveyctl.yamlsafe.marked
         return mapping
     if tag == "l":
         if (len(value) - 3) % 3:
             raise Malformed("a list cut short")
-        items = MarkedList()
-        append = items.append
-        for at in range(3, len(value), 3):
-            line, column, item = value[at : at + 3]
-            if type(line) is not int or type(column) is not int or line < 0 or column < 0:
-                raise Malformed("a mark that is not a place")
-            kind = type(item)
-            if kind is list:
-                item = _decode_value(item, filename)
-            elif kind is dict:
-                raise Malformed("a JSON object")
-            append(item)
+        items = MarkedList(
+            _child(value[at], value[at + 1], value[at + 2], filename)
+            for at in range(3, len(value), 3)
+        )
         items._file, items._packed = filename, value
         return items
     raise Malformed(f"an unknown tag {tag!r}")
+
+
+def _child(line: Any, column: Any, item: Any, filename: str) -> Any:
+    """A key's value or a list's item, with its mark checked."""
+    _check_mark(line, column)
+    kind = type(item)
+    if kind is list:
+        return _decode_value(item, filename)
+    if kind is dict:
+        raise Malformed("a JSON object")
+    return item
+
+
+def _check_mark(line: Any, column: Any) -> None:
+    if type(line) is not int or type(column) is not int or line < 0 or column < 0:
+        raise Malformed("a mark that is not a place")
 
 
 def _scalar(value: Any) -> Any:

@@ -64,7 +64,28 @@ def location(filename: str, mark: Any) -> Location:
     return Location(filename, mark.line + 1, mark.column + 1)
 
 
-class MarkedDict(dict):
+class _PackedMarks:
+    """Marks made when first asked for, from the packed form a value read from the cache of
+    files read before has (surveyctl.manifests.cache): ["d", line, column, key, line, column,
+    value, ...] for a mapping, ["l", line, column, line, column, item, ...] for a list. Most
+    marks are never asked for; a finding asks for the few it points at."""
+
+    def __getattr__(self, name: str) -> Any:
+        # Called only for an attribute not set: the marks of a value built from the parser's
+        # nodes are set, and so are those of one whose marks were made already.
+        packed = self.__dict__.get("_packed")
+        if packed is None or name not in ("_start", "_marks"):
+            raise AttributeError(name)
+        value = Mark(packed[1], packed[2]) if name == "_start" else self._unpacked(packed)
+        setattr(self, name, value)
+        return value
+
+    @staticmethod
+    def _unpacked(packed: list[Any]) -> Any:
+        raise NotImplementedError
+
+
+class MarkedDict(_PackedMarks, dict):
     """A mapping from YAML with the Location of itself and of each of its keys.
 
     It keeps the marks (0-based line and column) of itself and of each key, and makes a
@@ -77,22 +98,9 @@ class MarkedDict(dict):
     _start: Any
     _marks: dict[str, Any]
 
-    def __getattr__(self, name: str) -> Any:
-        # Called only for an attribute not set: a mapping read from the cache
-        # (surveyctl.manifests.cache) has its marks packed, ["d", line, column, key, line,
-        # column, value, ...] (a child mapping or list by its own packed list), and makes them
-        # when first asked for; most are never asked for.
-        packed = self.__dict__.get("_packed")
-        if packed is None or name not in ("_start", "_marks"):
-            raise AttributeError(name)
-        if name == "_start":
-            value: Any = Mark(packed[1], packed[2])
-        else:
-            value = {
-                packed[i]: Mark(packed[i + 1], packed[i + 2]) for i in range(3, len(packed), 4)
-            }
-        setattr(self, name, value)
-        return value
+    @staticmethod
+    def _unpacked(packed: list[Any]) -> dict[str, Mark]:
+        return {packed[i]: Mark(packed[i + 1], packed[i + 2]) for i in range(3, len(packed), 4)}
 
     @property
     def location(self) -> Location:
@@ -106,25 +114,16 @@ class MarkedDict(dict):
         return Location(self._file, mark.line + 1, mark.column + 1)
 
 
-class MarkedList(list):
+class MarkedList(_PackedMarks, list):
     """A list from YAML with the Location of itself and of each item (kept as marks)."""
 
     _file: str
     _start: Any
     _marks: list[Any]
 
-    def __getattr__(self, name: str) -> Any:
-        # As MarkedDict's: a list read from the cache has its marks packed (["l", line,
-        # column, line, column, item, ...]) until they are first asked for.
-        packed = self.__dict__.get("_packed")
-        if packed is None or name not in ("_start", "_marks"):
-            raise AttributeError(name)
-        if name == "_start":
-            value: Any = Mark(packed[1], packed[2])
-        else:
-            value = [Mark(packed[i], packed[i + 1]) for i in range(3, len(packed), 3)]
-        setattr(self, name, value)
-        return value
+    @staticmethod
+    def _unpacked(packed: list[Any]) -> list[Mark]:
+        return [Mark(packed[i], packed[i + 1]) for i in range(3, len(packed), 3)]
 
     @property
     def location(self) -> Location:

@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 from surveyctl.errors import Location
 from surveyctl.yamlsafe import Limits, MarkedDict, MarkedList, load_documents
 
+from .documents import documents, scalars
+
 LIMITS = Limits("manifest file", max_bytes=1_000_000, max_values=100_000)
 FILE = "doc.yaml"
 
@@ -44,25 +46,13 @@ def assert_marks_match(value, node) -> None:
             assert_marks_match(item, child)
 
 
-SCALARS = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(min_value=-(10**20), max_value=10**20),
-    st.floats(allow_nan=False),
-    st.text(max_size=12),
-    st.sampled_from(["yes", "No", "on", "OFF", "017", "1_000", "1:30", "1e3", "-.5", "0o17"]),
-)
-DOCUMENTS = st.recursive(
-    SCALARS,
-    lambda inner: (
-        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
-    ),
-    max_leaves=30,
+DOCUMENTS = documents(
+    scalars(st.integers(min_value=-(10**20), max_value=10**20), st.floats(allow_nan=False))
 )
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(document=st.dictionaries(st.text(max_size=8), DOCUMENTS, max_size=5), flow=st.booleans())
+@given(document=DOCUMENTS, flow=st.booleans())
 def test_documents_load_as_pyyaml_loads_them_with_its_marks(document, flow):
     text = yaml.safe_dump(document, default_flow_style=flow, allow_unicode=True)
     (loaded,), problems = load(text)
