@@ -224,11 +224,14 @@ def _sent_twice(db: Path) -> int:
 
 
 def _journal_lines(project: Path) -> list[dict]:
-    path = project / ".surveyctl" / "adjustments" / "bench.jsonl"
-    try:
-        lines = path.read_text().splitlines()
-    except OSError:
-        return []
+    """The events of the project's adjustment journal: one file per buyer account
+    (`.surveyctl/adjustments/buyer-<account>.jsonl`), a single one here."""
+    lines = []
+    for path in sorted((project / ".surveyctl" / "adjustments").glob("*.jsonl")):
+        try:
+            lines += path.read_text().splitlines()
+        except OSError:
+            continue
     events = []
     for line in lines:
         try:

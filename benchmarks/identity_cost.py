@@ -33,6 +33,7 @@ from surveyctl.reconcile.run import (
     desired_state,
     plan_run,
 )
+from surveyctl.reconcile.twins import find_twins
 from surveyctl.sandbox.app import create_app
 from surveyctl.sandbox.store import Store
 from surveyctl.state import FileStateStore
@@ -100,7 +101,7 @@ def measure(size: int, creates: int, latency_ms: int, repeat: int) -> None:
                 client = ApiClient(url, KEY)
                 desired = desired_state(workspace(client), options)
                 started = time.perf_counter()
-                found = identity.find_twins(
+                found = find_twins(
                     client, desired, store.load(), identity.Rule.of(environment)
                 )
                 checks.append(time.perf_counter() - started)
