@@ -29,6 +29,7 @@ is a miss, and the file is read afresh.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import stat
 import sys
@@ -43,6 +44,8 @@ import yaml
 from surveyctl.errors import Location
 from surveyctl.yamlsafe import Limits, Loaded, MarkedDict, MarkedList, load_documents
 from surveyctl.yamlsafe import marked as _marked_module
+
+log = logging.getLogger("surveyctl.manifests")
 
 # Bumped when the layout of a pack changes (the reader's sources are in its name already).
 FORMAT = b"surveyctl parsed manifests 2"
@@ -141,6 +144,12 @@ class Pack:
         a folder that cannot be written just leaves the next run to parse again."""
         if self._found is None:
             return  # nothing was loaded
+        log.debug(
+            "> %d manifest file(s) read from the cache, %d parsed (%s)",
+            self.hits,
+            self.misses,
+            self.path,
+        )
         if not self._changed and self._found.keys() == self._used.keys():
             _touch(self.path)  # used: not to be removed as unused
             return

@@ -477,3 +477,15 @@ def test_in_ci_the_cache_is_kept_only_in_a_folder_named_for_it(tmp_path, monkeyp
 
     monkeypatch.setenv("SURVEYCTL_CACHE_DIR", str(tmp_path / "kept"))
     assert cache_folder() == tmp_path / "kept"
+
+
+def test_debug_says_how_many_files_came_from_the_cache(tmp_path):
+    (tmp_path / "survey.yaml").write_bytes(US_SURVEY.read_bytes())
+    runner = CliRunner(env={"SURVEYCTL_CACHE_DIR": str(tmp_path / "user-cache")})
+    arguments = ["--debug", "validate", "--offline", str(tmp_path / "survey.yaml")]
+
+    first = runner.invoke(cli, arguments)
+    second = runner.invoke(cli, arguments)
+
+    assert "0 manifest file(s) read from the cache, 1 parsed" in first.stderr
+    assert "1 manifest file(s) read from the cache, 0 parsed" in second.stderr
