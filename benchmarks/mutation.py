@@ -165,6 +165,9 @@ TARGETS = {
             "tests/hostile/test_partial_progress.py",
         ),
     ),
+    # The cache of manifest files read before: a file is read from it only when its bytes and
+    # the reader are those of a clean read, and anything else is read afresh.
+    "cache": Target("surveyctl/manifests/cache.py", ("tests/manifests/test_cache.py",)),
     # Money: what `surveyctl adjust` asks before it submits, what it refuses (a protected
     # environment, transactions an earlier adjustment carried, a file naming another survey)
     # and what it says and records once the service answered.
@@ -681,6 +684,36 @@ EQUIVALENT.update(
         "connection and info, so they are both set or (never) both not",
         _PGLOCK + "__init____mutmut_13": "the connection is read only after acquire set it",
         _PGLOCK + "__init____mutmut_14": "info is read only after acquire set it",
+    }
+)
+
+_CACHE = "surveyctl.manifests.cache."
+_STRICT = (
+    "strict zip: the reader gives a list one mark per item, so marks and items are always as "
+    "many"
+)
+_FILE_TEXT = (
+    "the text of a file is decoded UTF-8 (no lone surrogates), which encodes alike with any "
+    "spelling of the codec or without surrogatepass"
+)
+_BOUNDARY = "a boundary no clock reading meets: a pack exactly 30 days (and 0 s) old"
+EQUIVALENT.update(
+    {
+        _CACHE + "x__decode_value__mutmut_50": "(n + 3) % 3 is (n - 3) % 3",
+        **{f"{_CACHE}x__encode_value__mutmut_{n}": _STRICT for n in (22, 25, 26)},
+        **{f"{_CACHE}x__key__mutmut_{n}": _FILE_TEXT for n in (8, 10, 11, 12)},
+        _CACHE + "x__private__mutmut_8": "the branch of a system without user ids (not POSIX)",
+        _CACHE + "x__read_pack__mutmut_8": "reading it all or one byte past the bound, the size "
+        "check refuses the same packs; only the memory spent on a pack past the bound differs",
+        _CACHE + "x__read_pack__mutmut_10": "as x__read_pack__mutmut_8",
+        _CACHE + "x__remove_unused__mutmut_4": _BOUNDARY,
+        _CACHE + "x__remove_unused__mutmut_11": _BOUNDARY,
+        _CACHE + "xǁPackǁ__init____mutmut_4": "None for False: both are false",
+        _CACHE + "xǁPackǁ_entry__mutmut_9": "an entry read from the pack and used again in the "
+        "same load is the same entry in the pack as read",
+        _CACHE + "xǁPackǁload__mutmut_26": "only whether a problem was reported is read",
+        _CACHE + "xǁParsedCacheǁpack__mutmut_8": "another separator between the paths parts "
+        "them as well",
     }
 )
 

@@ -28,6 +28,7 @@ is a miss, and the file is read afresh.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -56,7 +57,8 @@ _EXACTLY = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
 
 
 class Malformed(Exception):
-    """An entry that is not what this module writes."""
+    """An entry that is not what this module writes: it is read as no entry (a miss), so it
+    carries no message; each place it is raised says why in a comment."""
 
 
 class ParsedCache:
@@ -162,7 +164,8 @@ class Pack:
             temporary.write_bytes(b'{"entries":{' + entries + b"}}")
             os.replace(temporary, self.path)  # readers see the whole pack or none
         except OSError:
-            temporary.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):  # made or not: what matters is the command
+                temporary.unlink()
             return
         _remove_unused(self.path.parent)
 
@@ -276,7 +279,7 @@ def _encode_value(value: MarkedDict | MarkedList) -> list[Any]:
 
 def _decode(entry: Any, filename: str) -> list[Loaded]:
     if type(entry) is not list or not entry:
-        raise Malformed("not a list of documents")
+        raise Malformed  # not a list of documents
     loaded = []
     for document in entry:
         line, column, index, value, reread = document
@@ -295,25 +298,25 @@ def _decode_value(value: list[Any], filename: str) -> MarkedDict | MarkedList:
     _check_mark(value[1], value[2])
     if tag == "d":
         if (len(value) - 3) % 4:
-            raise Malformed("a mapping cut short")
+            raise Malformed  # a mapping cut short
         mapping = MarkedDict()
         for at in range(3, len(value), 4):
             key = value[at]
             if type(key) is not str or key in mapping:
-                raise Malformed("a key that is not text, or twice")
+                raise Malformed  # a key that is not text, or twice
             mapping[key] = _child(value[at + 1], value[at + 2], value[at + 3], filename)
         mapping._file, mapping._packed = filename, value  # the marks: surveyctl.yamlsafe.marked
         return mapping
     if tag == "l":
         if (len(value) - 3) % 3:
-            raise Malformed("a list cut short")
+            raise Malformed  # a list cut short
         items = MarkedList(
             _child(value[at], value[at + 1], value[at + 2], filename)
             for at in range(3, len(value), 3)
         )
         items._file, items._packed = filename, value
         return items
-    raise Malformed(f"an unknown tag {tag!r}")
+    raise Malformed  # an unknown tag
 
 
 def _child(line: Any, column: Any, item: Any, filename: str) -> Any:
@@ -323,34 +326,32 @@ def _child(line: Any, column: Any, item: Any, filename: str) -> Any:
     if kind is list:
         return _decode_value(item, filename)
     if kind is dict:
-        raise Malformed("a JSON object")
+        raise Malformed  # a JSON object
     return item
 
 
 def _check_mark(line: Any, column: Any) -> None:
     if type(line) is not int or type(column) is not int or line < 0 or column < 0:
-        raise Malformed("a mark that is not a place")
-
-
+        raise Malformed  # a mark that is not a place
 def _scalar(value: Any) -> Any:
     if type(value) is dict:
-        raise Malformed("a JSON object")
+        raise Malformed  # a JSON object
     return value
 
 
 def _count(value: Any) -> int:
-    if type(value) is not int or value < 0:
-        raise Malformed("a mark that is not a count")
+    if type(value) is not int or value < 1:
+        raise Malformed  # not a line, column or index (each counted from 1)
     return value
 
 
 def _text(value: Any) -> str:
     if type(value) is not str:
-        raise Malformed("a text that is not one")
+        raise Malformed  # a text that is not one
     return value
 
 
 def _number(value: Any) -> int | float:
     if type(value) not in (int, float):
-        raise Malformed("a number that is not one")
+        raise Malformed  # a number that is not one
     return value

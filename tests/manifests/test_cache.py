@@ -147,25 +147,29 @@ def test_the_pack_keeps_only_the_entries_of_the_last_run(runs):
 
 def test_a_file_with_a_problem_is_read_afresh_each_time_and_says_it_each_time(runs):
     text = SURVEY + "name: twice\n"
+    fresh = read(text)
     first = runs.read(text)
     second = runs.read(text)
 
     assert runs.hits == 0
     assert any("Duplicate key 'name'" in finding for finding in first[1])
-    assert second[1] == first[1]
+    same_reads(fresh, first)
+    same_reads(fresh, second)
     assert runs.entries() == {}
 
 
 def test_a_document_left_out_for_its_depth_is_said_again_beside_one_that_loads(runs):
     too_deep = "deep: " + "[" * 40 + "]" * 40 + "\n"
     text = too_deep + "---\n" + SURVEY
+    fresh = read(text)
     first = runs.read(text)
     second = runs.read(text)
 
     assert len(first[0]) == 1
     assert any("nests deeper" in finding or "too deep" in finding for finding in first[1])
     assert runs.hits == 0
-    same_reads(first, second)
+    same_reads(fresh, first)
+    same_reads(fresh, second)
 
 
 def test_a_number_yaml_reads_otherwise_is_warned_of_again_when_it_comes_from_the_cache(runs):
@@ -193,6 +197,64 @@ def test_a_value_json_cannot_carry_exactly_is_read_afresh_every_time(runs, value
     assert second[0][0].data["extra"] == first[0][0].data["extra"]
 
 
+def test_a_document_that_is_not_a_mapping_is_said_again_from_the_cache(runs):
+    fresh = read("just text\n")
+    runs.read("just text\n")
+    again = runs.read("just text\n")
+
+    assert runs.hits == 1
+    assert any("must be a mapping" in finding for finding in again[1])
+    same_reads(fresh, again)
+
+
+def test_entries_read_from_the_pack_are_kept_when_the_pack_is_written_again(runs):
+    other = SURVEY.replace("cached", "other")
+    pack = runs.cache.pack(["surveys"])
+    read(SURVEY, pack, "surveys/a.yaml")
+    pack.save()
+    pack = runs.cache.pack(["surveys"])
+    read(SURVEY, pack, "surveys/a.yaml")
+    read(other, pack, "surveys/b.yaml")
+    pack.save()  # a hit and a parse: written again with both
+
+    pack = runs.cache.pack(["surveys"])
+    first, second = read(SURVEY, pack, "surveys/a.yaml"), read(other, pack, "surveys/b.yaml")
+
+    assert (pack.hits, pack.misses) == (2, 0)
+    same_reads(read(SURVEY, None, "surveys/a.yaml"), first)
+    same_reads(read(other, None, "surveys/b.yaml"), second)
+
+
+def test_a_load_that_changes_nothing_leaves_the_pack_as_it_is(runs):
+    runs.read(SURVEY)
+    written = runs.pack_file.stat()
+
+    runs.read(SURVEY)
+
+    assert runs.hits == 1
+    assert runs.pack_file.stat().st_ino == written.st_ino  # not written again
+
+
+def test_an_entry_read_under_other_limits_is_not_used(runs):
+    from surveyctl.yamlsafe import Limits
+
+    runs.read(SURVEY)
+    pack = runs.cache.pack(["surveys"])
+    other = Limits("manifest file", max_bytes=1_000_000, max_values=1_000, max_depth=8)
+
+    pack.load(SURVEY, "surveys/cached.yaml", other, lambda *problem: None)
+
+    assert (pack.hits, pack.misses) == (0, 1)
+
+
+def test_the_readers_own_sources_name_the_pack(runs):
+    from surveyctl.manifests import cache
+
+    names = {path.name for path in cache._reader_sources()}
+
+    assert {"__init__.py", "bounds.py", "marked.py", "cache.py"} <= names
+
+
 def test_the_same_text_twice_in_one_load_is_parsed_once(runs):
     pack = runs.cache.pack(["surveys"])
 
@@ -217,9 +279,20 @@ def _damaged_entry(runs: Runs, entry) -> None:
         lambda raw: b"\x00" * 64,
         lambda raw: b'{"kind": "Survey"}',  # JSON, but not a pack
         lambda raw: b'{"entries": []}',
+        lambda raw: b"[]",
+        lambda raw: b"\xff\xfe" * 32,  # not UTF-8
         lambda raw: b"[" * 100_000 + b"]" * 100_000,  # nested past any reader
     ],
-    ids=["cut-short", "empty", "zeros", "other-json", "entries-not-a-mapping", "deep"],
+    ids=[
+        "cut-short",
+        "empty",
+        "zeros",
+        "other-json",
+        "entries-not-a-mapping",
+        "a-list",
+        "not-utf-8",
+        "deep",
+    ],
 )
 def test_a_damaged_pack_is_a_miss_and_the_file_is_read_afresh(runs, damage):
     fresh = read(SURVEY)
@@ -247,6 +320,14 @@ def test_a_damaged_pack_is_a_miss_and_the_file_is_read_afresh(runs, damage):
         [[1, 1, 1, ["l", 0, "0", 0, 0, 1], []]],  # a column that is text
         [[1, 1, 1, ["d", 0, 0], [[1, 1, 5, 5]]]],  # a reread without its text
         [[1, 1, 1, ["d", 0, 0]]],  # a document cut short
+        [[1, 1, 1, ["d", -1, 0], []]],  # a mapping starting on a negative line
+        [[1, 1, 1, ["d", 0, 0, "k", 0, -1, 1], []]],  # a key in a negative column
+        [[1, 1, 1, ["l", 0, 0, 0, 0.5, 1], []]],  # a column that is a fraction
+        [["1", 1, 1, ["d", 0, 0], []]],  # a document's line as text
+        [[1.5, 1, 1, ["d", 0, 0], []]],  # a document's line as a fraction
+        [[1, 1, 1, {"o": 1}, []]],  # a document that is an object
+        [[1, 1, 1, ["d", 0, 0], [[1, 1, "010", "8"]]]],  # a reread number as text
+        [[0, 1, 1, ["d", 0, 0], []]],  # a document on line 0 (lines count from 1)
     ],
     ids=[
         "no-document",
@@ -261,6 +342,14 @@ def test_a_damaged_pack_is_a_miss_and_the_file_is_read_afresh(runs, damage):
         "column-text",
         "reread-cut",
         "document-cut-short",
+        "mapping-negative-line",
+        "key-negative-column",
+        "column-fraction",
+        "document-line-text",
+        "document-line-fraction",
+        "document-object",
+        "reread-number-text",
+        "document-line-0",
     ],
 )
 def test_an_entry_not_understood_is_a_miss_and_the_file_is_read_afresh(runs, entry):
@@ -274,15 +363,16 @@ def test_an_entry_not_understood_is_a_miss_and_the_file_is_read_afresh(runs, ent
     same_reads(fresh, again)
 
 
-def test_a_pack_past_its_size_bound_is_not_read(runs, monkeypatch):
+@pytest.mark.parametrize(("slack", "hits"), [(-1, 0), (0, 1)], ids=["past", "at"])
+def test_a_pack_past_its_size_bound_is_not_read(runs, monkeypatch, slack, hits):
     from surveyctl.manifests import cache as module
 
     runs.read(SURVEY)
-    monkeypatch.setattr(module, "MAX_PACK_BYTES", runs.pack_file.stat().st_size - 1)
+    monkeypatch.setattr(module, "MAX_PACK_BYTES", runs.pack_file.stat().st_size + slack)
 
     runs.read(SURVEY)
 
-    assert runs.hits == 0
+    assert runs.hits == hits
 
 
 def test_a_miss_after_damage_writes_the_pack_again_and_the_next_read_is_a_hit(runs):
@@ -341,6 +431,31 @@ def test_a_pack_no_load_used_for_30_days_is_removed_when_another_is_written(runs
     assert runs.pack_file.exists()
 
 
+def test_a_write_that_cannot_even_start_leaves_the_command_to_go_on(runs):
+    runs.read(SURVEY)
+    pack = runs.cache.pack(["surveys"])
+    temporary = pack.path.with_name(f"{pack.path.name}.{os.getpid()}.tmp")
+    temporary.mkdir()  # the temporary file's place is taken
+    (temporary / "inside").write_text("kept")
+
+    found = read(SURVEY.replace("100", "300"), pack)
+    pack.save()
+
+    assert found[0][0].data["spec"]["completes_required"] == 300
+    assert (temporary / "inside").read_text() == "kept"
+
+
+def test_a_file_left_by_a_write_that_was_killed_is_removed_with_the_unused_packs(runs):
+    left = runs.cache.folder / "0123abcd.json.4242.tmp"
+    left.write_bytes(b'{"entries":{')
+    stale = time.time() - (UNUSED_DAYS + 1) * 86400
+    os.utime(left, (stale, stale))
+
+    runs.read(SURVEY)
+
+    assert not left.exists()
+
+
 def test_a_pack_used_without_a_change_is_kept_as_used(runs):
     runs.read(SURVEY)
     stale = time.time() - (UNUSED_DAYS + 1) * 86400
@@ -384,16 +499,17 @@ def test_a_cache_folder_that_cannot_be_made_reads_every_file(tmp_path):
 
 
 def test_a_pack_that_cannot_be_written_leaves_the_next_run_to_parse(runs):
-    runs.cache.folder.chmod(0o500)
-    try:
-        first = runs.read(SURVEY)
-        second = runs.read(SURVEY)
-    finally:
-        runs.cache.folder.chmod(0o700)
+    runs.pack_file.mkdir()  # what stands at the pack's place is not a file
+    (runs.pack_file / "inside").write_text("kept")
 
-    same_reads(first, second)
-    if os.getuid() != 0:  # root writes whatever the mode says
-        assert runs.hits == 0
+    first = runs.read(SURVEY)
+    second = runs.read(SURVEY)
+
+    assert runs.hits == 0
+    same_reads(read(SURVEY), first)
+    same_reads(read(SURVEY), second)
+    assert (runs.pack_file / "inside").read_text() == "kept"
+    assert list(runs.cache.folder.glob("*.tmp")) == []
 
 
 # Values JSON carries exactly: the cache keeps such documents (others are read afresh).
@@ -480,12 +596,17 @@ def test_in_ci_the_cache_is_kept_only_in_a_folder_named_for_it(tmp_path, monkeyp
 
 
 def test_debug_says_how_many_files_came_from_the_cache(tmp_path):
-    (tmp_path / "survey.yaml").write_bytes(US_SURVEY.read_bytes())
+    (tmp_path / "surveys").mkdir()
+    (tmp_path / "surveys" / "us.yaml").write_bytes(US_SURVEY.read_bytes())
+    other = US_SURVEY.read_text(encoding="utf-8").replace("brand-tracker-us", "other-us")
+    (tmp_path / "surveys" / "other.yaml").write_text(other, encoding="utf-8")
     runner = CliRunner(env={"SURVEYCTL_CACHE_DIR": str(tmp_path / "user-cache")})
-    arguments = ["--debug", "validate", "--offline", str(tmp_path / "survey.yaml")]
+    arguments = ["--debug", "validate", "--offline", str(tmp_path / "surveys")]
 
     first = runner.invoke(cli, arguments)
     second = runner.invoke(cli, arguments)
 
-    assert "0 manifest file(s) read from the cache, 1 parsed" in first.stderr
-    assert "1 manifest file(s) read from the cache, 0 parsed" in second.stderr
+    (pack,) = (tmp_path / "user-cache" / "manifests").glob("*.json")
+    said = "surveyctl.manifests > {} manifest file(s) read from the cache, {} parsed ({})"
+    assert said.format(0, 2, pack) in first.stderr.splitlines()
+    assert said.format(2, 0, pack) in second.stderr.splitlines()
