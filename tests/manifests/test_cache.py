@@ -274,24 +274,14 @@ def _damaged_entry(runs: Runs, entry) -> None:
 @pytest.mark.parametrize(
     "damage",
     [
-        lambda raw: raw[: len(raw) // 2],  # cut short by a full disk
-        lambda raw: b"",
-        lambda raw: b"\x00" * 64,
-        lambda raw: b'{"kind": "Survey"}',  # JSON, but not a pack
-        lambda raw: b'{"entries": []}',
-        lambda raw: b"[]",
-        lambda raw: b"\xff\xfe" * 32,  # not UTF-8
-        lambda raw: b"[" * 100_000 + b"]" * 100_000,  # nested past any reader
-    ],
-    ids=[
-        "cut-short",
-        "empty",
-        "zeros",
-        "other-json",
-        "entries-not-a-mapping",
-        "a-list",
-        "not-utf-8",
-        "deep",
+        pytest.param(lambda raw: raw[: len(raw) // 2], id="cut-short-by-a-full-disk"),
+        pytest.param(lambda raw: b"", id="empty"),
+        pytest.param(lambda raw: b"\x00" * 64, id="zeros"),
+        pytest.param(lambda raw: b'{"kind": "Survey"}', id="json-but-not-a-pack"),
+        pytest.param(lambda raw: b'{"entries": []}', id="entries-not-a-mapping"),
+        pytest.param(lambda raw: b"[]", id="a-list"),
+        pytest.param(lambda raw: b"\xff\xfe" * 32, id="not-utf-8"),
+        pytest.param(lambda raw: b"[" * 100_000 + b"]" * 100_000, id="nested-past-any-reader"),
     ],
 )
 def test_a_damaged_pack_is_a_miss_and_the_file_is_read_afresh(runs, damage):
@@ -308,48 +298,26 @@ def test_a_damaged_pack_is_a_miss_and_the_file_is_read_afresh(runs, damage):
 @pytest.mark.parametrize(
     "entry",
     [
-        [],
-        {"kind": "Survey"},
-        [[1, 1, 1, ["d", 0, 0, "name"], []]],  # a mapping cut short
-        [[1, 1, 1, ["x", 0, 0], []]],  # an unknown tag
-        [[1, 1, 1, ["d", 0, 0, "k", -1, 0, 1], []]],  # a negative line
-        [[1, 1, 1, ["d", 0, 0, "k", 0, 0, 1, "k", 1, 0, 2], []]],  # a key twice
-        [[1, 1, 1, ["d", 0, 0, 7, 0, 0, 1], []]],  # a key that is not text
-        [[1, 1, 1, ["d", 0, 0, "k", 0, 0, {"o": 1}], []]],  # an object
-        [[1, 1, 1, ["l", 0, 0, 0, 0], []]],  # a list item cut short
-        [[1, 1, 1, ["l", 0, "0", 0, 0, 1], []]],  # a column that is text
-        [[1, 1, 1, ["d", 0, 0], [[1, 1, 5, 5]]]],  # a reread without its text
-        [[1, 1, 1, ["d", 0, 0]]],  # a document cut short
-        [[1, 1, 1, ["d", -1, 0], []]],  # a mapping starting on a negative line
-        [[1, 1, 1, ["d", 0, 0, "k", 0, -1, 1], []]],  # a key in a negative column
-        [[1, 1, 1, ["l", 0, 0, 0, 0.5, 1], []]],  # a column that is a fraction
-        [["1", 1, 1, ["d", 0, 0], []]],  # a document's line as text
-        [[1.5, 1, 1, ["d", 0, 0], []]],  # a document's line as a fraction
-        [[1, 1, 1, {"o": 1}, []]],  # a document that is an object
-        [[1, 1, 1, ["d", 0, 0], [[1, 1, "010", "8"]]]],  # a reread number as text
-        [[0, 1, 1, ["d", 0, 0], []]],  # a document on line 0 (lines count from 1)
-    ],
-    ids=[
-        "no-document",
-        "object",
-        "mapping-cut-short",
-        "unknown-tag",
-        "negative-line",
-        "key-twice",
-        "key-not-text",
-        "object-value",
-        "list-cut-short",
-        "column-text",
-        "reread-cut",
-        "document-cut-short",
-        "mapping-negative-line",
-        "key-negative-column",
-        "column-fraction",
-        "document-line-text",
-        "document-line-fraction",
-        "document-object",
-        "reread-number-text",
-        "document-line-0",
+        pytest.param([], id="no-document"),
+        pytest.param({"kind": "Survey"}, id="object"),
+        pytest.param([[1, 1, 1, ["d", 0, 0, "name"], []]], id="mapping-cut-short"),
+        pytest.param([[1, 1, 1, ["x", 0, 0], []]], id="unknown-tag"),
+        pytest.param([[1, 1, 1, ["d", 0, 0, "k", -1, 0, 1], []]], id="key-negative-line"),
+        pytest.param([[1, 1, 1, ["d", 0, 0, "k", 0, 0, 1, "k", 1, 0, 2], []]], id="key-twice"),
+        pytest.param([[1, 1, 1, ["d", 0, 0, 7, 0, 0, 1], []]], id="key-not-text"),
+        pytest.param([[1, 1, 1, ["d", 0, 0, "k", 0, 0, {"o": 1}], []]], id="object-value"),
+        pytest.param([[1, 1, 1, ["l", 0, 0, 0, 0], []]], id="list-item-cut-short"),
+        pytest.param([[1, 1, 1, ["l", 0, "0", 0, 0, 1], []]], id="column-text"),
+        pytest.param([[1, 1, 1, ["d", 0, 0], [[1, 1, 5, 5]]]], id="reread-without-text"),
+        pytest.param([[1, 1, 1, ["d", 0, 0]]], id="document-cut-short"),
+        pytest.param([[1, 1, 1, ["d", -1, 0], []]], id="mapping-negative-line"),
+        pytest.param([[1, 1, 1, ["d", 0, 0, "k", 0, -1, 1], []]], id="key-negative-column"),
+        pytest.param([[1, 1, 1, ["l", 0, 0, 0, 0.5, 1], []]], id="column-fraction"),
+        pytest.param([["1", 1, 1, ["d", 0, 0], []]], id="document-line-text"),
+        pytest.param([[1.5, 1, 1, ["d", 0, 0], []]], id="document-line-fraction"),
+        pytest.param([[1, 1, 1, {"o": 1}, []]], id="document-object"),
+        pytest.param([[1, 1, 1, ["d", 0, 0], [[1, 1, "010", "8"]]]], id="reread-number-text"),
+        pytest.param([[0, 1, 1, ["d", 0, 0], []]], id="document-line-0-lines-count-from-1"),
     ],
 )
 def test_an_entry_not_understood_is_a_miss_and_the_file_is_read_afresh(runs, entry):
