@@ -708,10 +708,9 @@ EQUIVALENT.update(
         _CACHE + "x__read_pack__mutmut_10": "as x__read_pack__mutmut_8",
         _CACHE + "x__remove_unused__mutmut_4": _BOUNDARY,
         _CACHE + "x__remove_unused__mutmut_11": _BOUNDARY,
-        _CACHE + "xǁPackǁ__init____mutmut_4": "None for False: both are false",
         _CACHE + "xǁPackǁ_entry__mutmut_9": "an entry read from the pack and used again in the "
         "same load is the same entry in the pack as read",
-        _CACHE + "xǁPackǁload__mutmut_26": "only whether a problem was reported is read",
+        _CACHE + "xǁPackǁload__mutmut_24": "only whether a problem was reported is read",
         _CACHE + "xǁParsedCacheǁpack__mutmut_8": "another separator between the paths parts "
         "them as well",
     }

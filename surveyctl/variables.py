@@ -80,7 +80,7 @@ def cache_folder() -> Path | None:
     folder: a CI machine starts empty and runs a command once, so it would only pay for
     writing what no later run reads (a workflow that keeps the folder between runs names it)."""
     value = os.environ.get(CACHE_VARIABLE, "").strip()
-    if value.lower() in _NO[1:]:
+    if value and value.lower() in _NO:
         return None
     if value:
         return Path(value).expanduser()

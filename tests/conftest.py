@@ -28,16 +28,10 @@ def own_cache_folder(tmp_path_factory):
     """The session's own cache folder (surveyctl.manifests.cache), in place of the user's: the
     tests read manifests through the cache as a user's commands do, and leave nothing in
     ~/.cache. Processes the tests start inherit it."""
-    import os
-
     folder = tmp_path_factory.mktemp("cache")
-    before = os.environ.get("SURVEYCTL_CACHE_DIR")
-    os.environ["SURVEYCTL_CACHE_DIR"] = str(folder)
-    yield folder
-    if before is None:
-        os.environ.pop("SURVEYCTL_CACHE_DIR", None)
-    else:
-        os.environ["SURVEYCTL_CACHE_DIR"] = before
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SURVEYCTL_CACHE_DIR", str(folder))
+        yield folder
 
 
 @pytest.fixture(autouse=True)

@@ -33,7 +33,6 @@ class CliContext:
     _config: Config | None = field(default=None, repr=False)
     _client: ApiClient | None = field(default=None, repr=False)
     _announced: bool = field(default=False, repr=False)
-    _manifest_cache: ParsedCache | None | bool = field(default=False, repr=False)
 
     def config(self) -> Config:
         if self._config is None:
@@ -50,13 +49,11 @@ class CliContext:
     def manifest_cache(self) -> ParsedCache | None:
         """The user's cache of manifest files read before (None when $SURVEYCTL_CACHE_DIR is
         off or its folder cannot be used)."""
-        if self._manifest_cache is False:
-            from surveyctl.manifests.cache import ParsedCache
-            from surveyctl.variables import cache_folder
+        from surveyctl.manifests.cache import ParsedCache
+        from surveyctl.variables import cache_folder
 
-            folder = cache_folder()
-            self._manifest_cache = None if folder is None else ParsedCache.at(folder / "manifests")
-        return self._manifest_cache  # type: ignore[return-value]
+        folder = cache_folder()
+        return None if folder is None else ParsedCache.at(folder / "manifests")
 
     @property
     def env_named(self) -> bool:

@@ -107,7 +107,6 @@ class Pack:
         self._found: dict[str, Any] | None = None  # the pack as read, by entry key
         # The entries this run's loads used: as read from the pack, or encoded (JSON bytes).
         self._used: dict[str, Any] = {}
-        self._changed = False
         self.hits = 0
         self.misses = 0
 
@@ -126,7 +125,6 @@ class Pack:
                 self._used[key] = entry
                 return loaded
         self.misses += 1
-        self._changed = True
         problems: list[str] = []
 
         def noted(summary: str, where: Location) -> None:
@@ -152,7 +150,7 @@ class Pack:
             self.misses,
             self.path,
         )
-        if not self._changed and self._found.keys() == self._used.keys():
+        if not self.misses and self._found.keys() == self._used.keys():
             _touch(self.path)  # used: not to be removed as unused
             return
         entries = b",".join(
@@ -322,12 +320,7 @@ def _decode_value(value: list[Any], filename: str) -> MarkedDict | MarkedList:
 def _child(line: Any, column: Any, item: Any, filename: str) -> Any:
     """A key's value or a list's item, with its mark checked."""
     _check_mark(line, column)
-    kind = type(item)
-    if kind is list:
-        return _decode_value(item, filename)
-    if kind is dict:
-        raise Malformed  # a JSON object
-    return item
+    return _decode_value(item, filename) if type(item) is list else _scalar(item)
 
 
 def _check_mark(line: Any, column: Any) -> None:

@@ -112,25 +112,25 @@ def _walk(folder: Path, diagnostics: Diagnostics, walked: set[Path]) -> list[Pat
 
 
 def load_file(
-    path: Path, diagnostics: Diagnostics, cache: Pack | None = None
+    path: Path, diagnostics: Diagnostics, pack: Pack | None = None
 ) -> list[Document]:
-    """The documents of one file; every problem found becomes a diagnostic. With `cache` (a
-    pack of surveyctl.manifests.cache), a file read cleanly before is not parsed again."""
+    """The documents of one file; every problem found becomes a diagnostic. With `pack` (of
+    surveyctl.manifests.cache), a file read cleanly before is not parsed again."""
     try:
         text = _read_text(path, LIMITS)
     except YamlProblem as problem:
         diagnostics.error(problem.summary, problem.location)
         return []
-    return load_text(text, str(path), diagnostics, cache)
+    return load_text(text, str(path), diagnostics, pack)
 
 
 def load_text(
-    text: str, filename: str, diagnostics: Diagnostics, cache: Pack | None = None
+    text: str, filename: str, diagnostics: Diagnostics, pack: Pack | None = None
 ) -> list[Document]:
     """The documents of YAML `text` read as file `filename`."""
     before = len(diagnostics)
     documents: list[Document] = []
-    read = load_documents if cache is None else cache.load
+    read = load_documents if pack is None else pack.load
     loaded = read(text, filename, LIMITS, diagnostics.error)
     for item in loaded:
         if item.data is None:

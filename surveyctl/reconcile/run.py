@@ -19,13 +19,13 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from surveyctl.catalog import Catalog
 from surveyctl.config import Config, Environment
 from surveyctl.errors import ConfigError, SurveyctlError
 from surveyctl.files import shown_path
 from surveyctl.manifests import Diagnostic, load_manifests
-from surveyctl.manifests.cache import ParsedCache
 from surveyctl.manifests.diagnostics import ERROR
 from surveyctl.memory import collector_paused
 from surveyctl.model import DesiredState
@@ -64,6 +64,9 @@ from surveyctl.safety import Approval, Interrupted, Interrupts, needs_question
 from surveyctl.state import State, StateBackend
 from surveyctl.state.placement import check_placement, local_state_refusal, state_warnings
 from surveyctl.variables import create_settle_seconds, plan_signing_key
+
+if TYPE_CHECKING:  # loaded by the CLI when a command reads through it
+    from surveyctl.manifests.cache import ParsedCache
 
 
 class ManifestErrors(SurveyctlError):

@@ -47,10 +47,10 @@ from surveyctl.errors import SurveyctlError
 from surveyctl.files import file_in_the_way, os_error_message, write_atomically
 from surveyctl.signals import describe, exit_code
 from surveyctl.state.notes import Note, note_to_stderr
+from surveyctl.state.records import StateError
 
 if TYPE_CHECKING:  # loaded by the first lock taken: a plan, which takes none, skips 16 ms
     from filelock import FileLock
-from surveyctl.state.records import StateError
 
 POLL_SECONDS = 0.1
 

@@ -14,6 +14,7 @@ built by PyYAML's own constructor (`MarkedLoader.construct_document`), so the va
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -35,26 +36,13 @@ _MEMO_SIZE = 100_000  # entries per memo of scalars; cleared when full
 _BAD_SCALAR = (ValueError, KeyError, IndexError, AttributeError, TypeError, OverflowError)
 
 
+@dataclass(frozen=True, slots=True)
 class Mark:
     """A place in a file as a parser's mark gives it (0-based line and column), for marks that
     no parser made: a read kept in the cache, a value a program's expansion adds."""
 
-    __slots__ = ("line", "column")
-
-    def __init__(self, line: int, column: int):
-        self.line = line
-        self.column = column
-
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, Mark) and self.line == other.line and self.column == other.column
-        )
-
-    def __hash__(self) -> int:
-        return hash((self.line, self.column))
-
-    def __repr__(self) -> str:
-        return f"Mark(line={self.line}, column={self.column})"
+    line: int
+    column: int
 
 
 def location(filename: str, mark: Any) -> Location:
