@@ -49,7 +49,7 @@ from surveyctl.yamlsafe import marked as _marked_module
 log = logging.getLogger("surveyctl.manifests")
 
 # Bumped when the layout of a pack changes (the reader's sources are in its name already).
-FORMAT = b"surveyctl parsed manifests 2"
+FORMAT = b"surveyctl parsed manifests 3"
 MAX_PACK_BYTES = 512_000_000  # a pack past this is not read (1,000 surveys: about 5 MB)
 UNUSED_DAYS = 30  # a pack no load used for this long is removed
 # Only what JSON carries exactly: a date would be written as text, and read back as text.
@@ -239,40 +239,48 @@ def _private(folder: Path) -> bool:
 
 
 # -- entries ---------------------------------------------------------------------------------
-# An entry is a list of documents: [line, column, index, value, [[line, column, text, number],
-# ...]] (its start, its place in the file, its value, the numbers YAML reads otherwise than
-# they show). A value is a scalar, or a list: ["d", line, column, key, line, column, value, ...]
-# for a mapping and ["l", line, column, line, column, value, ...] for a list, each key and item
-# with its 0-based mark. A mapping or list read back keeps that list as its packed marks
-# (surveyctl.yamlsafe.marked), made into marks only when asked for.
+# An entry is a list of documents: [line, column, index, value, marks, [[line, column, text,
+# number], ...]] (its start, its place in the file, its value, its marks, the numbers YAML
+# reads otherwise than they show). The value is plain JSON: orjson builds its mappings and
+# lists in C, and reading one back only wraps them. The marks are one flat list of 0-based
+# lines and columns: for each mapping or list, in the order a walk of the value meets them
+# (the outer before the inner), its own and then those of each key or item. A mapping or list
+# read back keeps its place in that list as its packed marks (surveyctl.yamlsafe.marked), made
+# into marks only when asked for; the list is checked whole, at once, when the entry is read.
 
 _CONTAINERS = (MarkedDict, MarkedList)
+_PLACES = {int}  # the type of every mark: a bool or a fraction is not a place
 
 
 def _encode(item: Loaded) -> list[Any]:
     reread = [[where.line, where.column, text, number] for where, text, number in item.reread]
-    start, data = item.location, item.data
-    value = _encode_value(data) if type(data) in _CONTAINERS else data
-    return [start.line, start.column, item.index, value, reread]
+    marks: list[int] = []
+    value = _encoded(item.data, marks)
+    start = item.location
+    return [start.line, start.column, item.index, value, marks, reread]
 
 
-def _encode_value(value: MarkedDict | MarkedList) -> list[Any]:
-    # Scalars, most of a manifest, are written as they are without a call of their own (and
-    # refused by orjson when JSON cannot carry them exactly: see _EXACTLY).
-    start = value._start
-    if type(value) is MarkedDict:
-        marks = value._marks
-        out: list[Any] = ["d", start.line, start.column]
-        for key, item in value.items():
-            mark = marks[key]
-            encoded = _encode_value(item) if type(item) in _CONTAINERS else item
-            out += (key, mark.line, mark.column, encoded)
-        return out
-    out = ["l", start.line, start.column]
-    for mark, item in zip(value._marks, value, strict=True):
-        encoded = _encode_value(item) if type(item) in _CONTAINERS else item
-        out += (mark.line, mark.column, encoded)
-    return out
+def _encoded(value: Any, marks: list[int]) -> Any:
+    """`value` as plain JSON values, its marks added to `marks` in the order _decoded reads
+    them. Scalars are left to orjson, which refuses what JSON cannot carry exactly."""
+    kind = type(value)
+    if kind is MarkedDict:
+        start, own = value._start, value._marks
+        marks += (start.line, start.column)
+        for key in value:
+            marks += (own[key].line, own[key].column)
+        return {key: _encoded(item, marks) for key, item in value.items()}
+    if kind is MarkedList:
+        start, own = value._start, value._marks
+        if len(own) != len(value):
+            raise ValueError("a list whose items and marks differ")
+        marks += (start.line, start.column)
+        for mark in own:
+            marks += (mark.line, mark.column)
+        return [_encoded(item, marks) for item in value]
+    if kind is dict or kind is list:
+        raise TypeError("a mapping or list without marks")
+    return value
 
 
 def _decode(entry: Any, filename: str) -> list[Loaded]:
@@ -280,56 +288,50 @@ def _decode(entry: Any, filename: str) -> list[Loaded]:
         raise Malformed  # not a list of documents
     loaded = []
     for document in entry:
-        line, column, index, value, reread = document
+        line, column, index, value, marks, reread = document
+        if type(marks) is not list:
+            raise Malformed  # no marks
+        if marks and (not set(map(type, marks)) <= _PLACES or min(marks) < 0):
+            raise Malformed  # a mark that is not a place
         where = Location(filename, _count(line), _count(column))
         rereads = tuple(
             (Location(filename, _count(at), _count(col)), _text(text), _number(number))
             for at, col, text, number in reread
         )
-        data = _decode_value(value, filename) if type(value) is list else _scalar(value)
+        data, used = _decoded(value, filename, marks)
+        if used != len(marks):
+            raise Malformed  # marks missing, or left over
         loaded.append(Loaded(data, where, _count(index), True, rereads))
     return loaded
 
 
-def _decode_value(value: list[Any], filename: str) -> MarkedDict | MarkedList:
-    tag = value[0]
-    _check_mark(value[1], value[2])
-    if tag == "d":
-        if (len(value) - 3) % 4:
-            raise Malformed  # a mapping cut short
-        mapping = MarkedDict()
-        for at in range(3, len(value), 4):
-            key = value[at]
-            if type(key) is not str or key in mapping:
-                raise Malformed  # a key that is not text, or twice
-            mapping[key] = _child(value[at + 1], value[at + 2], value[at + 3], filename)
-        mapping._file, mapping._packed = filename, value  # the marks: surveyctl.yamlsafe.marked
-        return mapping
-    if tag == "l":
-        if (len(value) - 3) % 3:
-            raise Malformed  # a list cut short
-        items = MarkedList(
-            _child(value[at], value[at + 1], value[at + 2], filename)
-            for at in range(3, len(value), 3)
-        )
-        items._file, items._packed = filename, value
-        return items
-    raise Malformed  # an unknown tag
+def _decoded(value: Any, filename: str, marks: list[int]) -> tuple[Any, int]:
+    """`value` with each mapping a MarkedDict and each list a MarkedList, their marks packed
+    (their places in `marks`), and how many marks they take."""
+    at = 0
+
+    def wrapped(value: dict[str, Any] | list[Any]) -> MarkedDict | MarkedList:
+        nonlocal at
+        if type(value) is dict:
+            out: MarkedDict | MarkedList = MarkedDict(value)
+            out._file, out._packed = filename, (marks, at, tuple(value))
+            items = value.items()
+        else:
+            out = MarkedList(value)
+            out._file, out._packed = filename, (marks, at, len(value))
+            items = enumerate(value)
+        at += 2 + 2 * len(value)  # its own line and column, and those of its keys or items
+        for key, item in items:
+            if type(item) in _JSON_CONTAINERS:
+                out[key] = wrapped(item)
+        return out
+
+    if type(value) in _JSON_CONTAINERS:
+        return wrapped(value), at
+    return value, 0
 
 
-def _child(line: Any, column: Any, item: Any, filename: str) -> Any:
-    """A key's value or a list's item, with its mark checked."""
-    _check_mark(line, column)
-    return _decode_value(item, filename) if type(item) is list else _scalar(item)
-
-
-def _check_mark(line: Any, column: Any) -> None:
-    if type(line) is not int or type(column) is not int or line < 0 or column < 0:
-        raise Malformed  # a mark that is not a place
-def _scalar(value: Any) -> Any:
-    if type(value) is dict:
-        raise Malformed  # a JSON object
-    return value
+_JSON_CONTAINERS = (dict, list)
 
 
 def _count(value: Any) -> int:

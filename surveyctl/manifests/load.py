@@ -67,7 +67,7 @@ def location_of(value: Any, fallback: Location) -> Location:
 
 def discover(paths: Iterable[str | Path], diagnostics: Diagnostics) -> list[Path]:
     """The manifest files under `paths`, in a stable order; missing paths are errors."""
-    found: list[Path] = []
+    found: list[tuple[Path, Path]] = []  # (a file as reached, its real path)
     walked: set[Path] = set()
     for raw in paths:
         path = Path(raw)
@@ -75,18 +75,20 @@ def discover(paths: Iterable[str | Path], diagnostics: Diagnostics) -> list[Path
         if special is not None:
             diagnostics.error(f"{path} is {special}, not a regular file: only files are read")
         elif path.is_file():
-            found.append(path)
+            found.append((path, path.resolve()))
         elif path.is_dir():
             found.extend(_walk(path, diagnostics, walked))
         else:
             diagnostics.error(f"No such file or folder: {path}")
     unique: dict[Path, Path] = {}  # real path -> the first path that reached it
-    for path in found:
-        unique.setdefault(path.resolve(), path)
+    for path, real in found:
+        unique.setdefault(real, path)
     return list(unique.values())
 
 
-def _walk(folder: Path, diagnostics: Diagnostics, walked: set[Path]) -> list[Path]:
+def _walk(
+    folder: Path, diagnostics: Diagnostics, walked: set[Path]
+) -> list[tuple[Path, Path]]:
     # Each folder once, by its real path: links to a folder read already (a link to a parent,
     # or two links to one folder, which would double the walk at every level) are skipped.
     real = folder.resolve()
@@ -105,7 +107,9 @@ def _walk(folder: Path, diagnostics: Diagnostics, walked: set[Path]) -> list[Pat
         elif entry.suffix in SUFFIXES and entry.name not in SKIPPED_FILES:
             special = special_file_kind(entry)
             if special is None:
-                files.append(entry)
+                # A file that is not a link is in its folder's real path: resolving each of a
+                # thousand files again was a twentieth of a no-op plan's loading.
+                files.append((entry, entry.resolve() if entry.is_symlink() else real / entry.name))
             else:
                 diagnostics.warning(f"Skipped {entry}: it is {special}, not a regular file")
     return files

@@ -54,9 +54,11 @@ def location(filename: str, mark: Any) -> Location:
 
 class _PackedMarks:
     """Marks made when first asked for, from the packed form a value read from the cache of
-    files read before has (surveyctl.manifests.cache): ["d", line, column, key, line, column,
-    value, ...] for a mapping, ["l", line, column, line, column, item, ...] for a list. Most
-    marks are never asked for; a finding asks for the few it points at."""
+    files read before has (surveyctl.manifests.cache): `_packed` is (marks, at, members), where
+    `marks` is one flat list of 0-based lines and columns for a whole document, `at` the place
+    of this value's own line and column in it, followed by those of each key or item, and
+    `members` the keys (of a mapping) or the number of items (of a list) as read. Most marks
+    are never asked for; a finding asks for the few it points at."""
 
     def __getattr__(self, name: str) -> Any:
         # Called only for an attribute not set: the marks of a value built from the parser's
@@ -64,13 +66,30 @@ class _PackedMarks:
         packed = self.__dict__.get("_packed")
         if packed is None or name not in ("_start", "_marks"):
             raise AttributeError(name)
-        value = Mark(packed[1], packed[2]) if name == "_start" else self._unpacked(packed)
+        marks, at, members = packed
+        if name == "_start":
+            value = Mark(marks[at], marks[at + 1])
+        else:
+            value = self._unpacked(marks, at + 2, members)
         setattr(self, name, value)
         return value
 
     @staticmethod
-    def _unpacked(packed: list[Any]) -> Any:
+    def _unpacked(marks: list[int], at: int, members: Any) -> Any:
         raise NotImplementedError
+
+    def _packed_members(self) -> Any:
+        """The keys or the number of items of a value whose marks are still packed, else
+        None."""
+        packed = self.__dict__.get("_packed")
+        return None if packed is None or "_marks" in self.__dict__ else packed[2]
+
+    def _packed_place(self, position: int) -> Location:
+        """The Location of the key or item at `position`, read from the packed marks without
+        unpacking them: a manifest's builder asks for the place of every quota's criteria."""
+        marks, at, _ = self._packed
+        at += 2 + 2 * position
+        return Location(self._file, marks[at] + 1, marks[at + 1] + 1)
 
 
 class MarkedDict(_PackedMarks, dict):
@@ -87,8 +106,8 @@ class MarkedDict(_PackedMarks, dict):
     _marks: dict[str, Any]
 
     @staticmethod
-    def _unpacked(packed: list[Any]) -> dict[str, Mark]:
-        return {packed[i]: Mark(packed[i + 1], packed[i + 2]) for i in range(3, len(packed), 4)}
+    def _unpacked(marks: list[int], at: int, keys: tuple[str, ...]) -> dict[str, Mark]:
+        return {key: Mark(marks[at + 2 * i], marks[at + 2 * i + 1]) for i, key in enumerate(keys)}
 
     @property
     def location(self) -> Location:
@@ -96,6 +115,9 @@ class MarkedDict(_PackedMarks, dict):
 
     def where(self, key: str) -> Location:
         """The line of `key`, or of the mapping when the key is absent."""
+        keys = self._packed_members()
+        if keys is not None:
+            return self._packed_place(keys.index(key)) if key in keys else self.location
         mark = getattr(self, "_marks", {}).get(key)
         if mark is None:
             return self.location
@@ -110,8 +132,8 @@ class MarkedList(_PackedMarks, list):
     _marks: list[Any]
 
     @staticmethod
-    def _unpacked(packed: list[Any]) -> list[Mark]:
-        return [Mark(packed[i], packed[i + 1]) for i in range(3, len(packed), 3)]
+    def _unpacked(marks: list[int], at: int, count: int) -> list[Mark]:
+        return [Mark(marks[i], marks[i + 1]) for i in range(at, at + 2 * count, 2)]
 
     @property
     def location(self) -> Location:
@@ -119,6 +141,9 @@ class MarkedList(_PackedMarks, list):
 
     def where(self, index: int) -> Location:
         """The line of item `index`, or of the list when there is no such item."""
+        count = self._packed_members()
+        if count is not None:
+            return self._packed_place(index) if 0 <= index < count else self.location
         marks = getattr(self, "_marks", [])
         if 0 <= index < len(marks):
             mark = marks[index]
