@@ -688,10 +688,6 @@ EQUIVALENT.update(
 )
 
 _CACHE = "surveyctl.manifests.cache."
-_STRICT = (
-    "strict zip: the reader gives a list one mark per item, so marks and items are always as "
-    "many"
-)
 _FILE_TEXT = (
     "the text of a file is decoded UTF-8 (no lone surrogates), which encodes alike with any "
     "spelling of the codec or without surrogatepass"
@@ -699,8 +695,6 @@ _FILE_TEXT = (
 _BOUNDARY = "a boundary no clock reading meets: a pack exactly 30 days (and 0 s) old"
 EQUIVALENT.update(
     {
-        _CACHE + "x__decode_value__mutmut_50": "(n + 3) % 3 is (n - 3) % 3",
-        **{f"{_CACHE}x__encode_value__mutmut_{n}": _STRICT for n in (22, 25, 26)},
         **{f"{_CACHE}x__key__mutmut_{n}": _FILE_TEXT for n in (8, 10, 11, 12)},
         _CACHE + "x__private__mutmut_8": "the branch of a system without user ids (not POSIX)",
         _CACHE + "x__read_pack__mutmut_8": "reading it all or one byte past the bound, the size "

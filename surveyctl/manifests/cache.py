@@ -262,7 +262,9 @@ def _encode(item: Loaded) -> list[Any]:
 
 def _encoded(value: Any, marks: list[int]) -> Any:
     """`value` as plain JSON values, its marks added to `marks` in the order _decoded reads
-    them. Scalars are left to orjson, which refuses what JSON cannot carry exactly."""
+    them. Scalars are left to orjson, which refuses what JSON cannot carry exactly. (The reader
+    makes every mapping and list marked, with one mark per key or item; were one not, its
+    entry's marks would not add up, and the entry would be a miss.)"""
     kind = type(value)
     if kind is MarkedDict:
         start, own = value._start, value._marks
@@ -271,15 +273,11 @@ def _encoded(value: Any, marks: list[int]) -> Any:
             marks += (own[key].line, own[key].column)
         return {key: _encoded(item, marks) for key, item in value.items()}
     if kind is MarkedList:
-        start, own = value._start, value._marks
-        if len(own) != len(value):
-            raise ValueError("a list whose items and marks differ")
+        start = value._start
         marks += (start.line, start.column)
-        for mark in own:
+        for mark in value._marks:
             marks += (mark.line, mark.column)
         return [_encoded(item, marks) for item in value]
-    if kind is dict or kind is list:
-        raise TypeError("a mapping or list without marks")
     return value
 
 
