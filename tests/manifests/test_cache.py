@@ -134,6 +134,26 @@ def test_an_example_read_again_comes_from_the_cache_with_its_values_and_every_li
     same_reads(fresh, second)
 
 
+def test_a_key_or_item_not_there_points_at_its_mapping_or_list_from_the_cache_too(runs):
+    fresh = read(SURVEY)[0][0].data
+    runs.read(SURVEY)
+    cached = runs.read(SURVEY)[0][0].data
+
+    def asked(data) -> list:
+        quotas = data["spec"]["quotas"]
+        return [
+            data["spec"].where("qualifications"),
+            quotas.where(2),
+            quotas.where(-2),
+            quotas.where(1),
+            quotas[1].where("quota_title"),
+        ]
+
+    assert runs.hits == 1
+    assert asked(cached) == asked(fresh)
+    assert asked(cached)[:3] == [cached["spec"].location, *[cached["spec"]["quotas"].location] * 2]
+
+
 def test_a_file_read_again_under_another_name_points_its_findings_at_that_name(runs):
     runs.read(SURVEY, "surveys/one.yaml")
     (document,), _ = runs.read(SURVEY, "surveys/two.yaml")
