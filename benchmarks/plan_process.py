@@ -20,6 +20,10 @@ before the reads, theirs, and the time after them.
         --parallelism 10 --repeat 3
 
 `--plan-args` passes more options to the timed plan (for example `--refresh=false`).
+`--against DIR` times the same plans from another tree of surveyctl as well (a worktree of an
+older commit: `PYTHONPATH=DIR`), run after one untimed plan of its own (which fills its cache
+and compiles it) and then alternately with this tree's, so that a machine whose speed drifts
+by the minute weighs on both alike; it prints both, and this tree's median over that one's.
 """
 
 from __future__ import annotations
@@ -67,10 +71,14 @@ def run(root: Path, *arguments: str, cache: str = "") -> subprocess.CompletedPro
     )
 
 
-def _environment(root: Path, cache: str = "") -> dict[str, str]:
-    """The plan's environment: the key, and the benchmark's own cache folder (`off`: none)."""
+def _environment(root: Path, cache: str = "", tree: str = "") -> dict[str, str]:
+    """The plan's environment: the key, and the benchmark's own cache folder (`off`: none);
+    with `tree`, the surveyctl of that folder instead of this one."""
     folder = cache or str(root / "user-cache")
-    return user_environment(**{KEY_VARIABLE: "sandbox-buyer-1", "SURVEYCTL_CACHE_DIR": folder})
+    extra = {KEY_VARIABLE: "sandbox-buyer-1", "SURVEYCTL_CACHE_DIR": folder}
+    if tree:
+        extra["PYTHONPATH"] = tree
+    return user_environment(**extra)
 
 
 def measure(n: int, args: argparse.Namespace) -> None:
@@ -93,10 +101,15 @@ def timed(root: Path, n: int, args: argparse.Namespace, mode: str, cache: str = 
     plan = ["plan", "--parallelism", str(args.parallelism), *shlex.split(args.plan_args)]
     walls = []
     answers = []
+    other: list[float] = []
+    if args.against:
+        timed_run(root, [*plan, "--detailed-exitcode"], cache, args.against)
     for _ in range(args.repeat):
         wall, first, last = timed_run(root, [*plan, "--detailed-exitcode"], cache)
         walls.append(wall)
         answers.append((first, last))
+        if args.against:
+            other.append(timed_run(root, [*plan, "--detailed-exitcode"], cache, args.against)[0])
     debug = run(root, "--debug", *plan, cache=cache)
     requests = collections.Counter(
         f"{m.group(1)} {m.group(2)}" for m in _REQUEST.finditer(debug.stderr)
@@ -109,6 +122,13 @@ def timed(root: Path, n: int, args: argparse.Namespace, mode: str, cache: str = 
         f"whole `surveyctl plan` {median:.2f}s (median of {runs}); N x L / P = {ideal:.2f}s; "
         f"ratio {median / ideal:.2f}"
     )
+    if other:
+        theirs = statistics.median(other)
+        print(
+            f"  {args.against}, alternately: {theirs:.2f}s (median of "
+            f"{', '.join(f'{wall:.2f}s' for wall in other)}); ratio {theirs / ideal:.2f}; "
+            f"this tree / that one: {median / theirs:.3f}"
+        )
     total = sum(requests.values())
     print(f"  requests of one no-op plan: {total} {dict(sorted(requests.items()))}")
     first, last = answers[walls.index(median)] if median in walls else answers[0]
@@ -123,16 +143,17 @@ def timed(root: Path, n: int, args: argparse.Namespace, mode: str, cache: str = 
 
 
 def timed_run(
-    root: Path, arguments: list[str], cache: str = ""
+    root: Path, arguments: list[str], cache: str = "", tree: str = ""
 ) -> tuple[float, float | None, float | None]:
-    """One plan as a process: its wall time, and when its first and last "read" progress
-    lines (one per survey read, on stderr) arrived, in seconds from its start."""
+    """One plan as a process (of the surveyctl in `tree`, when given): its wall time, and when
+    its first and last "read" progress lines (one per survey read, on stderr) arrived, in
+    seconds from its start."""
     with tempfile.TemporaryFile("w+") as stdout:  # a file: a pipe left unread could fill
         started = time.perf_counter()
         process = subprocess.Popen(
             command(*arguments),
             cwd=root,
-            env=_environment(root, cache),
+            env=_environment(root, cache, tree),
             stdout=stdout,
             stderr=subprocess.PIPE,
             text=True,
@@ -172,6 +193,9 @@ def main() -> None:
     parser.add_argument("--parallelism", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--plan-args", default="", help="more options for the timed plan")
+    parser.add_argument(
+        "--against", default="", help="another tree of surveyctl to time alternately with this"
+    )
     args = parser.parse_args()
     print(f"load before: {os.getloadavg()[0]:.2f}")
     for n in args.surveys:
