@@ -249,6 +249,7 @@ def _private(folder: Path) -> bool:
 # into marks only when asked for; the list is checked whole, at once, when the entry is read.
 
 _CONTAINERS = (MarkedDict, MarkedList)
+_JSON_CONTAINERS = (dict, list)  # what orjson reads a mapping and a list as
 _PLACES = {int}  # the type of every mark: a bool or a fraction is not a place
 
 
@@ -328,8 +329,6 @@ def _decoded(value: Any, filename: str, marks: list[int]) -> tuple[Any, int]:
         return wrapped(value), at
     return value, 0
 
-
-_JSON_CONTAINERS = (dict, list)
 
 
 def _count(value: Any) -> int:

@@ -71,7 +71,7 @@ def names(for_apply: bool = False) -> list[str]:
     """The formats a plan can be shown in (or an apply reported in), the default first."""
     _load()
     chosen = [f.name for f in _FORMATS.values() if not for_apply or f.apply is not None]
-    # In the order of MODULES whichever was imported first, then any other in its order.
+    # MODULES' order (the default first), whatever order they registered in; others after.
     return sorted(chosen, key=lambda name: MODULES.index(name) if name in MODULES else len(MODULES))
 
 
