@@ -15,6 +15,8 @@ from collections.abc import Iterable, Iterator
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from surveyctl.errors import Location
 from surveyctl.fields import QUOTA_RESPONSE_ONLY_FIELDS, RESPONSE_ONLY_FIELDS
 from surveyctl.manifests.diagnostics import Diagnostics
@@ -40,9 +42,9 @@ _TYPE_WORDS = {
 
 # Lists whose items are checked one by one, so that an item seen before (the same criterion
 # in many quotas, the same quota in many surveys) is not checked again: property -> $defs name.
-# The cache holds items found valid, keyed by their repr, at most _VALID_ITEMS of them.
+# The cache holds items found valid, keyed by `_memo_key`, at most _VALID_ITEMS of them.
 _ITEMS = {"qualifications": "Qualification", "quotas": "QuotaEntry", "criteria": "Criterion"}
-_valid_items: set[tuple[str, str]] = set()
+_valid_items: set[tuple[str, str | bytes]] = set()
 _VALID_ITEMS = 100_000
 _REQUIRED = re.compile(r"^'([^']+)' is a required property$")
 
@@ -101,13 +103,14 @@ _NESTED = {
 }
 
 
-def _errors(name: str, value: Any, prefix: list) -> Iterator[tuple[list, ValidationError]]:
-    """(path prefix, error) for `value` against `$defs/<name>` and for its listed items."""
+def _errors(
+    name: str, value: Any, prefix: list, finite: bool = False
+) -> Iterator[tuple[list, ValidationError]]:
+    """(path prefix, error) for `value` against `$defs/<name>` and for its listed items;
+    `finite`: every number in `value` is known to be finite."""
     key = None
     if name in _ITEMS.values():
-        # YAML gives text, numbers, booleans, None, dates, lists and mappings, whose repr
-        # is unambiguous (it reads back as an equal value): equal reprs, equal verdicts.
-        key = (name, repr(value))
+        key = (name, _memo_key(value, finite))
         if key in _valid_items:
             return
         # An item that plainly meets its whole schema (its own items too) has no errors.
@@ -128,14 +131,32 @@ def _errors(name: str, value: Any, prefix: list) -> Iterator[tuple[list, Validat
             items = items.get(part) if isinstance(items, dict) else None
         if isinstance(items, list):
             for index, item in enumerate(items):
-                for sub in _errors(_ITEMS[path[-1]], item, [*prefix, *path, index]):
+                for sub in _errors(_ITEMS[path[-1]], item, [*prefix, *path, index], finite):
                     found = True
                     yield sub
     if not found and key is not None:
         _remember(key)
 
 
-def _remember(key: tuple[str, str]) -> None:
+def _memo_key(value: Any, finite: bool) -> str | bytes:
+    """What an item is remembered by: equal keys, equal values, so equal verdicts.
+
+    YAML gives text, numbers, booleans, None, dates, lists and mappings, whose repr is
+    unambiguous (it reads back as an equal value). orjson's JSON is too, and takes less than
+    half the time to make (a quota of two criteria: 3.4 against 7.5 µs), for a value whose
+    numbers are all finite (orjson writes a NaN as null) and that holds nothing else JSON
+    lacks: a date, text keys only, integers within 64 bits (orjson refuses each, and repr
+    keys it).
+    """
+    if finite:
+        try:
+            return orjson.dumps(value, option=orjson.OPT_PASSTHROUGH_DATETIME)
+        except TypeError:
+            pass
+    return repr(value)
+
+
+def _remember(key: tuple[str, str | bytes]) -> None:
     if len(_valid_items) > _VALID_ITEMS:
         _valid_items.clear()
     _valid_items.add(key)
@@ -170,7 +191,7 @@ def check_document(document: Document, diagnostics: Diagnostics) -> bool:
         )
         return False
     before = len(diagnostics)
-    found = list(_errors(f"{kind}Manifest", data, []))
+    found = list(_errors(f"{kind}Manifest", data, [], document.finite is True))
     for prefix, error in sorted(found, key=lambda pe: [*map(str, pe[0]), *map(str, pe[1].path)]):
         path = [*prefix, *error.absolute_path]
         if error.validator == "anyOf" and all(e.validator == "required" for e in error.context):

@@ -152,6 +152,33 @@ def test_a_number_too_large_for_a_float_is_an_error(check, survey_yaml, line_of)
     assert finite[0].location.line == line_of(text, "1.0e+999")
 
 
+def test_a_null_is_not_taken_for_a_nan_checked_before_it(check, survey_yaml, line_of):
+    # An item found valid is remembered by its JSON, which writes a NaN as null: a NaN passes
+    # the item's schema (its finiteness is the document's error), a null does not.
+    nan = survey_yaml(
+        "qualifications:\n  - {qualification_code: 212, range_sets: [{from: .nan, to: 99, "
+        "units: 311}]}\n",
+        name="first",
+    )
+    null = survey_yaml(
+        "qualifications:\n  - {qualification_code: 212, range_sets: [{from: null, to: 99, "
+        "units: 311}]}\n",
+        name="second",
+    )
+    text = nan + "---\n" + null
+    _, errors, _ = check(text)
+    assert [(e.summary, e.location.line) for e in errors] == [
+        (
+            "spec.qualifications[0].range_sets[0].from must be a finite number, not nan.",
+            line_of(text, ".nan"),
+        ),
+        (
+            "spec.qualifications[0].range_sets[0].from must be a number, not empty.",
+            line_of(text, "from: null"),
+        ),
+    ]
+
+
 def test_integer_condition_codes_are_sent_as_text(check, survey_yaml):
     text = survey_yaml("qualifications:\n  - {qualification_code: 211, condition_codes: [111]}\n")
     state, errors, _ = check(text)
