@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
 from surveyctl.cli.context import CliContext
-from surveyctl.config import Environment
 from surveyctl.safety import Approval, needs_question
+
+if TYPE_CHECKING:  # an annotation only: `apply --help` need not read YAML's modules
+    from surveyctl.config import Environment
 
 
 def terminal() -> bool:
