@@ -42,6 +42,7 @@ from surveyctl.config_checks import (
     unset_variable,
 )
 from surveyctl.errors import ConfigError, Location
+from surveyctl.files import shown_path
 from surveyctl.variables import actor_name, libpq_defaults, sandbox_strict
 
 if TYPE_CHECKING:
@@ -154,6 +155,20 @@ class Config:
         if top == start:
             return f"{start}, the repository root"
         return f"{start} and its parent folders up to the repository root {top}"
+
+    def manifest_paths(self, targets: Iterable[Path] = ()) -> list[Path]:
+        """The targets as given, else the `manifests:` of surveyctl.yaml, relative to the
+        current folder when they lie inside it (findings then read `surveys/us.yaml:6:1`, as
+        in a pull request, not the path of the machine that ran the plan)."""
+        given = list(targets)
+        if given:
+            return given
+        if self.manifests:
+            return [shown_path(self.root / entry) for entry in self.manifests]
+        raise ConfigError(
+            "no manifests given: name files or folders, or list them under 'manifests:' in "
+            "surveyctl.yaml"
+        )
 
     @property
     def work_dir(self) -> Path:

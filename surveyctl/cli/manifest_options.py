@@ -26,9 +26,7 @@ refresh_option = click.option(
 
 def manifest_paths(ctx: CliContext, paths: tuple[Path, ...]) -> list[Path]:
     """PATHS as given, else the `manifests:` of surveyctl.yaml."""
-    from surveyctl.reconcile import run  # the workflow only when a command runs, not for --help
-
-    return run.manifest_paths(ctx.config(), paths)
+    return ctx.config().manifest_paths(paths)
 
 
 def environment_catalog(ctx: CliContext, offline: bool, refresh: bool) -> Catalog | None:

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING
 from surveyctl.catalog import Catalog
 from surveyctl.config import Config, Environment
 from surveyctl.errors import ConfigError, SurveyctlError
-from surveyctl.files import shown_path
 from surveyctl.manifests import Diagnostic, load_manifests
 from surveyctl.manifests.diagnostics import ERROR
 from surveyctl.memory import collector_paused
@@ -157,20 +156,6 @@ class ApplyRun:
     refreshed: int = 0  # resources whose live values an `apply --refresh-only` recorded
 
 
-def manifest_paths(config: Config, targets: tuple[Path, ...]) -> list[Path]:
-    """The targets as given, else the `manifests:` of surveyctl.yaml, relative to the current
-    folder when they lie inside it (findings then read `surveys/us.yaml:6:1`, as in a pull
-    request, not the path of the machine that ran the plan)."""
-    if targets:
-        return list(targets)
-    if config.manifests:
-        return [shown_path(config.root / entry) for entry in config.manifests]
-    raise ConfigError(
-        "no manifests given: name files or folders, or list them under 'manifests:' in "
-        "surveyctl.yaml"
-    )
-
-
 def check_destroy_scope(config: Config, targets: tuple[Path, ...], destroy: bool) -> None:
     """--destroy deletes what the manifests no longer describe, so it reads all of them: with
     PATHS that are not the `manifests:` of surveyctl.yaml, it would delete what the others
@@ -199,7 +184,7 @@ def desired_state(workspace: Workspace, options: RunOptions) -> DesiredState:
     """The manifests of `options.targets`, expanded and checked; ManifestErrors when they
     have errors."""
     desired, diagnostics = load_manifests(
-        manifest_paths(workspace.config, options.targets),
+        workspace.config.manifest_paths(options.targets),
         workspace.catalog,
         workspace.manifest_cache,
     )
@@ -323,7 +308,7 @@ def plan_sources(config: Config, targets: tuple[Path, ...]) -> list[str]:
     project root (POSIX), or absolute when outside it (such a plan cannot be saved)."""
     root = config.root.resolve()
     sources = []
-    for path in manifest_paths(config, targets):
+    for path in config.manifest_paths(targets):
         resolved = Path(os.path.abspath(path))
         if resolved.is_relative_to(root):
             sources.append(resolved.relative_to(root).as_posix() or ".")
