@@ -7,11 +7,12 @@ check (surveyctl.manifests.schema) asks `plainly_valid` before jsonschema too.
 jsonschema takes about 0.2 ms to check one state record, however small its schema, and loading
 it takes about 40 ms: for a state of 1,000 surveys, a tenth of a second before a plan can send
 its first read; checking a thousand survey manifests takes it another 0.15 s. `plainly_valid`
-walks a value against the keywords those schemas use (not the combining ones: anyOf, if/then,
-which stay with jsonschema) and answers True only when the value meets every one of them; for
+checks a value against the keywords those schemas use (anyOf and if/then/else where their
+answer can be told plainly) and answers True only when the value meets every one of them; for
 anything else (a keyword it does not know, a value it does not accept) it answers False, and
 the caller asks jsonschema, whose answer and message stand. So it never lets through what
-jsonschema would refuse, and every message keeps its wording and location.
+jsonschema would refuse, and every message keeps its wording and location. Each schema is read
+once, into a function kept for the process: the schemas are constants.
 """
 
 from __future__ import annotations
