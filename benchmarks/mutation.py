@@ -165,6 +165,12 @@ TARGETS = {
             "tests/hostile/test_partial_progress.py",
         ),
     ),
+    # The quick schema check: it says yes only where jsonschema would, to state records, saved
+    # plans and manifests (anything else goes to jsonschema, whose messages stand).
+    "quickschema": Target(
+        "surveyctl/quickschema.py",
+        ("tests/state/test_quickschema.py", "tests/manifests/test_quick_check.py"),
+    ),
     # The cache of manifest files read before: a file is read from it only when its bytes and
     # the reader are those of a clean read, and anything else is read afresh.
     "cache": Target("surveyctl/manifests/cache.py", ("tests/manifests/test_cache.py",)),
@@ -707,6 +713,30 @@ EQUIVALENT.update(
         _CACHE + "xǁPackǁload__mutmut_24": "only whether a problem was reported is read",
         _CACHE + "xǁParsedCacheǁpack__mutmut_8": "another separator between the paths parts "
         "them as well",
+    }
+)
+
+_QUICK = "surveyctl.quickschema."
+_MEMO = (
+    "only a memo lost: the check (or jsonschema's validator) is made again for every value, "
+    "and answers the same"
+)
+_REFUSED_LATER = (
+    "a text, a bool or None against a value of another kind: the branches after it refuse "
+    "the pair as well"
+)
+EQUIVALENT.update(
+    {
+        **{f"{_QUICK}x_first_error__mutmut_{n}": _MEMO for n in (5, 6, 7, 10)},
+        **{f"{_QUICK}x__checker__mutmut_{n}": _MEMO for n in (1, 2, 3, 7)},
+        _QUICK + "x__checker__mutmut_5": "the bound is 1,000 or 1,001 checks kept: a process "
+        "checks against a few constant schemas, and either bound keeps memory bounded",
+        _QUICK + "x__decided__mutmut_8": "a condition without a type: [None], like [], holds "
+        "no 'integer'",
+        _QUICK + "x__decided__mutmut_10": "as x__decided__mutmut_8",
+        _QUICK + "x__decided__mutmut_15": "a single type's name holds the text 'integer' only "
+        "when it is 'integer'",
+        **{f"{_QUICK}x__same__mutmut_{n}": _REFUSED_LATER for n in (1, 5, 9)},
     }
 )
 

@@ -92,7 +92,9 @@ def plainly_valid(value: Any, schema: Any) -> bool:
 
 
 Check = Callable[[Any], bool]
-_CHECKERS: dict[int, tuple[Any, Check]] = {}  # by id() of the schema, which it keeps alive
+# Each check by the id() of its schema, kept beside it: while the check is kept, so is the
+# schema, and no other object can have its id.
+_CHECKERS: dict[int, tuple[Any, Check]] = {}
 _MAX_CHECKERS = 1_000  # the schemas a process checks against are a few constants
 
 
@@ -101,7 +103,7 @@ def _checker(schema: Any) -> Check:
     schema's keywords again for every value was most of the time a check took (a state record
     of 12 quotas: 67 µs walking its schema, 10 µs with its keywords read once)."""
     made = _CHECKERS.get(id(schema))
-    if made is None or made[0] is not schema:
+    if made is None:
         if len(_CHECKERS) >= _MAX_CHECKERS:
             _CHECKERS.clear()
         made = _CHECKERS[id(schema)] = (schema, _compiled_check(schema))
