@@ -34,6 +34,18 @@ def own_cache_folder(tmp_path_factory):
         yield folder
 
 
+@pytest.fixture
+def quick_checks_made_afresh(monkeypatch):
+    """The quick schema check makes each schema's check anew in every test, as a new process
+    does: none is reused from an earlier test, or from the process that a mutation run forks
+    each test run from (benchmarks/mutation.py), where the code that makes checks would
+    otherwise never run."""
+    from surveyctl import quickschema
+
+    monkeypatch.setattr(quickschema, "_CHECKERS", {})
+    monkeypatch.setattr(quickschema, "_VALIDATORS", {})
+
+
 @pytest.fixture(autouse=True)
 def outside_ci(monkeypatch):
     """Every test runs as on a developer's machine, also when the suite runs in CI (which sets

@@ -330,7 +330,6 @@ def _decoded(value: Any, filename: str, marks: list[int]) -> tuple[Any, int]:
     return value, 0
 
 
-
 def _count(value: Any) -> int:
     if type(value) is not int or value < 1:
         raise Malformed  # not a line, column or index (each counted from 1)

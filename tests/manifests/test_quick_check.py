@@ -15,7 +15,6 @@ import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from surveyctl import quickschema
 from surveyctl.manifests import schema
 from surveyctl.manifests.diagnostics import Diagnostics
 from surveyctl.manifests.load import load_text
@@ -23,13 +22,8 @@ from surveyctl.quickschema import plainly_valid
 
 from .mutate import REMOVED, changed
 
-
-@pytest.fixture(autouse=True)
-def checks_made_afresh(monkeypatch):
-    """Each test makes its schemas' checks anew, as a new process does: none is reused from an
-    earlier test, or from the process that a mutation run forks each test run from."""
-    monkeypatch.setattr(quickschema, "_CHECKERS", {})
-    monkeypatch.setattr(quickschema, "_VALIDATORS", {})
+# The quick check's memos, emptied for each test (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("quick_checks_made_afresh")
 
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

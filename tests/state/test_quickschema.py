@@ -8,18 +8,12 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from surveyctl import quickschema
 from surveyctl.quickschema import plainly_valid
 from surveyctl.state import records
 from surveyctl.state.records import GroupRecord, StateError, SurveyRecord
 
-
-@pytest.fixture(autouse=True)
-def checks_made_afresh(monkeypatch):
-    """Each test makes its schemas' checks anew, as a new process does: none is reused from an
-    earlier test, or from the process that a mutation run forks each test run from."""
-    monkeypatch.setattr(quickschema, "_CHECKERS", {})
-    monkeypatch.setattr(quickschema, "_VALIDATORS", {})
+# The quick check's memos, emptied for each test (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("quick_checks_made_afresh")
 
 
 SCHEMAS = {
