@@ -105,7 +105,8 @@ def read_text(path: Path, limits: Limits, name: str | None = None) -> str:
     try:
         # Opened without waiting: opening a FIFO for reading would wait for a writer forever.
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        special = special_file_kind(path, os.fstat(descriptor).st_mode)
+        info = os.fstat(descriptor)
+        special = special_file_kind(path, info.st_mode)
         if special is not None:
             os.close(descriptor)
             raise YamlProblem(
@@ -113,7 +114,12 @@ def read_text(path: Path, limits: Limits, name: str | None = None) -> str:
                 Location(name, 1),
             )
         with open(descriptor, "rb") as handle:
-            raw = handle.read(limits.max_bytes + 1)
+            # Asked for the size the file has, not the limit: a read of the limit sets the
+            # limit's memory aside for every file (8 MB for a manifest of a few kilobytes).
+            wanted = min(info.st_size, limits.max_bytes) + 1
+            raw = handle.read(wanted)
+            if len(raw) == wanted:  # it grew since, or its system reports no size (/proc)
+                raw += handle.read(limits.max_bytes + 1 - len(raw))
             if len(raw) > limits.max_bytes:
                 handle.seek(0, 2)
                 size = handle.tell()

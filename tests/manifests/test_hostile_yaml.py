@@ -8,12 +8,15 @@ are only guards against a hang.)
 
 from __future__ import annotations
 
+import os
+import stat
 import time
 
 import pytest
 
+from surveyctl import yamlsafe
 from surveyctl.manifests import load, load_manifests
-from surveyctl.yamlsafe import Limits
+from surveyctl.yamlsafe import Limits, YamlProblem, read_text
 
 # Generous: the refusal takes milliseconds; the unbounded expansion takes minutes.
 GUARD_SECONDS = 30
@@ -79,6 +82,44 @@ def test_a_file_larger_than_the_limit_is_refused_before_it_is_parsed(write):
     (error,) = diagnostics.items
     assert error.summary == "The file is 8.0 MB, larger than the 8 MB a manifest file may be."
     assert (error.location.file, error.location.line) == (str(path), 1)
+
+
+def test_a_file_of_exactly_the_limit_is_read_whole(tmp_path):
+    text = "#" * load.LIMITS.max_bytes
+    path = tmp_path / "full.yaml"
+    path.write_text(text)
+    assert read_text(path, load.LIMITS) == text
+
+
+def _size_reported_as(monkeypatch, size: int) -> None:
+    """The system reports every file as `size` bytes long (a file grown since it was looked
+    at, or one of a file system that reports no size, as /proc does)."""
+    real = os.fstat
+
+    def fstat(descriptor):
+        info = list(real(descriptor))
+        info[stat.ST_SIZE] = size
+        return os.stat_result(info)
+
+    monkeypatch.setattr(yamlsafe.os, "fstat", fstat)
+
+
+def test_a_file_longer_than_its_reported_size_is_read_whole(tmp_path, monkeypatch):
+    text = "kind: Survey\nname: grown\n" + "# more\n" * 5000
+    path = tmp_path / "grown.yaml"
+    path.write_text(text)
+    _size_reported_as(monkeypatch, 0)
+    assert read_text(path, load.LIMITS) == text
+
+
+def test_a_file_past_the_limit_is_refused_though_its_reported_size_is_small(
+    tmp_path, monkeypatch
+):
+    path = tmp_path / "huge.yaml"
+    path.write_text("#" * (load.LIMITS.max_bytes + 1))
+    _size_reported_as(monkeypatch, 10)
+    with pytest.raises(YamlProblem, match="larger than the 8 MB a manifest file may be"):
+        read_text(path, load.LIMITS)
 
 
 def test_a_file_with_more_values_than_the_limit_is_refused_at_the_value_past_it(
