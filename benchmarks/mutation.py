@@ -171,6 +171,9 @@ TARGETS = {
         "surveyctl/quickschema.py",
         ("tests/state/test_quickschema.py", "tests/manifests/test_quick_check.py"),
     ),
+    # The client's rate finding: fewer requests in flight and a slower pace after a 429, more
+    # and faster after successes, never slowed by a service that does not refuse.
+    "throttle": Target("surveyctl/api/throttle.py", ("tests/api/test_throttle.py",)),
     # The cache of manifest files read before: a file is read from it only when its bytes and
     # the reader are those of a clean read, and anything else is read afresh.
     "cache": Target("surveyctl/manifests/cache.py", ("tests/manifests/test_cache.py",)),
@@ -737,6 +740,25 @@ EQUIVALENT.update(
         _QUICK + "x__decided__mutmut_15": "a single type's name holds the text 'integer' only "
         "when it is 'integer'",
         **{f"{_QUICK}x__same__mutmut_{n}": _REFUSED_LATER for n in (1, 5, 9)},
+    }
+)
+
+_THROTTLE = "surveyctl.api.throttle.xǁThrottleǁ"
+_SET_BEFORE_USE = "a first value never read: the first 429 that sets a pace sets it too"
+_CLOCK_EXACTLY = (
+    "a time exactly one window or round old, which a monotonic clock read as a float does "
+    "not meet"
+)
+EQUIVALENT.update(
+    {
+        **{f"{_THROTTLE}__init____mutmut_{n}": _SET_BEFORE_USE for n in (10, 11, 17, 18)},
+        _THROTTLE + "_granted__mutmut_3": _CLOCK_EXACTLY,
+        _THROTTLE + "succeeded__mutmut_5": _CLOCK_EXACTLY,
+        _THROTTLE + "refused__mutmut_3": _CLOCK_EXACTLY,
+        _THROTTLE + "_granted__mutmut_5": "divided or multiplied by a window of 1 s, the same",
+        _THROTTLE + "pace__mutmut_12": "a sleep of 0 s when the turn is now: no wait either way",
+        _THROTTLE + "succeeded__mutmut_7": "at the most in flight already, the limit stays the "
+        "most (min of it and more), and a waiter woken rechecks its place",
     }
 )
 

@@ -50,7 +50,6 @@ class Throttle:
         self.max_in_flight = max(1, max_in_flight)
         self.limit = float(self.max_in_flight)  # requests allowed in flight
         self.rate: float | None = None  # requests per second; None: not paced
-        self.refusals = 0  # 429s seen
         self._increase = 0.0  # requests per second gained per second of successes
         self._in_flight = 0
         self._condition = threading.Condition()
@@ -91,7 +90,6 @@ class Throttle:
     def refused(self) -> None:
         """A 429: fewer requests in flight and a slower pace, once a round."""
         with self._condition:
-            self.refusals += 1
             now = self._clock()
             if now - self._last_decrease < ROUND_S:
                 return
