@@ -49,5 +49,21 @@ class ApiError(SurveyctlError):
         super().__init__(f"{method} {url} answered {status}{detail}: {message}")
 
 
+class KeyRefused(SurveyctlError):
+    """The marketplace refused the API key (401): every request of the command would be, so
+    the command ends here rather than note each resource it could not read."""
+
+    def __init__(self, refusal: ApiError):
+        super().__init__(
+            f"the marketplace refused the API key ({refusal}); check the key the environment's "
+            "api_key_env names"
+        )
+
+
+def key_refused(exc: Exception) -> KeyRefused | None:
+    """The KeyRefused that `exc` is the cause of when it is a 401 answer, else None."""
+    return KeyRefused(exc) if isinstance(exc, ApiError) and exc.status == 401 else None
+
+
 class ConnectionFailed(SurveyctlError):
     """The marketplace could not be reached at all."""

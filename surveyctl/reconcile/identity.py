@@ -42,7 +42,7 @@ from typing import Protocol
 
 from surveyctl.api.client import SURVEYS_PAGE_SIZE
 from surveyctl.config import Environment
-from surveyctl.errors import SurveyctlError
+from surveyctl.errors import SurveyctlError, key_refused
 from surveyctl.model import Survey
 from surveyctl.reconcile.plan import Note, Plan
 from surveyctl.resources import SURVEY, member_of, split_address
@@ -362,6 +362,8 @@ def survey_twins(
     try:
         listed, reads = account_surveys(client, parallelism)
     except SurveyctlError as exc:
+        if (refused := key_refused(exc)) is not None:
+            raise refused from exc  # every create would be noted alike
         for resource_address in wanted:
             found.unchecked[resource_address] = f"the survey list: {exc}"
         return

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from surveyctl.errors import ApiError, SurveyctlError
+from surveyctl.errors import ApiError, SurveyctlError, key_refused
 from surveyctl.reconcile.choices import DEFAULT_PARALLELISM
 from surveyctl.reconcile.marketplace import Marketplace
 
@@ -42,12 +42,17 @@ def fetch_all(
 
 
 def fetch_one(client: Marketplace, address: str, fetch: Callable[[Marketplace], Any]) -> LiveResult:
-    """`fetch(client)` as a LiveResult: a 404 means gone, other errors are kept as text."""
+    """`fetch(client)` as a LiveResult: a 404 means gone, other errors are kept as text, and a
+    refused key (401) ends the command (KeyRefused)."""
     try:
         return LiveResult(address, body=fetch(client))
     except ApiError as exc:
         if exc.status == 404:
             return LiveResult(address, gone=True)
+        if (refused := key_refused(exc)) is not None:
+            # The key is refused, not this resource: each read would fail alike, and a plan
+            # of a thousand surveys would say so a thousand times, each advising another run.
+            raise refused from exc
         return LiveResult(address, error=str(exc))
     except SurveyctlError as exc:
         return LiveResult(address, error=str(exc))
