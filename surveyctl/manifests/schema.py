@@ -204,7 +204,10 @@ def check_document(document: Document, diagnostics: Diagnostics) -> bool:
             summary, location = _describe(leaf, data, prefix)
             diagnostics.error(summary, location)
     if not (document.finite or _plainly_finite(data)):
-        _check_finite(data, "", data.location, diagnostics)
+        # A value the schema refused already (.nan as a title: "must be text") is not told
+        # again as a number it was never meant to be.
+        refused = {item.location for item in diagnostics.items[before:]}
+        _check_finite(data, "", data.location, diagnostics, refused)
     return len(diagnostics) == before
 
 
@@ -323,17 +326,21 @@ def _plainly_finite(data: Any) -> bool:
     return True
 
 
-def _check_finite(value: Any, path: str, where: Location, diagnostics: Diagnostics) -> None:
-    """.inf and .nan are valid YAML numbers but cannot be sent as JSON."""
+def _check_finite(
+    value: Any, path: str, where: Location, diagnostics: Diagnostics, refused: set[Location]
+) -> None:
+    """.inf and .nan are valid YAML numbers but cannot be sent as JSON (told only where no
+    other error is, `refused`)."""
     if isinstance(value, float) and not math.isfinite(value):
-        diagnostics.error(f"{path or 'The value'} must be a finite number, not {value}", where)
+        if where not in refused:
+            diagnostics.error(f"{path or 'The value'} must be a finite number, not {value}", where)
     elif isinstance(value, MarkedDict):
         for key, item in value.items():
             sub = f"{path}.{key}" if path else key
-            _check_finite(item, sub, value.where(key), diagnostics)
+            _check_finite(item, sub, value.where(key), diagnostics, refused)
     elif isinstance(value, MarkedList):
         for index, item in enumerate(value):
-            _check_finite(item, f"{path}[{index}]", value.where(index), diagnostics)
+            _check_finite(item, f"{path}[{index}]", value.where(index), diagnostics, refused)
 
 
 def _show(value: Any) -> str:

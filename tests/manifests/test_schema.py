@@ -152,6 +152,14 @@ def test_a_number_too_large_for_a_float_is_an_error(check, survey_yaml, line_of)
     assert finite[0].location.line == line_of(text, "1.0e+999")
 
 
+def test_a_nan_where_text_belongs_is_one_error_that_asks_for_text(check, survey_yaml, line_of):
+    text = survey_yaml("buyer_message: .nan\n")
+    _, errors, _ = check(text)
+    assert [(e.summary, e.location.line) for e in errors] == [
+        ("spec.buyer_message must be text, not nan.", line_of(text, ".nan"))
+    ]
+
+
 def test_a_null_is_not_taken_for_a_nan_checked_before_it(check, survey_yaml, line_of):
     # An item found valid is remembered by its JSON, which writes a NaN as null: a NaN passes
     # the item's schema (its finiteness is the document's error), a null does not.
