@@ -164,10 +164,18 @@ def _check_template(
         return
     known = ", ".join(dimensions)
     for field, conversion, spec in fields:
-        if field not in dimensions or conversion or spec:
+        if field not in dimensions:
             diagnostics.error(
                 f"The generator's {label} template {template!r} uses {{{field}}}; "
                 f"it may use only these dimension names: {known}",
+                where,
+            )
+            return
+        if conversion or spec:
+            shown = field + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "")
+            diagnostics.error(
+                f"The generator's {label} template {template!r} writes {{{shown}}}; a "
+                f"dimension is written plainly, as {{{field}}}, with no conversion or format",
                 where,
             )
             return

@@ -114,11 +114,19 @@ class TestIdsAndTitles:
             )
         ]
 
-    @pytest.mark.parametrize("template", ["{gender!r}-{age}", "{gender:>8}-{age}"])
-    def test_a_template_with_a_conversion_or_format_is_an_error(self, check, survey_yaml, template):
+    @pytest.mark.parametrize(
+        ("template", "written"),
+        [("{gender!r}-{age}", "{gender!r}"), ("{gender:>8}-{age}", "{gender:>8}")],
+    )
+    def test_a_template_with_a_conversion_or_format_is_an_error_that_names_it(
+        self, check, survey_yaml, template, written
+    ):
         _, errors, _ = check(survey_yaml(_generator(f'id: "{template}"')))
         (error,) = errors
-        assert "uses {gender}; it may use only these dimension names" in error.summary
+        assert error.summary == (
+            f"The generator's id template '{template}' writes {written}; a dimension is "
+            "written plainly, as {gender}, with no conversion or format."
+        )
 
     def test_a_generated_id_that_repeats_a_plain_quota_is_reported_at_the_generator(
         self, check, survey_yaml, line_of
