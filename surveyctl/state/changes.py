@@ -151,9 +151,14 @@ class Change:
             raise
         except SurveyctlError as exc:
             raise StateError(f"{source}: {exc.message}") from exc
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        except KeyError as exc:
             raise StateError(
-                f"{source}: not a surveyctl state change ({exc!r} missing or wrong)"
+                f"{source}: not a surveyctl state change: it has no {exc.args[0]!r}"
+            ) from exc
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise StateError(
+                f"{source}: not a surveyctl state change: a field of it is not what a change "
+                "holds"
             ) from exc
 
 

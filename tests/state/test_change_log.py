@@ -159,6 +159,35 @@ def test_a_corrupt_line_in_the_middle_names_the_file_and_line(store):
         FileStateStore(store.path).load()
 
 
+def _second_change_edited(store: FileStateStore, edit) -> None:
+    """Two changes logged, the second edited by hand with `edit(change)`."""
+    store.record("Survey/a", survey(1))
+    store.record("Survey/b", survey(2))
+    first, second = changes_file(store.path).read_text().splitlines()
+    change = json.loads(second)
+    edit(change)
+    changes_file(store.path).write_text(first + "\n" + json.dumps(change) + "\n")
+
+
+def test_a_change_without_a_field_names_the_field_and_line(store):
+    _second_change_edited(store, lambda change: change.pop("changes"))
+    with pytest.raises(StateError) as refused:
+        FileStateStore(store.path).load()
+    assert str(refused.value).endswith(
+        "staging.changes.jsonl:2: not a surveyctl state change: it has no 'changes'"
+    )
+
+
+def test_a_change_with_a_field_of_the_wrong_shape_says_so_at_its_line(store):
+    _second_change_edited(store, lambda change: change.update(serial="two"))
+    with pytest.raises(StateError) as refused:
+        FileStateStore(store.path).load()
+    assert str(refused.value).endswith(
+        "staging.changes.jsonl:2: not a surveyctl state change: a field of it is not what a "
+        "change holds"
+    )
+
+
 def test_a_write_based_on_a_stale_read_is_refused_and_the_other_kept(store):
     store.record("Survey/a", survey(1))
     first, second = FileStateStore(store.path), FileStateStore(store.path)
