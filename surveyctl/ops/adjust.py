@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from surveyctl.errors import ApiError, SurveyctlError
+from surveyctl.errors import ApiError, Location, SurveyctlError
 from surveyctl.ops.adjust_journal import AdjustmentJournal, AdjustmentRecord, JournalError
 from surveyctl.ops.uploads import Upload, read_upload
 
@@ -107,7 +107,8 @@ def _from_csv(upload: Upload) -> list[tuple[int, str, int | None]]:
     if not rows:
         return []
     header = [_heading(cell) for cell in rows[0].value]
-    id_column = _column(header, ID_COLUMNS)
+    where = upload.where(rows[0].line)
+    id_column = _column(rows[0].value, ID_COLUMNS, where, "CSV header", "columns")
     if id_column is None:
         if all(len(row.value) == 1 for row in rows):
             if header[0] in ONE_COLUMN_HEADINGS:
@@ -117,7 +118,7 @@ def _from_csv(upload: Upload) -> list[tuple[int, str, int | None]]:
             "the CSV header needs a transaction_id (or 'Transaction ID') column",
             upload.where(rows[0].line),
         )
-    survey_column = _column(header, SURVEY_COLUMNS)
+    survey_column = _column(rows[0].value, SURVEY_COLUMNS, where, "CSV header", "columns")
     return [
         (
             row.line,
@@ -134,9 +135,22 @@ def _heading(cell: str) -> str:
     return "".join(c for c in cell.casefold() if c.isalnum())
 
 
-def _column(header: list[str], names: tuple[str, ...]) -> int | None:
+def _column(
+    written: list, names: tuple[str, ...], where: Location, what: str, things: str
+) -> int | None:
+    """The place of the one heading (or key) of `written` that is one of `names` as
+    `_heading` compares them; two such are refused, as which of them holds the transactions to
+    adjust would be a guess."""
     wanted = {_heading(name) for name in names}
-    return next((index for index, heading in enumerate(header) if heading in wanted), None)
+    found = [index for index, cell in enumerate(written) if _heading(str(cell)) in wanted]
+    if len(found) > 1:
+        shown = " and ".join(f"{written[i]!r}" for i in found)
+        raise AdjustmentInputError(
+            f"the {what} has {len(found)} {names[0]} {things}, {shown}; keep one (nothing was "
+            "submitted)",
+            where,
+        )
+    return found[0] if found else None
 
 
 def _cell(row: list[str], column: int | None) -> str:
@@ -150,8 +164,9 @@ def _from_json(upload: Upload) -> list[tuple[int, str, int | None]]:
         if isinstance(value, str):
             pairs.append((item.line, _id(upload, item.line, value), None))
         elif isinstance(value, dict):
-            transaction = _key(value, ID_COLUMNS)
-            survey_id = _survey(upload, item.line, _key(value, SURVEY_COLUMNS))
+            where = upload.where(item.line)
+            transaction = _key(value, ID_COLUMNS, where)
+            survey_id = _survey(upload, item.line, _key(value, SURVEY_COLUMNS, where))
             pairs.append((item.line, _id(upload, item.line, transaction), survey_id))
         else:
             raise AdjustmentInputError(
@@ -161,11 +176,11 @@ def _from_json(upload: Upload) -> list[tuple[int, str, int | None]]:
     return pairs
 
 
-def _key(item: dict, names: tuple[str, ...]) -> object:
-    """The value of the first key of `item` that is one of `names` as `_heading` compares them:
+def _key(item: dict, names: tuple[str, ...], where: Location) -> object:
+    """The value of the one key of `item` that is one of `names` as `_heading` compares them:
     a program writes `surveyId` where the export wrote `Survey ID`, and a survey left unread
     would let `--survey` send the transactions through another survey's path."""
-    column = _column([_heading(str(key)) for key in item], names)
+    column = _column(list(item), names, where, "item", "keys")
     return None if column is None else list(item.values())[column]
 
 

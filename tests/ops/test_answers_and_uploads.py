@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -114,6 +115,39 @@ def test_upload_of_one_column_takes_its_heading_for_a_heading_not_an_id(tmp_path
     path = tmp_path / "ids.csv"
     path.write_text(f"{heading}\nt1\nt2\n")
     assert load_upload(path).transaction_ids == ["t1", "t2"]
+
+
+@pytest.mark.parametrize(
+    ("header", "refused"),
+    [
+        (
+            "transaction_id,Transaction ID,survey_id",
+            "the CSV header has 2 transaction_id columns, 'transaction_id' and 'Transaction ID'",
+        ),
+        ("transaction_id,survey_id,SurveyId", "2 survey_id columns, 'survey_id' and 'SurveyId'"),
+    ],
+    ids=["transaction-id", "survey-id"],
+)
+def test_upload_with_two_columns_for_one_field_is_refused_at_the_header(
+    tmp_path, header, refused
+):
+    path = tmp_path / "ids.csv"
+    path.write_text(f"{header}\nt1,t2,7\n")
+    with pytest.raises(AdjustmentInputError, match=r"ids\.csv:1: .*" + re.escape(refused)):
+        load_upload(path)
+
+
+def test_upload_of_an_item_with_two_keys_for_one_field_is_refused_at_its_line(tmp_path):
+    path = tmp_path / "ids.json"
+    path.write_text(
+        '[\n{"transaction_id": "t1"},\n{"transaction_id": "t2", "transactionId": "t3"}\n]'
+    )
+    with pytest.raises(
+        AdjustmentInputError,
+        match=r"ids\.json:3: the item has 2 transaction_id keys, 'transaction_id' and "
+        r"'transactionId'; keep one \(nothing was submitted\)",
+    ):
+        load_upload(path)
 
 
 def test_upload_finds_the_id_and_survey_columns_however_their_headings_are_written(tmp_path):
