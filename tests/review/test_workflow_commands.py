@@ -7,6 +7,7 @@ import re
 import shlex
 from pathlib import Path
 
+import pytest
 import yaml
 
 from surveyctl.config import load_config
@@ -200,6 +201,80 @@ def test_fmt_of_a_missing_file_says_error_once(run_cli, project):
     result = run_cli("fmt", "nope.yaml")
     assert result.exit_code == 1
     assert result.stderr == "Error: No such file or folder: nope.yaml.\n"
+
+
+HEADER = """\
+# yaml-language-server: $schema=../schemas/manifest.schema.json
+# Owner: research team
+---
+"""
+
+
+def test_fmt_keeps_the_comments_and_the_marker_above_the_first_document(run_cli, project):
+    path = _write(project, HEADER + MESSY)
+    assert run_cli("fmt", "manifests").exit_code == 0
+    assert path.read_text().splitlines()[:5] == [
+        "# yaml-language-server: $schema=../schemas/manifest.schema.json",
+        "# Owner: research team",
+        "---",
+        "# the tracker of the brand team",
+        "kind: Survey",
+    ]
+    assert run_cli("fmt", "--check", "manifests").exit_code == 0
+
+
+TRAILING_MARKERS = ["---\n# next survey goes here\n", "--- # next survey goes here\n"]
+
+
+@pytest.mark.parametrize("tail", TRAILING_MARKERS)
+def test_fmt_keeps_the_comments_after_a_trailing_marker_and_makes_no_document(
+    run_cli, project, tail
+):
+    path = _write(project, MESSY + tail)
+    assert run_cli("fmt", "manifests").exit_code == 0
+    text = path.read_text()
+    assert text.startswith("# the tracker of the brand team\nkind: Survey\nname: tracker\n")
+    assert text.endswith("\n" + tail)
+    assert "null" not in text
+    assert run_cli("fmt", "--check", "manifests").exit_code == 0
+
+
+def test_fmt_keeps_the_comments_after_an_end_of_document_marker(run_cli, project):
+    path = _write(project, MESSY + "...\n# the 2024 wave, kept for reference\n")
+    assert run_cli("fmt", "manifests").exit_code == 0
+    text = path.read_text()
+    assert text.startswith("# the tracker of the brand team\nkind: Survey\nname: tracker\n")
+    assert text.endswith("\n...\n# the 2024 wave, kept for reference\n")
+    assert run_cli("fmt", "--check", "manifests").exit_code == 0
+
+
+def test_fmt_keeps_a_document_of_comments_between_two_documents_as_written(run_cli, project):
+    path = _write(project, MESSY + "---\n# a wave to come\n---\n" + MESSY)
+    assert run_cli("fmt", "manifests").exit_code == 0
+    text = path.read_text()
+    assert "\n---\n# a wave to come\n---\n# the tracker of the brand team\nkind: Survey\n" in text
+    assert "null" not in text
+    assert run_cli("fmt", "--check", "manifests").exit_code == 0
+
+
+def test_fmt_leaves_a_file_alone_rather_than_lose_a_comment_in_a_flow_list(run_cli, project):
+    written = "name: t\nkind: Survey\nspec:\n  condition_codes: ['111',\n    # female\n    '112']\n"
+    path = _write(project, written)
+    result = run_cli("fmt", "manifests")
+    assert result.exit_code == 1
+    assert "tracker.yaml:5: laid out, the file would lose the comment '# female'" in result.stderr
+    assert path.read_text() == written
+
+
+def test_fmt_leaves_a_file_alone_whose_document_needs_a_tag_directive(run_cli, project):
+    written = "%TAG !y! tag:yaml.org,2002:\n---\nname: t\nkind: !y!str Survey\n"
+    path = _write(project, written)
+    result = run_cli("fmt", "manifests")
+    assert result.exit_code == 1
+    assert "tracker.yaml:3: fmt cannot lay out a document apart from the directives" in (
+        result.stderr
+    )
+    assert path.read_text() == written
 
 
 def test_the_examples_are_in_the_canonical_layout(run_cli):
