@@ -59,10 +59,56 @@ def host_problem(host: str) -> str | None:
         return "is not a valid URL (a bracket not closed, a port that is not a number?)"
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return "must be an http(s) URL with a host name, such as https://api.example.com"
+    problem = _host_name_problem(parts.hostname, bracketed="[" in parts.netloc)
+    if problem:
+        return problem
     if port == 0:
         return "has port 0, which no service listens on"
     if parts.query or parts.fragment or host.endswith(("?", "#")):
         return "must not carry a query or fragment (?..., #...): the API's paths follow it"
+    return None
+
+
+# DNS's longest label, which the IDNA codec urllib3 encodes every host name with also allows.
+MAX_LABEL_LENGTH = 63
+
+
+def _host_name_problem(name: str, bracketed: bool) -> str | None:
+    """What keeps the host name of a URL from being one that requests and urllib3 connect to,
+    or None. They refuse it only when the first request is made (some with a traceback of
+    urllib3's LocationParseError), so the same rules are checked here."""
+    if "%" in name and not bracketed:  # an IPv6 address's zone is written %25eth0
+        # urllib3 decodes some escapes and refuses others: what it would look up is unclear.
+        return "must not percent-encode its host name (%..): write the name as it is"
+    labels = name.split(".")
+    if "" in labels[:-1]:  # the last is empty in a name written with its root, `example.com.`
+        return "has an empty label in its host name (two dots in a row, or a dot first)"
+    if any(len(label) > MAX_LABEL_LENGTH for label in labels if label.isascii()):
+        return (
+            f"has a label longer than {MAX_LABEL_LENGTH} characters in its host name, "
+            "the most DNS allows between two dots"
+        )
+    if name.startswith("*"):
+        return "must not start its host name with '*': a wildcard names no one host"
+    if not name.isascii():
+        return _idna_problem(labels)
+    return None
+
+
+def _idna_problem(labels: list[str]) -> str | None:
+    """What keeps a non-ASCII host name from being encoded for DNS, or None: the check
+    urllib3 makes (IDNA 2008, each label lower-cased), with the package it makes it with."""
+    import idna  # a dependency of requests; imported here only, for the rare non-ASCII name
+
+    try:
+        for label in labels:
+            if not label.isascii():
+                idna.encode(label.lower(), strict=True, std3_rules=True)
+    except idna.IDNAError:
+        return (
+            "has a host name that is not a valid internationalised domain name (IDNA 2008: "
+            "a character it does not allow, or a label too long once encoded)"
+        )
     return None
 
 

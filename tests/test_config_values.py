@@ -59,8 +59,31 @@ def test_an_ordinary_environment_name_is_taken(tmp_path):
         ("https://api.example.com/?x=1", "must not carry a query or fragment (?..., #...)"),
         ("https://api.example.com#top", "must not carry a query or fragment (?..., #...)"),
         ("http://127.0.0.1:0", "has port 0, which no service listens on"),
+        ("https://api..example.com", "has an empty label in its host name (two dots in a row"),
+        ("https://.example.com", "has an empty label in its host name (two dots in a row"),
+        (f"https://{'a' * 64}.com", "has a label longer than 63 characters in its host name"),
+        (f"https://{'a' * 300}.com", "has a label longer than 63 characters in its host name"),
+        ("https://api%2e%2eexample.com", "must not percent-encode its host name (%..)"),
+        ("https://*.example.com", "must not start its host name with '*'"),
+        ("https://\u2603.example.com", "has a host name that is not a valid internationalised"),
     ],
-    ids=["bracket", "port", "no-host", "space", "escape", "query", "fragment", "port-0"],
+    ids=[
+        "bracket",
+        "port",
+        "no-host",
+        "space",
+        "escape",
+        "query",
+        "fragment",
+        "port-0",
+        "empty-label",
+        "dot-first",
+        "label-64",
+        "label-300",
+        "percent",
+        "wildcard",
+        "idna",
+    ],
 )
 def test_a_host_that_is_no_url_root_is_refused_at_its_line(tmp_path, host, problem):
     error = config_error(tmp_path, environment(host=host))
@@ -69,7 +92,15 @@ def test_a_host_that_is_no_url_root_is_refused_at_its_line(tmp_path, host, probl
 
 
 @pytest.mark.parametrize(
-    "host", ["https://api.example.com", "http://[::1]:8080", "https://proxy.example.com/market/"]
+    "host",
+    [
+        "https://api.example.com",
+        "http://[::1]:8080",
+        "https://proxy.example.com/market/",
+        "https://api.example.com.",
+        f"https://{'a' * 63}.example.com",
+        "https://b\u00fccher.example",
+    ],
 )
 def test_a_host_with_a_port_or_a_path_prefix_is_taken(tmp_path, host):
     path = tmp_path / "surveyctl.yaml"
@@ -85,6 +116,21 @@ def test_an_unclosed_bracket_in_a_host_is_one_sentence_not_a_traceback(run_cli, 
     assert result.stderr.strip().splitlines()[-1] == (
         "Error: surveyctl.yaml:3:5: environments.staging.host is not a valid URL (a bracket "
         "not closed, a port that is not a number?)"
+    )
+
+
+@pytest.mark.parametrize("command", [["validate"], ["plan"], ["surveys", "list"]])
+def test_a_host_with_an_empty_label_is_a_configuration_error_at_its_line(run_cli, project, command):
+    # urllib3 refuses such a name only when the first request connects, with a traceback.
+    (project / "surveyctl.yaml").write_text(
+        environment(host="https://api..example.com"), encoding="utf-8"
+    )
+    result = run_cli("--env", "staging", *command)
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output and "LocationParseError" not in result.output
+    assert result.stderr.strip().splitlines()[-1] == (
+        "Error: surveyctl.yaml:3:5: environments.staging.host has an empty label in its host "
+        "name (two dots in a row, or a dot first)"
     )
 
 
