@@ -47,7 +47,11 @@ def check_output_path(path: Path, option: str, *, make_folders: bool = False) ->
     command, so the nearest existing one is probed.
     """
     shown = f"{option} {path}"
-    if path.is_dir():
+    try:
+        is_folder = path.is_dir()
+    except OSError as exc:  # pathlib answers False for a missing path, not for a name too long
+        raise OutputPathError(f"cannot write {shown}: {exc.strerror or exc}") from exc
+    if is_folder:
         raise OutputPathError(f"cannot write {shown}: it is a folder, not a file")
     folder = path.parent
     if make_folders:

@@ -118,7 +118,8 @@ def _adopt(
     never in state without a manifest; without `out`, records it when its manifest exists
     (`described`, or a create left unresolved in the journal), else prints the manifest and
     records nothing."""
-    if out is not None and out.exists():
+    # os.path: Path.exists() raises for a name too long, which check_output_path words below.
+    if out is not None and os.path.exists(out):
         raise SurveyctlError(f"{out} exists already; choose another --out")
     if out is not None:
         _inside_manifests(ctx, out, "--out", address, force)

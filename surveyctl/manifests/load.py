@@ -72,11 +72,16 @@ def discover(paths: Iterable[str | Path], diagnostics: Diagnostics) -> list[Path
     for raw in paths:
         path = Path(raw)
         special = special_file_kind(path)
+        try:
+            is_file, is_folder = path.is_file(), path.is_dir()
+        except OSError as exc:  # pathlib answers False for a missing path, not for a name too long
+            diagnostics.error(f"Cannot read {path}: {exc.strerror or exc}")
+            continue
         if special is not None:
             diagnostics.error(f"{path} is {special}, not a regular file: only files are read")
-        elif path.is_file():
+        elif is_file:
             found.append((path, path.resolve()))
-        elif path.is_dir():
+        elif is_folder:
             found.extend(_walk(path, diagnostics, walked))
         else:
             diagnostics.error(f"No such file or folder: {path}")

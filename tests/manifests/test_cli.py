@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from .conftest import make_survey
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -72,6 +74,28 @@ def test_without_paths_the_configured_manifests_are_read(run_cli, project):
     result = run_cli("validate")
     assert result.exit_code == 1
     assert "surveys/bad.yaml:7:3: error" in result.stdout.replace(str(project) + "/", "")
+
+
+# 256 bytes and a suffix: longer than the name any common file system allows.
+TOO_LONG = "a" * 256 + ".yaml"
+
+
+@pytest.mark.parametrize("command", ["validate", "render"])
+def test_a_manifest_name_longer_than_the_system_allows_is_one_error_naming_it(run_cli, command):
+    result = run_cli(command, "--offline", TOO_LONG)
+    assert result.exit_code == 1
+    assert f"error: Cannot read {TOO_LONG}: File name too long." in result.output
+    assert "Traceback" not in result.output and "OSError" not in result.output
+
+
+def test_a_configured_manifests_entry_longer_than_the_system_allows_is_one_error(run_cli, project):
+    config = project / "surveyctl.yaml"
+    config.write_text(f"manifests: [surveys/, {TOO_LONG}]\n" + config.read_text())
+    (project / "surveys").mkdir()
+    result = run_cli("validate", "--offline")
+    assert result.exit_code == 1
+    assert f"error: Cannot read {TOO_LONG}: File name too long." in result.stdout
+    assert "Traceback" not in result.output and "OSError" not in result.output
 
 
 def test_without_paths_or_configured_manifests_it_says_what_to_do(run_cli):

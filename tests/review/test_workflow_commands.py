@@ -277,6 +277,13 @@ def test_fmt_leaves_a_file_alone_whose_document_needs_a_tag_directive(run_cli, p
     assert path.read_text() == written
 
 
+def test_fmt_of_a_file_name_longer_than_the_system_allows_is_one_sentence(run_cli, project):
+    name = "a" * 256 + ".yaml"
+    result = run_cli("fmt", name)
+    assert result.exit_code == 1
+    assert result.stderr == f"Error: Cannot read {name}: File name too long.\n"
+
+
 def test_the_examples_are_in_the_canonical_layout(run_cli):
     result = run_cli("fmt", "--check", str(REPOSITORY / "examples"))
     assert result.exit_code == 0, result.stdout

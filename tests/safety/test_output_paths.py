@@ -56,6 +56,39 @@ def test_plan_refuses_an_output_in_a_pseudo_file_system_before_any_request(
     assert len(result.stderr.strip().splitlines()) == 1
 
 
+# 256 bytes: longer than the name any common file system allows.
+TOO_LONG = "a" * 256
+
+
+def test_plan_refuses_an_output_name_longer_than_the_system_allows_in_one_sentence(
+    project, run_cli
+):
+    configure(project, UNREACHABLE)
+    write_manifest(project, survey_manifest("tracker"))
+    result = run_cli("plan", "manifests", "--out", f"{TOO_LONG}.plan")
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (
+        f"Error: cannot write --out {TOO_LONG}.plan: File name too long"
+    )
+
+
+def test_transactions_list_refuses_an_output_name_longer_than_the_system_allows(project, run_cli):
+    configure(project, UNREACHABLE)
+    result = run_cli("transactions", "list", "10001", "--output", TOO_LONG)
+    assert result.exit_code == 1
+    assert result.stderr.strip() == f"Error: cannot write --output {TOO_LONG}: File name too long"
+
+
+def test_import_refuses_an_output_name_longer_than_the_system_allows(project, run_cli):
+    configure(project, UNREACHABLE)
+    result = run_cli("import", "10001", "--name", "tracker", "--out", f"{TOO_LONG}.yaml")
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (
+        f"Error: cannot write --out {TOO_LONG}.yaml: File name too long"
+    )
+    assert not (project / ".surveyctl" / "state" / "local.json").exists()
+
+
 def test_import_refuses_an_unwritable_output_before_touching_state(project, api, run_cli):
     survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
     (project / "taken").write_text("a file where a folder is needed")
