@@ -326,14 +326,21 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
 def _within_project(manifests: list[str], root: Path, data: MarkedDict) -> None:
     """Each `manifests:` entry names a path inside the repository of surveyctl.yaml (or its
     folder, outside a repository): the file comes with the code under review, and a plan
-    that a pull request could point at `/` would walk the whole machine."""
+    that a pull request could point at `/` would walk the whole machine. A NUL, which no path
+    can hold (the system ends a path there), is refused at its line too."""
     top = repository_root(root) or root
     for index, entry in enumerate(manifests):
+        where = manifests.where(index) if isinstance(manifests, MarkedList) else data.location
+        if "\0" in entry:
+            raise ConfigError(
+                f"manifests entry {entry!r} must not contain a NUL character: no path holds one",
+                where,
+            )
         if not (root / entry).resolve().is_relative_to(top):
             raise ConfigError(
                 f"manifests entry {entry!r} is outside {top}; list folders and files inside "
                 "it (name others on the command line)",
-                manifests.where(index) if isinstance(manifests, MarkedList) else data.location,
+                where,
             )
 
 

@@ -210,6 +210,18 @@ def test_a_manifests_entry_outside_the_project_is_refused_with_its_line(tmp_path
     assert error.location.line == 3
 
 
+def test_a_manifests_entry_with_a_nul_is_a_configuration_error_at_its_line(run_cli, project):
+    # The system ends a path at a NUL: Python refuses such a path with a ValueError.
+    (project / "surveyctl.yaml").write_text(
+        'manifests:\n  - surveys/\n  - "surveys/\\0"\n', encoding="utf-8"
+    )
+    line = only_error_line(run_cli("validate"))
+    assert line == (
+        "Error: surveyctl.yaml:3:5: manifests entry 'surveys/\\x00' must not contain a NUL "
+        "character: no path holds one"
+    )
+
+
 def test_a_manifests_entry_elsewhere_in_the_same_repository_is_read(tmp_path):
     (tmp_path / ".git").mkdir()
     (tmp_path / "shared").mkdir()
