@@ -56,6 +56,7 @@ from surveyctl.yamlsafe import (
     YamlProblem,
     load_documents,
     read_text,
+    special_file_kind,
 )
 
 CONFIG_FILE = "surveyctl.yaml"
@@ -371,6 +372,9 @@ def _shown(path: Path) -> str:
 def _read(path: Path) -> Loaded | None:
     """The one YAML document of `path` (None when there is none); ConfigError with
     file:line."""
+    special = special_file_kind(path)
+    if special is not None:  # else it would be called missing: it is no regular file
+        raise ConfigError(f"{path} is {special}, not a regular file: only files are read")
     if not path.is_file():
         raise ConfigError(f"{path}: no such configuration file")
     problems: list[tuple[str, Location]] = []

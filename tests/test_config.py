@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
@@ -208,6 +209,22 @@ def test_a_manifests_entry_outside_the_project_is_refused_with_its_line(tmp_path
     error = config_error(project, f"manifests:\n  - surveys/\n  - {entry!r}\n")
     assert error.message.startswith(f"manifests entry {entry!r} is outside {project}")
     assert error.location.line == 3
+
+
+def test_a_device_given_as_the_configuration_is_named_for_what_it_is(run_cli, project):
+    # It exists: "no such configuration file" would send the user looking for a typo.
+    line = only_error_line(run_cli("--config", "/dev/null", "validate"))
+    assert line == (
+        "Error: /dev/null is a character device, not a regular file: only files are read"
+    )
+
+
+def test_a_fifo_given_as_the_configuration_is_named_for_what_it_is(run_cli, project):
+    os.mkfifo(project / "config.fifo")
+    line = only_error_line(run_cli("--config", "config.fifo", "validate"))
+    assert line == (
+        "Error: config.fifo is a FIFO (named pipe), not a regular file: only files are read"
+    )
 
 
 def test_a_manifests_entry_with_a_nul_is_a_configuration_error_at_its_line(run_cli, project):
