@@ -375,7 +375,11 @@ def _read(path: Path) -> Loaded | None:
     special = special_file_kind(path)
     if special is not None:  # else it would be called missing: it is no regular file
         raise ConfigError(f"{path} is {special}, not a regular file: only files are read")
-    if not path.is_file():
+    try:
+        is_file = path.is_file()
+    except OSError as exc:  # pathlib answers False for a missing path, not for a name too long
+        raise ConfigError(f"{path}: cannot read the configuration file: {exc.strerror}") from exc
+    if not is_file:
         raise ConfigError(f"{path}: no such configuration file")
     problems: list[tuple[str, Location]] = []
     try:

@@ -227,6 +227,12 @@ def test_a_fifo_given_as_the_configuration_is_named_for_what_it_is(run_cli, proj
     )
 
 
+def test_a_configuration_name_longer_than_the_system_allows_is_one_sentence(run_cli, project):
+    name = "a" * 256 + ".yaml"
+    line = only_error_line(run_cli("--config", name, "validate"))
+    assert line == f"Error: {name}: cannot read the configuration file: File name too long"
+
+
 def test_a_manifests_entry_with_a_nul_is_a_configuration_error_at_its_line(run_cli, project):
     # The system ends a path at a NUL: Python refuses such a path with a ValueError.
     (project / "surveyctl.yaml").write_text(
