@@ -40,7 +40,7 @@ from surveyctl.reconcile.kinds.survey_live import survey_record
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.merge import GROUP_MEMBERSHIP_FIELDS
 from surveyctl.reconcile.normalise import group_update_body, update_body
-from surveyctl.resources import EXCLUSION_GROUP, SURVEY, address, check_name, name_of
+from surveyctl.resources import EXCLUSION_GROUP, SURVEY, address, check_name, member_of, name_of
 from surveyctl.state import GroupRecord, Record, State, StateBackend, SurveyRecord
 
 # Values the service gives a survey created without them (the sandbox and the documented
@@ -228,6 +228,14 @@ def _free_address(state: State, kind: str, name: str, described: bool = False) -
     """The address the import will record; refused when the name breaks the manifests' rule
     (its manifest would then fail `validate`; unless `described`: the manifests hold one of
     that name, a program member's included) or the address is already managed."""
+    member = None if described else member_of(name)
+    if member is not None:
+        # A member is described by its program's manifest, which was not found: a plan run on
+        # paths of its own suggests this import, and the program is in those paths.
+        raise ImportRefused(
+            f"--name {name!r} is a member of program {member.program!r}, whose manifest is not "
+            "among the manifests read; name it with --manifests FILE"
+        )
     wanted = address(kind, name if described else check_name(name, "--name"))
     if wanted in state.resources:
         raise ImportRefused(

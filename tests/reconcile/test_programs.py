@@ -317,3 +317,23 @@ def test_a_saved_plan_edited_to_hide_retired_members_is_refused(run_cli, write_p
     assert "the plan file is not what its manifests plan now for Survey/tracker[" in (
         applied.stderr
     )
+
+
+def test_importing_a_member_whose_program_was_not_read_says_to_name_its_manifest(
+    write_program, run_cli, project
+):
+    write_program(program(None, ["w1"]))
+    _apply(run_cli)
+    member = "tracker[en_US,w1]"
+    survey_id = _state(project)[f"Survey/{member}"].ps_survey_id
+    assert run_cli("state", "rm", f"Survey/{member}", "--yes").exit_code == 0
+
+    refused = run_cli("import", str(survey_id), "--name", member, "--yes")
+    assert refused.exit_code == 1
+    assert (
+        f"--name '{member}' is a member of program 'tracker', whose manifest is not among the "
+        "manifests read; name it with --manifests FILE" in refused.stderr
+    )
+    named = run_cli("import", str(survey_id), "--name", member, "--manifests", "manifests", "--yes")
+    assert named.exit_code == 0, named.stderr
+    assert _state(project)[f"Survey/{member}"].ps_survey_id == survey_id
