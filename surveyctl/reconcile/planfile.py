@@ -43,10 +43,12 @@ _CHANGE = {"type": "object", "required": ["path"], "properties": {"path": {"type
 _ADDRESSES = {"type": "array", "items": {"type": "string"}}
 # The shape a plan must have before any of it is used. Fields added by later versions are
 # left to Plan.from_dict (which refuses names it does not know); values are not checked here
-# beyond their types, because apply checks every change against a fresh plan anyway.
+# beyond their types, because apply checks every change against a fresh plan anyway. Every
+# plan is saved with its resources (an empty list when there are none), and _load reads them
+# before Plan.from_dict could default them: a plan without them is not one this tool wrote.
 _SCHEMA: dict[str, Any] = {
     "type": "object",
-    "required": ["format_version", "environment", "state_lineage", "state_serial"],
+    "required": ["format_version", "environment", "state_lineage", "state_serial", "resources"],
     "properties": {
         "format_version": {"type": "integer"},
         "environment": {"type": "string"},

@@ -254,8 +254,12 @@ class TestHostileFiles:
             (lambda plan: plan["resources"][0].update(name="../x"), "resources.0.name"),
             (lambda plan: plan.update(notes={"a": 1}), "notes"),
             (lambda plan: plan.update(state_serial="7"), "state_serial"),
+            (lambda plan: plan.pop("resources"), "top level"),
         ],
-        ids=["resource-not-object", "unknown-kind", "bad-name", "notes-not-list", "serial-text"],
+        ids=[
+            *("resource-not-object", "unknown-kind", "bad-name", "notes-not-list"),
+            *("serial-text", "no-resources"),
+        ],
     )
     def test_a_plan_of_the_wrong_shape_is_refused_naming_where(
         self, project, manifests, run_cli, edit, where
@@ -478,6 +482,12 @@ class TestPlanFileRefusals:
         path = _written(tmp_path / PLAN, lambda plan: plan.pop("environment"))
         assert _refusal(path) == (
             f"{path}: not a valid plan at top level: 'environment' is a required property"
+        )
+
+    def test_a_plan_without_its_resources_is_refused_at_the_top_level(self, tmp_path):
+        path = _written(tmp_path / PLAN, lambda plan: plan.pop("resources"))
+        assert _refusal(path) == (
+            f"{path}: not a valid plan at top level: 'resources' is a required property"
         )
 
     def test_a_resource_of_an_unknown_kind_is_named_with_its_kind(self, tmp_path):
