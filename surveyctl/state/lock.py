@@ -53,6 +53,14 @@ if TYPE_CHECKING:  # loaded by the first lock taken: a plan, which takes none, s
     from filelock import FileLock
 
 POLL_SECONDS = 0.1
+# A pid_t is a C int; os.kill overflows past it, and 0 or below names a process group, which
+# would answer for a holder that is no process at all.
+_PID_MAX = 2**31 - 1
+
+
+def is_process_id(pid: int) -> bool:
+    """Whether `pid` can be the ID of one process, and so be asked whether it runs."""
+    return 1 <= pid <= _PID_MAX
 
 
 class LockError(SurveyctlError):
@@ -362,7 +370,7 @@ def _read(path: Path) -> LockInfo | None:
         raise LockError(os_error_message(exc, path, "read the state lock")) from exc
     try:
         data = json.loads(text)
-        return LockInfo(
+        info = LockInfo(
             id=str(data["id"]),
             operation=str(data["operation"]),
             who=str(data["who"]),
@@ -372,6 +380,11 @@ def _read(path: Path) -> LockInfo | None:
             started=None if data.get("started") is None else int(data["started"]),
             boot_id=None if data.get("boot_id") is None else str(data["boot_id"]),
         )
+        # Not "no such process": a lock is never taken from a holder that may still run, so
+        # a record that cannot say which process holds it is left to a person, as other damage.
+        if not is_process_id(info.pid):
+            raise ValueError(f"pid {info.pid} is not a process ID")
+        return info
     except (ValueError, KeyError, TypeError) as exc:
         raise LockError(
             f"{path}: the lock record is unreadable ({exc}); if no surveyctl command is running, "

@@ -264,6 +264,18 @@ def test_unreadable_lock_record_is_reported_with_its_path(state_path):
         StateLock(state_path, "apply").acquire()
 
 
+@pytest.mark.parametrize("pid", [99999999999, 0, -1], ids=["beyond-pid_t", "zero", "negative"])
+def test_a_lock_record_whose_pid_names_no_single_process_is_unreadable(state_path, pid):
+    # Refused, not taken over: whoever wrote it may still run.
+    _record_of(state_path, pid=pid)
+    with pytest.raises(LockError) as refused:
+        StateLock(state_path, "apply").acquire()
+    assert str(refused.value) == (
+        f"{lock_file(state_path)}: the lock record is unreadable (pid {pid} is not a process "
+        "ID); if no surveyctl command is running, delete that file"
+    )
+
+
 def _record_of(state_path: Path, **fields) -> None:
     """Writes a lock record of this host, as a holder would, with `fields` replaced."""
     state_path.parent.mkdir(parents=True, exist_ok=True)
