@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from filelock import FileLock
 
 from surveyctl.errors import SurveyctlError
-from surveyctl.state.lock import boot_id, process_running, process_start_time
+from surveyctl.state.lock import boot_id, is_process_id, process_running, process_start_time
 
 if TYPE_CHECKING:  # only for the type: the configuration loads YAML
     from surveyctl.config import Config, Environment
@@ -339,7 +339,7 @@ def _alive(process: dict[str, Any]) -> bool:
     if process.get("host") != socket.gethostname():
         return False  # another machine's record: it is not waiting on this journal
     pid = process.get("pid")
-    if not isinstance(pid, int):
+    if not isinstance(pid, int) or not is_process_id(pid):
         return False
     return process_running(pid, process.get("started"), process.get("boot_id"))
 

@@ -89,6 +89,7 @@ def test_a_record_is_in_flight_only_while_the_very_process_that_wrote_it_runs(pr
     others = {
         "elsewhere": {"host": "another-machine"},
         "not-a-pid": {"pid": str(os.getpid())},
+        "beyond-any-pid": {"pid": 99999999999},
         "pid-reused": {"started": mine["process"]["started"] + 1},  # this PID, another process
         "before-a-restart": {"boot_id": "another-boot"},
     }
