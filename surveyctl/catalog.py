@@ -149,9 +149,8 @@ class Catalog:
                 client.get_attributes_page, localization=localization, classes=self.classes
             ):
                 for item in page if isinstance(page, list) else []:
-                    code = item.get("qualification_code") if isinstance(item, dict) else None
-                    if isinstance(code, int) and code not in seen:
-                        seen[code] = item
+                    if _readable(item) and item["qualification_code"] not in seen:
+                        seen[item["qualification_code"]] = item
         except ApiError as exc:
             if exc.status in (400, 404):
                 raise UnknownLocale(
@@ -194,7 +193,11 @@ class Catalog:
         if not isinstance(fetched_at, (int, float)) or time.time() - fetched_at > self.ttl:
             return None
         items = data.get("attributes")
-        return items if isinstance(items, list) else None
+        # A fetch keeps only readable entries, so one that is not was damaged since: the
+        # whole file is then no more trusted than unparseable JSON.
+        if not isinstance(items, list) or not all(_readable(item) for item in items):
+            return None
+        return items
 
     def _write_cache(self, localization: str, items: list[dict]) -> None:
         path = self._cache_file(localization)
@@ -211,6 +214,18 @@ class Catalog:
             write_atomically(path, json.dumps(payload))
         except OSError:
             pass  # a full disk or a read-only folder: a cache not written is fetched again
+
+
+def _readable(item: Any) -> bool:
+    """Whether `item` has the shape _attribute reads: an object with an integer
+    qualification_code, whose localizations' answers, where given, are lists."""
+    if not isinstance(item, dict) or not isinstance(item.get("qualification_code"), int):
+        return False
+    entries = item.get("localizations")
+    return not isinstance(entries, list) or all(
+        not isinstance(entry, dict) or isinstance(entry.get("answers"), list | None)
+        for entry in entries
+    )
 
 
 def _attribute(item: dict, localization: str) -> Attribute:

@@ -63,6 +63,52 @@ def test_an_expired_cache_is_fetched_again(api, make_catalog, tmp_path):
     assert api.request_counts.get("GET attributes", 0) > before
 
 
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda entry: entry.pop("qualification_code"),
+        lambda entry: entry.update(qualification_code="211"),
+        lambda entry: entry["localizations"][0].update(answers=5),
+    ],
+    ids=["no-code", "code-as-text", "answers-not-a-list"],
+)
+def test_a_cache_entry_of_the_wrong_shape_is_fetched_again(api, make_catalog, tmp_path, damage):
+    make_catalog().locale("en_US")
+    cache_file = tmp_path / "cache" / "catalog" / "local" / "en_US.json"
+    data = json.loads(cache_file.read_text())
+    damage(next(e for e in data["attributes"] if e["qualification_code"] == 211))
+    cache_file.write_text(json.dumps(data))
+    before = api.request_counts.get("GET attributes", 0)
+    gender = make_catalog().locale("en_US").by_name("gender")
+    assert api.request_counts.get("GET attributes", 0) > before
+    assert gender.answer("FEMALE").condition_code == "112"
+
+
+def test_a_cache_entry_that_is_no_object_is_fetched_again(api, make_catalog, tmp_path):
+    make_catalog().locale("en_US")
+    cache_file = tmp_path / "cache" / "catalog" / "local" / "en_US.json"
+    data = json.loads(cache_file.read_text())
+    data["attributes"][0] = 5
+    cache_file.write_text(json.dumps(data))
+    before = api.request_counts.get("GET attributes", 0)
+    assert len(make_catalog().locale("en_US")) == len(data["attributes"])
+    assert api.request_counts.get("GET attributes", 0) > before
+
+
+def test_an_attribute_served_with_answers_that_are_not_a_list_is_left_out(tmp_path):
+    class Service:
+        get_attributes_page = None
+
+        def iter_pages(self, fetch, **_):
+            yield [
+                {"qualification_code": 211, "desc": "Gender", "localizations": [{"answers": 5}]},
+                {"qualification_code": 212, "desc": "Age", "localizations": [{"answers": []}]},
+            ]
+
+    locale = Catalog(lambda: Service(), "local", tmp_path / "cache").locale("en_US")
+    assert set(locale.by_code) == {212}
+
+
 def test_cache_is_kept_per_environment(api, tmp_path):
     Catalog(lambda: api, "staging", tmp_path).locale("en_US")
     Catalog(lambda: api, "production", tmp_path).locale("en_US")

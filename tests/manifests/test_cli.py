@@ -176,6 +176,18 @@ def test_refresh_catalog_fetches_again(run_cli, project):
     assert json.loads(cache.read_text())["fetched_at"] > first
 
 
+def test_validate_fetches_a_catalogue_cache_with_a_damaged_entry_again(run_cli, project):
+    run_cli("validate", str(EXAMPLES))
+    cache = project / ".surveyctl" / "cache" / "catalog" / "local" / "en_US.json"
+    data = json.loads(cache.read_text())
+    data["attributes"][0].pop("qualification_code")
+    cache.write_text(json.dumps(data))
+    result = run_cli("validate", str(EXAMPLES))
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    assert "qualification_code" in json.loads(cache.read_text())["attributes"][0]
+
+
 MISSING_SIX = """\
 kind: Survey
 name: missing
