@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from dataclasses import dataclass
-from urllib.parse import quote, unquote_plus, urlsplit, urlunsplit
+from urllib.parse import SplitResult, quote, unquote_plus, urlsplit, urlunsplit
 
 from surveyctl.errors import SurveyctlError
 from surveyctl.statuses import RETURN_STATUS_NAMES as STATUS_NAMES
@@ -58,7 +58,7 @@ def build_return_link(redirect_url: str, link: ReturnLink, secret: str) -> str:
         raise LinkError(f"st {link.status} is not one of {sorted(STATUS_NAMES)}")
     if not link.transaction_id:
         raise LinkError("the transaction id is empty: the link must name the respondent's")
-    parts = urlsplit(redirect_url)
+    parts = _split(redirect_url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise LinkError(f"{redirect_url!r} is not an http(s) URL")
     existing = [item for item in parts.query.split("&") if item and _name(item) != HASH_PARAMETER]
@@ -83,7 +83,7 @@ def verify_return_link(url: str, secret: str) -> ReturnLink:
     """The link's content when its ps_hash matches; LinkError with the reason otherwise."""
     if not secret:
         raise LinkError("the shared secret is empty")
-    parts = urlsplit(url)
+    parts = _split(url)
     items = parts.query.split("&") if parts.query else []
     hashes = [item for item in items if _name(item) == HASH_PARAMETER]
     if not hashes:
@@ -118,6 +118,13 @@ def _content(items: list[str]) -> ReturnLink:
         quota_ids=tuple(unquote_plus(q) for q in raw.get("quota_id", "").split(",") if q),
         sqlc=raw.get("sqlc", "").lower() == "true",
     )
+
+
+def _split(url: str) -> SplitResult:
+    try:
+        return urlsplit(url)
+    except ValueError as exc:  # an unbalanced [ or ] around the host, or a host NFKC breaks
+        raise LinkError(f"{url!r} is not an http(s) URL") from exc
 
 
 def _name(item: str) -> str:

@@ -94,3 +94,19 @@ def test_build_refuses_an_empty_quota_id_in_the_list_instead_of_dropping_it(secr
     assert result.exit_code == 2
     assert "'male,,age-18-34' has an empty buyer_quota_id" in result.stderr
     assert result.stdout == ""
+
+
+def test_build_refuses_a_return_url_with_an_unbalanced_bracket_in_one_sentence(secret):
+    result = _run(
+        "link", "build", "--status", "complete", "--transaction-id", "T1",
+        "--url", "https://[::1", "--secret-env", secret,
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert result.stderr == "Error: 'https://[::1' is not an http(s) URL\n"
+
+
+@pytest.mark.parametrize("url", ["https://[::1/?ps_hash=aa", "https://a]b/"])
+def test_verify_refuses_a_link_with_an_unbalanced_bracket_in_one_sentence(secret, url):
+    result = _run("link", "verify", url, "--secret-env", secret)
+    assert result.exit_code == 1
+    assert result.stderr == f"Error: {url!r} is not an http(s) URL\n"
