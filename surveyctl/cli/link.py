@@ -19,9 +19,11 @@ DEFAULT_SECRET_ENV = "SURVEYCTL_RETURN_SECRET"
 
 
 def _secret(variable: str) -> str:
-    value = os.environ.get(variable, "")
-    if not value:
+    value = os.environ.get(variable)
+    if value is None:
         raise ConfigError(f"the buyer's shared secret is read from ${variable}, which is not set")
+    if not value:
+        raise ConfigError(f"the buyer's shared secret is read from ${variable}, which is empty")
     return value
 
 

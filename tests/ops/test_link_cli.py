@@ -64,6 +64,18 @@ def test_a_missing_secret_variable_is_named_and_the_secret_never_printed(monkeyp
     assert "$NOT_SET_SECRET, which is not set" in result.stderr
 
 
+def test_an_empty_secret_variable_is_said_to_be_empty_not_unset(monkeypatch):
+    monkeypatch.setenv("EMPTY_SECRET", "")
+    result = _run(
+        "link", "build", "--status", "complete", "--transaction-id", "T1",
+        "--url", RETURN_URL, "--secret-env", "EMPTY_SECRET",
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: the buyer's shared secret is read from $EMPTY_SECRET, which is empty\n"
+    )
+
+
 def test_build_output_does_not_contain_the_secret(secret):
     result = _run(
         "link", "build", "--status", "complete", "--transaction-id", "T1",
