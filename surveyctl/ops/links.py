@@ -57,7 +57,9 @@ def build_return_link(redirect_url: str, link: ReturnLink, secret: str) -> str:
     if link.status not in STATUS_NAMES:
         raise LinkError(f"st {link.status} is not one of {sorted(STATUS_NAMES)}")
     if not link.transaction_id:
-        raise LinkError("the transaction id is empty: the link must name the respondent's")
+        raise LinkError(
+            "the transaction id is empty: the link must name the respondent's transaction"
+        )
     parts = _split(redirect_url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise LinkError(f"{redirect_url!r} is not an http(s) URL")

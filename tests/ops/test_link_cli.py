@@ -76,6 +76,17 @@ def test_an_empty_secret_variable_is_said_to_be_empty_not_unset(monkeypatch):
     )
 
 
+def test_an_empty_transaction_id_is_refused_in_a_whole_sentence(secret):
+    result = _run(
+        "link", "build", "--status", "complete", "--transaction-id", "",
+        "--url", RETURN_URL, "--secret-env", secret,
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: the transaction id is empty: the link must name the respondent's transaction\n"
+    )
+
+
 def test_build_output_does_not_contain_the_secret(secret):
     result = _run(
         "link", "build", "--status", "complete", "--transaction-id", "T1",
