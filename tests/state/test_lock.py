@@ -46,7 +46,8 @@ HOLDER = textwrap.dedent(
     except Exception as exc:
         print("REFUSED", exc, flush=True)
         sys.exit(3)
-    Path(ready).write_text(lock.info.id)
+    Path(ready + ".tmp").write_text(lock.info.id)
+    os.replace(ready + ".tmp", ready)  # whole: the test reads it as soon as it exists
     if mode == "crash":
         os._exit(0)  # dies without releasing, like a killed apply
     if mode == "until":  # hold until the file named by `hold` appears
