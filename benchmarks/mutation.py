@@ -174,6 +174,18 @@ TARGETS = {
     # The client's rate finding: fewer requests in flight and a slower pace after a 429, more
     # and faster after successes, never slowed by a service that does not refuse.
     "throttle": Target("surveyctl/api/throttle.py", ("tests/api/test_throttle.py",)),
+    # Retries: Retry-After honoured, every retry announced, the wait bounded by --timeout,
+    # failures put in words.
+    "retry": Target(
+        "surveyctl/api/retry.py",
+        (
+            "tests/safety/test_unreachable.py",
+            "tests/sandbox/test_rate_limit.py",
+            "tests/sandbox/test_faults.py",
+            "tests/api/test_throttle.py",
+            "tests/api/test_tolerant_client.py",
+        ),
+    ),
     # The cache of manifest files read before: a file is read from it only when its bytes and
     # the reader are those of a clean read, and anything else is read afresh.
     "cache": Target("surveyctl/manifests/cache.py", ("tests/manifests/test_cache.py",)),
