@@ -184,6 +184,7 @@ TARGETS = {
             "tests/sandbox/test_faults.py",
             "tests/api/test_throttle.py",
             "tests/api/test_tolerant_client.py",
+            "tests/api/test_retry.py",
         ),
     ),
     # The cache of manifest files read before: a file is read from it only when its bytes and
@@ -771,6 +772,57 @@ EQUIVALENT.update(
         _THROTTLE + "pace__mutmut_12": "a sleep of 0 s when the turn is now: no wait either way",
         _THROTTLE + "succeeded__mutmut_7": "at the most in flight already, the limit stays the "
         "most (min of it and more), and a waiter woken rechecks its place",
+    }
+)
+
+_RETRY = "surveyctl.api.retry."
+_COUNTED_BY_TOTAL = (
+    "total=retries counts every retry, so the connect (or status) count, as large at first "
+    "and counting fewer of them, never runs out first: left out or None, the same retries"
+)
+_RAISED_AS_IS = (
+    "a status retry past the wait budget: urllib3 catches its MaxRetryError "
+    "(raise_on_status=False) and returns the response as is, so the text of its reason is "
+    "never read"
+)
+_POOL = (
+    "the pool of a MaxRetryError is never read: requests reads its reason, surveyctl its "
+    "reason and causes"
+)
+_RSTRIP = "rstrip of a set of characters: the text of a number holds no X"
+EQUIVALENT.update(
+    {
+        **{f"{_RETRY}x_retry_policy__mutmut_{n}": _COUNTED_BY_TOTAL for n in (2, 19, 4, 21)},
+        _RETRY + "x_retry_policy__mutmut_12": "raise_on_status=None for False: both are false",
+        _RETRY + "x_retry_policy__mutmut_28": "respect_retry_after_header left out: True is "
+        "urllib3's default",
+        _RETRY + "x_seconds_text__mutmut_1": "`>` for `>=`: they differ only at exactly 10, "
+        "where the other branch says '10 s' too ('10.0' stripped of its zero and point)",
+        _RETRY + "x_seconds_text__mutmut_8": _RSTRIP,
+        _RETRY + "x_seconds_text__mutmut_9": _RSTRIP,
+        _RETRY + "xǁReportingRetryǁ__init____mutmut_1": "a default every caller overrides: "
+        "retry_policy and new() pass attempts",
+        _RETRY + "xǁReportingRetryǁ__init____mutmut_2": "*args dropped: every caller passes "
+        "keywords (retry_policy, and urllib3's new(), which calls type(self)(**params))",
+        _RETRY + "xǁReportingRetryǁincrement__mutmut_16": "*args dropped: urllib3 passes all but "
+        "the method and the URL by keyword, so they are always empty",
+        _RETRY + "xǁReportingRetryǁincrement__mutmut_17": "_pool and _stacktrace dropped: the "
+        "pool only goes into a MaxRetryError (never read), the stack trace only into the "
+        "traceback of an error re-raised as is, which surveyctl never shows",
+        _RETRY + "xǁReportingRetryǁincrement__mutmut_10": "urllib3's increment reads the "
+        "response only to count a status retry (never the count to run out first, see "
+        "total), to note its status in the history (never read) and to word a MaxRetryError "
+        "it catches (raise_on_status=False)",
+        **{
+            f"{_RETRY}xǁReportingRetryǁincrement__mutmut_{n}": _RAISED_AS_IS
+            for n in (25, 26, 27, 29, 32, 33, 34, 35)
+        },
+        **{f"{_RETRY}xǁReportingRetryǁincrement__mutmut_{n}": _POOL for n in (36, 42, 43, 44)},
+        _RETRY + "xǁReportingRetryǁincrement__mutmut_49": "urllib3 passes an error or a "
+        "response to increment, never both, so `and` and `or` agree",
+        _RETRY + "xǁReportingRetryǁincrement__mutmut_64": "urllib3 passes the request's URL to "
+        "every increment, so `or ''` is never taken",
+        _RETRY + "xǁWaitBudgetǁ__init____mutmut_4": "exhausted=None for False: both are false",
     }
 )
 
