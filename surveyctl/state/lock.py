@@ -386,9 +386,11 @@ def _read(path: Path) -> LockInfo | None:
             raise ValueError(f"pid {info.pid} is not a process ID")
         return info
     except (ValueError, KeyError, TypeError) as exc:
+        # A KeyError's own text is the bare key in quotes: say what is missing.
+        reason = f"it has no {exc.args[0]!r}" if isinstance(exc, KeyError) else exc
         raise LockError(
-            f"{path}: the lock record is unreadable ({exc}); if no surveyctl command is running, "
-            "delete that file"
+            f"{path}: the lock record is unreadable ({reason}); if no surveyctl command is "
+            "running, delete that file"
         ) from exc
 
 

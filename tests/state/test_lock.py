@@ -277,6 +277,19 @@ def test_a_lock_record_whose_pid_names_no_single_process_is_unreadable(state_pat
     )
 
 
+def test_a_lock_record_without_a_field_names_the_field(state_path):
+    _record_of(state_path)
+    record = json.loads(lock_file(state_path).read_text())
+    del record["operation"]
+    lock_file(state_path).write_text(json.dumps(record))
+    with pytest.raises(LockError) as refused:
+        StateLock(state_path, "apply").acquire()
+    assert str(refused.value) == (
+        f"{lock_file(state_path)}: the lock record is unreadable (it has no 'operation'); if no "
+        "surveyctl command is running, delete that file"
+    )
+
+
 def _record_of(state_path: Path, **fields) -> None:
     """Writes a lock record of this host, as a holder would, with `fields` replaced."""
     state_path.parent.mkdir(parents=True, exist_ok=True)
