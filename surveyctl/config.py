@@ -106,11 +106,13 @@ class Environment:
         shape no HTTP header can carry (the message names the variable, never the value)."""
         if self.embedded:
             return SANDBOX_KEY
-        value = os.environ.get(self.api_key_env or "", "")
+        value = os.environ.get(self.api_key_env or "")
         if not value:
+            # Empty is told apart: it is what a CI job gets for a secret it was not given.
+            how = "is empty" if value == "" else "is not set"
             raise ConfigError(
                 f"environment {self.name!r} needs its API key in "
-                f"{unset_variable(self.api_key_env or '', 'api_key_env')}, which is not set"
+                f"{unset_variable(self.api_key_env or '', 'api_key_env')}, which {how}"
             )
         problem = key_shape_problem(value)
         if problem:

@@ -329,3 +329,18 @@ def test_an_unset_variable_with_a_conventional_name_is_named(run_cli, project, s
     Manifests(project).write(survey_manifest("keyed"))
     result = run_cli("plan", "manifests")
     assert "needs its API key in $SURVEYCTL_NEVER_SET, which is not set" in result.stderr
+
+
+def test_an_empty_key_variable_is_said_to_be_empty_not_unset(
+    run_cli, project, sandbox, monkeypatch
+):
+    (project / "surveyctl.yaml").write_text(
+        f"environments:\n  staging: {{host: '{sandbox.url}', api_key_env: SURVEYCTL_EMPTY_KEY}}\n"
+        "default_environment: staging\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("SURVEYCTL_EMPTY_KEY", "")
+    Manifests(project).write(survey_manifest("keyed"))
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 1
+    assert "needs its API key in $SURVEYCTL_EMPTY_KEY, which is empty" in result.stderr
