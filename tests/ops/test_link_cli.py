@@ -64,12 +64,17 @@ def test_a_missing_secret_variable_is_named_and_the_secret_never_printed(monkeyp
     assert "$NOT_SET_SECRET, which is not set" in result.stderr
 
 
+def _build(transaction_id: str, secret_env: str):
+    """`link build` of a complete for `transaction_id`, its secret read from `secret_env`."""
+    return _run(
+        "link", "build", "--status", "complete", "--transaction-id", transaction_id,
+        "--url", RETURN_URL, "--secret-env", secret_env,
+    )  # fmt: skip
+
+
 def test_an_empty_secret_variable_is_said_to_be_empty_not_unset(monkeypatch):
     monkeypatch.setenv("EMPTY_SECRET", "")
-    result = _run(
-        "link", "build", "--status", "complete", "--transaction-id", "T1",
-        "--url", RETURN_URL, "--secret-env", "EMPTY_SECRET",
-    )  # fmt: skip
+    result = _build("T1", "EMPTY_SECRET")
     assert result.exit_code == 1
     assert result.stderr == (
         "Error: the buyer's shared secret is read from $EMPTY_SECRET, which is empty\n"
@@ -77,10 +82,7 @@ def test_an_empty_secret_variable_is_said_to_be_empty_not_unset(monkeypatch):
 
 
 def test_an_empty_transaction_id_is_refused_in_a_whole_sentence(secret):
-    result = _run(
-        "link", "build", "--status", "complete", "--transaction-id", "",
-        "--url", RETURN_URL, "--secret-env", secret,
-    )  # fmt: skip
+    result = _build("", secret)
     assert result.exit_code == 1
     assert result.stderr == (
         "Error: the transaction id is empty: the link must name the respondent's transaction\n"

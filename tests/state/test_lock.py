@@ -265,13 +265,18 @@ def test_unreadable_lock_record_is_reported_with_its_path(state_path):
         StateLock(state_path, "apply").acquire()
 
 
+def _refusal(state_path: Path) -> str:
+    """The sentence an apply's lock at `state_path` is refused with."""
+    with pytest.raises(LockError) as refused:
+        StateLock(state_path, "apply").acquire()
+    return str(refused.value)
+
+
 @pytest.mark.parametrize("pid", [99999999999, 0, -1], ids=["beyond-pid_t", "zero", "negative"])
 def test_a_lock_record_whose_pid_names_no_single_process_is_unreadable(state_path, pid):
     # Refused, not taken over: whoever wrote it may still run.
     _record_of(state_path, pid=pid)
-    with pytest.raises(LockError) as refused:
-        StateLock(state_path, "apply").acquire()
-    assert str(refused.value) == (
+    assert _refusal(state_path) == (
         f"{lock_file(state_path)}: the lock record is unreadable (pid {pid} is not a process "
         "ID); if no surveyctl command is running, delete that file"
     )
@@ -282,9 +287,7 @@ def test_a_lock_record_without_a_field_names_the_field(state_path):
     record = json.loads(lock_file(state_path).read_text())
     del record["operation"]
     lock_file(state_path).write_text(json.dumps(record))
-    with pytest.raises(LockError) as refused:
-        StateLock(state_path, "apply").acquire()
-    assert str(refused.value) == (
+    assert _refusal(state_path) == (
         f"{lock_file(state_path)}: the lock record is unreadable (it has no 'operation'); if no "
         "surveyctl command is running, delete that file"
     )
@@ -551,9 +554,7 @@ def test_a_file_where_the_state_folder_should_be_refuses_the_lock_in_one_sentenc
 
 def test_a_folder_where_the_lock_record_should_be_is_one_sentence(state_path):
     lock_file(state_path).mkdir(parents=True)
-    with pytest.raises(LockError) as refused:
-        StateLock(state_path, "apply").acquire()
-    assert str(refused.value) == (
+    assert _refusal(state_path) == (
         f"cannot read the state lock: {lock_file(state_path)} is a folder where a file is "
         "expected; remove or rename it"
     )
