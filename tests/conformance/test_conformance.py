@@ -47,7 +47,7 @@ def _verdicts(report: dict) -> dict[str, str]:
     return {row["id"]: row["verdict"] for row in report["rows"]}
 
 
-def _run(folder: Path, url: str) -> dict:
+def _run(folder: Path, url: str, *options: str) -> dict:
     """One run against the sandbox at `url`, its JSON report read from --output."""
     from click.testing import CliRunner
 
@@ -60,7 +60,7 @@ def _run(folder: Path, url: str) -> dict:
     os.environ["SURVEYCTL_C_KEY"] = KEY
     try:
         result = CliRunner().invoke(
-            cli, ["--env", "local", "conformance", "--output", "report.json"]
+            cli, ["--env", "local", "conformance", "--output", "report.json", *options]
         )
     finally:
         os.chdir(before)
@@ -86,6 +86,19 @@ def test_every_checkable_assumption_holds_against_the_sandbox(report):
     checkable = set(verdicts) - NEVER_CHECKED
     assert len(checkable) >= 30
     assert {name: verdicts[name] for name in checkable} == dict.fromkeys(checkable, "holds")
+
+
+def test_a_draft_of_another_locale_leaves_the_us_state_rows_unchecked_and_the_rest_holding(
+    tmp_path, sandbox
+):
+    rows = {row["id"]: row for row in _run(tmp_path, sandbox.url, "--locale", "de_DE")["rows"]}
+    state_rows = {"state-unpadded", "state-padded"}
+    assert {name: rows[name]["verdict"] for name in state_rows} == dict.fromkeys(
+        state_rows, "not checked"
+    )
+    assert "en_US catalogue only; the draft is de_DE" in rows["state-padded"]["seen"]
+    checkable = set(rows) - NEVER_CHECKED - state_rows
+    assert {name: rows[name]["verdict"] for name in checkable} == dict.fromkeys(checkable, "holds")
 
 
 def test_what_cannot_be_checked_safely_is_reported_not_checked(report):
