@@ -40,6 +40,10 @@ def merge(base: MarkedDict, over: MarkedDict | None) -> MarkedDict:
     return out
 
 
+# The texts of a quota generator that it reads as templates of its own (str.format_map).
+GENERATOR_TEMPLATES = ("id", "title")
+
+
 def substitute(
     value: Any,
     variables: dict[str, str],
@@ -47,13 +51,16 @@ def substitute(
     where: Location,
     lenient: bool,
     budget: Budget,
+    generator: bool = False,
+    template: bool = False,
 ) -> Any:
     """`value` with placeholders replaced; containers without any are returned as they are
-    (shared between members), so expanding 360 members copies only what differs."""
+    (shared between members), so expanding 360 members copies only what differs. `generator`:
+    `value` is a quota generator's mapping; `template`: it is one of its templates."""
     if isinstance(value, str):
         if "{" not in value:
             return value
-        return text_of(value, variables, diagnostics, where, lenient, budget)
+        return text_of(value, variables, diagnostics, where, lenient, budget, template)
     if isinstance(value, MarkedDict):
         changed = {}
         for key, item in value.items():
@@ -64,6 +71,8 @@ def substitute(
                 value.where(key),
                 lenient or key == "generate",
                 budget,
+                generator=key == "generate",
+                template=generator and key in GENERATOR_TEMPLATES,
             )
             if new is not item:
                 changed[key] = new
@@ -94,11 +103,17 @@ def text_of(
     where: Location,
     lenient: bool,
     budget: Budget,
+    template: bool = False,
 ) -> str:
     """`text` with its placeholders replaced. Its length is known before it is made (a
     variable used many times, or a long one, multiplies what is written), and spent from the
-    file's budget: over it, the error and OverBudget, before the text is built."""
-    size = _expanded_size(text, variables)
+    file's budget: over it, the error and OverBudget, before the text is built.
+
+    `lenient`: names that are not variables stay (a quota generator's dimensions). `template`:
+    the text is a generator's template, read once more by the generator: `{{` and `}}` stay,
+    for the generator writes them as braces, and a variable's braces are doubled, so that its
+    value is written as it is, never read again as a dimension."""
+    size = _expanded_size(text, variables, template)
     if not budget.spend_characters(size):
         diagnostics.error(
             f"The variables in {_shortened(text)} take the text of its file's program "
@@ -111,9 +126,9 @@ def text_of(
     def replace(match: re.Match) -> str:
         token, name = match[0], match[1]
         if name is None:
-            return token[0]  # {{ -> {, }} -> }
+            return token if template else token[0]  # {{ -> {, }} -> }
         if name in variables:
-            return variables[name]
+            return _template_text(variables[name]) if template else variables[name]
         if not lenient:
             known = ", ".join(sorted(variables))
             diagnostics.error(
@@ -124,16 +139,23 @@ def text_of(
     return _PLACEHOLDER.sub(replace, text)
 
 
-def _expanded_size(text: str, variables: dict[str, str]) -> int:
+def _expanded_size(text: str, variables: dict[str, str], template: bool) -> int:
     """The length of `text` once its placeholders are replaced, without building it."""
     size = len(text)
     for match in _PLACEHOLDER.finditer(text):
         name = match[1]
         if name is None:
-            size -= 1  # {{ -> {
+            size -= 0 if template else 1  # {{ -> {
         elif name in variables:
-            size += len(variables[name]) - len(match[0])
+            value = variables[name]
+            written = len(value) + (value.count("{") + value.count("}") if template else 0)
+            size += written - len(match[0])
     return size
+
+
+def _template_text(value: str) -> str:
+    """`value` as a generator template writes it: its braces doubled."""
+    return value.replace("{", "{{").replace("}", "}}")
 
 
 def _shortened(text: str, limit: int = 60) -> str:

@@ -185,3 +185,49 @@ def test_render_of_a_program_name_prints_every_member(run_cli, project):
     result = run_cli("render", "tracker.yaml", "--name", "tracker")
     assert result.exit_code == 0, result.output
     assert len(json.loads(result.stdout)["surveys"]) == 4
+
+
+GENERATED = """\
+kind: SurveyProgram
+name: tracker
+spec:
+  variables: {brand: "Acme {g}"}
+  template:
+    survey_title: "{brand} tracker {wave}"
+    survey_category_code: 231
+    completes_required: 100
+    expected_ir: 40
+    expected_loi: 10
+    offer_price: 2.5
+    field_time: 7
+    live_url: "https://survey.example.com/s?tid=[%%transaction_id%%]"
+    quotas:
+      - generate:
+          id: "{g}"
+          title: "{g} {{note}} {brand}"
+          interlock:
+            g:
+              qualification_code: 211
+              cells:
+                men: {condition_codes: ["111"], share: 0.5}
+                women: {condition_codes: ["112"], share: 0.5}
+  markets: {en_US: null}
+  waves: [w1]
+"""
+
+
+def test_a_variable_in_a_generator_title_is_written_as_it_is_not_read_as_a_dimension(check):
+    state, errors, _ = check(GENERATED)
+    assert errors == []
+    quotas = state.surveys["tracker[en_US,w1]"].body()["quotas"]
+    assert [q["quota_title"] for q in quotas] == [
+        "men {note} Acme {g}",
+        "women {note} Acme {g}",
+    ]
+
+
+def test_doubled_braces_in_a_generator_title_write_a_brace_as_in_a_plain_survey(check):
+    state, errors, _ = check(GENERATED.replace('{{note}} {brand}"', '{{note}} x"'))
+    assert errors == []
+    titles = [q["quota_title"] for q in state.surveys["tracker[en_US,w1]"].body()["quotas"]]
+    assert titles == ["men {note} x", "women {note} x"]
