@@ -136,6 +136,16 @@ def _retired_from(request: PlanRequest, name: str) -> str | None:
     return program.name if program is not None and program.keep_retired else None
 
 
+def _released_by_program(request: PlanRequest, name: str) -> bool:
+    """Whether a removed resource was a member of a program that is still in the manifests
+    and now lets its retired members be destroyed: its current lifecycle, not the one
+    recorded when the member was last applied, decides (the two change in one edit when a
+    wave is dropped together with `prevent_destroy: false`)."""
+    member = member_of(name)
+    program = request.desired.programs.get(member.program) if member else None
+    return program is not None and not program.keep_retired
+
+
 def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan) -> None:
     """Resources in state but no longer in the manifests: deleted only with `destroy`, else
     kept (and counted in the spend, which is then the same with and without `destroy`).
@@ -190,7 +200,7 @@ def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan)
             plan.kept.append(address)
             plan.resources.append(_kept(kind, name, record, body))
             continue
-        if record.prevent_destroy:
+        if record.prevent_destroy and not _released_by_program(request, name):
             plan.notes.append(
                 Note(
                     "error",

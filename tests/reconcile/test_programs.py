@@ -154,6 +154,32 @@ def test_a_program_without_prevent_destroy_lets_destroy_delete_a_removed_wave(
     assert "Plan: 0 to add, 0 to change, 2 to destroy." in result.stdout
 
 
+def test_letting_a_program_destroy_in_the_edit_that_drops_a_wave_lets_destroy_delete_it(
+    run_cli, write_program
+):
+    write_program(program(None, ["w1", "w2"]))  # applied keeping its retired members
+    _apply(run_cli)
+    loose = program(None, ["w2"])
+    loose["lifecycle"] = {"prevent_destroy": False}
+    write_program(loose)
+    result = run_cli("plan", "manifests", "--destroy")
+    assert "Plan: 0 to add, 0 to change, 2 to destroy." in result.stdout
+    assert "prevent_destroy forbids" not in result.stdout + result.stderr
+
+
+def test_a_removed_program_keeps_its_members_recorded_prevent_destroy(
+    run_cli, write_program, project
+):
+    write_program(program(None, ["w1"]))
+    _apply(run_cli)
+    other = project / "manifests" / "tracker.yaml"
+    other.write_text(yaml.safe_dump(survey_manifest("other")))  # the program gone, all of it
+    result = run_cli("plan", "manifests", "--destroy")
+    assert "Survey/tracker[en_GB,w1]: lifecycle.prevent_destroy forbids deleting it" in (
+        result.stdout + result.stderr
+    )
+
+
 def test_the_exclusion_between_waves_is_on_the_service(
     run_cli, write_program, project, api, unique
 ):
