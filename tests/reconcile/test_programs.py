@@ -363,3 +363,26 @@ def test_importing_a_member_whose_program_was_not_read_says_to_name_its_manifest
     named = run_cli("import", str(survey_id), "--name", member, "--manifests", "manifests", "--yes")
     assert named.exit_code == 0, named.stderr
     assert _state(project)[f"Survey/{member}"].ps_survey_id == survey_id
+
+
+def test_a_changed_exclusion_ref_says_how_a_program_moves_its_groups_and_that_way_works(
+    run_cli, write_program, project, unique
+):
+    write_program(program(f"t-{unique}", ["w1", "w2"]))
+    _apply(run_cli)
+    write_program(program(f"u-{unique}", ["w1", "w2"]))
+    refused = run_cli("plan", "manifests")
+    assert refused.exit_code == 1
+    group = "ExclusionGroup/tracker[en_GB,w2]"
+    assert (
+        f"restore the program's exclusion.ref, or `surveyctl state rm {group}` (the old group "
+        "stays on the service) and plan a new group under the new one" in refused.stdout
+    )
+    groups = [a for a in _state(project) if a.startswith("ExclusionGroup/")]
+    for address in groups:
+        assert run_cli("state", "rm", address, "--yes").exit_code == 0
+    _apply(run_cli)
+    assert all(
+        _state(project)[a].buyer_surveygroup_ref.startswith(f"u-{unique}-") for a in groups
+    )
+    assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0

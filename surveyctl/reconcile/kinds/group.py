@@ -103,14 +103,21 @@ class GroupKind(Kind):
                 prevent_destroy=group.lifecycle.prevent_destroy,
             )
         if record.buyer_surveygroup_ref != group.buyer_surveygroup_ref:
+            # A program's group has no manifest name of its own to change.
+            advice = (
+                f"restore the program's exclusion.ref, or `surveyctl state rm {resource}` "
+                "(the old group stays on the service) and plan a new group under the new one"
+                if group.member is not None
+                else "give the manifest a new name (a new group) and delete the old one with "
+                "--destroy"
+            )
             plan.notes.append(
                 Note(
                     "error",
                     resource,
                     f"buyer_surveygroup_ref changed from {record.buyer_surveygroup_ref!r} to "
                     f"{group.buyer_surveygroup_ref!r}; a group's reference cannot change in "
-                    "place: give the manifest a new name (a new group) and delete the old one "
-                    "with --destroy",
+                    f"place: {advice}",
                     where,
                 )
             )
