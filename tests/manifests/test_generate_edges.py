@@ -119,14 +119,16 @@ class TestIdsAndTitles:
         [("{gender!r}-{age}", "{gender!r}"), ("{gender:>8}-{age}", "{gender:>8}")],
     )
     def test_a_template_with_a_conversion_or_format_is_an_error_that_names_it(
-        self, check, survey_yaml, template, written
+        self, check, survey_yaml, line_of, template, written
     ):
-        _, errors, _ = check(survey_yaml(_generator(f'id: "{template}"')))
+        text = survey_yaml(_generator(f'id: "{template}"'))
+        _, errors, _ = check(text)
         (error,) = errors
         assert error.summary == (
             f"The generator's id template '{template}' writes {written}; a dimension is "
             "written plainly, as {gender}, with no conversion or format."
         )
+        assert error.location.line == line_of(text, "id:")
 
     def test_a_generated_id_that_repeats_a_plain_quota_is_reported_at_the_generator(
         self, check, survey_yaml, line_of
