@@ -26,6 +26,7 @@ from surveyctl.state.lock import (
     StateLock,
     boot_id,
     force_unlock,
+    is_process_id,
     lock_file,
     process_start_time,
     read_lock,
@@ -280,6 +281,15 @@ def test_a_lock_record_whose_pid_names_no_single_process_is_unreadable(state_pat
         f"{lock_file(state_path)}: the lock record is unreadable (pid {pid} is not a process "
         "ID); if no surveyctl command is running, delete that file"
     )
+
+
+@pytest.mark.parametrize(
+    ("pid", "one_process"),
+    [(1, True), (2**31 - 1, True), (2**31, False), (0, False), (-1, False)],
+    ids=["init", "largest-pid_t", "past-pid_t", "zero", "negative"],
+)
+def test_a_lock_record_may_name_any_process_from_pid_1_to_the_largest_pid_t(pid, one_process):
+    assert is_process_id(pid) is one_process
 
 
 def test_a_lock_record_without_a_field_names_the_field(state_path):
