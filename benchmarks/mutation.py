@@ -372,7 +372,7 @@ EQUIVALENT.update(
         "IP address",
         "surveyctl.safety.xǁInterruptsǁ__init____mutmut_3": "_finishing None for False: both "
         "are false",
-        "surveyctl.safety.x_check_output_path__mutmut_42": "str(None) is used only when the "
+        "surveyctl.safety.x_check_output_path__mutmut_45": "str(None) is used only when the "
         "error has no strerror, and the OSErrors of open and mkstemp always have one",
         "surveyctl.safety.xǁInterruptsǁ__init____mutmut_6": "received '' for None: both are "
         "false, so the first signal takes its place either way, and exit_code reads either as "
@@ -395,7 +395,7 @@ _PROBE_NAME = (
 EQUIVALENT.update(
     {
         f"surveyctl.safety.x_check_output_path__mutmut_{number}": _PROBE_NAME
-        for number in (28, 29, 31, 32, 33, 34, 35, 36)
+        for number in (31, 32, 34, 35, 36, 37, 38, 39)
     }
 )
 
