@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import yaml
+
 PROGRAM = """\
 kind: SurveyProgram
 name: tracker
@@ -187,37 +189,37 @@ def test_render_of_a_program_name_prints_every_member(run_cli, project):
     assert len(json.loads(result.stdout)["surveys"]) == 4
 
 
-GENERATED = """\
-kind: SurveyProgram
-name: tracker
-spec:
-  variables: {brand: "Acme {g}"}
-  template:
-    survey_title: "{brand} tracker {wave}"
-    survey_category_code: 231
-    completes_required: 100
-    expected_ir: 40
-    expected_loi: 10
-    offer_price: 2.5
-    field_time: 7
-    live_url: "https://survey.example.com/s?tid=[%%transaction_id%%]"
-    quotas:
-      - generate:
-          id: "{g}"
-          title: "{g} {{note}} {brand}"
-          interlock:
-            g:
-              qualification_code: 211
-              cells:
-                men: {condition_codes: ["111"], share: 0.5}
-                women: {condition_codes: ["112"], share: 0.5}
-  markets: {en_US: null}
-  waves: [w1]
-"""
+def _generated(title: str) -> str:
+    """PROGRAM in one market and wave, with a brand holding braces and a quota generator of
+    `title`."""
+    document = yaml.safe_load(PROGRAM)
+    spec = document["spec"]
+    spec["variables"] = {"brand": "Acme {g}"}
+    del spec["template"]["qualifications"]
+    cells = {"men": ["111"], "women": ["112"]}
+    spec["template"]["quotas"] = [
+        {
+            "generate": {
+                "id": "{g}",
+                "title": title,
+                "interlock": {
+                    "g": {
+                        "qualification_code": 211,
+                        "cells": {
+                            cell: {"condition_codes": codes, "share": 0.5}
+                            for cell, codes in cells.items()
+                        },
+                    }
+                },
+            }
+        }
+    ]
+    spec["markets"], spec["waves"] = {"en_US": None}, ["w1"]
+    return yaml.safe_dump(document, sort_keys=False)
 
 
 def test_a_variable_in_a_generator_title_is_written_as_it_is_not_read_as_a_dimension(check):
-    state, errors, _ = check(GENERATED)
+    state, errors, _ = check(_generated("{g} {{note}} {brand}"))
     assert errors == []
     quotas = state.surveys["tracker[en_US,w1]"].body()["quotas"]
     assert [q["quota_title"] for q in quotas] == [
@@ -227,7 +229,7 @@ def test_a_variable_in_a_generator_title_is_written_as_it_is_not_read_as_a_dimen
 
 
 def test_doubled_braces_in_a_generator_title_write_a_brace_as_in_a_plain_survey(check):
-    state, errors, _ = check(GENERATED.replace('{{note}} {brand}"', '{{note}} x"'))
+    state, errors, _ = check(_generated("{g} {{note}} x"))
     assert errors == []
     titles = [q["quota_title"] for q in state.surveys["tracker[en_US,w1]"].body()["quotas"]]
     assert titles == ["men {note} x", "women {note} x"]
