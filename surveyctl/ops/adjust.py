@@ -115,8 +115,7 @@ def _from_csv(upload: Upload) -> list[tuple[int, str, int | None]]:
                 rows = rows[1:]
             return [(row.line, _id(upload, row.line, row.value[0]), None) for row in rows]
         raise AdjustmentInputError(
-            "the CSV header needs a transaction_id (or 'Transaction ID') column",
-            upload.where(rows[0].line),
+            "the CSV header needs a transaction_id (or 'Transaction ID') column", where
         )
     survey_column = _column(rows[0].value, SURVEY_COLUMNS, where, "CSV header", "columns")
     return [

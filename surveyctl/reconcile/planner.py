@@ -14,7 +14,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from surveyctl.memory import collector_paused
-from surveyctl.model import DesiredState
+from surveyctl.model import DesiredState, Program
 from surveyctl.reconcile import kinds
 from surveyctl.reconcile.choices import DEFAULT_PARALLELISM
 from surveyctl.reconcile.identity import Rule
@@ -128,22 +128,14 @@ def _kept(kind: kinds.Kind, name: str, record, body: dict | None) -> ResourceCha
     )
 
 
-def _retired_from(request: PlanRequest, name: str) -> str | None:
-    """The program a removed resource was a member of, when that program keeps its retired
-    members (prevent_destroy, the default for programs); None otherwise."""
-    member = member_of(name)
-    program = request.desired.programs.get(member.program) if member else None
-    return program.name if program is not None and program.keep_retired else None
-
-
-def _released_by_program(request: PlanRequest, name: str) -> bool:
-    """Whether a removed resource was a member of a program that is still in the manifests
-    and now lets its retired members be destroyed: its current lifecycle, not the one
-    recorded when the member was last applied, decides (the two change in one edit when a
+def _program_of(request: PlanRequest, name: str) -> Program | None:
+    """The program in the manifests that a removed resource was a member of, else None. Its
+    lifecycle as it is now decides: a program that keeps its retired members (prevent_destroy,
+    the default) never destroys them, and one that does not lets `--destroy` delete them even
+    when prevent_destroy was recorded at their last apply (the two change in one edit when a
     wave is dropped together with `prevent_destroy: false`)."""
     member = member_of(name)
-    program = request.desired.programs.get(member.program) if member else None
-    return program is not None and not program.keep_retired
+    return request.desired.programs.get(member.program) if member else None
 
 
 def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan) -> None:
@@ -160,11 +152,10 @@ def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan)
         name = split_address(address)[1]
         result = live.get(address)
         body = result.body if result is not None else None
-        program = _retired_from(request, name)
-        if program is not None:
-            plan.notes.append(
-                Note("note", address, f"retired from program {program}: kept, never destroyed")
-            )
+        program = _program_of(request, name)
+        if program is not None and program.keep_retired:
+            retired = f"retired from program {program.name}: kept, never destroyed"
+            plan.notes.append(Note("note", address, retired))
             plan.retired.append(address)
             plan.resources.append(_kept(kind, name, record, body))
             continue
@@ -200,7 +191,7 @@ def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan)
             plan.kept.append(address)
             plan.resources.append(_kept(kind, name, record, body))
             continue
-        if record.prevent_destroy and not _released_by_program(request, name):
+        if record.prevent_destroy and program is None:
             plan.notes.append(
                 Note(
                     "error",
