@@ -158,7 +158,7 @@ def _members(state: DesiredState, names: tuple[str, ...]) -> tuple[str, ...]:
     """`names` with each program's name replaced by the names of its surveys."""
     out: list[str] = []
     for name in names:
-        if name in state.programs and name not in state.surveys:
+        if name in state.programs:  # no Survey may share a program's name (manifests)
             out.extend(n for n, s in state.surveys.items() if s.member and s.member.program == name)
         else:
             out.append(name)

@@ -103,6 +103,7 @@ def _load_manifests(
             _add_program(document, state, specs, diagnostics, unbuilt, budget)
             continue
         _add(document, state, specs, diagnostics, budget)
+    _check_program_names(defined, diagnostics)
     for survey in state.surveys.values():
         rules.check_survey(survey, specs[survey.name], diagnostics)
     rules.check_groups(state, diagnostics, frozenset(unbuilt))
@@ -124,6 +125,24 @@ def _load_manifests(
                 survey.location,
             )
     return state, diagnostics
+
+
+def _check_program_names(
+    defined: dict[tuple[str, str], Location], diagnostics: Diagnostics
+) -> None:
+    """A program's name stands for its members in `--target` and `render --name`, so a Survey
+    or an ExclusionGroup of that name could not be named there: one of them would be planned,
+    applied or printed in place of the other."""
+    for (kind, name), where in defined.items():
+        program = defined.get((PROGRAM, name))
+        if program is None or kind not in _BUILDERS:
+            continue
+        diagnostics.error(
+            f"{kind} {name!r} has the name of the SurveyProgram in {program.file} at line "
+            f"{program.line}, which stands for the program's members in --target and render "
+            "--name; rename one of them (`surveyctl state mv` moves what the state holds of it)",
+            where,
+        )
 
 
 def _add(

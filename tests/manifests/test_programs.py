@@ -6,6 +6,8 @@ import json
 
 import yaml
 
+from surveyctl.manifests import load_manifests
+
 PROGRAM = """\
 kind: SurveyProgram
 name: tracker
@@ -233,3 +235,37 @@ def test_doubled_braces_in_a_generator_title_write_a_brace_as_in_a_plain_survey(
     assert errors == []
     titles = [q["quota_title"] for q in state.surveys["tracker[en_US,w1]"].body()["quotas"]]
     assert titles == ["men {note} x", "women {note} x"]
+
+
+def test_a_survey_with_the_name_of_a_program_is_refused_at_its_name(write, survey_yaml):
+    program = write("program.yaml", PROGRAM)
+    survey = write("survey.yaml", survey_yaml(name="tracker"))
+    _, diagnostics = load_manifests([program.parent])
+    (error,) = [d for d in diagnostics if d.severity == "error"]
+    assert error.summary.startswith(
+        f"Survey 'tracker' has the name of the SurveyProgram in {program} at line 2"
+    )
+    assert "rename one of them" in error.summary
+    assert (error.location.file, error.location.line) == (str(survey), 2)
+
+
+def test_an_exclusion_group_with_the_name_of_a_program_is_refused(write, survey_yaml):
+    write("program.yaml", PROGRAM)
+    write("survey.yaml", survey_yaml(name="wave-one"))
+    group = write(
+        "group.yaml",
+        "kind: ExclusionGroup\nname: tracker\nspec:\n  buyer_surveygroup_ref: pilots\n"
+        "  name: Pilots\n  exclusion_period: 30\n  surveys: [wave-one]\n",
+    )
+    _, diagnostics = load_manifests([group.parent])
+    (error,) = [d for d in diagnostics if d.severity == "error"]
+    assert "ExclusionGroup 'tracker' has the name of the SurveyProgram" in error.summary
+    assert error.location.file == str(group)
+
+
+def test_a_survey_beside_a_program_of_another_name_is_accepted(write, survey_yaml):
+    write("program.yaml", PROGRAM)
+    survey = write("survey.yaml", survey_yaml(name="tracker-pilot"))
+    state, diagnostics = load_manifests([survey.parent])
+    assert not diagnostics.has_errors, [str(d) for d in diagnostics]
+    assert "tracker-pilot" in state.surveys and "tracker[en_US,w1]" in state.surveys
