@@ -195,10 +195,10 @@ class Config:
         (`$SURVEYCTL_SANDBOX_STRICT` set to 1, true, yes or on), as `sandbox serve --strict`."""
         return sandbox_strict()
 
-    def variable(self, name: str) -> str:
-        """The environment variable `name` ("" when it is not set), for a state backend's
+    def variable(self, name: str) -> str | None:
+        """The environment variable `name` (None when it is not set), for a state backend's
         settings that name one (the core reads no variable itself)."""
-        return os.environ.get(name, "")
+        return os.environ.get(name)
 
     def libpq_defaults(self) -> dict[str, str]:
         return libpq_defaults()

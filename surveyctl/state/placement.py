@@ -191,7 +191,7 @@ def _file_holds(path, environment: str) -> str:
 
 
 def _postgres_holds(
-    environment: str, schemas: list[str], variable: str, value: str
+    environment: str, schemas: list[str], variable: str, value: str | None
 ) -> tuple[str, str]:
     """(schema, 'serial N, M resource(s)') for the first of `schemas` in which the PostgreSQL
     of `value` (the connection string in `variable`) holds this environment's state, else

@@ -53,8 +53,16 @@ def test_an_unset_dsn_variable_is_one_clear_error(tmp_path, monkeypatch):
     config = config_with(tmp_path, ", state: {backend: postgres, dsn_env: TEAM_DSN}")
     monkeypatch.delenv("TEAM_DSN", raising=False)
     with pytest.raises(
-        ConfigError, match=r"PostgreSQL state of environment 'production' needs .*\$TEAM_DSN"
+        ConfigError,
+        match=r"PostgreSQL state of environment 'production' needs .*\$TEAM_DSN, which is not set",
     ):
+        open_state(config, config.environment("production"))
+
+
+def test_an_empty_dsn_variable_is_told_apart_from_an_unset_one(tmp_path, monkeypatch):
+    config = config_with(tmp_path, ", state: {backend: postgres, dsn_env: TEAM_DSN}")
+    monkeypatch.setenv("TEAM_DSN", "")
+    with pytest.raises(ConfigError, match=r"\$TEAM_DSN, which is empty$"):
         open_state(config, config.environment("production"))
 
 

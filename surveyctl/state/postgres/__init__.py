@@ -59,9 +59,11 @@ def _open(settings: PostgresSettings, config: Config, environment: str) -> Postg
 
     dsn = config.variable(settings.dsn_env)
     if not dsn:
+        # Empty is told apart: it is what a CI job gets for a secret it was not given.
+        how = "is empty" if dsn == "" else "is not set"
         raise ConfigError(
             f"the PostgreSQL state of environment {environment!r} needs its connection "
-            f"string in {unset_variable(settings.dsn_env, 'dsn_env')}, which is not set"
+            f"string in {unset_variable(settings.dsn_env, 'dsn_env')}, which {how}"
         )
     return PostgresStateStore(
         dsn,
