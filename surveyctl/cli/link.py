@@ -24,6 +24,13 @@ def _secret(variable: str) -> str:
         raise ConfigError(f"the buyer's shared secret is read from ${variable}, which is not set")
     if not value:
         raise ConfigError(f"the buyer's shared secret is read from ${variable}, which is empty")
+    if value != value.strip():
+        # A line break from `echo` or a secrets file: every ps_hash would be wrong, and the
+        # marketplace would refuse each respondent's return without saying why.
+        raise ConfigError(
+            f"the buyer's shared secret in ${variable} starts or ends with whitespace (a line "
+            "break, say), which would make every ps_hash wrong; set it without"
+        )
     return value
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 from click.testing import CliRunner
 
@@ -79,6 +81,32 @@ def test_an_empty_secret_variable_is_said_to_be_empty_not_unset(monkeypatch):
     assert result.stderr == (
         "Error: the buyer's shared secret is read from $EMPTY_SECRET, which is empty\n"
     )
+
+
+@pytest.mark.parametrize("value", ["s3cret\n", " s3cret", "s3cret\r\n", "s3cret\t"])
+@pytest.mark.parametrize("command", ["build", "verify"])
+def test_a_secret_with_whitespace_at_an_end_is_refused_not_hashed(monkeypatch, value, command):
+    monkeypatch.setenv("PASTED_SECRET", value)
+    if command == "build":
+        result = _build("T1", "PASTED_SECRET")
+    else:
+        result = _run(
+            "link", "verify", RETURN_URL + "?st=21&ps_hash=0", "--secret-env", "PASTED_SECRET"
+        )
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: the buyer's shared secret in $PASTED_SECRET starts or ends with whitespace (a "
+        "line break, say), which would make every ps_hash wrong; set it without\n"
+    )
+    assert result.stdout == ""
+
+
+def test_a_secret_with_inner_spaces_is_hashed_as_it_is(monkeypatch):
+    monkeypatch.setenv("SPACED_SECRET", "two words")
+    built = _build("T1", "SPACED_SECRET")
+    assert built.exit_code == 0
+    unsigned, _, given = built.stdout.strip().rpartition("&ps_hash=")
+    assert given == hashlib.sha1((unsigned + "two words").encode()).hexdigest()
 
 
 def test_an_empty_transaction_id_is_refused_in_a_whole_sentence(secret):
