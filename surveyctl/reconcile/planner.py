@@ -172,13 +172,19 @@ def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan)
             plan.gone.append(address)
             continue
         if result is not None and result.error:
+            # A delete needs its read as much as an update: without it the plan cannot say
+            # the survey is live or what spend leaves with it. Held back, it is reported as
+            # unread (`unattempted`), so the run ends incomplete and is run again.
+            held = "; not deleted until it can be read: plan again" if request.destroy else ""
             plan.notes.append(
                 Note(
                     "warning",
                     address,
-                    f"no longer in the manifests; cannot read it: {result.error}",
+                    f"no longer in the manifests; cannot read it: {result.error}{held}",
                 )
             )
+            if request.destroy:
+                continue
         if not request.destroy:
             plan.notes.append(
                 Note(

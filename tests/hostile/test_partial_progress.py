@@ -89,3 +89,38 @@ def test_a_read_that_fails_once_more_than_the_client_retries_is_tried_again(
     result = run_cli("plan", "manifests", "--detailed-exitcode")
     assert result.exit_code == 0, result.stdout
     assert "No changes." in result.stdout
+
+
+def test_destroy_does_not_delete_a_removed_survey_it_cannot_read(
+    project, manifests, proxy, api, run_cli
+):
+    _renamed(manifests, "v1")
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    ids = _ids(project)
+    manifests.remove("bravo")
+    proxy.unreadable = {ids["bravo"]}
+    plan = run_cli("plan", "manifests", "--destroy")
+    assert plan.exit_code == 1
+    assert "cannot read it" in plan.stdout and "not deleted until it can be read" in plan.stdout
+    assert "0 to destroy" in plan.stdout
+    result = run_cli("apply", "manifests", "--destroy", "--auto-approve")
+    assert result.exit_code == 1
+    assert "skipped: Survey/bravo (read): its live body could not be read" in result.stdout
+    proxy.unreadable = set()
+    assert api.get_survey(ids["bravo"])["survey_title"] == f"{survey_title('bravo')} v1"
+
+
+def test_destroy_deletes_a_removed_survey_once_it_can_be_read_again(
+    project, manifests, proxy, api, run_cli
+):
+    _renamed(manifests, "v1")
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    bravo = _ids(project)["bravo"]
+    manifests.remove("bravo")
+    proxy.unreadable = {bravo}
+    assert run_cli("apply", "manifests", "--destroy", "--auto-approve").exit_code == 1
+    proxy.unreadable = set()
+    again = run_cli("apply", "manifests", "--destroy", "--auto-approve")
+    assert again.exit_code == 0, again.stdout
+    assert "0 added, 0 changed, 1 destroyed" in again.stdout
+    assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
