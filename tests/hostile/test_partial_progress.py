@@ -124,3 +124,34 @@ def test_destroy_deletes_a_removed_survey_once_it_can_be_read_again(
     assert again.exit_code == 0, again.stdout
     assert "0 added, 0 changed, 1 destroyed" in again.stdout
     assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
+
+
+def _lowered_to_completes(project, manifests, sandbox, run_cli) -> None:
+    """bravo with 3 completes in quota male, whose required_count the manifest lowers to 3."""
+    _renamed(manifests, "v1")
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    for _ in range(3):
+        sandbox.store.record_complete(_ids(project)["bravo"], ["male"])
+    edited = survey_manifest("bravo", survey_title=f"{survey_title('bravo')} v1")
+    edited["spec"]["quotas"][0]["required_count"] = 3
+    manifests.write(edited)
+
+
+def test_a_plan_that_cannot_read_quota_performance_says_closing_was_not_checked(
+    project, manifests, proxy, sandbox, run_cli
+):
+    _lowered_to_completes(project, manifests, sandbox, run_cli)
+    proxy.performance_refused = True
+    result = run_cli("plan", "manifests")
+    assert "Survey/bravo: cannot read its quota performance (GET " in result.stdout
+    assert "whether a lowered required_count closes a quota was not checked" in result.stdout
+    assert "will close" not in result.stdout
+
+
+def test_a_plan_that_reads_quota_performance_says_which_quota_closes(
+    project, manifests, proxy, sandbox, run_cli
+):
+    _lowered_to_completes(project, manifests, sandbox, run_cli)
+    result = run_cli("plan", "manifests")
+    assert "quota male will close" in result.stdout
+    assert "was not checked" not in result.stdout

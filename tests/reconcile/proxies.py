@@ -28,6 +28,7 @@ from werkzeug.serving import make_server
 from werkzeug.wrappers import Request, Response
 
 _SURVEY = re.compile(r"^/buyers/v2/surveys/\d+$")
+_PERFORMANCE = re.compile(r"^/buyers/v2/surveys/\d+/quotas/performance$")
 _HOP_HEADERS = {"connection", "content-length", "transfer-encoding", "keep-alive"}
 
 
@@ -97,14 +98,16 @@ class Proxy:
 
 class RefusingProxy(Proxy):
     """Refuses (403, code 1002) the reads of the surveys in `unreadable` (of those in
-    `refusals_left`, only that many times each), the updates of those in `unwritable`, and
-    the reads of the survey list while `list_refused`; everything else passes."""
+    `refusals_left`, only that many times each), the updates of those in `unwritable`, the
+    reads of the survey list while `list_refused`, and every quota performance read while
+    `performance_refused`; everything else passes."""
 
     def __init__(self, upstream: str):
         self.unreadable: set[int] = set()
         self.unwritable: set[int] = set()
         self.refusals_left: dict[int, int] = {}
         self.list_refused = False
+        self.performance_refused = False
         super().__init__(upstream)
 
     def reshape(self, request: Request, answer: requests.Response, headers: dict) -> bytes:
@@ -118,6 +121,8 @@ class RefusingProxy(Proxy):
     def _refuses(self, request: Request) -> bool:
         if request.path == "/buyers/v2/surveys":
             return request.method == "GET" and self.list_refused
+        if _PERFORMANCE.match(request.path):
+            return self.performance_refused
         if not _SURVEY.match(request.path):
             return False
         survey = int(request.path.rsplit("/", 1)[-1])

@@ -140,10 +140,22 @@ class SurveyKind(Kind):
         )
         for resource, result in sorted(performance.items()):
             change = lowered[resource]
-            if result.body is not None:
-                plan.notes.extend(
-                    checks.closing_quotas(resource, change.body or {}, result.body, change.location)
+            if result.body is None:
+                # Said, so that a reviewer does not read the missing warning as "none closes".
+                reason = result.error or "the service answered 404"
+                plan.notes.append(
+                    Note(
+                        "warning",
+                        resource,
+                        f"cannot read its quota performance ({reason}): whether a lowered "
+                        "required_count closes a quota was not checked",
+                        change.location,
+                    )
                 )
+                continue
+            plan.notes.extend(
+                checks.closing_quotas(resource, change.body or {}, result.body, change.location)
+            )
 
     def removal_notes(self, resource: str, live: dict | None) -> list[Note]:
         if not live or live.get("ps_survey_status") == DRAFT:
