@@ -214,6 +214,7 @@ TARGETS = {
             "tests/reconcile/test_plan_apply.py",
             "tests/reconcile/test_apply_safety.py",
             "tests/reconcile/test_apply_report.py",
+            "tests/reconcile/test_applier_outcomes.py",
             "tests/hostile/test_partial_progress.py",
             "tests/hostile/test_recovery.py",
             "tests/reconcile/test_list_reads.py",
