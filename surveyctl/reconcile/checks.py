@@ -121,7 +121,8 @@ def closing_quotas(
     for quota in body.get("quotas") or []:
         quota_id = quota.get("buyer_quota_id")
         completes = fielded.get(quota_id)
-        if completes and quota.get("required_count", 0) <= completes:
+        # At 0 completes too: a required_count of 0 closes the quota (0 <= 0, spec 2.4).
+        if completes is not None and quota.get("required_count", 0) <= completes:
             notes.append(
                 Note(
                     "warning",
