@@ -233,6 +233,22 @@ TARGETS = {
             "tests/state/test_unrecordable_apply.py",
         ),
     ),
+    # The planner's rules for what left the manifests: kept without --destroy, never deleted
+    # past prevent_destroy or a program's retired waves, forgotten when already gone, held
+    # back when it cannot be read; and the creates held back by an unresolved attempt.
+    "planner": Target(
+        "surveyctl/reconcile/planner.py",
+        (
+            "tests/reconcile/test_plan_apply.py",
+            "tests/reconcile/test_programs.py",
+            "tests/reconcile/test_summaries.py",
+            "tests/reconcile/test_closed_surveys.py",
+            "tests/reconcile/test_applier_outcomes.py",
+            "tests/hostile/test_partial_progress.py",
+            "tests/hostile/test_recovery.py",
+            "tests/safety/test_guards.py",
+        ),
+    ),
     # The adjustment journal: every submission written before it is sent, so that a lost
     # answer is never submitted again unasked.
     "journal": Target(
