@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -155,3 +156,44 @@ def test_a_plan_that_reads_quota_performance_says_which_quota_closes(
     result = run_cli("plan", "manifests")
     assert "quota male will close" in result.stdout
     assert "was not checked" not in result.stdout
+
+
+def _planned(result) -> dict[str, dict]:
+    """The resources of a `plan --format json`, by address."""
+    return {r["address"]: r for r in json.loads(result.stdout)["resources"]}
+
+
+def test_a_kept_survey_keeps_its_id_and_lifecycle_and_unread_has_no_spend(
+    project, manifests, proxy, run_cli
+):
+    _renamed(manifests, "v1")
+    guarded = survey_manifest("bravo", survey_title=f"{survey_title('bravo')} v1")
+    guarded["lifecycle"] = {"prevent_destroy": True}
+    manifests.write(guarded)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    ids = _ids(project)
+    manifests.remove("bravo")
+    manifests.remove("charlie")
+    proxy.unreadable = {ids["bravo"]}
+    planned = _planned(run_cli("plan", "manifests", "--format", "json"))
+    bravo, charlie = planned["Survey/bravo"], planned["Survey/charlie"]
+    assert (bravo["action"], bravo["remote_id"], bravo["prevent_destroy"]) == (
+        "no-op",
+        ids["bravo"],
+        True,
+    )
+    assert bravo["spend"] is None  # unread: what it spends is not known
+    assert (charlie["action"], charlie["remote_id"], charlie["prevent_destroy"]) == (
+        "no-op",
+        ids["charlie"],
+        False,
+    )
+    assert charlie["spend"] == {"before": 500.0, "after": 500.0}
+
+
+def test_a_plan_of_new_surveys_holds_back_no_create(project, manifests, run_cli):
+    _renamed(manifests, "v1")
+    result = run_cli("plan", "manifests", "--format", "json")
+    document = json.loads(result.stdout)
+    assert document["blocked"] == []
+    assert "blocked" not in document["summary"]["text"]

@@ -172,9 +172,11 @@ def test_deletes_follow_the_writes_and_a_group_goes_before_its_surveys(
         manifests.remove(name)
     manifests.remove("trackers")
     manifests.write(survey_manifest("charlie", offer_price=3.0))
-    result = apply_plan(
-        _plan(project, client, destroy=True), client, FileStateStore(_state_path(project)), 1
-    )
+    plan = _plan(project, client, destroy=True)
+    # The plan lists the deletes in the order they run, as a reviewer reads them.
+    deletes = [r.address for r in plan.resources if r.action == "delete"]
+    assert deletes == ["ExclusionGroup/trackers", "Survey/alpha", "Survey/bravo"]
+    result = apply_plan(plan, client, FileStateStore(_state_path(project)), 1)
     assert [row[:3] for row in _rows(result)] == [
         ("Survey/charlie", "update", "done"),
         ("ExclusionGroup/trackers", "delete", "done"),
