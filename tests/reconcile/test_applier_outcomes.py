@@ -70,6 +70,15 @@ def _three_surveys(manifests) -> None:
         manifests.write(survey_manifest(name))
 
 
+def _apply_three(project: Path, manifests, sandbox, **failing):
+    """Applies alpha, bravo and charlie, one at a time, over a `_FailingState(**failing)`;
+    the result and the client."""
+    _three_surveys(manifests)
+    client = ApiClient(sandbox.url, "sandbox-buyer-1", retries=0)
+    store = _FailingState(_state_path(project), **failing)
+    return apply_plan(_plan(project, client), client, store, 1), client
+
+
 def test_each_done_write_says_what_it_did_with_the_id_it_got(project, manifests, sandbox):
     _three_surveys(manifests)
     client = ApiClient(sandbox.url, "sandbox-buyer-1", retries=0)
@@ -94,10 +103,7 @@ def test_each_done_write_says_what_it_did_with_the_id_it_got(project, manifests,
 def test_a_failed_state_write_halts_the_apply_and_names_each_write_left(
     project, manifests, sandbox
 ):
-    _three_surveys(manifests)
-    client = ApiClient(sandbox.url, "sandbox-buyer-1", retries=0)
-    store = _FailingState(_state_path(project), fail_from=2)
-    result = apply_plan(_plan(project, client), client, store, 1)
+    result, client = _apply_three(project, manifests, sandbox, fail_from=2)
     rows = _rows(result)
     assert rows[0][:3] == ("Survey/alpha", "create", "done")
     assert rows[1:] == [
@@ -109,11 +115,8 @@ def test_a_failed_state_write_halts_the_apply_and_names_each_write_left(
 
 
 def test_a_lock_lost_during_a_write_halts_as_a_lost_lock(project, manifests, sandbox):
-    _three_surveys(manifests)
-    client = ApiClient(sandbox.url, "sandbox-buyer-1", retries=0)
     lost = LockLost("the state lock is no longer this apply's (test)")
-    store = _FailingState(_state_path(project), fail_from=1, error=lost)
-    result = apply_plan(_plan(project, client), client, store, 1)
+    result, _ = _apply_three(project, manifests, sandbox, fail_from=1, error=lost)
     assert _rows(result) == [
         ("Survey/alpha", "create", "failed", "the state lock is no longer this apply's (test)"),
         ("Survey/bravo", "create", "skipped", LOCK_LOST),
@@ -123,10 +126,7 @@ def test_a_lock_lost_during_a_write_halts_as_a_lost_lock(project, manifests, san
 
 
 def test_a_lock_found_lost_before_a_write_sends_it_not_and_names_it(project, manifests, sandbox):
-    _three_surveys(manifests)
-    client = ApiClient(sandbox.url, "sandbox-buyer-1", retries=0)
-    store = _FailingState(_state_path(project), lose_lock_after=1)
-    result = apply_plan(_plan(project, client), client, store, 1)
+    result, client = _apply_three(project, manifests, sandbox, lose_lock_after=1)
     rows = _rows(result)
     assert rows[0][:3] == ("Survey/alpha", "create", "done")
     assert rows[1:] == [
