@@ -432,6 +432,17 @@ EQUIVALENT.update(
     }
 )
 
+_PLANNER = "surveyctl.reconcile.planner."
+EQUIVALENT.update(
+    {
+        _PLANNER + "x__plan_removed__mutmut_5": "the removed resources sorted by address alone: "
+        "'ExclusionGroup/' sorts before 'Survey/', the reverse of the kinds' order, as the key "
+        "sorts them",
+        _PLANNER + "x__plan_removed__mutmut_19": "read_all returns a result for every address "
+        "it is given, so `result is not None` is always true here",
+    }
+)
+
 _READS = "surveyctl.reconcile.reads."
 _NO_ERROR_ADDRESS = (
     "the address of a result without an error is never looked at: `LiveReads.results` is read "

@@ -141,6 +141,18 @@ def test_removing_a_wave_destroys_nothing_and_shows_it_retired(run_cli, write_pr
     assert "Survey/tracker[en_GB,w1]" in _state(project)
 
 
+def test_a_retired_wave_keeps_its_spend_in_the_plan(run_cli, write_program):
+    write_program(program(None, ["w1", "w2"]))
+    _apply(run_cli)
+    write_program(program(None, ["w2"]))
+    document = json.loads(run_cli("plan", "manifests", "--format", "json").stdout)
+    planned = {r["address"]: r for r in document["resources"]}
+    # en_US: 300 completes at $2.50; en_GB: 200. The retired w1 still spends what it spends.
+    assert planned["Survey/tracker[en_US,w1]"]["spend"] == {"before": 750.0, "after": 750.0}
+    assert planned["Survey/tracker[en_GB,w1]"]["spend"] == {"before": 500.0, "after": 500.0}
+    assert document["spend_total"] == {"before": 2500.0, "after": 2500.0}
+
+
 def test_a_program_without_prevent_destroy_lets_destroy_delete_a_removed_wave(
     run_cli, write_program
 ):
