@@ -15,18 +15,27 @@ does not run this. Usage:
     python benchmarks/mutation.py guards --survivors    # and print each survivor's diff
     python benchmarks/mutation.py guards --again        # only the last run's survivors again
     python benchmarks/mutation.py applier --resume      # only what a stopped run did not try
+    python benchmarks/mutation.py applier --only 'surveyctl.reconcile.apply.x__run_one__*'
 
 `--again` is for the tests written for the survivors: it copies the tests as they are now into
 the scratch copy and runs only the mutants that survived the last run of the module (a killed
 mutant stays killed when tests are added), so the new score takes minutes, not the whole run.
 `--resume` does the same for the mutants a stopped run never tried.
+
+`--only PATTERN` (a glob on mutmut's names, as `--survivors` prints them; repeat it for more)
+tries only the mutants it matches, those named equivalent left out, all of them again even if
+tried before: a module whose whole run takes hours can be measured one function at a time. It
+makes the scratch copy when there is none (or its settings differ), and then counts the
+mutants it did not match as not tried; else it copies the tests as `--again` does.
 """
 
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -863,10 +872,17 @@ _NOT_CHECKED = "not checked"
 _RESULT = re.compile(r"^\s*(?P<name>\S+): (?P<status>.+)$")
 
 
-def run(name: str, target: Target, show_survivors: bool, mode: str = "run") -> tuple[int, int, int]:
+def run(
+    name: str,
+    target: Target,
+    show_survivors: bool,
+    mode: str = "run",
+    patterns: tuple[str, ...] = (),
+) -> tuple[int, int, int]:
     """Mutates one module in a scratch copy; prints and returns (killed, counted, equivalent).
     `mode` "report" only reads the results of the last run again; "again" runs the last
-    run's survivors again with the tests as they are now, "resume" the mutants it never tried."""
+    run's survivors again with the tests as they are now, "resume" the mutants it never tried,
+    "only" the mutants whose names match one of `patterns`."""
     work = SCRATCH / name
     mutmut = [sys.executable, "-m", "mutmut"]
     started = time.monotonic()
@@ -874,10 +890,12 @@ def run(name: str, target: Target, show_survivors: bool, mode: str = "run") -> t
         _mutate(work, target, mutmut)
     elif mode in ("again", "resume"):
         _again(work, target, mutmut, _survivors if mode == "again" else _untried)
+    elif mode == "only":
+        _only(work, target, mutmut, patterns)
     return _score(work, target, mutmut, show_survivors, started)
 
 
-def _mutate(work: Path, target: Target, mutmut: list[str]) -> None:
+def _mutate(work: Path, target: Target, mutmut: list[str], chosen: tuple[str, ...] = ()) -> None:
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     for entry in COPIED:
@@ -888,12 +906,30 @@ def _mutate(work: Path, target: Target, mutmut: list[str]) -> None:
             shutil.copy2(source, work / entry)
     (work / "pyproject.toml").write_text(_settings(target), encoding="utf-8")
     subprocess.run(
-        [*mutmut, "run", "--max-children", "1"],
+        [*mutmut, "run", "--max-children", "1", *chosen],
         cwd=work,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         check=False,
     )
+
+
+def _only(work: Path, target: Target, mutmut: list[str], patterns: tuple[str, ...]) -> None:
+    settings = work / "pyproject.toml"
+    if not settings.is_file() or settings.read_text(encoding="utf-8") != _settings(target):
+        # No mutant exists before mutmut made them, so mutmut matches the patterns itself; it
+        # refuses patterns that match nothing, and the named equivalents are run too this once.
+        _mutate(work, target, mutmut, patterns)
+        return
+
+    def matching(work: Path, mutmut: list[str]) -> list[str]:
+        return sorted(
+            m
+            for m in _statuses(work, mutmut)
+            if m not in EQUIVALENT and any(fnmatch.fnmatchcase(m, p) for p in patterns)
+        )
+
+    _again(work, target, mutmut, matching)
 
 
 def _settings(target: Target) -> str:
@@ -971,7 +1007,11 @@ def _score(
     killed = sum(1 for status in counted.values() if status in _KILLED)
     survivors = sorted(m for m, s in counted.items() if s not in _KILLED)
     score = 100.0 * killed / len(counted) if counted else 0.0
-    stopped = f", {len(unchecked)} not tried (the run was stopped)" if unchecked else ""
+    stopped = (
+        f", {len(unchecked)} not tried (the run was stopped, or --only left them out)"
+        if unchecked
+        else ""
+    )
     print(
         f"{target.module}: {killed}/{len(counted)} killed ({score:.0f} %), "
         f"{len(equivalent)} equivalent left out{stopped}, {time.monotonic() - started:.0f} s",
@@ -992,6 +1032,11 @@ def _score(
 
 
 def main() -> None:
+    # Started in the background by a shell without job control (`cmd &` in a script, nohup),
+    # this process inherits SIGINT ignored, and so would mutmut and its test runs; then the
+    # interrupt tests, which send SIGINT to themselves, fail on the original code and mutmut's
+    # clean run stops before any mutant. Python's own handler is reset to the default by exec.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*", metavar="MODULE", help=", ".join(TARGETS))
     parser.add_argument("--survivors", action="store_true", help="print each survivor's diff")
@@ -1008,6 +1053,13 @@ def main() -> None:
         action="store_true",
         help="run only the mutants a stopped run did not try, with the tests as they are now",
     )
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="run only the mutants whose names match this glob (repeatable), even if tried",
+    )
     arguments = parser.parse_args()
     chosen = arguments.modules or list(TARGETS)
     unknown = [name for name in chosen if name not in TARGETS]
@@ -1022,9 +1074,13 @@ def main() -> None:
             if arguments.again
             else "resume"
             if arguments.resume
+            else "only"
+            if arguments.only
             else "run"
         )
-        killed, counted, _ = run(name, TARGETS[name], arguments.survivors, mode)
+        killed, counted, _ = run(
+            name, TARGETS[name], arguments.survivors, mode, tuple(arguments.only)
+        )
         total_killed += killed
         total_counted += counted
     if len(chosen) > 1 and total_counted:

@@ -11,7 +11,7 @@ import pytest
 
 from surveyctl.state import FileStateStore
 
-from .conftest import Manifests, point_project_at, survey_manifest, survey_title
+from .conftest import Manifests, group_manifest, point_project_at, survey_manifest, survey_title
 from .proxies import RefusingProxy
 
 NAMES = ("alpha", "bravo", "charlie")
@@ -84,6 +84,7 @@ def test_apply_json_reports_what_failed_and_what_was_not_attempted(
         "charlie": ("done", ids["charlie"]),
     }
     failed = next(row for row in report["resources"] if row["name"] == "alpha")
+    assert failed["action"] == "update"
     assert "refused (test)" in failed["message"]
     unread = next(row for row in report["resources"] if row["name"] == "bravo")
     assert (unread["action"], unread["message"]) == (
@@ -91,6 +92,48 @@ def test_apply_json_reports_what_failed_and_what_was_not_attempted(
         "its live body could not be read, so it was not planned; run apply again",
     )
     assert report["summary"]["failed"] == 1 and report["summary"]["not_attempted"] == 1
+
+
+def test_apply_json_says_of_each_done_write_what_it_did_and_to_which_survey(
+    run_cli, manifests, project
+):
+    _write(manifests, "v1")
+    created = run_cli("apply", "manifests", "--auto-approve", "--format", "json")
+    _write(manifests, "v2")
+    updated = run_cli("apply", "manifests", "--auto-approve", "--format", "json")
+    for result, verb in ((created, "created"), (updated, "updated")):
+        assert result.exit_code == 0, result.stderr
+        rows = json.loads(result.stdout)["resources"]
+        assert len(rows) == len(NAMES)
+        assert [row["message"] for row in rows] == [
+            f"{verb} ps_survey_id {row['id']}" for row in rows
+        ]
+
+
+def test_apply_json_reports_a_group_not_attempted_when_a_survey_it_names_failed(
+    run_cli, manifests, project, proxy, api, unique
+):
+    ref = f"trackers-{unique}"
+    _write(manifests, "v1")
+    manifests.write(group_manifest(ref, *NAMES))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    proxy.unwritable = {_ids(project)["alpha"]}
+    _write(manifests, "v2")
+    longer = group_manifest(ref, *NAMES)
+    longer["spec"]["exclusion_period"] = 60
+    manifests.write(longer)
+    result = run_cli("apply", "manifests", "--auto-approve", "--format", "json")
+    assert result.exit_code == 1
+    rows = {row["address"]: row for row in json.loads(result.stdout)["resources"]}
+    assert rows["Survey/alpha"]["status"] == "failed"
+    assert (rows["Survey/bravo"]["status"], rows["Survey/charlie"]["status"]) == ("done", "done")
+    group = rows["ExclusionGroup/trackers"]
+    assert (group["action"], group["status"], group["message"]) == (
+        "update",
+        "not attempted",
+        "Survey/alpha, which the group names, failed",
+    )
+    assert api.get_group(ref)["exclusion_period"] == 30
 
 
 def test_apply_json_of_no_changes_is_a_complete_report_with_no_writes(run_cli, manifests, project):

@@ -19,6 +19,7 @@ from surveyctl.reconcile.planner import PlanRequest, make_plan
 from surveyctl.state import FileStateStore
 
 from .conftest import group_manifest, survey_manifest, survey_title
+from .proxies import Proxy
 
 
 @pytest.fixture(params=["faithful", "strict"])
@@ -263,6 +264,42 @@ def test_exclusion_group_is_created_after_the_surveys_it_names(
     assert sorted(group["surveys_in_group"]) == ids
     replanned = run_cli("plan", "manifests", "--detailed-exitcode")
     assert replanned.exit_code == 0, replanned.stdout
+
+
+class Deletes(Proxy):
+    """Keeps the path of every DELETE, in the order they arrived."""
+
+    def __init__(self, upstream: str):
+        self.deleted: list[str] = []
+        super().__init__(upstream)
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if request.method == "DELETE" and answer.ok:
+            self.deleted.append(request.path)
+        return answer.content
+
+
+def test_destroy_deletes_a_group_before_the_surveys_it_names(project, manifests, sandbox, unique):
+    # The group would otherwise name surveys gone from the marketplace until it is deleted.
+    manifests.write(survey_manifest("tracker-a"))
+    manifests.write(survey_manifest("tracker-b"))
+    ref = f"trackers-{unique}"
+    manifests.write(group_manifest(ref, "tracker-a", "tracker-b"))
+    _apply(project, _fresh_client(sandbox))
+    manifests.remove("tracker-a")
+    manifests.remove("tracker-b")
+    manifests.remove("trackers")
+    manifests.write(survey_manifest("kept"))
+    proxy = Deletes(sandbox.url)
+    try:
+        plan = _plan(project, _fresh_client(sandbox), destroy=True)
+        with ApiClient(proxy.url, "sandbox-buyer-1", retries=0) as client:
+            result = apply_plan(plan, client, _store(project))
+    finally:
+        proxy.stop()
+    assert not result.failed, result.failed
+    assert [path.split("/")[-2] for path in proxy.deleted] == ["surveygroups", "surveys", "surveys"]
+    assert proxy.deleted[0].endswith(f"/{ref}")
 
 
 def test_group_membership_is_carried_over_by_a_survey_update(

@@ -13,7 +13,8 @@ import pytest
 from surveyctl import signals as stops
 from surveyctl.safety import Interrupted, Interrupts
 
-from .conftest import survey_manifest, survey_title, write_manifest
+from ..reconcile.proxies import HoldingProxy
+from .conftest import configure, survey_manifest, survey_title, write_manifest
 
 STOPS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
 
@@ -134,3 +135,57 @@ def test_a_hang_up_that_nohup_ignores_stays_ignored_whatever_the_command():
     finally:
         for number, handler in before.items():
             signal.signal(number, handler)
+
+
+class SignalAtTheFirstCreate(HoldingProxy):
+    """Sends this process `number` when the first survey create arrives, and holds that create
+    long enough for the signal to be handled first: the apply is stopped with one write in
+    flight, so with a parallelism of 1 every later write is one it did not attempt."""
+
+    held_s = 0.3
+
+    def __init__(self, upstream: str, number: int):
+        self.number = number
+        self.creates = 0
+        super().__init__(upstream)
+
+    def holds(self, environ) -> bool:
+        return (environ["REQUEST_METHOD"], environ.get("PATH_INFO")) == (
+            "POST",
+            "/buyers/v2/surveys",
+        )
+
+    def arrived(self, environ) -> None:
+        self.creates += 1
+        if self.creates == 1:
+            _send(self.number)
+
+
+NAMES = ("alpha", "bravo", "charlie", "delta")
+
+
+@pytest.fixture
+def stopping(project, sandbox, request):
+    """The project's marketplace behind a SignalAtTheFirstCreate of the test's `number`, with a
+    manifest for each of NAMES."""
+    proxy = SignalAtTheFirstCreate(sandbox.url, request.getfixturevalue("number"))
+    configure(project, proxy.url)
+    for name in NAMES:
+        write_manifest(project, survey_manifest(name))
+    yield proxy
+    proxy.stop()
+
+
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_during_the_writes_ends_the_apply_interrupted_naming_what_it_did_not_attempt(
+    stopping, run_cli, api, number
+):
+    # One write at a time: only the one in flight when the signal came is made. A second
+    # worker would have started the next write before the signal, and made it too.
+    result = run_cli("apply", "manifests", "--auto-approve", "--parallelism", "1")
+    assert result.exit_code == 128 + number, result.stdout + result.stderr
+    assert "Apply interrupted: 1 done, 0 failed, 3 not attempted." in result.stdout
+    not_attempted = ", ".join(f"Survey/{name}" for name in NAMES[1:])
+    assert f"  not attempted (interrupted): {not_attempted}\n" in result.stdout
+    made = {survey["survey_title"] for survey in api.list_surveys()}
+    assert [name for name in NAMES if survey_title(name) in made] == ["alpha"]

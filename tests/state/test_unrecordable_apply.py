@@ -6,6 +6,7 @@ them), since each change it made would be one nobody recorded."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -21,6 +22,7 @@ from surveyctl.sandbox.process import served as serve_in_process
 from surveyctl.state import open_state
 
 from ..reconcile.conftest import Manifests, survey_manifest
+from ..reconcile.proxies import HoldingProxy
 from .conftest import local_project
 
 LATENCY_MS = 60
@@ -210,3 +212,116 @@ def test_a_lock_lost_before_the_first_write_lets_no_write_reach_the_marketplace(
     assert live_prices(served, ids).count(3.5) == 0
     assert run.result is not None and run.result.halted == LOCK_LOST
     assert [o.status for o in run.result.outcomes] == ["skipped"] * SURVEYS
+
+
+@pytest.mark.parametrize("backend", ["file", "postgres"])
+def test_each_write_a_lost_lock_stopped_is_reported_by_name_and_action(
+    run_cli, project, served, backend, request
+):
+    # Found by the first write (parallelism 1): that one skipped, the rest after it too.
+    from surveyctl.cli.context import CliContext
+    from surveyctl.reconcile.apply import LOCK_LOST
+    from surveyctl.reconcile.run import ApplyHooks, RunOptions, apply_run
+
+    write_surveys(project, 2.5)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    write_surveys(project, 3.5)
+    options = RunOptions(targets=(Path("manifests"),), parallelism=1)
+    workspace = CliContext().workspace(options)
+
+    def shown_then_unlocked_by_a_teammate(plan) -> None:
+        lose_the_lock("force-unlock", project, request)
+
+    hooks = ApplyHooks(show=shown_then_unlocked_by_a_teammate, confirm=lambda name: True)
+    run = apply_run(workspace, options, hooks)
+
+    assert run.result is not None
+    rows = [(o.address, o.action, o.status, o.message) for o in run.result.outcomes]
+    assert rows == [
+        (f"Survey/lost-{number}", "update", "skipped", LOCK_LOST) for number in range(SURVEYS)
+    ]
+
+
+class AtTheFirstUpdate(HoldingProxy):
+    """Calls `then` when the first survey update arrives, before it is forwarded: the update
+    reaches the marketplace, and its state write meets what `then` did."""
+
+    held_s = 0.0
+
+    def __init__(self, upstream: str, then):
+        self.then = then
+        self.updates = 0
+        super().__init__(upstream)
+
+    def holds(self, environ) -> bool:
+        return environ["REQUEST_METHOD"] == "PUT"
+
+    def arrived(self, environ) -> None:
+        self.updates += 1
+        if self.updates == 1:
+            self.then()
+
+
+def apply_one_at_a_time_through(project, proxy, state_setting, monkeypatch, run_cli) -> dict:
+    """`apply --format json --parallelism 1` with the marketplace behind `proxy`: its report."""
+    local_project(project, proxy.url, state_setting, monkeypatch)
+    try:
+        result = run_cli(
+            "apply", "manifests", "--auto-approve", "--parallelism", "1", "--format", "json"
+        )
+    finally:
+        proxy.stop()
+    assert result.exit_code == 1, result.stdout + result.stderr
+    return json.loads(result.stdout)
+
+
+def report_rows(report: dict) -> list[tuple[str, str, str, str]]:
+    return [
+        (row["address"], row["action"], row["status"], row["message"])
+        for row in report["resources"]
+    ]
+
+
+@pytest.mark.parametrize("backend", ["file", "postgres"])
+def test_the_write_whose_record_a_lost_lock_refused_is_failed_and_the_rest_not_attempted(
+    run_cli, project, served, state_setting, monkeypatch, backend, request
+):
+    from surveyctl.reconcile.apply import LOCK_LOST
+
+    write_surveys(project, 2.5)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    write_surveys(project, 3.5)
+    proxy = AtTheFirstUpdate(served, lambda: lose_the_lock("force-unlock", project, request))
+
+    report = apply_one_at_a_time_through(project, proxy, state_setting, monkeypatch, run_cli)
+
+    [first, *rest] = report_rows(report)
+    assert first[:3] == ("Survey/lost-0", "update", "failed")
+    assert first[3].startswith("this command lost the state lock"), first
+    assert rest == [
+        (f"Survey/lost-{number}", "update", "not attempted", LOCK_LOST)
+        for number in range(1, SURVEYS)
+    ]
+
+
+@pytest.mark.parametrize("backend", ["postgres"])
+def test_the_write_whose_record_the_database_refused_is_failed_and_the_rest_not_attempted(
+    run_cli, project, served, state_setting, monkeypatch, postgres
+):
+    from surveyctl.reconcile.apply import STATE_FAILED
+
+    write_surveys(project, 2.5)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    write_surveys(project, 3.5)
+    schema = re.search(r"schema: (\w+)", (project / "surveyctl.yaml").read_text()).group(1)
+    proxy = AtTheFirstUpdate(served, lambda: refuse_state_writes(postgres, schema))
+
+    report = apply_one_at_a_time_through(project, proxy, state_setting, monkeypatch, run_cli)
+
+    [first, *rest] = report_rows(report)
+    assert first[:3] == ("Survey/lost-0", "update", "failed")
+    assert "history" in first[3] and "lost the state lock" not in first[3], first
+    assert rest == [
+        (f"Survey/lost-{number}", "update", "not attempted", STATE_FAILED)
+        for number in range(1, SURVEYS)
+    ]
