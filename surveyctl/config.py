@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from surveyctl.config_checks import (
+    absent,
     check_environment_name,
     host_problem,
     is_variable_name,
@@ -108,11 +109,9 @@ class Environment:
             return SANDBOX_KEY
         value = os.environ.get(self.api_key_env or "")
         if not value:
-            # Empty is told apart: it is what a CI job gets for a secret it was not given.
-            how = "is empty" if value == "" else "is not set"
             raise ConfigError(
                 f"environment {self.name!r} needs its API key in "
-                f"{unset_variable(self.api_key_env or '', 'api_key_env')}, which {how}"
+                f"{unset_variable(self.api_key_env or '', 'api_key_env')}, which {absent(value)}"
             )
         problem = key_shape_problem(value)
         if problem:

@@ -142,6 +142,12 @@ def unset_variable(name: str, setting: str) -> str:
     return f"the variable its `{setting}` names in surveyctl.yaml (not shown: it may be a key)"
 
 
+def absent(value: str | None) -> str:
+    """How a message says a variable gave nothing: "is empty", which is what a CI job gets for
+    a secret it was not given, told apart from "is not set"."""
+    return "is empty" if value == "" else "is not set"
+
+
 def key_shape_problem(value: str) -> str | None:
     """What keeps `value` from being sent as the access-token header, or None.
 

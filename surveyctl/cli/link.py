@@ -11,6 +11,7 @@ import os
 import click
 
 from surveyctl.cli.options import quota_id_list, status_code
+from surveyctl.config_checks import absent
 from surveyctl.errors import ConfigError
 from surveyctl.ops.links import ReturnLink, build_return_link, verify_return_link
 from surveyctl.statuses import RETURN_STATUS_NAMES
@@ -20,10 +21,10 @@ DEFAULT_SECRET_ENV = "SURVEYCTL_RETURN_SECRET"
 
 def _secret(variable: str) -> str:
     value = os.environ.get(variable)
-    if value is None:
-        raise ConfigError(f"the buyer's shared secret is read from ${variable}, which is not set")
     if not value:
-        raise ConfigError(f"the buyer's shared secret is read from ${variable}, which is empty")
+        raise ConfigError(
+            f"the buyer's shared secret is read from ${variable}, which {absent(value)}"
+        )
     if value != value.strip():
         # A line break from `echo` or a secrets file: every ps_hash would be wrong, and the
         # marketplace would refuse each respondent's return without saying why.

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from surveyctl.config import is_variable_name, unset_variable
+from surveyctl.config import absent, is_variable_name, unset_variable
 from surveyctl.errors import ConfigError
 from surveyctl.state.registry import Backend, SettingsSpec, register
 
@@ -59,11 +59,9 @@ def _open(settings: PostgresSettings, config: Config, environment: str) -> Postg
 
     dsn = config.variable(settings.dsn_env)
     if not dsn:
-        # Empty is told apart: it is what a CI job gets for a secret it was not given.
-        how = "is empty" if dsn == "" else "is not set"
         raise ConfigError(
             f"the PostgreSQL state of environment {environment!r} needs its connection "
-            f"string in {unset_variable(settings.dsn_env, 'dsn_env')}, which {how}"
+            f"string in {unset_variable(settings.dsn_env, 'dsn_env')}, which {absent(dsn)}"
         )
     return PostgresStateStore(
         dsn,
