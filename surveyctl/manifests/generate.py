@@ -183,6 +183,6 @@ def _check_template(
     if every_dimension and missing:
         diagnostics.error(
             f"The generator's id template {template!r} must use every dimension so that ids "
-            f"are unique; it lacks {{{missing[0]}}}",
+            f"are unique; it lacks {', '.join(f'{{{name}}}' for name in missing)}",
             where,
         )

@@ -66,11 +66,15 @@ def _resolve(
         _resolve_answers(item, attribute, where, diagnostics)
     elif item.condition_codes is not None and attribute.answers:
         unknown = [c for c in item.condition_codes if not _is_answer(attribute, c)]
-        if unknown:
+        if unknown:  # every one named: one run shows every code to fix
+            named = (
+                f"condition code {unknown[0]!r} is not an answer"
+                if len(unknown) == 1
+                else f"condition codes {_code_list(unknown)} are not answers"
+            )
             diagnostics.error(
-                f"condition code {unknown[0]!r} is not an answer of qualification "
-                f"{attribute.qualification_code} ({attribute.desc}) in {where}; its answers: "
-                + _answer_list(attribute),
+                f"{named} of qualification {attribute.qualification_code} ({attribute.desc}) "
+                f"in {where}; its answers: " + _answer_list(attribute),
                 item.location,
             )
 
@@ -113,6 +117,11 @@ def _resolve_answers(
             codes.append(answer.condition_code)
     if not unknown:
         item.condition_codes = codes
+
+
+def _code_list(codes: list[str]) -> str:
+    more = f", ... ({len(codes)} in all)" if len(codes) > _LISTED else ""
+    return ", ".join(map(repr, codes[:_LISTED])) + more
 
 
 def _answer_list(attribute: Attribute) -> str:

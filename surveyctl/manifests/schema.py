@@ -201,8 +201,8 @@ def check_document(document: Document, diagnostics: Diagnostics) -> bool:
             )
             continue
         for leaf in _leaves(error):
-            summary, location = _describe(leaf, data, prefix)
-            diagnostics.error(summary, location)
+            for summary, location in _described(leaf, data, prefix):
+                diagnostics.error(summary, location)
     if not (document.finite or _plainly_finite(data)):
         # A value the schema refused already (.nan as a title: "must be text") is not told
         # again as a number it was never meant to be.
@@ -239,21 +239,35 @@ def locate(data: Any, path: Iterable[Any], fallback: Location) -> Location:
     return where
 
 
+def _described(
+    error: ValidationError, data: MarkedDict, prefix: list
+) -> list[tuple[str, Location]]:
+    """The sentences of one error: one per unknown field of a mapping (each on its own line,
+    so that one run names every field to fix), else one."""
+    value = error.instance
+    if error.validator != "additionalProperties" or not isinstance(value, dict):
+        return [_describe(error, data, prefix)]
+    path = [*prefix, *error.absolute_path]
+    owner = field_path(path) or "The manifest"
+    where = locate(data, path, data.location)
+    known = set(error.schema.get("properties", {}))
+    extra = [k for k in value if k not in known] or ["?"]
+    described = []
+    for field in extra:
+        spot = value.where(field) if isinstance(value, MarkedDict) and field in value else where
+        assigned = _assigned_by_the_service(field, known)
+        if assigned:
+            described.append((f"{owner}: {field!r} {assigned}", spot))
+        else:
+            described.append((f"{owner}: unknown field {field!r}{suggest(field, known)}", spot))
+    return described
+
+
 def _describe(error: ValidationError, data: MarkedDict, prefix: list) -> tuple[str, Location]:
     path = [*prefix, *error.absolute_path]
     name = field_path(path) or "The document"
     where = locate(data, path, data.location)
     value, schema, kind = error.instance, error.schema, error.validator
-    if kind == "additionalProperties" and isinstance(value, dict):
-        known = set(schema.get("properties", {}))
-        extra = sorted(k for k in value if k not in known)
-        field = extra[0] if extra else "?"
-        owner = name if path else "The manifest"
-        spot = value.where(field) if isinstance(value, MarkedDict) else where
-        assigned = _assigned_by_the_service(field, known)
-        if assigned:
-            return f"{owner}: {field!r} {assigned}", spot
-        return f"{owner}: unknown field {field!r}{suggest(field, known)}", spot
     if kind == "required":
         # jsonschema reports each missing field as its own error, naming it in the message.
         named = _REQUIRED.match(error.message)

@@ -117,6 +117,12 @@ def test_id_template_must_use_every_dimension(check, survey_yaml):
     assert "must use every dimension so that ids are unique; it lacks {age}" in error.summary
 
 
+def test_id_template_names_every_dimension_it_lacks(check, survey_yaml):
+    _, errors, _ = check(survey_yaml(INTERLOCK.replace('"{gender}-{age}"', '"cell"')))
+    (error,) = errors
+    assert error.summary.endswith("so that ids are unique; it lacks {gender}, {age}.")
+
+
 def test_generated_ids_colliding_with_a_plain_quota_are_an_error(check, survey_yaml, line_of):
     text = survey_yaml(
         INTERLOCK + "  - {buyer_quota_id: male-18-34, required_count: 5, criteria: []}\n"

@@ -80,6 +80,17 @@ def test_condition_code_must_be_an_answer_of_the_attribute(resolve, survey_yaml,
     assert error.location.line == line_of(text, "114")
 
 
+def test_every_condition_code_that_is_no_answer_is_named(resolve, survey_yaml):
+    text = survey_yaml(
+        'qualifications:\n  - {qualification_code: 211, condition_codes: ["114", "111", "9"]}\n'
+    )
+    _, errors = resolve(text)
+    (error,) = errors
+    assert error.summary.startswith(
+        "condition codes '114', '9' are not answers of qualification 211 (Gender)"
+    )
+
+
 def test_region_code_of_another_locale_is_rejected(resolve, survey_yaml):
     text = survey_yaml(
         'qualifications:\n  - {qualification_code: 230, condition_codes: ["117"]}\n'

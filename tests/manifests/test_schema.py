@@ -38,6 +38,26 @@ def test_unknown_field_in_a_quota_names_its_path(check, survey_yaml, line_of):
     assert error.location.line == line_of(text, "critera")
 
 
+def test_every_unknown_field_of_a_mapping_is_named_on_its_own_line(check, survey_yaml, line_of):
+    text = survey_yaml(
+        """\
+        quotas:
+          - buyer_quota_id: a
+            id: a
+            required_count: 10
+            critera: []
+        """
+    )
+    _, errors, _ = check(text)
+    assert [(e.summary, e.location.line) for e in errors] == [
+        ("spec.quotas[0]: unknown field 'id'.", line_of(text, "id: a", 2)),
+        (
+            "spec.quotas[0]: unknown field 'critera' (did you mean 'criteria'?).",
+            line_of(text, "critera"),
+        ),
+    ]
+
+
 def test_a_survey_id_in_a_spec_is_said_to_be_the_services_not_a_typo(check, survey_yaml, line_of):
     text = survey_yaml("ps_survey_id: 5\n")
     _, errors, _ = check(text)
