@@ -138,9 +138,10 @@ def render_command(
         click.get_current_context().exit(1)
     names = _members(state, names)
     missing = [n for n in names if n not in state.surveys]
-    if missing:
-        hint = suggest(missing[0], [*state.surveys, *state.programs])
-        raise ConfigError(f"no Survey manifest or program member is named {missing[0]!r}{hint}")
+    if missing:  # every name that matched nothing, so that one run shows them all
+        known = [*state.surveys, *state.programs]
+        named = " or ".join(f"{name!r}{suggest(name, known)}" for name in missing)
+        raise ConfigError(f"no Survey manifest or program member is named {named}")
     if len(names) == 1:
         click.echo(dumps(state.surveys[names[0]].body()))
         return

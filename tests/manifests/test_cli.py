@@ -166,6 +166,15 @@ def test_render_of_a_misspelt_name_suggests_the_closest_survey(run_cli):
     )
 
 
+def test_render_names_every_name_that_matched_nothing(run_cli):
+    result = run_cli("render", str(EXAMPLES), "--name", "nope", "--name", "media-habit")
+    assert result.exit_code == 1
+    assert result.stderr.endswith(
+        "Error: no Survey manifest or program member is named 'nope' or 'media-habit' "
+        "(did you mean 'media-habits-us'?)\n"
+    )
+
+
 def test_refresh_catalog_fetches_again(run_cli, project):
     run_cli("validate", str(EXAMPLES))
     cache = project / ".surveyctl" / "cache" / "catalog" / "local" / "en_US.json"
