@@ -158,6 +158,12 @@ class Config:
             return f"{start}, the repository root"
         return f"{start} and its parent folders up to the repository root {top}"
 
+    @property
+    def project(self) -> Path:
+        """The folder the manifests belong to: the repository of surveyctl.yaml, else its
+        folder (links met in the manifest folders must stay inside it)."""
+        return repository_root(self.root) or self.root.resolve()
+
     def manifest_paths(self, targets: Iterable[Path] = ()) -> list[Path]:
         """The targets as given, else the `manifests:` of surveyctl.yaml, relative to the
         current folder when they lie inside it (findings then read `surveys/us.yaml:6:1`, as

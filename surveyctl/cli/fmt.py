@@ -26,15 +26,25 @@ def fmt_command(ctx: CliContext, paths: tuple[Path, ...], check: bool) -> None:
     Two-space indentation, list items under their key, kind/name/spec/lifecycle first; quotes,
     comments, flow lists and the order of spec fields stay as written.
     """
+    from surveyctl.errors import SurveyctlError
     from surveyctl.files import write_atomically
-    from surveyctl.manifests.diagnostics import Diagnostics, ManifestError
+    from surveyctl.manifests.diagnostics import ERROR, Diagnostics, ManifestError
     from surveyctl.manifests.layout import LayoutError, canonical
     from surveyctl.manifests.load import LIMITS, discover
+    from surveyctl.render.values import printable_lines
 
     diagnostics = Diagnostics()
-    files = discover(manifest_paths(ctx, paths), diagnostics)
-    if diagnostics.has_errors:
-        raise ManifestError(diagnostics)
+    files = discover(manifest_paths(ctx, paths), diagnostics, ctx.config().project)
+    if len(diagnostics) == 1 and diagnostics.has_errors:
+        raise ManifestError(diagnostics)  # one sentence
+    if diagnostics.has_errors:  # every finding of the walk, as validate shows them
+        for diagnostic in diagnostics.sorted():
+            click.echo(printable_lines(str(diagnostic)), err=True)
+        errors = sum(d.severity == ERROR for d in diagnostics)
+        plural = "s" if errors > 1 else ""
+        raise SurveyctlError(
+            f"{errors} error{plural} in finding the manifests; nothing was formatted"
+        )
     changed: list[Path] = []
     failed = 0
     for path in files:

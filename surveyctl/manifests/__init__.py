@@ -50,22 +50,27 @@ def load_manifests(
     paths: Iterable[str | Path],
     catalog: Catalog | None = None,
     cache: ParsedCache | None = None,
+    within: Path | None = None,
 ) -> tuple[DesiredState, Diagnostics]:
     """The desired state of the manifests under `paths`, and everything found wrong.
 
     Resources whose manifest has errors are left out of the state; check
     `diagnostics.has_errors` before using it. With `cache`, files read cleanly before are not
-    parsed again (surveyctl.manifests.cache).
+    parsed again (surveyctl.manifests.cache). Links in the folders walked must lead inside the
+    folder or `within`, the project (see `surveyctl.manifests.load`).
     """
     with collector_paused():
-        return _load_manifests(list(paths), catalog, cache)
+        return _load_manifests(list(paths), catalog, cache, within)
 
 
 def _load_manifests(
-    paths: list[str | Path], catalog: Catalog | None, cache: ParsedCache | None
+    paths: list[str | Path],
+    catalog: Catalog | None,
+    cache: ParsedCache | None,
+    within: Path | None,
 ) -> tuple[DesiredState, Diagnostics]:
     diagnostics = Diagnostics()
-    files = discover(paths, diagnostics)
+    files = discover(paths, diagnostics, within)
     if not files and not diagnostics.has_errors:
         shown = ", ".join(str(p) for p in paths) or "the current folder"
         diagnostics.error(f"No manifest files (*.yaml, *.yml) found in {shown}")

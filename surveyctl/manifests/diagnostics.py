@@ -130,7 +130,8 @@ class ManifestError(SurveyctlError):
     def __init__(self, diagnostics: Diagnostics):
         errors = [d for d in diagnostics.sorted() if d.severity == ERROR]
         first = errors[0] if errors else None
-        more = f" (and {len(errors) - 1} more errors)" if len(errors) > 1 else ""
+        others = len(errors) - 1
+        more = f" (and {others} more error{'s' if others > 1 else ''})" if others else ""
         super().__init__(
             (first.summary if first else "the manifests are invalid") + more,
             first.location if first else None,

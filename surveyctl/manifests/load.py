@@ -11,13 +11,18 @@ expand to far more than is written.
 Folders are read recursively (`*.yaml`, `*.yml`, sorted). While walking a folder the loader
 skips hidden entries (`.git`, `.surveyctl`, ...), folders named `ci` (CI workflow examples)
 and the project configuration `surveyctl.yaml`; a file named explicitly is always read. Each
-folder and file is read once, however many links lead to it.
+folder and file is read once, however many links lead to it. A link met while walking must
+lead inside the folder named or the project (`within`): a manifest folder comes with the code
+under review, and a link in it to `/` would walk the whole machine, one to a file elsewhere
+would read it. A folder or entry that cannot be read is an error naming it.
 Only regular files are read: a FIFO, socket or device in a folder is skipped with a warning
 (opening a FIFO waits for a writer forever), and one named explicitly is an error.
 """
 
 from __future__ import annotations
 
+import errno
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,24 +70,29 @@ def location_of(value: Any, fallback: Location) -> Location:
     return getattr(value, "location", fallback)
 
 
-def discover(paths: Iterable[str | Path], diagnostics: Diagnostics) -> list[Path]:
-    """The manifest files under `paths`, in a stable order; missing paths are errors."""
+def discover(
+    paths: Iterable[str | Path], diagnostics: Diagnostics, within: Path | None = None
+) -> list[Path]:
+    """The manifest files under `paths`, in a stable order; missing paths are errors. A link
+    met in a folder's walk must lead inside that folder or inside `within` (the project)."""
     found: list[tuple[Path, Path]] = []  # (a file as reached, its real path)
     walked: set[Path] = set()
+    project = within.resolve() if within is not None else None
     for raw in paths:
         path = Path(raw)
         special = special_file_kind(path)
         try:
             is_file, is_folder = path.is_file(), path.is_dir()
+            real = _real(path)
         except OSError as exc:  # pathlib answers False for a missing path, not for a name too long
-            diagnostics.error(f"Cannot read {path}: {exc.strerror or exc}")
+            diagnostics.error(f"Cannot read {path}: {_reason(exc)}")
             continue
         if special is not None:
             diagnostics.error(f"{path} is {special}, not a regular file: only files are read")
         elif is_file:
-            found.append((path, path.resolve()))
+            found.append((path, real))
         elif is_folder:
-            found.extend(_walk(path, diagnostics, walked))
+            found.extend(_walk(path, real, diagnostics, walked, _bounds(real, project)))
         else:
             diagnostics.error(f"No such file or folder: {path}")
     unique: dict[Path, Path] = {}  # real path -> the first path that reached it
@@ -92,32 +102,77 @@ def discover(paths: Iterable[str | Path], diagnostics: Diagnostics) -> list[Path
 
 
 def _walk(
-    folder: Path, diagnostics: Diagnostics, walked: set[Path]
+    folder: Path,
+    real: Path,
+    diagnostics: Diagnostics,
+    walked: set[Path],
+    bounds: tuple[Path, ...],
 ) -> list[tuple[Path, Path]]:
+    """The manifest files under `folder`, whose real path is `real`, each with its own."""
     # Each folder once, by its real path: links to a folder read already (a link to a parent,
     # or two links to one folder, which would double the walk at every level) are skipped.
-    real = folder.resolve()
     if real in walked:
         if folder.is_symlink():  # a folder named twice, or inside another named, is no news
             diagnostics.warning(f"Skipped {folder}: a link to the folder {real}, read already")
         return []
     walked.add(real)
-    files: list[Path] = []
-    for entry in sorted(folder.iterdir()):
-        if entry.name.startswith("."):
+    try:
+        with os.scandir(folder) as listing:
+            entries = sorted((item.name, item) for item in listing)
+    except OSError as exc:
+        diagnostics.error(f"Cannot read the folder {folder}: {_reason(exc)}")
+        return []
+    files: list[tuple[Path, Path]] = []
+    for name, item in entries:
+        if name.startswith("."):
             continue
-        if entry.is_dir():
-            if entry.name not in SKIPPED_FOLDERS:
-                files.extend(_walk(entry, diagnostics, walked))
-        elif entry.suffix in SUFFIXES and entry.name not in SKIPPED_FILES:
-            special = special_file_kind(entry)
-            if special is None:
-                # A file that is not a link is in its folder's real path: resolving each of a
-                # thousand files again was a twentieth of a no-op plan's loading.
-                files.append((entry, entry.resolve() if entry.is_symlink() else real / entry.name))
-            else:
-                diagnostics.warning(f"Skipped {entry}: it is {special}, not a regular file")
+        entry = folder / name
+        try:
+            # The listing knows which entries are links; an entry that is not one is in its
+            # folder's real path (resolving each of a thousand files again was a twentieth of
+            # a no-op plan's loading).
+            linked = item.is_symlink()
+            target = _real(entry) if linked else real / name
+            is_folder = item.is_dir()
+        except OSError as exc:
+            diagnostics.error(f"Cannot read {entry}: {_reason(exc)}")
+            continue
+        wanted = is_folder or (entry.suffix in SUFFIXES and name not in SKIPPED_FILES)
+        if not wanted or (is_folder and name in SKIPPED_FOLDERS):
+            continue
+        if linked and not any(target.is_relative_to(b) for b in bounds):
+            diagnostics.error(
+                f"{entry} is a link to {target}, outside {' and '.join(map(str, bounds))}: a "
+                "link in the manifests must stay inside the project (name other places on the "
+                "command line)"
+            )
+        elif is_folder:
+            files.extend(_walk(entry, target, diagnostics, walked, bounds))
+        elif (special := special_file_kind(entry)) is None:
+            files.append((entry, target))
+        else:
+            diagnostics.warning(f"Skipped {entry}: it is {special}, not a regular file")
     return files
+
+
+def _bounds(folder: Path, project: Path | None) -> tuple[Path, ...]:
+    """Where links met in `folder` may lead: the folder, and the project unless inside it."""
+    if project is None or folder.is_relative_to(project):
+        return (project or folder,)
+    return (folder, project)
+
+
+def _real(path: Path) -> Path:
+    """`path` with its links followed; OSError for a loop of links, which pathlib raises as a
+    RuntimeError."""
+    try:
+        return path.resolve()
+    except RuntimeError:
+        raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path)) from None
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)
 
 
 def load_file(

@@ -187,6 +187,7 @@ def desired_state(workspace: Workspace, options: RunOptions) -> DesiredState:
         workspace.config.manifest_paths(options.targets),
         workspace.catalog,
         workspace.manifest_cache,
+        workspace.config.project,
     )
     if diagnostics.has_errors:
         raise ManifestErrors([d for d in diagnostics.sorted() if d.severity == ERROR])
