@@ -5,11 +5,20 @@ pages (spec 4.6); `Catalog.locale()` reads them all and keeps the first occurren
 qualification_code. Each locale is cached under `.surveyctl/cache/catalog/<env>/<locale>.json`
 for `ttl` seconds (a day by default); `refresh=True` fetches again. Staging and production
 catalogues differ, hence one cache per environment.
+
+A cache file is signed with the environment's API key (HMAC-SHA256 of what it holds). The
+folder is in the project, where a pull request could commit a file that gives an answer's name
+another code: the plan would show "Male (112)", and the apply send 112, with nothing in the
+manifests to review. Without the key no one can sign such a file, so a file unsigned, signed
+with another key, altered, of another environment or locale, or dated in the future is not
+read: the locale is fetched again. Without a key there is no cache.
 """
 
 from __future__ import annotations
 
 import difflib
+import hashlib
+import hmac
 import json
 import time
 from collections.abc import Callable
@@ -17,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from surveyctl.errors import ApiError, SurveyctlError
+from surveyctl.errors import ApiError, SurveyctlError, key_refused
 from surveyctl.files import write_atomically
 
 if TYPE_CHECKING:  # loading manifests must not load the HTTP stack
@@ -119,10 +128,12 @@ class Catalog:
         ttl: float = DEFAULT_TTL,
         refresh: bool = False,
         classes: list[int] | None = None,
+        signing_key: str | None = None,
     ):
         self._client = client
         self.environment = environment
-        self.cache_dir = cache_dir
+        self.cache_dir = cache_dir if signing_key else None  # no key: nothing to sign with
+        self._signing_key = signing_key or ""
         self.ttl = ttl
         self.refresh = refresh
         self.classes = classes
@@ -152,6 +163,8 @@ class Catalog:
                     if _readable(item) and item["qualification_code"] not in seen:
                         seen[item["qualification_code"]] = item
         except ApiError as exc:
+            if (refused := key_refused(exc)) is not None:  # said as every other read says it
+                raise refused from exc
             if exc.status in (400, 404):
                 raise UnknownLocale(
                     self.environment, localization, exc.status, self.known_locales()
@@ -189,8 +202,13 @@ class Catalog:
             return None  # a damaged cache is only a cache: fetch again
         if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT:
             return None
+        if not self._signed(data, localization):
+            return None
         fetched_at = data.get("fetched_at")
-        if not isinstance(fetched_at, (int, float)) or time.time() - fetched_at > self.ttl:
+        # A date in the future would keep the file fresh for ever.
+        if not isinstance(fetched_at, (int, float)):
+            return None
+        if not 0 <= time.time() - fetched_at <= self.ttl:
             return None
         items = data.get("attributes")
         # A fetch keeps only readable entries, so one that is not was damaged since: the
@@ -203,7 +221,7 @@ class Catalog:
         path = self._cache_file(localization)
         if path is None:
             return
-        payload = {
+        payload: dict[str, Any] = {
             "format": CACHE_FORMAT,
             "environment": self.environment,
             "locale": localization,
@@ -211,9 +229,34 @@ class Catalog:
             "attributes": items,
         }
         try:
+            payload["signature"] = self._signature(payload)
             write_atomically(path, json.dumps(payload))
+        except ValueError:
+            pass  # a value JSON cannot carry exactly (NaN): fetched again next time
         except OSError:
             pass  # a full disk or a read-only folder: a cache not written is fetched again
+
+    def _signed(self, data: dict, localization: str) -> bool:
+        """Whether `data` is a file this environment's key signed, for this locale."""
+        if data.get("environment") != self.environment or data.get("locale") != localization:
+            return False
+        signature = data.get("signature")
+        try:
+            return isinstance(signature, str) and hmac.compare_digest(
+                signature, self._signature(data)
+            )
+        except (TypeError, ValueError):  # a value JSON cannot write again: not ours
+            return False
+
+    def _signature(self, data: dict) -> str:
+        signed = {name: data.get(name) for name in _SIGNED}
+        text = json.dumps(signed, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        key = self._signing_key.encode("utf-8", "surrogateescape")
+        return hmac.new(key, text.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+# What a cache file's signature covers: all it holds but the signature.
+_SIGNED = ("format", "environment", "locale", "fetched_at", "attributes")
 
 
 def _readable(item: Any) -> bool:

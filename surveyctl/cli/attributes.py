@@ -72,6 +72,7 @@ def attributes(
         None if classes else ctx.config().cache_dir,
         refresh=refresh,
         classes=classes,
+        signing_key=ctx.catalog_key(),
     )
     found = sorted(catalog.locale(locale).by_code.values(), key=lambda a: a.qualification_code)
     if search:

@@ -123,7 +123,23 @@ class CliContext:
 
         self.announce()
         config, environment = self.config(), self.environment()
-        return Catalog(self.client, environment.name, config.cache_dir, refresh=refresh)
+        return Catalog(
+            self.client,
+            environment.name,
+            config.cache_dir,
+            refresh=refresh,
+            signing_key=self.catalog_key(),
+        )
+
+    def catalog_key(self) -> str | None:
+        """The key that signs the environment's catalogue cache: its API key, or None when it
+        has none (no cache then: the fetch says what is missing)."""
+        from surveyctl.errors import ConfigError
+
+        try:
+            return self.environment().api_key()
+        except ConfigError:
+            return None
 
     def placed_state(self, store: StateBackend, verify: bool = True) -> State:
         """`store`'s state read afresh, refused (MisplacedState) when it is not where the team

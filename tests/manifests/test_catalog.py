@@ -9,13 +9,22 @@ import pytest
 
 from surveyctl.catalog import Catalog, CatalogError
 
+KEY = "the-environments-api-key"
+
 
 @pytest.fixture
 def make_catalog(api, tmp_path):
     def _make(**options) -> Catalog:
+        options.setdefault("signing_key", KEY)
         return Catalog(lambda: api, "local", tmp_path / "cache", **options)
 
     return _make
+
+
+def _rewrite(cache_file, data: dict, key: str = KEY) -> None:
+    """Writes `data` to the cache file signed with `key`, as a catalogue with it would."""
+    data["signature"] = Catalog(lambda: None, "local", signing_key=key)._signature(data)
+    cache_file.write_text(json.dumps(data))
 
 
 def test_reads_every_page_and_keeps_each_question_once(api, make_catalog):
@@ -57,7 +66,7 @@ def test_an_expired_cache_is_fetched_again(api, make_catalog, tmp_path):
     cache_file = tmp_path / "cache" / "catalog" / "local" / "fr_FR.json"
     data = json.loads(cache_file.read_text())
     data["fetched_at"] = time.time() - 7200
-    cache_file.write_text(json.dumps(data))
+    _rewrite(cache_file, data)
     before = api.request_counts.get("GET attributes", 0)
     make_catalog(ttl=3600).locale("fr_FR")
     assert api.request_counts.get("GET attributes", 0) > before
@@ -77,7 +86,7 @@ def test_a_cache_entry_of_the_wrong_shape_is_fetched_again(api, make_catalog, tm
     cache_file = tmp_path / "cache" / "catalog" / "local" / "en_US.json"
     data = json.loads(cache_file.read_text())
     damage(next(e for e in data["attributes"] if e["qualification_code"] == 211))
-    cache_file.write_text(json.dumps(data))
+    _rewrite(cache_file, data)
     before = api.request_counts.get("GET attributes", 0)
     gender = make_catalog().locale("en_US").by_name("gender")
     assert api.request_counts.get("GET attributes", 0) > before
@@ -89,10 +98,79 @@ def test_a_cache_entry_that_is_no_object_is_fetched_again(api, make_catalog, tmp
     cache_file = tmp_path / "cache" / "catalog" / "local" / "en_US.json"
     data = json.loads(cache_file.read_text())
     data["attributes"][0] = 5
-    cache_file.write_text(json.dumps(data))
+    _rewrite(cache_file, data)
     before = api.request_counts.get("GET attributes", 0)
     assert len(make_catalog().locale("en_US")) == len(data["attributes"])
     assert api.request_counts.get("GET attributes", 0) > before
+
+
+def _male_made_female(data: dict) -> None:
+    """A planted catalogue: 'Male' of Gender given the code of Female."""
+    gender = next(e for e in data["attributes"] if e["qualification_code"] == 211)
+    for answer in gender["localizations"][0]["answers"]:
+        if answer.get("eng_text") == "Male" or answer.get("text") == "Male":
+            answer["condition_code"] = "112"
+
+
+def test_a_cache_file_signed_without_the_environments_key_is_not_read(api, make_catalog, tmp_path):
+    make_catalog().locale("en_US")
+    cache_file = tmp_path / "cache" / "catalog" / "local" / "en_US.json"
+    data = json.loads(cache_file.read_text())
+    _male_made_female(data)
+    _rewrite(cache_file, data, key="a-key-a-pull-request-could-know")
+    before = api.request_counts.get("GET attributes", 0)
+    gender = make_catalog().locale("en_US").by_name("Gender")
+    assert api.request_counts.get("GET attributes", 0) > before
+    assert gender.answer("Male").condition_code == "111"
+
+
+def test_a_cache_file_signed_with_the_key_is_read_as_it_is(api, make_catalog, tmp_path):
+    # The check above is the signature's: the same planted file signed with the key is read.
+    make_catalog().locale("en_US")
+    cache_file = tmp_path / "cache" / "catalog" / "local" / "en_US.json"
+    data = json.loads(cache_file.read_text())
+    _male_made_female(data)
+    _rewrite(cache_file, data)
+    before = api.request_counts.get("GET attributes", 0)
+    gender = make_catalog().locale("en_US").by_name("Gender")
+    assert api.request_counts.get("GET attributes", 0) == before
+    assert gender.answer("Male").condition_code == "112"
+
+
+def test_an_unsigned_cache_file_is_fetched_again(api, make_catalog, tmp_path):
+    make_catalog().locale("en_US")
+    cache_file = tmp_path / "cache" / "catalog" / "local" / "en_US.json"
+    data = json.loads(cache_file.read_text())
+    del data["signature"]
+    cache_file.write_text(json.dumps(data))
+    before = api.request_counts.get("GET attributes", 0)
+    make_catalog().locale("en_US")
+    assert api.request_counts.get("GET attributes", 0) > before
+
+
+def test_a_cache_file_dated_in_the_future_is_fetched_again(api, make_catalog, tmp_path):
+    make_catalog().locale("en_US")
+    cache_file = tmp_path / "cache" / "catalog" / "local" / "en_US.json"
+    data = json.loads(cache_file.read_text())
+    data["fetched_at"] = time.time() + 3600
+    _rewrite(cache_file, data)
+    before = api.request_counts.get("GET attributes", 0)
+    make_catalog().locale("en_US")
+    assert api.request_counts.get("GET attributes", 0) > before
+
+
+def test_the_cache_file_of_another_locale_is_not_read_in_its_place(api, make_catalog, tmp_path):
+    make_catalog().locale("en_GB")
+    folder = tmp_path / "cache" / "catalog" / "local"
+    (folder / "en_US.json").write_text((folder / "en_GB.json").read_text())
+    before = api.request_counts.get("GET attributes", 0)
+    assert make_catalog().locale("en_US").locale == "en_US"
+    assert api.request_counts.get("GET attributes", 0) > before
+
+
+def test_without_a_key_nothing_is_cached(api, make_catalog, tmp_path):
+    make_catalog(signing_key=None).locale("en_US")
+    assert not (tmp_path / "cache").exists()
 
 
 def test_an_attribute_served_with_answers_that_are_not_a_list_is_left_out(tmp_path):
@@ -105,24 +183,26 @@ def test_an_attribute_served_with_answers_that_are_not_a_list_is_left_out(tmp_pa
                 {"qualification_code": 212, "desc": "Age", "localizations": [{"answers": []}]},
             ]
 
-    locale = Catalog(lambda: Service(), "local", tmp_path / "cache").locale("en_US")
+    locale = Catalog(lambda: Service(), "local", tmp_path / "cache", signing_key=KEY).locale(
+        "en_US"
+    )
     assert set(locale.by_code) == {212}
 
 
 def test_cache_is_kept_per_environment(api, tmp_path):
-    Catalog(lambda: api, "staging", tmp_path).locale("en_US")
-    Catalog(lambda: api, "production", tmp_path).locale("en_US")
+    Catalog(lambda: api, "staging", tmp_path, signing_key=KEY).locale("en_US")
+    Catalog(lambda: api, "production", tmp_path, signing_key=KEY).locale("en_US")
     assert (tmp_path / "catalog" / "staging" / "en_US.json").is_file()
     assert (tmp_path / "catalog" / "production" / "en_US.json").is_file()
 
 
 def test_no_connection_is_opened_while_the_cache_is_fresh(api, tmp_path):
-    Catalog(lambda: api, "local", tmp_path).locale("en_US")
+    Catalog(lambda: api, "local", tmp_path, signing_key=KEY).locale("en_US")
 
     def no_client():
         raise AssertionError("the client was asked for")
 
-    assert Catalog(no_client, "local", tmp_path).locale("en_US").by_code
+    assert Catalog(no_client, "local", tmp_path, signing_key=KEY).locale("en_US").by_code
 
 
 def test_unknown_locale_is_a_catalog_error(make_catalog):

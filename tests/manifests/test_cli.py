@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from surveyctl.catalog import Catalog
+
 from .conftest import make_survey
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -195,6 +197,28 @@ def test_validate_fetches_a_catalogue_cache_with_a_damaged_entry_again(run_cli, 
     assert result.exit_code == 0, result.output
     assert "Traceback" not in result.output
     assert "qualification_code" in json.loads(cache.read_text())["attributes"][0]
+
+
+def test_a_catalogue_cache_planted_in_the_project_does_not_change_the_codes_sent(
+    run_cli, project
+):
+    # The cache folder is in the project, where a pull request could commit a file giving
+    # "Male" the code of Female; signed with a key other than the environment's, it is not read.
+    survey = project / "gender.yaml"
+    survey.write_text(make_survey("qualifications: [{attribute: Gender, answers: [Male]}]\n"))
+    run_cli("validate", str(survey))
+    cache = project / ".surveyctl" / "cache" / "catalog" / "local" / "en_US.json"
+    data = json.loads(cache.read_text())
+    gender = next(e for e in data["attributes"] if e["qualification_code"] == 211)
+    for answer in gender["localizations"][0]["answers"]:
+        swapped = {111: 112, 112: 111}
+        answer["condition_code"] = swapped.get(answer["condition_code"], answer["condition_code"])
+    data["signature"] = Catalog(lambda: None, "local", signing_key="guessed")._signature(data)
+    cache.write_text(json.dumps(data))
+    result = run_cli("render", str(survey))
+    assert result.exit_code == 0, result.output
+    (qualification,) = json.loads(result.stdout)["surveys"]["test-survey"]["qualifications"]
+    assert qualification["condition_codes"] == ["111"]
 
 
 MISSING_SIX = """\

@@ -36,7 +36,9 @@ def test_a_plan_with_a_refused_key_ends_with_one_sentence_and_exit_1(
 
 def test_a_first_plan_with_a_refused_key_ends_the_same_way(manifests, run_cli, monkeypatch):
     manifests.write(survey_manifest("alpha"))  # no state: the plan lists the account first
-    assert run_cli("validate", "manifests").exit_code == 0  # the catalogue kept from before
+    # The catalogue kept here is signed with the right key: with the wrong one it is fetched
+    # again, and that refusal is said the same way.
+    assert run_cli("validate", "manifests").exit_code == 0
     monkeypatch.setenv("SURVEYCTL_LOCAL_KEY", WRONG_KEY)
     result = run_cli("plan", "manifests")
     assert result.exit_code == 1
