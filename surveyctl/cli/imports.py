@@ -96,7 +96,9 @@ def _described(ctx: CliContext, resource_address: str, sources: tuple[Path, ...]
     the `manifests:` of surveyctl.yaml); None when there is none, no manifests are configured,
     or they do not load (then nothing is recorded without --out, as before)."""
     try:
-        desired = load_desired(manifest_paths(ctx, sources), cache=ctx.manifest_cache())
+        desired = load_desired(
+            manifest_paths(ctx, sources), cache=ctx.manifest_cache(), within=ctx.config().project
+        )
     except SurveyctlError:
         return None
     kind, name = split_address(resource_address)
@@ -310,7 +312,9 @@ def _project_surveys(ctx: CliContext) -> ProjectSurveys:
     """The Survey manifests of `manifests:` (none when it is not set or they do not load:
     `validate` reports those)."""
     try:
-        desired = load_desired(manifest_paths(ctx, ()), cache=ctx.manifest_cache())
+        desired = load_desired(
+            manifest_paths(ctx, ()), cache=ctx.manifest_cache(), within=ctx.config().project
+        )
     except SurveyctlError:
         return ProjectSurveys()
     manifests = kinds.get(SURVEY).manifests(desired)
@@ -327,7 +331,9 @@ def _adopt_program(ctx: CliContext, program: str, sources: tuple[Path, ...], yes
         # catalogue is fetched.
         confirm_write(ctx, action, approved=yes, can_ask=False)
     catalog = environment_catalog(ctx, offline=False, refresh=False)
-    desired = load_desired(manifest_paths(ctx, sources), catalog, ctx.manifest_cache())
+    desired = load_desired(
+        manifest_paths(ctx, sources), catalog, ctx.manifest_cache(), ctx.config().project
+    )
     if not confirm_write(ctx, action, approved=yes):
         raise SurveyctlError("nothing was imported")
     store = ctx.state_store()

@@ -213,9 +213,10 @@ def load_desired(
     paths: Iterable[str | Path],
     catalog: Catalog | None = None,
     cache: ParsedCache | None = None,
+    within: Path | None = None,
 ) -> DesiredState:
     """Like load_manifests, but raises ManifestError when any manifest has an error."""
-    state, diagnostics = load_manifests(paths, catalog, cache)
+    state, diagnostics = load_manifests(paths, catalog, cache, within)
     if diagnostics.has_errors:
         raise ManifestError(diagnostics)
     return state
