@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -29,6 +31,13 @@ def make_survey(extra: str = "", name: str = "test-survey", locale: str = "en_US
     """A valid Survey manifest, with `extra` (indented as spec fields) appended to its spec."""
     text = SURVEY.format(name=name, locale=locale)
     return text + textwrap.indent(textwrap.dedent(extra), "  ") if extra else text
+
+
+def run_surveyctl(project: Path, *args: str, timeout: float = 30) -> subprocess.CompletedProcess:
+    """`surveyctl ARGS` in a process of its own in `project`, stopped after `timeout` seconds
+    (what the tests guard against is a command that hangs or walks without end)."""
+    command = [sys.executable, "-m", "surveyctl", *args]
+    return subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=timeout)
 
 
 def find_line(text: str, needle: str, occurrence: int = 1) -> int:

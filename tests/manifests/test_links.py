@@ -5,12 +5,11 @@ a loop of links is one sentence, not a traceback."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from .conftest import make_survey
+from .conftest import make_survey, run_surveyctl
 
 # The old code walked a link to / until the system refused a folder; the commands take well
 # under a second.
@@ -18,10 +17,7 @@ GUARD_SECONDS = 60
 
 
 def _surveyctl(project: Path, *args: str) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "surveyctl", *args]
-    return subprocess.run(
-        command, cwd=project, capture_output=True, text=True, timeout=GUARD_SECONDS
-    )
+    return run_surveyctl(project, *args, timeout=GUARD_SECONDS)
 
 
 @pytest.fixture

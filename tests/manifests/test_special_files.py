@@ -6,21 +6,17 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 
 import pytest
 
-from .conftest import make_survey
+from .conftest import make_survey, run_surveyctl
 
 # A hang is what the old code did; the commands take well under a second.
 GUARD_SECONDS = 30
 
 
 def _surveyctl(project, *args: str) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "surveyctl", *args]
-    return subprocess.run(
-        command, cwd=project, capture_output=True, text=True, timeout=GUARD_SECONDS
-    )
+    return run_surveyctl(project, *args, timeout=GUARD_SECONDS)
 
 
 @pytest.fixture
