@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import time
 from collections.abc import Iterator
@@ -36,6 +37,13 @@ NOWHERE = "https://conformance.invalid/never-launched?tid=[%%transaction_id%%]"
 def draft_title() -> str:
     """A title no person mistakes for a real survey, unique to one run."""
     return f"{TITLE_PREFIX} {secrets.token_hex(4)} - draft, never launched, delete me"
+
+
+# The titles `draft_title` makes, and no others: the journal is a file in the project, where a
+# pull request could commit one naming a real survey by its id and its own title.
+_DRAFT_TITLE = re.compile(
+    re.escape(TITLE_PREFIX) + " [0-9a-f]{8} - draft, never launched, delete me", re.ASCII
+)
 
 
 def draft_body(title: str, locale: str) -> dict[str, Any]:
@@ -157,9 +165,16 @@ def settle_leftover(client: ApiClient, journal: DraftJournal) -> Removal | None:
     entry = journal.read()
     if entry is None:
         return None
+    title = entry["title"]
+    if not (isinstance(title, str) and _DRAFT_TITLE.fullmatch(title)):
+        raise NotTheDraft(
+            f"{journal.path} names the draft {title!r}, a title no conformance run gives its "
+            "draft: surveyctl did not write this journal; nothing was deleted, closed or "
+            f"checked; delete {journal.path}"
+        )
     survey_id = entry.get("ps_survey_id")
     if isinstance(survey_id, int):
-        if not _is_the_draft(client, journal, survey_id, entry["title"]):
+        if not _is_the_draft(client, journal, survey_id, title):
             journal.clear()
             return Removal(survey_id, True, "not found")
     else:
@@ -167,7 +182,7 @@ def settle_leftover(client: ApiClient, journal: DraftJournal) -> Removal | None:
         found = [
             _id(survey)
             for survey in client.list_surveys(DRAFT, targeting=False)
-            if survey.get("survey_title") == entry["title"]
+            if survey.get("survey_title") == title
         ]
         if not found:
             journal.clear()
@@ -193,9 +208,12 @@ def _is_the_draft(client: ApiClient, journal: DraftJournal, survey_id: int, titl
             raise
         shown = "not this account's (403)"
     else:
-        if survey.get("survey_title") == title:
-            return True
+        status = survey.get("ps_survey_status")
+        if survey.get("survey_title") == title and status in (DRAFT, CLOSED):
+            return True  # a draft is never launched; a run that closed it may have ended there
         shown = f"titled {survey.get('survey_title')!r}"
+        if survey.get("survey_title") == title:
+            shown += f" and has status {status}, which no draft of a conformance run reaches"
     raise NotTheDraft(
         f"{journal.path} names survey {survey_id} as the draft {title!r} of an earlier "
         f"conformance run, but survey {survey_id} is {shown}: it was left alone and nothing "

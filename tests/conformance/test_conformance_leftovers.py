@@ -88,3 +88,38 @@ def test_a_draft_whose_create_answer_never_came_is_found_by_its_title_and_delete
     assert leftover == {"ps_survey_id": left, "removed": True, "how": "deleted"}
     assert drafts_left(sandbox.url) == []
     assert not JOURNAL.exists()
+
+
+def test_a_planted_journal_naming_a_live_survey_by_its_own_title_leaves_it_alone(invoke, sandbox):
+    # The journal is a file of the project: a pull request could commit one that names a real
+    # survey by its id and its title, which the project's manifests show.
+    live = _create(sandbox.url, "Brand tracker", live=True)
+    _journal("Brand tracker", live)
+    result = invoke(sandbox.url)
+    assert result.exit_code == 1
+    message = result.stderr.strip().splitlines()[-1]
+    assert "names the draft 'Brand tracker', a title no conformance run gives its draft" in (
+        message
+    )
+    assert "nothing was deleted, closed or checked" in message
+    assert _status(sandbox.url, live) == 22
+    assert result.stdout == ""
+
+
+def test_a_planted_journal_naming_a_draft_by_its_title_alone_leaves_it_alone(invoke, sandbox):
+    draft = _create(sandbox.url, "Brand tracker wave 2")
+    _journal("Brand tracker wave 2", None)
+    result = invoke(sandbox.url)
+    assert result.exit_code == 1
+    assert _status(sandbox.url, draft) == 11
+
+
+def test_a_launched_survey_with_a_drafts_title_is_left_alone(invoke, sandbox):
+    title = draft_title()
+    live = _create(sandbox.url, title, live=True)
+    _journal(title, live)
+    result = invoke(sandbox.url)
+    assert result.exit_code == 1
+    message = result.stderr.strip().splitlines()[-1]
+    assert "has status 22, which no draft of a conformance run reaches" in message
+    assert _status(sandbox.url, live) == 22
