@@ -28,12 +28,15 @@ from typing import TYPE_CHECKING, Any
 
 from surveyctl.errors import ApiError, SurveyctlError, key_refused
 from surveyctl.files import write_atomically
+from surveyctl.yamlsafe import Limits, YamlProblem, read_text
 
 if TYPE_CHECKING:  # loading manifests must not load the HTTP stack
     from surveyctl.api import ApiClient
 
 DEFAULT_TTL = 24 * 3600
 CACHE_FORMAT = 1
+# A locale's catalogue is a few hundred kilobytes; a file far past that is not one we wrote.
+CACHE_LIMITS = Limits("catalogue cache file", max_bytes=64_000_000, max_values=0)
 
 
 class CatalogError(SurveyctlError):
@@ -197,8 +200,10 @@ class Catalog:
         if path is None or not path.is_file():
             return None
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            # Bounded, and regular files only: a link committed in its place to /dev/zero
+            # would otherwise be read for ever.
+            data = json.loads(read_text(path, CACHE_LIMITS))
+        except (YamlProblem, ValueError):
             return None  # a damaged cache is only a cache: fetch again
         if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT:
             return None

@@ -25,8 +25,10 @@ from filelock import FileLock, Timeout
 
 from surveyctl.api import ApiClient, paths
 from surveyctl.errors import ApiError, SurveyctlError
+from surveyctl.yamlsafe import Limits, YamlProblem, read_text
 
 DRAFT = 11
+JOURNAL_LIMITS = Limits("conformance journal", max_bytes=64_000, max_values=0)
 CLOSED = 44
 # The title says what the survey is to anyone who meets it in the account's list.
 TITLE_PREFIX = "surveyctl conformance check"
@@ -78,11 +80,16 @@ class DraftJournal:
     path: Path
 
     def read(self) -> dict[str, Any] | None:
-        try:
-            entry = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        if not os.path.lexists(self.path):
             return None
-        except (OSError, ValueError) as exc:
+        try:
+            # Bounded, and regular files only: the journal is a file of the project, and a link
+            # committed in its place to /dev/zero would otherwise be read for ever.
+            entry = json.loads(read_text(self.path, JOURNAL_LIMITS))
+        except YamlProblem as problem:
+            reason = f"cannot read the conformance journal: {problem.summary}"
+            raise SurveyctlError(f"{self.path}: {reason}") from problem
+        except ValueError as exc:
             reason = f"cannot read the conformance journal: {exc}"
             raise SurveyctlError(f"{self.path}: {reason}") from exc
         return entry if isinstance(entry, dict) and entry.get("title") else None

@@ -123,3 +123,15 @@ def test_a_launched_survey_with_a_drafts_title_is_left_alone(invoke, sandbox):
     message = result.stderr.strip().splitlines()[-1]
     assert "has status 22, which no draft of a conformance run reaches" in message
     assert _status(sandbox.url, live) == 22
+
+
+def test_a_journal_that_links_to_a_device_is_refused_without_reading_it(invoke, sandbox):
+    # A link committed in the journal's place to /dev/zero was read until memory ran out.
+    JOURNAL.parent.mkdir(parents=True, exist_ok=True)
+    JOURNAL.symlink_to("/dev/zero")
+    result = invoke(sandbox.url)
+    assert result.exit_code == 1
+    message = result.stderr.strip().splitlines()[-1]
+    assert "cannot read the conformance journal" in message
+    assert "is a character device, not a regular file" in message
+    assert result.stdout == ""

@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
+from surveyctl import catalog
 from surveyctl.catalog import Catalog, CatalogError
+from surveyctl.yamlsafe import Limits
 
 KEY = "the-environments-api-key"
 
@@ -162,6 +164,16 @@ def test_the_cache_file_of_another_locale_is_not_read_in_its_place(api, make_cat
     fetched, locale = _fetched(api, lambda: make_catalog().locale("en_US"))
     assert fetched
     assert locale.locale == "en_US"
+
+
+def test_a_cache_file_past_the_size_bound_is_fetched_again(
+    api, make_catalog, tmp_path, monkeypatch
+):
+    cache_file, _ = _cached(make_catalog, tmp_path)
+    size = cache_file.stat().st_size
+    monkeypatch.setattr(catalog, "CACHE_LIMITS", Limits("catalogue cache file", size - 1, 0))
+    fetched, _ = _fetched(api, lambda: make_catalog().locale("en_US"))
+    assert fetched
 
 
 def test_without_a_key_nothing_is_cached(api, make_catalog, tmp_path):
