@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Any
 
 from surveyctl.errors import ApiError, SurveyctlError, key_refused
 from surveyctl.files import write_atomically
-from surveyctl.yamlsafe import Limits, YamlProblem, read_text
 
 if TYPE_CHECKING:  # loading manifests must not load the HTTP stack
     from surveyctl.api import ApiClient
@@ -36,7 +35,7 @@ if TYPE_CHECKING:  # loading manifests must not load the HTTP stack
 DEFAULT_TTL = 24 * 3600
 CACHE_FORMAT = 1
 # A locale's catalogue is a few hundred kilobytes; a file far past that is not one we wrote.
-CACHE_LIMITS = Limits("catalogue cache file", max_bytes=64_000_000, max_values=0)
+CACHE_BYTES = 64_000_000
 
 
 class CatalogError(SurveyctlError):
@@ -199,10 +198,13 @@ class Catalog:
         path = self._cache_file(localization)
         if path is None or not path.is_file():
             return None
+        # Imported here: `apply --help` loads this module, and the reader loads PyYAML.
+        from surveyctl.yamlsafe import Limits, YamlProblem, read_text
+
         try:
             # Bounded, and regular files only: a link committed in its place to /dev/zero
             # would otherwise be read for ever.
-            data = json.loads(read_text(path, CACHE_LIMITS))
+            data = json.loads(read_text(path, Limits("catalogue cache file", CACHE_BYTES, 0)))
         except (YamlProblem, ValueError):
             return None  # a damaged cache is only a cache: fetch again
         if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT:

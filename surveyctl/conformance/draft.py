@@ -25,10 +25,9 @@ from filelock import FileLock, Timeout
 
 from surveyctl.api import ApiClient, paths
 from surveyctl.errors import ApiError, SurveyctlError
-from surveyctl.yamlsafe import Limits, YamlProblem, read_text
 
 DRAFT = 11
-JOURNAL_LIMITS = Limits("conformance journal", max_bytes=64_000, max_values=0)
+JOURNAL_BYTES = 64_000  # the journal holds one small entry
 CLOSED = 44
 # The title says what the survey is to anyone who meets it in the account's list.
 TITLE_PREFIX = "surveyctl conformance check"
@@ -80,12 +79,16 @@ class DraftJournal:
     path: Path
 
     def read(self) -> dict[str, Any] | None:
+        # Imported here: the reader loads PyYAML, which `conformance --help` need not.
+        from surveyctl.yamlsafe import Limits, YamlProblem, read_text
+
         if not os.path.lexists(self.path):
             return None
         try:
             # Bounded, and regular files only: the journal is a file of the project, and a link
             # committed in its place to /dev/zero would otherwise be read for ever.
-            entry = json.loads(read_text(self.path, JOURNAL_LIMITS))
+            limits = Limits("conformance journal", JOURNAL_BYTES, 0)
+            entry = json.loads(read_text(self.path, limits))
         except YamlProblem as problem:
             reason = f"cannot read the conformance journal: {problem.summary}"
             raise SurveyctlError(f"{self.path}: {reason}") from problem

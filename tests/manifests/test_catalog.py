@@ -12,7 +12,6 @@ import pytest
 
 from surveyctl import catalog
 from surveyctl.catalog import Catalog, CatalogError
-from surveyctl.yamlsafe import Limits
 
 KEY = "the-environments-api-key"
 
@@ -171,7 +170,7 @@ def test_a_cache_file_past_the_size_bound_is_fetched_again(
 ):
     cache_file, _ = _cached(make_catalog, tmp_path)
     size = cache_file.stat().st_size
-    monkeypatch.setattr(catalog, "CACHE_LIMITS", Limits("catalogue cache file", size - 1, 0))
+    monkeypatch.setattr(catalog, "CACHE_BYTES", size - 1)
     fetched, _ = _fetched(api, lambda: make_catalog().locale("en_US"))
     assert fetched
 
