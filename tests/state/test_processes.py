@@ -126,7 +126,8 @@ def test_two_applies_at_once_exactly_one_is_refused_naming_the_other(
     assert outcomes == [(1, 1)] * RACE_TRIALS
 
 
-OUTCOME = re.compile(r"^Survey/\S+: create (ok|FAILED)")
+# apply's progress line of a finished create: `apply Survey/x (3/12): create ok created ...`.
+OUTCOME = re.compile(r"^apply Survey/\S+ \(\d+/\d+\): create (ok|FAILED)")
 # The plan's warning for a create the kill cut off before the sandbox made anything: held back
 # for the settle time, which the test does not wait out.
 UNRESOLVED = re.compile(
