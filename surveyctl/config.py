@@ -160,9 +160,8 @@ class Config:
 
     @property
     def project(self) -> Path:
-        """The folder the manifests belong to: the repository of surveyctl.yaml, else its
-        folder (links met in the manifest folders must stay inside it)."""
-        return repository_root(self.root) or self.root.resolve()
+        """The folder the manifests belong to (see `project_folder`)."""
+        return project_folder(self.root)
 
     def manifest_paths(self, targets: Iterable[Path] = ()) -> list[Path]:
         """The targets as given, else the `manifests:` of surveyctl.yaml, relative to the
@@ -256,6 +255,12 @@ def repository_root(folder: Path) -> Path | None:
     return None
 
 
+def project_folder(root: Path) -> Path:
+    """The folder the manifests of a project at `root` belong to: its repository, else `root`.
+    `manifests:` entries, and links met in the folders they name, must stay inside it."""
+    return repository_root(root) or root.resolve()
+
+
 def find_config(cwd: Path) -> Path | None:
     """surveyctl.yaml of `cwd`, else of its parents up to the repository root, as git looks
     for `.git`; outside a repository only `cwd` is looked at, so that a stray file in a
@@ -336,7 +341,7 @@ def _within_project(manifests: list[str], root: Path, data: MarkedDict) -> None:
     folder, outside a repository): the file comes with the code under review, and a plan
     that a pull request could point at `/` would walk the whole machine. A NUL, which no path
     can hold (the system ends a path there), is refused at its line too."""
-    top = repository_root(root) or root
+    top = project_folder(root)
     for index, entry in enumerate(manifests):
         where = manifests.where(index) if isinstance(manifests, MarkedList) else data.location
         if "\0" in entry:

@@ -13,11 +13,10 @@ from surveyctl.api import ApiClient
 from surveyctl.cli import confirm
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.manifest_options import environment_catalog, manifest_paths
+from surveyctl.cli.manifest_options import environment_catalog, project_desired
 from surveyctl.cli.options import yes_help
 from surveyctl.cli.surveys import status_option
 from surveyctl.errors import SurveyctlError
-from surveyctl.manifests import load_desired
 from surveyctl.model import Survey
 from surveyctl.reconcile import identity, kinds
 from surveyctl.reconcile.discovery import Adopted, ProjectSurveys, adopt_unmanaged
@@ -96,9 +95,7 @@ def _described(ctx: CliContext, resource_address: str, sources: tuple[Path, ...]
     the `manifests:` of surveyctl.yaml); None when there is none, no manifests are configured,
     or they do not load (then nothing is recorded without --out, as before)."""
     try:
-        desired = load_desired(
-            manifest_paths(ctx, sources), cache=ctx.manifest_cache(), within=ctx.config().project
-        )
+        desired = project_desired(ctx, sources)
     except SurveyctlError:
         return None
     kind, name = split_address(resource_address)
@@ -312,9 +309,7 @@ def _project_surveys(ctx: CliContext) -> ProjectSurveys:
     """The Survey manifests of `manifests:` (none when it is not set or they do not load:
     `validate` reports those)."""
     try:
-        desired = load_desired(
-            manifest_paths(ctx, ()), cache=ctx.manifest_cache(), within=ctx.config().project
-        )
+        desired = project_desired(ctx, ())
     except SurveyctlError:
         return ProjectSurveys()
     manifests = kinds.get(SURVEY).manifests(desired)
@@ -331,9 +326,7 @@ def _adopt_program(ctx: CliContext, program: str, sources: tuple[Path, ...], yes
         # catalogue is fetched.
         confirm_write(ctx, action, approved=yes, can_ask=False)
     catalog = environment_catalog(ctx, offline=False, refresh=False)
-    desired = load_desired(
-        manifest_paths(ctx, sources), catalog, ctx.manifest_cache(), ctx.config().project
-    )
+    desired = project_desired(ctx, sources, catalog)
     if not confirm_write(ctx, action, approved=yes):
         raise SurveyctlError("nothing was imported")
     store = ctx.state_store()

@@ -12,6 +12,8 @@ from surveyctl.cli.context import CliContext
 
 if TYPE_CHECKING:
     from surveyctl.catalog import Catalog
+    from surveyctl.manifests import Diagnostics
+    from surveyctl.model import DesiredState
 
 paths_argument = click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 offline_option = click.option(
@@ -27,6 +29,29 @@ refresh_option = click.option(
 def manifest_paths(ctx: CliContext, paths: tuple[Path, ...]) -> list[Path]:
     """PATHS as given, else the `manifests:` of surveyctl.yaml."""
     return ctx.config().manifest_paths(paths)
+
+
+def project_manifests(
+    ctx: CliContext, paths: tuple[Path, ...], catalog: Catalog | None = None
+) -> tuple[DesiredState, Diagnostics]:
+    """The manifests of PATHS (else `manifests:`), read as a plan reads them: through the
+    user's cache, with the links of their folders kept inside the project."""
+    from surveyctl.manifests import load_manifests
+
+    return load_manifests(
+        manifest_paths(ctx, paths), catalog, ctx.manifest_cache(), ctx.config().project
+    )
+
+
+def project_desired(
+    ctx: CliContext, paths: tuple[Path, ...], catalog: Catalog | None = None
+) -> DesiredState:
+    """Like `project_manifests`, but ManifestError when any manifest has an error."""
+    from surveyctl.manifests import load_desired
+
+    return load_desired(
+        manifest_paths(ctx, paths), catalog, ctx.manifest_cache(), ctx.config().project
+    )
 
 
 def environment_catalog(ctx: CliContext, offline: bool, refresh: bool) -> Catalog | None:

@@ -10,15 +10,15 @@ from surveyctl.catalog import Catalog
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.manifest_options import (
     environment_catalog,
-    manifest_paths,
     offline_option,
     paths_argument,
+    project_manifests,
     refresh_option,
 )
 from surveyctl.cli.options import format_option
 from surveyctl.errors import ConfigError
 from surveyctl.jsontext import dumps
-from surveyctl.manifests import Diagnostics, load_manifests
+from surveyctl.manifests import Diagnostics
 from surveyctl.manifests.diagnostics import ERROR, NOTE, WARNING
 from surveyctl.manifests.schema import suggest
 from surveyctl.model import DesiredState
@@ -73,7 +73,7 @@ def validate_command(
     and codes checked against the catalogue of the environment (cached for a day).
     """
     catalog = environment_catalog(ctx, offline, refresh_catalog)
-    state, diagnostics = _load(ctx, paths, catalog)
+    state, diagnostics = project_manifests(ctx, paths, catalog)
     if output_format == "json":
         click.echo(
             dumps(
@@ -122,7 +122,7 @@ def render_command(
     printed; otherwise an object of surveys and exclusion groups by name.
     """
     catalog = environment_catalog(ctx, offline, refresh_catalog)
-    state, diagnostics = _load(ctx, paths, catalog)
+    state, diagnostics = project_manifests(ctx, paths, catalog)
     unresolved = [s for s in state.surveys.values() if not s.resolved]
     for survey in unresolved:
         diagnostics.error(
@@ -153,13 +153,6 @@ def render_command(
         else {name: group.body() for name, group in state.groups.items()},
     }
     click.echo(dumps(output))
-
-
-def _load(
-    ctx: CliContext, paths: tuple[Path, ...], catalog: Catalog | None
-) -> tuple[DesiredState, Diagnostics]:
-    config = ctx.config()
-    return load_manifests(manifest_paths(ctx, paths), catalog, ctx.manifest_cache(), config.project)
 
 
 def _members(state: DesiredState, names: tuple[str, ...]) -> tuple[str, ...]:

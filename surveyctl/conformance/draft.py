@@ -89,10 +89,7 @@ class DraftJournal:
             # committed in its place to /dev/zero would otherwise be read for ever.
             limits = Limits("conformance journal", JOURNAL_BYTES, 0)
             entry = json.loads(read_text(self.path, limits))
-        except YamlProblem as problem:
-            reason = f"cannot read the conformance journal: {problem.summary}"
-            raise SurveyctlError(f"{self.path}: {reason}") from problem
-        except ValueError as exc:
+        except (YamlProblem, ValueError) as exc:  # a YamlProblem's text is its summary
             reason = f"cannot read the conformance journal: {exc}"
             raise SurveyctlError(f"{self.path}: {reason}") from exc
         return entry if isinstance(entry, dict) and entry.get("title") else None

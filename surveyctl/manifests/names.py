@@ -120,11 +120,14 @@ def _resolve_answers(
 
 
 def _code_list(codes: list[str]) -> str:
-    more = f", ... ({len(codes)} in all)" if len(codes) > _LISTED else ""
-    return ", ".join(map(repr, codes[:_LISTED])) + more
+    return _listed([repr(code) for code in codes])
 
 
 def _answer_list(attribute: Attribute) -> str:
-    shown = [f"{a.condition_code} {a.eng_text or a.local_text}" for a in attribute.answers]
+    return _listed([f"{a.condition_code} {a.eng_text or a.local_text}" for a in attribute.answers])
+
+
+def _listed(shown: list[str]) -> str:
+    """The first _LISTED of `shown`, then how many there are in all."""
     more = f", ... ({len(shown)} in all)" if len(shown) > _LISTED else ""
     return ", ".join(shown[:_LISTED]) + more
