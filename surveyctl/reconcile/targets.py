@@ -40,13 +40,15 @@ def select(
         for name, manifest in kind.manifests(desired).items()
     }
     known = set(manifests) | set(state.addresses())
-    chosen = {found for target in targets for found in _program(target, known, desired)}
-    chosen |= {
-        found
-        for target in targets
-        if not _program(target, known, desired)
-        for found in _resolve(target, known)
-    }
+    chosen: set[str] = set()
+    refused = []  # every target that names nothing, so that one run shows them all
+    for target in targets:
+        try:
+            chosen |= _program(target, known, desired) or _resolve(target, known)
+        except TargetError as exc:
+            refused.append(str(exc))
+    if refused:
+        raise TargetError("; ".join(refused))
     for target in list(chosen):
         if target in manifests:
             kind, manifest = manifests[target]

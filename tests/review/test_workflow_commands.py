@@ -400,3 +400,22 @@ def test_fmt_leaves_a_file_larger_than_a_manifest_may_be_alone(run_cli, project)
     assert result.exit_code == 1
     assert "larger than the 8 MB a manifest file may be; nothing was changed" in result.stderr
     assert big.read_text() == text
+
+
+def test_every_target_that_names_nothing_is_refused_in_one_run(run_cli, manifests):
+    manifests.write(survey_manifest("tracker"))
+    result = run_cli(
+        "plan",
+        "manifests",
+        "--target",
+        "Survey/trackr",
+        "--target",
+        "tracker",
+        "--target",
+        "nothing-like-it",
+    )
+    assert result.exit_code == 1
+    assert (
+        "--target Survey/trackr: no manifest or state entry has that address; did you mean "
+        "Survey/tracker?; --target nothing-like-it: no resource has that name"
+    ) in result.stderr
