@@ -72,7 +72,6 @@ def serve(
     extra = dict(_parse_key(k) for k in keys)
     if db_path is None:
         db_path = context.config().sandbox_db
-    db_path.parent.mkdir(parents=True, exist_ok=True)
     options = SandboxOptions(
         db_path=db_path,
         host=host,

@@ -177,6 +177,15 @@ def _slashes_decoded(app: Callable) -> Callable:
 
 def build(options: SandboxOptions) -> SandboxServer:
     """The server (not yet listening) over the store and accounts of `options`."""
+    folder = options.db_path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise SandboxStartError(
+            f"{options.db_path}: cannot make the folder of the sandbox data: "
+            f"{exc.filename or folder}: {reason}"
+        ) from exc
     try:
         store = Store(options.db_path)
     except sqlite3.Error as exc:

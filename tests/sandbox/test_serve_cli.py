@@ -73,3 +73,20 @@ def test_serve_with_few_threads_answers_the_api(served):
     ]
     assert statuses == [200] * 5
     assert server.stop() == 0
+
+
+def test_a_db_whose_folder_cannot_be_made_is_one_clear_error(tmp_path):
+    blocker = tmp_path / "taken"
+    blocker.write_text("a file where the folder would be\n")
+    result = CliRunner().invoke(cli, ["sandbox", "serve", "--db", str(blocker / "s.db")])
+    assert result.exit_code == 1
+    assert result.output == (
+        f"Error: {blocker / 's.db'}: cannot make the folder of the sandbox data: "
+        f"{blocker}: File exists\n"
+    )
+
+
+def test_a_db_in_a_new_folder_has_its_folder_made(served, tmp_path):
+    server = served("--db", str(tmp_path / "new" / "deeper" / "s.db"))
+    assert (tmp_path / "new" / "deeper" / "s.db").exists()
+    assert server.stop() == 0
