@@ -4,9 +4,10 @@ The layout: two-space indentation, list items indented under their key (`  - ite
 top-level keys of each document in the order kind, name, spec, lifecycle, one newline at the
 end, lines never wrapped. Everything else is kept as written: comments, quotes (`"111"` stays a
 string), flow or block style, the order of the fields under `spec`, anchors, the document
-markers `---` and `...` and what stands between documents. ruamel.yaml's round trip does this,
-one document at a time; formatting a formatted file changes nothing. A file that would lose a
-comment all the same is refused with the comment's line, and left as it is.
+markers `---` and `...` (with the anchor or tag after a `---`) and what stands between
+documents. ruamel.yaml's round trip does this, one document at a time; formatting a formatted
+file changes nothing. A file that would lose a comment all the same is refused with the
+comment's line, and left as it is.
 """
 
 from __future__ import annotations
@@ -66,6 +67,10 @@ def _unreadable() -> tuple[type[Exception], ...]:
 # line always separates documents.
 _MARKER = re.compile(r"(?:---|\.\.\.)(?:[ \t\r\n]|$)")
 _BARE_MARKER = re.compile(r"(?:---|\.\.\.)(?:[ \t]+(?:#.*)?)?\r?\n?")
+# A start marker with the root node's anchor or tag after it (`--- &base`, `--- !!map`): the
+# round trip drops both, so the marker and its properties are kept as written, on a line of
+# their own, and the document after them is laid out.
+_PROPERTIES_MARKER = re.compile(r"---(?:[ \t]+[&!][^ \t\r\n,\[\]{}]*)+[ \t]*")
 # A line with nothing to lay out: blank, a comment, or a directive (`%YAML 1.2`).
 _NOTHING_TO_LAY_OUT = re.compile(r"[ \t]*(?:#.*)?\r?\n?|%.*\n?")
 
@@ -83,9 +88,16 @@ def _pieces(text: str) -> list[tuple[int, str, bool]]:
     for number, line in enumerate(_lines(text), 1):
         if _MARKER.match(line):
             pieces.append((start, "".join(body), True))
+            properties = _PROPERTIES_MARKER.match(line)
             if _BARE_MARKER.fullmatch(line):
                 pieces.append((number, line, False))
                 start, body = number + 1, []
+            elif properties and _NOTHING_TO_LAY_OUT.fullmatch(line[properties.end() :]):
+                pieces.append((number, line, False))  # `--- &base  # a comment`
+                start, body = number + 1, []
+            elif properties:  # `--- !!map {a: 1}`: the document goes on the next line
+                pieces.append((number, line[: properties.end()].rstrip(" \t") + "\n", False))
+                start, body = number, [line[properties.end() :]]
             else:
                 start, body = number, [line]  # a document begun on its marker: `--- {a: 1}`
         else:

@@ -257,6 +257,25 @@ def test_fmt_keeps_a_document_of_comments_between_two_documents_as_written(run_c
     assert run_cli("fmt", "--check", "manifests").exit_code == 0
 
 
+@pytest.mark.parametrize("marker", ["--- &tracker", "--- !!map", "--- &t !!map  # the tracker"])
+def test_fmt_keeps_the_anchor_and_tag_after_a_documents_marker(run_cli, project, marker):
+    path = _write(project, marker + "\n" + MESSY)
+    assert run_cli("fmt", "manifests").exit_code == 0
+    assert path.read_text().splitlines()[:3] == [
+        marker,
+        "# the tracker of the brand team",
+        "kind: Survey",
+    ]
+    assert run_cli("fmt", "--check", "manifests").exit_code == 0
+
+
+def test_fmt_puts_a_document_after_its_markers_tag_on_a_line_of_its_own(run_cli, project):
+    path = _write(project, "--- !!map {name: tracker,   kind: Survey}\n")
+    assert run_cli("fmt", "manifests").exit_code == 0
+    assert path.read_text() == "--- !!map\n{kind: Survey, name: tracker}\n"
+    assert run_cli("fmt", "--check", "manifests").exit_code == 0
+
+
 def test_fmt_leaves_a_file_alone_rather_than_lose_a_comment_in_a_flow_list(run_cli, project):
     written = "name: t\nkind: Survey\nspec:\n  condition_codes: ['111',\n    # female\n    '112']\n"
     path = _write(project, written)
