@@ -13,7 +13,7 @@ from dataclasses import asdict
 
 import click
 
-from surveyctl.catalog import Attribute, Catalog
+from surveyctl.catalog import Attribute
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
@@ -65,15 +65,7 @@ def attributes(
     refresh: bool,
 ) -> None:
     """The qualifications a survey of LOCALE can target, with their answer codes."""
-    environment = ctx.environment()
-    catalog = Catalog(
-        ctx.client,
-        environment.name,
-        None if classes else ctx.config().cache_dir,
-        refresh=refresh,
-        classes=classes,
-        signing_key=ctx.catalog_key(),
-    )
+    catalog = ctx.catalog(refresh=refresh, classes=classes)
     found = sorted(catalog.locale(locale).by_code.values(), key=lambda a: a.qualification_code)
     if search:
         found = [a for a in found if _matches(a, search)]
@@ -84,7 +76,7 @@ def attributes(
     else:
         _print_table(found)
     # The cache may have answered without a connection; name the environment all the same.
-    click.echo(f"{len(found)} attribute(s) in {locale}, {environment.describe()}", err=True)
+    click.echo(f"{len(found)} attribute(s) in {locale}, {ctx.environment().describe()}", err=True)
 
 
 def _answers(attribute: Attribute) -> str:

@@ -110,15 +110,14 @@ class CliContext:
             environment=self.environment(),
             state=self.state_store(),
             marketplace=self.client,
-            catalog=self.catalog(offline=offline, refresh=refresh_catalog),
+            catalog=None if offline else self.catalog(refresh=refresh_catalog),
             manifest_cache=self.manifest_cache(),
         )
 
-    def catalog(self, offline: bool = False, refresh: bool = False) -> Catalog | None:
-        """The environment's attribute catalogue (None when `offline`); no connection is
-        opened while the cache is fresh."""
-        if offline:
-            return None
+    def catalog(self, refresh: bool = False, classes: list[int] | None = None) -> Catalog:
+        """The environment's attribute catalogue; no connection is opened while the cache is
+        fresh. Only the attribute `classes` given, when given: such a part of the catalogue is
+        fetched each time, as the cache holds it whole."""
         from surveyctl.catalog import Catalog
 
         self.announce()
@@ -126,8 +125,9 @@ class CliContext:
         return Catalog(
             self.client,
             environment.name,
-            config.cache_dir,
+            None if classes else config.cache_dir,
             refresh=refresh,
+            classes=classes,
             signing_key=self.catalog_key(),
         )
 

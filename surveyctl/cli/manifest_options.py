@@ -57,4 +57,4 @@ def project_desired(
 def environment_catalog(ctx: CliContext, offline: bool, refresh: bool) -> Catalog | None:
     """The environment's attribute catalogue (None with --offline); no connection is opened
     while the cache is fresh."""
-    return ctx.catalog(offline=offline, refresh=refresh)
+    return None if offline else ctx.catalog(refresh=refresh)
