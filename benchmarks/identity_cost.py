@@ -101,9 +101,7 @@ def measure(size: int, creates: int, latency_ms: int, repeat: int) -> None:
                 client = ApiClient(url, KEY)
                 desired = desired_state(workspace(client), options)
                 started = time.perf_counter()
-                found = find_twins(
-                    client, desired, store.load(), identity.Rule.of(environment)
-                )
+                found = find_twins(client, desired, store.load(), identity.Rule.of(environment))
                 checks.append(time.perf_counter() - started)
                 client.request_counts.clear()
                 started = time.perf_counter()

@@ -796,8 +796,7 @@ EQUIVALENT.update(
 _THROTTLE = "surveyctl.api.throttle.xǁThrottleǁ"
 _SET_BEFORE_USE = "a first value never read: the first 429 that sets a pace sets it too"
 _CLOCK_EXACTLY = (
-    "a time exactly one window or round old, which a monotonic clock read as a float does "
-    "not meet"
+    "a time exactly one window or round old, which a monotonic clock read as a float does not meet"
 )
 EQUIVALENT.update(
     {

@@ -27,9 +27,7 @@ def open_client(
 
         config.work_dir.mkdir(parents=True, exist_ok=True)
         try:
-            running = start(
-                SandboxOptions(db_path=config.sandbox_db, strict=config.sandbox_strict)
-            )
+            running = start(SandboxOptions(db_path=config.sandbox_db, strict=config.sandbox_strict))
         except SandboxError as exc:  # the sandbox has its own errors: say it in one sentence
             raise SurveyctlError(f"the embedded sandbox cannot start: {exc}") from exc
         if on_start is not None:

@@ -14,6 +14,4 @@ from typing import Any
 def dumps(data: Any, sort_keys: bool = False, compact: bool = False) -> str:
     """`data` as JSON text, indented by two (`compact`: one line), non-ASCII characters as they
     are (UTF-8), without a final newline."""
-    return json.dumps(
-        data, indent=None if compact else 2, sort_keys=sort_keys, ensure_ascii=False
-    )
+    return json.dumps(data, indent=None if compact else 2, sort_keys=sort_keys, ensure_ascii=False)

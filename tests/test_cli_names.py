@@ -85,8 +85,10 @@ def test_json_is_a_format_of_every_command_with_a_format():
     [
         (["plna"], "No such command 'plna' (did you mean 'plan'?)."),
         (["state", "rn", "x"], "No such command 'rn' (did you mean 'rm'?)."),
-        (["plan", "-out=change.plan"], "No such option '-out=change.plan'. Did you mean "
-         "'--out=change.plan'?"),  # fmt: skip
+        (
+            ["plan", "-out=change.plan"],
+            "No such option '-out=change.plan'. Did you mean '--out=change.plan'?",
+        ),  # fmt: skip
         (["plan", "-target", "Survey/x"], "No such option '-target'. Did you mean '--target'?"),
     ],
 )

@@ -192,9 +192,7 @@ def test_an_unknown_environment_on_the_command_line_suggests_a_configured_one(ru
     assert "(did you mean 'local'?); known: local, sandbox" in line
 
 
-def test_an_unknown_environment_from_the_variable_names_the_variable(
-    run_cli, project, monkeypatch
-):
+def test_an_unknown_environment_from_the_variable_names_the_variable(run_cli, project, monkeypatch):
     monkeypatch.setenv("SURVEYCTL_ENV", "locl")
     line = only_error_line(run_cli("validate"))
     assert "unknown environment 'locl' (from $SURVEYCTL_ENV) in" in line

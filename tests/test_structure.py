@@ -66,8 +66,7 @@ def test_only_the_cli_imports_click_or_rich():
     found = [
         name
         for name, path in _modules().items()
-        if _core(name)
-        and any(i.split(".")[0] in ("click", "rich") for i in _imports(path, name))
+        if _core(name) and any(i.split(".")[0] in ("click", "rich") for i in _imports(path, name))
     ]
     assert found == []
 

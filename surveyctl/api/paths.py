@@ -29,7 +29,6 @@ class Path(NamedTuple):
     name: str
 
 
-
 class UnaddressableId(SurveyctlError):
     """An id that cannot be one segment of a URL path; nothing is sent."""
 

@@ -175,9 +175,7 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def load_file(
-    path: Path, diagnostics: Diagnostics, pack: Pack | None = None
-) -> list[Document]:
+def load_file(path: Path, diagnostics: Diagnostics, pack: Pack | None = None) -> list[Document]:
     """The documents of one file; every problem found becomes a diagnostic. With `pack` (of
     surveyctl.manifests.cache), a file read cleanly before is not parsed again."""
     try:
@@ -208,7 +206,7 @@ def load_text(
             diagnostics.warning(
                 f"{text} is read as the number {value} (YAML reads a leading 0 as octal, 0x as "
                 "hexadecimal and a colon as base 60): write the number without them, or "
-                f"\"{text}\" in quotes if it is text",
+                f'"{text}" in quotes if it is text',
                 where,
             )
     if not loaded and len(diagnostics) == before:

@@ -368,9 +368,7 @@ def survey_twins(
             found.unchecked[resource_address] = f"the survey list: {exc}"
         return
     found.requests += reads
-    managed = {
-        r.ps_survey_id: a for a, r in state.resources.items() if isinstance(r, SurveyRecord)
-    }
+    managed = {r.ps_survey_id: a for a, r in state.resources.items() if isinstance(r, SurveyRecord)}
     candidates = [
         s
         for s in listed

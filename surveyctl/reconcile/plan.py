@@ -197,9 +197,7 @@ class Plan:
         """Total estimated spend of the surveys before and after the plan: every managed
         survey whose live body was read, unchanged and kept ones included."""
         spends = [r.spend for r in self.resources if r.spend is not None]
-        return Spend(
-            before=total(s.before for s in spends), after=total(s.after for s in spends)
-        )
+        return Spend(before=total(s.before for s in spends), after=total(s.after for s in spends))
 
     def to_dict(self) -> dict:
         data = asdict(self)

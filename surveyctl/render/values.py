@@ -34,8 +34,7 @@ def printable(text: str) -> str:
     if text.isprintable():  # the usual case, checked in C
         return text
     return "".join(
-        _escaped(c) if unicodedata.category(c) in _HIDDEN and c not in _JOINERS else c
-        for c in text
+        _escaped(c) if unicodedata.category(c) in _HIDDEN and c not in _JOINERS else c for c in text
     )
 
 

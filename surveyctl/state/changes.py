@@ -31,6 +31,7 @@ from surveyctl.state.records import (
 # state file written before history was kept): `fold` starts from it.
 BASELINE_COMMAND = "(state before history was kept)"
 
+
 def actor(named: str | None = None) -> str:
     """Who makes the changes of this process: `named` (configuration: $SURVEYCTL_ACTOR, for
     when the OS user says little, as a CI runner's `runner`), else user@host."""
@@ -157,8 +158,7 @@ class Change:
             ) from exc
         except (TypeError, ValueError, AttributeError) as exc:
             raise StateError(
-                f"{source}: not a surveyctl state change: a field of it is not what a change "
-                "holds"
+                f"{source}: not a surveyctl state change: a field of it is not what a change holds"
             ) from exc
 
 

@@ -83,9 +83,7 @@ def get(name: str) -> Backend:
     try:
         return _BACKENDS[name]
     except KeyError:
-        raise ConfigError(
-            f"unknown state backend {name!r}; known: {', '.join(names())}"
-        ) from None
+        raise ConfigError(f"unknown state backend {name!r}; known: {', '.join(names())}") from None
 
 
 def default_settings() -> BackendSettings:

@@ -160,9 +160,7 @@ def test_pauses_are_spread_by_a_jitter_as_large_as_the_backoff():
 
 def test_a_read_timeout_is_announced_with_the_requests_timeout_at_every_retry():
     policy, notices = _policy(timeout=30)
-    policy.increment("GET", URL, error=_read_timeout()).increment(
-        "GET", URL, error=_read_timeout()
-    )
+    policy.increment("GET", URL, error=_read_timeout()).increment("GET", URL, error=_read_timeout())
     assert [notice.reason for notice in notices] == ["no answer within 30 s"] * 2
 
 

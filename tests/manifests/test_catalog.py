@@ -180,7 +180,6 @@ def test_without_a_key_nothing_is_cached(api, make_catalog, tmp_path):
     assert not (tmp_path / "cache").exists()
 
 
-
 def test_an_attribute_served_with_answers_that_are_not_a_list_is_left_out(tmp_path):
     class Service:
         get_attributes_page = None

@@ -199,9 +199,7 @@ def test_validate_fetches_a_catalogue_cache_with_a_damaged_entry_again(run_cli, 
     assert "qualification_code" in json.loads(cache.read_text())["attributes"][0]
 
 
-def test_a_catalogue_cache_planted_in_the_project_does_not_change_the_codes_sent(
-    run_cli, project
-):
+def test_a_catalogue_cache_planted_in_the_project_does_not_change_the_codes_sent(run_cli, project):
     # The cache folder is in the project, where a pull request could commit a file giving
     # "Male" the code of Female; signed with a key other than the environment's, it is not read.
     survey = project / "gender.yaml"

@@ -112,9 +112,7 @@ def test_a_file_longer_than_its_reported_size_is_read_whole(tmp_path, monkeypatc
     assert read_text(path, load.LIMITS) == text
 
 
-def test_a_file_past_the_limit_is_refused_though_its_reported_size_is_small(
-    tmp_path, monkeypatch
-):
+def test_a_file_past_the_limit_is_refused_though_its_reported_size_is_small(tmp_path, monkeypatch):
     path = tmp_path / "huge.yaml"
     path.write_text("#" * (load.LIMITS.max_bytes + 1))
     _size_reported_as(monkeypatch, 10)

@@ -38,9 +38,7 @@ def elsewhere(tmp_path):
     return folder
 
 
-def test_a_link_to_a_folder_outside_the_project_is_an_error_and_is_not_walked(
-    project, elsewhere
-):
+def test_a_link_to_a_folder_outside_the_project_is_an_error_and_is_not_walked(project, elsewhere):
     (project / "manifests" / "shared").symlink_to(elsewhere)
     result = _surveyctl(project, "validate", "--offline", "manifests")
     assert result.returncode == 1

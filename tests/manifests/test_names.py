@@ -92,9 +92,7 @@ def test_every_condition_code_that_is_no_answer_is_named(resolve, survey_yaml):
 
 
 def test_region_code_of_another_locale_is_rejected(resolve, survey_yaml):
-    text = survey_yaml(
-        'qualifications:\n  - {qualification_code: 230, condition_codes: ["117"]}\n'
-    )
+    text = survey_yaml('qualifications:\n  - {qualification_code: 230, condition_codes: ["117"]}\n')
     _, errors = resolve(text)
     assert "qualification_code 230 is not in the en_US catalogue" in errors[0].summary
 

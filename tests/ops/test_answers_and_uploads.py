@@ -128,9 +128,7 @@ def test_upload_of_one_column_takes_its_heading_for_a_heading_not_an_id(tmp_path
     ],
     ids=["transaction-id", "survey-id"],
 )
-def test_upload_with_two_columns_for_one_field_is_refused_at_the_header(
-    tmp_path, header, refused
-):
+def test_upload_with_two_columns_for_one_field_is_refused_at_the_header(tmp_path, header, refused):
     path = tmp_path / "ids.csv"
     path.write_text(f"{header}\nt1,t2,7\n")
     with pytest.raises(AdjustmentInputError, match=r"ids\.csv:1: .*" + re.escape(refused)):

@@ -22,9 +22,7 @@ def applied(manifests, run_cli):
     return manifests
 
 
-def test_a_plan_with_a_refused_key_ends_with_one_sentence_and_exit_1(
-    applied, run_cli, monkeypatch
-):
+def test_a_plan_with_a_refused_key_ends_with_one_sentence_and_exit_1(applied, run_cli, monkeypatch):
     monkeypatch.setenv("SURVEYCTL_LOCAL_KEY", WRONG_KEY)
     result = run_cli("plan", "manifests")
     assert result.exit_code == 1

@@ -394,7 +394,5 @@ def test_a_changed_exclusion_ref_says_how_a_program_moves_its_groups_and_that_wa
     for address in groups:
         assert run_cli("state", "rm", address, "--yes").exit_code == 0
     _apply(run_cli)
-    assert all(
-        _state(project)[a].buyer_surveygroup_ref.startswith(f"u-{unique}-") for a in groups
-    )
+    assert all(_state(project)[a].buyer_surveygroup_ref.startswith(f"u-{unique}-") for a in groups)
     assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0

@@ -32,9 +32,7 @@ def renamed(project, manifests, run_cli):
     return _state(project).survey("tracker").ps_survey_id
 
 
-def test_a_renamed_manifest_is_withheld_with_the_state_mv_that_moves_its_survey(
-    renamed, run_cli
-):
+def test_a_renamed_manifest_is_withheld_with_the_state_mv_that_moves_its_survey(renamed, run_cli):
     result = run_cli("plan", "manifests", "--format", "json")
     plan = json.loads(result.stdout)
     assert [r["address"] for r in plan["resources"] if r["action"] == "create"] == []

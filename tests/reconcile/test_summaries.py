@@ -186,9 +186,7 @@ def test_a_plan_saved_before_these_fields_existed_still_applies(project, manifes
     assert "Apply complete! Resources: 0 added, 1 changed, 0 destroyed." in applied.stdout
 
 
-def test_the_spend_of_a_price_with_more_decimals_than_cents_is_rounded_exactly(
-    manifests, run_cli
-):
+def test_the_spend_of_a_price_with_more_decimals_than_cents_is_rounded_exactly(manifests, run_cli):
     # 7 x $0.105 is $0.735, $0.74 to the cent; as floats the product is 0.7349999... ($0.73).
     manifests.write(survey_manifest("tracker", offer_price=0.105, completes_required=7))
     result = run_cli("plan", "manifests")

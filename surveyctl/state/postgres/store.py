@@ -44,8 +44,10 @@ class PostgresStateStore(StoreBase):
         defaults: dict[str, str] | None = None,
     ):
         super().__init__(environment, on_note)
-        self.dsn = dsn if isinstance(dsn, Dsn) else Dsn.parse(
-            dsn, environment, dsn_variable, defaults or {}
+        self.dsn = (
+            dsn
+            if isinstance(dsn, Dsn)
+            else Dsn.parse(dsn, environment, dsn_variable, defaults or {})
         )
         self.schema = schema
         self._connection: psycopg.Connection | None = None
