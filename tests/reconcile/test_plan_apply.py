@@ -229,6 +229,35 @@ def test_ignore_changes_keeps_the_live_value(project, manifests, sandbox, run_cl
     assert "No changes." in result.stdout
 
 
+def test_an_ignored_field_is_not_recorded_as_applied(project, manifests, sandbox, run_cli):
+    manifests.write(survey_manifest("tracker"))
+    _apply(project, _fresh_client(sandbox))
+    edited = survey_manifest("tracker", offer_price=9.0)
+    edited["lifecycle"] = {"ignore_changes": ["offer_price"]}
+    manifests.write(edited)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    assert _store(project).load().survey("tracker").last_applied["offer_price"] == 2.5
+
+
+def test_a_field_no_longer_ignored_is_planned_from_its_live_value(
+    project, manifests, sandbox, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    _apply(project, _fresh_client(sandbox))
+    edited = survey_manifest("tracker", offer_price=9.0)
+    edited["lifecycle"] = {"ignore_changes": ["offer_price"]}
+    manifests.write(edited)
+    run_cli("apply", "manifests", "--auto-approve")
+    manifests.write(survey_manifest("tracker", offer_price=9.0))
+    result = run_cli("plan", "manifests", "--format", "json")
+    (change,) = json.loads(result.stdout)["resources"]
+    assert change["action"] == "update"
+    assert [(c["path"], c["old"], c["new"]) for c in change["changes"]] == [
+        ("offer_price", 2.5, 9.0)
+    ]
+    assert change["drift"] == []
+
+
 def test_qlc_change_on_a_survey_that_has_been_live_is_an_error_before_any_write(
     project, manifests, sandbox, run_cli
 ):

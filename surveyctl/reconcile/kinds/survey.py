@@ -243,7 +243,7 @@ def _update(
         action,
         prevent_destroy=survey.lifecycle.prevent_destroy,
         remote_id=record.ps_survey_id,
-        last_applied=desired,
+        last_applied=_applied(desired, record.last_applied, ignored),
         changes=changes,
         fingerprint=live_fingerprint(live),
         spend=checks.survey_spend(live, merged),
@@ -259,7 +259,7 @@ def _update(
         notes.append(unmet)
         # The state must not say the manifest's membership was applied: with the old one kept,
         # every plan reads the survey again and repeats the warning while the two differ.
-        change.last_applied = _with_membership_of(desired, record.last_applied)
+        change.last_applied = _with_membership_of(change.last_applied, record.last_applied)
     if action != "no-op":
         if checks.is_closed(live):
             # The service refuses every update of a closed survey (1010): never plan one.
@@ -282,6 +282,19 @@ def _update(
         if touched & {"quotas", "completes_required"}:
             notes.extend(checks.quota_balance(resource, merged, where))
     return change
+
+
+def _applied(desired: dict, last_applied: dict | None, ignored: tuple[str, ...]) -> dict:
+    """What the state records as applied once this plan is: the manifest's body, but for each
+    ignored field the value applied before (none when there was none). The manifest's value of
+    an ignored field is never sent; recorded, it would pass for applied, and once the field is
+    no longer ignored the survey would be taken for up to date and the change never made."""
+    if not ignored:
+        return desired
+    before = last_applied or {}
+    body = {k: v for k, v in desired.items() if k not in ignored}
+    body.update({k: before[k] for k in ignored if k in before})
+    return body
 
 
 def _with_membership_of(desired: dict, last_applied: dict | None) -> dict:
