@@ -121,6 +121,11 @@ class Plan:
     # marketplace and in state, never destroyed (the program's prevent_destroy), and not
     # pending: a plan with nothing else to do still says "no changes".
     retired: list[str] = field(default_factory=list)
+    # Members of a SurveyProgram whose market or wave left its manifest, deleted (--destroy)
+    # because the program's lifecycle as it is now lets them go (prevent_destroy: false), even
+    # when the state recorded prevent_destroy at their last apply: the guard of deletes lets
+    # these through. Made from the manifests at apply time, as every plan applied is.
+    released: list[str] = field(default_factory=list)
     # Names of the codes the plan shows, per locale (see reconcile/labels.py); empty when
     # planned --offline or without a catalogue, and the renderers then show codes alone.
     labels: dict[str, dict[str, dict]] = field(default_factory=dict)

@@ -62,6 +62,7 @@ _SCHEMA: dict[str, Any] = {
         "blocked": _ADDRESSES,
         "gone": _ADDRESSES,
         "retired": _ADDRESSES,
+        "released": _ADDRESSES,
         "sources": {"type": "array", "items": {"type": "string"}},
         "recovered": {"type": "object", "additionalProperties": {"type": ["object", "null"]}},
         "adopted": _ADDRESSES,

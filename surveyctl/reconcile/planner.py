@@ -208,6 +208,8 @@ def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan)
             )
             plan.resources.append(_kept(kind, name, record, body))
             continue
+        if program is not None:
+            plan.released.append(address)
         plan.notes.extend(kind.removal_notes(address, body))
         plan.resources.append(
             ResourceChange(

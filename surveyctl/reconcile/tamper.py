@@ -172,6 +172,7 @@ def recheck(saved: Plan, fresh: Plan, verified: bool = False) -> Plan:
         # (both the plan's): a file that says otherwise was edited to be read otherwise.
         differ += sorted(set(saved.kept) ^ set(fresh.kept))
         differ += sorted(set(saved.retired) ^ set(fresh.retired))
+        differ += sorted(set(saved.released) ^ set(fresh.released))
         settled = set(moved) | set(unreadable)
         differ += [a for a in _notes_differ(saved.notes, fresh.notes) if a not in settled]
     if moved:
@@ -208,7 +209,8 @@ def guard_deletes(plan: Plan, state: State, destroy: bool) -> None:
         raise SurveyctlError(
             f"the plan deletes {_names(deletes)}; apply it with --destroy to confirm"
         )
-    protected = [r for r in deletes if _protected(r, state.resources.get(r.address))]
+    released = set(plan.released)
+    protected = [r for r in deletes if _protected(r, state.resources.get(r.address), released)]
     if protected:
         raise SurveyctlError(
             f"the plan deletes {_names(protected)}, which the state protects "
@@ -216,8 +218,8 @@ def guard_deletes(plan: Plan, state: State, destroy: bool) -> None:
         )
 
 
-def _protected(resource: ResourceChange, record: Record | None) -> bool:
-    if record is None or record.prevent_destroy:
+def _protected(resource: ResourceChange, record: Record | None, released: set[str]) -> bool:
+    if record is None or (record.prevent_destroy and resource.address not in released):
         return True
     if not isinstance(record, kinds.get(resource.kind).record_type):
         return True  # the state manages something else under that address

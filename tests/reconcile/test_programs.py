@@ -179,6 +179,43 @@ def test_letting_a_program_destroy_in_the_edit_that_drops_a_wave_lets_destroy_de
     assert "prevent_destroy forbids" not in result.stdout + result.stderr
 
 
+@pytest.mark.parametrize("saved", [False, True], ids=["manifests", "saved plan"])
+def test_letting_a_program_destroy_in_the_edit_that_drops_a_wave_lets_apply_delete_it(
+    run_cli, write_program, project, saved
+):
+    write_program(program(None, ["w1", "w2"]))  # applied keeping its retired members
+    _apply(run_cli)
+    loose = program(None, ["w2"])
+    loose["lifecycle"] = {"prevent_destroy": False}
+    write_program(loose)
+    if saved:
+        assert run_cli("plan", "manifests", "--destroy", "--out", "p.plan").exit_code == 0
+        result = run_cli("apply", "p.plan", "--destroy", "--auto-approve")
+    else:
+        result = run_cli("apply", "manifests", "--destroy", "--auto-approve")
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "0 added, 0 changed, 2 destroyed" in result.stdout
+    assert sorted(_state(project)) == ["Survey/tracker[en_GB,w2]", "Survey/tracker[en_US,w2]"]
+
+
+def test_a_removed_survey_recorded_protected_is_not_released_by_a_program(
+    run_cli, write_program, project
+):
+    write_program(program(None, ["w1"]))
+    other = survey_manifest("other")
+    other["lifecycle"] = {"prevent_destroy": True}
+    (project / "manifests" / "other.yaml").write_text(yaml.safe_dump(other))
+    _apply(run_cli)
+    loose = program(None, ["w1"])
+    loose["lifecycle"] = {"prevent_destroy": False}
+    write_program(loose)
+    (project / "manifests" / "other.yaml").unlink()
+    result = run_cli("apply", "manifests", "--destroy", "--auto-approve")
+    assert result.exit_code == 1
+    assert "Survey/other: lifecycle.prevent_destroy forbids deleting it" in result.stdout
+    assert "Survey/other" in _state(project)
+
+
 def test_a_removed_program_keeps_its_members_recorded_prevent_destroy(
     run_cli, write_program, project
 ):
@@ -396,3 +433,24 @@ def test_a_changed_exclusion_ref_says_how_a_program_moves_its_groups_and_that_wa
     _apply(run_cli)
     assert all(_state(project)[a].buyer_surveygroup_ref.startswith(f"u-{unique}-") for a in groups)
     assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
+
+
+def test_a_saved_plan_edited_to_release_no_member_is_refused(run_cli, write_program, project):
+    write_program(program(None, ["w1", "w2"]))
+    _apply(run_cli)
+    loose = program(None, ["w2"])
+    loose["lifecycle"] = {"prevent_destroy": False}
+    write_program(loose)
+    assert run_cli("plan", "manifests", "--destroy", "--out", "p.plan").exit_code == 0
+    path = project / "p.plan"
+    document = json.loads(path.read_text())
+    assert len(document["plan"]["released"]) == 2
+    document["plan"]["released"] = []  # an unsigned file, its checksum made again
+    document["checksum"] = fingerprint(document["plan"])
+    path.write_text(json.dumps(document))
+    applied = run_cli("apply", "p.plan", "--destroy", "--auto-approve")
+    assert applied.exit_code == 1
+    assert "the plan file is not what its manifests plan now for Survey/tracker[" in (
+        applied.stderr
+    )
+    assert "Survey/tracker[en_GB,w1]" in _state(project)

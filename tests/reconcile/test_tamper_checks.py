@@ -252,6 +252,31 @@ class TestDeletes:
         with pytest.raises(SurveyctlError, match="which the state protects"):
             guard_deletes(self._delete("Survey", "a", "ref-1"), state, destroy=True)
 
+    def test_a_delete_of_a_protected_survey_is_refused(self):
+        state = State.empty()
+        state.resources["Survey/t[en_US,w1]"] = SurveyRecord(10001, prevent_destroy=True)
+        with pytest.raises(SurveyctlError, match="which the state protects"):
+            guard_deletes(self._delete("Survey", "t[en_US,w1]", 10001), state, destroy=True)
+
+    def test_a_delete_of_a_protected_member_its_program_releases_goes_ahead(self):
+        state = State.empty()
+        state.resources["Survey/t[en_US,w1]"] = SurveyRecord(10001, prevent_destroy=True)
+        plan = self._delete("Survey", "t[en_US,w1]", 10001)
+        plan.released = ["Survey/t[en_US,w1]"]
+        guard_deletes(plan, state, destroy=True)
+
+    def test_a_release_of_one_member_protects_the_others_still(self):
+        state = State.empty()
+        state.resources["Survey/t[en_US,w1]"] = SurveyRecord(10001, prevent_destroy=True)
+        state.resources["Survey/t[en_GB,w1]"] = SurveyRecord(10002, prevent_destroy=True)
+        plan = _plan(
+            ResourceChange("Survey", "t[en_US,w1]", "delete", remote_id=10001),
+            ResourceChange("Survey", "t[en_GB,w1]", "delete", remote_id=10002),
+        )
+        plan.released = ["Survey/t[en_US,w1]"]
+        with pytest.raises(SurveyctlError, match=r"deletes Survey/t\[en_GB,w1\], which"):
+            guard_deletes(plan, state, destroy=True)
+
     def test_a_delete_needs_destroy(self):
         state = State.empty()
         state.resources["Survey/a"] = SurveyRecord(10001)
