@@ -23,13 +23,13 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import date
 from typing import Any
 
-import orjson
 import requests
 
 from surveyctl.api import paths
 from surveyctl.api.read_ahead import read_ahead
 from surveyctl.api.reading import (
     clip,
+    decode_json,
     error_message,
     json_list,
     single_record,
@@ -205,7 +205,7 @@ class ApiClient:
     def _json(self, method: str, path: paths.Path, **kwargs: Any) -> Any:
         response = self.request(method, path, **kwargs)
         try:
-            return response.json()
+            return decode_json(response.content)
         except ValueError as exc:
             raise ApiError(
                 method, self.shown_url(path), response.status_code, None, "the body is not JSON"
@@ -406,11 +406,9 @@ class ApiClient:
         return self._page_items("GET", path, response), total_pages(response)
 
     def _page_items(self, method: str, path: paths.Path, response: requests.Response) -> Any:
-        # orjson: a 1,000-record page of transactions (2.5 MB) decodes in 3.8 ms instead of
-        # 8.8-9.6 ms with the json module.
         try:
-            return orjson.loads(response.content)
-        except orjson.JSONDecodeError as exc:
+            return decode_json(response.content)
+        except ValueError as exc:
             raise ApiError(
                 method, self.shown_url(path), response.status_code, None, "the body is not JSON"
             ) from exc

@@ -145,7 +145,32 @@ def _json_items(
         expected = f"a list (or an object with a {wrapper!r} list)" if wrapper else "a list"
         raise error(f"the JSON must be {expected}", Location(str(path), 1))
     lines = _item_lines(raw, depth)
-    return [Item(lines[i] if i < len(lines) else 1, item) for i, item in enumerate(data)]
+    items = [Item(lines[i] if i < len(lines) else 1, item) for i, item in enumerate(data)]
+    for item in items:
+        if _holds_a_lone_surrogate(item.value):
+            # Valid JSON (`"\\ud83d"`, an emoji cut in half) but not text: nothing could send,
+            # show or record it as UTF-8, so it is refused before anything is sent.
+            raise error(
+                "a string holds half of a character (a lone \\uD800-\\uDFFF escape): "
+                "write the whole character or leave it out",
+                Location(str(path), item.line),
+            )
+    return items
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json pairs every pair it can: one is alone
+
+
+def _holds_a_lone_surrogate(value: object) -> bool:
+    if isinstance(value, str):
+        return _LONE_SURROGATE.search(value) is not None
+    if isinstance(value, list):
+        return any(_holds_a_lone_surrogate(item) for item in value)
+    if isinstance(value, dict):
+        return any(
+            _holds_a_lone_surrogate(k) or _holds_a_lone_surrogate(v) for k, v in value.items()
+        )
+    return False
 
 
 def _item_lines(raw: str, list_depth: int) -> list[int]:

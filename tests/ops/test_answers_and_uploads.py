@@ -35,6 +35,25 @@ def test_a_json_answer_without_text_names_file_and_line(tmp_path):
     assert str(raised.value) == f"{path}:3: text of question 'q2' is missing or not a string"
 
 
+def test_an_answer_holding_half_of_a_character_is_refused_before_anything_is_sent(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_text('[\n  {"question_id": "q1", "text": "ok \\ud83d\\ude00"},\n'
+                    '  {"question_id": "q2", "text": "cut \\ud83d"}\n]')  # fmt: skip
+    with pytest.raises(AnswersError) as raised:
+        load_answers(path)
+    assert str(raised.value) == (
+        f"{path}:3: a string holds half of a character (a lone \\uD800-\\uDFFF escape): write "
+        "the whole character or leave it out"
+    )
+
+
+def test_an_id_file_holding_half_of_a_character_is_refused(tmp_path):
+    path = tmp_path / "ids.json"
+    path.write_text('["ok", "cut \\udc00"]')
+    with pytest.raises(AdjustmentInputError, match=r"ids\.json:1: a string holds half of a"):
+        load_upload(path)
+
+
 def test_a_csv_without_the_text_column_is_refused_at_line_1(tmp_path):
     path = tmp_path / "a.csv"
     path.write_text("question_id,answer\nq1,x\n")
