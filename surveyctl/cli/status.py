@@ -103,7 +103,22 @@ def _move(ctx: CliContext, survey_id: int, new_status: str, yes: bool) -> None:
     asked = confirm.terminal()
     if asked and not confirm.confirm_write(ctx, action, approved=yes, always_asks=True):
         raise SurveyctlError(f"survey {survey_id} was not moved")
-    click.echo(_describe(client.set_survey_status(survey_id, wanted)))
+    answer = client.set_survey_status(survey_id, wanted)
+    click.echo(_describe(answer))
+    got = answer.get("ps_survey_status")
+    if got != wanted:
+        raise SurveyctlError(f"survey {survey_id} did not stay {new_status}: {_why_not(got)}")
+
+
+def _why_not(got: object) -> str:
+    """Why the marketplace answered another status than the one asked for."""
+    if got == SURVEY_STATUSES["paused"]:
+        # Spec 1.5 rule 5: paused automatically once the goal or every quota is reached.
+        return (
+            "the marketplace pauses a survey whose goal or every quota is reached (spec 1.5); "
+            "raise completes_required or the quotas in its manifest and apply, then move it again"
+        )
+    return "the marketplace answered another status than the one asked for"
 
 
 def _dead_end(current: object) -> str:

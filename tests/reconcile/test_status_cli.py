@@ -67,3 +67,18 @@ def test_a_move_on_a_terminal_asks_first(api, run_cli, monkeypatch):
     assert declined.exit_code == 1
     assert f"Move survey {survey_id} to live?" in declined.stdout
     assert api.get_survey(survey_id)["ps_survey_status"] == 11
+
+
+def test_a_survey_paused_again_at_once_on_going_live_is_an_error_that_says_why(api, run_cli):
+    spec = survey_manifest("x")["spec"]
+    spec["quotas"] = [{**quota, "required_count": 0} for quota in spec["quotas"]]
+    survey_id = api.create_survey(spec)["ps_survey_id"]
+    assert api.set_survey_status(survey_id, 22)["ps_survey_status"] == 33  # spec 1.5
+    result = run_cli("status", str(survey_id), "live", "--yes")
+    assert result.exit_code == 1
+    assert result.stdout == f"survey {survey_id} is paused (33)\n"
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: survey {survey_id} did not stay live: the marketplace pauses a survey whose "
+        "goal or every quota is reached (spec 1.5); raise completes_required or the quotas in "
+        "its manifest and apply, then move it again"
+    )
