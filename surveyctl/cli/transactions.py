@@ -301,6 +301,8 @@ def set_status(
         confirm_write(ctx, action, approved=yes, always_asks=True, can_ask=False)
     client = ctx.client()  # names the environment before anything is asked
     _check_open(client.get_transaction(survey_id, transaction_id), survey_id, transaction_id)
+    if quota_ids:
+        _check_quota_ids(client.get_survey(survey_id), quota_ids, sqlc)
     counted = f", counted in quota(s) {', '.join(quota_ids)}" if quota_ids else ""
     click.echo(
         f"Transaction {transaction_id} of survey {survey_id} will get status {status} "
@@ -314,6 +316,30 @@ def set_status(
     except (ApiError, ConnectionFailed) as exc:
         raise _lost_or_refused(exc, survey_id, transaction_id, status) from exc
     click.echo(f"Recorded: transaction {transaction_id} has status {status}.")
+
+
+def _check_quota_ids(survey: dict, quota_ids: list[str], sqlc: bool) -> None:
+    """Refuses --quota-id where the marketplace would not count the complete in those quotas:
+    a survey without QLC counts it where the respondent screened in (spec 4.12 rule 1), and an
+    id of no quota is refused by the service. Checked before the question, which names them."""
+    survey_id = survey.get("ps_survey_id")
+    if not (survey.get("qlc") or {}).get("enable"):
+        raise SurveyctlError(
+            f"--quota-id: survey {survey_id} has no QLC (qlc.enable is false), so a complete "
+            "counts in the quotas the respondent screened into, not in those named; leave "
+            "--quota-id out"
+        )
+    quotas = survey.get("quotas") or []
+    known = {q.get("buyer_quota_id") for q in quotas}
+    if sqlc:  # spec 2.4 and 4.12 rule 2 name either id: the service takes both
+        known |= {q.get("buyer_quota_supplier_id") for q in quotas}
+    unknown = [q for q in quota_ids if q not in known]
+    if unknown:
+        listed = ", ".join(sorted(str(q.get("buyer_quota_id")) for q in quotas))
+        raise SurveyctlError(
+            f"--quota-id {', '.join(unknown)}: no quota of survey {survey_id} has that id "
+            f"(its buyer_quota_ids: {listed or 'none'})"
+        )
 
 
 def _lost_or_refused(

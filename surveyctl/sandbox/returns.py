@@ -6,8 +6,8 @@ transaction status call (routes/transaction_status.py), both through `finish`. T
 be the SHA-1 of the URL without it followed by the buyer's shared secret, else the session is
 recorded as a tampered buyer URL (31, public facts), never as a complete. A complete counts in
 the survey and in the quotas the respondent fell into; with QLC on, the quota_id list
-re-allocates it to those quotas instead (with sqlc=true the values name quotas by
-buyer_quota_supplier_id). A status the buyer set by the call wins: a later return link is
+re-allocates it to those quotas instead (with sqlc=true the values may name quotas by
+buyer_quota_supplier_id too). A status the buyer set by the call wins: a later return link is
 refused (409).
 """
 
@@ -142,15 +142,21 @@ def _complete_quotas(store: Store, survey: StoredSurvey, transaction_id: str, ra
 
 
 def quotas_named(survey: StoredSurvey, named: list[str], sqlc: bool) -> list[str]:
-    """The buyer_quota_ids of the quotas a QLC quota_id list names (by
-    buyer_quota_supplier_id with sqlc); ReturnRefused (400) for a name of no quota."""
-    by_id = {
-        (q.body.get("buyer_quota_supplier_id") if sqlc else q.buyer_quota_id): q
-        for q in survey.quotas
-    }
+    """The buyer_quota_ids of the quotas a QLC quota_id list names; ReturnRefused (400) for a
+    name of no quota. With sqlc a name may be a buyer_quota_supplier_id (spec 2.4: the id of
+    supplier-level QLC) or a buyer_quota_id (spec 4.12 rule 2: "the buyer quota identifier"):
+    the spec says both, so both are taken."""
+    by_id = {q.buyer_quota_id: q for q in survey.quotas}
+    if sqlc:
+        by_id.update(
+            (q.body["buyer_quota_supplier_id"], q)
+            for q in survey.quotas
+            if q.body.get("buyer_quota_supplier_id")
+        )
     unknown = [name for name in named if name not in by_id]
     if unknown:
-        raise ReturnRefused(400, f"quota_id {unknown[0]!r} names no quota of the survey")
+        ids = "buyer_quota_supplier_id or buyer_quota_id" if sqlc else "buyer_quota_id"
+        raise ReturnRefused(400, f"quota_id {unknown[0]!r} is the {ids} of no quota of the survey")
     return [by_id[name].buyer_quota_id for name in named]
 
 

@@ -202,3 +202,33 @@ def test_an_ended_session_whose_code_is_text_is_refused_before_asking(
     assert "already has the final status 18 (buyer termination)" in result.stderr
     assert "will get status" not in result.stdout
     assert proxy.sent == 0
+
+
+def test_quota_ids_for_a_survey_without_qlc_are_refused_before_asking(
+    run_cli, api, new_survey, held
+):
+    survey_id = new_survey(live=True)
+    transaction_id = held(survey_id)[0]
+    result = run_cli("transactions", "set-status", str(survey_id), transaction_id,
+                     "--status", "21", "--quota-id", "male", "--yes")  # fmt: skip
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: --quota-id: survey {survey_id} has no QLC (qlc.enable is false), so a complete "
+        "counts in the quotas the respondent screened into, not in those named; leave "
+        "--quota-id out"
+    )
+    assert "will get status" not in result.stdout
+    assert api.get_transaction(survey_id, transaction_id)["Respondent Status Code"] == 16
+
+
+def test_a_quota_id_of_no_quota_is_refused_before_asking(run_cli, api, new_survey, held):
+    survey_id = new_survey(live=True, qlc=QLC)
+    transaction_id = held(survey_id)[0]
+    result = run_cli("transactions", "set-status", str(survey_id), transaction_id,
+                     "--status", "21", "--quota-id", "male,mael", "--yes")  # fmt: skip
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: --quota-id mael: no quota of survey {survey_id} has that id (its "
+        "buyer_quota_ids: female, male)"
+    )
+    assert api.get_transaction(survey_id, transaction_id)["Respondent Status Code"] == 16

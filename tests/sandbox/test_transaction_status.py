@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from .conftest import survey_body
+
 QLC = {"enable": True, "multiple_quotas": {"enable": True}}
 
 
@@ -116,6 +118,38 @@ def test_a_qlc_complete_counts_in_the_named_quotas(raw, live_survey, held_sessio
         "male": 1,
         "female": 1,
     }
+
+
+def _supplier_quotas() -> list[dict]:
+    quotas = survey_body()["quotas"]
+    for quota, supplier_id in zip(quotas, ("sm", "sf"), strict=True):
+        quota["buyer_quota_supplier_id"] = supplier_id
+    return quotas
+
+
+@pytest.mark.parametrize("named", ["sm", "male"], ids=["supplier id", "buyer quota id"])
+def test_a_supplier_level_complete_takes_either_id_of_the_quota(
+    raw, live_survey, held_sessions, named
+):
+    # Spec 2.4 names buyer_quota_supplier_id the id of supplier-level QLC; 4.12 rule 2 says
+    # the quota_id with sqlc=true carries "the buyer quota identifier": both are taken.
+    survey_id = live_survey(qlc=QLC, quotas=_supplier_quotas())
+    transaction_id = held_sessions(survey_id, 3)[0]
+    response = _set(raw, survey_id, transaction_id, f"st=21&quota_id={named}&sqlc=true")
+    assert response.status_code == 200, response.text
+    fielded = raw.v2("GET", f"/surveys/{survey_id}/quotas/performance").json()
+    assert {q["buyer_quota_id"]: q["completes_fielded"] for q in fielded} == {
+        "male": 1,
+        "female": 0,
+    }
+
+
+def test_a_supplier_level_quota_id_naming_no_quota_is_1005(raw, live_survey, held_sessions):
+    survey_id = live_survey(qlc=QLC, quotas=_supplier_quotas())
+    transaction_id = held_sessions(survey_id, 3)[0]
+    response = _set(raw, survey_id, transaction_id, "st=21&quota_id=nope&sqlc=true")
+    assert _error(response) == 1005
+    assert "'nope' is the buyer_quota_supplier_id or buyer_quota_id of no quota" in response.text
 
 
 def test_the_survey_is_checked_first_with_the_documented_errors(raw, raw2, live_survey):
