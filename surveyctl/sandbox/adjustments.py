@@ -129,6 +129,8 @@ def _accepted(record: dict, buyer_id: int, adjustment_id: str) -> dict:
         "Transaction Original Description": record["Respondent Status Description"],
         "Respondent Status Code": records.COMPLETE,
         "Respondent Status Description": "Complete",
+        # Paid as a complete is (returns.py): at the CPI expected when the session entered.
+        "Respondent Buyer CPI": record["Expected Buyer CPI"],
         "Reconciliation Status": records.ACCEPTED,
         "Reconciliation Date": now_iso(),
         "Reconciliation Reason": f"accepted by adjustment {adjustment_id}",

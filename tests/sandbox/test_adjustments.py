@@ -67,6 +67,19 @@ def test_an_accepted_transaction_reads_back_as_a_reconciled_complete(api, fielde
     assert record["Reconciliation Date"]
 
 
+def test_an_accepted_transaction_is_paid_as_a_complete(raw, api, store, fresh_transaction_id):
+    survey_id = raw.create(offer_price=2.5)["ps_survey_id"]
+    record = {
+        "Transaction ID": fresh_transaction_id(),
+        "Respondent Status Code": 18,
+        "Expected Buyer CPI": 2.5,
+        "Respondent Buyer CPI": 0.0,
+    }
+    term = store.insert_transaction(survey_id, record)["Transaction ID"]
+    api.adjust([term])
+    assert api.get_transaction(survey_id, term)["Respondent Buyer CPI"] == 2.5
+
+
 def test_the_per_survey_call_counts_other_surveys_transactions_as_invalid(raw, api, fielded):
     _, ids = fielded
     other_survey = raw.create()["ps_survey_id"]
