@@ -4,7 +4,8 @@ The list comes from the local journal (`surveyctl.ops.adjust_journal`): each sub
 its time, file, number of transactions and outcome (the service's adjustment id and status,
 its refusal, or that its answer never arrived). For a submission whose answer never arrived
 the service is asked what it shows of its transactions (unless `--offline`), and what it says
-is recorded. `--show REF` prints one submission in full, as JSON: its transactions and answer.
+is recorded. `--show REF` prints one submission in full, as JSON: its transactions and answer
+(REF: the list's ref or its start, or the adjustment id the service gave).
 """
 
 from __future__ import annotations
@@ -38,10 +39,18 @@ def adjustments(ctx: CliContext, ref: str | None, offline: bool) -> None:
     environment = ctx.environment()
     journal = AdjustmentJournal.of(ctx.config(), environment)
     if ref is not None:
-        record = journal.find(ref)
-        if record is None:
-            raise SurveyctlError(f"no adjustment {ref!r} (or more than one) in {journal.path}")
-        click.echo(json.dumps(record.to_json(), indent=2, ensure_ascii=False))
+        found = journal.matching(ref)
+        if len(found) > 1:
+            raise SurveyctlError(
+                f"{ref!r} starts the refs of {len(found)} adjustments in {journal.path}: give "
+                "more of it"
+            )
+        if not found:
+            raise SurveyctlError(
+                f"no adjustment {ref!r} in {journal.path}: give a ref the list shows (or its "
+                "start) or the adjustment id adjust printed"
+            )
+        click.echo(json.dumps(found[0].to_json(), indent=2, ensure_ascii=False))
         return
     records = journal.records()
     console = make_console()

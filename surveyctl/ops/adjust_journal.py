@@ -188,10 +188,16 @@ class AdjustmentJournal:
                 records[ref].outcome = "superseded"
         return list(records.values())
 
-    def find(self, ref: str) -> AdjustmentRecord | None:
-        """The record whose reference is or starts with `ref`."""
-        found = [r for r in self.records() if r.ref.startswith(ref)] if ref else []
-        return found[0] if len(found) == 1 else None
+    def matching(self, ref: str) -> list[AdjustmentRecord]:
+        """The records whose reference is or starts with `ref`, or whose answer gave `ref` as
+        the service's adjustment id (what `adjust` prints)."""
+        if not ref:
+            return []
+        return [
+            r
+            for r in self.records()
+            if r.ref.startswith(ref) or (r.answer or {}).get("adjustment_id") == ref
+        ]
 
     def overlapping(self, ids: Iterable[str]) -> list[AdjustmentRecord]:
         """The records that carried any of `ids` to the service, or may have (answered, in

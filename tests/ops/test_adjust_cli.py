@@ -121,6 +121,26 @@ def test_adjustments_show_prints_one_submission_with_its_transactions_and_answer
     assert {t["survey_id"] for t in shown["transactions"]} == {survey_id}
 
 
+def test_adjustments_show_takes_the_adjustment_id_adjust_printed(completes, run_cli, project):
+    survey_id, ids = completes
+    submitted = run_cli("adjust", _write_ids(project, survey_id, ids), "--yes")
+    adjustment_id = submitted.stdout.split("adjustment ", 1)[1].split(":")[0]
+    shown = run_cli("adjustments", "--show", adjustment_id)
+    assert shown.exit_code == 0, shown.stderr
+    assert json.loads(shown.stdout)["adjustment_id"] == adjustment_id
+
+
+def test_adjustments_show_of_nothing_it_knows_says_what_it_takes(completes, run_cli, project):
+    survey_id, ids = completes
+    run_cli("adjust", _write_ids(project, survey_id, ids), "--yes")
+    shown = run_cli("adjustments", "--show", "zzz")
+    assert shown.exit_code == 1
+    assert "no adjustment 'zzz' in " in shown.stderr
+    assert "give a ref the list shows (or its start) or the adjustment id adjust printed" in (
+        shown.stderr
+    )
+
+
 @pytest.mark.parametrize("survey", ["-1", "0"])
 def test_a_survey_that_is_not_a_positive_id_is_a_usage_error_and_nothing_is_sent(
     survey, api, completes, run_cli, project
