@@ -63,6 +63,8 @@ def status_command(
 ) -> None:
     """Show the fieldwork of SURVEY_ID (of every managed survey without it), or move
     SURVEY_ID to NEW_STATUS (live, paused or closed)."""
+    if times is not None and watch is None:
+        raise click.UsageError("--times counts the refreshes of --watch: give --watch SECONDS too")
     if new_status is None:
         from surveyctl.cli.fieldwork_view import show_fieldwork
 

@@ -82,3 +82,10 @@ def test_a_survey_paused_again_at_once_on_going_live_is_an_error_that_says_why(a
         "goal or every quota is reached (spec 1.5); raise completes_required or the quotas in "
         "its manifest and apply, then move it again"
     )
+
+
+def test_times_without_watch_is_a_usage_error(api, run_cli):
+    survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+    result = run_cli("status", str(survey_id), "--times", "2")
+    assert result.exit_code == 2
+    assert "--times counts the refreshes of --watch: give --watch SECONDS too" in result.stderr
