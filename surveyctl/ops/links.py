@@ -105,6 +105,9 @@ def verify_return_link(url: str, secret: str) -> ReturnLink:
 
 def _content(items: list[str]) -> ReturnLink:
     names = [_name(item) for item in items]
+    missing = [name for name in ("st", "transaction_id") if name not in names]
+    if missing:
+        raise LinkError(f"the hash matches, but the link has no {' and no '.join(missing)}")
     if names[:2] != ["st", "transaction_id"]:
         raise LinkError("the hash matches, but st and transaction_id are not the first parameters")
     # Raw values: the quota list is split on literal commas before decoding, so a quota id
@@ -114,6 +117,12 @@ def _content(items: list[str]) -> ReturnLink:
         status = int(raw["st"])
     except ValueError as exc:
         raise LinkError(f"st {unquote_plus(raw['st'])!r} is not a status code") from exc
+    if status not in STATUS_NAMES:
+        # The marketplace refuses such a return (400): signed or not, it records nothing.
+        raise LinkError(
+            f"the hash matches, but st {status} is not a return status (one of "
+            f"{sorted(STATUS_NAMES)}): the marketplace refuses the link"
+        )
     return ReturnLink(
         status=status,
         transaction_id=unquote_plus(raw["transaction_id"]),

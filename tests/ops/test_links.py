@@ -82,6 +82,25 @@ def test_verify_accepts_an_uppercase_hex_hash():
     assert verify_return_link(f"{unsigned}&ps_hash={digest}", "k").status == 17
 
 
+def _signed(unsigned: str, secret: str = "k") -> str:
+    return f"{unsigned}&ps_hash={hashlib.sha1((unsigned + secret).encode()).hexdigest()}"
+
+
+def test_verify_refuses_a_signed_link_whose_st_is_no_return_status():
+    with pytest.raises(LinkError) as refused:
+        verify_return_link(_signed("https://m.example.com/r?st=99&transaction_id=T1"), "k")
+    assert str(refused.value) == (
+        "the hash matches, but st 99 is not a return status (one of [17, 18, 20, 21, 30]): the "
+        "marketplace refuses the link"
+    )
+
+
+def test_verify_of_a_signed_link_without_transaction_id_says_it_is_missing():
+    with pytest.raises(LinkError) as refused:
+        verify_return_link(_signed("https://m.example.com/r?st=21"), "k")
+    assert str(refused.value) == "the hash matches, but the link has no transaction_id"
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     status=st.sampled_from([17, 18, 20, 21, 30]),
