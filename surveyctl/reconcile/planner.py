@@ -138,6 +138,22 @@ def _program_of(request: PlanRequest, name: str) -> Program | None:
     return request.desired.programs.get(member.program) if member else None
 
 
+def _retired(address: str, name: str, program: Program) -> Note:
+    """The note of a member the program keeps: a note when its market or wave left the
+    program; a warning when both remain and the program no longer makes it (its `exclusion`
+    removed), as the resource stays in force on the marketplace all the same."""
+    member = member_of(name)
+    if member is None or member.market not in program.markets or member.wave not in program.waves:
+        return Note("note", address, f"retired from program {program.name}: kept, never destroyed")
+    return Note(
+        "warning",
+        address,
+        f"retired from program {program.name}, which no longer makes it for {member.market}, "
+        f"{member.wave}: kept and still in force on the marketplace, never destroyed; to delete "
+        "it, set the program's lifecycle prevent_destroy: false and plan with --destroy",
+    )
+
+
 def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan) -> None:
     """Resources in state but no longer in the manifests: deleted only with `destroy`, else
     kept (and counted in the spend, which is then the same with and without `destroy`).
@@ -154,8 +170,7 @@ def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan)
         body = result.body if result is not None else None
         program = _program_of(request, name)
         if program is not None and program.keep_retired:
-            retired = f"retired from program {program.name}: kept, never destroyed"
-            plan.notes.append(Note("note", address, retired))
+            plan.notes.append(_retired(address, name, program))
             plan.retired.append(address)
             plan.resources.append(_kept(kind, name, record, body))
             continue

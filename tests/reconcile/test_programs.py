@@ -454,3 +454,22 @@ def test_a_saved_plan_edited_to_release_no_member_is_refused(run_cli, write_prog
         applied.stderr
     )
     assert "Survey/tracker[en_GB,w1]" in _state(project)
+
+
+def test_dropping_a_programs_exclusion_warns_that_its_groups_stay_in_force(
+    run_cli, write_program, project, unique
+):
+    write_program(program(f"t-{unique}", ["w1", "w2"]))
+    _apply(run_cli)
+    groups = sorted(a for a in _state(project) if a.startswith("ExclusionGroup/"))
+    assert groups
+    write_program(program(None, ["w1", "w2"]))
+    result = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert result.exit_code == 0, result.stdout
+    for group in groups:
+        member = group.split("[", 1)[1].rstrip("]").replace(",", ", ")
+        assert (
+            f"{group}: retired from program tracker, which no longer makes it for {member}: "
+            "kept and still in force on the marketplace"
+        ) in result.stdout
+    assert "retired from program tracker: kept, never destroyed" not in result.stdout
