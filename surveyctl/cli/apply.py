@@ -148,6 +148,14 @@ def _check_targets_exist(targets: tuple[Path, ...]) -> None:
             f"{', '.join(missing)} {verb} not exist: apply takes one plan file saved by "
             "`surveyctl plan --out FILE`, or manifest files and folders"
         )
+    # A file not named .yaml or .yml is a plan file when it comes alone; beside other targets
+    # it would be read as a manifest, and its JSON reported as a manifest error.
+    plans = [str(p) for p in targets if p.is_file() and p.suffix not in (".yaml", ".yml")]
+    if plans and len(targets) > 1:
+        raise SurveyctlError(
+            f"{', '.join(plans)} is not a manifest (.yaml or .yml): apply takes one plan file "
+            "saved by `surveyctl plan --out FILE`, or manifest files and folders, not both"
+        )
 
 
 def _confirm(environment: str) -> bool:

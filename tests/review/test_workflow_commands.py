@@ -438,3 +438,14 @@ def test_every_target_that_names_nothing_is_refused_in_one_run(run_cli, manifest
         "--target Survey/trackr: no manifest or state entry has that address; did you mean "
         "Survey/tracker?; --target nothing-like-it: no resource has that name"
     ) in result.stderr
+
+
+def test_apply_of_a_plan_file_beside_manifests_is_refused_in_one_sentence(run_cli, manifests):
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("plan", "manifests", "--out", "p.plan").exit_code == 0
+    result = run_cli("apply", "p.plan", "manifests", "--auto-approve")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == (
+        "Error: p.plan is not a manifest (.yaml or .yml): apply takes one plan file saved by "
+        "`surveyctl plan --out FILE`, or manifest files and folders, not both"
+    )
