@@ -14,6 +14,7 @@ import threading
 import click
 
 from surveyctl.cli.console import console, redraws
+from surveyctl.render.values import printable
 
 
 class Steps:
@@ -38,6 +39,9 @@ class Steps:
         with self._lock:
             self._done = done if done is not None else self._done + 1
             self.total = total if total is not None else max(self.total, self._done)
+            # Ids and messages come from manifests in pull requests and from the service: a
+            # right-to-left override or an escape sequence in one is shown, not acted on.
+            label, detail = printable(label), printable(detail)
             if not self._redraws:
                 text = f"{self.verb} {label} ({self._done}/{self.total})"
                 try:

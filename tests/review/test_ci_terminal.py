@@ -66,3 +66,12 @@ def test_progress_in_ci_on_a_terminal_is_one_plain_line_per_step(monkeypatch):
         stream.close()
         os.close(leader)
     assert written.replace("\r\n", "\n") == "read Survey/a (1/2)\n"
+
+
+def test_a_progress_line_shows_a_right_to_left_override_and_an_escape_as_escapes(capsys):
+    steps = Steps("apply")
+    steps.step("Survey/a", 1, 1, detail="updated quotas x\u202e\x1b[31mRED of 10007")
+    steps.close()
+    assert capsys.readouterr().err == (
+        "apply Survey/a (1/1): updated quotas x\\u202e\\u001b[31mRED of 10007\n"
+    )
