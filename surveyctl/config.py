@@ -134,6 +134,9 @@ class Config:
     root: Path
     path: Path | None = None
     manifests: list[str] = field(default_factory=list)
+    # Where each `manifests:` entry is written in surveyctl.yaml, for the error that one of
+    # them names nothing.
+    manifest_places: tuple[Location | None, ...] = ()
     environments: dict[str, Environment] = field(default_factory=dict)
     default_environment: str = SANDBOX
     # Without a file: the folder the search for one started from (for messages).
@@ -171,6 +174,21 @@ class Config:
         if given:
             return given
         if self.manifests:
+            missing = [
+                index
+                for index, entry in enumerate(self.manifests)
+                if _names_nothing(self.root / entry)
+            ]
+            if missing:
+                named = ", ".join(repr(self.manifests[i]) for i in missing)
+                places = [*self.manifest_places, *[None] * len(self.manifests)]
+                one = len(missing) == 1
+                raise ConfigError(
+                    f"manifests lists {named}, which {'is' if one else 'are'} not in "
+                    f"{self.root}: make {'it' if one else 'them'}, or take "
+                    f"{'the entry' if one else 'the entries'} out",
+                    places[missing[0]],
+                )
             return [shown_path(self.root / entry) for entry in self.manifests]
         raise ConfigError(
             "no manifests given: name files or folders, or list them under 'manifests:' in "
@@ -305,6 +323,10 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
             data.where("manifests"),
         )
     _within_project(manifests, path.resolve().parent, data)
+    places = tuple(
+        manifests.where(index) if isinstance(manifests, MarkedList) else data.where("manifests")
+        for index in range(len(manifests))
+    )
     specs = data.get("environments")
     if specs is not None and not isinstance(specs, MarkedDict):
         raise ConfigError(
@@ -331,6 +353,7 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
         root=path.resolve().parent,
         path=path,
         manifests=manifests,
+        manifest_places=places,
         environments=environments,
         default_environment=default,
     )
@@ -355,6 +378,18 @@ def _within_project(manifests: list[str], root: Path, data: MarkedDict) -> None:
                 "it (name others on the command line)",
                 where,
             )
+
+
+def _names_nothing(path: Path) -> bool:
+    """Whether nothing is at `path`; another failure to look (a name too long) is left to the
+    reading of the manifests, which reports it with its reason."""
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def suggest(word: str, choices: Iterable[str]) -> str:

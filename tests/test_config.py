@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import pytest
 
-from surveyctl.config import load_config
+from surveyctl.config import CONFIG_FILE, load_config
 from surveyctl.errors import ConfigError
 
 from .reconcile.conftest import Manifests, survey_manifest
@@ -342,3 +343,21 @@ def test_an_empty_key_variable_is_said_to_be_empty_not_unset(
     result = run_cli("plan", "manifests")
     assert result.exit_code == 1
     assert "needs its API key in $SURVEYCTL_EMPTY_KEY, which is empty" in result.stderr
+
+
+def test_a_manifests_entry_that_names_nothing_is_refused_at_its_line(tmp_path):
+    (tmp_path / "surveys").mkdir()
+    (tmp_path / CONFIG_FILE).write_text("manifests:\n  - surveys/\n  - survey/\n  - groupz/\n")
+    config = load_config(cwd=tmp_path)
+    with pytest.raises(ConfigError) as refused:
+        config.manifest_paths()
+    assert str(refused.value) == (
+        f"{tmp_path / CONFIG_FILE}:3:5: manifests lists 'survey/', 'groupz/', which are not "
+        f"in {tmp_path}: make them, or take the entries out"
+    )
+
+
+def test_paths_given_on_the_command_line_are_not_checked_against_manifests(tmp_path):
+    (tmp_path / CONFIG_FILE).write_text("manifests: [survey/]\n")
+    config = load_config(cwd=tmp_path)
+    assert config.manifest_paths([Path("elsewhere")]) == [Path("elsewhere")]

@@ -193,21 +193,21 @@ def test_submitting_again_what_a_record_carried_is_refused_unless_it_is_replaced
     journal.sending(project / "b.csv", [("t1", None)], None, [record.ref])
 
 
-def test_a_record_is_found_by_a_prefix_only_when_the_prefix_names_one(project):
+def test_records_are_found_by_a_prefix_of_their_ref(project):
     journal = _journal(project)
     refs = [journal.sending(project / "a.csv", [(f"t{n}", None)], None).ref for n in range(2)]
     common = os.path.commonprefix(refs)
-    assert journal.find(refs[0][:8]).ref == refs[0]
-    assert journal.find(common) is None  # both start with it
-    assert journal.find("") is None
-    assert journal.find("no-such-ref") is None
+    assert [r.ref for r in journal.matching(refs[0][:8])] == [refs[0]]
+    assert len(journal.matching(common)) == (2 if common else 0)  # both start with it
+    assert journal.matching("") == []
+    assert journal.matching("no-such-ref") == []
     assert refs[0] != refs[1]
 
 
 def test_a_single_record_is_not_found_by_an_empty_reference(project):
     journal = _journal(project)
     journal.sending(project / "a.csv", [("t1", None)], None)
-    assert journal.find("") is None
+    assert journal.matching("") == []
 
 
 def test_a_resubmitted_record_shows_as_superseded(completes, run_cli, project):
