@@ -4,6 +4,8 @@ left as they are, spend)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from surveyctl.money import cents, dollars
 from surveyctl.reconcile.plan import FieldChange, Note, Spend
 from surveyctl.statuses import CLOSED, DRAFT, survey_status_name
@@ -39,10 +41,14 @@ def quota_balance(address: str, body: dict, location: str | None) -> list[Note]:
 
 
 def frozen_fields(
-    address: str, status: int | None, changes: list[FieldChange], location: str | None
+    address: str,
+    status: int | None,
+    changes: list[FieldChange],
+    location_of: Callable[[str], str | None],
 ) -> list[Note]:
     """QLC is frozen once a survey has been live (spec 2.7 rule 3); QBP changes only in draft
-    (public facts, code 1007). Both would be refused by the service: block them here."""
+    (public facts, code 1007). Both would be refused by the service: block them here, each at
+    the line of its field (`location_of`)."""
     if status is None or status == DRAFT:
         return []
     state = f"{survey_status_name(status)} ({status})"
@@ -54,7 +60,7 @@ def frozen_fields(
                 "error",
                 address,
                 f"QLC cannot change once a survey has been live; this survey is {state}",
-                location,
+                location_of("qlc"),
             )
         )
     if "qbp" in touched:
@@ -63,7 +69,7 @@ def frozen_fields(
                 "error",
                 address,
                 f"QBP can change only while a survey is a draft; this survey is {state}",
-                location,
+                location_of("qbp"),
             )
         )
     return notes

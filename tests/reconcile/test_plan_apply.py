@@ -266,12 +266,14 @@ def test_qlc_change_on_a_survey_that_has_been_live_is_an_error_before_any_write(
     _apply(project, client)
     survey_id = _store(project).load().survey("tracker").ps_survey_id
     client.set_survey_status(survey_id, 22)
-    manifests.write(
+    path = manifests.write(
         survey_manifest("tracker", qlc={"enable": True, "multiple_quotas": {"enable": True}})
     )
     result = run_cli("apply", "manifests", "--auto-approve")
     assert result.exit_code == 1
     assert "QLC cannot change once a survey has been live" in result.stdout
+    line = path.read_text().splitlines().index("  qlc:") + 1
+    assert f"(manifests/tracker.yaml:{line}:" in result.stdout  # at the field, not the top
     assert client.get_survey(survey_id)["qlc"]["enable"] is False
 
 
