@@ -543,3 +543,23 @@ def test_an_apply_stopped_before_it_starts_writes_nothing_and_names_each_write_i
     assert _store(project).load().resources == {}
     listed = client.list_surveys(status=[11, 22, 33, 44])
     assert survey_title("tracker") not in {s["survey_title"] for s in listed}
+
+
+def test_a_changed_group_reference_is_an_error_at_its_line_and_nothing_is_written(
+    project, manifests, sandbox, unique, run_cli
+):
+    manifests.write(survey_manifest("tracker-a"))
+    manifests.write(group_manifest(f"trackers-{unique}", "tracker-a"))
+    _apply(project, _fresh_client(sandbox))
+    path = manifests.write(group_manifest(f"other-{unique}", "tracker-a"))
+    result = run_cli("apply", "manifests", "--auto-approve")
+    assert result.exit_code == 1
+    line = path.read_text().splitlines().index(f"  buyer_surveygroup_ref: other-{unique}") + 1
+    assert (
+        f"ExclusionGroup/trackers: buyer_surveygroup_ref changed from 'trackers-{unique}' to "
+        f"'other-{unique}'; a group's reference cannot change in place"
+    ) in result.stdout
+    assert f"(manifests/trackers.yaml:{line}:" in result.stdout
+    assert _store(project).load().resources["ExclusionGroup/trackers"].remote_id == (
+        f"trackers-{unique}"
+    )
