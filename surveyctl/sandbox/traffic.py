@@ -88,13 +88,15 @@ def simulate(store: Store, survey_id: int, plan: Simulation, return_base: str) -
     result = SimulationResult(survey_id)
     secret = store.buyer_secret(survey.buyer_id) or ""
     now = datetime.now(UTC)
+    # No session enters before its survey was created, however long the LOI.
+    created = datetime.fromisoformat(survey.created)
     for _ in range(plan.respondents):
         person = profile(draw_psid(people), survey.body["survey_localization"], codes, free_values)
         supplier = rng.choice(plan.supplier_ids)
         survey = store.survey(survey_id)  # completes may have paused it
         # Capped at a day: a simulated session of a larger LOI would overflow the clock.
         loi = min(float(survey.body.get("expected_loi") or 10), MAX_LOI_MINUTES)
-        entered = now - timedelta(minutes=2 + loi * rng.uniform(0.6, 1.4))
+        entered = max(now - timedelta(minutes=2 + loi * rng.uniform(0.6, 1.4)), created)
         status, reason, quotas = _screen(survey, person, excluded, seen)
         seen.add(person.psid)
         transaction_id = str(uuid.uuid4())
@@ -109,11 +111,15 @@ def simulate(store: Store, survey_id: int, plan: Simulation, return_base: str) -
         )
         fields.update(reason)
         if status != IN_BUYER_SURVEY:
-            fields["PS Exit Datetime"] = iso(entered + timedelta(seconds=rng.uniform(20, 120)))
+            left = entered + timedelta(seconds=rng.uniform(20, 120))
+            fields["PS Exit Datetime"] = iso(min(left, max(now, entered)))
             store.insert_transaction(survey_id, fields)
             result.statuses[status] += 1
             continue
-        fields["Buyer Survey Entry Datetime"] = iso(entered + timedelta(seconds=90))
+        # 90 s in the marketplace's screener, or half the time since entering when it entered
+        # less than 3 minutes ago (its survey just created): never after it was simulated.
+        screened = min(timedelta(seconds=90), (now - entered) / 2)
+        fields["Buyer Survey Entry Datetime"] = iso(entered + screened)
         returns.start_session(store, survey_id, transaction_id, [q.buyer_quota_id for q in quotas])
         store.insert_transaction(survey_id, fields)
         if plan.hold:
