@@ -203,8 +203,9 @@ def settle(plan: Plan, identity: Identity, rule: Rule, overrides: frozenset[str]
                 Note(
                     "warning",
                     resource_address,
-                    f"exists on the service as {_listed(twins)} but is not in state; created "
-                    "once more, as --allow-duplicate says",
+                    f"exists on the service as {_listed(twins)} but is not in state"
+                    + (" under this address" if any(t.managed_as for t in twins) else "")
+                    + "; created once more, as --allow-duplicate says",
                 )
             )
         elif resource_address in renamed:

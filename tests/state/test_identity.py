@@ -803,8 +803,8 @@ def test_allow_duplicate_beside_a_renamed_survey_names_the_address_that_manages_
     assert plan.exit_code == 0, plan.stdout
     assert (
         f"  warning: Survey/tracker-renamed: exists on the service as "
-        f"{shown(api, renamed)[:-1]}, managed as Survey/tracker) but is not in state; created "
-        "once more, as --allow-duplicate says"
+        f"{shown(api, renamed)[:-1]}, managed as Survey/tracker) but is not in state under "
+        "this address; created once more, as --allow-duplicate says"
     ) in plan.stdout.splitlines()
 
 
