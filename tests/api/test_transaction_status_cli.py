@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from werkzeug.wrappers import Request
 
 from ..reconcile.conftest import point_project_at
@@ -204,31 +205,29 @@ def test_an_ended_session_whose_code_is_text_is_refused_before_asking(
     assert proxy.sent == 0
 
 
-def test_quota_ids_for_a_survey_without_qlc_are_refused_before_asking(
-    run_cli, api, new_survey, held
+NO_QLC = (
+    "Error: --quota-id: survey {id} has no QLC (qlc.enable is false), so a complete counts in "
+    "the quotas the respondent screened into, not in those named; leave --quota-id out"
+)
+NO_SUCH_QUOTA = (
+    "Error: --quota-id mael: no quota of survey {id} has that id (its buyer_quota_ids: female, "
+    "male)"
+)
+
+
+@pytest.mark.parametrize(
+    ("qlc", "quota_ids", "refusal"),
+    [(None, "male", NO_QLC), (QLC, "male,mael", NO_SUCH_QUOTA)],
+    ids=["survey without QLC", "id of no quota"],
+)
+def test_quota_ids_the_complete_would_not_count_in_are_refused_before_asking(
+    run_cli, api, new_survey, held, qlc, quota_ids, refusal
 ):
-    survey_id = new_survey(live=True)
+    survey_id = new_survey(live=True, **({"qlc": qlc} if qlc else {}))
     transaction_id = held(survey_id)[0]
     result = run_cli("transactions", "set-status", str(survey_id), transaction_id,
-                     "--status", "21", "--quota-id", "male", "--yes")  # fmt: skip
+                     "--status", "21", "--quota-id", quota_ids, "--yes")  # fmt: skip
     assert result.exit_code == 1
-    assert result.stderr.splitlines()[-1] == (
-        f"Error: --quota-id: survey {survey_id} has no QLC (qlc.enable is false), so a complete "
-        "counts in the quotas the respondent screened into, not in those named; leave "
-        "--quota-id out"
-    )
+    assert result.stderr.splitlines()[-1] == refusal.format(id=survey_id)
     assert "will get status" not in result.stdout
-    assert api.get_transaction(survey_id, transaction_id)["Respondent Status Code"] == 16
-
-
-def test_a_quota_id_of_no_quota_is_refused_before_asking(run_cli, api, new_survey, held):
-    survey_id = new_survey(live=True, qlc=QLC)
-    transaction_id = held(survey_id)[0]
-    result = run_cli("transactions", "set-status", str(survey_id), transaction_id,
-                     "--status", "21", "--quota-id", "male,mael", "--yes")  # fmt: skip
-    assert result.exit_code == 1
-    assert result.stderr.splitlines()[-1] == (
-        f"Error: --quota-id mael: no quota of survey {survey_id} has that id (its "
-        "buyer_quota_ids: female, male)"
-    )
     assert api.get_transaction(survey_id, transaction_id)["Respondent Status Code"] == 16

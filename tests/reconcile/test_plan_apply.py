@@ -218,23 +218,24 @@ def test_prevent_destroy_blocks_a_destroy(project, manifests, sandbox, run_cli):
     assert "prevent_destroy forbids deleting it" in result.stdout
 
 
-def test_ignore_changes_keeps_the_live_value(project, manifests, sandbox, run_cli):
+def _applied_then_ignoring_a_new_price(project, manifests, sandbox) -> None:
+    """Survey `tracker` applied at $2.50, then its manifest at $9 with offer_price ignored."""
     manifests.write(survey_manifest("tracker"))
     _apply(project, _fresh_client(sandbox))
     edited = survey_manifest("tracker", offer_price=9.0)
     edited["lifecycle"] = {"ignore_changes": ["offer_price"]}
     manifests.write(edited)
+
+
+def test_ignore_changes_keeps_the_live_value(project, manifests, sandbox, run_cli):
+    _applied_then_ignoring_a_new_price(project, manifests, sandbox)
     result = run_cli("plan", "manifests", "--detailed-exitcode")
     assert result.exit_code == 0, result.stdout
     assert "No changes." in result.stdout
 
 
 def test_an_ignored_field_is_not_recorded_as_applied(project, manifests, sandbox, run_cli):
-    manifests.write(survey_manifest("tracker"))
-    _apply(project, _fresh_client(sandbox))
-    edited = survey_manifest("tracker", offer_price=9.0)
-    edited["lifecycle"] = {"ignore_changes": ["offer_price"]}
-    manifests.write(edited)
+    _applied_then_ignoring_a_new_price(project, manifests, sandbox)
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
     assert _store(project).load().survey("tracker").last_applied["offer_price"] == 2.5
 
@@ -242,11 +243,7 @@ def test_an_ignored_field_is_not_recorded_as_applied(project, manifests, sandbox
 def test_a_field_no_longer_ignored_is_planned_from_its_live_value(
     project, manifests, sandbox, run_cli
 ):
-    manifests.write(survey_manifest("tracker"))
-    _apply(project, _fresh_client(sandbox))
-    edited = survey_manifest("tracker", offer_price=9.0)
-    edited["lifecycle"] = {"ignore_changes": ["offer_price"]}
-    manifests.write(edited)
+    _applied_then_ignoring_a_new_price(project, manifests, sandbox)
     run_cli("apply", "manifests", "--auto-approve")
     manifests.write(survey_manifest("tracker", offer_price=9.0))
     result = run_cli("plan", "manifests", "--format", "json")

@@ -376,17 +376,23 @@ def test_import_of_a_program_matches_by_the_environments_identity_rule(
     assert _state(project)["Survey/tracker[en_GB,w1]"].ps_survey_id == made
 
 
+def _emptied(path: Path, addresses: str) -> int:
+    """Empties the list `addresses` of the unsigned plan file at `path`, its checksum made
+    again as an editor would; how many addresses it held."""
+    document = json.loads(path.read_text())
+    held = len(document["plan"][addresses])
+    document["plan"][addresses] = []
+    document["checksum"] = fingerprint(document["plan"])
+    path.write_text(json.dumps(document))
+    return held
+
+
 def test_a_saved_plan_edited_to_hide_retired_members_is_refused(run_cli, write_program, project):
     write_program(program(None, ["w1", "w2"]))
     _apply(run_cli)
     write_program(program(None, ["w2"], price=3.0))
     assert run_cli("plan", "manifests", "--out", "change.plan").exit_code == 0
-    path = project / "change.plan"
-    document = json.loads(path.read_text())
-    assert len(document["plan"]["retired"]) == 2
-    document["plan"]["retired"] = []  # an unsigned file, its checksum made again
-    document["checksum"] = fingerprint(document["plan"])
-    path.write_text(json.dumps(document))
+    assert _emptied(project / "change.plan", "retired") == 2
     applied = run_cli("apply", "change.plan", "--auto-approve")
     assert applied.exit_code == 1
     assert "the plan file is not what its manifests plan now for Survey/tracker[" in (
@@ -442,12 +448,7 @@ def test_a_saved_plan_edited_to_release_no_member_is_refused(run_cli, write_prog
     loose["lifecycle"] = {"prevent_destroy": False}
     write_program(loose)
     assert run_cli("plan", "manifests", "--destroy", "--out", "p.plan").exit_code == 0
-    path = project / "p.plan"
-    document = json.loads(path.read_text())
-    assert len(document["plan"]["released"]) == 2
-    document["plan"]["released"] = []  # an unsigned file, its checksum made again
-    document["checksum"] = fingerprint(document["plan"])
-    path.write_text(json.dumps(document))
+    assert _emptied(project / "p.plan", "released") == 2
     applied = run_cli("apply", "p.plan", "--destroy", "--auto-approve")
     assert applied.exit_code == 1
     assert "the plan file is not what its manifests plan now for Survey/tracker[" in (
