@@ -360,14 +360,25 @@ def test_apply_destroy_forgets_a_survey_already_deleted_in_the_marketplace(
     plan = run_cli("plan", "manifests", "--destroy")
     # A note, not a warning: with --destroy, forgetting it is what was asked for.
     assert (
-        "note: Survey/old: no longer in the manifests and already gone from the marketplace; "
+        "  note: Survey/old: no longer in the manifests and already gone from the marketplace; "
         "apply --destroy forgets it"
-    ) in plan.stdout
+    ) in plan.stdout.splitlines()
     applied = run_cli("apply", "manifests", "--destroy", "--auto-approve")
     assert applied.exit_code == 0, applied.stdout + applied.stderr
     assert "Survey/old (1/1): forget ok already deleted in the marketplace" in applied.stderr
     assert _store(project).load().survey("old") is None
     assert run_cli("plan", "manifests", "--destroy", "--detailed-exitcode").exit_code == 0
+
+
+def test_a_removed_survey_already_gone_does_not_hide_the_removed_ones_after_it(
+    project, manifests, own_market, run_cli
+):
+    _old_survey_deleted_in_the_marketplace(project, manifests, own_market, run_cli)
+    manifests.remove("tracker")  # still live, and planned after `old` (by address)
+    manifests.write(survey_manifest("next"))  # a folder left empty would be an error
+    plan = run_cli("plan", "manifests", "--destroy")
+    assert "Plan: 1 to add, 0 to change, 1 to destroy." in plan.stdout, plan.stderr
+    assert "- Survey/tracker" in plan.stdout
 
 
 def test_a_saved_plan_adopts_what_it_showed(project, manifests, own_market, run_cli, monkeypatch):
