@@ -181,13 +181,14 @@ class Config:
             ]
             if missing:
                 named = ", ".join(repr(self.manifests[i]) for i in missing)
-                places = [*self.manifest_places, *[None] * len(self.manifests)]
+                first = missing[0]
+                place = self.manifest_places[first] if first < len(self.manifest_places) else None
                 one = len(missing) == 1
                 raise ConfigError(
                     f"manifests lists {named}, which {'is' if one else 'are'} not in "
                     f"{self.root}: make {'it' if one else 'them'}, or take "
                     f"{'the entry' if one else 'the entries'} out",
-                    places[missing[0]],
+                    place,
                 )
             return [shown_path(self.root / entry) for entry in self.manifests]
         raise ConfigError(
