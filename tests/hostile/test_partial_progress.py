@@ -92,6 +92,26 @@ def test_a_read_that_fails_once_more_than_the_client_retries_is_tried_again(
     assert "No changes." in result.stdout
 
 
+def _unreadable_notes(output: str, name: str) -> list[str]:
+    """The lines of the plan's warnings that removed survey `name` could not be read."""
+    start = f"  warning: Survey/{name}: no longer in the manifests; cannot read it: "
+    return [line for line in output.splitlines() if line.startswith(start)]
+
+
+def test_a_removed_survey_that_cannot_be_read_is_a_warning_and_kept_without_destroy(
+    project, manifests, proxy, run_cli
+):
+    _renamed(manifests, "v1")
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    manifests.remove("bravo")
+    proxy.unreadable = {_ids(project)["bravo"]}
+    plan = run_cli("plan", "manifests")
+    (note,) = _unreadable_notes(plan.stdout, "bravo")
+    # Without --destroy nothing would be deleted anyway: the note ends with the read's error.
+    assert note.endswith("answered 403 (code 1002): refused (test)"), note
+    assert "  warning: Survey/bravo: no longer in the manifests; left alone" in plan.stdout
+
+
 def test_destroy_does_not_delete_a_removed_survey_it_cannot_read(
     project, manifests, proxy, api, run_cli
 ):
@@ -102,7 +122,8 @@ def test_destroy_does_not_delete_a_removed_survey_it_cannot_read(
     proxy.unreadable = {ids["bravo"]}
     plan = run_cli("plan", "manifests", "--destroy")
     assert plan.exit_code == 1
-    assert "cannot read it" in plan.stdout and "not deleted until it can be read" in plan.stdout
+    (note,) = _unreadable_notes(plan.stdout, "bravo")
+    assert note.endswith("; not deleted until it can be read: plan again")
     assert "0 to destroy" in plan.stdout
     result = run_cli("apply", "manifests", "--destroy", "--auto-approve")
     assert result.exit_code == 1
