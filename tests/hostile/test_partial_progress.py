@@ -125,6 +125,8 @@ def test_destroy_does_not_delete_a_removed_survey_it_cannot_read(
     (note,) = _unreadable_notes(plan.stdout, "bravo")
     assert note.endswith("; not deleted until it can be read: plan again")
     assert "0 to destroy" in plan.stdout
+    manifests.remove("charlie")  # readable, and planned after bravo: still deleted
+    assert "1 to destroy" in run_cli("plan", "manifests", "--destroy").stdout
     result = run_cli("apply", "manifests", "--destroy", "--auto-approve")
     assert result.exit_code == 1
     assert "skipped: Survey/bravo (read): its live body could not be read" in result.stdout
