@@ -109,7 +109,10 @@ def test_a_removed_survey_that_cannot_be_read_is_a_warning_and_kept_without_dest
     (note,) = _unreadable_notes(plan.stdout, "bravo")
     # Without --destroy nothing would be deleted anyway: the note ends with the read's error.
     assert note.endswith("answered 403 (code 1002): refused (test)"), note
-    assert "  warning: Survey/bravo: no longer in the manifests; left alone" in plan.stdout
+    assert (
+        "  warning: Survey/bravo: no longer in the manifests; left alone (plan with --destroy to "
+        "delete it, or `surveyctl state rm` to stop managing it)"
+    ) in plan.stdout.splitlines()
 
 
 def test_destroy_does_not_delete_a_removed_survey_it_cannot_read(
