@@ -212,7 +212,10 @@ def test_a_removed_survey_recorded_protected_is_not_released_by_a_program(
     (project / "manifests" / "other.yaml").unlink()
     result = run_cli("apply", "manifests", "--destroy", "--auto-approve")
     assert result.exit_code == 1
-    assert "Survey/other: lifecycle.prevent_destroy forbids deleting it" in result.stdout
+    assert (
+        "  error: Survey/other: lifecycle.prevent_destroy forbids deleting it; restore its "
+        "manifest or `surveyctl state rm` it"
+    ) in result.stdout.splitlines()
     assert "Survey/other" in _state(project)
 
 
