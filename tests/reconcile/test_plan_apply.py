@@ -213,9 +213,12 @@ def test_prevent_destroy_blocks_a_destroy(project, manifests, sandbox, run_cli):
     manifests.write(survey_manifest("tracker"))
     _apply(project, _fresh_client(sandbox))
     manifests.remove("guarded")
+    manifests.write(survey_manifest("next"))  # the folder keeps a manifest
+    manifests.remove("tracker")  # unprotected, and planned after `guarded`: still deleted
     result = run_cli("plan", "manifests", "--destroy")
     assert result.exit_code == 1
     assert "prevent_destroy forbids deleting it" in result.stdout
+    assert "Plan: 1 to add, 0 to change, 1 to destroy." in result.stdout
 
 
 def _applied_then_ignoring_a_new_price(project, manifests, sandbox) -> None:
