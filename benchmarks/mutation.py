@@ -249,6 +249,7 @@ TARGETS = {
         "surveyctl/reconcile/planner.py",
         (
             "tests/reconcile/test_plan_apply.py",
+            "tests/hostile/test_saved_plan_checks.py",
             "tests/reconcile/test_programs.py",
             "tests/reconcile/test_summaries.py",
             "tests/reconcile/test_closed_surveys.py",

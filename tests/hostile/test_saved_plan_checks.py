@@ -81,3 +81,22 @@ def _update_fields(live: dict) -> dict:
     from surveyctl.reconcile.normalise import update_body
 
     return update_body(live)
+
+
+def test_a_survey_changed_live_after_a_plan_that_deletes_it_refuses_the_plan(
+    project, manifests, api, run_cli
+):
+    # What was reviewed was the delete of the survey as it was; a survey launched or refilled
+    # since is not deleted on that review.
+    manifests.write(survey_manifest("tracker"))
+    manifests.write(survey_manifest("old"))
+    _ok(run_cli("apply", "manifests", "--auto-approve"))
+    survey_id = _survey_id(project, "old")
+    manifests.remove("old")
+    _ok(run_cli("plan", "manifests", "--destroy", "--out", PLAN))
+    live = api.get_survey(survey_id)
+    api.update_survey(survey_id, {**_update_fields(live), "completes_required": 900})
+    result = run_cli("apply", PLAN, "--destroy")
+    assert result.exit_code == 1
+    assert "changed outside this plan since it was made: Survey/old" in result.stderr
+    assert api.get_survey(survey_id)["completes_required"] == 900
