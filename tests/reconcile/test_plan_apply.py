@@ -563,3 +563,16 @@ def test_a_changed_group_reference_is_an_error_at_its_line_and_nothing_is_writte
     assert _store(project).load().resources["ExclusionGroup/trackers"].remote_id == (
         f"trackers-{unique}"
     )
+
+
+def test_a_plan_from_the_state_alone_shows_the_destroy_of_a_removed_survey(
+    project, manifests, sandbox, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    manifests.write(survey_manifest("old"))
+    _apply(project, _fresh_client(sandbox))
+    manifests.remove("old")
+    result = run_cli("plan", "manifests", "--destroy", "--refresh=false")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "- Survey/old" in result.stdout
+    assert "Plan: 0 to add, 0 to change, 1 to destroy." in result.stdout
