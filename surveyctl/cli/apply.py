@@ -140,6 +140,7 @@ def _check_targets_exist(targets: tuple[Path, ...]) -> None:
     it would be refused as an unapproved apply ("pass --auto-approve") or as manifest errors,
     which send the reader the wrong way."""
     from surveyctl.errors import SurveyctlError
+    from surveyctl.reconcile.run import looks_like_plan
 
     missing = [str(path) for path in targets if not path.exists()]
     if missing:
@@ -148,9 +149,9 @@ def _check_targets_exist(targets: tuple[Path, ...]) -> None:
             f"{', '.join(missing)} {verb} not exist: apply takes one plan file saved by "
             "`surveyctl plan --out FILE`, or manifest files and folders"
         )
-    # A file not named .yaml or .yml is a plan file when it comes alone; beside other targets
-    # it would be read as a manifest, and its JSON reported as a manifest error.
-    plans = [str(p) for p in targets if p.is_file() and p.suffix not in (".yaml", ".yml")]
+    # A plan file beside other targets would be read as a manifest, and its JSON reported as
+    # a manifest error.
+    plans = [str(p) for p in targets if looks_like_plan(p)]
     if plans and len(targets) > 1:
         raise SurveyctlError(
             f"{', '.join(plans)} is not a manifest (.yaml or .yml): apply takes one plan file "

@@ -173,9 +173,14 @@ def check_destroy_scope(config: Config, targets: tuple[Path, ...], destroy: bool
         )
 
 
+def looks_like_plan(path: Path) -> bool:
+    """A file not named .yaml or .yml: a saved plan when it is apply's only target."""
+    return path.is_file() and path.suffix not in (".yaml", ".yml")
+
+
 def saved_plan_path(targets: tuple[Path, ...]) -> Path | None:
     """One target that is a file but not YAML is a saved plan."""
-    if len(targets) == 1 and targets[0].is_file() and targets[0].suffix not in (".yaml", ".yml"):
+    if len(targets) == 1 and looks_like_plan(targets[0]):
         return targets[0]
     return None
 
