@@ -101,8 +101,24 @@ class Lifecycle:
     ignore_changes: tuple[str, ...] = ()
 
 
+class _Placed:
+    """The places of a manifest and of its top-level fields, for the messages that name them."""
+
+    location: Location | None
+    field_locations: dict[str, Location]
+
+    def location_of(self, field_name: str) -> Location | None:
+        """Where `field_name` is written; the manifest's own place for a field it leaves out."""
+        return self.field_locations.get(field_name, self.location)
+
+    def where(self, field_name: str) -> str | None:
+        """`location_of`, as a plan's notes show it."""
+        place = self.location_of(field_name)
+        return str(place) if place else None
+
+
 @dataclass
-class Survey:
+class Survey(_Placed):
     """A Survey manifest: the API fields as written, with qualifications and quotas as objects.
 
     `settings` holds every spec field except qualifications and quotas, with its value as
@@ -130,9 +146,6 @@ class Survey:
             items.extend(quota.criteria)
         return all(item.resolved for item in items)
 
-    def location_of(self, field_name: str) -> Location | None:
-        return self.field_locations.get(field_name, self.location)
-
     def quota(self, buyer_quota_id: str) -> Quota | None:
         return next((q for q in self.quotas or [] if q.buyer_quota_id == buyer_quota_id), None)
 
@@ -147,7 +160,7 @@ class Survey:
 
 
 @dataclass
-class ExclusionGroup:
+class ExclusionGroup(_Placed):
     """An ExclusionGroup manifest (spec 2.9); `surveys` are names of Survey manifests."""
 
     name: str

@@ -118,7 +118,7 @@ class GroupKind(Kind):
                     f"buyer_surveygroup_ref changed from {record.buyer_surveygroup_ref!r} to "
                     f"{group.buyer_surveygroup_ref!r}; a group's reference cannot change in "
                     f"place: {advice}",
-                    _where(group, "buyer_surveygroup_ref", where),
+                    group.where("buyer_surveygroup_ref"),
                 )
             )
             return None
@@ -390,9 +390,3 @@ def _recover_group(
 
 
 KIND = base.register(GroupKind())
-
-
-def _where(group: ExclusionGroup, field_name: str, fallback: str | None) -> str | None:
-    """The line of a field of the group's manifest, else the manifest's own."""
-    where = group.field_locations.get(field_name)
-    return str(where) if where else fallback

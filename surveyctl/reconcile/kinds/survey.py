@@ -9,7 +9,6 @@ after them.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -274,9 +273,7 @@ def _update(
             # manifest changes, under an error that makes apply refuse before any write.
         else:
             notes.extend(
-                checks.frozen_fields(
-                    resource, live.get("ps_survey_status"), changes, _located(survey)
-                )
+                checks.frozen_fields(resource, live.get("ps_survey_status"), changes, survey.where)
             )
         change.body = merged
         if action == "quota-update":
@@ -298,17 +295,6 @@ def _applied(desired: dict, last_applied: dict | None, ignored: tuple[str, ...])
     body = {k: v for k, v in desired.items() if k not in ignored}
     body.update({k: before[k] for k in ignored if k in before})
     return body
-
-
-def _located(survey: Survey) -> Callable[[str], str | None]:
-    """The place in the manifest of a top-level field, as notes show it (the manifest's own
-    place for a field it does not write)."""
-
-    def location_of(field_name: str) -> str | None:
-        where = survey.location_of(field_name)
-        return str(where) if where else None
-
-    return location_of
 
 
 def _with_membership_of(desired: dict, last_applied: dict | None) -> dict:
