@@ -20,9 +20,9 @@ import orjson
 import requests
 
 from surveyctl.errors import ApiError
+from surveyctl.surrogates import without_lone_surrogates
 
 _LOG_BODY_LIMIT = 2000
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def decode_json(content: bytes) -> Any:
@@ -36,20 +36,7 @@ def decode_json(content: bytes) -> Any:
     try:
         return orjson.loads(content)
     except orjson.JSONDecodeError:
-        return _without_lone_surrogates(json.loads(content))
-
-
-def _without_lone_surrogates(value: Any) -> Any:
-    if isinstance(value, str):
-        return _LONE_SURROGATE.sub("\ufffd", value)
-    if isinstance(value, list):
-        return [_without_lone_surrogates(item) for item in value]
-    if isinstance(value, dict):
-        return {
-            _without_lone_surrogates(key): _without_lone_surrogates(item)
-            for key, item in value.items()
-        }
-    return value
+        return without_lone_surrogates(json.loads(content))
 
 
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)

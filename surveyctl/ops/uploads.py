@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from surveyctl.errors import Location, SurveyctlError
+from surveyctl.surrogates import holds_lone_surrogate
 
 # A bound on what a file handed to a command may make surveyctl read and hold: a million
 # transaction ids are some 40 MB; without it `adjust /dev/zero` read until the system ran out
@@ -147,7 +148,7 @@ def _json_items(
     lines = _item_lines(raw, depth)
     items = [Item(lines[i] if i < len(lines) else 1, item) for i, item in enumerate(data)]
     for item in items:
-        if _holds_a_lone_surrogate(item.value):
+        if holds_lone_surrogate(item.value):
             # Valid JSON (`"\\ud83d"`, an emoji cut in half) but not text: nothing could send,
             # show or record it as UTF-8, so it is refused before anything is sent.
             raise error(
@@ -156,21 +157,6 @@ def _json_items(
                 Location(str(path), item.line),
             )
     return items
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json pairs every pair it can: one is alone
-
-
-def _holds_a_lone_surrogate(value: object) -> bool:
-    if isinstance(value, str):
-        return _LONE_SURROGATE.search(value) is not None
-    if isinstance(value, list):
-        return any(_holds_a_lone_surrogate(item) for item in value)
-    if isinstance(value, dict):
-        return any(
-            _holds_a_lone_surrogate(k) or _holds_a_lone_surrogate(v) for k, v in value.items()
-        )
-    return False
 
 
 def _item_lines(raw: str, list_depth: int) -> list[int]:
