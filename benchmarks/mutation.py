@@ -259,6 +259,12 @@ TARGETS = {
             "tests/safety/test_guards.py",
         ),
     ),
+    # The API key out of every text a person sees: as is, stripped, escaped as Python and
+    # JSON encoders write it, percent-encoded; never ordinary words with it.
+    "secrets": Target(
+        "surveyctl/api/secrets.py",
+        ("tests/hostile/test_api_key.py", "tests/hostile/test_redaction.py"),
+    ),
     # The adjustment journal: every submission written before it is sent, so that a lost
     # answer is never submitted again unasked.
     "journal": Target(
@@ -697,6 +703,25 @@ EQUIVALENT.update(
         _JOURNAL + "x__read_events__mutmut_7": "'UTF-8' is the codec 'utf-8'",
         _JOURNAL + "xǁAdjustmentJournalǁ_ends_with_newline__mutmut_13": _LAST_BYTE,
         _JOURNAL + "xǁAdjustmentJournalǁ_ends_with_newline__mutmut_14": _LAST_BYTE,
+    }
+)
+
+_SECRETS = "surveyctl.api.secrets."
+_PATTERN_MEMO = (
+    "the pattern of a key is kept only to save compiling it again: made anew, it is the same"
+)
+_BYTE_ESCAPE_AT_256 = (
+    "U+0100 also gets \\x100 and %100, which no encoder writes for it: more text redacted, "
+    "never less, and only text that spells the key's other characters too"
+)
+EQUIVALENT.update(
+    {
+        _SECRETS + "x__spellings__mutmut_12": "'UTF-8' is the codec 'utf-8'",
+        _SECRETS + "x__escaped__mutmut_1": _PATTERN_MEMO,
+        _SECRETS + "x__escaped__mutmut_2": _PATTERN_MEMO,
+        _SECRETS + "x__escaped__mutmut_9": _PATTERN_MEMO,
+        _SECRETS + "x__character__mutmut_8": _BYTE_ESCAPE_AT_256,
+        _SECRETS + "x__character__mutmut_9": _BYTE_ESCAPE_AT_256,
     }
 )
 

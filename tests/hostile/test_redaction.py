@@ -1,0 +1,116 @@
+"""`redact`: every spelling of a key an error, a log or a traceback may carry becomes
+"[redacted]", whole, and nothing else of the text changes.
+
+Each test starts from no key remembered and no pattern made, so that what it shows is what
+`redact` does for that key alone, not what an earlier test left behind.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from surveyctl.api import secrets
+from surveyctl.api.secrets import redact, remember
+from surveyctl.config_checks import MIN_KEY_LENGTH
+
+
+@pytest.fixture(autouse=True)
+def no_key_remembered(monkeypatch):
+    monkeypatch.setattr(secrets, "_SECRETS", set())
+    monkeypatch.setattr(secrets, "_ESCAPED", {})
+
+
+def test_a_key_of_the_shortest_accepted_length_is_redacted():
+    key = "k" * MIN_KEY_LENGTH
+    remember(key)
+    assert redact(f"token {key} refused") == "token [redacted] refused"
+
+
+def test_a_key_shorter_than_that_is_not_remembered_and_words_stay():
+    remember("k" * (MIN_KEY_LENGTH - 1))
+    assert redact("token kkkkkkk refused") == "token kkkkkkk refused"
+
+
+def test_every_place_a_key_appears_is_redacted():
+    remember("sk-live-7f3c9a1e")
+    assert redact("sk-live-7f3c9a1e, again sk-live-7f3c9a1e") == "[redacted], again [redacted]"
+
+
+def test_a_longer_key_holding_a_shorter_one_is_redacted_whole():
+    # Redacting the shorter first would leave the longer key's tail on the screen.
+    remember("sk-live-7f3c9a1e")
+    remember("key:sk-live-7f3c9a1e5b2d")  # sorts before the shorter one, by its letters
+    assert redact("token key:sk-live-7f3c9a1e5b2d") == "token [redacted]"
+
+
+@pytest.mark.parametrize(
+    ("key", "shown"),
+    [
+        # str's repr: a pasted line end or tab written as an escape
+        ("sk-live-7f3c9a1e\n", "'sk-live-7f3c9a1e\\n'"),
+        ("sk-live\t7f3c9a1e", "'sk-live\\t7f3c9a1e'"),
+        # str's repr of a character it cannot print
+        ("sk-live-7f3c9a1e\u200b", "'sk-live-7f3c9a1e\\u200b'"),
+        ("sk-live-7f3c9a1e\U000e0001", "'sk-live-7f3c9a1e\\U000e0001'"),
+        # bytes' repr of a header value: each byte of a character outside ASCII escaped
+        ("sk-live-7f3c9a1e\u00e9", "b'sk-live-7f3c9a1e\\xc3\\xa9'"),
+        ("sk-live-7f3c9a1e\u20ac", "b'sk-live-7f3c9a1e\\xe2\\x82\\xac'"),
+    ],
+    ids=["line end", "tab", "zero-width space", "language tag", "latin-1", "euro sign"],
+)
+def test_a_key_as_python_shows_it_is_redacted_whole(key, shown):
+    remember(key)
+    quote = "b'" if shown.startswith("b") else "'"
+    assert redact(f"invalid header value {shown}") == f"invalid header value {quote}[redacted]'"
+
+
+def test_a_key_pasted_with_spaces_around_it_is_redacted_with_and_without_them():
+    remember("  sk-live-7f3c9a1e ")
+    assert redact("sent '  sk-live-7f3c9a1e '") == "sent '[redacted]'"
+    assert redact("sent sk-live-7f3c9a1e") == "sent [redacted]"
+
+
+@pytest.mark.parametrize(
+    "shown",
+    [
+        "sk\\/live<7f3c>9a1e&x",  # PHP's json_encode: \/
+        "sk/live\\u003c7f3c\\u003e9a1e\\u0026x",  # Go's encoding/json
+        "sk/live\\u003C7f3c\\u003E9a1e\\u0026x",  # the same in capitals
+        "sk\\x2flive<7f3c>9a1e&x",  # a byte escape
+        "sk%2Flive%3C7f3c%3E9a1e%26x",  # percent-encoded, as in a URL
+        "sk%2flive%3c7f3c%3e9a1e%26x",
+    ],
+)
+def test_a_key_escaped_as_encoders_write_it_is_redacted(shown):
+    remember("sk/live<7f3c>9a1e&x")
+    assert redact(f"unknown token {shown}.") == "unknown token [redacted]."
+
+
+def test_an_escaped_key_is_redacted_each_time_it_is_shown():
+    remember("sk/live<7f3c>9a1e&x")
+    text = "first sk\\/live<7f3c>9a1e&x then sk%2Flive%3C7f3c%3E9a1e%26x"
+    assert redact(text) == "first [redacted] then [redacted]"
+    assert redact(text) == "first [redacted] then [redacted]"  # the pattern, kept, still works
+
+
+def test_a_character_outside_latin_1_is_matched_only_as_itself_or_its_unicode_escape():
+    remember("sk-live-7f3c\u20ac9a1e")
+    assert redact("k sk-live-7f3c\\u20ac9a1e") == "k [redacted]"
+    assert redact("k sk-live-7f3c\\u20AC9a1e") == "k [redacted]"
+    assert redact("k sk-live-7f3c%209a1e") == "k sk-live-7f3c%209a1e"  # not a spelling of it
+
+
+def test_text_without_the_key_is_left_as_it_is():
+    remember("sk-live-7f3c9a1e")
+    text = "sk-live-7f3c9a1 and 7f3c9a1e on sk-live-7f3c9a1f\\n, None of them the key"
+    assert redact(text) == text
+
+
+def test_a_key_holding_a_byte_the_environment_could_not_decode_is_redacted():
+    # Python reads such a byte of an environment variable as a lone surrogate, which UTF-8
+    # cannot encode: the key's bytes are still spelt out, never an encoding error.
+    key = "sk-live-7f3c9a1e\udcff"
+    remember(key)
+    assert redact(f"value {key!r}") == "value '[redacted]'"
+    shown = repr(key.encode("utf-8", "backslashreplace"))
+    assert redact(f"value {shown}") == "value b'[redacted]'"
