@@ -1,8 +1,9 @@
-"""The API keys of this process, and `redact`, which takes them out of any text a person may see.
+"""The secrets of this process, and `redact`, which takes them out of any text a person may see.
 
-Every client registers its key when it is made; error messages, `--debug` logs and tracebacks
-pass through `redact` on their way out. This module imports nothing heavy, so the CLI's error
-path can use it without loading the HTTP stack.
+Every client registers its API key when it is made, and the PostgreSQL state its DSN and
+password; error messages, `--debug` logs and tracebacks pass through `redact` on their way out.
+This module imports nothing heavy, so the CLI's error path can use it without loading the HTTP
+stack.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ _ESCAPED: dict[str, re.Pattern[str]] = {}
 
 def remember(api_key: str) -> None:
     """Registers a key to redact. Keys shorter than MIN_KEY_LENGTH are refused when they are
-    read from the environment (surveyctl.config), and would take ordinary words with them."""
+    read from the environment (surveyctl.config), and would take ordinary words with them (a
+    password that short stays for the state database's own messages to take out)."""
     if len(api_key) >= MIN_KEY_LENGTH:
         _SECRETS.add(api_key)
 

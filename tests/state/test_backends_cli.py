@@ -113,6 +113,23 @@ def test_an_unresolved_create_blocks_the_plan_until_state_rm(run_cli, manifests,
 
 
 @pytest.mark.parametrize("backend", ["postgres"])
+def test_a_bug_quoting_the_dsn_shows_its_traceback_without_it(
+    run_cli, project, postgres, monkeypatch
+):
+    from surveyctl.state.postgres.store import PostgresStateStore
+
+    def broken(self):
+        raise RuntimeError(f"could not read {postgres.dsn()} (password {postgres.password})")
+
+    monkeypatch.setattr(PostgresStateStore, "_read", broken)
+    result = run_cli("state", "list")
+    assert result.exit_code == 1
+    assert "Traceback" in result.stderr and "could not read [redacted]" in result.stderr
+    assert "(password [redacted])" in result.stderr
+    assert postgres.password not in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("backend", ["postgres"])
 def test_the_dsn_and_its_password_never_appear_in_output_logs_plans_or_state(
     run_cli, manifests, project, postgres, monkeypatch
 ):

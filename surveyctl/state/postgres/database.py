@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import psycopg
 from psycopg import conninfo, errors
 
+from surveyctl.api.secrets import remember
 from surveyctl.state.records import StateError
 
 # Sent to the server so that `pg_stat_activity` says who holds a session.
@@ -53,6 +54,9 @@ class Dsn:
         """`value` read as libpq reads it; `defaults` are libpq's variables (PGHOST, ...,
         surveyctl.variables.libpq_defaults) for what the string leaves out."""
         defaults = defaults or {}
+        # Every error and traceback a person sees passes through `redact` (the API key's
+        # net): the DSN and its password are caught there too, whatever quotes them.
+        remember(value)
         try:
             params = conninfo.conninfo_to_dict(value)
         except psycopg.ProgrammingError:
@@ -61,6 +65,8 @@ class Dsn:
                 f"${variable} of environment {environment!r} is not a PostgreSQL connection "
                 "string (use `host=... dbname=... user=...` or `postgresql://user@host/db`)"
             ) from None
+        password = params.get("password") or defaults.get("PGPASSWORD") or ""
+        remember(password)
         return cls(
             value=value,
             environment=environment,
@@ -68,7 +74,7 @@ class Dsn:
             port=params.get("port") or defaults.get("PGPORT") or "5432",
             dbname=params.get("dbname") or defaults.get("PGDATABASE") or "",
             user=params.get("user") or defaults.get("PGUSER") or "",
-            password=params.get("password") or defaults.get("PGPASSWORD") or "",
+            password=password,
             variable=f"${variable}" if variable.isidentifier() else variable,
         )
 
