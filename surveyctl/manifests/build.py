@@ -9,7 +9,7 @@ from surveyctl.errors import Location
 from surveyctl.manifests import generate
 from surveyctl.manifests.budget import MAX_QUOTAS, Budget
 from surveyctl.manifests.diagnostics import Diagnostics
-from surveyctl.manifests.load import Document, MarkedDict, MarkedList
+from surveyctl.manifests.load import Document, MarkedDict, MarkedList, whole
 from surveyctl.manifests.targeting import targeting
 from surveyctl.model import (
     Criterion,
@@ -25,12 +25,13 @@ _LOCALE = re.compile(r"^[a-z]{2}_[A-Z]{2}$")  # as the schema's survey_localizat
 
 
 def plain(value: Any) -> Any:
-    """A copy without marks: plain dicts and lists, as the JSON body will carry them."""
+    """A copy without marks: plain dicts and lists, as the JSON body will carry them, and
+    whole numbers as integers (`whole`)."""
     if isinstance(value, dict):
         return {key: plain(item) for key, item in value.items()}
     if isinstance(value, list):
         return [plain(item) for item in value]
-    return value
+    return whole(value)
 
 
 def survey(document: Document, diagnostics: Diagnostics, budget: Budget | None = None) -> Survey:
@@ -56,7 +57,7 @@ def survey(document: Document, diagnostics: Diagnostics, budget: Budget | None =
             if "generate" not in entry:
                 quotas.append(_quota(entry, entries.where(index)))
             elif expanded:
-                total = spec["completes_required"]
+                total = whole(spec["completes_required"])
                 quotas.extend(generate.expand(entry, total, diagnostics))
     return Survey(
         name=data["name"],
@@ -84,7 +85,7 @@ def partial_survey(
     if not isinstance(spec, MarkedDict):
         return None
     budget = budget if budget is not None else Budget()
-    whole = True
+    intact = True
     items = spec.get("qualifications")
     qualifications = []
     for i, item in enumerate(items if isinstance(items, MarkedList) else []):
@@ -92,13 +93,13 @@ def partial_survey(
             qualifications.append(targeting(Qualification, item, item, items.where(i)))
     entries = spec.get("quotas")
     if "quotas" in spec and not isinstance(entries, MarkedList):
-        whole = False
+        intact = False
     listed = list(enumerate(entries)) if isinstance(entries, MarkedList) else []
     valid = [(index, entry) for index, entry in listed if item_valid("QuotaEntry", entry)]
-    whole = whole and len(valid) == len(listed)
+    intact = intact and len(valid) == len(listed)
     expanded = _generators_fit([e for _, e in valid], spec.where("quotas"), budget, diagnostics)
     quotas = []
-    total = spec.get("completes_required")
+    total = whole(spec.get("completes_required"))
     for index, entry in valid:
         if "generate" not in entry:
             quotas.append(_quota(entry, entries.where(index)))
@@ -114,7 +115,7 @@ def partial_survey(
         location=document.location,
         field_locations={key: spec.where(key) for key in spec},
     )
-    return survey, whole
+    return survey, intact
 
 
 def has_locale(survey: Survey) -> bool:
@@ -135,9 +136,9 @@ def exclusion_group(document: Document) -> ExclusionGroup:
         name=data["name"],
         buyer_surveygroup_ref=spec["buyer_surveygroup_ref"],
         group_name=spec["name"],
-        exclusion_period=spec.get("exclusion_period"),
+        exclusion_period=whole(spec.get("exclusion_period")),
         surveys=list(spec.get("surveys") or []),
-        survey_ids=list(spec.get("surveys_in_group") or []),
+        survey_ids=[whole(survey_id) for survey_id in spec.get("surveys_in_group") or []],
         lifecycle=_lifecycle(data.get("lifecycle")),
         location=document.location,
         field_locations=locations,
@@ -174,7 +175,7 @@ def _quota(entry: MarkedDict, where: Location) -> Quota:
     criteria: MarkedList = entry.get("criteria") or MarkedList()
     return Quota(
         buyer_quota_id=entry["buyer_quota_id"],
-        required_count=entry["required_count"],
+        required_count=whole(entry["required_count"]),
         criteria=[
             targeting(Criterion, item, item, criteria.where(i)) for i, item in enumerate(criteria)
         ],

@@ -22,7 +22,7 @@ from fractions import Fraction
 
 from surveyctl.errors import Location
 from surveyctl.manifests.diagnostics import Diagnostics
-from surveyctl.manifests.load import MarkedDict
+from surveyctl.manifests.load import MarkedDict, whole
 from surveyctl.manifests.targeting import targeting
 from surveyctl.model import Criterion, Quota
 
@@ -77,7 +77,7 @@ def expand(entry: MarkedDict, default_total: int, diagnostics: Diagnostics) -> l
     # cells' targeting is checked in the same run; any other problem yields no quotas.
     if len(diagnostics) > before + len(sums_off):
         return []
-    total = generator.get("total", default_total)
+    total = whole(generator.get("total", default_total))
     combinations = list(
         itertools.product(*[list(dim["cells"].items()) for dim in dimensions.values()])
     )

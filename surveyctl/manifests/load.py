@@ -65,6 +65,15 @@ class Document:
     finite: bool | None = None  # every number finite (True), or not known (None)
 
 
+def whole(value: Any) -> Any:
+    """`value`, or the integer it is when it is a whole number written with a decimal point
+    (`1000.0`): the schema takes it where the API wants an integer (a count, a code), and the
+    body must carry the integer, as a generator must count with it."""
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return value
+
+
 def location_of(value: Any, fallback: Location) -> Location:
     """The Location a loaded value carries, or `fallback` for scalars."""
     return getattr(value, "location", fallback)

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from surveyctl.errors import Location
+from surveyctl.manifests.load import whole
 from surveyctl.model import Qualification, RangeSet
 
 T = TypeVar("T", bound=Qualification)
@@ -25,11 +26,11 @@ def targeting(
     ranges = choice.get("range_sets")
     extra = {"child_age_unit": choice["child_age_unit"]} if "child_age_unit" in choice else {}
     return cls(
-        qualification_code=attribute.get("qualification_code"),
+        qualification_code=whole(attribute.get("qualification_code")),
         attribute=attribute.get("attribute"),
-        condition_codes=[str(c) for c in codes] if codes is not None else None,
+        condition_codes=[str(whole(c)) for c in codes] if codes is not None else None,
         answers=list(choice["answers"]) if "answers" in choice else None,
-        range_sets=[RangeSet(r["from"], r["to"], r["units"]) for r in ranges]
+        range_sets=[RangeSet(*(whole(r[key]) for key in ("from", "to", "units"))) for r in ranges]
         if ranges is not None
         else None,
         location=where,

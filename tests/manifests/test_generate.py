@@ -153,3 +153,23 @@ def test_largest_remainder_sums_to_the_total_and_stays_within_one(weights, total
     assert sum(counts) == total
     for weight, count in zip(weights, counts, strict=True):
         assert abs(count - Fraction(total * weight, weight_sum)) < 1
+
+
+def test_a_total_written_with_a_decimal_point_counts_as_that_whole_number(check, survey_yaml):
+    text = survey_yaml(INTERLOCK.replace("total: 1000", "total: 1000.0"))
+    state, errors, _ = check(text)
+    assert errors == []
+    counts = [q["required_count"] for q in state.surveys["test-survey"].body()["quotas"]]
+    assert counts == [144, 168, 168, 156, 182, 182]
+    assert all(type(count) is int for count in counts)
+
+
+def test_completes_required_written_as_a_decimal_is_the_generator_default(check, survey_yaml):
+    text = survey_yaml(INTERLOCK.replace("      total: 1000\n", "")).replace(
+        "completes_required: 100", "completes_required: 100.0"
+    )
+    state, errors, _ = check(text)
+    assert errors == []
+    survey = state.surveys["test-survey"]
+    assert sum(q.required_count for q in survey.quotas) == 100
+    assert type(survey.body()["completes_required"]) is int

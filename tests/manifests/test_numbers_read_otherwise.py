@@ -4,6 +4,8 @@ its line naming the number it became, so that a code or a count is not changed u
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from surveyctl.manifests.diagnostics import Diagnostics
@@ -42,3 +44,28 @@ def test_hexadecimal_base_60_and_signed_octal_numbers_are_warnings(written, read
 @pytest.mark.parametrize("written", ["0", "10", "0.5", "1_000", "1e3", '"011"', "'0x1F'"])
 def test_numbers_read_as_they_show_and_quoted_text_are_no_warning(written):
     assert warnings_of(SURVEY.format(count=written, code='"111"')) == []
+
+
+def test_whole_numbers_written_with_a_decimal_point_are_sent_as_integers(check, survey_yaml):
+    text = survey_yaml(
+        """\
+        qualifications:
+          - {qualification_code: 211.0, condition_codes: [111.0]}
+          - {qualification_code: 212, range_sets: [{from: 18.0, to: 34.0, units: 311.0}]}
+        quotas:
+          - buyer_quota_id: q1
+            required_count: 5.0
+            criteria: [{qualification_code: 211, condition_codes: ["111"]}]
+        """
+    )
+    text = text.replace("survey_category_code: 231", "survey_category_code: 231.0")
+    state, errors, _ = check(text.replace("offer_price: 2.0", "offer_price: 2.25"))
+    assert errors == []
+    body = state.surveys["test-survey"].body()
+    assert json.dumps(body["survey_category_code"]) == "231"
+    assert body["qualifications"][0] == {"qualification_code": 211, "condition_codes": ["111"]}
+    assert json.dumps(body["qualifications"][1]["range_sets"]) == (
+        '[{"from": 18, "to": 34, "units": 311}]'
+    )
+    assert json.dumps(body["quotas"][0]["required_count"]) == "5"
+    assert body["offer_price"] == 2.25  # a fraction stays one
