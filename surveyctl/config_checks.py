@@ -23,13 +23,18 @@ ENVIRONMENT_NAME_RULE = (
 _ENVIRONMENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
 
 
+def valid_environment_name(name: str) -> bool:
+    """Whether `name` follows ENVIRONMENT_NAME_RULE."""
+    return _ENVIRONMENT_NAME.fullmatch(name) is not None
+
+
 def check_environment_name(specs: MarkedDict, name: str) -> None:
     """ConfigError at an environment's name unless it follows ENVIRONMENT_NAME_RULE: the name
     is a file or folder name under .surveyctl/ (`state/<name>.json`,
     `cache/catalog/<name>/`), so `../../elsewhere` would write outside the project, and it
     is printed on every command, where a control character would reach the terminal."""
     # fullmatch: `$` of match() also takes a name that ends in a line break.
-    if not _ENVIRONMENT_NAME.fullmatch(name):
+    if not valid_environment_name(name):
         raise ConfigError(
             f"environment name {_shown_name(name)} is not valid: use {ENVIRONMENT_NAME_RULE}",
             specs.where(name),

@@ -13,9 +13,10 @@ for the resource on the service, among what this environment's state does not ma
 - With `identity: external_project_id` on the environment, every create carries
   `external_project_id: <environment>/<address>` (unless the manifest sets one), and a survey
   with that value is the manifest's whatever its status; a survey with no external_project_id
-  still matches by title and locale as above (made before the opt-in, or by hand), one with
-  another value is another resource. A manifest that sets external_project_id itself is
-  matched by it under either rule.
+  still matches by title and locale as above (made before the opt-in, or by hand), and so does
+  one stamped for an address no manifest describes in this environment (a renamed manifest or
+  environment: the stamp stays); one with another value is another resource. A manifest that
+  sets external_project_id itself is matched by it under either rule.
 - An exclusion group is the manifest's when it has its `buyer_surveygroup_ref`, which the
   service keeps globally unique (one GET per group to be created).
 
@@ -36,16 +37,18 @@ from __future__ import annotations
 
 import shlex
 from collections import Counter
+from collections.abc import Collection
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from surveyctl.api.client import SURVEYS_PAGE_SIZE
 from surveyctl.config import Environment
+from surveyctl.config_checks import valid_environment_name
 from surveyctl.errors import SurveyctlError, key_refused
 from surveyctl.model import Survey
 from surveyctl.reconcile.plan import Note, Plan
-from surveyctl.resources import SURVEY, member_of, split_address
+from surveyctl.resources import SURVEY, member_of, split_address, valid_name
 from surveyctl.state import Record, State, SurveyRecord
 from surveyctl.statuses import CLOSED, SURVEY_STATUSES, survey_status_name
 
@@ -125,6 +128,7 @@ class Identity:
     # Managed addresses that no manifest describes (removed or renamed manifests): a twin
     # managed as one of them is a rename, not a survey the state lost.
     unlisted: set[str] = field(default_factory=set)
+    described: set[str] = field(default_factory=set)  # the addresses the manifests describe
     # The programs the manifests describe: a member managed under a program none of them names
     # any more is a renamed program's, and a program still named was split, not renamed.
     programs: set[str] = field(default_factory=set)
@@ -157,19 +161,48 @@ def stamped(body: dict, resource_address: str, rule: Rule) -> dict:
     return {**body, EXTERNAL_ID: rule.external_id(resource_address)}
 
 
-def same_survey(listed: dict, body: dict, resource_address: str, rule: Rule) -> str | None:
+def same_survey(
+    listed: dict,
+    body: dict,
+    resource_address: str,
+    rule: Rule,
+    described: Collection[str] | None = None,
+) -> str | None:
     """Why survey `listed` is the one `body` (a manifest's) describes, or None: the one
-    definition of "the same survey" for creates, lost creates and `state rebuild`."""
+    definition of "the same survey" for creates, lost creates and `state rebuild`.
+
+    `described` (the addresses the manifests describe, where the caller knows them): a survey
+    stamped by the external_project_id rule for an address none of them is in this
+    environment, or in another environment, is matched by title and locale instead. Such a
+    stamp is what a renamed manifest (`state mv` included), or a renamed environment, leaves
+    on the service; taking it for another resource would create the survey a second time."""
     wanted = stamped(body, resource_address, rule).get(EXTERNAL_ID)
     theirs = listed.get(EXTERNAL_ID)
     if wanted and theirs:
-        return "same external_project_id" if theirs == wanted else None
+        if theirs == wanted:
+            return "same external_project_id"
+        if described is None or not _stamp_of_no_manifest(theirs, rule, described):
+            return None
     if (listed.get("survey_title"), listed.get("survey_localization")) == (
         body.get("survey_title"),
         body.get("survey_localization"),
     ):
         return "same title and locale"
     return None
+
+
+def _stamp_of_no_manifest(value: object, rule: Rule, described: Collection[str]) -> bool:
+    """Whether `value` is an external_project_id this rule stamps (`<environment>/Survey/<name>`)
+    but not the one of an address `described` holds in this environment."""
+    if not isinstance(value, str):
+        return False
+    environment, _, resource_address = value.partition("/")
+    kind, _, name = resource_address.partition("/")
+    if not valid_environment_name(environment) or kind != SURVEY:
+        return False
+    if not (valid_name(name) or member_of(name) is not None):
+        return False
+    return environment != rule.environment or resource_address not in described
 
 
 def adopted_state(state: State, identity: Identity) -> State:
@@ -378,7 +411,7 @@ def survey_twins(
     for resource_address, survey in wanted.items():
         body = survey.body()
         for item in candidates:
-            why = same_survey(item, body, resource_address, rule)
+            why = same_survey(item, body, resource_address, rule, found.described)
             if why is None or not isinstance(item.get("ps_survey_id"), int):
                 continue
             twin = Twin(

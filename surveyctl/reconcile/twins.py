@@ -44,6 +44,7 @@ def find_twins(
     described = {
         address(kind.name, name) for kind in kinds.in_order() for name in kind.manifests(desired)
     }
+    found.described = described
     found.unlisted = {a for a in state.resources if a not in described}
     members = (member_of(split_address(a)[1]) for a in described)
     found.programs = {member.program for member in members if member is not None}

@@ -575,6 +575,77 @@ def test_with_external_project_id_a_closed_survey_of_the_address_is_the_survey(
 
 
 @file_only
+def test_with_external_project_id_a_renamed_manifest_names_the_state_mv(
+    run_cli, manifests, api, project, sandbox, unique
+):
+    configure(project, sandbox.url, "", ", identity: external_project_id")
+    manifests.write(tracker(unique, f"old-{unique}"))
+    applied(run_cli)
+    (made,) = ids_titled(api, f"Tracker {unique}")
+    manifests.remove(f"old-{unique}")
+    manifests.write(tracker(unique, f"new-{unique}"))
+    plan = run_cli("plan")
+    assert plan.exit_code == 1, plan.stdout
+    assert f"which the state manages as Survey/old-{unique}, no longer in the manifests" in (
+        plan.stdout
+    )
+    assert f"`surveyctl state mv Survey/old-{unique} Survey/new-{unique}`" in plan.stdout
+    assert run_cli("apply", "--auto-approve").exit_code == 1
+    assert ids_titled(api, f"Tracker {unique}") == [made]
+
+
+@file_only
+def test_with_external_project_id_a_state_lost_after_state_mv_creates_nothing(
+    run_cli, manifests, lost, api, project, sandbox, unique
+):
+    configure(project, sandbox.url, "", ", identity: external_project_id")
+    manifests.write(tracker(unique, f"old-{unique}"))
+    applied(run_cli)
+    (made,) = ids_titled(api, f"Tracker {unique}")
+    manifests.remove(f"old-{unique}")
+    manifests.write(tracker(unique, f"new-{unique}"))
+    moved = run_cli("state", "mv", f"Survey/old-{unique}", f"Survey/new-{unique}")
+    assert moved.exit_code == 0, moved.stderr
+    lost()  # the service still holds the stamp of the old address
+    plan = run_cli("plan")
+    assert plan.exit_code == 1
+    assert f"exists on the service as survey {made} (same title and locale)" in plan.stdout
+    assert run_cli("apply", "--auto-approve").exit_code == 1
+    assert ids_titled(api, f"Tracker {unique}") == [made]
+
+
+@file_only
+def test_with_external_project_id_a_renamed_environment_creates_nothing(
+    run_cli, manifests, api, project, sandbox, unique
+):
+    configure(project, sandbox.url, "", ", identity: external_project_id")
+    manifests.write(tracker(unique, f"t-{unique}"))
+    applied(run_cli)
+    (made,) = ids_titled(api, f"Tracker {unique}")
+    renamed = (project / "surveyctl.yaml").read_text().replace("local", "local2")
+    (project / "surveyctl.yaml").write_text(renamed)
+    plan = run_cli("plan")
+    assert plan.exit_code == 1
+    assert f"exists on the service as survey {made} (same title and locale)" in plan.stdout
+    assert ids_titled(api, f"Tracker {unique}") == [made]
+
+
+@file_only
+def test_with_external_project_id_two_manifests_of_one_title_stay_two_surveys(
+    run_cli, manifests, api, project, sandbox, unique
+):
+    configure(project, sandbox.url, "", ", identity: external_project_id")
+    manifests.write(tracker(unique, f"first-{unique}"))
+    applied(run_cli)
+    manifests.write(tracker(unique, f"second-{unique}"))  # the same title and locale
+    plan = run_cli("plan")
+    assert plan.exit_code == 0, plan.stdout
+    assert f"+ Survey/second-{unique} will be created" in plan.stdout
+    applied(run_cli)
+    assert len(ids_titled(api, f"Tracker {unique}")) == 2
+
+
+@file_only
 def test_adopt_plans_the_differences_with_the_live_survey_as_an_update(
     run_cli, manifests, lost, api, project, unique
 ):
