@@ -61,6 +61,7 @@ def expand(entry: MarkedDict, default_total: int, diagnostics: Diagnostics) -> l
         name: _shares(name, dim, dimensions.where(name), diagnostics, sums_off)
         for name, dim in dimensions.items()
     }
+    _one_dimension_per_attribute(dimensions, diagnostics)
     id_template = generator.get("id") or "-".join("{%s}" % name for name in dimensions)
     _check_template(id_template, "id", dimensions, generator.where("id"), diagnostics, True)
     title_template = generator.get("title")
@@ -113,6 +114,30 @@ def expand(entry: MarkedDict, default_total: int, diagnostics: Diagnostics) -> l
             )
         )
     return quotas
+
+
+def _one_dimension_per_attribute(dimensions: MarkedDict, diagnostics: Diagnostics) -> None:
+    """Two dimensions on one attribute interlock into cells no respondent can fill (male and
+    female at once): an error at the second, whose counts would never be reached."""
+    first: dict[object, str] = {}
+    for name, dimension in dimensions.items():
+        attribute = dimension.get("attribute")
+        key = (
+            attribute.casefold()
+            if isinstance(attribute, str)
+            else whole(dimension.get("qualification_code"))
+        )
+        if key is None:
+            continue
+        if key in first:
+            shown = attribute if isinstance(attribute, str) else f"qualification {key}"
+            diagnostics.error(
+                f"Dimensions {first[key]!r} and {name!r} both target {shown}: their cells "
+                "interlock into quotas no respondent can fill; make them one dimension",
+                dimensions.where(name),
+            )
+        else:
+            first[key] = name
 
 
 def _shares(

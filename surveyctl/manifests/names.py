@@ -28,9 +28,41 @@ def resolve_survey(survey: Survey, catalog: Catalog, diagnostics: Diagnostics) -
         return
     for item in survey.qualifications or []:
         _resolve(item, locale, catalog.environment, diagnostics)
+    _named_twice(survey, diagnostics)
     for quota in survey.quotas or []:
         for criterion in quota.criteria:
             _resolve(criterion, locale, catalog.environment, diagnostics)
+
+
+def _named_twice(survey: Survey, diagnostics: Diagnostics) -> None:
+    """A qualification given once by its code and once by its attribute's name (or by two
+    names of one attribute): the same targeting twice, which the check before resolving
+    cannot see; the service would be sent the code twice."""
+    first: dict[int, Qualification] = {}
+    written: set[object] = set()
+    for item in survey.qualifications or []:
+        code, key = item.qualification_code, _written_key(item)
+        if code is None or key in written:
+            continue  # unresolved, or the same code or name again: reported before resolving
+        written.add(key)
+        earlier = first.setdefault(code, item)
+        if earlier is item:
+            continue
+        line = earlier.location.line if earlier.location else 0
+        diagnostics.error(
+            f"Qualification {code} is given twice in survey {survey.name!r}: as "
+            f"{_written(item)} here and as {_written(earlier)} at line {line}",
+            item.location,
+        )
+
+
+def _written_key(item: Qualification) -> object:
+    """What the check before resolving compares: the code written, or the name's casefold."""
+    return item.attribute.casefold() if item.attribute is not None else item.qualification_code
+
+
+def _written(item: Qualification) -> str:
+    return f"attribute {item.attribute!r}" if item.attribute is not None else "its code"
 
 
 def _resolve(

@@ -173,3 +173,30 @@ def test_completes_required_written_as_a_decimal_is_the_generator_default(check,
     survey = state.surveys["test-survey"]
     assert sum(q.required_count for q in survey.quotas) == 100
     assert type(survey.body()["completes_required"]) is int
+
+
+def test_two_dimensions_on_one_attribute_are_an_error_at_the_second(check, survey_yaml, line_of):
+    text = survey_yaml(
+        """\
+        quotas:
+          - generate:
+              interlock:
+                gender:
+                  qualification_code: 211
+                  cells:
+                    male: {condition_codes: ["111"], share: 0.5}
+                    female: {condition_codes: ["112"], share: 0.5}
+                again:
+                  qualification_code: 211
+                  cells:
+                    m: {condition_codes: ["111"], share: 0.5}
+                    f: {condition_codes: ["112"], share: 0.5}
+        """
+    )
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == (
+        "Dimensions 'gender' and 'again' both target qualification 211: their cells interlock "
+        "into quotas no respondent can fill; make them one dimension."
+    )
+    assert error.location.line == line_of(text, "again:")

@@ -147,3 +147,34 @@ def test_an_unknown_locale_says_when_no_locale_is_known_yet(resolve, survey_yaml
         "(the service answered 404); no catalogue of it has been read yet, so no locale can be "
         "listed."
     )
+
+
+def test_a_qualification_given_by_code_and_again_by_name_is_an_error(resolve, survey_yaml, line_of):
+    text = survey_yaml(
+        "qualifications:\n"
+        "  - {qualification_code: 211, condition_codes: ['111']}\n"
+        "  - {attribute: Gender, answers: [Female]}\n"
+    )
+    _, errors = resolve(text)
+    (error,) = errors
+    assert error.summary == (
+        "Qualification 211 is given twice in survey 'test-survey': as attribute 'Gender' here "
+        f"and as its code at line {line_of(text, '211')}."
+    )
+    assert error.location.line == line_of(text, "Gender")
+
+
+def test_a_name_given_twice_beside_its_code_is_reported_once(resolve, survey_yaml):
+    text = survey_yaml(
+        "qualifications:\n"
+        "  - {attribute: Gender, answers: [Female]}\n"
+        "  - {qualification_code: 211, condition_codes: ['111']}\n"
+        "  - {attribute: gender, answers: [Male]}\n"
+    )
+    _, errors = resolve(text)
+    assert [e.summary for e in errors] == [
+        "Qualification 211 is given twice in survey 'test-survey': as its code here and as "
+        f"attribute 'Gender' at line {errors[0].location.line - 1}.",
+        "Qualification gender is given twice in survey 'test-survey' (first at line "
+        f"{errors[0].location.line - 1}).",
+    ]
