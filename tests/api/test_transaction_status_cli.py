@@ -9,7 +9,7 @@ from werkzeug.wrappers import Request
 
 from ..reconcile.conftest import point_project_at
 from ..reconcile.proxies import Proxy
-from .conftest import QLC
+from .conftest import QLC, SURVEY
 
 
 def test_without_a_terminal_the_status_needs_yes(run_cli, api, new_survey, held):
@@ -230,4 +230,133 @@ def test_quota_ids_the_complete_would_not_count_in_are_refused_before_asking(
     assert result.exit_code == 1
     assert result.stderr.splitlines()[-1] == refusal.format(id=survey_id)
     assert "will get status" not in result.stdout
+    assert api.get_transaction(survey_id, transaction_id)["Respondent Status Code"] == 16
+
+
+class _StatusShapeProxy(Proxy):
+    """Forwards everything; a transaction read answers `shown` as its status code (a service
+    that leaves it out, or sends text that is no number); the answer of the status call is
+    replaced by a 400 with `refusal` when one is set (what the client reads is what counts
+    here, not what the sandbox did). `sent` counts status calls."""
+
+    shown: object = None
+    refusal: dict | None = None
+    sent = 0
+
+    def reshape(self, request: Request, answer, headers: dict) -> bytes:
+        if request.method == "POST" and request.path.endswith("/status"):
+            self.sent += 1
+            if self.refusal is not None:
+                answer.status_code = 400
+                return json.dumps(self.refusal).encode()
+            return answer.content
+        if request.method != "GET" or "/transactions/" not in request.path:
+            return answer.content
+        record = answer.json()
+        record["Respondent Status Code"] = self.shown
+        return json.dumps(record).encode()
+
+
+@pytest.fixture
+def reshaped(sandbox, project):
+    proxy = _StatusShapeProxy(sandbox.url)
+    point_project_at(project, proxy.url)
+    yield proxy
+    proxy.stop()
+
+
+@pytest.mark.parametrize("shown", [None, "n/a"], ids=["left out", "not a number"])
+def test_a_record_whose_status_cannot_be_read_is_left_for_the_service_to_judge(
+    run_cli, api, new_survey, held, reshaped, shown
+):
+    survey_id = new_survey(live=True)
+    transaction_id = held(survey_id)[0]
+    reshaped.shown = shown
+    result = run_cli("transactions", "set-status", str(survey_id), transaction_id,
+                     "--status", "18", "--yes")  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert reshaped.sent == 1
+    assert api.get_transaction(survey_id, transaction_id)["Respondent Status Code"] == 18
+
+
+def test_an_ended_session_of_a_status_without_a_name_is_refused_by_its_code(
+    run_cli, new_survey, held, reshaped
+):
+    survey_id = new_survey(live=True)
+    transaction_id = held(survey_id)[0]
+    reshaped.shown = 99
+    result = run_cli("transactions", "set-status", str(survey_id), transaction_id,
+                     "--status", "21", "--yes")  # fmt: skip
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1].startswith(
+        f"Error: transaction {transaction_id} of survey {survey_id} already has the final status "
+        "99; only a session still in your survey (16)"
+    )
+    assert reshaped.sent == 0
+
+
+def test_a_status_call_the_service_refuses_is_said_as_refused_not_as_maybe_recorded(
+    run_cli, new_survey, held, reshaped
+):
+    survey_id = new_survey(live=True)
+    transaction_id = held(survey_id)[0]
+    reshaped.shown = 16
+    reshaped.refusal = {"ps_api_response_code": 1005, "ps_api_response_message": "not now"}
+    result = run_cli("transactions", "set-status", str(survey_id), transaction_id,
+                     "--status", "21", "--yes")  # fmt: skip
+    assert result.exit_code == 1
+    assert "answered 400" in result.stderr and "not now" in result.stderr
+    assert "may have been recorded" not in result.stderr
+    assert reshaped.sent == 1
+
+
+def test_a_lost_answer_says_in_full_how_to_see_whether_it_was_recorded(
+    run_cli, new_survey, held, sandbox, project
+):
+    survey_id = new_survey(live=True)
+    transaction_id = held(survey_id)[0]
+    result, _ = _set_status_answer_lost(run_cli, sandbox, project, survey_id, transaction_id, "21")
+    assert result.stderr.splitlines()[-1].endswith(
+        f"`surveyctl transactions get {survey_id} {transaction_id}` shows its status, and "
+        "set-status refuses a session that has one"
+    )
+
+
+def test_a_status_that_is_no_final_one_is_refused_naming_every_final_status(run_cli):
+    result = run_cli("transactions", "set-status", "10001", "T1", "--status", "paid", "--yes")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == (
+        "Error: --status 'paid' is not a final status: use one of 17 overquota, 18 term, "
+        "20 quality, 21 complete, 30 security"
+    )
+
+
+SUPPLIER_QUOTAS = [
+    {**quota, "buyer_quota_supplier_id": f"s-{quota['buyer_quota_id']}"}
+    for quota in SURVEY["quotas"]
+]
+
+
+@pytest.mark.parametrize("quota_id", ["s-male", "male"], ids=["supplier id", "buyer id"])
+def test_sqlc_counts_the_complete_in_a_quota_named_by_either_of_its_ids(
+    run_cli, api, new_survey, held, quota_id
+):
+    survey_id = new_survey(live=True, qlc=QLC, quotas=SUPPLIER_QUOTAS)
+    transaction_id = held(survey_id)[0]
+    result = run_cli("transactions", "set-status", str(survey_id), transaction_id,
+                     "--status", "21", "--quota-id", quota_id, "--sqlc", "--yes")  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert api.get_transaction(survey_id, transaction_id)["Respondent Status Code"] == 21
+
+
+def test_without_sqlc_a_supplier_quota_id_is_refused_before_asking(run_cli, api, new_survey, held):
+    survey_id = new_survey(live=True, qlc=QLC, quotas=SUPPLIER_QUOTAS)
+    transaction_id = held(survey_id)[0]
+    result = run_cli("transactions", "set-status", str(survey_id), transaction_id,
+                     "--status", "21", "--quota-id", "s-male,s-female", "--yes")  # fmt: skip
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: --quota-id s-male, s-female: no quota of survey {survey_id} has that id (its "
+        "buyer_quota_ids: female, male)"
+    )
     assert api.get_transaction(survey_id, transaction_id)["Respondent Status Code"] == 16
