@@ -179,11 +179,23 @@ def process_running(pid: int, started: int | None, boot: str | None) -> bool:
         return False
     except PermissionError:
         pass
+    if _zombie(pid):
+        return False  # killed, its exit not yet collected by its parent: it runs no more
     if started is not None:
         now = process_start_time(pid)
         if now is not None and now != started:
             return False  # the PID was reused by another process
     return True
+
+
+def _zombie(pid: int) -> bool:
+    """Whether process `pid` has ended and waits for its parent to collect it (Linux /proc,
+    state Z); False where that cannot be read."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+        return text[text.rindex(")") + 2 :].split()[0] == "Z"
+    except (OSError, ValueError, IndexError):
+        return False
 
 
 def process_start_time(pid: int) -> int | None:
@@ -332,6 +344,14 @@ def force_unlock(state_path: Path, lock_id: str) -> LockInfo:
                 raise LockError(
                     f"{path}: the lock has ID {holder.id}, not {lock_id}; it is held by "
                     f"{holder.describe()}"
+                )
+            if holder.holder_alive():
+                # Its command would go on writing the state beside the next one's.
+                raise LockError(
+                    f"{path}: the lock is held by {holder.describe()}, which is still running "
+                    f"on this host; let it finish or stop it (kill {holder.pid}): a command "
+                    "that ends removes its lock, and one killed leaves a lock the next command "
+                    "takes over"
                 )
             path.unlink()
             return holder

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,14 @@ def staging_store(staging_project: Path) -> StateBackend:
     store.record("Survey/shared", SurveyRecord(4712))
     yield store
     store.close()
+
+
+def held_elsewhere(state_path: Path) -> None:
+    """Rewrites the file lock of `state_path` as held on another host (a teammate's machine
+    sharing the folder): this host cannot tell whether its holder runs, so force-unlock may
+    remove it, as it refuses to for a holder it sees running here."""
+    from surveyctl.state.lock import lock_file
+
+    path = lock_file(state_path)
+    record = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**record, "host": "teammate.example"}), encoding="utf-8")

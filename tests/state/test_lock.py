@@ -34,6 +34,8 @@ from surveyctl.state.lock import (
     waiting_note,
 )
 
+from .conftest import held_elsewhere
+
 # A separate process that takes the lock, says so, and holds it until told (or crashes).
 HOLDER = textwrap.dedent(
     """
@@ -215,6 +217,32 @@ def test_force_unlock_with_the_right_id_frees_the_lock(state_path, tmp_path):
         assert lock.info.id != lock_id
 
 
+def test_force_unlock_refuses_the_lock_of_a_holder_still_running_on_this_host(state_path):
+    with StateLock(state_path, "apply") as lock:
+        holder = lock.info
+        with pytest.raises(LockError) as refused:
+            force_unlock(state_path, holder.id)
+        assert read_lock(state_path).id == holder.id
+    assert str(refused.value) == (
+        f"{lock_file(state_path)}: the lock is held by {holder.describe()}, which is still "
+        f"running on this host; let it finish or stop it (kill {os.getpid()}): a command that "
+        "ends removes its lock, and one killed leaves a lock the next command takes over"
+    )
+
+
+def test_a_holder_killed_and_not_yet_collected_by_its_parent_is_not_running(
+    state_path, tmp_path
+):
+    process, lock_id = start_holder(state_path, tmp_path, hold=60)
+    process.kill()
+    time.sleep(0.2)  # dead, but not waited for: a zombie until `wait`
+    try:
+        assert read_lock(state_path).holder_alive() is False
+        assert force_unlock(state_path, lock_id).id == lock_id
+    finally:
+        process.wait(timeout=10)
+
+
 def test_force_unlock_with_another_id_leaves_the_lock(state_path):
     with StateLock(state_path, "apply") as lock:
         with pytest.raises(LockError, match=f"the lock has ID {lock.info.id}, not wrong-id"):
@@ -230,6 +258,7 @@ def test_force_unlock_without_a_lock_says_so(state_path):
 def test_release_after_a_force_unlock_does_not_remove_the_next_holders_lock(state_path):
     first = StateLock(state_path, "apply")
     first.acquire()
+    held_elsewhere(state_path)
     force_unlock(state_path, first.info.id)
     with StateLock(state_path, "state rm") as second:
         first.release()
@@ -525,6 +554,7 @@ def test_a_write_after_the_lock_was_force_unlocked_is_refused_in_one_sentence(st
     store = FileStateStore(state_path, "staging")
     with pytest.raises(LockLost) as lost:
         with store.locked("apply") as held:
+            held_elsewhere(state_path)  # a teammate's force-unlock
             force_unlock(state_path, held.id)
             store.check_lock()
     assert str(lost.value) == (

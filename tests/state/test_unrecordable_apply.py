@@ -23,7 +23,7 @@ from surveyctl.state import open_state
 
 from ..reconcile.conftest import Manifests, survey_manifest
 from ..reconcile.proxies import HoldingProxy
-from .conftest import local_project
+from .conftest import held_elsewhere, local_project
 
 LATENCY_MS = 60
 SURVEYS = 8
@@ -109,6 +109,8 @@ def lose_the_lock(how: str, project: Path, request) -> None:
         try:
             holder = store.lock_holder()
             assert holder is not None
+            if hasattr(store, "path"):  # the file backend: a teammate's, on another host
+                held_elsewhere(store.path)
             store.force_unlock(holder.id)
         finally:
             store.close()
