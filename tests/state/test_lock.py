@@ -230,9 +230,7 @@ def test_force_unlock_refuses_the_lock_of_a_holder_still_running_on_this_host(st
     )
 
 
-def test_a_holder_killed_and_not_yet_collected_by_its_parent_is_not_running(
-    state_path, tmp_path
-):
+def test_a_holder_killed_and_not_yet_collected_by_its_parent_is_not_running(state_path, tmp_path):
     process, lock_id = start_holder(state_path, tmp_path, hold=60)
     process.kill()
     time.sleep(0.2)  # dead, but not waited for: a zombie until `wait`
