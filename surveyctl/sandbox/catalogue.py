@@ -110,9 +110,13 @@ def attribute(locale: str, qualification_code: int) -> dict | None:
 
 
 YEARS, MONTHS = 311, 312  # units codes of ages (public facts)
+USD = 321  # units of income (public facts)
+EUR, GBP, CAD, AUD = 322, 323, 324, 325  # a market's own currency (sandbox decision)
 # Units a range may be given in besides the attribute's own: an age in years may be given in
-# months too (public facts: "age ranges use units 311 (years; 312 = months)").
-OTHER_UNITS = {YEARS: (MONTHS,)}
+# months too (public facts: "age ranges use units 311 (years; 312 = months)"), and an income
+# in US dollars in every locale (public facts say "income ranges use units 321 (USD)" without
+# naming a locale). No exchange rate is applied: the bounds are compared as they are.
+OTHER_UNITS = {YEARS: (MONTHS,), **{local: (USD,) for local in (EUR, GBP, CAD, AUD)}}
 
 
 def range_units(locale: str, qualification_code: int) -> int | None:

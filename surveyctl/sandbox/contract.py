@@ -35,6 +35,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
 
+from surveyctl.sandbox import catalogue
 from surveyctl.sandbox.errors import INVALID_BODY, ApiProblem
 from surveyctl.schemafiles import load_schema, schemas_dir
 
@@ -132,6 +133,9 @@ def describe(error: ValidationError) -> str:
     if error.validator == "required":
         missing = [name for name in error.validator_value if name not in error.instance]
         return f"missing required field {prefix}{missing[0]}"
+    if error.validator == "pattern" and where == "survey_localization":
+        # The shape is checked before the catalogue could say which locale was meant.
+        return f"field {where}: {catalogue.unknown_locale(error.instance)}"
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         known = set(error.schema.get("properties", {}))
         unknown = sorted(name for name in error.instance if name not in known)

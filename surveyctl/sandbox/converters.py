@@ -2,8 +2,9 @@
 
 `<quota:buyer_quota_id>` takes any buyer_quota_id (slashes included, as `<path:...>` does)
 except `performance`: `GET .../quotas/performance` is the quota performance call, so that word
-never names a quota in a path. Without it the quota routes would also match that path, and an
-OPTIONS or a wrong method there would advertise PUT, PATCH and DELETE in `Allow`.
+never names a quota in a path (and `surveys.check_quota_id` refuses it as a buyer_quota_id, so
+no quota exists that its path cannot reach). Without it the quota routes would also match that
+path, and an OPTIONS or a wrong method there would advertise PUT, PATCH and DELETE in `Allow`.
 """
 
 from __future__ import annotations

@@ -162,7 +162,7 @@ def matches(person: Respondent, target: dict) -> bool:
     code = target["qualification_code"]
     values = person.values.get(code, [])
     codes = target.get("condition_codes")
-    if codes is not None:
+    if codes:  # an empty list beside range_sets is as if absent (targeting.py)
         wanted = {answer_key(code, c) for c in codes}
         return any(answer_key(code, v) in wanted for v in values)
     ranges = target.get("range_sets") or []

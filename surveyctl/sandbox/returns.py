@@ -134,11 +134,20 @@ def process_return(store: Store, url: str, buyer_id: int | None = None) -> dict:
 def _complete_quotas(store: Store, survey: StoredSurvey, transaction_id: str, raw: dict) -> list:
     """The quotas a complete counts in: the QLC re-allocation when given, else those the
     respondent fell into at screening."""
-    named = [unquote_plus(q) for q in raw.get("quota_id", "").split(",") if q]
+    named = quota_names(unquote_plus(raw.get("quota_id", "")))
     qlc = (survey.body.get("qlc") or {}).get("enable", False)
     if qlc and named:
         return quotas_named(survey, named, raw.get("sqlc", "").lower() == "true")
     return session_quotas(store, survey, transaction_id)
+
+
+def quota_names(value: str) -> list[str]:
+    """The names a decoded quota_id value lists (spec 4.12 rule 1: separated by commas).
+
+    Split only once decoded: a comma sent as `%2C` is a comma like any other, as every query
+    reader (the service's included) decodes before the value is used. The hash, by contrast,
+    covers the URL as sent (`process_return`)."""
+    return [name for name in value.split(",") if name]
 
 
 def quotas_named(survey: StoredSurvey, named: list[str], sqlc: bool) -> list[str]:

@@ -11,8 +11,10 @@ import math
 from urllib.parse import urlencode
 
 from surveyctl.sandbox import lifecycle
+from surveyctl.sandbox.converters import RESERVED_QUOTA_SEGMENTS
 from surveyctl.sandbox.errors import (
     DUPLICATE_QUOTA,
+    INVALID_BODY,
     QBP_NOT_DRAFT,
     QBP_UNKNOWN_QUOTA,
     QLC_FROZEN,
@@ -69,9 +71,26 @@ def group_refs(body: dict) -> list[str]:
     return list(dict.fromkeys(refs + list(body.get("buyer_surveygroup_refs") or [])))
 
 
+def check_quota_id(buyer_quota_id: str, where: str = "buyer_quota_id") -> None:
+    """400 (1004) for a buyer_quota_id that its own path could never name.
+
+    `.../quotas/performance` is the quota performance call (public facts), so a quota of that
+    id could be created but never read, updated or deleted: refused when it is written, with
+    the reason, rather than taken and lost (sandbox decision)."""
+    if buyer_quota_id in RESERVED_QUOTA_SEGMENTS:
+        raise bad_request(
+            INVALID_BODY,
+            f"{where} {buyer_quota_id!r} cannot name a quota: /surveys/{{id}}/quotas/"
+            f"{buyer_quota_id} is the quota performance call, so the quota could never be "
+            "read, updated or deleted; choose another buyer_quota_id",
+        )
+
+
 def check_features(body: dict, existing: StoredSurvey | None) -> None:
     """Quota identity, QLC (2.7) and QBP (2.6) rules of a create (`existing` None) or PUT."""
     quota_ids = [quota["buyer_quota_id"] for quota in body.get("quotas") or []]
+    for n, quota_id in enumerate(quota_ids):
+        check_quota_id(quota_id, f"quotas[{n}].buyer_quota_id")
     duplicates = sorted({q for q in quota_ids if quota_ids.count(q) > 1})
     if duplicates:
         raise bad_request(DUPLICATE_QUOTA, f"buyer_quota_id {duplicates[0]!r} is used twice")

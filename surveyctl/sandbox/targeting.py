@@ -3,7 +3,9 @@
 Every qualification and quota criterion must name an attribute of the locale; choice attributes
 take `condition_codes` among their answers (compared as strings), numeric-range attributes take
 `range_sets` in the attribute's units (an age in years also in months, 312), free-entry
-attributes take `condition_codes` matching the attribute's format.
+attributes take `condition_codes` matching the attribute's format. An empty list of the kind
+the attribute does not take (`"condition_codes": []` beside an age's ranges) selects nothing
+and is read as absent, except in the strict mode.
 
 US state codes (225) are FIPS numbers and the service takes them zero-padded as well (`"06"`
 and `"6"` both name California; public facts): the faithful mode compares them as numbers, the
@@ -47,11 +49,16 @@ def _check_one(locale: str, target: dict, where: str) -> None:
         raise bad_request(
             CATALOGUE, f"{where}.qualification_code {code} is not an attribute of {locale}"
         )
-    codes, ranges = target.get("condition_codes"), target.get("range_sets")
+    numeric = attribute["type"] == catalogue.TYPE_NUMERIC_RANGE
+    codes, ranges = _lists(target, numeric)
     if codes is None and ranges is None:
-        raise bad_request(CATALOGUE, f"{where} needs condition_codes or range_sets")
+        wanted = "range_sets" if numeric else "condition_codes"
+        raise bad_request(
+            CATALOGUE,
+            f"{where} needs condition_codes or range_sets: attribute {code} takes {wanted}",
+        )
     units = catalogue.range_units(locale, code)
-    if attribute["type"] == catalogue.TYPE_NUMERIC_RANGE:
+    if numeric:
         if codes is not None:
             raise bad_request(
                 CATALOGUE, f"{where}: attribute {code} takes range_sets, not condition_codes"
@@ -89,6 +96,20 @@ def _check_one(locale: str, target: dict, where: str) -> None:
         raise bad_request(
             CATALOGUE, f"{where}.condition_codes: {', '.join(wrong)} do not match {pattern!r}"
         )
+
+
+def _lists(target: dict, numeric: bool) -> tuple[list | None, list | None]:
+    """condition_codes and range_sets of a target, an empty list of the kind the attribute does
+    not take read as absent: it selects nothing, and clients write [] for "not set". The strict
+    mode reads it as sent, so such a list is refused there like any other of the wrong kind."""
+    codes, ranges = target.get("condition_codes"), target.get("range_sets")
+    if strict_mode():
+        return codes, ranges
+    if numeric and codes == []:
+        return None, ranges
+    if not numeric and ranges == []:
+        return codes, None
+    return codes, ranges
 
 
 def answer_key(qualification_code: int, condition_code: str) -> str:

@@ -101,6 +101,15 @@ def test_a_patch_of_required_count_moves_the_current_target_like_a_put(raw):
     assert _quotas_of(raw, survey_id)["male"]["quota_title"] == "Men"
 
 
+def test_a_quota_patch_to_a_null_a_quota_put_refuses_is_refused(raw):
+    survey_id = raw.create(quotas=[{**_quota("male"), "quota_title": "Men"}])["ps_survey_id"]
+    operations = [{"op": "replace", "path": "/quota_title", "value": None}]
+    response = raw.v2("PATCH", f"/surveys/{survey_id}/quotas/male", json=operations)
+    assert response.status_code == 400
+    assert "quota_title" in response.json()["ps_api_response_message"]
+    assert _quotas_of(raw, survey_id)["male"]["quota_title"] == "Men"
+
+
 @pytest.mark.parametrize("path", ["/buyer_quota_id", "/ps_quota_id"])
 def test_a_patch_cannot_change_a_quotas_identity(raw, path):
     survey_id = raw.create()["ps_survey_id"]
@@ -125,3 +134,27 @@ def test_a_closed_survey_takes_no_quota_changes(raw, live_survey):
     response = raw.v2("POST", f"/surveys/{survey_id}/quotas", json=_quota("late"))
     assert response.status_code == 400
     assert response.json()["ps_api_response_code"] == 1010
+
+
+def _performance_quota_by(raw, make_body, way: str):
+    """Writes a quota whose buyer_quota_id is `performance` by create, PUT, PATCH or add."""
+    quotas = [_quota("performance")]
+    if way == "create":
+        return raw.v2("POST", "/surveys", json=make_body(quotas=quotas))
+    survey_id = raw.create()["ps_survey_id"]
+    if way == "put":
+        return raw.v2("PUT", f"/surveys/{survey_id}", json=make_body(quotas=quotas))
+    if way == "patch":
+        operations = [{"op": "add", "path": "/quotas/-", "value": quotas[0]}]
+        return raw.v2("PATCH", f"/surveys/{survey_id}", json=operations)
+    return raw.v2("POST", f"/surveys/{survey_id}/quotas", json=quotas[0])
+
+
+@pytest.mark.parametrize("way", ["create", "put", "patch", "add"])
+def test_performance_is_refused_as_a_buyer_quota_id_since_its_path_is_the_performance_call(
+    raw, make_body, way
+):
+    response = _performance_quota_by(raw, make_body, way)
+    assert response.status_code == 400
+    assert response.json()["ps_api_response_code"] == 1004
+    assert "quota performance call" in response.json()["ps_api_response_message"]

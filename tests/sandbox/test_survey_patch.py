@@ -113,6 +113,43 @@ def test_a_patched_value_breaking_the_update_schema_names_the_field(raw):
     assert "completes_required" in response.json()["ps_api_response_message"]
 
 
+def test_a_strict_sandbox_refuses_an_unknown_field_a_patch_adds_inside_a_quota(strict_raw):
+    survey_id = strict_raw.create()["ps_survey_id"]
+    operations = [{"op": "add", "path": "/quotas/0/foo", "value": 1}]
+    response = _patch(strict_raw, survey_id, operations)
+    assert response.status_code == 400
+    assert response.json() == {
+        "ps_api_response_code": 1004,
+        "ps_api_response_message": "invalid request body: unknown field quotas[0].foo",
+    }
+
+
+def test_a_faithful_sandbox_ignores_an_unknown_field_a_patch_adds_inside_a_quota(raw):
+    survey_id = raw.create()["ps_survey_id"]
+    operations = [{"op": "add", "path": "/quotas/0/foo", "value": 1}]
+    response = _patch(raw, survey_id, operations)
+    assert response.status_code == 200, response.text
+    assert "foo" not in raw.v2("GET", f"/surveys/{survey_id}").json()["quotas"][0]
+
+
+@pytest.mark.parametrize("client", ["raw", "strict_raw"])
+def test_a_null_a_put_refuses_is_refused_in_a_patch_naming_the_field(request, client):
+    raw = request.getfixturevalue(client)
+    survey_id = raw.create(is_dq_enable=True)["ps_survey_id"]
+    response = _patch(raw, survey_id, _replace("/is_dq_enable", None))
+    assert response.status_code == 400
+    assert response.json()["ps_api_response_code"] == 1004
+    assert "is_dq_enable" in response.json()["ps_api_response_message"]
+    assert raw.v2("GET", f"/surveys/{survey_id}").json()["is_dq_enable"] is True
+
+
+def test_a_null_a_put_takes_is_taken_by_a_patch(raw):
+    survey_id = raw.create(buyer_message="drop me")["ps_survey_id"]
+    response = _patch(raw, survey_id, _replace("/buyer_message", None))
+    assert response.status_code == 200, response.text
+    assert response.json()["buyer_message"] is None
+
+
 def test_the_rules_of_a_put_hold_for_a_patch(raw, live_survey):
     survey_id = live_survey()
     qbp = {"enable": True, "quota_ids": ["male"]}

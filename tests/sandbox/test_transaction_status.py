@@ -120,6 +120,15 @@ def test_a_qlc_complete_counts_in_the_named_quotas(raw, live_survey, held_sessio
     }
 
 
+def test_a_quota_id_with_a_percent_encoded_comma_names_each_quota(raw, live_survey, held_sessions):
+    survey_id = live_survey(qlc=QLC)
+    transaction_id = held_sessions(survey_id, 3)[0]
+    response = _set(raw, survey_id, transaction_id, "st=21&quota_id=male%2Cfemale")
+    assert response.status_code == 200, response.text
+    fielded = raw.v2("GET", f"/surveys/{survey_id}/quotas/performance").json()
+    assert [q["completes_fielded"] for q in fielded] == [1, 1]
+
+
 def _supplier_quotas() -> list[dict]:
     quotas = survey_body()["quotas"]
     for quota, supplier_id in zip(quotas, ("sm", "sf"), strict=True):

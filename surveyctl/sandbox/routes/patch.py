@@ -46,13 +46,7 @@ def patch_survey(survey_id: int):
         current = rendered(store, survey, conn)
         patched = patching.apply(current, operations)
         patching.refuse_fixed(patching.changed_fields(current, patched), UPDATE_FIELDS, "survey")
-        body = _without_nulls(patched, UPDATE_FIELDS)
-        if isinstance(body.get("quotas"), list):
-            body["quotas"] = [
-                _without_nulls(q, QUOTA_FIELDS) if isinstance(q, dict) else q
-                for q in body["quotas"]
-            ]
-        body = contract.check_request("survey-update.request.json", body)
+        body = contract.check_request("survey-update.request.json", _fields(patched, UPDATE_FIELDS))
         answer = overwrite(store, conn, survey, body)
     return reply(answer, 200, SURVEY)
 
@@ -72,7 +66,7 @@ def patch_quota(survey_id: int, buyer_quota_id: str):
         patched = patching.apply(current, operations)
         changed = patching.changed_fields(current, patched)
         patching.refuse_fixed(changed, set(QUOTA_SETTABLE) - set(QUOTA_IDENTITY), "quota")
-        body = {**_without_nulls(patched, QUOTA_FIELDS), "buyer_quota_id": buyer_quota_id}
+        body = {**_fields(patched, QUOTA_FIELDS), "buyer_quota_id": buyer_quota_id}
         body.pop("ps_quota_id", None)
         body = contract.check_request("quota-create.request.json", body)
         target = _target(patched, changed, body["required_count"], survey.body)
@@ -97,6 +91,10 @@ def _target(patched: dict, changed: set[str], required: int, survey_body: dict) 
     return target
 
 
-def _without_nulls(document: dict, names: tuple[str, ...]) -> dict:
-    """The named fields of a patched document that carry a value (null means unset)."""
-    return {name: document[name] for name in names if document.get(name) is not None}
+def _fields(patched: dict, names: tuple[str, ...]) -> dict:
+    """The named fields of a patched document exactly as the patch left them, nulls and nested
+    fields included, so that the schema of the matching PUT judges them (`null` where a PUT
+    refuses it, a stray `quotas[0].foo` in --strict). What is left out is what GET shows
+    besides those fields (ps_survey_status, current_target...), which `refuse_fixed` has
+    already seen unchanged or the route reads itself."""
+    return {name: patched[name] for name in names if name in patched}

@@ -32,7 +32,12 @@ from surveyctl.sandbox.errors import (
 from surveyctl.sandbox.query import positive_int
 from surveyctl.sandbox.routes.surveys import DEFAULT_LIMIT, MAX_LIMIT, owned_survey
 from surveyctl.sandbox.store import StoredQuota, StoredSurvey, current_target
-from surveyctl.sandbox.surveys import normalised_qbp, normalised_qlc, render_quota
+from surveyctl.sandbox.surveys import (
+    check_quota_id,
+    normalised_qbp,
+    normalised_qlc,
+    render_quota,
+)
 from surveyctl.sandbox.targeting import check_criteria
 
 blueprint = Blueprint("quotas", __name__, url_prefix="/buyers/v2")
@@ -102,6 +107,7 @@ def performance_items(survey: StoredSurvey) -> list[dict]:
 def add_quota(survey_id: int):
     body = request_body("quota-create.request.json")
     body.pop("ps_quota_id", None)  # the service assigns it
+    check_quota_id(body["buyer_quota_id"])
     store = get_store()
     with store.write() as conn:
         survey = owned_survey(store, survey_id, conn)

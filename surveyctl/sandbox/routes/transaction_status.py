@@ -89,7 +89,7 @@ def _status() -> int:
 
 def _quotas(store: Store, survey: StoredSurvey, transaction_id: str) -> list[str]:
     """The quotas a complete counts in: those named in quota_id (QLC), else the screening's."""
-    named = [q for q in request.args.get("quota_id", "").split(",") if q]
+    named = returns.quota_names(request.args.get("quota_id", ""))  # decoded, as a return link
     qlc = normalised_qlc(survey.body.get("qlc"))["enable"]
     if qlc and not named:
         raise StatusRefused(BAD_QLC, "missing QLC codes: quota_id must name the quotas")
