@@ -52,6 +52,13 @@ BEFORE_DRAFT: tuple[Assumption, ...] = (
         "public facts",
         writes.unknown_survey,
     ),
+    A(
+        "text-check-unknown",
+        "the open-ended check answers a transaction that does not exist with 400 and a "
+        "message ('Invalid transaction')",
+        "spec 7, public facts",
+        writes.text_check_unknown_transaction,
+    ),
 )
 
 ON_DRAFT: tuple[Assumption, ...] = (
@@ -239,6 +246,7 @@ REMOVED = (
 )
 
 # Assumptions no run checks: each would launch the survey, move money, or need respondents.
+# (The open-ended check of a transaction that does not exist needs none: `text-check-unknown`.)
 NOT_CHECKED: tuple[tuple[str, str, str, str], ...] = (
     (
         "status-moves",
@@ -274,9 +282,10 @@ NOT_CHECKED: tuple[tuple[str, str, str, str], ...] = (
     ),
     (
         "text-check",
-        "the open-ended check: at most 20 answers a call, 'Invalid transaction' otherwise",
-        "spec 8, public facts",
-        "needs a respondent's transaction",
+        "the open-ended check takes 20 answers a call (422 past them)",
+        "spec 4.7, 8",
+        "needs a respondent's transaction: with one that does not exist, the spec does not "
+        "say whether 21 answers are refused for their number (422) or the transaction (400)",
     ),
     (
         "other-buyer-403",

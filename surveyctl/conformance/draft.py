@@ -24,6 +24,7 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from surveyctl.api import ApiClient, paths
+from surveyctl.api.client import RETRY_STATUSES
 from surveyctl.errors import ApiError, SurveyctlError
 
 DRAFT = 11
@@ -134,11 +135,14 @@ class ConformanceBusy(SurveyctlError):
 
 @dataclass
 class Removal:
-    """What removing a draft did: `gone` when it is deleted or closed."""
+    """What removing a draft did: `gone` when it is deleted (or was not found); `refused` when
+    the service answered the DELETE with a refusal, rather than not answering it (429, 502,
+    503, 504 after every retry, which the next run tries again)."""
 
     survey_id: int | None
     gone: bool
-    how: str  # "deleted", "closed", "not found", or why it could not be removed
+    how: str  # "deleted", "not found", or why it could not be removed
+    refused: bool = False
 
 
 def create_draft(client: ApiClient, journal: DraftJournal, locale: str) -> tuple[dict, dict]:
@@ -152,19 +156,31 @@ def create_draft(client: ApiClient, journal: DraftJournal, locale: str) -> tuple
 
 
 def remove_draft(client: ApiClient, survey_id: int) -> Removal:
-    """Deletes the draft; where the service refuses, closes it (status 44) instead."""
+    """Deletes the draft. Nothing else is tried when the service refuses: a draft moves only
+    to live (11->22, docs/api-assumptions.md "Status update"), never to closed, and launching
+    it would spend money; left as a draft it draws no traffic and costs nothing, so a person
+    is told to remove it (`refused_draft`)."""
     try:
         client.request("DELETE", paths.survey(survey_id), expected=(200, 202, 204))
-        return Removal(survey_id, True, "deleted")
     except ApiError as exc:
         if exc.status == 404:
             return Removal(survey_id, True, "not found")
-        refusal = str(exc)
-    try:
-        client.set_survey_status(survey_id, CLOSED)
-        return Removal(survey_id, True, "closed")
-    except ApiError as exc:
-        return Removal(survey_id, False, f"{refusal}; closing it: {exc}")
+        return Removal(survey_id, False, str(exc), refused=exc.status not in RETRY_STATUSES)
+    return Removal(survey_id, True, "deleted")
+
+
+def refused_draft(survey_id: int | None, journal: DraftJournal) -> str:
+    """What a person must know of a draft whose DELETE the service refused, to end the sentence
+    of an error: which survey is left, that it costs nothing as it is, and how to be rid of it
+    (the journal is kept, so that no run makes a second draft unseen)."""
+    return (
+        f"the draft {survey_id} is left on the account; it was never launched, so it draws no "
+        "traffic and costs nothing (surveyctl does not close it instead: a draft's only "
+        f"status move is to live, which spends money). Delete survey {survey_id} where the "
+        f"account's surveys are managed, then delete {journal.path}: until then each "
+        "`surveyctl conformance` tries the DELETE again first and stops before any check if it "
+        "is refused"
+    )
 
 
 def settle_leftover(client: ApiClient, journal: DraftJournal) -> Removal | None:
@@ -217,7 +233,9 @@ def _is_the_draft(client: ApiClient, journal: DraftJournal, survey_id: int, titl
     else:
         status = survey.get("ps_survey_status")
         if survey.get("survey_title") == title and status in (DRAFT, CLOSED):
-            return True  # a draft is never launched; a run that closed it may have ended there
+            # A draft is never launched; 44: an earlier version of surveyctl closed its draft
+            # when the DELETE was refused (where the service lets a draft be closed).
+            return True
         shown = f"titled {survey.get('survey_title')!r}"
         if survey.get("survey_title") == title:
             shown += f" and has status {status}, which no draft of a conformance run reaches"

@@ -29,6 +29,12 @@ class Unanswered(SurveyctlError):
     the question, so the assumption is not checked (not "differs")."""
 
 
+class Unread(SurveyctlError):
+    """A read of the draft that a check needs was refused or gave no survey: the check reports
+    that answer ("differs"), rather than reading an empty survey as one whose fields are all
+    cleared or absent."""
+
+
 @dataclass(frozen=True)
 class Outcome:
     """A check's verdict (holds, differs, not checked) and what was seen."""
@@ -88,14 +94,23 @@ class Answer:
             return None
         return as_int(self.body.get("ps_api_response_code", self.body.get("ps_error_code")))
 
+    @property
+    def message(self) -> str:
+        """The error body's message under any name the client reads (api/reading.py): most
+        bodies say `ps_api_response_message`, 401 bodies `msg`, the transaction status call
+        `ps_error_message` (public facts)."""
+        if not isinstance(self.body, dict):
+            return ""
+        keys = ("ps_api_response_message", "ps_error_message", "msg")
+        return next((str(self.body[key]) for key in keys if self.body.get(key)), "")
+
     def describe(self) -> str:
         """`PUT /surveys/10001 answered 400 (code 1004): unknown field ...`, clipped."""
         text = f"{self.method} {self.shown} answered {self.status}"
         if self.code is not None:
             text += f" (code {self.code})"
-        if not self.ok and isinstance(self.body, dict):
-            message = self.body.get("ps_api_response_message") or self.body.get("msg") or ""
-            text += f": {message}" if message else ""
+        if not self.ok and self.message:
+            text += f": {self.message}"
         text = redact(text)
         return text if len(text) <= _SEEN_LIMIT else text[: _SEEN_LIMIT - 3] + "..."
 
@@ -138,9 +153,11 @@ class Probe:
         return unanswered_raised(answer)
 
     def survey(self) -> dict:
-        """The draft as GET answers it now ({} when the read fails)."""
+        """The draft as GET answers it now; Unread when the read fails."""
         answer = self.call("GET", paths.survey(self.draft_id))
-        return answer.body if answer.ok and isinstance(answer.body, dict) else {}
+        if not (answer.ok and isinstance(answer.body, dict)):
+            raise Unread(f"{answer.describe()}, no survey to look at")
+        return answer.body
 
     @property
     def draft_id(self) -> int:

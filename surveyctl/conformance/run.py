@@ -22,6 +22,7 @@ from surveyctl.conformance.draft import (
     Removal,
     create_draft,
     left_behind,
+    refused_draft,
     remove_draft,
     settle_leftover,
 )
@@ -34,6 +35,7 @@ from surveyctl.conformance.probe import (
     Probe,
     Row,
     Unanswered,
+    Unread,
     differs,
     expect,
     not_checked,
@@ -133,10 +135,7 @@ def _run(
 
     report.leftover = settle_leftover(client, journal)
     if report.leftover is not None and not report.leftover.gone:
-        raise LeftoverStuck(
-            f"the draft {report.leftover.survey_id} of an earlier conformance run cannot be "
-            f"removed ({report.leftover.how}); remove it by hand, then delete {journal.path}"
-        )
+        raise LeftoverStuck(_leftover_stuck(report.leftover, journal))
     probe = Probe(client, locale)
     for assumption in assumptions.BEFORE_DRAFT:
         record(assumption.id, assumption.text, assumption.source, _checked(assumption, probe))
@@ -158,12 +157,26 @@ def _run(
     return report
 
 
+def _leftover_stuck(leftover: Removal, journal: DraftJournal) -> str:
+    """Why the run stops before any check: the earlier run's draft is still there."""
+    said = (
+        f"the draft {leftover.survey_id} of an earlier conformance run cannot be removed "
+        f"({leftover.how}); nothing was checked"
+    )
+    if leftover.refused:
+        return f"{said}: {refused_draft(leftover.survey_id, journal)}"
+    # Not answered (after every retry): the next run tries the DELETE again.
+    return f"{said}: run again when the service answers; {left_behind(journal)}"
+
+
 def _checked(assumption: assumptions.Assumption, probe: Probe) -> Outcome:
     """The check's outcome; a service error that ends a check is a difference it saw."""
     try:
         return assumption.check(probe)
     except Unanswered as exc:
         return not_checked(str(exc))
+    except Unread as exc:
+        return differs(str(exc))
     except ApiError as exc:
         if exc.status in RETRY_STATUSES:  # no answer about the assumption (after retries)
             return not_checked(f"the service did not answer: {exc}")
@@ -192,6 +205,11 @@ def draft_left_error(report: Report, journal: DraftJournal) -> str | None:
     report is still shown, but a run that leaves a survey on the account has not succeeded."""
     if report.draft is None or report.draft.gone:
         return None
+    if report.draft.refused:  # the next run cannot remove it either: a person must
+        return (
+            f"the service refused to delete the run's draft ({report.draft.how}); "
+            f"{refused_draft(report.draft.survey_id, journal)}"
+        )
     return f"the run's draft could not be removed ({report.draft.how}); {left_behind(journal)}"
 
 
@@ -224,8 +242,6 @@ def _gone_outcome(client: ApiClient, removal: Removal) -> Outcome:
         f"{removal.how}; GET answered {answer.status_code}; "
         f"in the list of status {listed or 'none'}"
     )
-    if removal.how == "closed":
-        return differs(seen)
     return expect(answer.status_code == 404 and not listed, seen)
 
 

@@ -25,6 +25,10 @@ from surveyctl.conformance.probe import (
 # A survey id no account is expected to hold (404, not another buyer's 403).
 UNKNOWN_SURVEY_ID = 999_999_999_999
 INVALID_KEY = "surveyctl-conformance-invalid-key"
+# A transaction id no respondent's session has, and an answer that says what sent it to
+# anyone who reads the service's logs.
+UNKNOWN_TRANSACTION = "surveyctl-conformance-no-such-transaction"
+TEXT_CHECK_ANSWER = "surveyctl conformance check: this transaction does not exist."
 
 
 def create_required_only(probe: Probe) -> Outcome:
@@ -154,13 +158,22 @@ def patch_replace(probe: Probe) -> Outcome:
 
 
 def mod_on_moves(probe: Probe) -> Outcome:
-    before = probe.survey().get("mod_on")
+    """mod_on moves forward on a write (a plan takes a survey whose mod_on is unchanged for
+    unchanged) and crtd_on, the creation time, keeps its value: both compared across one PUT."""
+    before = probe.survey()
     time.sleep(0.01)  # epoch milliseconds: one write later is a later millisecond
-    probe.call("PUT", paths.survey(probe.draft_id), body=probe.put_body())
+    put = probe.call("PUT", paths.survey(probe.draft_id), body=probe.put_body())
+    if not put.ok:
+        return differs(put.describe())
     after = probe.survey()
-    moved = isinstance(before, int) and isinstance(after.get("mod_on"), int)
-    moved = moved and after["mod_on"] > before and after.get("crtd_on") is not None
-    return expect(moved, f"mod_on {before!r} -> {after.get('mod_on')!r}")
+    mod_on = (before.get("mod_on"), after.get("mod_on"))
+    crtd_on = (before.get("crtd_on"), after.get("crtd_on"))
+    seen = f"mod_on {mod_on[0]!r} -> {mod_on[1]!r}, crtd_on {crtd_on[0]!r} -> {crtd_on[1]!r}"
+    if not all(isinstance(value, int) for value in (*mod_on, *crtd_on)):
+        return differs(seen)
+    if crtd_on[1] != crtd_on[0]:
+        return differs(f"{seen}: crtd_on moved on a write")
+    return expect(mod_on[1] > mod_on[0], seen)
 
 
 def _quota(probe: Probe, index: int = 0) -> dict:
@@ -236,6 +249,21 @@ def quota_put_title(probe: Probe) -> Outcome:
 def unknown_survey(probe: Probe) -> Outcome:
     answer = probe.call("GET", paths.survey(UNKNOWN_SURVEY_ID))
     return expect(answer.status == 404 and answer.code == 1006, answer.describe())
+
+
+def text_check_unknown_transaction(probe: Probe) -> Outcome:
+    """The open-ended check of a transaction that does not exist is refused with 400 and a
+    message (public facts: "Invalid transaction"). Safe on any account: the spec shows no price
+    for the check, and with no transaction there is no survey whose seen texts (the duplicate
+    check's memory) it could add to; one short answer, far below the 20 a call."""
+    body = {
+        "transaction_id": UNKNOWN_TRANSACTION,
+        "questions": [{"question_id": "conformance", "text": TEXT_CHECK_ANSWER}],
+    }
+    answer = probe.call("POST", paths.text_check(), body=body)
+    if answer.status == 400 and not answer.message:
+        return differs(f"{answer.describe()}, without a message the client can read")
+    return expect(answer.status == 400, answer.describe())
 
 
 def invalid_key(probe: Probe) -> Outcome:

@@ -5,6 +5,7 @@ difference of the account, and a service lost mid-run says what it leaves on the
 from __future__ import annotations
 
 import json
+import re
 import threading
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import yaml
 from click.testing import CliRunner, Result
 from werkzeug.wrappers import Request, Response
 
+from surveyctl.api import ApiClient
 from surveyctl.cli.main import cli
 from surveyctl.conformance.writes import INVALID_KEY
 from surveyctl.sandbox.process import served
@@ -22,6 +24,7 @@ from .conftest import drafts_left
 
 KEY = "sandbox-buyer-1"
 JOURNAL = Path(".surveyctl") / "conformance" / "local.json"
+_SURVEY = re.compile(r"^/buyers/v2/surveys/\d+$")
 
 
 class FirstInvalidKeyThrottled(Proxy):
@@ -63,6 +66,25 @@ class LostAfterPuts(Proxy):
                     threading.Thread(target=self.server.shutdown, daemon=True).start()
         if self.lost.is_set():
             return Response("bad gateway", 502)(environ, start_response)
+        return super()._app(environ, start_response)
+
+
+class DeleteRefused(Proxy):
+    """A service that refuses to delete surveys (403, as for a key without that right) and
+    keeps every request it was sent (`sent`: "METHOD /path")."""
+
+    def __init__(self, upstream: str):
+        super().__init__(upstream)
+        self.sent: list[str] = []
+
+    def _app(self, environ, start_response):
+        request = Request(environ)
+        self.sent.append(f"{request.method} {request.path}")
+        if request.method == "DELETE" and _SURVEY.match(request.path):
+            body = {"ps_api_response_code": 1002, "ps_api_response_message": "refused (test)"}
+            answer = Response(json.dumps(body), 403)
+            answer.content_type = "application/json"
+            return answer(environ, start_response)
         return super()._app(environ, start_response)
 
 
@@ -171,3 +193,68 @@ def test_the_next_run_removes_the_draft_a_lost_service_left(invoke, tmp_path):
         assert json.loads(again.stdout)["leftover_draft"]["ps_survey_id"] == left
         assert _drafts(sandbox.url) == []
         assert not JOURNAL.exists()
+
+
+@pytest.fixture
+def refused(invoke, tmp_path):
+    """One run through DeleteRefused in front of a sandbox of its own: (the proxy, the result,
+    the sandbox's url), the sandbox serving until the test ends."""
+    with served(tmp_path / "s.db") as sandbox:
+        proxy = DeleteRefused(sandbox.url)
+        try:
+            yield proxy, invoke(proxy.url, "--format", "json"), sandbox.url
+        finally:
+            proxy.stop()
+
+
+def test_a_refused_delete_leaves_the_draft_a_draft_never_closed_or_launched(refused):
+    proxy, _, url = refused
+    [left] = _drafts(url)
+    with ApiClient(url, KEY, retries=0) as client:
+        assert client.get_survey(left)["ps_survey_status"] == 11
+    assert not [sent for sent in proxy.sent if sent.endswith("/status") and "PUT" in sent]
+
+
+def test_a_refused_delete_fails_the_run_naming_the_draft_its_cost_and_how_to_remove_it(refused):
+    _, result, url = refused
+    [left] = _drafts(url)
+    assert result.exit_code == 1
+    message = result.stderr.strip().splitlines()[-1]
+    assert message.startswith(
+        f"Error: the service refused to delete the run's draft (DELETE {_host(result)}"
+    )
+    assert f"the draft {left} is left on the account" in message
+    assert "it was never launched, so it draws no traffic and costs nothing" in message
+    assert f"Delete survey {left} where the account's surveys are managed, then delete" in message
+    assert str(JOURNAL) in message
+    assert "the next `surveyctl conformance` removes it" not in message
+
+
+def test_a_refused_delete_is_the_delete_rows_difference(refused):
+    _, result, _ = refused
+    row = next(row for row in json.loads(result.stdout)["rows"] if row["id"] == "delete")
+    assert row["verdict"] == "differs"
+    assert row["seen"].endswith("answered 403 (code 1002): refused (test)")
+
+
+def test_a_refused_delete_keeps_the_journal_naming_the_draft(refused):
+    _, _, url = refused
+    assert _drafts(url) == [_journalled_draft()]
+
+
+def test_the_next_run_stops_before_any_check_while_the_delete_is_refused(refused, invoke):
+    proxy, _, url = refused
+    [left] = _drafts(url)
+    again = invoke(proxy.url, "--format", "json")
+    assert again.exit_code == 1
+    message = again.stderr.strip().splitlines()[-1]
+    assert message.startswith(f"Error: the draft {left} of an earlier conformance run cannot be")
+    assert "nothing was checked" in message
+    assert "draws no traffic and costs nothing" in message
+    assert again.stdout == ""
+    assert _drafts(url) == [left]  # no second draft
+
+
+def _host(result: Result) -> str:
+    """The proxy's address, as the run's first line on stderr names it."""
+    return re.search(r"\((http://[^)]+)\)", result.stderr).group(1)
