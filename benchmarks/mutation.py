@@ -265,6 +265,34 @@ TARGETS = {
         "surveyctl/api/secrets.py",
         ("tests/hostile/test_api_key.py", "tests/hostile/test_redaction.py"),
     ),
+    # Money, the file side: which transaction ids an adjustment file names (CSV, JSON, an
+    # export edited down), which survey each belongs to, and what is said of a lost answer.
+    "adjustfile": Target(
+        "surveyctl/ops/adjust.py",
+        (
+            "tests/ops/test_adjust_cli.py",
+            "tests/ops/test_answers_and_uploads.py",
+            "tests/safety/test_adjust_answers.py",
+            "tests/safety/test_adjust_faults.py",
+            "tests/safety/test_adjust_lost_answer.py",
+            "tests/safety/test_adjust_journal_records.py",
+        ),
+    ),
+    # Money, one transaction: `transactions set-status` asks before it writes a status that
+    # decides what is paid, refuses a closed transaction and quota ids the complete would not
+    # count in, and says what became of a write whose answer was lost; and `transactions
+    # list`, whose table and exports are what a reconciliation is prepared from.
+    "transactions": Target(
+        "surveyctl/cli/transactions.py",
+        (
+            "tests/api/test_transaction_status_cli.py",
+            "tests/ops/test_transactions_cli.py",
+            "tests/ops/test_tables_piped.py",
+            "tests/ops/test_output_spelling.py",
+            "tests/api/test_tolerant_client.py",
+            "tests/safety/test_protected_refusal_first.py",
+        ),
+    ),
     # The adjustment journal: every submission written before it is sent, so that a lost
     # answer is never submitted again unasked.
     "journal": Target(
@@ -722,6 +750,23 @@ EQUIVALENT.update(
         _SECRETS + "x__escaped__mutmut_9": _PATTERN_MEMO,
         _SECRETS + "x__character__mutmut_8": _BYTE_ESCAPE_AT_256,
         _SECRETS + "x__character__mutmut_9": _BYTE_ESCAPE_AT_256,
+    }
+)
+
+_TRANSACTIONS = "surveyctl.cli.transactions."
+_PIPED_NO_WRAP = (
+    "piped, the console is PIPE_WIDTH wide and soft-wraps: no cell is wrapped either way"
+)
+EQUIVALENT.update(
+    {
+        _TRANSACTIONS + "x__code__mutmut_4": "'XXXX' is no number either: None, as for ''",
+        _TRANSACTIONS + "x__check_quota_ids__mutmut_46": "a QLC survey has a quota (the "
+        "service's 1014), so the list of its buyer_quota_ids is never empty",
+        _TRANSACTIONS + "x__check_quota_ids__mutmut_47": "as x__check_quota_ids__mutmut_46",
+        _TRANSACTIONS + "xǁTableWriterǁrows__mutmut_11": "rich's default overflow is 'ellipsis'",
+        _TRANSACTIONS + "xǁTableWriterǁrows__mutmut_17": _PIPED_NO_WRAP,
+        _TRANSACTIONS + "xǁTableWriterǁrows__mutmut_20": _PIPED_NO_WRAP,
+        _TRANSACTIONS + "xǁTableWriterǁrows__mutmut_21": _PIPED_NO_WRAP,
     }
 )
 

@@ -7,6 +7,10 @@ import io
 import json
 
 import pytest
+from rich.console import Console
+
+from surveyctl.cli.console import console
+from surveyctl.cli.transactions import TableWriter
 
 
 @pytest.fixture
@@ -187,3 +191,67 @@ def test_a_finished_export_replaces_the_earlier_file(traffic, run_cli, project):
     assert result.exit_code == 0, result.stderr
     with open(project / "t.csv", newline="", encoding="utf-8") as handle:
         assert len(list(csv.DictReader(handle))) == 75
+
+
+def test_a_table_of_several_pages_has_one_header_above_every_row(traffic, run_cli):
+    survey_id, rows = traffic
+    result = run_cli("transactions", "list", str(survey_id), "--page-size", "10")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].split()[:2] == ["Transaction", "ID"]
+    assert sum(line.startswith("Transaction") for line in lines) == 1
+    shown = [line.split()[0] for line in lines if line.split() and line.split()[0] in {
+        row["Transaction ID"] for row in rows
+    }]  # fmt: skip
+    assert shown == [row["Transaction ID"] for row in rows]
+
+
+def test_a_survey_without_transactions_says_so_in_the_table(live_survey, run_cli):
+    result = run_cli("transactions", "list", str(live_survey()))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == "no transactions"
+    assert "0 transaction(s) in 1 page(s)" in result.stderr
+
+
+def _table(pages: list[list[dict]], terminal: bool) -> list[str]:
+    """The lines `transactions list` prints for `pages`, on a terminal 200 columns wide or
+    piped."""
+    out = io.StringIO()
+    terminal_console = Console(file=out, force_terminal=True, width=200, color_system=None)
+    shown = terminal_console if terminal else console(out)
+    writer = TableWriter(shown)
+    for page in pages:
+        writer.rows(page)
+    writer.end()
+    return out.getvalue().splitlines()
+
+
+def test_a_field_a_record_leaves_out_is_an_empty_cell():
+    (header, line) = _table([[{"Transaction ID": "t-1", "Respondent Status Code": 21}]], False)
+    assert line.split() == ["t-1", "21"]
+    assert header.split()[:2] == ["Transaction", "ID"]
+
+
+def test_on_a_terminal_a_long_value_is_cut_and_every_page_keeps_the_columns():
+    long_id = "x" * 50
+    first = [{"Transaction ID": long_id, "Respondent Status Code": 21, "Supplier ID": 12}]
+    second = [{"Transaction ID": "short", "Respondent Status Code": 18, "Supplier ID": 13}]
+    lines = _table([first, second], True)
+    assert len(lines) == 3  # one header, one line per row: nothing wrapped
+    assert lines[0].split()[:2] == ["Transaction", "ID"]
+    assert lines[1].startswith("x" * 37 + "\u2026")  # cut at the column's 38 characters
+    assert lines[1].index("21") == lines[2].index("18")
+    assert lines[1].index("12") == lines[2].index("13")
+
+
+def test_piped_a_long_value_is_never_cut():
+    long_id = "x" * 50
+    lines = _table([[{"Transaction ID": long_id, "Respondent Status Code": 21}]], False)
+    assert lines[1].split()[:2] == [long_id, "21"]
+
+
+def test_piped_every_page_keeps_the_columns_of_the_first():
+    first = [{"Transaction ID": "a-rather-long-transaction-id", "Respondent Status Code": 21}]
+    second = [{"Transaction ID": "t", "Respondent Status Code": 18, "Supplier ID": 13}]
+    lines = _table([first, second], False)
+    assert lines[1].index("21") == lines[2].index("18")
