@@ -73,12 +73,24 @@ def build_return_link(redirect_url: str, link: ReturnLink, secret: str) -> str:
         )
     ours = [f"st={link.status}", f"transaction_id={quote(link.transaction_id, safe='')}"]
     if link.quota_ids:
+        _check_quota_ids(link.quota_ids)
         # Commas stay literal: the comma list is the documented QLC form.
         ours.append("quota_id=" + ",".join(quote(q, safe="") for q in link.quota_ids))
     if link.sqlc:
         ours.append("sqlc=true")
     unsigned = urlunsplit(parts._replace(query="&".join(ours + existing), fragment=""))
     return f"{unsigned}&{HASH_PARAMETER}={link_hash(unsigned, secret)}"
+
+
+def _check_quota_ids(quota_ids: tuple[str, ...]) -> None:
+    """A quota id holding a comma cannot be named: the marketplace decodes the query before
+    it splits the list on commas, so `%2C` separates as `,` does."""
+    for quota_id in quota_ids:
+        if "," in quota_id:
+            raise LinkError(
+                f"quota id {quota_id!r} holds a comma, which separates the ids of quota_id "
+                "(encoded or not): it cannot be named in a return link"
+            )
 
 
 def verify_return_link(url: str, secret: str) -> ReturnLink:
@@ -110,8 +122,8 @@ def _content(items: list[str]) -> ReturnLink:
         raise LinkError(f"the hash matches, but the link has no {' and no '.join(missing)}")
     if names[:2] != ["st", "transaction_id"]:
         raise LinkError("the hash matches, but st and transaction_id are not the first parameters")
-    # Raw values: the quota list is split on literal commas before decoding, so a quota id
-    # holding an encoded comma stays one id.
+    # Raw values, decoded one by one. The quota list is split once decoded, as the marketplace
+    # reads it: an encoded comma (`%2C`) separates ids too.
     raw = {name: item.partition("=")[2] for name, item in zip(names, items, strict=True)}
     try:
         status = int(raw["st"])
@@ -126,7 +138,7 @@ def _content(items: list[str]) -> ReturnLink:
     return ReturnLink(
         status=status,
         transaction_id=unquote_plus(raw["transaction_id"]),
-        quota_ids=tuple(unquote_plus(q) for q in raw.get("quota_id", "").split(",") if q),
+        quota_ids=tuple(q for q in unquote_plus(raw.get("quota_id", "")).split(",") if q),
         sqlc=raw.get("sqlc", "").lower() == "true",
     )
 

@@ -105,13 +105,31 @@ def test_verify_of_a_signed_link_without_transaction_id_says_it_is_missing():
 @given(
     status=st.sampled_from([17, 18, 20, 21, 30]),
     transaction_id=st.text(min_size=1, max_size=30),
-    quotas=st.lists(st.text(min_size=1, max_size=10), max_size=3),
+    # A comma separates the ids of quota_id: an id cannot hold one (refused, below).
+    quotas=st.lists(st.text(st.characters(exclude_characters=","), min_size=1, max_size=10),
+                    max_size=3),
     secret=st.text(min_size=1, max_size=20),
-)
+)  # fmt: skip
 def test_any_built_link_verifies_with_its_secret(status, transaction_id, quotas, secret):
     link = ReturnLink(status, transaction_id, tuple(quotas), sqlc=bool(quotas))
     built = build_return_link("https://m.example.com/return", link, secret)
     assert verify_return_link(built, secret) == link
+
+
+def test_a_quota_id_holding_a_comma_cannot_be_named_in_a_link():
+    with pytest.raises(LinkError) as refused:
+        build_return_link("https://m.example.com/r", ReturnLink(21, "T1", ("a,b",)), "k")
+    assert str(refused.value) == (
+        "quota id 'a,b' holds a comma, which separates the ids of quota_id (encoded or not): "
+        "it cannot be named in a return link"
+    )
+
+
+def test_an_encoded_comma_in_quota_id_separates_ids_as_the_marketplace_reads_it():
+    link = verify_return_link(
+        _signed("https://m.example.com/r?st=21&transaction_id=T1&quota_id=male%2Cfemale"), "k"
+    )
+    assert link.quota_ids == ("male", "female")
 
 
 def test_a_link_without_a_transaction_id_is_refused():
