@@ -105,3 +105,6 @@ UNMANAGED_FIELDS: dict[str, frozenset[str]] = {"feasibility_exclusions": frozens
 # a transaction id): HTTP clients and servers resolve `.` and `..` as folders, so
 # `/surveys/5/quotas/..` is sent as `/surveys/5/`.
 UNADDRESSABLE: tuple[str, ...] = ("", ".", "..")
+# A buyer_quota_id its own path could not name: `/surveys/{id}/quotas/performance` is the
+# quota performance call (public facts), so a quota of that id could never be updated alone.
+RESERVED_QUOTA_IDS: tuple[str, ...] = ("performance",)

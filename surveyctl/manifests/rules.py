@@ -6,7 +6,7 @@ run of `surveyctl validate` shows all of them.
 
 from __future__ import annotations
 
-from surveyctl.fields import UNADDRESSABLE
+from surveyctl.fields import RESERVED_QUOTA_IDS, UNADDRESSABLE
 from surveyctl.manifests.diagnostics import Diagnostics
 from surveyctl.manifests.load import MarkedDict, MarkedList
 from surveyctl.manifests.schema import suggest
@@ -91,6 +91,13 @@ def _unique_quota_ids(survey: Survey, diagnostics: Diagnostics) -> None:
             diagnostics.error(
                 f"buyer_quota_id {quota.buyer_quota_id!r} cannot be used: the quota's URL path "
                 "carries it, where it would name the survey itself; choose another",
+                quota.location,
+            )
+        if quota.buyer_quota_id in RESERVED_QUOTA_IDS:
+            diagnostics.error(
+                f"buyer_quota_id {quota.buyer_quota_id!r} cannot be used: "
+                f"/surveys/{{id}}/quotas/{quota.buyer_quota_id} is the quota performance call, "
+                "so the quota could never be updated on its own; choose another",
                 quota.location,
             )
         seen = first.get(quota.buyer_quota_id)

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from werkzeug.routing import PathConverter, ValidationError
 
-RESERVED_QUOTA_SEGMENTS = frozenset({"performance"})
+from surveyctl.fields import RESERVED_QUOTA_IDS
+
+RESERVED_QUOTA_SEGMENTS = frozenset(RESERVED_QUOTA_IDS)
 
 
 class QuotaIdConverter(PathConverter):

@@ -241,6 +241,19 @@ def test_a_quota_id_that_a_url_path_cannot_carry_is_refused_at_its_line(
     assert error.location.line == line_of(text, f"buyer_quota_id: {quota_id}")
 
 
+def test_a_quota_id_its_path_would_read_as_the_performance_call_is_refused_at_its_line(
+    check, survey_yaml, line_of
+):
+    text = survey_yaml(quotas("performance"))
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == (
+        "buyer_quota_id 'performance' cannot be used: /surveys/{id}/quotas/performance is the "
+        "quota performance call, so the quota could never be updated on its own; choose another."
+    )
+    assert error.location.line == line_of(text, "buyer_quota_id: performance")
+
+
 def test_a_group_reference_that_a_url_path_cannot_carry_is_refused_at_its_line(
     check, survey_yaml, line_of
 ):
