@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -143,9 +144,20 @@ def plan_command(
             reading.close()
     show_plan(plan, output_format)
     if out is not None:
-        save_plan(plan, out, plan_signing_key())
-        click.echo(f"Saved the plan to {out}; apply it with `surveyctl apply {out}`.", err=True)
+        key = plan_signing_key()
+        save_plan(plan, out, key)
+        click.echo(f"Saved the plan to {out}; apply it with `{_apply_command(plan, out, key)}`.",
+                   err=True)  # fmt: skip
     if plan.errors or unattempted(plan):  # an error, or a resource it could not plan
         click.get_current_context().exit(1)
     if detailed_exitcode and (plan.has_changes or plan.refreshed or plan.recovered):
         click.get_current_context().exit(2)
+
+
+def _apply_command(plan: Any, out: Path, key: bytes | None) -> str:
+    """The apply of a saved plan: an unsigned one is applied with the overrides it was made
+    with given again (they come from apply's command line, surveyctl.reconcile.tamper)."""
+    from surveyctl.reconcile.choices import flag
+
+    again = "" if key else "".join(f" {flag(o)}" for o in sorted(plan.overrides))
+    return f"surveyctl apply {out}{again}"

@@ -665,6 +665,28 @@ def test_adopt_plans_the_differences_with_the_live_survey_as_an_update(
 
 
 @file_only
+@pytest.mark.parametrize("signed", [False, True], ids=["unsigned", "signed"])
+def test_a_plan_saved_with_adopt_names_the_apply_that_takes_it(
+    run_cli, manifests, lost, api, unique, monkeypatch, signed
+):
+    if signed:
+        monkeypatch.setenv("SURVEYCTL_PLAN_KEY", "a-key-of-the-team-0123456789")
+    else:
+        monkeypatch.delenv("SURVEYCTL_PLAN_KEY", raising=False)
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    (made,) = ids_titled(api, f"Tracker {unique}")
+    lost()
+    saved = run_cli("plan", "--adopt", "--out", "adopt.plan")
+    assert saved.exit_code == 0, saved.stdout + saved.stderr
+    command = "surveyctl apply adopt.plan" + ("" if signed else " --adopt")
+    assert f"apply it with `{command}`." in saved.stderr
+    result = run_cli(*command.split()[1:], "--auto-approve")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert ids_titled(api, f"Tracker {unique}") == [made]
+
+
+@file_only
 def test_a_create_is_held_back_while_the_survey_list_cannot_be_read(
     run_cli, manifests, project, sandbox, api, unique
 ):
