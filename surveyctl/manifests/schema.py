@@ -367,4 +367,8 @@ def _show(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     text = repr(value) if isinstance(value, str) else str(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    if len(text) <= 40:
+        return text
+    if isinstance(value, str):  # the quote closed, and the length a limit may be about
+        return f"{text[:36]}...{text[-1]} ({len(value)} characters)"
+    return text[:37] + "..."

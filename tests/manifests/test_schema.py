@@ -137,6 +137,14 @@ def test_manifest_name_must_be_lowercase_with_dashes(check, survey_yaml):
     assert errors[0].location.line == 2
 
 
+def test_a_name_too_long_is_shown_closed_with_its_length_and_the_limit(check, survey_yaml):
+    _, errors, _ = check(survey_yaml(name="a" * 64))
+    assert errors[0].summary == (
+        f"name is '{'a' * 35}...' (64 characters), which is not valid: lowercase letters, "
+        "digits and dashes, 1 to 63 characters, no dash at either end."
+    )
+
+
 def test_ignore_changes_must_name_spec_fields(check, survey_yaml, line_of):
     text = survey_yaml() + "lifecycle:\n  ignore_changes: [offer_prize]\n"
     _, errors, _ = check(text)
