@@ -102,8 +102,8 @@ def validate_command(
     "names",
     multiple=True,
     metavar="NAME",
-    help="Print only this survey's body (repeatable); a program's name selects its members, "
-    "a member is named like brand-tracker[en_GB,2026-11].",
+    help="Print only this survey's or exclusion group's body (repeatable); a program's name "
+    "selects its members, a member is named like brand-tracker[en_GB,2026-11].",
 )
 @offline_option
 @refresh_option
@@ -137,20 +137,22 @@ def render_command(
         click.echo(_verdict(state, diagnostics, catalog), err=True)
         click.get_current_context().exit(1)
     names = _members(state, names)
-    missing = [n for n in names if n not in state.surveys]
+    missing = [n for n in names if n not in state.surveys and n not in state.groups]
     if missing:  # every name that matched nothing, so that one run shows them all
-        known = [*state.surveys, *state.programs]
+        known = [*state.surveys, *state.programs, *state.groups]
         named = " or ".join(f"{name!r}{suggest(name, known)}" for name in missing)
-        raise ConfigError(f"no Survey manifest or program member is named {named}")
-    if len(names) == 1:
-        click.echo(dumps(state.surveys[names[0]].body()))
+        raise ConfigError(
+            f"no Survey or ExclusionGroup manifest or program member is named {named}"
+        )
+    surveys = [n for n in names if n in state.surveys] if names else list(state.surveys)
+    groups = [n for n in names if n in state.groups] if names else list(state.groups)
+    if len(names) == 1 and len(surveys) + len(groups) == 1:
+        chosen = state.surveys[surveys[0]] if surveys else state.groups[groups[0]]
+        click.echo(dumps(chosen.body()))
         return
-    chosen = names or tuple(state.surveys)
     output = {
-        "surveys": {name: state.surveys[name].body() for name in chosen},
-        "exclusion_groups": {}
-        if names
-        else {name: group.body() for name, group in state.groups.items()},
+        "surveys": {name: state.surveys[name].body() for name in surveys},
+        "exclusion_groups": {name: state.groups[name].body() for name in groups},
     }
     click.echo(dumps(output))
 

@@ -283,6 +283,9 @@ def _describe(error: ValidationError, data: MarkedDict, prefix: list) -> tuple[s
         return f"{name} must be {words}, not {_show(value)}", where
     if kind in ("enum", "const"):
         allowed = error.validator_value if kind == "enum" else [error.validator_value]
+        assigned = _ignored_field_of_the_service(path, value, allowed)
+        if assigned:
+            return f"{name}: {value!r} {assigned}; ignore_changes names fields a spec sets", where
         hint = suggest(value, [str(a) for a in allowed]) if isinstance(value, str) else ""
         if hint:
             return f"{name} is {_show(value)}, which is not allowed{hint}", where
@@ -301,6 +304,13 @@ def _describe(error: ValidationError, data: MarkedDict, prefix: list) -> tuple[s
     if kind == "maxLength":
         return f"{name} is longer than {error.validator_value} characters", where
     return f"{name}: {error.message}", where
+
+
+def _ignored_field_of_the_service(path: list, value: Any, allowed: list) -> str | None:
+    """Why a field of the service's answers has no place in `ignore_changes`, or None."""
+    if "ignore_changes" not in path or not isinstance(value, str):
+        return None
+    return _assigned_by_the_service(value, set(allowed) | {"survey_title"})
 
 
 def _assigned_by_the_service(field: str, known: set[str]) -> str | None:

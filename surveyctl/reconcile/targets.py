@@ -20,7 +20,7 @@ from surveyctl.errors import SurveyctlError
 from surveyctl.model import DesiredState
 from surveyctl.reconcile import kinds
 from surveyctl.reconcile.plan import Note, Plan
-from surveyctl.resources import address, member_of
+from surveyctl.resources import PROGRAM, address, member_of
 from surveyctl.state import State
 
 PARTIAL = "--target"
@@ -44,6 +44,7 @@ def select(
     refused = []  # every target that names nothing, so that one run shows them all
     for target in targets:
         try:
+            _program_by_address(target, desired)
             chosen |= _program(target, known, desired) or _resolve(target, known)
         except TargetError as exc:
             refused.append(str(exc))
@@ -85,6 +86,18 @@ def _program(target: str, known: set[str], desired: DesiredState) -> set[str]:
     if "/" in target or target not in desired.programs:
         return set()
     return {a for a in known if (m := member_of(a.split("/", 1)[1])) and m.program == target}
+
+
+def _program_by_address(target: str, desired: DesiredState) -> None:
+    """A program written as an address (`SurveyProgram/NAME`): a program is no resource of its
+    own, so its name alone targets it; said so, rather than a near address of a member."""
+    kind, _, name = target.partition("/")
+    if kind == PROGRAM and name in desired.programs:
+        raise TargetError(
+            f"--target {target}: a program is targeted by its name alone (`--target {name}`, "
+            f"every member), or one member by its market and wave (`--target "
+            f"'{name}[MARKET,WAVE]'`)"
+        )
 
 
 def _resolve(target: str, known: set[str]) -> set[str]:

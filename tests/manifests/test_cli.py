@@ -146,6 +146,23 @@ def test_rendered_bodies_are_accepted_by_the_marketplace(run_cli, api):
         assert len(created.get("quotas") or []) == len(body.get("quotas") or []), name
 
 
+def test_render_of_an_exclusion_groups_name_prints_its_body(run_cli):
+    result = run_cli("render", str(EXAMPLES), "--name", "brand-trackers")
+    assert result.exit_code == 0, result.output
+    body = json.loads(result.stdout)
+    assert body["buyer_surveygroup_ref"] == "brand-trackers-2026"
+    assert body["surveys"] == ["brand-tracker-us", "brand-tracker-gb"]
+
+
+def test_render_of_a_survey_and_a_group_prints_both_by_kind(run_cli):
+    result = run_cli("render", str(EXAMPLES), "--name", "brand-trackers", "--name",
+                     "media-habits-us")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    rendered = json.loads(result.stdout)
+    assert list(rendered["surveys"]) == ["media-habits-us"]
+    assert list(rendered["exclusion_groups"]) == ["brand-trackers"]
+
+
 def test_render_offline_refuses_names_it_cannot_resolve(run_cli):
     result = run_cli("render", "--offline", str(EXAMPLES))
     assert result.exit_code == 1
@@ -156,14 +173,16 @@ def test_render_offline_refuses_names_it_cannot_resolve(run_cli):
 def test_render_of_an_unknown_name_is_an_error(run_cli):
     result = run_cli("render", str(EXAMPLES), "--name", "nope")
     assert result.exit_code == 1
-    assert "no Survey manifest or program member is named 'nope'" in result.output
+    assert "no Survey or ExclusionGroup manifest or program member is named 'nope'" in (
+        result.output
+    )
 
 
 def test_render_of_a_misspelt_name_suggests_the_closest_survey(run_cli):
     result = run_cli("render", str(EXAMPLES), "--name", "media-habit")
     assert result.exit_code == 1
     assert result.stderr.endswith(
-        "Error: no Survey manifest or program member is named 'media-habit' "
+        "Error: no Survey or ExclusionGroup manifest or program member is named 'media-habit' "
         "(did you mean 'media-habits-us'?)\n"
     )
 
@@ -172,8 +191,8 @@ def test_render_names_every_name_that_matched_nothing(run_cli):
     result = run_cli("render", str(EXAMPLES), "--name", "nope", "--name", "media-habit")
     assert result.exit_code == 1
     assert result.stderr.endswith(
-        "Error: no Survey manifest or program member is named 'nope' or 'media-habit' "
-        "(did you mean 'media-habits-us'?)\n"
+        "Error: no Survey or ExclusionGroup manifest or program member is named 'nope' or "
+        "'media-habit' (did you mean 'media-habits-us'?)\n"
     )
 
 

@@ -145,6 +145,16 @@ def test_a_name_too_long_is_shown_closed_with_its_length_and_the_limit(check, su
     )
 
 
+def test_ignore_changes_naming_a_field_the_service_assigns_says_so(check, survey_yaml):
+    _, errors, _ = check(survey_yaml() + "lifecycle:\n  ignore_changes: [ps_survey_id]\n")
+    (error,) = errors
+    assert error.summary == (
+        "lifecycle.ignore_changes[0]: 'ps_survey_id' is assigned by the service on create and "
+        "cannot be set: surveyctl keeps it in its state (to manage an existing survey, "
+        "`surveyctl import` it); ignore_changes names fields a spec sets."
+    )
+
+
 def test_ignore_changes_must_name_spec_fields(check, survey_yaml, line_of):
     text = survey_yaml() + "lifecycle:\n  ignore_changes: [offer_prize]\n"
     _, errors, _ = check(text)
