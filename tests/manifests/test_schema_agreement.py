@@ -229,3 +229,32 @@ def test_a_schedule_pause_start_time_must_be_a_time_with_fractional_seconds(chec
     assert error.summary.startswith(
         "spec.schedule_pause.info[0].start_time is '10pm', which is not valid: A time of day"
     )
+
+
+@pytest.mark.parametrize("start_time", ["24:00:00.000Z", "99:99:99.9Z", "22:60:00.000Z"])
+def test_a_schedule_pause_start_time_must_be_a_time_of_day(check, survey_yaml, start_time):
+    text = survey_yaml(
+        f"""\
+        schedule_pause:
+          enable: true
+          info: [{{timezone: UTC, days: [1], start_time: "{start_time}"}}]
+        """
+    )
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary.startswith(
+        f"spec.schedule_pause.info[0].start_time is '{start_time}', which is not valid: A time "
+        "of day, hours 00-23, minutes and seconds 00-59"
+    )
+
+
+def test_a_schedule_pause_at_the_last_second_of_the_day_is_valid(check, survey_yaml):
+    text = survey_yaml(
+        """\
+        schedule_pause:
+          enable: true
+          info: [{timezone: UTC, days: [1], start_time: "23:59:59.999Z"}]
+        """
+    )
+    _, errors, _ = check(text)
+    assert errors == []
