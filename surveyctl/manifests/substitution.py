@@ -18,6 +18,8 @@ from surveyctl.manifests.diagnostics import Diagnostics
 from surveyctl.manifests.load import MarkedDict, MarkedList
 
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
+# The same, and a brace that is neither: written alone it is most likely a placeholder cut short.
+_LONE_BRACE = re.compile(r"\{\{|\}\}|\{[A-Za-z_][A-Za-z0-9_]*\}|([{}])")
 
 
 class OverBudget(Exception):
@@ -122,6 +124,13 @@ def text_of(
             where,
         )
         raise OverBudget
+
+    if not lenient and any(match[1] for match in _LONE_BRACE.finditer(text)):
+        diagnostics.error(
+            f"A lone brace in {_shortened(text)}: a variable is written {{name}}, and a brace "
+            "itself {{ or }}",
+            where,
+        )
 
     def replace(match: re.Match) -> str:
         token, name = match[0], match[1]

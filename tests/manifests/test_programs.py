@@ -101,6 +101,23 @@ def test_an_unknown_variable_is_an_error_at_its_line(check, line_of):
     assert error.location.line == line_of(text, "survey_title")
 
 
+def test_a_lone_brace_is_an_error_at_its_line(check, line_of):
+    text = PROGRAM.replace("{brand} tracker {country} {wave}", "{brand} tracker {country} {wave")
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == (
+        "A lone brace in '{brand} tracker {country} {wave': a variable is written {name}, and "
+        "a brace itself {{ or }}."
+    )
+    assert error.location.line == line_of(text, "survey_title")
+
+
+def test_doubled_braces_write_a_brace(check):
+    state, errors, _ = check(PROGRAM.replace("{brand} tracker", "{{{brand}}} tracker"))
+    assert errors == []
+    assert state.surveys["tracker[en_US,w1]"].body()["survey_title"].startswith("{Acme} tracker")
+
+
 def test_a_missing_required_field_is_reported_once_at_the_template(check):
     text = PROGRAM.replace("    field_time: 7\n", "")
     _, errors, _ = check(text)
