@@ -574,16 +574,28 @@ def test_with_external_project_id_a_closed_survey_of_the_address_is_the_survey(
     assert f"exists on the service as survey {made} (same external_project_id)" in plan.stdout
 
 
+def _applied_by_external_id(run_cli, manifests, api, project, sandbox, unique, name) -> int:
+    """Survey `name` (title Tracker UNIQUE) applied under the external_project_id rule: its id."""
+    configure(project, sandbox.url, "", ", identity: external_project_id")
+    manifests.write(tracker(unique, name))
+    applied(run_cli)
+    (made,) = ids_titled(api, f"Tracker {unique}")
+    return made
+
+
+def _renamed(manifests, unique) -> None:
+    manifests.remove(f"old-{unique}")
+    manifests.write(tracker(unique, f"new-{unique}"))
+
+
 @file_only
 def test_with_external_project_id_a_renamed_manifest_names_the_state_mv(
     run_cli, manifests, api, project, sandbox, unique
 ):
-    configure(project, sandbox.url, "", ", identity: external_project_id")
-    manifests.write(tracker(unique, f"old-{unique}"))
-    applied(run_cli)
-    (made,) = ids_titled(api, f"Tracker {unique}")
-    manifests.remove(f"old-{unique}")
-    manifests.write(tracker(unique, f"new-{unique}"))
+    made = _applied_by_external_id(
+        run_cli, manifests, api, project, sandbox, unique, f"old-{unique}"
+    )
+    _renamed(manifests, unique)
     plan = run_cli("plan")
     assert plan.exit_code == 1, plan.stdout
     assert f"which the state manages as Survey/old-{unique}, no longer in the manifests" in (
@@ -598,12 +610,10 @@ def test_with_external_project_id_a_renamed_manifest_names_the_state_mv(
 def test_with_external_project_id_a_state_lost_after_state_mv_creates_nothing(
     run_cli, manifests, lost, api, project, sandbox, unique
 ):
-    configure(project, sandbox.url, "", ", identity: external_project_id")
-    manifests.write(tracker(unique, f"old-{unique}"))
-    applied(run_cli)
-    (made,) = ids_titled(api, f"Tracker {unique}")
-    manifests.remove(f"old-{unique}")
-    manifests.write(tracker(unique, f"new-{unique}"))
+    made = _applied_by_external_id(
+        run_cli, manifests, api, project, sandbox, unique, f"old-{unique}"
+    )
+    _renamed(manifests, unique)
     moved = run_cli("state", "mv", f"Survey/old-{unique}", f"Survey/new-{unique}")
     assert moved.exit_code == 0, moved.stderr
     lost()  # the service still holds the stamp of the old address
@@ -618,10 +628,7 @@ def test_with_external_project_id_a_state_lost_after_state_mv_creates_nothing(
 def test_with_external_project_id_a_renamed_environment_creates_nothing(
     run_cli, manifests, api, project, sandbox, unique
 ):
-    configure(project, sandbox.url, "", ", identity: external_project_id")
-    manifests.write(tracker(unique, f"t-{unique}"))
-    applied(run_cli)
-    (made,) = ids_titled(api, f"Tracker {unique}")
+    made = _applied_by_external_id(run_cli, manifests, api, project, sandbox, unique, f"t-{unique}")
     renamed = (project / "surveyctl.yaml").read_text().replace("local", "local2")
     (project / "surveyctl.yaml").write_text(renamed)
     plan = run_cli("plan")
@@ -634,9 +641,7 @@ def test_with_external_project_id_a_renamed_environment_creates_nothing(
 def test_with_external_project_id_two_manifests_of_one_title_stay_two_surveys(
     run_cli, manifests, api, project, sandbox, unique
 ):
-    configure(project, sandbox.url, "", ", identity: external_project_id")
-    manifests.write(tracker(unique, f"first-{unique}"))
-    applied(run_cli)
+    _applied_by_external_id(run_cli, manifests, api, project, sandbox, unique, f"first-{unique}")
     manifests.write(tracker(unique, f"second-{unique}"))  # the same title and locale
     plan = run_cli("plan")
     assert plan.exit_code == 0, plan.stdout
