@@ -12,8 +12,10 @@ the surveyctl that runs it.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,12 +108,40 @@ def workflows_dir() -> Path:
 def state_schema(folder: Path) -> str:
     """The PostgreSQL schema `init` gives the state of the project in `folder`: the folder's
     name (the repository's, which its organisation keeps unique) as a lowercase PostgreSQL
-    name, `brand-trackers` -> `brand_trackers`."""
-    words = re.findall(r"[a-z0-9]+", folder.resolve().name.lower())
+    name, `brand-trackers` -> `brand_trackers`, `Études` -> `etudes`. Never a schema that is
+    not the project's own: one PostgreSQL keeps for itself (`pg_temp`, `information_schema`)
+    or one other projects share (`public`, `surveyctl`) gets the prefix `surveys_`."""
+    original = folder.resolve().name
+    words = re.findall(r"[a-z0-9]+", _ascii(original))
     name = "_".join(words)
-    if not name or not name[0].isalpha():
+    if not name or not name[0].isalpha() or _not_the_projects_own(name):
         name = f"{FALLBACK_SCHEMA}_{name}" if name else FALLBACK_SCHEMA
+    if _dropped_letters(original):
+        # Letters with no ASCII form (Ёлки, 東京) would leave two such folders one schema:
+        # a digest of the whole name keeps them apart, the same in every checkout.
+        digest = hashlib.sha256(original.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        return f"{name[: _SCHEMA_LENGTH - len(digest) - 1].rstrip('_')}_{digest}"
     return name[:_SCHEMA_LENGTH].rstrip("_")
+
+
+def _ascii(text: str) -> str:
+    """`text` in lower case without its accents (É -> e, ß -> ss): NFKD splits a letter from
+    its accent, which is dropped."""
+    folded = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in folded if not unicodedata.combining(c))
+
+
+def _dropped_letters(text: str) -> bool:
+    """Whether `text` has a letter or digit that has no ASCII form even without its accent."""
+    return any(c.isalnum() and not c.isascii() for c in _ascii(text))
+
+
+def _not_the_projects_own(schema: str) -> bool:
+    # Imported here: the state package imports this module (placement looks for a state in
+    # the schema `init` names).
+    from surveyctl.state.postgres import DEFAULT_SCHEMA, is_system_schema
+
+    return is_system_schema(schema) or schema in ("public", DEFAULT_SCHEMA)
 
 
 def project_files(folder: Path) -> list[ProjectFile]:

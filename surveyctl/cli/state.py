@@ -21,6 +21,7 @@ from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import RegistryChoice, format_option, lock_timeout_option, yes_help
 from surveyctl.errors import SurveyctlError
 from surveyctl.jsontext import dumps
+from surveyctl.render.values import printable
 from surveyctl.resources import address, new_resource_name, split_address
 from surveyctl.state import HistoryEntry, State, StateBackend, StateError, open_state
 from surveyctl.state import registry as backends
@@ -153,13 +154,21 @@ def history_command(
 
 
 def _history_table(entries: list[HistoryEntry]) -> list[str]:
-    rows = [("SERIAL", "WHEN", "WHO", "COMMAND", "ADDRESS", "CHANGE")]
-    rows += [(str(e.serial), e.at, e.who, e.command, e.address, e.summary) for e in entries]
+    rows: list[tuple[str, ...]] = [("SERIAL", "WHEN", "WHO", "COMMAND", "ADDRESS", "CHANGE")]
+    rows += [_history_row(e) for e in entries]
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
     return [
         "  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[5]])
         for row in rows
     ]
+
+
+def _history_row(entry: HistoryEntry) -> tuple[str, ...]:
+    # Every cell made printable: who comes from $SURVEYCTL_ACTOR or the OS user name, where a
+    # line break would print a row of its own (a change that never was) and an escape code
+    # would act on the terminal.
+    cells = (str(entry.serial), entry.at, entry.who, entry.command, entry.address, entry.summary)
+    return tuple(printable(cell) for cell in cells)
 
 
 def _confirm(ctx: CliContext, action: str, yes: bool) -> None:
@@ -377,8 +386,10 @@ def force_unlock_command(ctx: CliContext, lock_id: str, yes: bool) -> None:
     _confirm(ctx, f"remove the lock {lock_id} of environment {environment!r}", yes)
     holder = store.force_unlock(lock_id)
     click.echo(
-        f"Removed the lock {holder.id} of {environment}, held by {holder.who} "
-        f"(pid {holder.pid}) since {holder.created} for {holder.operation!r}."
+        printable(
+            f"Removed the lock {holder.id} of {environment}, held by {holder.who} "
+            f"(pid {holder.pid}) since {holder.created} for {holder.operation!r}."
+        )
     )
 
 

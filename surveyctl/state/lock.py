@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 
 from surveyctl.errors import SurveyctlError
 from surveyctl.files import file_in_the_way, os_error_message, write_atomically
+from surveyctl.render.values import printable
 from surveyctl.signals import describe, exit_code
 from surveyctl.state.notes import Note, note_to_stderr
 from surveyctl.state.records import StateError
@@ -162,7 +163,10 @@ class LockInfo:
         return process_running(self.pid, self.started, self.boot_id)
 
     def describe(self) -> str:
-        return (
+        # Printable: who is the OS user name ($USER may hold a line break) and the record is
+        # read from a file or a table anyone with access may have written; an error message
+        # keeps its line breaks.
+        return printable(
             f"{self.who} (pid {self.pid}) since {self.created} for {self.operation!r} "
             f"(lock ID {self.id})"
         )
@@ -386,32 +390,73 @@ def _read(path: Path) -> LockInfo | None:
                 os_error_message(NotADirectoryError(), path, "read the state lock")
             ) from None
         return None
+    except UnicodeDecodeError:
+        raise _unreadable(path, "it is not UTF-8 text") from None
     except OSError as exc:
         raise LockError(os_error_message(exc, path, "read the state lock")) from exc
     try:
-        data = json.loads(text)
-        info = LockInfo(
-            id=str(data["id"]),
-            operation=str(data["operation"]),
-            who=str(data["who"]),
-            host=str(data["host"]),
-            pid=int(data["pid"]),
-            created=str(data["created"]),
-            started=None if data.get("started") is None else int(data["started"]),
-            boot_id=None if data.get("boot_id") is None else str(data["boot_id"]),
-        )
-        # Not "no such process": a lock is never taken from a holder that may still run, so
-        # a record that cannot say which process holds it is left to a person, as other damage.
-        if not is_process_id(info.pid):
-            raise ValueError(f"pid {info.pid} is not a process ID")
-        return info
-    except (ValueError, KeyError, TypeError) as exc:
-        # A KeyError's own text is the bare key in quotes: say what is missing.
-        reason = f"it has no {exc.args[0]!r}" if isinstance(exc, KeyError) else exc
-        raise LockError(
-            f"{path}: the lock record is unreadable ({reason}); if no surveyctl command is "
-            "running, delete that file"
-        ) from exc
+        info = _lock_info(json.loads(text))
+    except _Damaged as exc:
+        raise _unreadable(path, str(exc)) from None
+    except ValueError:  # not JSON
+        raise _unreadable(path, "it is not JSON") from None
+    # Not "no such process": a lock is never taken from a holder that may still run, so a
+    # record that cannot say which process holds it is left to a person, as other damage.
+    if not is_process_id(info.pid):
+        raise _unreadable(path, f"pid {info.pid} is not a process ID")
+    return info
+
+
+class _Damaged(Exception):
+    """What is wrong with a lock record that is JSON but not one surveyctl writes."""
+
+
+def _lock_info(data: object) -> LockInfo:
+    """The holder a lock record's JSON names; _Damaged saying what is wrong otherwise (the
+    message quotes it, so it names the field, never Python's types)."""
+    if not isinstance(data, dict):
+        raise _Damaged(f"it holds {_json_kind(data)}, not an object with the holder's details")
+    return LockInfo(
+        id=_text(data, "id"),
+        operation=_text(data, "operation"),
+        who=_text(data, "who"),
+        host=_text(data, "host"),
+        pid=_number(data, "pid"),
+        created=_text(data, "created"),
+        started=None if data.get("started") is None else _number(data, "started"),
+        boot_id=None if data.get("boot_id") is None else _text(data, "boot_id"),
+    )
+
+
+def _text(data: dict, field: str) -> str:
+    if field not in data:
+        raise _Damaged(f"it has no {field!r}")
+    return str(data[field])
+
+
+def _number(data: dict, field: str) -> int:
+    if field not in data:
+        raise _Damaged(f"it has no {field!r}")
+    value = data[field]
+    # bool is an int to Python, and int() would cut 1.5 or read "12": none is a number here.
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise _Damaged(f"its {field!r} is {_json_kind(value)}, not a whole number")
+    return value
+
+
+def _json_kind(value: object) -> str:
+    """How a JSON value is named in a message: `null`, `true`, `a list`..."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    kinds = ((dict, "an object"), (list, "a list"), (str, "a string"), ((int, float), "a number"))
+    return next((name for kind, name in kinds if isinstance(value, kind)), "a JSON value")
+
+
+def _unreadable(path: Path, reason: str) -> LockError:
+    return LockError(
+        f"{path}: the lock record is unreadable ({reason}); if no surveyctl command is "
+        "running, delete that file"
+    )
 
 
 def _read_or_none(path: Path) -> LockInfo | None:

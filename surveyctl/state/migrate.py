@@ -5,9 +5,11 @@ it, and it carries the history along. It holds both locks for its whole run and 
 the target holds something that the copy would lose: a state of another lineage, or one that is
 not a past state of the source. Serials alone cannot tell the second: two copies of one state
 written separately after a migrate (the old file applied to while PostgreSQL also was) both
-count up from where they parted, so the target's serial may well be the lower one. The rule is
-that the target's state must be, record for record, the source's state at the target's serial,
-as the source's history rebuilds it.
+count up from where they parted, so either serial may be the higher one. The rule is that the
+target's state must be, record for record, the source's state at the target's serial, as the
+source's history rebuilds it; a target with the higher serial is refused in any case, and its
+own history, rebuilt at the source's serial, tells whether it is simply ahead (copy the other
+way) or went on separately (neither copy holds every change, and the refusal says so).
 
 A file it copied from is marked as moved (`surveyctl.state.file.moved`), so that plan and apply
 refuse to go on with the old copy.
@@ -70,11 +72,7 @@ def _check_descends(source: StateBackend, target: StateBackend, state: State, th
     target's serial: then the source holds every change of the target and copying loses none."""
     where = f"{target.location} (serial {there.serial})"
     if there.serial > state.serial:
-        raise StateError(
-            f"{where} is ahead of {source.location} (serial {state.serial}): it was changed "
-            "after that copy was made, so copying would lose those changes; go on with "
-            f"{target.location}, which surveyctl.yaml names, or copy it the other way"
-        )
+        raise _ahead_refusal(source, target, state, there)
     try:
         then = state if there.serial == state.serial else source.state_at(there.serial)
     except StateError:
@@ -86,14 +84,49 @@ def _check_descends(source: StateBackend, target: StateBackend, state: State, th
             "not needed"
         ) from None
     if _content(then) != _content(there):
-        raise StateError(
-            f"{where} holds changes that {source.location} (serial {state.serial}) does not "
-            "have, so copying would lose them (the two copies were written separately since "
-            "they parted); go on with the copy surveyctl.yaml names and record in it what only "
-            "the other one made (`surveyctl apply --adopt` records the surveys it finds on the "
-            "service, `surveyctl state history` of each copy lists its changes), or remove that "
-            "copy first if its changes are not needed"
+        raise _diverged(source, target, state, there)
+
+
+def _ahead_refusal(
+    source: StateBackend, target: StateBackend, state: State, there: State
+) -> StateError:
+    """Why a target with the higher serial is refused: copying would lose its changes. Which
+    way out helps depends on whether it is a later version of the source (then the source is
+    simply behind: copy the other way) or whether both went on after they parted (then
+    neither copy holds every change); the target's history, rebuilt at the source's serial,
+    tells the two apart."""
+    where = f"{target.location} (serial {there.serial})"
+    try:
+        then = target.state_at(state.serial)
+    except StateError:
+        return StateError(
+            f"{where} is at a later serial than {source.location} (serial {state.serial}), so "
+            f"copying would lose its changes, and its history does not reach back to serial "
+            f"{state.serial} to tell whether it holds every change of {source.location}; go "
+            f"on with {target.location}, which surveyctl.yaml names, or remove it first if "
+            "its changes are not needed"
         )
+    if _content(then) != _content(state):
+        return _diverged(source, target, state, there)
+    return StateError(
+        f"{where} is ahead of {source.location} (serial {state.serial}): it was changed "
+        "after that copy was made, so copying would lose those changes; go on with "
+        f"{target.location}, which surveyctl.yaml names, or copy it the other way"
+    )
+
+
+def _diverged(source: StateBackend, target: StateBackend, state: State, there: State) -> StateError:
+    """The refusal for two copies that were both written after they parted, whichever serial
+    is higher: copying either way loses the other's changes, so the way out is to record
+    in one what only the other made."""
+    return StateError(
+        f"{target.location} (serial {there.serial}) holds changes that {source.location} "
+        f"(serial {state.serial}) does not have, so copying would lose them (the two copies "
+        "were written separately since they parted); go on with the copy surveyctl.yaml names "
+        "and record in it what only the other one made (`surveyctl apply --adopt` records the "
+        "surveys it finds on the service, `surveyctl state history` of each copy lists its "
+        "changes), or remove that copy first if its changes are not needed"
+    )
 
 
 def _content(state: State) -> dict:

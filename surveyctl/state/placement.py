@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from surveyctl.config import Config, Environment
 from surveyctl.errors import SurveyctlError
+from surveyctl.render.values import printable
 from surveyctl.scaffold import state_schema
 from surveyctl.state.backend import StateBackend
 from surveyctl.state.records import State, StateError, state_file
@@ -100,9 +101,12 @@ def _check_not_moved(path, environment: str, state: State) -> None:
     # A mark of another lineage belongs to a state since replaced by hand: not this one.
     if moved is None or moved.lineage != state.lineage:
         return
+    # Who migrated is $SURVEYCTL_ACTOR as it was: a line break in it would start a line of
+    # its own in this message (which keeps its line breaks).
+    who = printable(moved.who)
     raise MisplacedState(
         f"the state of environment {environment!r} in {path} was copied to {moved.moved_to} "
-        f"by `surveyctl state migrate` ({moved.who}, {moved.at}, serial {moved.serial}) and "
+        f"by `surveyctl state migrate` ({who}, {moved.at}, serial {moved.serial}) and "
         f"this copy no longer follows it: point `state:` in surveyctl.yaml at that backend, "
         f"copy the state back here with `{moved.copy_back}`, or remove {moved_file(path)} if "
         "this copy is the one to keep"

@@ -139,7 +139,8 @@ def test_the_next_hint_names_the_schema_the_database_user_needs_rights_on(run_cl
     [
         ("2026", "surveys_2026"),
         ("__", "surveys"),
-        ("Études & co", "tudes_co"),
+        ("Études & co", "etudes_co"),
+        ("Straße", "strasse"),
         ("tracker-" + "x" * 80, "tracker_" + "x" * 55),
     ],
 )
@@ -149,6 +150,46 @@ def test_a_folder_name_that_is_no_postgresql_name_still_gives_the_state_a_schema
     assert run_cli("init", folder).exit_code == 0
     config = load_config(project / folder / "surveyctl.yaml")  # a name the backend takes
     assert config.environment("production").state.schema == schema
+
+
+@pytest.mark.parametrize(
+    ("folder", "schema"),
+    [
+        ("pg_temp", "surveys_pg_temp"),
+        ("pg-catalog", "surveys_pg_catalog"),
+        ("information_schema", "surveys_information_schema"),
+        ("Public", "surveys_public"),
+        ("surveyctl", "surveys_surveyctl"),
+    ],
+)
+def test_a_folder_named_like_a_schema_postgresql_keeps_or_projects_share_gets_one_of_its_own(
+    run_cli, project, folder, schema
+):
+    result = run_cli("init", folder)
+    assert result.exit_code == 0, result.stderr
+    config = load_config(project / folder / "surveyctl.yaml")  # a name the backend takes
+    assert config.environment("production").state.schema == schema
+    assert f"which surveyctl keeps in schema {schema})" in result.stderr
+
+
+def test_two_folders_named_in_letters_without_an_ascii_form_get_two_schemas(run_cli, project):
+    schemas = []
+    for folder in ("Ёлки", "Палки"):
+        assert run_cli("init", folder).exit_code == 0
+        config = load_config(project / folder / "surveyctl.yaml")
+        schemas.append(config.environment("production").state.schema)
+    assert schemas[0] != schemas[1]
+    assert all(re.fullmatch(r"surveys_[0-9a-f]{8}", schema) for schema in schemas)
+
+
+def test_the_schema_init_writes_for_pg_temp_holds_the_state(
+    run_cli, project, postgres, monkeypatch
+):
+    assert run_cli("init", "pg_temp").exit_code == 0
+    monkeypatch.chdir(project / "pg_temp")
+    monkeypatch.setenv("SURVEYCTL_STATE_DSN", postgres.dsn())
+    listed = run_cli("--env", "production", "state", "list")
+    assert listed.exit_code == 0, listed.stderr
 
 
 def test_two_projects_initialised_on_one_database_keep_two_states(

@@ -108,3 +108,16 @@ def test_history_of_an_empty_state_says_so(run_cli, project):
     assert result.exit_code == 0 and result.stdout == ""
     assert "No changes of the state recorded" in result.stderr
     assert open_staging(project).load().serial == 0
+
+
+def test_an_actor_with_a_line_break_cannot_add_a_row_to_the_history(run_cli, store, monkeypatch):
+    monkeypatch.setenv("SURVEYCTL_ACTOR", "eve\x1b[31mRED\nSERIAL 999 fake  state rm  Survey/x")
+    assert run_cli("state", "rm", "Survey/shared").exit_code == 0
+    result = run_cli("state", "history")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert len(lines) == 1 + 5  # the header and one row per change, none added
+    assert not any(line.startswith("SERIAL 999") for line in lines)
+    assert "\x1b" not in result.stdout
+    last = lines[-1].split()
+    assert last[0] == "5" and last[-1] == "removed"

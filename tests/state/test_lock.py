@@ -330,6 +330,46 @@ def test_a_lock_record_without_a_field_names_the_field(state_path):
     )
 
 
+@pytest.mark.parametrize(
+    ("content", "holds"),
+    [("null", "null"), ("[]", "a list"), ('"apply"', "a string"), ("42", "a number")],
+    ids=["null", "list", "string", "number"],
+)
+def test_a_lock_record_that_is_not_a_json_object_says_what_it_holds(state_path, content, holds):
+    state_path.parent.mkdir(parents=True)
+    lock_file(state_path).write_text(content)
+    assert _refusal(state_path) == (
+        f"{lock_file(state_path)}: the lock record is unreadable (it holds {holds}, not an "
+        "object with the holder's details); if no surveyctl command is running, delete that file"
+    )
+
+
+def test_a_lock_record_whose_pid_is_not_a_number_names_the_field(state_path):
+    _record_of(state_path, pid="12a")
+    assert _refusal(state_path) == (
+        f"{lock_file(state_path)}: the lock record is unreadable (its 'pid' is a string, not a "
+        "whole number); if no surveyctl command is running, delete that file"
+    )
+
+
+def test_a_lock_record_that_is_not_json_says_so(state_path):
+    state_path.parent.mkdir(parents=True)
+    lock_file(state_path).write_text("{not json")
+    assert "(it is not JSON)" in _refusal(state_path)
+
+
+def test_a_lock_record_that_is_not_utf8_is_one_sentence(state_path):
+    state_path.parent.mkdir(parents=True)
+    lock_file(state_path).write_bytes(b"\xff\xfe{}")
+    assert "(it is not UTF-8 text)" in _refusal(state_path)
+
+
+def test_a_holder_whose_name_has_a_line_break_is_named_on_one_line(state_path):
+    _record_of(state_path, who="ci\nError: forged line", host="runner-7.invalid")
+    message = _refusal(state_path)
+    assert "\n" not in message and "ci\\u000aError: forged line" in message
+
+
 def _record_of(state_path: Path, **fields) -> None:
     """Writes a lock record of this host, as a holder would, with `fields` replaced."""
     state_path.parent.mkdir(parents=True, exist_ok=True)

@@ -164,6 +164,44 @@ def test_a_target_that_is_ahead_is_refused(run_cli, project, postgres):
     assert pg_store(project, schema).load().serial == 4
 
 
+def test_a_target_ahead_that_went_on_separately_is_refused_as_diverged_not_as_ahead(
+    run_cli, project, postgres
+):
+    schema = postgres.fresh_schema()
+    configure(project, "file", schema)
+    seed(file_store(project))
+    configure(project, "postgres", schema)
+    run_cli("state", "migrate", "--from", "file")
+    file_store(project).record("Survey/file-only", SurveyRecord(5))  # the old file goes on...
+    team = pg_store(project, schema)  # ...and so does PostgreSQL, one write further
+    team.forget("Survey/in-flight")
+    team.record("Survey/team-only", SurveyRecord(6))
+    result = run_cli("state", "migrate", "--from", "file")
+    assert result.exit_code == 1 and "Traceback" not in result.stderr
+    message = " ".join(result.stderr.split())
+    assert f"(schema {schema}) (serial 5) holds changes that" in message
+    assert "staging.json (serial 4) does not have" in message
+    assert "is ahead of" not in message and "copy it the other way" not in message
+    assert "`surveyctl apply --adopt`" in message
+    assert "Survey/team-only" in pg_store(project, schema).load().resources
+
+
+def test_who_migrated_is_named_on_one_line_in_the_refusal_of_the_old_file(
+    run_cli, project, postgres, monkeypatch
+):
+    schema = postgres.fresh_schema()
+    configure(project, "file", schema)
+    seed(file_store(project))
+    configure(project, "postgres", schema)
+    monkeypatch.setenv("SURVEYCTL_ACTOR", "ann\nError: forged line")
+    assert run_cli("state", "migrate", "--from", "file").exit_code == 0
+    configure(project, "file", schema)
+    result = run_cli("state", "rm", "tracker", "--yes")
+    assert result.exit_code == 1 and "was copied to PostgreSQL" in result.stderr
+    assert "ann\\u000aError: forged line" in " ".join(result.stderr.split())
+    assert not any(line.startswith("Error: forged") for line in result.stderr.splitlines())
+
+
 def test_migrating_from_the_backend_already_configured_is_refused(run_cli, project, postgres):
     configure(project, "file", postgres.fresh_schema())
     result = run_cli("state", "migrate", "--from", "file")

@@ -83,3 +83,19 @@ def test_a_wrong_state_setting_names_the_file_and_field(tmp_path, state, message
     with pytest.raises(ConfigError, match=message) as failed:
         config_with(tmp_path, state)
     assert re.search(r"surveyctl\.yaml:2:\d+: environments\.production\.state", str(failed.value))
+
+
+@pytest.mark.parametrize("schema", ["pg_temp", "pg_catalog", "information_schema"])
+def test_a_schema_postgresql_keeps_for_itself_is_refused_before_connecting(tmp_path, schema):
+    with pytest.raises(ConfigError) as failed:
+        config_with(
+            tmp_path, f", state: {{backend: postgres, dsn_env: UNSET_DSN, schema: {schema}}}"
+        )
+    message = str(failed.value)
+    assert f"environments.production.state.schema names {schema}, which PostgreSQL keeps" in message
+    assert "choose a schema of the project's own" in message
+
+
+def test_the_public_schema_is_still_accepted(tmp_path):
+    config = config_with(tmp_path, ", state: {backend: postgres, dsn_env: X, schema: public}")
+    assert config.environment("production").state.schema == "public"

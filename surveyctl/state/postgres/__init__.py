@@ -50,7 +50,21 @@ def _settings(spec: SettingsSpec) -> PostgresSettings:
         raise spec.error(
             "schema", "must be a lowercase PostgreSQL name (letters, digits, underscores)"
         )
+    if is_system_schema(schema):
+        raise spec.error(
+            "schema",
+            f"names {schema}, which PostgreSQL keeps for itself (pg_* and information_schema "
+            "are its own, and no user may keep tables there); choose a schema of the "
+            "project's own, such as brand_trackers",
+        )
     return PostgresSettings(dsn_env, schema)
+
+
+def is_system_schema(schema: str) -> bool:
+    """Whether PostgreSQL keeps `schema` for itself: it refuses to create a schema named
+    pg_* ("unacceptable schema name") and information_schema belongs to the superuser, so a
+    state there fails on its first write with the server's words instead of one sentence."""
+    return schema.startswith("pg_") or schema == "information_schema"
 
 
 def _open(settings: PostgresSettings, config: Config, environment: str) -> PostgresStateStore:
@@ -74,4 +88,4 @@ def _open(settings: PostgresSettings, config: Config, environment: str) -> Postg
 
 register(Backend(NAME, ("dsn_env", "schema"), _settings, _open))
 
-__all__ = ["DEFAULT_SCHEMA", "PostgresSettings"]
+__all__ = ["DEFAULT_SCHEMA", "PostgresSettings", "is_system_schema"]
