@@ -96,5 +96,13 @@ def cache_folder() -> Path | None:
 
 
 def actor_name() -> str | None:
-    """Who makes the changes of this process when `$SURVEYCTL_ACTOR` names them, else None."""
-    return os.environ.get(ACTOR_VARIABLE, "").strip() or None
+    """Who makes the changes of this process when `$SURVEYCTL_ACTOR` names them, else None;
+    ConfigError for a name holding a line break or another control character, which the
+    history would keep for good (and a table of it would show as a row of its own)."""
+    name = os.environ.get(ACTOR_VARIABLE, "").strip()
+    if any(not character.isprintable() and character != " " for character in name):
+        raise ConfigError(
+            f"${ACTOR_VARIABLE} holds a line break or another control character; set it to a "
+            "plain name, such as the CI job's or the person's"
+        )
+    return name or None

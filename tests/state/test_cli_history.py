@@ -111,7 +111,9 @@ def test_history_of_an_empty_state_says_so(run_cli, project):
 
 
 def test_an_actor_with_a_line_break_cannot_add_a_row_to_the_history(run_cli, store, monkeypatch):
-    monkeypatch.setenv("SURVEYCTL_ACTOR", "eve\x1b[31mRED\nSERIAL 999 fake  state rm  Survey/x")
+    # A history written before such a name was refused ($SURVEYCTL_ACTOR, below).
+    forged = "eve\x1b[31mRED\nSERIAL 999 fake  state rm  Survey/x"
+    monkeypatch.setattr("surveyctl.config.actor_name", lambda: forged)
     assert run_cli("state", "rm", "Survey/shared").exit_code == 0
     result = run_cli("state", "history")
     assert result.exit_code == 0
@@ -121,3 +123,14 @@ def test_an_actor_with_a_line_break_cannot_add_a_row_to_the_history(run_cli, sto
     assert "\x1b" not in result.stdout
     last = lines[-1].split()
     assert last[0] == "5" and last[-1] == "removed"
+
+
+def test_an_actor_name_with_a_line_break_is_refused_before_any_change(run_cli, store, monkeypatch):
+    monkeypatch.setenv("SURVEYCTL_ACTOR", "eve\nSERIAL 999 fake")
+    result = run_cli("state", "rm", "Survey/shared")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == (
+        "Error: $SURVEYCTL_ACTOR holds a line break or another control character; set it to a "
+        "plain name, such as the CI job's or the person's"
+    )
+    assert "Survey/shared" in store.load().resources

@@ -193,7 +193,8 @@ def test_who_migrated_is_named_on_one_line_in_the_refusal_of_the_old_file(
     configure(project, "file", schema)
     seed(file_store(project))
     configure(project, "postgres", schema)
-    monkeypatch.setenv("SURVEYCTL_ACTOR", "ann\nError: forged line")
+    # A mark written before such a name was refused ($SURVEYCTL_ACTOR).
+    monkeypatch.setattr("surveyctl.config.actor_name", lambda: "ann\nError: forged line")
     assert run_cli("state", "migrate", "--from", "file").exit_code == 0
     configure(project, "file", schema)
     result = run_cli("state", "rm", "tracker", "--yes")
