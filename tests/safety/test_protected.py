@@ -12,6 +12,7 @@ from surveyctl.cli.main import cli
 from surveyctl.state import FileStateStore, SurveyRecord
 from surveyctl.state.lock import StateLock
 
+from ..state.conftest import held_elsewhere
 from .conftest import SURVEY_SPEC, adjustment_count, configure, survey_manifest, write_manifest
 
 DRAFT, LIVE = 11, 22
@@ -118,6 +119,7 @@ def test_state_surgery_on_a_protected_environment_needs_env_and_yes(prod, run_cl
 def test_force_unlock_on_a_protected_environment_needs_env_and_yes(prod, run_cli):
     path = prod / ".surveyctl" / "state" / "prod.json"
     with StateLock(path, "apply", environment="prod") as held:
+        held_elsewhere(path)  # a holder on another machine, which force-unlock may remove
         refused = run_cli("force-unlock", held.info.id)
         assert refused.exit_code == 1
         assert "environment 'prod' is protected" in refused.stderr
