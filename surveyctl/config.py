@@ -336,6 +336,14 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
         )
     for name in specs or {}:
         check_environment_name(specs, name)
+        if name.casefold() == SANDBOX:
+            # Its state (.surveyctl/state/sandbox.json) names the embedded sandbox's surveys:
+            # another host under that name would be planned against their ids.
+            raise ConfigError(
+                f"environment name {name!r} is the embedded sandbox's, which needs no entry; "
+                "name this environment otherwise (such as 'marketplace-sandbox')",
+                specs.where(name),
+            )
     environments = {name: _environment(specs, name) for name in specs or {}}
     default = data.get("default_environment") or SANDBOX
     if not isinstance(default, str):

@@ -361,3 +361,20 @@ def test_paths_given_on_the_command_line_are_not_checked_against_manifests(tmp_p
     (tmp_path / CONFIG_FILE).write_text("manifests: [survey/]\n")
     config = load_config(cwd=tmp_path)
     assert config.manifest_paths([Path("elsewhere")]) == [Path("elsewhere")]
+
+
+@pytest.mark.parametrize("name", ["sandbox", "Sandbox"])
+def test_an_environment_named_as_the_embedded_sandbox_is_refused_at_its_line(tmp_path, name):
+    path = tmp_path / "surveyctl.yaml"
+    path.write_text(
+        "manifests: [surveys/]\nenvironments:\n"
+        f"  {name}: {{host: 'https://sandbox.example.com', api_key_env: KEY}}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ConfigError) as raised:
+        load_config(path)
+    assert raised.value.location.line == 3
+    assert raised.value.message == (
+        f"environment name {name!r} is the embedded sandbox's, which needs no entry; name this "
+        "environment otherwise (such as 'marketplace-sandbox')"
+    )
