@@ -146,18 +146,21 @@ def plan_command(
     if out is not None:
         key = plan_signing_key()
         save_plan(plan, out, key)
-        click.echo(f"Saved the plan to {out}; apply it with `{_apply_command(plan, out, key)}`.",
-                   err=True)  # fmt: skip
+        click.echo(f"Saved the plan to {out}; {_how_to_apply(plan, out, key)}.", err=True)
     if plan.errors or unattempted(plan):  # an error, or a resource it could not plan
         click.get_current_context().exit(1)
     if detailed_exitcode and (plan.has_changes or plan.refreshed or plan.recovered):
         click.get_current_context().exit(2)
 
 
-def _apply_command(plan: Any, out: Path, key: bytes | None) -> str:
-    """The apply of a saved plan: an unsigned one is applied with the overrides it was made
-    with given again (they come from apply's command line, surveyctl.reconcile.tamper)."""
+def _how_to_apply(plan: Any, out: Path, key: bytes | None) -> str:
+    """The apply of a saved plan, or why there is none: a plan with errors is refused; one
+    that deletes is confirmed with --destroy; an unsigned one is applied with the overrides
+    it was made with given again (they come from apply's command line, reconcile.tamper)."""
     from surveyctl.reconcile.choices import flag
 
+    if plan.errors:
+        return "it has errors, and apply refuses it until they are fixed and it is made again"
     again = "" if key else "".join(f" {flag(o)}" for o in sorted(plan.overrides))
-    return f"surveyctl apply {out}{again}"
+    destroy = " --destroy" if any(r.action == "delete" for r in plan.resources) else ""
+    return f"apply it with `surveyctl apply {out}{again}{destroy}`"

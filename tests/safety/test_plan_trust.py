@@ -155,3 +155,18 @@ def test_both_ci_examples_pass_the_plan_key_from_a_secret():
     for workflow in ("plan-on-pull-request.yml", "apply-on-main.yml"):
         text = (folder / workflow).read_text(encoding="utf-8")
         assert "SURVEYCTL_PLAN_KEY: ${{ secrets.SURVEYCTL_PLAN_KEY }}" in text, workflow
+
+
+def test_a_saved_plan_that_deletes_names_the_apply_with_destroy(project, api, run_cli):
+    write_manifest(project, survey_manifest("tracker"))
+    write_manifest(project, survey_manifest("other"))
+    _apply(run_cli)
+    survey_id = _state(project).survey("tracker").ps_survey_id
+    (project / "manifests" / "tracker.yaml").unlink()
+    saved = run_cli("plan", "manifests", "--destroy", "--out", PLAN)
+    assert saved.exit_code == 0, saved.stdout + saved.stderr
+    assert f"apply it with `surveyctl apply {PLAN} --destroy`." in saved.stderr
+    applied = run_cli("apply", PLAN, "--destroy", "--auto-approve")
+    assert applied.exit_code == 0, applied.stdout + applied.stderr
+    assert _state(project).survey("tracker") is None
+    assert survey_id not in {s["ps_survey_id"] for s in api.list_surveys(status=[11, 22, 33])}

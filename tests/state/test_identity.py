@@ -692,6 +692,20 @@ def test_a_plan_saved_with_adopt_names_the_apply_that_takes_it(
 
 
 @file_only
+def test_a_plan_saved_with_errors_says_apply_refuses_it(run_cli, manifests, lost, unique):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    lost()  # its create is withheld: an error of the plan
+    saved = run_cli("plan", "--out", "twin.plan")
+    assert saved.exit_code == 1
+    assert saved.stderr.splitlines()[-1] == (
+        "Saved the plan to twin.plan; it has errors, and apply refuses it until they are fixed "
+        "and it is made again."
+    )
+    assert "the plan has errors" in run_cli("apply", "twin.plan").stderr
+
+
+@file_only
 def test_a_create_is_held_back_while_the_survey_list_cannot_be_read(
     run_cli, manifests, project, sandbox, api, unique
 ):
