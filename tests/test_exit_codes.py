@@ -39,6 +39,7 @@ def test_an_unknown_option_exits_2_without_detailed_exitcode(path, tmp_path, mon
         ("plan", "--detailed-exitcode", "--refresh-only", "--destroy"),
         ("--detailed-exitcode", "--bogus", "plan"),
         ("plna", "--detailed-exitcode"),
+        ("plan", "--detailed-exitcode=1"),  # the option takes no value
     ],
     ids=" ".join,
 )

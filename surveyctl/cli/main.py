@@ -132,7 +132,11 @@ class LazyGroup(click.Group):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ending = args.index("--") if "--" in args else len(args)
-        ctx.meta[DETAILED_EXITCODE] = DETAILED_EXITCODE in args[:ending]
+        # `--detailed-exitcode=1` too: a usage error of its own, which must not exit 2.
+        ctx.meta[DETAILED_EXITCODE] = any(
+            arg == DETAILED_EXITCODE or arg.startswith(DETAILED_EXITCODE + "=")
+            for arg in args[:ending]
+        )
         ctx.meta[ARGUMENTS] = list(args[:ending])
         try:
             return super().parse_args(ctx, hoist_global_options(list(args)))
