@@ -57,7 +57,7 @@ _DIFF_SYMBOLS = {"~": "!"}
 def render(plan: Plan) -> str:
     """The pull-request comment of a plan."""
     shown = _entries(plan)
-    head = [f"### surveyctl plan: `{plan.environment}`", ""]
+    head = [f"### surveyctl plan: {_code(plan.environment)}", ""]
     if plan.from_state:
         head += [f"> **{text.FROM_STATE}**", ""]
     head += [f"**{text.summary_line(plan)}**", ""]
@@ -74,7 +74,7 @@ def render(plan: Plan) -> str:
 def render_failure(environment: str, message: str, findings: list[Diagnostic] | None = None) -> str:
     """The comment of a plan that could not be made: what failed, and each finding."""
     lines = [
-        f"### surveyctl plan: `{environment}` failed",
+        f"### surveyctl plan: {_code(environment)} failed",
         "",
         f"**Nothing was planned:** {_inline(message)}",
         "",

@@ -5,7 +5,7 @@ shown as written, never taken as markdown, HTML or a mention."""
 from __future__ import annotations
 
 from surveyctl.reconcile.plan import Note, Plan
-from surveyctl.render.markdown import render
+from surveyctl.render.markdown import render, render_failure
 
 from .conftest import survey_manifest
 
@@ -47,3 +47,12 @@ def test_a_note_with_a_line_break_and_an_escape_stays_one_list_item(project):
     # shown as `first # Heading\u001b[31m`: the escape's backslash is escaped in turn
     assert "- note: `Survey/x`: first \\# Heading\\\\u001b\\[31m" in markdown
     assert "\n# Heading" not in markdown
+
+
+def test_an_environment_name_holding_backticks_stays_one_code_span_in_the_heading(project):
+    name = "a` <img src=x> @octocat **B** `"
+    failed = render_failure(name, "the state cannot be read")
+    planned = render(Plan(environment=name, state_lineage="l", state_serial=1))
+    span = "`` a` <img src=x> @octocat **B** ` ``"
+    assert failed.splitlines()[0] == f"### surveyctl plan: {span} failed"
+    assert planned.splitlines()[0] == f"### surveyctl plan: {span}"
