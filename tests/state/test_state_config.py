@@ -70,7 +70,7 @@ def test_an_empty_dsn_variable_is_told_apart_from_an_unset_one(tmp_path, monkeyp
     ("state", "message"),
     [
         (", state: {backend: mysql}", r"state\.backend must be one of file, postgres"),
-        (", state: {backend: postgres}", r"state\.dsn_env must name the variable"),
+        (", state: {backend: postgres}", r"state\.dsn_env is missing: name the variable"),
         (", state: {backend: postgres, dsn_env: X, schema: 'Bad-Name'}", r"state\.schema must be"),
         (', state: {backend: postgres, dsn_env: X, schema: "team\\n"}', r"state\.schema must be"),
         (', state: {backend: postgres, dsn_env: "X\\n"}', r"state\.dsn_env must name the variable"),

@@ -38,6 +38,12 @@ class PostgresSettings:
 def _settings(spec: SettingsSpec) -> PostgresSettings:
     dsn_env = spec.values.get("dsn_env")
     schema = spec.values.get("schema", DEFAULT_SCHEMA)
+    if dsn_env is None:
+        raise spec.error(
+            "dsn_env",
+            "is missing: name the variable that holds the PostgreSQL connection string (such "
+            "as SURVEYCTL_STATE_DSN)",
+        )
     if not is_variable_name(dsn_env):
         # The value is never repeated: it may be the connection string itself.
         raise spec.error(
