@@ -7,7 +7,13 @@ import re
 
 import pytest
 
-from surveyctl.ops.adjust import AdjustmentInputError, load_upload
+from surveyctl.ops.adjust import (
+    AdjustmentInputError,
+    ReadBack,
+    check_survey_path,
+    load_upload,
+    read_back,
+)
 from surveyctl.ops.textcheck import Answer, AnswersError, batches, load_answers
 
 
@@ -184,3 +190,116 @@ def test_an_endless_file_is_refused_after_a_bounded_read_not_read_until_memory_r
         load_upload(Path("/dev/zero"))
     with pytest.raises(AnswersError, match=r"/dev/zero: larger than 64 MiB"):
         load_answers(Path("/dev/zero"))
+
+
+def _refusal(path) -> str:
+    with pytest.raises(AdjustmentInputError) as refused:
+        load_upload(path)
+    return str(refused.value)
+
+
+def test_upload_of_several_columns_without_an_id_column_is_refused_at_the_header(tmp_path):
+    path = tmp_path / "ids.csv"
+    path.write_text("id_of_session,survey\nt1,4\n")
+    assert _refusal(path) == (
+        f"{path}:1: the CSV header needs a transaction_id (or 'Transaction ID') column"
+    )
+
+
+def test_upload_with_two_survey_columns_is_refused_naming_the_csv_header(tmp_path):
+    path = tmp_path / "ids.csv"
+    path.write_text("transaction_id,survey_id,Survey ID\nt1,4,4\n")
+    assert _refusal(path).startswith(f"{path}:1: the CSV header has 2 survey_id columns")
+
+
+@pytest.mark.parametrize("line", ["  ", "\t"], ids=["spaces", "tab"])
+def test_upload_of_an_id_of_blanks_is_refused_at_its_line(tmp_path, line):
+    path = tmp_path / "ids.json"
+    path.write_text(f'["t1",\n"{line}"]'.replace("\t", "\\t"))
+    assert _refusal(path) == f"{path}:2: transaction_id is missing or empty"
+
+
+def test_upload_of_a_json_item_that_is_no_id_nor_object_is_refused_at_its_line(tmp_path):
+    path = tmp_path / "ids.json"
+    path.write_text('["t1",\n["t2"]]')
+    assert _refusal(path) == (
+        f"{path}:2: the item is neither a transaction id nor a {{transaction_id}} object"
+    )
+
+
+def test_upload_of_a_json_object_with_a_bad_survey_names_its_line(tmp_path):
+    path = tmp_path / "ids.json"
+    path.write_text('["t1",\n{"transaction_id": "t2", "survey_id": "x"}]')
+    assert _refusal(path) == f"{path}:2: survey_id 'x' is not a survey id (a positive integer)"
+
+
+def test_upload_of_a_json_object_with_two_survey_keys_names_its_line(tmp_path):
+    path = tmp_path / "ids.json"
+    path.write_text('["t1",\n{"transaction_id": "t2", "survey_id": 4, "surveyId": 4}]')
+    assert _refusal(path).startswith(f"{path}:2: the item has 2 survey_id keys")
+
+
+def test_a_repeated_id_keeps_every_id_after_it(tmp_path):
+    path = tmp_path / "ids.csv"
+    path.write_text("t1\nt2\nt1\nt3\nt4\n")
+    upload = load_upload(path)
+    assert upload.transaction_ids == ["t1", "t2", "t3", "t4"]
+    assert upload.duplicates == 1
+
+
+def test_an_id_listed_without_a_survey_and_again_with_one_is_one_transaction(tmp_path):
+    path = tmp_path / "ids.json"
+    path.write_text('["t1", {"transaction_id": "t1", "survey_id": 4}]')
+    upload = load_upload(path)
+    assert upload.transaction_ids == ["t1"]
+    assert upload.duplicates == 1
+
+
+def test_a_row_shorter_than_the_header_reads_its_survey_as_not_given(tmp_path):
+    path = tmp_path / "ids.csv"
+    path.write_text("transaction_id,survey_id\nt1,4\nt2\n")
+    upload = load_upload(path)
+    assert upload.transaction_ids == ["t1", "t2"]
+    assert upload.per_survey == {4: 1, None: 1}
+
+
+def test_survey_option_naming_a_survey_the_file_does_not_names_the_files_surveys(tmp_path):
+    path = tmp_path / "ids.csv"
+    path.write_text("transaction_id,survey_id\nt1,4\nt2,5\nt3,6\n")
+    with pytest.raises(AdjustmentInputError) as refused:
+        check_survey_path(load_upload(path), 4, path)
+    assert str(refused.value) == (
+        f"--survey 4 differs from the surveys 5, 6 that {path} names for 2 transaction(s); "
+        "nothing submitted: leave out --survey, or submit only the transactions of survey 4"
+    )
+
+
+def test_upload_of_one_column_skips_a_line_of_blanks_as_a_blank_line(tmp_path):
+    path = tmp_path / "ids.csv"
+    path.write_text("t1\n   \nt2\n")
+    assert load_upload(path).transaction_ids == ["t1", "t2"]
+
+
+@pytest.mark.parametrize(
+    ("record", "reconciled"),
+    [
+        ({"Reconciliation Status": 0}, False),
+        ({"Reconciliation Status": 1}, True),
+        ({"Reconciliation Status": "2"}, True),  # numbers the service sends as text
+        ({"Reconciliation Status": "n/a"}, False),  # text that is no number: not shown
+        ({"Reconciliation Status": None, "Reconciliation Date": "2026-11-29 10:00:00"}, True),
+        ({}, False),
+    ],
+    ids=["0", "1", "text 2", "no number", "a date alone", "neither"],
+)
+def test_a_transaction_read_back_shows_a_reconciliation_by_its_status_or_date(record, reconciled):
+    assert read_back(lambda survey, transaction: record, [("t1", 4)], None).reconciled == int(
+        reconciled
+    )
+
+
+def test_a_read_back_kept_in_the_journal_is_read_as_it_was_written():
+    written = ReadBack(checked=3, reconciled=2, unknown=1, error="GET answered 503")
+    assert ReadBack.from_json(written.to_json()) == written
+    assert ReadBack.from_json({}) is None and ReadBack.from_json(None) is None
+    assert ReadBack.from_json({"checked": 2}) == ReadBack(2, 0, 0, "")

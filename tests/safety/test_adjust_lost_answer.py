@@ -135,6 +135,22 @@ def test_a_lost_answer_ends_in_one_sentence_naming_the_record(proxy, completes, 
     assert lost["reason"] == f"POST {proxy.url}{ADJUSTMENTS} answered 502: Bad Gateway"
 
 
+@pytest.mark.parametrize(
+    ("status", "event"),
+    [(400, "refused"), (499, "refused"), (500, "lost"), (502, "lost")],
+)
+def test_an_answer_of_4xx_is_journalled_as_refused_and_one_of_5xx_as_lost(
+    proxy, completes, run_cli, project, status, event
+):
+    proxy.lost_status = status
+    result = run_cli("adjust", "ids.csv", "--yes")
+    (sent, settled) = journal_events(project)
+    assert result.exit_code == 1
+    assert (sent["event"], settled["event"]) == ("sending", event)
+    assert settled["reason"] == f"POST {proxy.url}{ADJUSTMENTS} answered {status}: Bad Gateway"
+    assert ("may have been made" in result.stderr) == (event == "lost")
+
+
 def test_the_next_adjust_of_a_lost_one_says_it_was_likely_made_and_sends_nothing(
     proxy, sandbox, completes, run_cli, project
 ):
