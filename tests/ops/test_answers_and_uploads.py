@@ -303,3 +303,4 @@ def test_a_read_back_kept_in_the_journal_is_read_as_it_was_written():
     assert ReadBack.from_json(written.to_json()) == written
     assert ReadBack.from_json({}) is None and ReadBack.from_json(None) is None
     assert ReadBack.from_json({"checked": 2}) == ReadBack(2, 0, 0, "")
+    assert ReadBack.from_json({"unknown": 2}) == ReadBack(0, 0, 2, "")

@@ -151,6 +151,25 @@ def test_an_answer_of_4xx_is_journalled_as_refused_and_one_of_5xx_as_lost(
     assert ("may have been made" in result.stderr) == (event == "lost")
 
 
+def test_an_adjustment_whose_answer_never_comes_is_journalled_as_lost(
+    proxy, completes, run_cli, project
+):
+    proxy.during = lambda: time.sleep(2.5)  # past the command's --timeout of 1 s
+    result = run_cli("--timeout", "1", "adjust", "ids.csv", "--yes")
+    proxy.during = lambda: None
+    (sent, lost) = journal_events(project)
+    assert result.exit_code == 1
+    assert (sent["event"], lost["event"]) == ("sending", "lost")
+    assert lost["reason"] and lost["reason"] in result.stderr
+    assert result.stderr.splitlines()[-1].startswith(
+        "Error: the adjustment may have been made, but its answer was lost ("
+    )
+    assert result.stderr.splitlines()[-1].endswith(
+        f"it is recorded as {sent['ref'][:8]}: `surveyctl adjustments` reads back what the "
+        "service shows of it"
+    )
+
+
 def test_the_next_adjust_of_a_lost_one_says_it_was_likely_made_and_sends_nothing(
     proxy, sandbox, completes, run_cli, project
 ):
