@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import io
 import json
 import re
 from dataclasses import dataclass
@@ -97,12 +98,19 @@ def _text(path: Path, data: bytes, error: type[SurveyctlError], *, csv_suffix: b
 
 
 def _csv_rows(path: Path, raw: str, error: type[SurveyctlError]) -> list[Item]:
-    """The rows of a CSV that are not blank; a row the csv module cannot read (a cell past its
-    size limit, a quote left open at the end) is raised as `error` with its line."""
-    lines = raw.splitlines()
-    reader = csv.reader(lines, delimiter=_separator(lines))
+    """The rows of a CSV that are not blank, each at the line it starts on; a row the csv
+    module cannot read (a cell past its size limit, a quote left open at the end) is raised as
+    `error` with its line. The csv module reads the lines itself: a quoted cell keeps its line
+    breaks (an open-ended answer of two paragraphs), and only \n, \r and \r\n end a line
+    (str.splitlines would also split a row at U+2028 and the like, inside a cell)."""
+    reader = csv.reader(io.StringIO(raw, newline=""), delimiter=_separator(raw.splitlines()))
+    rows, start = [], 1
     try:
-        return [Item(reader.line_num, row) for row in reader if any(c.strip() for c in row)]
+        for row in reader:
+            if any(c.strip() for c in row):
+                rows.append(Item(start, row))
+            start = reader.line_num + 1
+        return rows
     except csv.Error as exc:
         reason = str(exc)
         if "field larger than field limit" in reason:

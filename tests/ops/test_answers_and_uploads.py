@@ -304,3 +304,24 @@ def test_a_read_back_kept_in_the_journal_is_read_as_it_was_written():
     assert ReadBack.from_json({}) is None and ReadBack.from_json(None) is None
     assert ReadBack.from_json({"checked": 2}) == ReadBack(2, 0, 0, "")
     assert ReadBack.from_json({"unknown": 2}) == ReadBack(0, 0, 2, "")
+
+
+def test_an_answer_of_several_lines_in_a_quoted_cell_is_read_whole(tmp_path):
+    path = tmp_path / "a.csv"
+    path.write_bytes(b'question_id,text\r\nq1,"First line.\r\nSecond line."\r\nq2,"x\ny"\nq3,z\n')
+    answers = load_answers(path)
+    assert [(a.question_id, a.text, a.line) for a in answers] == [
+        ("q1", "First line.\r\nSecond line.", 2),
+        ("q2", "x\ny", 4),
+        ("q3", "z", 6),
+    ]
+
+
+def test_a_line_separator_inside_a_cell_does_not_split_its_row(tmp_path):
+    path = tmp_path / "a.csv"
+    path.write_text("question_id,text\nq1,I liked it\u2028and would buy again\nq2,fine\n")
+    answers = load_answers(path)
+    assert [(a.question_id, a.text, a.line) for a in answers] == [
+        ("q1", "I liked it\u2028and would buy again", 2),
+        ("q2", "fine", 3),
+    ]
