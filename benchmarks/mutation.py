@@ -770,6 +770,18 @@ EQUIVALENT.update(
     }
 )
 
+_ADJUST_FILE = "surveyctl.ops.adjust."
+_BLANK_ROWS_SKIPPED = (
+    "the rows of a one-column file that reach _id are not blank (read_upload skips blank "
+    "rows), so _id never refuses one and never uses the file or the line"
+)
+EQUIVALENT.update(
+    {
+        _ADJUST_FILE + "x__from_csv__mutmut_34": _BLANK_ROWS_SKIPPED,
+        _ADJUST_FILE + "x__from_csv__mutmut_35": _BLANK_ROWS_SKIPPED,
+    }
+)
+
 _PGLOCK = "surveyctl.state.postgres.lock.xǁAdvisoryLockǁ"
 _SQL_NAMES_CASE = (
     "SQL keywords, or names not quoted, in another case: PostgreSQL folds both, the same query"
