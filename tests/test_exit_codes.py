@@ -51,3 +51,14 @@ def test_a_plan_usage_error_exits_1_with_detailed_exitcode(args, tmp_path, monke
 
 def test_a_usage_error_without_detailed_exitcode_keeps_click_exit_code_2(tmp_path, monkeypatch):
     assert _run(tmp_path, monkeypatch, "plan", "--bogus").exit_code == 2
+
+
+@pytest.mark.parametrize("option", ["--env", "--config", "--timeout"])
+def test_a_global_option_last_after_the_command_without_a_value_says_so(
+    option, tmp_path, monkeypatch
+):
+    result = _run(tmp_path, monkeypatch, "plan", option)
+    assert result.exit_code == 2
+    assert f"Error: Option '{option}' requires an argument." in result.output
+    assert "No such option" not in result.output
+    assert _run(tmp_path, monkeypatch, "plan", "--detailed-exitcode", option).exit_code == 1

@@ -120,6 +120,9 @@ def hoist_global_options(args: list[str]) -> list[str]:
         elif arg in GLOBAL_OPTIONS_WITH_VALUE and position + 1 < len(rest):
             moved.extend(rest[position : position + 2])
             position += 1
+        elif arg in GLOBAL_OPTIONS_WITH_VALUE:
+            # Last on the line, without its value: the sub-command would call it unknown.
+            raise click.BadOptionUsage(arg, f"Option '{arg}' requires an argument.")
         else:
             kept.append(arg)
         position += 1
