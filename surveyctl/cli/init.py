@@ -18,10 +18,21 @@ def init_command(folder: Path) -> None:
     The manifests' JSON Schema goes to schemas/ for editors; production keeps its state in
     PostgreSQL, as the workflows expect.
     """
+    from surveyctl.config import repository_root
     from surveyctl.scaffold import SECRETS, state_schema, write_project
 
     for path in write_project(folder):
         click.echo(f"wrote {path}")
+    root = repository_root(folder.resolve())
+    if root is not None and root != folder.resolve():
+        # GitHub reads workflows only from the repository root's .github/workflows/.
+        click.echo(
+            f"surveyctl: warning: {folder} is inside the git repository at {root}, whose "
+            "workflows GitHub reads from its own .github/workflows/ only: the workflows written "
+            "here do not run until they are moved there (with paths and a working-directory "
+            f"for {folder})",
+            err=True,
+        )
     key, dsn = SECRETS
     click.echo(
         "Next: `surveyctl validate` and `surveyctl plan` (against the embedded sandbox); set "

@@ -270,3 +270,20 @@ def test_a_read_only_role_cannot_plan_before_the_state_tables_exist(
     assert "the database user reader lacks the rights to create the state tables" in (
         planned.stdout
     )
+
+
+def test_init_of_a_folder_inside_a_repository_warns_that_its_workflows_do_not_run(
+    run_cli, tmp_path, monkeypatch
+):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    monkeypatch.chdir(tmp_path)
+    inside = run_cli("init", "surveys-team")
+    assert inside.exit_code == 0, inside.stderr
+    assert (
+        f"surveyctl: warning: surveys-team is inside the git repository at {tmp_path}, whose "
+        "workflows GitHub reads from its own .github/workflows/ only"
+    ) in " ".join(inside.stderr.split())
+    subprocess.run(["git", "init", "-q", str(tmp_path / "own-repository")], check=True)
+    at_root = run_cli("init", "own-repository")  # the root of a repository of its own
+    assert at_root.exit_code == 0, at_root.stderr
+    assert "warning" not in at_root.stderr
