@@ -192,23 +192,31 @@ def process_running(pid: int, started: int | None, boot: str | None) -> bool:
     return True
 
 
+def _stat_fields(pid: int) -> list[str]:
+    """The fields of `/proc/PID/stat` after the command name, field 3 (the state) first; empty
+    where that cannot be read (no such process, or no /proc). The command name (field 2) is in
+    parentheses and may hold spaces and parentheses: the fields start after the last `)`."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+        return text[text.rindex(")") + 2 :].split()
+    except (OSError, ValueError):
+        return []
+
+
 def _zombie(pid: int) -> bool:
     """Whether process `pid` has ended and waits for its parent to collect it (Linux /proc,
     state Z); False where that cannot be read."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-        return text[text.rindex(")") + 2 :].split()[0] == "Z"
-    except (OSError, ValueError, IndexError):
-        return False
+    fields = _stat_fields(pid)
+    return bool(fields) and fields[0] == "Z"
 
 
 def process_start_time(pid: int) -> int | None:
-    """When process `pid` started, in clock ticks since boot (Linux /proc); None elsewhere."""
+    """When process `pid` started, in clock ticks since boot (Linux /proc, field 22); None
+    elsewhere."""
+    fields = _stat_fields(pid)
     try:
-        text = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-        # Field 22; the command name (field 2) is in parentheses and may hold spaces.
-        return int(text[text.rindex(")") + 2 :].split()[19])
-    except (OSError, ValueError, IndexError):
+        return int(fields[19])
+    except (ValueError, IndexError):
         return None
 
 
