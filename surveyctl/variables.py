@@ -100,7 +100,7 @@ def actor_name() -> str | None:
     ConfigError for a name holding a line break or another control character, which the
     history would keep for good (and a table of it would show as a row of its own)."""
     name = os.environ.get(ACTOR_VARIABLE, "").strip()
-    if any(not character.isprintable() and character != " " for character in name):
+    if not name.isprintable():  # a space is printable; a line break or a tab is not
         raise ConfigError(
             f"${ACTOR_VARIABLE} holds a line break or another control character; set it to a "
             "plain name, such as the CI job's or the person's"

@@ -162,5 +162,5 @@ def _how_to_apply(plan: Any, out: Path, key: bytes | None) -> str:
     if plan.errors:
         return "it has errors, and apply refuses it until they are fixed and it is made again"
     again = "" if key else "".join(f" {flag(o)}" for o in sorted(plan.overrides))
-    destroy = " --destroy" if any(r.action == "delete" for r in plan.resources) else ""
+    destroy = " --destroy" if plan.counts()["destroy"] else ""
     return f"apply it with `surveyctl apply {out}{again}{destroy}`"
