@@ -54,14 +54,16 @@ def error_message(response: requests.Response) -> tuple[int | None, str]:
         return None, plain_text(response)
     if not isinstance(body, dict):
         return None, str(body)[:300]
+    code, message = error_fields(body)
+    return code, message or str(response.reason)
+
+
+def error_fields(body: dict) -> tuple[int | None, str]:
+    """The code and message of an error body, under each name the service gives them (see
+    `error_message`); "" for a body that names no message."""
     code = body.get("ps_api_response_code", body.get("ps_error_code"))
-    message = (
-        body.get("ps_api_response_message")
-        or body.get("ps_error_message")
-        or body.get("msg")
-        or response.reason
-    )
-    return as_int(code), str(message)
+    message = body.get("ps_api_response_message") or body.get("ps_error_message") or body.get("msg")
+    return as_int(code), str(message) if message else ""
 
 
 def plain_text(response: requests.Response) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 from surveyctl.api import ApiClient, paths
 from surveyctl.api.client import RETRY_STATUSES
-from surveyctl.api.reading import as_int
+from surveyctl.api.reading import error_fields
 from surveyctl.api.secrets import redact
 from surveyctl.errors import SurveyctlError
 
@@ -90,19 +90,12 @@ class Answer:
 
     @property
     def code(self) -> int | None:
-        if not isinstance(self.body, dict):
-            return None
-        return as_int(self.body.get("ps_api_response_code", self.body.get("ps_error_code")))
+        return error_fields(self.body)[0] if isinstance(self.body, dict) else None
 
     @property
     def message(self) -> str:
-        """The error body's message under any name the client reads (api/reading.py): most
-        bodies say `ps_api_response_message`, 401 bodies `msg`, the transaction status call
-        `ps_error_message` (public facts)."""
-        if not isinstance(self.body, dict):
-            return ""
-        keys = ("ps_api_response_message", "ps_error_message", "msg")
-        return next((str(self.body[key]) for key in keys if self.body.get(key)), "")
+        """The error body's message under any name the client reads it by."""
+        return error_fields(self.body)[1] if isinstance(self.body, dict) else ""
 
     def describe(self) -> str:
         """`PUT /surveys/10001 answered 400 (code 1004): unknown field ...`, clipped."""
