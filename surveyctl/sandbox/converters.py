@@ -9,6 +9,8 @@ path, and an OPTIONS or a wrong method there would advertise PUT, PATCH and DELE
 
 from __future__ import annotations
 
+import re
+
 from werkzeug.routing import PathConverter, ValidationError
 
 from surveyctl.fields import RESERVED_QUOTA_IDS
@@ -22,7 +24,7 @@ class QuotaIdConverter(PathConverter):
     The pattern leaves them out, so the rule does not match them at all (werkzeug lists the
     methods of every rule whose pattern matches in `Allow`, before it converts anything)."""
 
-    regex = "(?!performance$)" + PathConverter.regex
+    regex = f"(?!(?:{'|'.join(map(re.escape, RESERVED_QUOTA_IDS))})$)" + PathConverter.regex
 
     def to_python(self, value: str) -> str:
         if value in RESERVED_QUOTA_SEGMENTS:
