@@ -91,10 +91,14 @@ class ScaffoldError(SurveyctlError):
 
 @dataclass(frozen=True)
 class ProjectFile:
-    """One file of a new project: its path relative to the project folder and its text."""
+    """One file of a new project: its path relative to the project folder and its text.
+
+    `extends` marks a file a repository often has already (`.gitignore`): an existing regular
+    file is kept and gets the lines of `text` it lacks, where any other file is refused."""
 
     path: str
     text: str
+    extends: bool = False
 
 
 def workflows_dir() -> Path:
@@ -148,7 +152,7 @@ def project_files(folder: Path) -> list[ProjectFile]:
     """Every file `init` writes into `folder`, in the order it writes them."""
     files = [
         ProjectFile("surveyctl.yaml", CONFIG.format(schema=state_schema(folder))),
-        ProjectFile(".gitignore", GITIGNORE),
+        ProjectFile(".gitignore", GITIGNORE, extends=True),
         ProjectFile("surveys/example-tracker.yaml", EXAMPLE),
         # The manifests' JSON Schema, for editors: the example's first line points at it.
         ProjectFile(SCHEMA_PATH, (schemas_dir() / "manifest.schema.json").read_text("utf-8")),
@@ -160,28 +164,62 @@ def project_files(folder: Path) -> list[ProjectFile]:
     return files
 
 
-def write_project(folder: Path) -> list[Path]:
-    """Writes the project files into `folder`; refuses, writing nothing, if any exists or a
-    file stands where one of their folders would be."""
+def write_project(folder: Path) -> list[tuple[Path, str]]:
+    """Writes the project files into `folder`, each with what was done to it ("wrote",
+    "extended", "kept": an existing `.gitignore` that already has every line); refuses,
+    writing nothing, if any other exists or a file stands where one of their folders would be."""
     files = project_files(folder)
     _refuse_what_is_in_the_way(folder, files)
-    written = []
-    for item in files:
-        target = folder / item.path
+    # Every existing file is read before the first write, so a refusal writes nothing.
+    planned = [_planned(folder / item.path, item) for item in files]
+    for target, text, _verb, mode in planned:
+        if text is None:
+            continue
         try:
-            write_atomically(target, item.text)
-            target.chmod(0o644)  # a temporary file's mode is 0600; these are ordinary files
+            write_atomically(target, text)
+            target.chmod(mode)
         except OSError as exc:  # a read-only folder, a full disk
             raise ScaffoldError(os_error_message(exc, target, f"write {target}")) from None
-        written.append(target)
-    return written
+    return [(target, verb) for target, _, verb, _ in planned]
+
+
+def _planned(target: Path, item: ProjectFile) -> tuple[Path, str | None, str, int]:
+    """The text to write at `target` (None: nothing to write), the verb for it and the mode."""
+    if not (item.extends and _is_regular_file(target)):
+        return target, item.text, "wrote", 0o644  # a temporary file's mode is 0600
+    try:
+        existing = target.read_text(encoding="utf-8")
+        mode = target.stat().st_mode & 0o777
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScaffoldError(
+            f"{target} cannot be read to add surveyctl's lines to it ({exc}); init wrote nothing"
+        ) from None
+    # `.surveyctl`, `/.surveyctl/` and `.surveyctl/` ignore the same folder at the root.
+    have = {line.strip().strip("/") for line in existing.splitlines()}
+    if all(
+        line.startswith("#") or not line.strip() or line.strip().strip("/") in have
+        for line in item.text.splitlines()
+    ):
+        return target, None, "kept", mode
+    separator = "\n" if existing.endswith("\n") else "\n\n"
+    return target, f"{existing}{separator}{item.text}" if existing else item.text, "extended", mode
+
+
+def _is_regular_file(path: Path) -> bool:
+    # Not through a link: extending it would change a file outside the project.
+    return path.is_file() and not path.is_symlink()
 
 
 def _refuse_what_is_in_the_way(folder: Path, files: list[ProjectFile]) -> None:
     """ScaffoldError, before anything is written, when a file of the project exists (a
     symbolic link too, even one whose target is missing: writing would replace the link) or
     a file stands where one of their folders would be made."""
-    existing = [f.path for f in files if os.path.lexists(folder / f.path)]
+    existing = [
+        f.path
+        for f in files
+        if os.path.lexists(folder / f.path)
+        and not (f.extends and _is_regular_file(folder / f.path))
+    ]
     if existing:
         raise ScaffoldError(
             f"{folder / existing[0]} already exists; init writes nothing over existing files "

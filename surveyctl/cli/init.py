@@ -13,7 +13,8 @@ import click
 )
 def init_command(folder: Path) -> None:
     """Write surveyctl.yaml, a .gitignore for .surveyctl/, an example manifest and the CI
-    workflows into FOLDER (default: the current one). Refuses to overwrite any file.
+    workflows into FOLDER (default: the current one). Refuses to overwrite any file;
+    an existing .gitignore gets the .surveyctl/ line appended.
 
     The manifests' JSON Schema goes to schemas/ for editors; production keeps its state in
     PostgreSQL, as the workflows expect.
@@ -21,8 +22,13 @@ def init_command(folder: Path) -> None:
     from surveyctl.config import repository_root
     from surveyctl.scaffold import SECRETS, state_schema, write_project
 
-    for path in write_project(folder):
-        click.echo(f"wrote {path}")
+    for path, verb in write_project(folder):
+        if verb == "kept":
+            click.echo(f"kept {path}: it already ignores what surveyctl needs ignored")
+        elif verb == "extended":
+            click.echo(f"added .surveyctl/ to {path}")
+        else:
+            click.echo(f"wrote {path}")
     root = repository_root(folder.resolve())
     if root is not None and root != folder.resolve():
         # GitHub reads workflows only from the repository root's .github/workflows/.

@@ -47,11 +47,50 @@ def test_what_init_writes_validates_and_plans(run_cli, project, monkeypatch):
 def test_init_refuses_to_overwrite_and_writes_nothing(run_cli, project):
     fresh = project / "fresh"
     fresh.mkdir()
+    (fresh / "surveyctl.yaml").write_text("manifests: [mine/]\n")
     (fresh / ".gitignore").write_text("node_modules/\n")
     result = run_cli("init", "fresh")
     assert result.exit_code == 1
-    assert "fresh/.gitignore already exists" in result.stderr
+    assert "fresh/surveyctl.yaml already exists" in result.stderr
+    assert (fresh / "surveyctl.yaml").read_text() == "manifests: [mine/]\n"
     assert (fresh / ".gitignore").read_text() == "node_modules/\n"
+    assert sorted(p.name for p in fresh.iterdir()) == [".gitignore", "surveyctl.yaml"]
+
+
+def test_init_adds_its_line_to_an_existing_gitignore_and_keeps_the_rest(run_cli, project):
+    fresh = project / "fresh"
+    fresh.mkdir()
+    (fresh / ".gitignore").write_text("node_modules/\n*.pyc")  # no newline at the end
+    (fresh / ".gitignore").chmod(0o664)
+    result = run_cli("init", "fresh")
+    assert result.exit_code == 0, result.stderr
+    assert "added .surveyctl/ to fresh/.gitignore" in result.stdout
+    lines = (fresh / ".gitignore").read_text().splitlines()
+    assert lines[:2] == ["node_modules/", "*.pyc"]
+    assert ".surveyctl/" in lines
+    assert (fresh / ".gitignore").stat().st_mode & 0o777 == 0o664
+    assert (fresh / "surveyctl.yaml").exists()
+
+
+@pytest.mark.parametrize("spelling", [".surveyctl/", "/.surveyctl/", ".surveyctl"])
+def test_init_keeps_a_gitignore_that_already_ignores_its_folder(run_cli, project, spelling):
+    fresh = project / "fresh"
+    fresh.mkdir()
+    (fresh / ".gitignore").write_text(f"build/\n{spelling}\n")
+    result = run_cli("init", "fresh")
+    assert result.exit_code == 0, result.stderr
+    assert "kept" in result.stdout and "already ignores" in result.stdout
+    assert (fresh / ".gitignore").read_text() == f"build/\n{spelling}\n"
+
+
+def test_init_refuses_a_gitignore_it_cannot_read_and_writes_nothing(run_cli, project):
+    fresh = project / "fresh"
+    fresh.mkdir()
+    (fresh / ".gitignore").write_bytes(b"\xff\xfe not utf-8\n")
+    result = run_cli("init", "fresh")
+    assert result.exit_code == 1
+    assert "Traceback" not in result.stderr
+    assert "fresh/.gitignore cannot be read" in result.stderr
     assert sorted(p.name for p in fresh.iterdir()) == [".gitignore"]
 
 
