@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from surveyctl.cli.options import PLAN_FORMATS, output_format_option
-from surveyctl.cli.run_options import render_plan
+from surveyctl.cli.run_options import render_plan, warn
 
 
 @click.command("show")
@@ -22,4 +22,10 @@ def show_command(planfile: Path, output_format: str) -> None:
     from surveyctl.reconcile.planfile import load_plan
     from surveyctl.variables import plan_signing_key
 
-    click.echo(render_plan(load_plan(planfile, plan_signing_key()), output_format), nl=False)
+    plan = load_plan(planfile, plan_signing_key())
+    if output_format == "text":
+        # `plan` said these on stderr as it made the plan; a reviewer of the saved file did not
+        # see them (JSON and markdown carry them in the document).
+        for warning in plan.warnings:
+            warn(warning)
+    click.echo(render_plan(plan, output_format), nl=False)

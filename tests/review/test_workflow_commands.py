@@ -133,8 +133,22 @@ def test_show_needs_no_environment_or_connection(run_cli, manifests, project):
     assert run_cli("plan", "manifests", "--out", "p.plan").exit_code == 0
     (project / "surveyctl.yaml").unlink()  # no environment at all
     shown = run_cli("show", "p.plan")
+    assert shown.exit_code == 0
     assert "+ Survey/tracker will be created" in shown.stdout
-    assert "environment" not in shown.stderr
+    assert "error" not in shown.stderr
+
+
+def test_show_repeats_the_warnings_plan_gave_as_it_made_the_plan(run_cli, manifests, project):
+    manifests.write(survey_manifest("tracker"))
+    planned = run_cli("plan", "manifests", "--out", "p.plan")
+    assert "surveyctl: warning: the state of environment 'local'" in planned.stderr
+    shown = run_cli("show", "p.plan")
+    assert shown.exit_code == 0
+    assert "surveyctl: warning: the state of environment 'local'" in shown.stderr
+    assert "is empty, so the plan creates 1 resource(s)" in shown.stderr
+    as_json = run_cli("show", "p.plan", "--format", "json")  # the document carries them
+    assert "warning" not in as_json.stderr
+    assert "is empty, so the plan creates 1" in json.loads(as_json.stdout)["warnings"][0]
 
 
 def test_show_of_a_file_that_is_not_a_plan_is_one_sentence(run_cli, project):
