@@ -12,6 +12,7 @@ import yaml
 from click.testing import CliRunner
 
 from surveyctl.cli.main import cli
+from surveyctl.sandbox import catalogue as sandbox_catalogue
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 PAGES = [REPOSITORY / "README.md", *sorted((REPOSITORY / "docs").glob("*.md"))]
@@ -117,3 +118,27 @@ def test_ci_runs_the_readmes_quickstart_test_command_as_it_is_written():
 
     assert len(test_command) == 1
     assert test_command[0] in ci
+
+
+def test_the_catalogue_page_counts_the_attributes_each_locale_serves():
+    text = (REPOSITORY / "docs" / "catalogue.md").read_text(encoding="utf-8")
+    stated = " ".join(re.search(r"With the default 20, (.*?)\n- ", text, re.S).group(1).split())
+    served = {locale: len(_all_attributes(locale)) for locale in sandbox_catalogue.locales()}
+    named = dict(re.findall(r"([a-z]{2}_[A-Z]{2}) \((\d+) attributes", stated))
+    (others,) = re.findall(r"other locales \((\d+) attributes each\)", stated)
+    pages = int(re.search(r"has (\d+) pages", stated).group(1))
+
+    for locale, count in served.items():
+        assert count == int(named.get(locale, others)), locale
+        assert sandbox_catalogue.page_count(count) == pages, locale
+
+
+def _all_attributes(locale: str) -> list[dict]:
+    """Every attribute the sandbox serves in `locale`, read page by page as a client would."""
+    found: dict[int, dict] = {}
+    page, total = 1, 1
+    while page <= total:
+        items, total = sandbox_catalogue.attributes_page(locale, None, page)
+        found.update((item["qualification_code"], item) for item in items)
+        page += 1
+    return list(found.values())
