@@ -3,6 +3,7 @@ and the README's example manifest is the one in examples/ and plans as the READM
 
 from __future__ import annotations
 
+import inspect
 import re
 import shutil
 from pathlib import Path
@@ -11,6 +12,7 @@ import click
 import yaml
 from click.testing import CliRunner
 
+from surveyctl import manifests, model
 from surveyctl.cli.main import cli
 from surveyctl.sandbox import catalogue as sandbox_catalogue
 
@@ -142,3 +144,18 @@ def _all_attributes(locale: str) -> list[dict]:
         found.update((item["qualification_code"], item) for item in items)
         page += 1
     return list(found.values())
+
+
+def test_the_python_calls_the_manifests_page_shows_take_the_arguments_it_names():
+    text = (REPOSITORY / "docs" / "manifests.md").read_text(encoding="utf-8")
+    section = text.split("## From Python")[1].split("\n## ")[0]
+    owners = {"load_manifests": manifests.load_manifests, "ExclusionGroup": model.ExclusionGroup}
+    shown = re.findall(r"`(load_manifests|ExclusionGroup\.body)\(([^)]*)\)`", section)
+    assert shown
+    for call, arguments in shown:
+        function = owners[call.split(".")[0]]
+        for attribute in call.split(".")[1:]:
+            function = getattr(function, attribute)
+        parameters = [p for p in inspect.signature(function).parameters if p != "self"]
+        named = [a.strip() for a in arguments.split(",") if a.strip()]
+        assert parameters[: len(named)] == named, call
