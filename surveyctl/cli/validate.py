@@ -119,7 +119,8 @@ def render_command(
 
     Generators are expanded and attribute names resolved (which needs the catalogue, so
     --offline works only for manifests written with codes). With one --name the bare body is
-    printed; otherwise an object of surveys and exclusion groups by name.
+    printed (a program member's name is its survey's); otherwise an object of surveys and
+    exclusion groups by name.
     """
     catalog = environment_catalog(ctx, offline, refresh_catalog)
     state, diagnostics = project_manifests(ctx, paths, catalog)
@@ -145,7 +146,10 @@ def render_command(
             f"no Survey or ExclusionGroup manifest or program member is named {named}"
         )
     surveys = [n for n in names if n in state.surveys] if names else list(state.surveys)
-    groups = [n for n in names if n in state.groups] if names else list(state.groups)
+    # A member's name is its survey's: its exclusion group shares the name, and naming one
+    # member must print that survey's bare body whether or not its wave has a group.
+    groups = [n for n in names if n in state.groups and not _member_survey(state, n)]
+    groups = groups if names else list(state.groups)
     if len(names) == 1 and len(surveys) + len(groups) == 1:
         chosen = state.surveys[surveys[0]] if surveys else state.groups[groups[0]]
         click.echo(dumps(chosen.body()))
@@ -155,6 +159,12 @@ def render_command(
         "exclusion_groups": {name: state.groups[name].body() for name in groups},
     }
     click.echo(dumps(output))
+
+
+def _member_survey(state: DesiredState, name: str) -> bool:
+    """Whether `name` is a program member's survey (whose group, if any, has the same name)."""
+    survey = state.surveys.get(name)
+    return survey is not None and survey.member is not None
 
 
 def _members(state: DesiredState, names: tuple[str, ...]) -> tuple[str, ...]:
