@@ -20,6 +20,7 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 PAGES = [REPOSITORY / "README.md", *sorted((REPOSITORY / "docs").glob("*.md"))]
 EXAMPLE = REPOSITORY / "examples" / "surveys" / "brand-tracker-us.yaml"
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+ANCHORED = re.compile(r"\]\(([^)#\s]*)#([^)\s]+)\)")
 CITED = re.compile(r"`([\w./-]+\.md)`")
 
 
@@ -34,6 +35,24 @@ def test_every_relative_link_of_the_docs_leads_to_a_file_of_the_repository():
             if "://" not in target and not (page.parent / target).exists():
                 broken.append(f"{page.name}: {target}")
     assert broken == []
+
+
+def test_every_anchor_a_link_of_the_docs_names_is_a_heading_of_its_page():
+    broken = []
+    for page in PAGES:
+        for target, anchor in ANCHORED.findall(page.read_text(encoding="utf-8")):
+            linked = (page.parent / target).resolve() if target else page
+            if linked.suffix == ".md" and anchor not in _anchors(linked):
+                broken.append(f"{page.name}: {target}#{anchor}")
+    assert broken == []
+
+
+def _anchors(page: Path) -> set[str]:
+    """The anchors GitHub gives the headings of `page` (lower case, punctuation dropped,
+    spaces as dashes), leaving out lines of code blocks that look like headings."""
+    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+    headings = re.findall(r"^#{1,6} (.+)$", text, re.M)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
 
 
 def test_every_markdown_file_the_docs_cite_is_in_the_repository():
