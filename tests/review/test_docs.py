@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from surveyctl import manifests, model
 from surveyctl.cli.main import cli
+from surveyctl.config_checks import MIN_KEY_LENGTH
 from surveyctl.sandbox import catalogue as sandbox_catalogue
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -178,3 +179,8 @@ def test_the_python_calls_the_manifests_page_shows_take_the_arguments_it_names()
         parameters = [p for p in inspect.signature(function).parameters if p != "self"]
         named = [a.strip() for a in arguments.split(",") if a.strip()]
         assert parameters[: len(named)] == named, call
+
+
+def test_the_readme_states_the_shortest_api_key_surveyctl_takes():
+    readme = " ".join(_readme().split())
+    assert f"shorter than {MIN_KEY_LENGTH} characters" in readme
