@@ -125,6 +125,7 @@ def render_command(
     catalog = environment_catalog(ctx, offline, refresh_catalog)
     state, diagnostics = project_manifests(ctx, paths, catalog)
     unresolved = [s for s in state.surveys.values() if not s.resolved]
+    valid = not diagnostics.has_errors  # before the refusals below, which are render's own
     for survey in unresolved:
         diagnostics.error(
             f"Survey {survey.name!r} names attributes, which need the catalogue; "
@@ -135,7 +136,15 @@ def render_command(
     if problems:
         for diagnostic in problems:
             click.echo(printable_lines(str(diagnostic)), err=True)
-        click.echo(_verdict(state, diagnostics, catalog), err=True)
+        closing = _verdict(state, diagnostics, catalog)
+        if valid:  # `validate --offline` calls these manifests valid: say why nothing is shown
+            closing = (
+                f"Nothing was rendered: the manifests are valid, but "
+                f"{_plural(len(unresolved), 'survey')} "
+                f"{'names' if len(unresolved) == 1 else 'name'} attributes, which only the "
+                "attribute catalogue resolves; render without --offline."
+            )
+        click.echo(closing, err=True)
         click.get_current_context().exit(1)
     names = _members(state, names)
     missing = [n for n in names if n not in state.surveys and n not in state.groups]
