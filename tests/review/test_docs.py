@@ -184,3 +184,11 @@ def test_the_python_calls_the_manifests_page_shows_take_the_arguments_it_names()
 def test_the_readme_states_the_shortest_api_key_surveyctl_takes():
     readme = " ".join(_readme().split())
     assert f"shorter than {MIN_KEY_LENGTH} characters" in readme
+
+
+def test_the_state_page_lists_every_state_command_in_its_table():
+    text = (REPOSITORY / "docs" / "state.md").read_text(encoding="utf-8")
+    table = text.split("## Commands\n")[1].split("\n\n")[0]
+    state = cli.get_command(click.Context(cli), "state")
+    missing = [name for name in state.commands if f"`surveyctl state {name}" not in table]
+    assert missing == []
