@@ -192,3 +192,9 @@ def test_the_state_page_lists_every_state_command_in_its_table():
     state = cli.get_command(click.Context(cli), "state")
     missing = [name for name in state.commands if f"`surveyctl state {name}" not in table]
     assert missing == []
+
+
+def test_the_readme_names_every_global_option():
+    listed = re.search(r"# global options \(([^)]*)\)", _readme()).group(1).split(", ")
+    options = [o.opts[0] for o in cli.params if o.opts[0].startswith("--") and not o.is_eager]
+    assert sorted(listed) == sorted(options)
