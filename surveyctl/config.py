@@ -451,6 +451,14 @@ def _read(path: Path) -> Loaded | None:
     return documents[0] if documents and documents[0].data is not None else None
 
 
+# The settings every environment needs, and what to write there.
+_ENVIRONMENT_NEEDS = {
+    "host": "give the marketplace's http(s) URL, such as host: https://api.example.com",
+    "api_key_env": "name the environment variable that holds its API key, such as "
+    "api_key_env: SURVEYCTL_PRODUCTION_KEY",
+}
+
+
 def _environment(specs: MarkedDict, name: str) -> Environment:
     spec = specs[name]
     field = f"environments.{name}"
@@ -461,6 +469,9 @@ def _environment(specs: MarkedDict, name: str) -> Environment:
         )
     _only_known(spec, ENVIRONMENT_SETTINGS, f"{field}: ")
     host, key_env = spec.get("host"), spec.get("api_key_env")
+    for setting, what in _ENVIRONMENT_NEEDS.items():
+        if setting not in spec:  # said as missing: the checks below speak of a wrong value
+            raise ConfigError(f"{field} has no {setting}: {what}", specs.where(name))
     if not isinstance(host, str) or not host.startswith(("http://", "https://")):
         raise ConfigError(f"{field}.host must be an http(s) URL", spec.where("host"))
     problem = host_problem(host)

@@ -162,6 +162,30 @@ def test_a_wrong_value_names_the_setting_and_its_line(tmp_path, text, message, l
     assert error.location.line == line
 
 
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        (
+            "{host: 'https://s.example'}",
+            "environments.staging has no api_key_env: name the environment variable that holds "
+            "its API key, such as api_key_env: SURVEYCTL_PRODUCTION_KEY",
+        ),
+        (
+            "{api_key_env: K}",
+            "environments.staging has no host: give the marketplace's http(s) URL, such as "
+            "host: https://api.example.com",
+        ),
+    ],
+    ids=["api_key_env", "host"],
+)
+def test_a_missing_environment_setting_is_said_to_be_missing_at_the_environment(
+    tmp_path, settings, message
+):
+    error = config_error(tmp_path, f"environments:\n  staging: {settings}\n")
+    assert error.message == message
+    assert error.location.line == 2
+
+
 def test_a_host_with_a_user_and_password_is_refused_naming_the_setting_and_its_line(tmp_path):
     error = config_error(
         tmp_path,

@@ -14,7 +14,7 @@ from surveyctl.cli import confirm
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.manifest_options import environment_catalog, project_desired
-from surveyctl.cli.options import yes_help
+from surveyctl.cli.options import lock_timeout_option, yes_help
 from surveyctl.cli.surveys import status_option
 from surveyctl.errors import SurveyctlError
 from surveyctl.model import Survey
@@ -111,6 +111,7 @@ def _adopt(
     address: str = "",
     force: bool = False,
     described: Any = None,
+    lock_timeout: float = 0.0,
 ) -> None:
     """Reads the live resource under the state lock; with `out`, writes its manifest and then
     records it (the file is removed again if the state cannot be written), so a resource is
@@ -129,7 +130,7 @@ def _adopt(
     guarded = out is not None or described is not None or _resolves_a_create(store, address)
     if guarded:
         _confirm_record(ctx, command, yes)
-    with store.locked("import"):
+    with store.locked("import", lock_timeout):
         state = ctx.placed_state(store)
         adoption = adopt(ctx.client(), state)
         if out is not None:
@@ -184,6 +185,7 @@ def _adopt(
 )
 @_manifests("the --program, or the manifest of --name")
 @_force(", or record a survey whose title and locale are not its existing manifest's")
+@lock_timeout_option
 @_yes
 @pass_context
 def import_command(
@@ -197,6 +199,7 @@ def import_command(
     program: str | None,
     sources: tuple[Path, ...],
     force: bool,
+    lock_timeout: float,
     yes: bool,
 ) -> None:
     """Adopt live survey SURVEY_ID: write its manifest and record it in state.
@@ -211,7 +214,7 @@ def import_command(
     if program is not None:
         if survey_id is not None or name or out or all_unmanaged or out_dir:
             raise click.UsageError("--program takes no SURVEY_ID, --name, --out or --out-dir")
-        _adopt_program(ctx, program, sources, yes)
+        _adopt_program(ctx, program, sources, yes, lock_timeout)
         return
     if all_unmanaged:
         if survey_id is not None or name or out:
@@ -219,7 +222,7 @@ def import_command(
         if out_dir is None:
             raise click.UsageError("--all-unmanaged needs --out-dir DIR")
         _inside_manifests(ctx, out_dir, "--out-dir", "each survey adopted", force)
-        _adopt_all(ctx, out_dir, statuses, yes)
+        _adopt_all(ctx, out_dir, statuses, yes, lock_timeout)
         return
     if survey_id is None or not name:
         raise click.UsageError("give SURVEY_ID and --name NAME (or --all-unmanaged --out-dir DIR)")
@@ -235,6 +238,7 @@ def import_command(
         f"Survey/{name}",
         force,
         described,
+        lock_timeout,
     )
 
 
@@ -277,7 +281,9 @@ def _record_described(
     )
 
 
-def _adopt_all(ctx: CliContext, out_dir: Path, statuses: tuple[int, ...], yes: bool) -> None:
+def _adopt_all(
+    ctx: CliContext, out_dir: Path, statuses: tuple[int, ...], yes: bool, lock_timeout: float
+) -> None:
     """Adopts every unmanaged survey under the state lock, one state write per survey."""
     action = f"adopt every unmanaged survey into the state of {ctx.environment().name!r}"
     if not confirm_write(ctx, action, approved=yes):
@@ -290,7 +296,7 @@ def _adopt_all(ctx: CliContext, out_dir: Path, statuses: tuple[int, ...], yes: b
         raise SurveyctlError(f"{out_dir}: cannot write into this folder")
     project = _project_surveys(ctx)  # read before the lock, which it does not need
     store = ctx.state_store()
-    with store.locked("import"):
+    with store.locked("import", lock_timeout):
         ctx.placed_state(store)
         outcomes = adopt_unmanaged(
             ctx.client(), store, out_dir, statuses, on_adopted=_reported, project=project
@@ -317,7 +323,9 @@ def _project_surveys(ctx: CliContext) -> ProjectSurveys:
     return ProjectSurveys(bodies, identity.Rule.of(ctx.environment()))
 
 
-def _adopt_program(ctx: CliContext, program: str, sources: tuple[Path, ...], yes: bool) -> None:
+def _adopt_program(
+    ctx: CliContext, program: str, sources: tuple[Path, ...], yes: bool, lock_timeout: float
+) -> None:
     """Records the live surveys and groups of a program's members; nothing is recorded when
     one member matches several surveys."""
     action = f"attach surveys to program {program!r} in the state of {ctx.environment().name!r}"
@@ -330,7 +338,7 @@ def _adopt_program(ctx: CliContext, program: str, sources: tuple[Path, ...], yes
     if not confirm_write(ctx, action, approved=yes):
         raise SurveyctlError("nothing was imported")
     store = ctx.state_store()
-    with store.locked("import"):
+    with store.locked("import", lock_timeout):
         rule = identity.Rule.of(ctx.environment())
         found = adopt_program(ctx.client(), desired, ctx.placed_state(store), program, rule)
         if found.ambiguous:
@@ -364,6 +372,7 @@ def _reported(outcome: Adopted) -> None:
 @_out
 @_manifests("the manifest of --name")
 @_force()
+@lock_timeout_option
 @_yes
 @pass_context
 def import_group_command(
@@ -373,6 +382,7 @@ def import_group_command(
     out: Path | None,
     sources: tuple[Path, ...],
     force: bool,
+    lock_timeout: float,
     yes: bool,
 ) -> None:
     """Adopt live exclusion group REF (its surveys must be managed already)."""
@@ -386,4 +396,5 @@ def import_group_command(
         f"ExclusionGroup/{name}",
         force,
         described,
+        lock_timeout,
     )

@@ -6,6 +6,7 @@ import math
 from collections.abc import Callable, Sequence
 
 import click
+from click.core import ParameterSource
 
 
 def int_list(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, ...]:
@@ -109,10 +110,20 @@ class Number(click.FloatRange):
     with every bound, so a range lets it through, and then a deadline of NaN is never reached
     and a socket refuses it as a timeout."""
 
+    name = "number"  # click's word would be "float range": "'abc' is not a valid number."
+
     def convert(self, value, param, ctx):
-        number = super().convert(value, param, ctx)
-        if math.isnan(number):
-            self.fail(f"{value!r} is not a number", param, ctx)
+        try:
+            number = super().convert(value, param, ctx)
+            if math.isnan(number):
+                self.fail(f"{value!r} is not a number", param, ctx)
+        except click.BadParameter as error:
+            # A value from $VARIABLE is named by the variable: the option may be nowhere on
+            # the command line (a CI job's environment), and pointing at it would mislead.
+            from_variable = ctx and param and ctx.get_parameter_source(param.name)
+            if from_variable is not ParameterSource.ENVIRONMENT:
+                raise
+            raise click.BadParameter(error.message, ctx, param, f"${param.envvar}") from None
         return number
 
 

@@ -119,11 +119,13 @@ def render_command(
 
     Generators are expanded and attribute names resolved (which needs the catalogue, so
     --offline works only for manifests written with codes). With one --name the bare body is
-    printed; otherwise an object of surveys and exclusion groups by name.
+    printed (a program member's name is its survey's); otherwise an object of surveys and
+    exclusion groups by name.
     """
     catalog = environment_catalog(ctx, offline, refresh_catalog)
     state, diagnostics = project_manifests(ctx, paths, catalog)
     unresolved = [s for s in state.surveys.values() if not s.resolved]
+    valid = not diagnostics.has_errors  # before the refusals below, which are render's own
     for survey in unresolved:
         diagnostics.error(
             f"Survey {survey.name!r} names attributes, which need the catalogue; "
@@ -134,7 +136,15 @@ def render_command(
     if problems:
         for diagnostic in problems:
             click.echo(printable_lines(str(diagnostic)), err=True)
-        click.echo(_verdict(state, diagnostics, catalog), err=True)
+        closing = _verdict(state, diagnostics, catalog)
+        if valid:  # `validate --offline` calls these manifests valid: say why nothing is shown
+            closing = (
+                f"Nothing was rendered: the manifests are valid, but "
+                f"{_plural(len(unresolved), 'survey')} "
+                f"{'names' if len(unresolved) == 1 else 'name'} attributes, which only the "
+                "attribute catalogue resolves; render without --offline."
+            )
+        click.echo(closing, err=True)
         click.get_current_context().exit(1)
     names = _members(state, names)
     missing = [n for n in names if n not in state.surveys and n not in state.groups]
@@ -145,7 +155,10 @@ def render_command(
             f"no Survey or ExclusionGroup manifest or program member is named {named}"
         )
     surveys = [n for n in names if n in state.surveys] if names else list(state.surveys)
-    groups = [n for n in names if n in state.groups] if names else list(state.groups)
+    # A member's name is its survey's: its exclusion group shares the name, and naming one
+    # member must print that survey's bare body whether or not its wave has a group.
+    groups = [n for n in names if n in state.groups and not _member_survey(state, n)]
+    groups = groups if names else list(state.groups)
     if len(names) == 1 and len(surveys) + len(groups) == 1:
         chosen = state.surveys[surveys[0]] if surveys else state.groups[groups[0]]
         click.echo(dumps(chosen.body()))
@@ -155,6 +168,12 @@ def render_command(
         "exclusion_groups": {name: state.groups[name].body() for name in groups},
     }
     click.echo(dumps(output))
+
+
+def _member_survey(state: DesiredState, name: str) -> bool:
+    """Whether `name` is a program member's survey (whose group, if any, has the same name)."""
+    survey = state.surveys.get(name)
+    return survey is not None and survey.member is not None
 
 
 def _members(state: DesiredState, names: tuple[str, ...]) -> tuple[str, ...]:

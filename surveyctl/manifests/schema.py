@@ -295,7 +295,12 @@ def _describe(error: ValidationError, data: MarkedDict, prefix: list) -> tuple[s
         symbol = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">"}.get(kind, "<")
         return f"{name} must be {symbol} {error.validator_value}, not {_show(value)}", where
     if kind == "pattern":
+        # Every pattern of the manifest schema has a description (a test holds it to that), so
+        # the sentence says in words what is asked, never the regular expression.
         description = schema.get("description") or f"match {error.validator_value}"
+        if "propertyNames" in error.relative_schema_path:  # the key is wrong, not its value
+            key_place = locate(data, [*path, value], where)
+            return f"{name}: the key {_show(value)} is not valid: {description}", key_place
         return f"{name} is {_show(value)}, which is not valid: {description}", where
     if kind in ("minItems", "minProperties"):
         return f"{name} must not be empty", where

@@ -71,10 +71,11 @@ if TYPE_CHECKING:  # loaded by the CLI when a command reads through it
 class ManifestErrors(SurveyctlError):
     """The manifests have errors, so nothing is planned; `diagnostics` lists them."""
 
-    def __init__(self, diagnostics: list[Diagnostic]):
+    def __init__(self, diagnostics: list[Diagnostic], summary: str = ""):
         self.diagnostics = diagnostics
         super().__init__(
-            f"{len(diagnostics)} error(s) in the manifests; nothing was planned "
+            summary
+            or f"{len(diagnostics)} error(s) in the manifests; nothing was planned "
             "(`surveyctl validate` shows them all)"
         )
 
@@ -207,7 +208,10 @@ def desired_state(workspace: Workspace, options: RunOptions) -> DesiredState:
                     survey.location,
                 )
                 for survey in unresolved
-            ]
+            ],
+            # Not "errors in the manifests": `validate --offline` calls them valid.
+            f"{len(unresolved)} survey(s) name attributes, which --offline leaves unresolved; "
+            "nothing was planned: plan without --offline",
         )
     return desired
 

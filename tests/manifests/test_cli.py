@@ -170,6 +170,15 @@ def test_render_offline_refuses_names_it_cannot_resolve(run_cli):
     assert result.stdout == ""
 
 
+def test_render_offline_of_valid_manifests_does_not_call_them_invalid(run_cli):
+    result = run_cli("render", "--offline", str(EXAMPLES))
+    assert "not valid" not in result.stderr
+    assert result.stderr.splitlines()[-1].startswith(
+        "Nothing was rendered: the manifests are valid, but "
+    )
+    assert result.stderr.splitlines()[-1].endswith("render without --offline.")
+
+
 def test_render_of_an_unknown_name_is_an_error(run_cli):
     result = run_cli("render", str(EXAMPLES), "--name", "nope")
     assert result.exit_code == 1

@@ -8,6 +8,24 @@ from jsonschema import Draft202012Validator
 
 from surveyctl.schemafiles import load_schema
 
+# A program of one market, for the checks of its `markets` keys.
+PROGRAM = """\
+kind: SurveyProgram
+name: tracker
+spec:
+  template:
+    survey_title: "Tracker {wave}"
+    survey_category_code: 231
+    completes_required: 100
+    expected_ir: 40
+    expected_loi: 12
+    field_time: 14
+    live_url: https://survey.example.com/s?tid=[%%transaction_id%%]
+  markets:
+    en_GB: {}
+  waves: [w1]
+"""
+
 
 def test_the_schema_is_valid_json_schema_2020_12():
     schema = load_schema("manifest.schema.json")
@@ -287,3 +305,47 @@ def test_exclusion_group_without_exclusion_period_is_an_error(check, line_of):
     (error,) = errors
     assert error.summary == "spec: missing required field 'exclusion_period'."
     assert error.location.line == line_of(text, "spec:")
+
+
+def test_a_subscriber_email_the_api_takes_is_valid_in_a_manifest(check, survey_yaml):
+    # The API takes one @ with text on both sides (ops@localhost), so `import` of such a
+    # survey writes a manifest that validates.
+    _, errors, _ = check(survey_yaml("subscriber_emails: [ops@localhost, ann@example.com]\n"))
+    assert errors == []
+
+
+def test_a_subscriber_email_the_api_refuses_is_said_in_words_at_its_line(
+    check, survey_yaml, line_of
+):
+    text = survey_yaml('subscriber_emails: ["ops example.com"]\n')
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == (
+        "spec.subscriber_emails[0] is 'ops example.com', which is not valid: An e-mail "
+        "address: text, one @, text (no spaces), as the API takes it."
+    )
+    assert error.location.line == line_of(text, "subscriber_emails")
+
+
+def test_a_market_that_is_no_locale_is_named_as_a_key_at_its_own_line(check, line_of):
+    text = PROGRAM.replace("    en_GB: {}", "    en-GB: {}")
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == (
+        "spec.markets: the key 'en-GB' is not valid: a locale in language_COUNTRY form, e.g. en_GB."
+    )
+    assert error.location.line == line_of(text, "en-GB")
+
+
+def test_no_pattern_of_the_manifest_schema_is_shown_to_a_user_as_a_regular_expression():
+    def patterns_without_words(node, path):
+        if isinstance(node, dict):
+            if "pattern" in node and "description" not in node:
+                yield "/".join(path)
+            for key, value in node.items():
+                yield from patterns_without_words(value, [*path, str(key)])
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                yield from patterns_without_words(value, [*path, str(index)])
+
+    assert list(patterns_without_words(load_schema("manifest.schema.json"), [])) == []

@@ -9,6 +9,7 @@ import yaml
 
 from surveyctl.manifests import load_desired
 from surveyctl.state import FileStateStore
+from surveyctl.state.lock import StateLock
 
 from .conftest import point_project_at, survey_manifest
 from .proxies import QuirkyProxy
@@ -268,3 +269,26 @@ def test_import_with_force_records_another_survey_for_an_existing_manifest(
     assert result.exit_code == 0, result.stderr
     assert "(--force given)" in result.stderr
     assert _state(project).survey("tracker").ps_survey_id == other
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["import", "{survey_id}", "--name", "adopted", "--out", "manifests/adopted.yaml"],
+        ["import-group", "trackers-2026", "--name", "trackers", "--out", "manifests/g.yaml"],
+        ["import", "--all-unmanaged", "--out-dir", "manifests/imported"],
+    ],
+    ids=["import", "import-group", "all-unmanaged"],
+)
+def test_an_import_with_a_lock_timeout_waits_for_the_holder_then_names_the_wait(
+    command, project, api, run_cli
+):
+    # The refusal without it says "wait for it (or pass --lock-timeout SECONDS)".
+    survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+    arguments = [word.format(survey_id=survey_id) for word in command]
+    state_path = project / ".surveyctl" / "state" / "local.json"
+    with StateLock(state_path, "apply", environment="local"):
+        result = run_cli(*arguments, "--lock-timeout", "0.3", "--yes")
+    assert result.exit_code == 1
+    assert "after waiting 0.3s" in result.stderr
+    assert _state(project).survey("adopted") is None

@@ -292,6 +292,16 @@ def test_render_prints_one_members_exact_body(run_cli, write_program):
     assert body["completes_required"] == 300
 
 
+def test_render_prints_one_members_exact_body_when_its_wave_has_an_exclusion_group(
+    run_cli, write_program
+):
+    write_program(program("tracker-excl", ["w1", "w2"]))
+    result = run_cli("render", "manifests", "--name", "tracker[en_US,w2]")
+    assert result.exit_code == 0, result.output
+    body = json.loads(result.stdout)
+    assert body["survey_title"] == f"Tracker US w2 {title_tag()}"
+
+
 def test_import_attaches_hand_run_surveys_to_a_program_with_no_changes(
     run_cli, write_program, own_market, project
 ):

@@ -3,6 +3,7 @@ and the README's example manifest is the one in examples/ and plans as the READM
 
 from __future__ import annotations
 
+import inspect
 import re
 import shutil
 from pathlib import Path
@@ -11,12 +12,16 @@ import click
 import yaml
 from click.testing import CliRunner
 
+from surveyctl import manifests, model
 from surveyctl.cli.main import cli
+from surveyctl.config_checks import MIN_KEY_LENGTH
+from surveyctl.sandbox import catalogue as sandbox_catalogue
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 PAGES = [REPOSITORY / "README.md", *sorted((REPOSITORY / "docs").glob("*.md"))]
 EXAMPLE = REPOSITORY / "examples" / "surveys" / "brand-tracker-us.yaml"
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+ANCHORED = re.compile(r"\]\(([^)#\s]*)#([^)\s]+)\)")
 CITED = re.compile(r"`([\w./-]+\.md)`")
 
 
@@ -31,6 +36,24 @@ def test_every_relative_link_of_the_docs_leads_to_a_file_of_the_repository():
             if "://" not in target and not (page.parent / target).exists():
                 broken.append(f"{page.name}: {target}")
     assert broken == []
+
+
+def test_every_anchor_a_link_of_the_docs_names_is_a_heading_of_its_page():
+    broken = []
+    for page in PAGES:
+        for target, anchor in ANCHORED.findall(page.read_text(encoding="utf-8")):
+            linked = (page.parent / target).resolve() if target else page
+            if linked.suffix == ".md" and anchor not in _anchors(linked):
+                broken.append(f"{page.name}: {target}#{anchor}")
+    assert broken == []
+
+
+def _anchors(page: Path) -> set[str]:
+    """The anchors GitHub gives the headings of `page` (lower case, punctuation dropped,
+    spaces as dashes), leaving out lines of code blocks that look like headings."""
+    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+    headings = re.findall(r"^#{1,6} (.+)$", text, re.M)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
 
 
 def test_every_markdown_file_the_docs_cite_is_in_the_repository():
@@ -117,3 +140,61 @@ def test_ci_runs_the_readmes_quickstart_test_command_as_it_is_written():
 
     assert len(test_command) == 1
     assert test_command[0] in ci
+
+
+def test_the_catalogue_page_counts_the_attributes_each_locale_serves():
+    text = (REPOSITORY / "docs" / "catalogue.md").read_text(encoding="utf-8")
+    stated = " ".join(re.search(r"With the default 20, (.*?)\n- ", text, re.S).group(1).split())
+    served = {locale: len(_all_attributes(locale)) for locale in sandbox_catalogue.locales()}
+    named = dict(re.findall(r"([a-z]{2}_[A-Z]{2}) \((\d+) attributes", stated))
+    (others,) = re.findall(r"other locales \((\d+) attributes each\)", stated)
+    pages = int(re.search(r"has (\d+) pages", stated).group(1))
+
+    for locale, count in served.items():
+        assert count == int(named.get(locale, others)), locale
+        assert sandbox_catalogue.page_count(count) == pages, locale
+
+
+def _all_attributes(locale: str) -> list[dict]:
+    """Every attribute the sandbox serves in `locale`, read page by page as a client would."""
+    found: dict[int, dict] = {}
+    page, total = 1, 1
+    while page <= total:
+        items, total = sandbox_catalogue.attributes_page(locale, None, page)
+        found.update((item["qualification_code"], item) for item in items)
+        page += 1
+    return list(found.values())
+
+
+def test_the_python_calls_the_manifests_page_shows_take_the_arguments_it_names():
+    text = (REPOSITORY / "docs" / "manifests.md").read_text(encoding="utf-8")
+    section = text.split("## From Python")[1].split("\n## ")[0]
+    owners = {"load_manifests": manifests.load_manifests, "ExclusionGroup": model.ExclusionGroup}
+    shown = re.findall(r"`(load_manifests|ExclusionGroup\.body)\(([^)]*)\)`", section)
+    assert shown
+    for call, arguments in shown:
+        function = owners[call.split(".")[0]]
+        for attribute in call.split(".")[1:]:
+            function = getattr(function, attribute)
+        parameters = [p for p in inspect.signature(function).parameters if p != "self"]
+        named = [a.strip() for a in arguments.split(",") if a.strip()]
+        assert parameters[: len(named)] == named, call
+
+
+def test_the_readme_states_the_shortest_api_key_surveyctl_takes():
+    readme = " ".join(_readme().split())
+    assert f"shorter than {MIN_KEY_LENGTH} characters" in readme
+
+
+def test_the_state_page_lists_every_state_command_in_its_table():
+    text = (REPOSITORY / "docs" / "state.md").read_text(encoding="utf-8")
+    table = text.split("## Commands\n")[1].split("\n\n")[0]
+    state = cli.get_command(click.Context(cli), "state")
+    missing = [name for name in state.commands if f"`surveyctl state {name}" not in table]
+    assert missing == []
+
+
+def test_the_readme_names_every_global_option():
+    listed = re.search(r"# global options \(([^)]*)\)", _readme()).group(1).split(", ")
+    options = [o.opts[0] for o in cli.params if o.opts[0].startswith("--") and not o.is_eager]
+    assert sorted(listed) == sorted(options)

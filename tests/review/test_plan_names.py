@@ -84,6 +84,22 @@ def test_offline_plan_of_a_manifest_naming_attributes_is_refused_with_its_file(r
     assert "Traceback" not in result.stderr
 
 
+def test_offline_plan_of_valid_manifests_naming_attributes_does_not_send_to_validate(
+    run_cli, manifests
+):
+    manifests.write(
+        survey_manifest(
+            "tracker", qualifications=[{"attribute": "Gender", "answers": ["Male", "Female"]}]
+        )
+    )
+    assert run_cli("validate", "manifests", "--offline").exit_code == 0
+    result = run_cli("plan", "manifests", "--offline")
+    assert result.stderr.splitlines()[-1] == (
+        "Error: 1 survey(s) name attributes, which --offline leaves unresolved; nothing was "
+        "planned: plan without --offline"
+    )
+
+
 def test_json_plan_carries_the_names_table_and_each_change_in_words(run_cli, manifests, attribute):
     employment = attribute(EMPLOYMENT)
     first, second = (a.condition_code for a in employment.answers[:2])

@@ -128,6 +128,17 @@ def test_a_nan_timeout_from_the_environment_is_refused_too(project, run_cli, mon
     assert "'nan' is not a number" in result.stderr
 
 
+def test_a_timeout_from_the_environment_that_is_no_number_names_the_variable(
+    project, run_cli, monkeypatch
+):
+    monkeypatch.setenv("SURVEYCTL_TIMEOUT", "abc")
+    result = run_cli("status", "10001")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (
+        "Error: Invalid value for $SURVEYCTL_TIMEOUT: 'abc' is not a valid number."
+    )
+
+
 def test_a_create_is_not_retried_after_it_may_have_been_received(start_sandbox):
     slow = start_sandbox(latency_ms=1500)
     notices = []
