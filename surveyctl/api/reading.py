@@ -125,13 +125,31 @@ def single_record(body: Any) -> Any:
 
 
 def json_list(response: requests.Response, method: str, url: str) -> list[dict]:
-    try:
-        body = decode_json(response.content)
-    except ValueError as exc:
-        raise ApiError(method, url, response.status_code, None, "the body is not JSON") from exc
+    """A body that is a list of JSON objects (a page of surveys, quotas, transactions or
+    attributes); ApiError when it is not JSON, not a list, or lists anything but objects."""
+    body = _decoded(response, method, url)
     if not isinstance(body, list):
         raise ApiError(method, url, response.status_code, None, "the body is not a list")
+    if not all(isinstance(item, dict) for item in body):
+        raise ApiError(
+            method, url, response.status_code, None, "the body is not a list of JSON objects"
+        )
     return body
+
+
+def json_object(response: requests.Response, method: str, url: str) -> dict:
+    """A body that is one JSON object; ApiError when it is not JSON or not an object."""
+    body = _decoded(response, method, url)
+    if not isinstance(body, dict):
+        raise ApiError(method, url, response.status_code, None, "the body is not a JSON object")
+    return body
+
+
+def _decoded(response: requests.Response, method: str, url: str) -> Any:
+    try:
+        return decode_json(response.content)
+    except ValueError as exc:
+        raise ApiError(method, url, response.status_code, None, "the body is not JSON") from exc
 
 
 def total_pages(response: requests.Response) -> int:
