@@ -26,6 +26,7 @@ from typing import Any
 import requests
 
 from surveyctl.api import paths
+from surveyctl.api.body import MAX_BODY, BodyTooLarge, BodyTooSlow, read_body
 from surveyctl.api.read_ahead import read_ahead
 from surveyctl.api.reading import (
     clip,
@@ -166,7 +167,22 @@ class ApiClient:
         self.budget.attempt_started()
         try:
             session = self._post_session if method in NOT_IDEMPOTENT else self._session
-            response = session.request(method, url, json=body, params=params, timeout=self.timeout)
+            response = session.request(
+                method, url, json=body, params=params, timeout=self.timeout, stream=True
+            )
+            read_body(response, self.timeout)
+        except BodyTooLarge:
+            raise ConnectionFailed(
+                f"{self.target} answered {method} {shown_path(url)} with more than "
+                f"{MAX_BODY // 2**20} MiB, more than any answer of the API; surveyctl stopped "
+                "reading it"
+            ) from None
+        except BodyTooSlow:
+            raise ConnectionFailed(
+                f"{self.target} answered {method} {shown_path(url)} with a body that was still "
+                f"coming after {seconds_text(self.timeout)} (--timeout); surveyctl stopped "
+                "reading it"
+            ) from None
         except requests.RequestException as exc:
             raise self._unreachable(method, path, exc) from exc
         except UnicodeError:
