@@ -55,6 +55,21 @@ def redact_clipped(text: str, limit: int, more: str = "...") -> str:
         window *= 2  # keys redacted in the window shortened it: read on
 
 
+def redacting_handler(stream, fmt: str):  # -> logging.Handler; logging is imported late
+    """A logging handler writing to `stream` records formatted by `fmt` and then redacted: the
+    `--debug` log shows the records of urllib3 as well as surveyctl's, and urllib3 names the
+    URL of a request it retries, which may be one a redirect gave, key and all."""
+    import logging  # only for --debug: it costs every start 20 ms
+
+    class RedactingFormatter(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            return redact(super().format(record))
+
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(RedactingFormatter(fmt))
+    return handler
+
+
 def _spellings(secret: str) -> list[str]:
     forms = {
         secret,

@@ -272,3 +272,31 @@ def test_a_redirect_to_another_host_does_not_take_the_key_along(sandbox, catcher
         client.close()
         proxy.stop()
     assert catcher.tokens == [None]  # the other host was asked, without the key
+
+
+class KeyInLocationProxy(Proxy):
+    """A marketplace whose every answer redirects (302) to a host that is down, with the
+    access-token it was sent in the query of the Location."""
+
+    def reshape(self, request: Request, answer, headers: dict) -> bytes:
+        answer.status_code = 302
+        token = request.headers.get("access-token", "")
+        headers["Location"] = f"http://127.0.0.2:9{request.path}?token={token}"
+        return b""
+
+
+def test_a_key_a_redirect_puts_in_the_url_stays_out_of_the_debug_log_of_retries(
+    secret_project, run_cli, monkeypatch, sandbox
+):
+    # urllib3 logs each retry with the URL it retries: the one the redirect gave.
+    proxy = KeyInLocationProxy(sandbox.url)
+    try:
+        point_project_at(secret_project, proxy.url, "SURVEYCTL_SECRET_KEY")
+        monkeypatch.setenv("SURVEYCTL_SECRET_KEY", SECRET)
+        result = run_cli("--debug", "--timeout", "2", "status", "10001")
+    finally:
+        proxy.stop()
+    assert result.exit_code == 1
+    assert "Retrying" in result.stderr
+    assert "?token=[redacted]" in result.stderr
+    assert SECRET not in _shown(result)
