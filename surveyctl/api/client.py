@@ -26,12 +26,14 @@ from typing import Any
 import requests
 
 from surveyctl.api import paths
+from surveyctl.api.body import MAX_BODY, BodyTooLarge, BodyTooSlow, read_body
 from surveyctl.api.read_ahead import read_ahead
 from surveyctl.api.reading import (
     clip,
     decode_json,
     error_message,
     json_list,
+    json_object,
     single_record,
     total_pages,
     with_numbers,
@@ -165,7 +167,22 @@ class ApiClient:
         self.budget.attempt_started()
         try:
             session = self._post_session if method in NOT_IDEMPOTENT else self._session
-            response = session.request(method, url, json=body, params=params, timeout=self.timeout)
+            response = session.request(
+                method, url, json=body, params=params, timeout=self.timeout, stream=True
+            )
+            read_body(response, self.timeout)
+        except BodyTooLarge:
+            raise ConnectionFailed(
+                f"{self.target} answered {method} {shown_path(url)} with more than "
+                f"{MAX_BODY // 2**20} MiB, more than any answer of the API; surveyctl stopped "
+                "reading it"
+            ) from None
+        except BodyTooSlow:
+            raise ConnectionFailed(
+                f"{self.target} answered {method} {shown_path(url)} with a body that was still "
+                f"coming after {seconds_text(self.timeout)} (--timeout); surveyctl stopped "
+                "reading it"
+            ) from None
         except requests.RequestException as exc:
             raise self._unreachable(method, path, exc) from exc
         except UnicodeError:
@@ -211,21 +228,27 @@ class ApiClient:
                 method, self.shown_url(path), response.status_code, None, "the body is not JSON"
             ) from exc
 
+    def _object(self, method: str, path: paths.Path, **kwargs: Any) -> dict:
+        """The answer of a call whose body is one JSON object (a survey, a quota, a group):
+        anything else is one sentence here, not a traceback where a caller reads a field."""
+        response = self.request(method, path, **kwargs)
+        return json_object(response, method, self.shown_url(path))
+
     # -- surveys (v2) ----------------------------------------------------------------------
 
     def create_survey(self, body: dict) -> dict:
-        return self._json("POST", paths.surveys(), body=body, expected=(201,))
+        return self._object("POST", paths.surveys(), body=body, expected=(201,))
 
     def update_survey(self, survey_id: int, body: dict) -> dict:
-        return self._json("PUT", paths.survey(survey_id), body=body)
+        return self._object("PUT", paths.survey(survey_id), body=body)
 
     def get_survey(self, survey_id: int) -> dict:
-        return self._json("GET", paths.survey(survey_id))
+        return self._object("GET", paths.survey(survey_id))
 
     def patch_survey(self, survey_id: int, operations: list[dict]) -> dict:
         """A partial update: a JSON Patch list (RFC 6902), e.g. `[{"op": "replace", "path":
         "/completes_required", "value": 2000}]`; the survey as it is afterwards."""
-        return self._json("PATCH", paths.survey(survey_id), body=operations)
+        return self._object("PATCH", paths.survey(survey_id), body=operations)
 
     def survey_performance(self, survey_id: int) -> dict:
         """Fieldwork figures of a survey (404 code 1006, 403 code 1020 per public facts)."""
@@ -292,18 +315,20 @@ class ApiClient:
         return self._json("GET", paths.survey_status(survey_id))
 
     def set_survey_status(self, survey_id: int, status: int) -> dict:
-        return self._json("PUT", paths.survey_status(survey_id), body={"ps_survey_status": status})
+        return self._object(
+            "PUT", paths.survey_status(survey_id), body={"ps_survey_status": status}
+        )
 
     def update_quota(self, survey_id: int, buyer_quota_id: str, body: dict) -> dict:
-        return self._json("PUT", paths.quota(survey_id, buyer_quota_id), body=body)
+        return self._object("PUT", paths.quota(survey_id, buyer_quota_id), body=body)
 
     def add_quota(self, survey_id: int, quota: dict) -> dict:
         """Adds one quota (a Quota of spec 2.4) to a survey; the quota with its ps_quota_id."""
-        return self._json("POST", paths.quotas(survey_id), body=quota, expected=(200, 201))
+        return self._object("POST", paths.quotas(survey_id), body=quota, expected=(200, 201))
 
     def patch_quota(self, survey_id: int, buyer_quota_id: str, operations: list[dict]) -> dict:
         """A partial quota update with a JSON Patch list (e.g. `/current_target`)."""
-        return self._json("PATCH", paths.quota(survey_id, buyer_quota_id), body=operations)
+        return self._object("PATCH", paths.quota(survey_id, buyer_quota_id), body=operations)
 
     def delete_quota(self, survey_id: int, buyer_quota_id: str) -> None:
         self.request("DELETE", paths.quota(survey_id, buyer_quota_id), expected=(200, 204))
@@ -330,7 +355,7 @@ class ApiClient:
 
     def get_quota(self, survey_id: int, buyer_quota_id: str) -> dict:
         """One quota with its title, criteria and current_target."""
-        return self._json("GET", paths.quota(survey_id, buyer_quota_id))
+        return self._object("GET", paths.quota(survey_id, buyer_quota_id))
 
     def quota_performance(self, survey_id: int) -> list[dict]:
         """Completes per quota; counts sent as text are read as numbers."""
@@ -360,13 +385,13 @@ class ApiClient:
     # -- exclusion groups (v2) -------------------------------------------------------------
 
     def create_group(self, body: dict) -> dict:
-        return self._json("POST", paths.survey_groups(), body=body, expected=(201,))
+        return self._object("POST", paths.survey_groups(), body=body, expected=(201,))
 
     def update_group(self, ref: str, body: dict) -> dict:
         return self._json("PUT", paths.survey_group(ref), body=body)
 
     def get_group(self, ref: str) -> dict:
-        return self._json("GET", paths.survey_group(ref))
+        return self._object("GET", paths.survey_group(ref))
 
     def delete_group(self, ref: str) -> None:
         self.request("DELETE", paths.survey_group(ref), expected=(200, 204))
@@ -405,13 +430,8 @@ class ApiClient:
         response = self.request("GET", path, params=params)
         return self._page_items("GET", path, response), total_pages(response)
 
-    def _page_items(self, method: str, path: paths.Path, response: requests.Response) -> Any:
-        try:
-            return decode_json(response.content)
-        except ValueError as exc:
-            raise ApiError(
-                method, self.shown_url(path), response.status_code, None, "the body is not JSON"
-            ) from exc
+    def _page_items(self, method: str, path: paths.Path, response: requests.Response) -> list[dict]:
+        return json_list(response, method, self.shown_url(path))
 
     def paged(
         self, fetch_page, *, prefetch: bool = False, **kwargs: Any
@@ -445,7 +465,7 @@ class ApiClient:
 
     def text_check(self, transaction_id: str, questions: list[dict]) -> dict:
         body = {"transaction_id": transaction_id, "questions": questions}
-        return self._json("POST", paths.text_check(), body=body)
+        return self._object("POST", paths.text_check(), body=body)
 
     # -- reconciliation (v2) ---------------------------------------------------------------
 
@@ -458,7 +478,7 @@ class ApiClient:
 
     def simulate_traffic(self, survey_id: int, body: dict) -> dict:
         """Sends simulated respondents at a survey of the sandbox; 404 elsewhere."""
-        return self._json("POST", paths.sandbox_simulate(survey_id), body=body)
+        return self._object("POST", paths.sandbox_simulate(survey_id), body=body)
 
 
 def may_have_been_processed(exc: ApiError | ConnectionFailed) -> bool:

@@ -19,10 +19,13 @@ from typing import Any
 import orjson
 import requests
 
+from surveyctl.api.secrets import redact_clipped
 from surveyctl.errors import ApiError
 from surveyctl.surrogates import without_lone_surrogates
 
 _LOG_BODY_LIMIT = 2000
+# The most of an error body a message quotes.
+_MESSAGE_LIMIT = 300
 
 
 def decode_json(content: bytes) -> Any:
@@ -47,13 +50,14 @@ _TAG = re.compile(r"<[^>]*>")
 def error_message(response: requests.Response) -> tuple[int | None, str]:
     """The service's error code and message. Most bodies say `ps_api_response_code`/`_message`;
     401 bodies may say `msg` instead, and the transaction status call answers `ps_error_code`/
-    `ps_error_message` (public facts)."""
+    `ps_error_message` (public facts). A message cut short is redacted before the cut, which
+    must not keep the first characters of a key the service repeated."""
     try:
         body = decode_json(response.content)
     except ValueError:
         return None, plain_text(response)
     if not isinstance(body, dict):
-        return None, str(body)[:300]
+        return None, redact_clipped(str(body), _MESSAGE_LIMIT, "")
     code, message = error_fields(body)
     return code, message or str(response.reason)
 
@@ -73,7 +77,7 @@ def plain_text(response: requests.Response) -> str:
     if _is_html(response, text):
         title = _TITLE.search(text)
         text = html.unescape(title.group(1) if title else _TAG.sub(" ", _HIDDEN.sub(" ", text)))
-    return " ".join(text.split())[:300] or (response.reason or "")
+    return redact_clipped(" ".join(text.split()), _MESSAGE_LIMIT, "") or (response.reason or "")
 
 
 def _is_html(response: requests.Response, text: str) -> bool:
@@ -121,13 +125,31 @@ def single_record(body: Any) -> Any:
 
 
 def json_list(response: requests.Response, method: str, url: str) -> list[dict]:
-    try:
-        body = decode_json(response.content)
-    except ValueError as exc:
-        raise ApiError(method, url, response.status_code, None, "the body is not JSON") from exc
+    """A body that is a list of JSON objects (a page of surveys, quotas, transactions or
+    attributes); ApiError when it is not JSON, not a list, or lists anything but objects."""
+    body = _decoded(response, method, url)
     if not isinstance(body, list):
         raise ApiError(method, url, response.status_code, None, "the body is not a list")
+    if not all(isinstance(item, dict) for item in body):
+        raise ApiError(
+            method, url, response.status_code, None, "the body is not a list of JSON objects"
+        )
     return body
+
+
+def json_object(response: requests.Response, method: str, url: str) -> dict:
+    """A body that is one JSON object; ApiError when it is not JSON or not an object."""
+    body = _decoded(response, method, url)
+    if not isinstance(body, dict):
+        raise ApiError(method, url, response.status_code, None, "the body is not a JSON object")
+    return body
+
+
+def _decoded(response: requests.Response, method: str, url: str) -> Any:
+    try:
+        return decode_json(response.content)
+    except ValueError as exc:
+        raise ApiError(method, url, response.status_code, None, "the body is not JSON") from exc
 
 
 def total_pages(response: requests.Response) -> int:
@@ -138,5 +160,6 @@ def total_pages(response: requests.Response) -> int:
 
 
 def clip(value: Any) -> str:
+    """A body as the `--debug` log shows it: redacted, and cut after its first 2,000 characters."""
     text = value if isinstance(value, str) else json.dumps(value)
-    return text if len(text) <= _LOG_BODY_LIMIT else text[:_LOG_BODY_LIMIT] + "..."
+    return redact_clipped(text, _LOG_BODY_LIMIT)

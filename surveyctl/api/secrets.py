@@ -38,6 +38,38 @@ def redact(text: str) -> str:
     return text
 
 
+def redact_clipped(text: str, limit: int, more: str = "...") -> str:
+    """`text` redacted and then cut to `limit` characters (`more` marks a cut). Cutting first
+    would leave the first characters of a key that straddles the cut; only as much of a long
+    text as the cut keeps is redacted (a body of the service may be megabytes)."""
+    # A key's longest spelling: `\\xNN` for each byte of a character of 4 UTF-8 bytes.
+    margin = 16 * max(map(len, _SECRETS), default=0)
+    window = limit + margin
+    while True:
+        shown = redact(text[:window])
+        if window >= len(text):
+            return shown if len(shown) <= limit else shown[:limit] + more
+        if len(shown) >= limit + margin:
+            # What the window cut off a key is in its last `margin` characters, beyond `limit`.
+            return shown[:limit] + more
+        window *= 2  # keys redacted in the window shortened it: read on
+
+
+def redacting_handler(stream, fmt: str):  # -> logging.Handler; logging is imported late
+    """A logging handler writing to `stream` records formatted by `fmt` and then redacted: the
+    `--debug` log shows the records of urllib3 as well as surveyctl's, and urllib3 names the
+    URL of a request it retries, which may be one a redirect gave, key and all."""
+    import logging  # only for --debug: it costs every start 20 ms
+
+    class RedactingFormatter(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            return redact(super().format(record))
+
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(RedactingFormatter(fmt))
+    return handler
+
+
 def _spellings(secret: str) -> list[str]:
     forms = {
         secret,

@@ -81,10 +81,22 @@ def _bounded_text(path: Path, max_bytes: int) -> str:
     laying out a 50 MB file took 45 s and 280 MB of memory."""
     from surveyctl.manifests.layout import LayoutError
 
-    size = path.stat().st_size
-    if size > max_bytes:
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise LayoutError(
+                f"{path}: the file is {size / 1e6:.1f} MB, larger than the "
+                f"{max_bytes / 1e6:g} MB a manifest file may be; nothing was changed"
+            )
+        raw = path.read_bytes()
+    except OSError as exc:  # unreadable, or gone since the walk found it
+        raise LayoutError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        # One sentence at its line, as validate says it; laying out would need the text.
+        line = raw[: exc.start].count(b"\n") + 1
         raise LayoutError(
-            f"{path}: the file is {size / 1e6:.1f} MB, larger than the {max_bytes / 1e6:g} MB "
-            "a manifest file may be; nothing was changed"
-        )
-    return path.read_text(encoding="utf-8")
+            f"{path}:{line}: the file is not UTF-8 text (byte 0x{raw[exc.start]:02x} cannot be "
+            "decoded); nothing was changed"
+        ) from None

@@ -320,8 +320,12 @@ def cli(
     if debug:
         import logging  # here: logging and what it loads cost --help 20 ms
 
+        from surveyctl.api.secrets import redacting_handler
+
         logging.basicConfig(
-            level=logging.DEBUG, stream=sys.stderr, format="%(name)s %(message)s", force=True
+            level=logging.DEBUG,
+            handlers=[redacting_handler(sys.stderr, "%(name)s %(message)s")],
+            force=True,
         )
         # urllib3 logs no headers, so the access token stays out of the debug output.
         logging.getLogger("urllib3").setLevel(logging.INFO)

@@ -186,6 +186,44 @@ def test_a_key_the_service_repeats_json_escaped_stays_out_of_the_debug_output(
     assert "7f3c9a1e" not in _shown(result)
 
 
+class PaddingEchoProxy(Proxy):
+    """A marketplace whose every answer is a 500 repeating the access-token after `padding`
+    characters, in the plain text a gateway might send: where an error message or the `--debug`
+    log cuts a long body short."""
+
+    padding = 0
+
+    def reshape(self, request: Request, answer, headers: dict) -> bytes:
+        answer.status_code = 500
+        headers["Content-Type"] = "text/plain"
+        token = request.headers.get("access-token", "")
+        return ("z" * self.padding + token + " was refused").encode()
+
+
+@pytest.fixture
+def padding_echo(sandbox):
+    proxy = PaddingEchoProxy(sandbox.url)
+    yield proxy
+    proxy.stop()
+
+
+@pytest.mark.parametrize(
+    ("padding", "debug"), [(295, False), (1993, True)], ids=["error message", "debug log"]
+)
+def test_a_key_the_service_repeats_where_a_long_body_is_cut_leaves_no_characters_of_it(
+    secret_project, padding_echo, run_cli, monkeypatch, padding, debug
+):
+    # The error message quotes 300 characters of a body, the debug log 2,000: the key starts
+    # a few characters before the cut.
+    padding_echo.padding = padding
+    point_project_at(secret_project, padding_echo.url, "SURVEYCTL_SECRET_KEY")
+    monkeypatch.setenv("SURVEYCTL_SECRET_KEY", SECRET)
+    result = run_cli(*(["--debug"] if debug else []), "status", "10001")
+    assert result.exit_code == 1
+    assert "answered 500" in result.stderr
+    assert SECRET[:5] not in _shown(result)
+
+
 class KeyCatcher:
     """Another host (127.0.0.2) that notes the access-token of every request it gets."""
 
@@ -234,3 +272,31 @@ def test_a_redirect_to_another_host_does_not_take_the_key_along(sandbox, catcher
         client.close()
         proxy.stop()
     assert catcher.tokens == [None]  # the other host was asked, without the key
+
+
+class KeyInLocationProxy(Proxy):
+    """A marketplace whose every answer redirects (302) to a host that is down, with the
+    access-token it was sent in the query of the Location."""
+
+    def reshape(self, request: Request, answer, headers: dict) -> bytes:
+        answer.status_code = 302
+        token = request.headers.get("access-token", "")
+        headers["Location"] = f"http://127.0.0.2:9{request.path}?token={token}"
+        return b""
+
+
+def test_a_key_a_redirect_puts_in_the_url_stays_out_of_the_debug_log_of_retries(
+    secret_project, run_cli, monkeypatch, sandbox
+):
+    # urllib3 logs each retry with the URL it retries: the one the redirect gave.
+    proxy = KeyInLocationProxy(sandbox.url)
+    try:
+        point_project_at(secret_project, proxy.url, "SURVEYCTL_SECRET_KEY")
+        monkeypatch.setenv("SURVEYCTL_SECRET_KEY", SECRET)
+        result = run_cli("--debug", "--timeout", "2", "status", "10001")
+    finally:
+        proxy.stop()
+    assert result.exit_code == 1
+    assert "Retrying" in result.stderr
+    assert "?token=[redacted]" in result.stderr
+    assert SECRET not in _shown(result)

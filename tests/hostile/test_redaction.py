@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from surveyctl.api import secrets
-from surveyctl.api.secrets import redact, remember
+from surveyctl.api.secrets import redact, redact_clipped, remember
 from surveyctl.config_checks import MIN_KEY_LENGTH
 
 
@@ -114,3 +114,23 @@ def test_a_key_holding_a_byte_the_environment_could_not_decode_is_redacted():
     assert redact(f"value {key!r}") == "value '[redacted]'"
     shown = repr(key.encode("utf-8", "backslashreplace"))
     assert redact(f"value {shown}") == "value b'[redacted]'"
+
+
+def test_a_key_straddling_the_cut_of_a_clipped_text_leaves_none_of_its_characters():
+    key = "sk-live-7f3c9a1e"
+    remember(key)
+    shown = redact_clipped("x" * 295 + " " + key + " refused", 300)
+    assert shown == "x" * 295 + " [red..."
+    assert "sk-l" not in shown
+
+
+def test_a_clipped_text_keeps_its_first_characters_when_keys_before_the_cut_shorten_it():
+    key = "sk-live-7f3c9a1e5b2d4c6e8a0b"
+    remember(key)
+    text = f"{key} " * 40 + "tail"  # a key's end would move under the cut once redacted
+    assert redact_clipped(text, 300) == ("[redacted] " * 40)[:300] + "..."
+
+
+def test_a_text_shorter_than_the_cut_is_only_redacted():
+    remember("sk-live-7f3c9a1e")
+    assert redact_clipped("token sk-live-7f3c9a1e refused", 300) == "token [redacted] refused"

@@ -474,6 +474,22 @@ def test_fmt_leaves_a_file_larger_than_a_manifest_may_be_alone(run_cli, project)
     assert big.read_text() == text
 
 
+@pytest.mark.parametrize(
+    ("raw", "line"),
+    [(b"kind: Survey\nname: \xe9t\xe9\n", 2), ("kind: Survey\n".encode("utf-16"), 1)],
+    ids=["latin-1", "utf-16"],
+)
+def test_fmt_leaves_a_file_that_is_not_utf8_alone_naming_its_line(run_cli, project, raw, line):
+    path = project / "manifests" / "latin.yaml"
+    path.parent.mkdir(exist_ok=True)
+    path.write_bytes(raw)
+    result = run_cli("fmt", "--check", "manifests")
+    assert result.exit_code == 1
+    assert "Traceback" not in result.stderr
+    assert f"{Path('manifests') / 'latin.yaml'}:{line}: the file is not UTF-8 text" in result.stderr
+    assert path.read_bytes() == raw
+
+
 def test_every_target_that_names_nothing_is_refused_in_one_run(run_cli, manifests):
     manifests.write(survey_manifest("tracker"))
     result = run_cli(

@@ -1,0 +1,116 @@
+"""An answer is read within bounds: one larger than any answer of the API, or one still coming
+when the request's timeout is up (a body that never ends, or one that trickles in a byte at a
+time), ends the command in one sentence instead of filling the memory or holding it for ever."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from werkzeug.serving import make_server
+from werkzeug.wrappers import Response
+
+from surveyctl.api import ApiClient
+from surveyctl.errors import ConnectionFailed
+
+KEY = "sk-live-7f3c9a1e5b2d4c6e8a0b"
+MIB = 2**20
+
+
+class Answering:
+    """A host at 127.0.0.1 whose every answer is a 200 made by `answer()`."""
+
+    def __init__(self, answer):
+        self.answer = answer
+        self.server = make_server("127.0.0.1", 0, self._app, threaded=True)
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def _app(self, environ, start_response):
+        return self.answer()(environ, start_response)
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def host():
+    hosts: list[Answering] = []
+
+    def make(answer) -> Answering:
+        hosts.append(Answering(answer))
+        return hosts[-1]
+
+    yield make
+    for one in hosts:
+        one.stop()
+
+
+def _endless(piece: bytes, pause: float):
+    def pieces():
+        yield b"["
+        while True:
+            yield piece
+            time.sleep(pause)
+
+    return lambda: Response(pieces(), content_type="application/json")
+
+
+def _read(url: str, timeout: float) -> tuple[str, float]:
+    client = ApiClient(url, KEY, retries=0, timeout=timeout)
+    started = time.monotonic()
+    try:
+        with pytest.raises(ConnectionFailed) as failed:
+            client.get_survey(10001)
+    finally:
+        client.close()
+    return str(failed.value), time.monotonic() - started
+
+
+def test_an_answer_larger_than_any_of_the_api_is_dropped_at_64_mib(host):
+    served = host(_endless(b"1," * (MIB // 2), 0))
+    message, _ = _read(served.url, timeout=30)
+    assert message == (
+        f"{served.url} answered GET /surveys/10001 with more than 64 MiB, more than any answer "
+        "of the API; surveyctl stopped reading it"
+    )
+
+
+def test_an_answer_that_never_ends_is_dropped_when_the_timeout_is_up(host):
+    served = host(_endless(b"1," * 1000, 0.01))
+    message, took = _read(served.url, timeout=1)
+    assert message == (
+        f"{served.url} answered GET /surveys/10001 with a body that was still coming after 1 s "
+        "(--timeout); surveyctl stopped reading it"
+    )
+    assert took < 5
+
+
+def test_an_answer_that_trickles_in_a_byte_at_a_time_is_dropped_when_the_timeout_is_up(host):
+    def trickle():
+        def pieces():
+            while True:
+                yield b" "
+                time.sleep(0.1)
+
+        # A length announced: the body is not chunked, and each byte comes well within the
+        # timeout of a read of the socket.
+        return Response(
+            pieces(), content_type="application/json", headers={"Content-Length": "100000"}
+        )
+
+    served = host(trickle)
+    message, took = _read(served.url, timeout=1)
+    assert "with a body that was still coming after 1 s (--timeout)" in message
+    assert took < 5
+
+
+def test_an_answer_within_bounds_is_read_whole(host):
+    served = host(lambda: Response(b'{"ps_survey_id": 10001}', content_type="application/json"))
+    client = ApiClient(served.url, KEY, retries=0, timeout=5)
+    try:
+        assert client.get_survey(10001) == {"ps_survey_id": 10001}
+    finally:
+        client.close()
