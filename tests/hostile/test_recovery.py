@@ -68,6 +68,27 @@ def test_a_create_that_made_its_survey_is_adopted_by_the_next_plan(
     assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
 
 
+def test_under_the_external_project_id_rule_a_create_that_made_its_survey_is_adopted(
+    project, manifests, own_market, run_cli, monkeypatch
+):
+    # The create sent the body the environment's rule stamped: recovery must stamp it alike
+    # to know the survey it made, not take the manifest for one changed since.
+    config = project / "surveyctl.yaml"
+    rule = "api_key_env: SURVEYCTL_LOCAL_KEY, identity: external_project_id}"
+    config.write_text(config.read_text().replace("api_key_env: SURVEYCTL_LOCAL_KEY}", rule))
+    manifests.write(survey_manifest("tracker"))
+    _killed_during(run_cli, monkeypatch, FileStateStore, "resolve_create")
+    (made,) = [s["ps_survey_id"] for s in own_market.list_surveys()]
+    assert own_market.get_survey(made)["external_project_id"] == "local/Survey/tracker"
+    plan = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert plan.exit_code == 2, plan.stdout + plan.stderr
+    assert f"lost its answer but made survey {made}" in plan.stdout
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    assert applied.exit_code == 0, applied.stdout + applied.stderr
+    assert _store(project).load().survey("tracker").ps_survey_id == made
+    assert _titles(own_market) == Counter({survey_title("tracker"): 1})
+
+
 def test_an_adopted_survey_gets_the_change_made_to_its_manifest_since(
     project, manifests, own_market, run_cli, monkeypatch
 ):

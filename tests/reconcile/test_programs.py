@@ -136,9 +136,29 @@ def test_removing_a_wave_destroys_nothing_and_shows_it_retired(run_cli, write_pr
     write_program(program(None, ["w2"]))
     result = run_cli("plan", "manifests", "--destroy", "--detailed-exitcode")
     assert result.exit_code == 0, result.stdout
-    assert "Survey/tracker[en_GB,w1]: retired from program tracker" in result.stdout
+    assert (
+        "  note: Survey/tracker[en_GB,w1]: retired from program tracker: kept, never destroyed"
+    ) in result.stdout.splitlines()
     assert "2 retired program members are kept" in result.stdout
     assert "Survey/tracker[en_GB,w1]" in _state(project)
+
+
+def test_removing_a_market_retires_its_members_with_a_note(run_cli, write_program, project):
+    write_program(program(None, ["w1", "w2"]))
+    _apply(run_cli)
+    us_only = program(None, ["w1", "w2"])
+    us_only["spec"]["markets"].pop("en_GB")
+    write_program(us_only)
+    result = run_cli("plan", "manifests", "--destroy", "--detailed-exitcode")
+    assert result.exit_code == 0, result.stdout
+    lines = result.stdout.splitlines()
+    for wave in ("w1", "w2"):
+        assert (
+            f"  note: Survey/tracker[en_GB,{wave}]: retired from program tracker: kept, "
+            "never destroyed"
+        ) in lines
+    assert "no longer makes it" not in result.stdout
+    assert "Survey/tracker[en_GB,w2]" in _state(project)
 
 
 def test_a_retired_wave_keeps_its_spend_in_the_plan(run_cli, write_program):
@@ -494,7 +514,8 @@ def test_dropping_a_programs_exclusion_warns_that_its_groups_stay_in_force(
     for group in groups:
         member = group.split("[", 1)[1].rstrip("]").replace(",", ", ")
         assert (
-            f"{group}: retired from program tracker, which no longer makes it for {member}: "
-            "kept and still in force on the marketplace"
-        ) in result.stdout
+            f"  warning: {group}: retired from program tracker, which no longer makes it for "
+            f"{member}: kept and still in force on the marketplace, never destroyed; to delete "
+            "it, set the program's lifecycle prevent_destroy: false and plan with --destroy"
+        ) in result.stdout.splitlines()
     assert "retired from program tracker: kept, never destroyed" not in result.stdout
