@@ -17,6 +17,7 @@ from urllib.parse import SplitResult, quote, unquote_plus, urlsplit, urlunsplit
 
 from surveyctl.errors import SurveyctlError
 from surveyctl.statuses import RETURN_STATUS_NAMES as STATUS_NAMES
+from surveyctl.surrogates import holds_lone_surrogate
 
 HASH_PARAMETER = "ps_hash"
 
@@ -52,6 +53,12 @@ def build_return_link(redirect_url: str, link: ReturnLink, secret: str) -> str:
     """`redirect_url` with st, transaction_id, quota_id, sqlc and a trailing ps_hash."""
     if not secret:
         raise LinkError("the shared secret is empty")
+    _refuse_what_is_not_text(
+        ("return URL", redirect_url),
+        ("transaction id", link.transaction_id),
+        ("quota id", list(link.quota_ids)),
+        ("shared secret", secret),
+    )
     if link.sqlc and not link.quota_ids:
         raise LinkError("sqlc needs a quota id (supplier-level QLC names the buyer quota)")
     if link.status not in STATUS_NAMES:
@@ -97,6 +104,7 @@ def verify_return_link(url: str, secret: str) -> ReturnLink:
     """The link's content when its ps_hash matches; LinkError with the reason otherwise."""
     if not secret:
         raise LinkError("the shared secret is empty")
+    _refuse_what_is_not_text(("link", url), ("shared secret", secret))
     parts = _split(url)
     items = parts.query.split("&") if parts.query else []
     hashes = [item for item in items if _name(item) == HASH_PARAMETER]
@@ -141,6 +149,14 @@ def _content(items: list[str]) -> ReturnLink:
         quota_ids=tuple(q for q in unquote_plus(raw.get("quota_id", "")).split(",") if q),
         sqlc=raw.get("sqlc", "").lower() == "true",
     )
+
+
+def _refuse_what_is_not_text(*values: tuple[str, str | list[str]]) -> None:
+    """LinkError naming the first value that holds half a character: bytes of an argument or
+    variable that are not UTF-8 (the shell's `$'\\xff'`), which no URL or hash can be made of."""
+    for what, value in values:
+        if holds_lone_surrogate(value):
+            raise LinkError(f"the {what} holds bytes that are not UTF-8 text: give it as UTF-8")
 
 
 def _split(url: str) -> SplitResult:

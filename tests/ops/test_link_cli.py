@@ -163,3 +163,30 @@ def test_verify_refuses_a_link_with_an_unbalanced_bracket_in_one_sentence(secret
     result = _run("link", "verify", url, "--secret-env", secret)
     assert result.exit_code == 1
     assert result.stderr == f"Error: {url!r} is not an http(s) URL\n"
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "named"),
+    [
+        ("--transaction-id", "T\udcff", "the transaction id"),
+        ("--quota-id", "male\udcff", "the quota id"),
+        ("--url", RETURN_URL + "\udcff", "the return URL"),
+    ],
+)
+def test_build_of_bytes_that_are_not_utf8_names_the_value_in_one_sentence(
+    secret, option, value, named
+):
+    # What a shell's $'T\xff' reaches Python as: an escape no URL or hash can be made of.
+    args = {"--transaction-id": "T1", "--url": RETURN_URL, option: value}
+    result = _run("link", "build", "--status", "21", "--secret-env", secret,
+                  *[part for pair in args.items() for part in pair])  # fmt: skip
+    assert result.exit_code == 1
+    assert f"Error: {named} holds bytes that are not UTF-8 text" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_verify_of_a_link_whose_bytes_are_not_utf8_is_one_sentence(secret):
+    link = RETURN_URL + "?st=21&transaction_id=T\udcff&ps_hash=" + "0" * 40
+    result = _run("link", "verify", link, "--secret-env", secret)
+    assert result.exit_code == 1
+    assert "Error: the link holds bytes that are not UTF-8 text" in result.stderr

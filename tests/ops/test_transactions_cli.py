@@ -255,3 +255,12 @@ def test_piped_every_page_keeps_the_columns_of_the_first():
     second = [{"Transaction ID": "t", "Respondent Status Code": 18, "Supplier ID": 13}]
     lines = _table([first, second], False)
     assert lines[1].index("21") == lines[2].index("18")
+
+
+def test_an_argument_whose_bytes_are_not_utf8_is_one_sentence_not_a_bug(run_cli, live_survey):
+    # A shell's $'T\xff' reaches Python as the escape U+DCFF, which no URL can carry.
+    result = run_cli("transactions", "get", str(live_survey()), "T\udcff")
+    assert result.exit_code == 1
+    assert "Error: b'T\\xff' holds bytes that are not UTF-8 text" in result.stderr
+    assert "bug in surveyctl" not in result.stderr
+    assert "Traceback" not in result.stderr
