@@ -19,6 +19,7 @@ import click
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import RegistryChoice, format_option, lock_timeout_option, yes_help
+from surveyctl.config import suggest
 from surveyctl.errors import SurveyctlError
 from surveyctl.jsontext import dumps
 from surveyctl.render.values import printable
@@ -43,11 +44,12 @@ def _resolve_among(known: list[str], name: str, path: object) -> str:
     if "/" in name:
         split_address(name)
         if name not in known:
-            raise StateError(f"{name} is not in the state {path}")
+            raise StateError(f"{name} is not in the state {path}{suggest(name, known)}")
         return name
     matches = [candidate for candidate in known if candidate.split("/", 1)[1] == name]
     if not matches:
-        raise StateError(f"no resource named {name!r} in the state {path}")
+        names = [candidate.split("/", 1)[1] for candidate in known]
+        raise StateError(f"no resource named {name!r} in the state {path}{suggest(name, names)}")
     if len(matches) > 1:
         raise StateError(f"{name!r} is ambiguous in {path}; use one of {', '.join(matches)}")
     return matches[0]

@@ -267,9 +267,12 @@ class State:
                     continue
                 value = record.remote_id
                 if value in seen:
+                    # Either may be the wrong one (a copy sorts before or after the original):
+                    # both commands are named, and what tells them apart.
                     problems.append(
                         f"{seen[value]} and {address_} both record {what} {value}, so one "
-                        f"resource would be managed under two names; forget the wrong one with "
+                        f"resource would be managed under two names; forget the one whose "
+                        f"manifest does not describe it, `surveyctl state rm {seen[value]}` or "
                         f"`surveyctl state rm {address_}` (the marketplace is not touched)"
                     )
                 else:

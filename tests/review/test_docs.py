@@ -22,6 +22,7 @@ PAGES = [REPOSITORY / "README.md", *sorted((REPOSITORY / "docs").glob("*.md"))]
 EXAMPLE = REPOSITORY / "examples" / "surveys" / "brand-tracker-us.yaml"
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 ANCHORED = re.compile(r"\]\(([^)#\s]*)#([^)\s]+)\)")
+CITED_PATH = re.compile(r"`((?:surveyctl|schemas|tests|benchmarks|examples|\.ci)/[\w./<>-]*)`")
 CITED = re.compile(r"`([\w./-]+\.md)`")
 
 
@@ -61,6 +62,15 @@ def test_every_markdown_file_the_docs_cite_is_in_the_repository():
     for page in PAGES:
         for cited in CITED.findall(page.read_text(encoding="utf-8")):
             if not any((base / cited).exists() for base in (page.parent, REPOSITORY)):
+                missing.append(f"{page.name}: {cited}")
+    assert missing == []
+
+
+def test_every_path_of_the_repository_the_docs_cite_exists():
+    missing = []
+    for page in PAGES:
+        for cited in CITED_PATH.findall(page.read_text(encoding="utf-8")):
+            if "<" not in cited and not (REPOSITORY / cited.rstrip("/")).exists():
                 missing.append(f"{page.name}: {cited}")
     assert missing == []
 

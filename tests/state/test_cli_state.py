@@ -78,6 +78,18 @@ def test_show_of_an_unknown_name_is_one_clear_error(run_cli, store):
     assert "no resource named 'nope'" in result.stderr and "Traceback" not in result.stderr
 
 
+def test_show_of_a_misspelt_name_suggests_the_resource_meant(run_cli, store):
+    result = run_cli("state", "show", "brand-tracker-su")
+    assert result.exit_code == 1
+    assert result.stderr.rstrip().endswith("(did you mean 'brand-tracker-us'?)")
+
+
+def test_rm_of_a_misspelt_address_suggests_the_address_meant(run_cli, store):
+    result = run_cli("state", "rm", "Survey/brand-tracker-su")
+    assert result.exit_code == 1
+    assert result.stderr.rstrip().endswith("(did you mean 'Survey/brand-tracker-us'?)")
+
+
 def test_rm_forgets_a_resource_without_touching_others(run_cli, store, project):
     result = run_cli("state", "rm", "Survey/shared")
     assert result.exit_code == 0 and "the marketplace is unchanged" in result.stdout

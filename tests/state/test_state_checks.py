@@ -41,6 +41,14 @@ def test_one_survey_under_two_names_stops_plan_with_one_sentence(run_cli, store)
     assert "surveyctl state rm Survey/copy-of-tracker" in message
 
 
+def test_one_survey_under_two_names_names_the_rm_of_either(run_cli, store):
+    # The copy sorts before the original: the message does not pick the original for removal.
+    store.record("Survey/a-copy", SurveyRecord(4711))
+    message = one_sentence(run_cli("plan"))
+    assert "`surveyctl state rm Survey/a-copy`" in message
+    assert "`surveyctl state rm Survey/brand-tracker-us`" in message
+
+
 def test_the_state_commands_still_work_to_repair_it_and_say_what_is_wrong(run_cli, store, project):
     store.record("Survey/copy-of-tracker", SurveyRecord(4711))
     listed = run_cli("state", "list")
