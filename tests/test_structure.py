@@ -71,6 +71,21 @@ def test_only_the_cli_imports_click_or_rich():
     assert found == []
 
 
+def test_the_sandbox_shares_no_code_with_the_client_but_the_contracts_loader():
+    # A rule both sides import would agree with itself: the sandbox could not catch the
+    # client's mistake in it (design: only the contract in schemas/ is shared).
+    shared = {
+        (name, imported)
+        for name, path in _modules().items()
+        if name.startswith("surveyctl.sandbox")
+        for imported in _imports(path, name)
+        if imported.startswith("surveyctl.")
+        and not imported.startswith(("surveyctl.sandbox", "surveyctl.schemafiles"))
+        and imported != "surveyctl.__version__"  # the version it reports, not a rule
+    }
+    assert shared == set()
+
+
 def test_no_modules_import_each_other_in_a_circle():
     modules = _modules()
     graph = {

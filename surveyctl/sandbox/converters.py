@@ -13,9 +13,10 @@ import re
 
 from werkzeug.routing import PathConverter, ValidationError
 
-from surveyctl.fields import RESERVED_QUOTA_IDS
-
-RESERVED_QUOTA_SEGMENTS = frozenset(RESERVED_QUOTA_IDS)
+# The last segment of the quota performance route (routes/quotas.py). The sandbox's own: it
+# shares no code with the client but the contract in schemas/ (design), so that a client rule
+# that forgot a reserved id is caught by the sandbox rather than agreed with.
+RESERVED_QUOTA_SEGMENTS = ("performance",)
 
 
 class QuotaIdConverter(PathConverter):
@@ -24,7 +25,7 @@ class QuotaIdConverter(PathConverter):
     The pattern leaves them out, so the rule does not match them at all (werkzeug lists the
     methods of every rule whose pattern matches in `Allow`, before it converts anything)."""
 
-    regex = f"(?!(?:{'|'.join(map(re.escape, RESERVED_QUOTA_IDS))})$)" + PathConverter.regex
+    regex = f"(?!(?:{'|'.join(map(re.escape, RESERVED_QUOTA_SEGMENTS))})$)" + PathConverter.regex
 
     def to_python(self, value: str) -> str:
         if value in RESERVED_QUOTA_SEGMENTS:
