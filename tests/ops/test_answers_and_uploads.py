@@ -84,6 +84,22 @@ def test_a_json_file_that_is_not_json_is_not_told_about_csv(tmp_path):
     assert "not valid JSON" in str(raised.value) and "CSV" not in str(raised.value)
 
 
+def test_an_answer_file_nested_too_deeply_is_refused_at_line_1(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(AnswersError) as raised:
+        load_answers(path)
+    assert str(raised.value) == f"{path}:1: the JSON is nested too deeply to read"
+
+
+def test_an_answer_file_with_a_number_of_more_than_4300_digits_is_refused_at_line_1(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_text('[{"question_id": 1' + "0" * 5000 + ', "text": "x"}]')
+    with pytest.raises(AnswersError) as raised:
+        load_answers(path)
+    assert str(raised.value) == f"{path}:1: the JSON holds a number of more than 4,300 digits"
+
+
 def test_a_question_id_given_twice_is_refused(tmp_path):
     path = tmp_path / "a.csv"
     path.write_text("question_id,text\nq1,a\nq1,b\n")
