@@ -129,6 +129,20 @@ def test_upload_reads_one_id_per_line_without_header(tmp_path):
     assert upload.per_survey == {None: 2}
 
 
+@pytest.mark.parametrize(
+    "text", ['[{"transaction_id": "t1"}, {"transaction_id": "t2"}]\n', '[\n  "t1",\n  "t2"\n]\n']
+)
+def test_upload_of_json_in_a_file_not_named_json_is_refused_not_sent_as_an_id(tmp_path, text):
+    path = tmp_path / "accepted.txt"
+    path.write_text(text)
+    with pytest.raises(AdjustmentInputError) as raised:
+        load_upload(path)
+    assert str(raised.value) == (
+        f"{path}:1: the file holds JSON, and a name not ending in .json is read as CSV: name it "
+        "accepted.json (nothing was submitted)"
+    )
+
+
 def test_upload_reads_the_api_shape_from_json(tmp_path):
     path = tmp_path / "ids.json"
     path.write_text('[{"transaction_id": "t1"}, "t2", {"transaction_id": "t3", "survey_id": 4}]')
