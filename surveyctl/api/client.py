@@ -24,6 +24,7 @@ from datetime import date
 from typing import Any
 
 import requests
+from urllib3.exceptions import LocationValueError
 
 from surveyctl.api import paths
 from surveyctl.api.body import MAX_BODY, BodyTooLarge, BodyTooSlow, read_body
@@ -185,6 +186,14 @@ class ApiClient:
             ) from None
         except requests.RequestException as exc:
             raise self._unreachable(method, path, exc) from exc
+        except LocationValueError:
+            # The configured host was checked when surveyctl.yaml was read: the name urllib3
+            # cannot parse is one it was sent to on the way, which it raises unwrapped.
+            raise ConnectionFailed(
+                f"cannot reach {self.target}: {method} {shown_path(url)} was sent to a host name "
+                "that is not valid, that of the proxy of $HTTP_PROXY/$HTTPS_PROXY or of a "
+                "redirect of the service"
+            ) from None
         except UnicodeError:
             # http.client encodes header values as Latin-1 and says which character failed.
             raise ConnectionFailed(
