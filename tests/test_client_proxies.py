@@ -98,3 +98,20 @@ def test_an_unreachable_proxy_is_a_connection_failure(sandbox, clean_proxy_envir
             client.get_attributes_page("en_US")
     finally:
         client.close()
+
+
+@pytest.mark.parametrize("value", ["..", "http://../", "proxy..example.com"])
+def test_a_proxy_whose_host_name_is_not_valid_is_one_sentence_naming_the_variables(
+    sandbox, clean_proxy_environment, value
+):
+    clean_proxy_environment.setenv("HTTP_PROXY", value)
+    client = ApiClient(sandbox.url, BUYER_1_KEY, retries=0)
+    try:
+        with pytest.raises(ConnectionFailed) as failed:
+            client.get_attributes_page("en_US")
+    finally:
+        client.close()
+    assert str(failed.value) == (
+        f"cannot reach {sandbox.url}: GET /attributes was sent to a host name that is not "
+        "valid, that of the proxy of $HTTP_PROXY/$HTTPS_PROXY or of a redirect of the service"
+    )

@@ -24,11 +24,13 @@ from datetime import date
 from typing import Any
 
 import requests
+from urllib3.exceptions import LocationValueError
 
 from surveyctl.api import paths
 from surveyctl.api.body import MAX_BODY, BodyTooLarge, BodyTooSlow, read_body
 from surveyctl.api.read_ahead import read_ahead
 from surveyctl.api.reading import (
+    check_next_page,
     clip,
     decode_json,
     error_message,
@@ -185,6 +187,14 @@ class ApiClient:
             ) from None
         except requests.RequestException as exc:
             raise self._unreachable(method, path, exc) from exc
+        except LocationValueError:
+            # The configured host was checked when surveyctl.yaml was read: the name urllib3
+            # cannot parse is one it was sent to on the way, which it raises unwrapped.
+            raise ConnectionFailed(
+                f"cannot reach {self.target}: {method} {shown_path(url)} was sent to a host name "
+                "that is not valid, that of the proxy of $HTTP_PROXY/$HTTPS_PROXY or of a "
+                "redirect of the service"
+            ) from None
         except UnicodeError:
             # http.client encodes header values as Latin-1 and says which character failed.
             raise ConnectionFailed(
@@ -446,13 +456,14 @@ class ApiClient:
         return read_ahead(pages) if prefetch else pages
 
     def _pages(self, fetch_page, **kwargs: Any) -> Iterator[tuple[list[dict], int]]:
-        page, total = 1, 1
+        page, total, previous = 1, 1, None
         while page <= total:
             items, total = fetch_page(page=page, **kwargs)
+            check_next_page(_listed(fetch_page), page, items, previous)
             yield items, total
             if not items:
                 break
-            page += 1
+            page, previous = page + 1, items
 
     def iter_pages(self, fetch_page, **kwargs: Any) -> Iterator[list[dict]]:
         """The items of every page, as `paged` reads them."""
@@ -488,6 +499,17 @@ def may_have_been_processed(exc: ApiError | ConnectionFailed) -> bool:
     if isinstance(exc, ApiError):
         return exc.status >= 500 and exc.status not in POST_RETRY_STATUSES
     return True
+
+
+def _listed(fetch_page: Callable) -> str:
+    """What a page reader of this client lists, for a message: "the survey list"."""
+    names = {
+        "get_surveys_page": "the survey list",
+        "_quotas_page": "the quota list",
+        "get_attributes_page": "the attribute catalogue",
+        "get_transactions_page": "the transactions",
+    }
+    return names.get(getattr(fetch_page, "__name__", ""), "a list")
 
 
 def _statuses(status: int | Iterable[int]) -> tuple[int, ...]:

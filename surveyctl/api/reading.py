@@ -20,7 +20,7 @@ import orjson
 import requests
 
 from surveyctl.api.secrets import redact_clipped
-from surveyctl.errors import ApiError
+from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.surrogates import without_lone_surrogates
 
 _LOG_BODY_LIMIT = 2000
@@ -163,3 +163,22 @@ def clip(value: Any) -> str:
     """A body as the `--debug` log shows it: redacted, and cut after its first 2,000 characters."""
     text = value if isinstance(value, str) else json.dumps(value)
     return redact_clipped(text, _LOG_BODY_LIMIT)
+
+
+class RepeatedPage(SurveyctlError):
+    """The service answered a page with the very items of the page before it: it ignores the
+    `page` parameter, and a reader asking for the next page while one is full would never end
+    (nor would the list be whole)."""
+
+    def __init__(self, what: str, page: int):
+        super().__init__(
+            f"the service answered page {page} of {what} with the items of page {page - 1}: "
+            "it seems to ignore the page parameter, so the list cannot be read whole; nothing "
+            "more was read"
+        )
+
+
+def check_next_page(what: str, page: int, items: list, previous: list | None) -> None:
+    """RepeatedPage when `items` (page `page`, not empty) are those of the page before."""
+    if items and items == previous:
+        raise RepeatedPage(what, page)

@@ -154,6 +154,11 @@ class ReportingRetry(Retry):
                     reason=reason or failure_reason(error, self.timeout),
                 )
             )
+        if response is not None:
+            # urllib3 reads the whole body of an attempt it retries before the retry, without
+            # bound: a 503 whose body never ends would hold the command for ever. Closed, the
+            # connection leaves it nothing to read; the retry opens a new one.
+            response.close()
         return retry
 
     def sleep(self, response=None) -> None:

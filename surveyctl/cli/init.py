@@ -20,8 +20,16 @@ def init_command(folder: Path) -> None:
     PostgreSQL, as the workflows expect.
     """
     from surveyctl.config import repository_root
+    from surveyctl.errors import SurveyctlError
     from surveyctl.scaffold import SECRETS, state_schema, write_project
 
+    try:
+        folder.resolve()
+    except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError for a loop of links
+        raise SurveyctlError(
+            f"cannot write into {folder}: it is a symbolic link that leads back to itself "
+            "(a loop of links)"
+        ) from None
     for path, verb in write_project(folder):
         if verb == "kept":
             click.echo(f"kept {path}: it already ignores what surveyctl needs ignored")

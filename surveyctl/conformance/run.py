@@ -16,6 +16,7 @@ from pathlib import Path
 
 from surveyctl.api import ApiClient, paths
 from surveyctl.api.client import RETRY_STATUSES
+from surveyctl.api.secrets import redact
 from surveyctl.conformance import assumptions
 from surveyctl.conformance.draft import (
     DraftJournal,
@@ -128,7 +129,9 @@ def _run(
     report = Report(environment)
 
     def record(assumption_id: str, text: str, source: str, outcome: Outcome) -> None:
-        row = Row(assumption_id, text, source, outcome.verdict, outcome.seen)
+        # What a check saw quotes the service's answers (a header's value, a title), which
+        # may repeat the key: the report is shown and written, never with it.
+        row = Row(assumption_id, text, source, outcome.verdict, redact(outcome.seen))
         report.rows.append(row)
         if on_row is not None:
             on_row(row)

@@ -106,6 +106,14 @@ def _from_csv(upload: Upload) -> list[tuple[int, str, int | None]]:
     rows = upload.items
     if not rows:
         return []
+    if rows[0].value[0].lstrip().startswith(("[", "{")):
+        # No heading or id starts so: read as one id per line, a JSON list on one line would
+        # be submitted whole as one transaction id.
+        raise AdjustmentInputError(
+            f"the file holds JSON, and a name not ending in .json is read as CSV: name it "
+            f"{upload.path.stem}.json (nothing was submitted)",
+            upload.where(rows[0].line),
+        )
     header = [_heading(cell) for cell in rows[0].value]
     where = upload.where(rows[0].line)
     id_column = _column(rows[0].value, ID_COLUMNS, where, "CSV header", "columns")

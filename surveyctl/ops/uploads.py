@@ -147,6 +147,12 @@ def _json_items(
             "" if path.suffix.lower() == ".json" else " (only a name ending in .csv is read as CSV)"
         )
         raise error(f"not valid JSON: {exc.msg}{named}", Location(str(path), exc.lineno)) from exc
+    except RecursionError:
+        raise error("the JSON is nested too deeply to read", Location(str(path), 1)) from None
+    except ValueError:  # an integer of more digits than Python converts (4,300)
+        raise error(
+            "the JSON holds a number of more than 4,300 digits", Location(str(path), 1)
+        ) from None
     depth = 1
     if wrapper is not None and isinstance(data, dict):
         data, depth = data.get(wrapper), 2

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from surveyctl.api.client import SURVEYS_PAGE_SIZE
+from surveyctl.api.reading import check_next_page
 from surveyctl.config import Environment
 from surveyctl.config_checks import valid_environment_name
 from surveyctl.errors import SurveyctlError, key_refused
@@ -352,6 +353,11 @@ def _listed(twins: list[Twin]) -> str:
 # -- reading -------------------------------------------------------------------------------
 
 
+# The most pages of one status read side by side as the list's total_pages announces them
+# (100,000 surveys); pages past them are read one by one while full.
+MAX_ANNOUNCED_PAGES = 1000
+
+
 def account_surveys(client: Lister, parallelism: int = 10) -> tuple[list[dict], int]:
     """Every survey of the account (all statuses, all pages, without targeting) and the
     number of pages read. The first page of each status is read at once (four in parallel);
@@ -370,7 +376,15 @@ def account_surveys(client: Lister, parallelism: int = 10) -> tuple[list[dict], 
 
     with ThreadPoolExecutor(max_workers=len(statuses)) as pool:
         firsts = dict(zip(statuses, pool.map(totals, statuses), strict=True))
-    rest = [(s, n) for s, (items, total) in firsts.items() if items for n in range(2, total + 1)]
+    # The announced pages are read side by side up to a bound (the header is the service's
+    # word: 999999999 pages would be a list of a billion reads); full pages past it are read
+    # on one by one, below, as a list without the header is.
+    rest = [
+        (s, n)
+        for s, (items, total) in firsts.items()
+        if items
+        for n in range(2, min(total, MAX_ANNOUNCED_PAGES) + 1)
+    ]
     with ThreadPoolExecutor(max_workers=max(1, parallelism)) as pool:
         pages = dict(zip(rest, pool.map(page, rest), strict=True))
     pages.update({(status, 1): items for status, (items, _) in firsts.items()})
@@ -379,6 +393,9 @@ def account_surveys(client: Lister, parallelism: int = 10) -> tuple[list[dict], 
         while len(pages[(status, number)]) >= SURVEYS_PAGE_SIZE:
             number += 1
             pages[(status, number)] = page((status, number))
+            check_next_page(
+                "the survey list", number, pages[(status, number)], pages[(status, number - 1)]
+            )
     found = [item for items in pages.values() for item in items if isinstance(item, dict)]
     return found, len(pages)
 

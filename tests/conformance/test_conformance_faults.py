@@ -258,3 +258,24 @@ def test_the_next_run_stops_before_any_check_while_the_delete_is_refused(refused
 def _host(result: Result) -> str:
     """The proxy's address, as the run's first line on stderr names it."""
     return re.search(r"\((http://[^)]+)\)", result.stderr).group(1)
+
+
+class KeyInPageHeader(Proxy):
+    """A service that repeats the access-token it was sent as the `total_pages` header of
+    every answer, as a careless gateway echoing request headers might."""
+
+    def reshape(self, request: Request, answer, headers: dict) -> bytes:
+        headers["total_pages"] = request.headers.get("access-token", "")
+        return answer.content
+
+
+def test_a_key_the_service_repeats_in_what_a_check_saw_is_redacted_in_the_report(invoke, sandbox):
+    proxy = KeyInPageHeader(sandbox.url)
+    try:
+        result = invoke(proxy.url, "--format", "json", "--output", "report.json")
+    finally:
+        proxy.stop()
+    report = Path("report.json").read_text(encoding="utf-8")
+    assert "total_pages '[redacted]'" in report
+    assert KEY not in report
+    assert KEY not in result.stdout + result.stderr

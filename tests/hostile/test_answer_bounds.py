@@ -114,3 +114,22 @@ def test_an_answer_within_bounds_is_read_whole(host):
         assert client.get_survey(10001) == {"ps_survey_id": 10001}
     finally:
         client.close()
+
+
+def test_a_refusal_to_retry_whose_body_never_ends_does_not_hold_the_retry(host):
+    # urllib3 reads the body of an attempt it retries before retrying: a 503 with a body that
+    # never ends is retried all the same, and its last answer dropped when the timeout is up.
+    def endless_503():
+        answer = _endless(b"x" * 1000, 0.01)()
+        answer.status_code = 503
+        return answer
+
+    served = host(endless_503)
+    client = ApiClient(served.url, KEY, retries=1, backoff=0, timeout=1)
+    started = time.monotonic()
+    try:
+        with pytest.raises(ConnectionFailed, match="with a body that was still coming after 1 s"):
+            client.get_survey(10001)
+    finally:
+        client.close()
+    assert time.monotonic() - started < 5

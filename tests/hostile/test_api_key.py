@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from werkzeug.serving import make_server
@@ -300,3 +301,30 @@ def test_a_key_a_redirect_puts_in_the_url_stays_out_of_the_debug_log_of_retries(
     assert "Retrying" in result.stderr
     assert "?token=[redacted]" in result.stderr
     assert SECRET not in _shown(result)
+
+
+class _BadLocation(BaseHTTPRequestHandler):
+    """Answers every GET with a redirect (302) to a host name that is not valid."""
+
+    def do_GET(self) -> None:
+        self.send_response(302)
+        self.send_header("Location", "http://../buyers/v2/surveys")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def test_a_redirect_to_a_host_name_that_is_not_valid_is_one_sentence():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _BadLocation)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    client = ApiClient(f"http://127.0.0.1:{server.server_port}", SECRET, retries=0)
+    try:
+        with pytest.raises(ConnectionFailed) as failed:
+            client.get_survey(10001)
+    finally:
+        client.close()
+        server.shutdown()
+        server.server_close()
+    assert "GET /surveys/10001 was sent to a host name that is not valid" in str(failed.value)

@@ -84,6 +84,22 @@ def test_a_json_file_that_is_not_json_is_not_told_about_csv(tmp_path):
     assert "not valid JSON" in str(raised.value) and "CSV" not in str(raised.value)
 
 
+def test_an_answer_file_nested_too_deeply_is_refused_at_line_1(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(AnswersError) as raised:
+        load_answers(path)
+    assert str(raised.value) == f"{path}:1: the JSON is nested too deeply to read"
+
+
+def test_an_answer_file_with_a_number_of_more_than_4300_digits_is_refused_at_line_1(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_text('[{"question_id": 1' + "0" * 5000 + ', "text": "x"}]')
+    with pytest.raises(AnswersError) as raised:
+        load_answers(path)
+    assert str(raised.value) == f"{path}:1: the JSON holds a number of more than 4,300 digits"
+
+
 def test_a_question_id_given_twice_is_refused(tmp_path):
     path = tmp_path / "a.csv"
     path.write_text("question_id,text\nq1,a\nq1,b\n")
@@ -111,6 +127,20 @@ def test_upload_reads_one_id_per_line_without_header(tmp_path):
     assert upload.transaction_ids == ["t1", "t2"]
     assert upload.duplicates == 1
     assert upload.per_survey == {None: 2}
+
+
+@pytest.mark.parametrize(
+    "text", ['[{"transaction_id": "t1"}, {"transaction_id": "t2"}]\n', '[\n  "t1",\n  "t2"\n]\n']
+)
+def test_upload_of_json_in_a_file_not_named_json_is_refused_not_sent_as_an_id(tmp_path, text):
+    path = tmp_path / "accepted.txt"
+    path.write_text(text)
+    with pytest.raises(AdjustmentInputError) as raised:
+        load_upload(path)
+    assert str(raised.value) == (
+        f"{path}:1: the file holds JSON, and a name not ending in .json is read as CSV: name it "
+        "accepted.json (nothing was submitted)"
+    )
 
 
 def test_upload_reads_the_api_shape_from_json(tmp_path):

@@ -287,3 +287,15 @@ def test_init_of_a_folder_inside_a_repository_warns_that_its_workflows_do_not_ru
     at_root = run_cli("init", "own-repository")  # the root of a repository of its own
     assert at_root.exit_code == 0, at_root.stderr
     assert "warning" not in at_root.stderr
+
+
+def test_init_into_a_loop_of_symbolic_links_is_one_sentence_writing_nothing(run_cli, project):
+    (project / "one").symlink_to("two")
+    (project / "two").symlink_to("one")
+    result = run_cli("init", "one")
+    assert result.exit_code == 1
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1] == (
+        "Error: cannot write into one: it is a symbolic link that leads back to itself (a loop "
+        "of links)"
+    )
