@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from surveyctl.api import ApiClient
+from surveyctl.errors import ApiError
 from surveyctl.state import FileStateStore
 
 from ..reconcile.proxies import RefusingProxy
@@ -379,6 +380,70 @@ def test_a_removed_survey_already_gone_does_not_hide_the_removed_ones_after_it(
     plan = run_cli("plan", "manifests", "--destroy")
     assert "Plan: 1 to add, 0 to change, 1 to destroy." in plan.stdout, plan.stderr
     assert "- Survey/tracker" in plan.stdout
+
+
+def _answer_lost_then_retried(monkeypatch, method) -> None:
+    """`ApiClient.method` makes its DELETE, loses the answer and sends it again, as the client
+    does after a reset or a 502: the second DELETE finds nothing and is answered 404."""
+    original = getattr(ApiClient, method)
+
+    def retried(client, ref):
+        original(client, ref)
+        return original(client, ref)
+
+    monkeypatch.setattr(ApiClient, method, retried)
+
+
+def test_a_delete_retried_after_its_answer_was_lost_is_done_and_forgotten(
+    project, manifests, own_market, run_cli, monkeypatch
+):
+    manifests.write(survey_manifest("tracker"))
+    manifests.write(survey_manifest("old"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    manifests.remove("old")
+    gone = _store(project).load().survey("old").ps_survey_id
+    _answer_lost_then_retried(monkeypatch, "delete_survey")
+    applied = run_cli("apply", "manifests", "--destroy", "--auto-approve")
+    assert applied.exit_code == 0, applied.stdout + applied.stderr
+    assert (
+        f"Survey/old (1/1): delete ok deleted ps_survey_id {gone} (already gone from the "
+        "marketplace)"
+    ) in applied.stderr
+    assert _store(project).load().survey("old") is None
+    assert run_cli("plan", "manifests", "--destroy", "--detailed-exitcode").exit_code == 0
+
+
+def test_a_group_delete_retried_after_its_answer_was_lost_is_done_and_forgotten(
+    project, manifests, own_market, run_cli, monkeypatch, unique
+):
+    manifests.write(survey_manifest("tracker"))
+    ref = f"trackers-{unique}"
+    manifests.write(group_manifest(ref, "tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    manifests.remove("trackers")
+    _answer_lost_then_retried(monkeypatch, "delete_group")
+    applied = run_cli("apply", "manifests", "--destroy", "--auto-approve")
+    assert applied.exit_code == 0, applied.stdout + applied.stderr
+    assert f"delete ok deleted group {ref} (already gone from the marketplace)" in applied.stderr
+    assert _store(project).load().group("trackers") is None
+
+
+def test_a_delete_the_service_refuses_otherwise_fails_and_keeps_the_state(
+    project, manifests, own_market, run_cli, monkeypatch
+):
+    manifests.write(survey_manifest("tracker"))
+    manifests.write(survey_manifest("old"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    manifests.remove("old")
+
+    def refused(client, survey_id):
+        raise ApiError("DELETE", f"/surveys/{survey_id}", 409, 1010, "refused")
+
+    monkeypatch.setattr(ApiClient, "delete_survey", refused)
+    applied = run_cli("apply", "manifests", "--destroy", "--auto-approve")
+    assert applied.exit_code == 1
+    assert "Survey/old (1/1): delete FAILED" in applied.stderr
+    assert _store(project).load().survey("old") is not None
 
 
 def test_a_saved_plan_adopts_what_it_showed(project, manifests, own_market, run_cli, monkeypatch):

@@ -278,3 +278,20 @@ def with_live_values(
         else:
             applied[name] = value
     return applied
+
+
+def delete_gone(resource: ResourceChange, store: StateBackend, send: Callable[[], Any]) -> bool:
+    """Sends a planned DELETE with `send()` and forgets the resource; True when the service
+    answered 404. The plan read the resource moments before, so a 404 means it is gone: most
+    often because the client retried a DELETE whose first answer was lost (a reset, a 502)
+    after the service had made it. Either way what was asked is done, and reported as failed
+    the state would keep a resource that no longer exists."""
+    gone = False
+    try:
+        send()
+    except ApiError as exc:
+        if exc.status != 404:
+            raise
+        gone = True
+    store.forget(resource.address)
+    return gone

@@ -316,8 +316,8 @@ def _update(resource: ResourceChange, client, store: StateBackend, failed: set[s
 
 
 def _delete(resource: ResourceChange, client, store: StateBackend, failed: set[str]) -> str:
-    client.delete_group(resource.remote_id)
-    store.forget(resource.address)
+    if base.delete_gone(resource, store, lambda: client.delete_group(resource.remote_id)):
+        return f"deleted group {resource.remote_id} (already gone from the marketplace)"
     return f"deleted group {resource.remote_id}"
 
 

@@ -379,8 +379,8 @@ def written_record(response: dict, resource: ResourceChange) -> SurveyRecord:
 
 
 def _delete(resource: ResourceChange, client, store: StateBackend, failed) -> str:
-    client.delete_survey(resource.remote_id)
-    store.forget(resource.address)
+    if base.delete_gone(resource, store, lambda: client.delete_survey(resource.remote_id)):
+        return f"deleted ps_survey_id {resource.remote_id} (already gone from the marketplace)"
     return f"deleted ps_survey_id {resource.remote_id}"
 
 
