@@ -446,6 +446,63 @@ def test_a_delete_the_service_refuses_otherwise_fails_and_keeps_the_state(
     assert _store(project).load().survey("old") is not None
 
 
+def _quotas_of(counts: dict[str, int]) -> list[dict]:
+    codes = {"male": "111", "female": "112"}
+    return [
+        {
+            "buyer_quota_id": quota,
+            "required_count": count,
+            "criteria": [{"qualification_code": 211, "condition_codes": [codes[quota]]}],
+        }
+        for quota, count in counts.items()
+    ]
+
+
+def _quota_put_fails(monkeypatch, failing: str) -> None:
+    """The service answers 500 to every PUT of the quota `failing`; the others are made."""
+    original = ApiClient.update_quota
+
+    def update_quota(client, survey_id, quota_id, body):
+        if quota_id == failing:
+            raise ApiError("PUT", f"/surveys/{survey_id}/quotas/{quota_id}", 500, None, "boom")
+        return original(client, survey_id, quota_id, body)
+
+    monkeypatch.setattr(ApiClient, "update_quota", update_quota)
+
+
+def test_quotas_updated_before_a_failed_quota_put_are_not_shown_as_drift(
+    project, manifests, own_market, run_cli, monkeypatch
+):
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    manifests.write(survey_manifest("tracker", quotas=_quotas_of({"male": 90, "female": 90})))
+    with monkeypatch.context() as patch:
+        _quota_put_fails(patch, "male")  # female is sent first, by buyer_quota_id
+        applied = run_cli("apply", "manifests", "--auto-approve")
+    assert applied.exit_code == 1
+    assert "(quotas already updated: female; they are recorded in the state)" in applied.stderr
+    plan = run_cli("plan", "manifests")
+    assert "drift" not in plan.stdout
+    assert "~ quotas[male].required_count: 100 -> 90" in plan.stdout
+    assert "quotas[female]" not in plan.stdout
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
+
+
+def test_a_first_quota_put_that_fails_records_nothing(
+    project, manifests, own_market, run_cli, monkeypatch
+):
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    before = _store(project).load().survey("tracker")
+    manifests.write(survey_manifest("tracker", quotas=_quotas_of({"male": 90, "female": 90})))
+    _quota_put_fails(monkeypatch, "female")
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    assert applied.exit_code == 1
+    assert "(quotas already updated: none)" in applied.stderr
+    assert _store(project).load().survey("tracker") == before
+
+
 def test_a_saved_plan_adopts_what_it_showed(project, manifests, own_market, run_cli, monkeypatch):
     manifests.write(survey_manifest("tracker"))
     _killed_during(run_cli, monkeypatch, FileStateStore, "resolve_create")
