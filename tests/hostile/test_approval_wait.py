@@ -1,0 +1,88 @@
+"""What a person approved at apply's question is what apply does: a survey changed in the
+marketplace (or a manifest edited) while the question waited for an answer is not written
+from the plan shown before, which would revert the change without showing it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from surveyctl.cli import confirm
+from surveyctl.reconcile.normalise import update_body
+from surveyctl.state import FileStateStore
+
+from .conftest import survey_manifest
+
+
+def _survey_id(project: Path, name: str) -> int:
+    state = FileStateStore(project / ".surveyctl" / "state" / "local.json").load()
+    return state.survey(name).ps_survey_id
+
+
+def _answered_yes_after(monkeypatch, meanwhile) -> list[str]:
+    """A person at a terminal who answers `yes` once `meanwhile()` has happened."""
+    asked: list[str] = []
+
+    def typed_yes(question: str) -> bool:
+        asked.append(question)
+        meanwhile()
+        return True
+
+    monkeypatch.setattr(confirm, "terminal", lambda: True)
+    monkeypatch.setattr(confirm, "typed_yes", typed_yes)
+    return asked
+
+
+@pytest.fixture
+def tracker(project, manifests, api, run_cli) -> int:
+    """Survey `tracker` applied, its manifest then raising offer_price to 3; its id."""
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    manifests.write(survey_manifest("tracker", offer_price=3))
+    return _survey_id(project, "tracker")
+
+
+def test_a_survey_changed_live_while_the_question_waited_is_not_written(
+    tracker, api, run_cli, monkeypatch
+):
+    def colleague_raises_the_target():
+        live = api.get_survey(tracker)
+        api.update_survey(tracker, {**update_body(live), "completes_required": 900})
+
+    asked = _answered_yes_after(monkeypatch, colleague_raises_the_target)
+    result = run_cli("apply", "manifests")
+    assert asked
+    assert result.exit_code == 1
+    assert (
+        "Error: changed outside surveyctl while the question waited for an answer: "
+        "Survey/tracker; nothing was applied: run apply again to see the plan as it is now"
+    ) in result.stderr
+    live = api.get_survey(tracker)
+    assert live["completes_required"] == 900  # the colleague's change stands
+    assert live["offer_price"] == 2.5
+
+
+def test_a_manifest_edited_while_the_question_waited_is_not_applied_unseen(
+    tracker, manifests, api, run_cli, monkeypatch
+):
+    asked = _answered_yes_after(
+        monkeypatch, lambda: manifests.write(survey_manifest("tracker", offer_price=9))
+    )
+    result = run_cli("apply", "manifests")
+    assert asked
+    assert result.exit_code == 1
+    assert (
+        "Error: the plan changed while the question waited for an answer (the manifests or "
+        "the marketplace changed): Survey/tracker; nothing was applied: run apply again to see "
+        "the plan as it is now"
+    ) in result.stderr
+    assert api.get_survey(tracker)["offer_price"] == 2.5
+
+
+def test_a_plan_still_as_shown_when_answered_is_applied(tracker, api, run_cli, monkeypatch):
+    asked = _answered_yes_after(monkeypatch, lambda: None)
+    result = run_cli("apply", "manifests")
+    assert asked
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert api.get_survey(tracker)["offer_price"] == 3
