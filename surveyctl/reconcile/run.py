@@ -441,7 +441,10 @@ def _plan_and_approve(
     guard_deletes(plan, store.current(), options.destroy)
     if plan.has_changes:
         asked = _approve(workspace.environment, options, hooks, saved is not None)
-        if asked and saved is None:
+        if asked and saved is not None:
+            # Checked against the marketplace again, as it is once the answer came.
+            plan = _load_saved(saved, workspace, options)
+        elif asked:
             plan = _as_answered(workspace, options, plan)
     sync_lifecycle(plan, store)  # after the approval: a cancelled apply changes nothing
     return plan

@@ -86,3 +86,24 @@ def test_a_plan_still_as_shown_when_answered_is_applied(tracker, api, run_cli, m
     assert asked
     assert result.exit_code == 0, result.stdout + result.stderr
     assert api.get_survey(tracker)["offer_price"] == 3
+
+
+def test_a_saved_plan_asked_about_is_checked_again_once_answered(
+    project, tracker, api, run_cli, monkeypatch
+):
+    assert run_cli("plan", "manifests", "--out", "change.plan").exit_code == 0
+    config = project / "surveyctl.yaml"  # protected and not named with --env: apply asks
+    config.write_text(
+        config.read_text().replace("SURVEYCTL_LOCAL_KEY}", "SURVEYCTL_LOCAL_KEY, protected: true}")
+    )
+
+    def colleague_raises_the_target():
+        live = api.get_survey(tracker)
+        api.update_survey(tracker, {**update_body(live), "completes_required": 900})
+
+    asked = _answered_yes_after(monkeypatch, colleague_raises_the_target)
+    result = run_cli("apply", "change.plan")
+    assert asked
+    assert result.exit_code == 1
+    assert "changed outside this plan since it was made: Survey/tracker" in result.stderr
+    assert api.get_survey(tracker)["completes_required"] == 900
