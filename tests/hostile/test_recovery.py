@@ -547,3 +547,25 @@ def test_an_update_whose_state_write_was_lost_is_settled_by_the_next_apply(
     assert _store(project).load().survey("tracker").last_applied["survey_title"] == "Renamed"
     settled = run_cli("plan", "manifests")
     assert "No changes." in settled.stdout and "drift" not in settled.stdout
+
+
+def test_a_group_update_whose_state_write_was_lost_is_settled_by_the_next_apply(
+    project, manifests, own_market, run_cli, monkeypatch, unique
+):
+    manifests.write(survey_manifest("tracker"))
+    manifests.write(survey_manifest("other"))
+    ref = f"trackers-{unique}"
+    manifests.write(group_manifest(ref, "tracker", "other"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    manifests.write(group_manifest(ref, "tracker"))  # `other` leaves the group
+    _killed_during(run_cli, monkeypatch, FileStateStore, "record")  # after the group's PUT
+    assert "drift" in run_cli("plan", "manifests").stdout
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    assert applied.exit_code == 0, applied.stdout + applied.stderr
+    record = _store(project).load().group("trackers")
+    tracker = _store(project).load().survey("tracker").ps_survey_id
+    assert record.ps_survey_ids == [tracker]
+    assert record.last_applied["surveys_in_group"] == [tracker]
+    settled = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert settled.exit_code == 0
+    assert "No changes." in settled.stdout and "drift" not in settled.stdout

@@ -9,6 +9,7 @@ registered is an error everywhere (`get` raises), never treated as some other ki
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -122,6 +123,11 @@ class Kind:
     def refresh(self, record: Any, live: dict) -> tuple[list[FieldChange], dict | None, Any]:
         """(drift, last-applied body with the live values, the refreshed record)."""
         raise NotImplementedError
+
+    def settled(self, record: Any, last_applied: dict) -> Any:
+        """`record` once the plan found the live resource already as `last_applied` says
+        (no change to make) while the state remembered another body."""
+        return dataclasses.replace(record, last_applied=last_applied)
 
     def adopt_hint(self, name: str) -> str:
         """How a person adopts a resource that a lost create may have made."""
