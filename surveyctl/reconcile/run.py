@@ -440,12 +440,21 @@ def _plan_and_approve(
         raise SurveyctlError(refusal)
     guard_deletes(plan, store.current(), options.destroy)
     if plan.has_changes:
-        asked = _approve(workspace.environment, options, hooks, saved is not None)
-        if asked and saved is not None:
-            # Checked against the marketplace again, as it is once the answer came.
-            plan = _load_saved(saved, workspace, options)
-        elif asked:
-            plan = _as_answered(workspace, options, plan)
+        if _approve(workspace.environment, options, hooks, saved is not None):
+            # Planned again, as things are once the answer came; the warnings were shown.
+            warn, workspace.on_warning = workspace.on_warning, None
+            try:
+                if saved is not None:
+                    plan = _load_saved(saved, workspace, options)
+                else:
+                    plan = _as_answered(workspace, options, plan)
+            finally:
+                workspace.on_warning = warn
+            if plan.errors:
+                raise SurveyctlError(
+                    "the plan made again once the question was answered has errors; nothing "
+                    "was applied: run apply again to see them"
+                )
     sync_lifecycle(plan, store)  # after the approval: a cancelled apply changes nothing
     return plan
 
@@ -465,11 +474,10 @@ def _as_answered(workspace: Workspace, options: RunOptions, shown: Plan) -> Plan
         raise SurveyctlError(
             f"changed outside surveyctl {waited}: {', '.join(found.moved)}; {again}"
         )
-    if found.differ or fresh.errors:
-        where = ", ".join(found.differ) or "its notes have errors now"
+    if found.differ:
         raise SurveyctlError(
-            f"the plan changed {waited} (the manifests or the marketplace changed): {where}; "
-            f"{again}"
+            f"the plan changed {waited} (the manifests or the marketplace changed): "
+            f"{', '.join(found.differ)}; {again}"
         )
     if found.unreadable:
         raise SurveyctlError(

@@ -107,3 +107,14 @@ def test_a_saved_plan_asked_about_is_checked_again_once_answered(
     assert result.exit_code == 1
     assert "changed outside this plan since it was made: Survey/tracker" in result.stderr
     assert api.get_survey(tracker)["completes_required"] == 900
+
+
+def test_the_plan_made_again_after_the_answer_repeats_no_warning(
+    manifests, api, run_cli, monkeypatch
+):
+    manifests.write(survey_manifest("tracker"))  # an empty state: a warning of the plan
+    asked = _answered_yes_after(monkeypatch, lambda: None)
+    result = run_cli("apply", "manifests")
+    assert asked
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert result.stderr.count("is empty, so the plan creates 1 resource(s)") == 1
