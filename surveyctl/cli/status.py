@@ -105,11 +105,40 @@ def _move(ctx: CliContext, survey_id: int, new_status: str, yes: bool) -> None:
     asked = confirm.terminal()
     if asked and not confirm.confirm_write(ctx, action, approved=yes, always_asks=True):
         raise SurveyctlError(f"survey {survey_id} was not moved")
-    answer = client.set_survey_status(survey_id, wanted)
+    try:
+        answer = client.set_survey_status(survey_id, wanted)
+    except SurveyctlError as exc:
+        answer = _read_back(client, survey_id, wanted, exc)
     click.echo(_describe(answer))
     got = answer.get("ps_survey_status")
     if got != wanted:
         raise SurveyctlError(f"survey {survey_id} did not stay {new_status}: {_why_not(got)}")
+
+
+def _read_back(client, survey_id: int, wanted: int, failure: SurveyctlError) -> dict:
+    """The survey's status after a move that ended in an error, when the move was made anyway:
+    a PUT whose answer was lost is sent again, and the service, which made the first, refuses
+    the second (a survey cannot move from live to live); a 5xx may come after the write. Said
+    as failed, the move would be made again by hand or by a CI re-run, or taken as not made.
+    The error stands, with the status read now, when the survey is not where it was sent."""
+    try:
+        now = client.get_survey(survey_id)
+    except SurveyctlError:
+        raise SurveyctlError(
+            f"{failure}; whether survey {survey_id} moved could not be read back: "
+            f"`surveyctl status {survey_id}` shows where it is"
+        ) from failure
+    got = now.get("ps_survey_status")
+    if got != wanted:
+        raise SurveyctlError(
+            f"{failure}; survey {survey_id} is {survey_status_name(got)} ({got}), not moved"
+        ) from failure
+    click.echo(
+        f"surveyctl: the move of survey {survey_id} ended in an error ({failure}), but the "
+        f"survey is {survey_status_name(got)} now: the move was made",
+        err=True,
+    )
+    return now
 
 
 def _why_not(got: object) -> str:

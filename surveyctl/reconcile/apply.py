@@ -191,16 +191,33 @@ def forget_gone(plan: Plan, store: StateBackend) -> list[Outcome]:
 
 
 def record_settled(plan: Plan, store: StateBackend) -> int:
-    """Records the manifest's body as last applied for surveys the plan leaves unchanged whose
-    live body already is the manifest's while the state remembers an older body: a write made
-    by an apply killed before its state write (or the same change made by hand). The next
-    plan is then settled, with no `apply --refresh-only` needed (one state write)."""
+    """Records the manifest's body as last applied for surveys and groups the plan leaves
+    unchanged whose live body already is the manifest's while the state remembers an older
+    body: a write made by an apply killed before its state write (or the same change made by
+    hand). The next plan is then settled, with no `apply --refresh-only` needed (one state
+    write)."""
     wanted = {
         r.address: r.last_applied
         for r in plan.resources
         if r.action == "no-op" and r.last_applied is not None
     }
-    return _record_field(store, "last_applied", wanted)
+
+    def stale(state: State) -> list[str]:
+        return [
+            address
+            for address, body in wanted.items()
+            if (record := state.resources.get(address)) is not None and record.last_applied != body
+        ]
+
+    def change(state: State) -> None:
+        for address in stale(state):
+            record = state.resources[address]
+            state.resources[address] = kinds.get(record.kind).settled(record, wanted[address])
+
+    count = len(stale(store.current()))
+    if count:
+        store.update(change)
+    return count
 
 
 def record_seen(plan: Plan, store: StateBackend) -> int:

@@ -54,8 +54,10 @@ from surveyctl.reconcile.refresh import Refresh, make_refresh, record_refresh
 from surveyctl.reconcile.tamper import (
     applied_overrides,
     check_state,
+    disagreement,
     guard_deletes,
     recheck,
+    restricted,
     source_targets,
 )
 from surveyctl.reconcile.twins import creates_due, find_twins
@@ -442,9 +444,52 @@ def _plan_and_approve(
         raise SurveyctlError(refusal)
     guard_deletes(plan, store.current(), options.destroy)
     if plan.has_changes:
-        _approve(workspace.environment, options, hooks, saved is not None)
+        if _approve(workspace.environment, options, hooks, saved is not None):
+            # Planned again, as things are once the answer came; the warnings were shown.
+            warn, workspace.on_warning = workspace.on_warning, None
+            try:
+                if saved is not None:
+                    plan = _load_saved(saved, workspace, options)
+                else:
+                    plan = _as_answered(workspace, options, plan)
+            finally:
+                workspace.on_warning = warn
+            if plan.errors:
+                raise SurveyctlError(
+                    "the plan made again once the question was answered has errors; nothing "
+                    "was applied: run apply again to see them"
+                )
     sync_lifecycle(plan, store)  # after the approval: a cancelled apply changes nothing
     return plan
+
+
+def _as_answered(workspace: Workspace, options: RunOptions, shown: Plan) -> Plan:
+    """The plan to apply once a person said yes to `shown`: planned again, since the answer
+    may come long after the plan was read. A survey changed in the marketplace meanwhile would
+    otherwise be overwritten with a body built from what it was (a colleague's change reverted,
+    unseen), and a manifest edited meanwhile applied unseen: where the two plans disagree,
+    nothing is applied."""
+    store = workspace.state
+    fresh = plan_run(workspace, options, state=store.load())
+    found = disagreement(shown, fresh, verified=True)
+    waited = "while the question waited for an answer"
+    again = "nothing was applied: run apply again to see the plan as it is now"
+    if found.moved:
+        raise SurveyctlError(
+            f"changed outside surveyctl {waited}: {', '.join(found.moved)}; {again}"
+        )
+    if found.differ:
+        raise SurveyctlError(
+            f"the plan changed {waited} (the manifests or the marketplace changed): "
+            f"{', '.join(found.differ)}; {again}"
+        )
+    if found.unreadable:
+        raise SurveyctlError(
+            f"could not read {', '.join(found.unreadable)} again once the question was "
+            f"answered, to check it did not change {waited}; {again}"
+        )
+    guard_deletes(fresh, store.current(), options.destroy)
+    return restricted(shown, fresh, verified=True)
 
 
 def _load_saved(path: Path, workspace: Workspace, options: RunOptions) -> Plan:
@@ -489,9 +534,10 @@ def _approve(
     saved: bool,
     action: str | None = None,
     hint: str = ", or apply a reviewed plan file",
-) -> None:
+) -> bool:
     """The approval rule every write follows (surveyctl.safety); a reviewed saved plan counts
-    as an explicit approval, as --auto-approve does."""
+    as an explicit approval, as --auto-approve does. True when a person was asked (and said
+    yes): the answer may have come long after the plan was made."""
     approval = Approval(
         approved=options.auto_approve or saved,
         env_named=options.env_named,
@@ -500,7 +546,8 @@ def _approve(
     )
     action = action or f"apply these changes to environment {environment.name!r}"
     if not needs_question(environment, action, approval, always_asks=True, hint=hint):
-        return
+        return False
     # needs_question asks only when someone can answer, so confirm is set here.
     if hooks.confirm is None or not hooks.confirm(environment.name):
         raise SurveyctlError("apply cancelled; nothing was changed")
+    return True

@@ -136,11 +136,20 @@ def applied_overrides(path: Path, saved: SavedPlan, given: frozenset[str]) -> fr
     )
 
 
-def recheck(saved: Plan, fresh: Plan, verified: bool = False) -> Plan:
-    """The plan to apply: `fresh` (the saved plan's manifests planned again now), restricted
-    to the saved plan's resources, when the two agree on every change; PlanOutdated or
-    PlanMismatch naming the resources where they do not. Unless the saved plan is `verified`
-    (signed), what it could not read and its notes must also be what the fresh plan says."""
+@dataclasses.dataclass
+class Disagreement:
+    """Where a plan and a fresh plan of the same manifests disagree, by address: `moved`, the
+    live body changed since; `differ`, another change; `unreadable`, not readable now."""
+
+    moved: list[str]
+    differ: list[str]
+    unreadable: list[str]
+
+
+def disagreement(saved: Plan, fresh: Plan, verified: bool = False) -> Disagreement:
+    """Where `fresh` (the same manifests planned again now) does not agree with `saved`. Unless
+    `saved` is `verified` (signed, or made in this process), what it could not read and its
+    notes must also be what the fresh plan says."""
     now = {resource.address: resource for resource in fresh.resources}
     moved, differ, unreadable = [], [], []
     for resource in saved.resources:
@@ -175,22 +184,37 @@ def recheck(saved: Plan, fresh: Plan, verified: bool = False) -> Plan:
         differ += sorted(set(saved.released) ^ set(fresh.released))
         settled = set(moved) | set(unreadable)
         differ += [a for a in _notes_differ(saved.notes, fresh.notes) if a not in settled]
-    if moved:
+    return Disagreement(sorted(moved), sorted(set(differ)), sorted(set(unreadable)))
+
+
+def recheck(saved: Plan, fresh: Plan, verified: bool = False) -> Plan:
+    """The plan to apply: `fresh` (the saved plan's manifests planned again now), restricted
+    to the saved plan's resources, when the two agree on every change; PlanOutdated or
+    PlanMismatch naming the resources where they do not. Unless the saved plan is `verified`
+    (signed), what it could not read and its notes must also be what the fresh plan says."""
+    found = disagreement(saved, fresh, verified)
+    if found.moved:
         raise PlanOutdated(
-            f"changed outside this plan since it was made: {', '.join(sorted(moved))}; make a "
+            f"changed outside this plan since it was made: {', '.join(found.moved)}; make a "
             "new plan"
         )
-    if differ:
+    if found.differ:
         raise PlanMismatch(
             "the plan file is not what its manifests plan now for "
-            f"{', '.join(sorted(set(differ)))}: it was edited, or the manifests changed since "
+            f"{', '.join(found.differ)}: it was edited, or the manifests changed since "
             "it was made; nothing was applied, make a new plan"
         )
-    if unreadable:
+    if found.unreadable:
         raise PlanOutdated(
-            f"could not check {', '.join(sorted(unreadable))} against the marketplace (its "
+            f"could not check {', '.join(found.unreadable)} against the marketplace (its "
             "live body could not be read now); nothing was applied, try again"
         )
+    return restricted(saved, fresh, verified)
+
+
+def restricted(saved: Plan, fresh: Plan, verified: bool) -> Plan:
+    """`fresh` restricted to the resources of `saved`, which agrees with it."""
+    now = {resource.address: resource for resource in fresh.resources}
     # A verified plan may leave out what it could not read; apply reports those as not
     # attempted. An unverified one has just been found to agree with the fresh plan.
     unread = set(fresh.unread) | set(saved.unread) if verified else set(fresh.unread)

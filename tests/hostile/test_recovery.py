@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from surveyctl.api import ApiClient
+from surveyctl.errors import ApiError
 from surveyctl.state import FileStateStore
 
 from ..reconcile.proxies import RefusingProxy
@@ -402,6 +403,127 @@ def test_a_removed_survey_already_gone_does_not_hide_the_removed_ones_after_it(
     assert "- Survey/tracker" in plan.stdout
 
 
+def _answer_lost_then_retried(monkeypatch, method) -> None:
+    """`ApiClient.method` makes its DELETE, loses the answer and sends it again, as the client
+    does after a reset or a 502: the second DELETE finds nothing and is answered 404."""
+    original = getattr(ApiClient, method)
+
+    def retried(client, ref):
+        original(client, ref)
+        return original(client, ref)
+
+    monkeypatch.setattr(ApiClient, method, retried)
+
+
+def test_a_delete_retried_after_its_answer_was_lost_is_done_and_forgotten(
+    project, manifests, own_market, run_cli, monkeypatch
+):
+    manifests.write(survey_manifest("tracker"))
+    manifests.write(survey_manifest("old"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    manifests.remove("old")
+    gone = _store(project).load().survey("old").ps_survey_id
+    _answer_lost_then_retried(monkeypatch, "delete_survey")
+    applied = run_cli("apply", "manifests", "--destroy", "--auto-approve")
+    assert applied.exit_code == 0, applied.stdout + applied.stderr
+    assert (
+        f"Survey/old (1/1): delete ok deleted ps_survey_id {gone} (already gone from the "
+        "marketplace)"
+    ) in applied.stderr
+    assert _store(project).load().survey("old") is None
+    assert run_cli("plan", "manifests", "--destroy", "--detailed-exitcode").exit_code == 0
+
+
+def test_a_group_delete_retried_after_its_answer_was_lost_is_done_and_forgotten(
+    project, manifests, own_market, run_cli, monkeypatch, unique
+):
+    manifests.write(survey_manifest("tracker"))
+    ref = f"trackers-{unique}"
+    manifests.write(group_manifest(ref, "tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    manifests.remove("trackers")
+    _answer_lost_then_retried(monkeypatch, "delete_group")
+    applied = run_cli("apply", "manifests", "--destroy", "--auto-approve")
+    assert applied.exit_code == 0, applied.stdout + applied.stderr
+    assert f"delete ok deleted group {ref} (already gone from the marketplace)" in applied.stderr
+    assert _store(project).load().group("trackers") is None
+
+
+def test_a_delete_the_service_refuses_otherwise_fails_and_keeps_the_state(
+    project, manifests, own_market, run_cli, monkeypatch
+):
+    manifests.write(survey_manifest("tracker"))
+    manifests.write(survey_manifest("old"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    manifests.remove("old")
+
+    def refused(client, survey_id):
+        raise ApiError("DELETE", f"/surveys/{survey_id}", 409, 1010, "refused")
+
+    monkeypatch.setattr(ApiClient, "delete_survey", refused)
+    applied = run_cli("apply", "manifests", "--destroy", "--auto-approve")
+    assert applied.exit_code == 1
+    assert "Survey/old (1/1): delete FAILED" in applied.stderr
+    assert _store(project).load().survey("old") is not None
+
+
+def _quotas_of(counts: dict[str, int]) -> list[dict]:
+    codes = {"male": "111", "female": "112"}
+    return [
+        {
+            "buyer_quota_id": quota,
+            "required_count": count,
+            "criteria": [{"qualification_code": 211, "condition_codes": [codes[quota]]}],
+        }
+        for quota, count in counts.items()
+    ]
+
+
+def _quota_put_fails(monkeypatch, failing: str) -> None:
+    """The service answers 500 to every PUT of the quota `failing`; the others are made."""
+    original = ApiClient.update_quota
+
+    def update_quota(client, survey_id, quota_id, body):
+        if quota_id == failing:
+            raise ApiError("PUT", f"/surveys/{survey_id}/quotas/{quota_id}", 500, None, "boom")
+        return original(client, survey_id, quota_id, body)
+
+    monkeypatch.setattr(ApiClient, "update_quota", update_quota)
+
+
+def test_quotas_updated_before_a_failed_quota_put_are_not_shown_as_drift(
+    project, manifests, own_market, run_cli, monkeypatch
+):
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    manifests.write(survey_manifest("tracker", quotas=_quotas_of({"male": 90, "female": 90})))
+    with monkeypatch.context() as patch:
+        _quota_put_fails(patch, "male")  # female is sent first, by buyer_quota_id
+        applied = run_cli("apply", "manifests", "--auto-approve")
+    assert applied.exit_code == 1
+    assert "(quotas already updated: female; they are recorded in the state)" in applied.stderr
+    plan = run_cli("plan", "manifests")
+    assert "drift" not in plan.stdout
+    assert "~ quotas[male].required_count: 100 -> 90" in plan.stdout
+    assert "quotas[female]" not in plan.stdout
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
+
+
+def test_a_first_quota_put_that_fails_records_nothing(
+    project, manifests, own_market, run_cli, monkeypatch
+):
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    before = _store(project).load().survey("tracker")
+    manifests.write(survey_manifest("tracker", quotas=_quotas_of({"male": 90, "female": 90})))
+    _quota_put_fails(monkeypatch, "female")
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    assert applied.exit_code == 1
+    assert "(quotas already updated: none)" in applied.stderr
+    assert _store(project).load().survey("tracker") == before
+
+
 def test_a_saved_plan_adopts_what_it_showed(project, manifests, own_market, run_cli, monkeypatch):
     manifests.write(survey_manifest("tracker"))
     _killed_during(run_cli, monkeypatch, FileStateStore, "resolve_create")
@@ -445,4 +567,26 @@ def test_an_update_whose_state_write_was_lost_is_settled_by_the_next_apply(
     assert applied.exit_code == 0, applied.stdout + applied.stderr
     assert _store(project).load().survey("tracker").last_applied["survey_title"] == "Renamed"
     settled = run_cli("plan", "manifests")
+    assert "No changes." in settled.stdout and "drift" not in settled.stdout
+
+
+def test_a_group_update_whose_state_write_was_lost_is_settled_by_the_next_apply(
+    project, manifests, own_market, run_cli, monkeypatch, unique
+):
+    manifests.write(survey_manifest("tracker"))
+    manifests.write(survey_manifest("other"))
+    ref = f"trackers-{unique}"
+    manifests.write(group_manifest(ref, "tracker", "other"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    manifests.write(group_manifest(ref, "tracker"))  # `other` leaves the group
+    _killed_during(run_cli, monkeypatch, FileStateStore, "record")  # after the group's PUT
+    assert "drift" in run_cli("plan", "manifests").stdout
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    assert applied.exit_code == 0, applied.stdout + applied.stderr
+    record = _store(project).load().group("trackers")
+    tracker = _store(project).load().survey("tracker").ps_survey_id
+    assert record.ps_survey_ids == [tracker]
+    assert record.last_applied["surveys_in_group"] == [tracker]
+    settled = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert settled.exit_code == 0
     assert "No changes." in settled.stdout and "drift" not in settled.stdout

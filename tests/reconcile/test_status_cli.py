@@ -89,3 +89,45 @@ def test_times_without_watch_is_a_usage_error(api, run_cli):
     result = run_cli("status", str(survey_id), "--times", "2")
     assert result.exit_code == 2
     assert "--times counts the refreshes of --watch: give --watch SECONDS too" in result.stderr
+
+
+def _answer_lost_then_retried(monkeypatch) -> None:
+    """The status PUT is made, its answer lost and the PUT sent again, as the client does after
+    a reset: the service refuses the second (the survey is already where it was sent)."""
+    from surveyctl.api import ApiClient
+
+    original = ApiClient.set_survey_status
+
+    def retried(client, survey_id, status):
+        original(client, survey_id, status)
+        return original(client, survey_id, status)
+
+    monkeypatch.setattr(ApiClient, "set_survey_status", retried)
+
+
+def test_a_move_made_whose_answer_was_lost_is_reported_made_and_exits_0(api, run_cli, monkeypatch):
+    survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+    _answer_lost_then_retried(monkeypatch)
+    result = run_cli("status", str(survey_id), "live", "--yes")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == f"survey {survey_id} is live (22)\n"
+    assert "but the survey is live now: the move was made" in result.stderr
+    assert api.get_survey(survey_id)["ps_survey_status"] == 22
+
+
+def test_a_move_the_service_failed_says_where_the_survey_is(api, run_cli, monkeypatch):
+    from surveyctl.api import ApiClient
+    from surveyctl.errors import ApiError
+
+    survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+
+    def failing(client, survey_id, status):
+        raise ApiError("PUT", f"/surveys/{survey_id}/status", 500, None, "boom")
+
+    monkeypatch.setattr(ApiClient, "set_survey_status", failing)
+    result = run_cli("status", str(survey_id), "live", "--yes")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: PUT /surveys/{survey_id}/status answered 500: boom; survey {survey_id} is "
+        "draft (11), not moved"
+    )

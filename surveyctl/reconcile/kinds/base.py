@@ -9,6 +9,7 @@ registered is an error everywhere (`get` raises), never treated as some other ki
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -122,6 +123,11 @@ class Kind:
     def refresh(self, record: Any, live: dict) -> tuple[list[FieldChange], dict | None, Any]:
         """(drift, last-applied body with the live values, the refreshed record)."""
         raise NotImplementedError
+
+    def settled(self, record: Any, last_applied: dict) -> Any:
+        """`record` once the plan found the live resource already as `last_applied` says
+        (no change to make) while the state remembered another body."""
+        return dataclasses.replace(record, last_applied=last_applied)
 
     def adopt_hint(self, name: str) -> str:
         """How a person adopts a resource that a lost create may have made."""
@@ -278,3 +284,20 @@ def with_live_values(
         else:
             applied[name] = value
     return applied
+
+
+def delete_gone(resource: ResourceChange, store: StateBackend, send: Callable[[], Any]) -> bool:
+    """Sends a planned DELETE with `send()` and forgets the resource; True when the service
+    answered 404. The plan read the resource moments before, so a 404 means it is gone: most
+    often because the client retried a DELETE whose first answer was lost (a reset, a 502)
+    after the service had made it. Either way what was asked is done, and reported as failed
+    the state would keep a resource that no longer exists."""
+    gone = False
+    try:
+        send()
+    except ApiError as exc:
+        if exc.status != 404:
+            raise
+        gone = True
+    store.forget(resource.address)
+    return gone

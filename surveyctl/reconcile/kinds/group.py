@@ -141,6 +141,10 @@ class GroupKind(Kind):
             prevent_destroy=group.lifecycle.prevent_destroy,
             remote_id=group.buyer_surveygroup_ref,
             body=planned if changes else None,
+            # Unchanged: the body a write would have recorded, which the live group already
+            # is. Apply records it when the state remembers another (a PUT whose state write
+            # was lost to a kill), so the group is not shown as drift ever after.
+            last_applied=None if changes else api_body(planned, known),
             changes=changes,
             location=where,
             fingerprint=group_fingerprint(result.body),
@@ -161,6 +165,10 @@ class GroupKind(Kind):
             applied,
             dataclasses.replace(record, last_applied=applied, ps_survey_ids=ids),
         )
+
+    def settled(self, record: GroupRecord, last_applied: dict) -> GroupRecord:
+        ids = [int(i) for i in last_applied.get("surveys_in_group") or []]
+        return dataclasses.replace(record, last_applied=last_applied, ps_survey_ids=ids)
 
     def recover(
         self,
@@ -316,8 +324,8 @@ def _update(resource: ResourceChange, client, store: StateBackend, failed: set[s
 
 
 def _delete(resource: ResourceChange, client, store: StateBackend, failed: set[str]) -> str:
-    client.delete_group(resource.remote_id)
-    store.forget(resource.address)
+    if base.delete_gone(resource, store, lambda: client.delete_group(resource.remote_id)):
+        return f"deleted group {resource.remote_id} (already gone from the marketplace)"
     return f"deleted group {resource.remote_id}"
 
 

@@ -16,6 +16,7 @@ from surveyctl.errors import SurveyctlError
 from surveyctl.model import DesiredState, Survey
 from surveyctl.reconcile import checks, identity
 from surveyctl.reconcile.diff import (
+    PER_QUOTA_FIELDS,
     FieldChange,
     classify,
     diff_normalised,
@@ -345,30 +346,56 @@ def _update_write(resource: ResourceChange, client, store: StateBackend, failed)
 
 
 def _update_quotas(resource: ResourceChange, client, store: StateBackend, failed) -> str:
-    done = []
+    done: list[str] = []
     for quota_id, body in resource.quota_updates.items():
         try:
             client.update_quota(resource.remote_id, quota_id, body)
         except SurveyctlError as exc:
+            if done:
+                # The quotas already updated are recorded: left out, the next plan would show
+                # this apply's own writes as drift, "changed outside surveyctl".
+                _record_quotas(resource, store, done)
+            recorded = "; they are recorded in the state" if done else ""
             raise SurveyctlError(
-                f"{exc} (quotas already updated: {', '.join(done) or 'none'})"
+                f"{exc} (quotas already updated: {', '.join(done) or 'none'}{recorded})"
             ) from exc
         done.append(quota_id)
-    # Quota PUTs keep every ps_quota_id, so the recorded ids stay as they are; they move the
-    # survey's mod_on to a value not seen, so the next plan reads the survey.
+    _record_quotas(resource, store, None)
+    return f"updated quotas {', '.join(done)} of ps_survey_id {resource.remote_id}"
+
+
+def _record_quotas(resource: ResourceChange, store: StateBackend, done: list[str] | None) -> None:
+    """Records the quota PUTs made: all of them (`done` None), the manifest's body is then last
+    applied; or only the quotas `done`, whose fields the body last applied then takes from the
+    manifest. Quota PUTs keep every ps_quota_id, so the recorded ids stay as they are; they move
+    the survey's mod_on to a value not seen, so the next plan reads the survey."""
     previous = store.current().resources.get(resource.address)
     if not isinstance(previous, SurveyRecord):
         previous = SurveyRecord(int(resource.remote_id))
+    applied = resource.last_applied
+    if done is not None:
+        if previous.last_applied is None:
+            return  # nothing recorded to amend: the next plan reads the survey anyway
+        applied = _with_quotas_of(previous.last_applied, resource.last_applied or {}, done)
     store.record(
         resource.address,
         dataclasses.replace(
-            previous,
-            last_applied=resource.last_applied,
-            prevent_destroy=resource.prevent_destroy,
-            mod_on=None,
+            previous, last_applied=applied, prevent_destroy=resource.prevent_destroy, mod_on=None
         ),
     )
-    return f"updated quotas {', '.join(done)} of ps_survey_id {resource.remote_id}"
+
+
+def _with_quotas_of(last_applied: dict, desired: dict, done: list[str]) -> dict:
+    """`last_applied` whose quotas `done` have the fields a quota PUT sets as `desired` has them."""
+    wanted = {str(q.get("buyer_quota_id")): q for q in desired.get("quotas") or []}
+    quotas = []
+    for quota in last_applied.get("quotas") or []:
+        sent = wanted.get(str(quota.get("buyer_quota_id")))
+        if sent is not None and str(quota.get("buyer_quota_id")) in done:
+            quota = {k: v for k, v in quota.items() if k not in PER_QUOTA_FIELDS}
+            quota.update({k: v for k, v in sent.items() if k in PER_QUOTA_FIELDS})
+        quotas.append(quota)
+    return dict(last_applied, quotas=quotas)
 
 
 def written_record(response: dict, resource: ResourceChange) -> SurveyRecord:
@@ -379,8 +406,8 @@ def written_record(response: dict, resource: ResourceChange) -> SurveyRecord:
 
 
 def _delete(resource: ResourceChange, client, store: StateBackend, failed) -> str:
-    client.delete_survey(resource.remote_id)
-    store.forget(resource.address)
+    if base.delete_gone(resource, store, lambda: client.delete_survey(resource.remote_id)):
+        return f"deleted ps_survey_id {resource.remote_id} (already gone from the marketplace)"
     return f"deleted ps_survey_id {resource.remote_id}"
 
 
