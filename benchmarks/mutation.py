@@ -484,6 +484,13 @@ EQUIVALENT.update(
         "sorts them",
         _PLANNER + "x__plan_removed__mutmut_19": "read_all returns a result for every address "
         "it is given, so `result is not None` is always true here",
+        _PLANNER + "x__make_plan__mutmut_13": "Rule(None) for Rule(environment) when the "
+        "request names no rule: that is the title rule, and recovery reads a rule's environment "
+        "only to stamp a body (identity.stamped), which the title rule never does; recovery's "
+        "own default is Rule('')",
+        _PLANNER + "x_make_plan__mutmut_9": "the reads' state given as None: _make_plan sets "
+        "reads.state (the state after recovery) before it starts any read, and LiveReads's "
+        "constructor only stores it",
     }
 )
 

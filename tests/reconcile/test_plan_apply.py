@@ -565,6 +565,18 @@ def test_a_changed_group_reference_is_an_error_at_its_line_and_nothing_is_writte
     )
 
 
+def test_a_plan_from_the_state_alone_says_first_that_no_survey_was_read(
+    project, manifests, sandbox, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    _apply(project, _fresh_client(sandbox))
+    result = run_cli("plan", "manifests", "--refresh=false")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert result.stdout.startswith("! Planned against the state alone (--refresh=false)")
+    fresh = run_cli("plan", "manifests")
+    assert "Planned against the state alone" not in fresh.stdout
+
+
 def test_a_plan_from_the_state_alone_shows_the_destroy_of_a_removed_survey(
     project, manifests, sandbox, run_cli
 ):
