@@ -35,6 +35,7 @@ from surveyctl.api.reading import (
     json_list,
     json_object,
     single_record,
+    survey_codes,
     total_pages,
     with_numbers,
 )
@@ -236,19 +237,22 @@ class ApiClient:
 
     # -- surveys (v2) ----------------------------------------------------------------------
 
+    # Every survey answer passes through `survey_codes`: its id and status as integers, also
+    # when the service writes them as text (public facts: numbers may come as strings).
+
     def create_survey(self, body: dict) -> dict:
-        return self._object("POST", paths.surveys(), body=body, expected=(201,))
+        return survey_codes(self._object("POST", paths.surveys(), body=body, expected=(201,)))
 
     def update_survey(self, survey_id: int, body: dict) -> dict:
-        return self._object("PUT", paths.survey(survey_id), body=body)
+        return survey_codes(self._object("PUT", paths.survey(survey_id), body=body))
 
     def get_survey(self, survey_id: int) -> dict:
-        return self._object("GET", paths.survey(survey_id))
+        return survey_codes(self._object("GET", paths.survey(survey_id)))
 
     def patch_survey(self, survey_id: int, operations: list[dict]) -> dict:
         """A partial update: a JSON Patch list (RFC 6902), e.g. `[{"op": "replace", "path":
         "/completes_required", "value": 2000}]`; the survey as it is afterwards."""
-        return self._object("PATCH", paths.survey(survey_id), body=operations)
+        return survey_codes(self._object("PATCH", paths.survey(survey_id), body=operations))
 
     def survey_performance(self, survey_id: int) -> dict:
         """Fieldwork figures of a survey (404 code 1006, 403 code 1020 per public facts)."""
@@ -304,7 +308,8 @@ class ApiClient:
             params["toDate"] = _yyyymmdd(to_date)
         if not targeting:
             params["targeting"] = 0
-        return self._list_page(paths.surveys(), params)
+        items, pages = self._list_page(paths.surveys(), params)
+        return [survey_codes(item) for item in items], pages
 
     def delete_survey(self, survey_id: int) -> None:
         self.request("DELETE", paths.survey(survey_id), expected=(200, 204))
@@ -312,11 +317,11 @@ class ApiClient:
     def get_survey_status(self, survey_id: int) -> dict:
         """The survey's status without its targeting (public facts name the call); the sandbox
         adds title, goal, offer_price and mod_on (see docs/api-assumptions.md)."""
-        return self._json("GET", paths.survey_status(survey_id))
+        return survey_codes(self._json("GET", paths.survey_status(survey_id)))
 
     def set_survey_status(self, survey_id: int, status: int) -> dict:
-        return self._object(
-            "PUT", paths.survey_status(survey_id), body={"ps_survey_status": status}
+        return survey_codes(
+            self._object("PUT", paths.survey_status(survey_id), body={"ps_survey_status": status})
         )
 
     def update_quota(self, survey_id: int, buyer_quota_id: str, body: dict) -> dict:

@@ -1,0 +1,74 @@
+"""Spellings of the real service that the sandbox never uses, met through a loopback proxy over
+real HTTP: survey codes written as text, a page without its `total_pages` header, error
+bodies that name their message `message` or `error`. A first run against a real account must
+not fail or show wrong figures where the sandbox passed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ..reconcile.proxies import Proxy
+
+TRANSACTIONS = "/transactions"
+
+
+def _codes_as_text(survey: dict) -> dict:
+    return {**survey, "ps_survey_id": str(survey["ps_survey_id"]),
+            "ps_survey_status": str(survey["ps_survey_status"])}  # fmt: skip
+
+
+class Spelling(Proxy):
+    """Answers as the sandbox does, respelled by whichever of its switches a test turns on."""
+
+    def __init__(self, upstream: str):
+        self.codes_as_text = self.no_pages_header = False
+        self.error_key: str | None = None
+        super().__init__(upstream)
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if self.no_pages_header and TRANSACTIONS in request.path:
+            headers.pop("total_pages", None)
+        if not answer.content or "json" not in answer.headers.get("Content-Type", ""):
+            return answer.content
+        body = answer.json()
+        if not answer.ok and self.error_key and isinstance(body, dict):
+            text = body.get("ps_api_response_message") or body.get("ps_error_message")
+            return json.dumps({self.error_key: text}).encode()
+        if self.codes_as_text and isinstance(body, dict) and "ps_survey_status" in body:
+            return json.dumps(_codes_as_text(body)).encode()
+        if self.codes_as_text and isinstance(body, list) and body and "live_url" in body[0]:
+            return json.dumps([_codes_as_text(s) for s in body]).encode()
+        return answer.content
+
+
+@pytest.fixture
+def spelling(project, sandbox):
+    """The CLI's project pointed at the respelling proxy in front of the sandbox."""
+    proxy = Spelling(sandbox.url)
+    (project / "surveyctl.yaml").write_text(
+        "environments:\n"
+        f"  real: {{host: '{proxy.url}', api_key_env: SURVEYCTL_LOCAL_KEY}}\n"
+        "default_environment: real\n",
+        encoding="utf-8",
+    )
+    yield proxy
+    proxy.stop()
+
+
+def test_surveys_whose_status_is_written_as_text_are_listed(spelling, run_cli, new_survey):
+    survey_id = new_survey(survey_title="Status as text")
+    spelling.codes_as_text = True
+    result = run_cli("surveys", "list", "--status", "draft")
+    assert result.exit_code == 0, result.stderr
+    assert f"{survey_id}  draft" in result.stdout
+    assert "Status as text" in result.stdout
+
+
+def test_a_status_move_reads_a_status_written_as_text(spelling, run_cli, new_survey):
+    survey_id = new_survey()
+    spelling.codes_as_text = True
+    result = run_cli("status", str(survey_id), "live", "--yes")
+    assert result.exit_code == 0, result.stderr
+    assert f"survey {survey_id} is live (22)" in result.stdout
