@@ -353,10 +353,7 @@ class ApiClient:
         service sends one, else one more page whenever this one is full."""
         response = self.request("GET", path, params=params)
         items = json_list(response, "GET", self.shown_url(path))
-        page = params["page"]
-        if "total_pages" in response.headers:
-            return items, total_pages(response)
-        return items, page + 1 if len(items) >= params["limit"] else page
+        return items, _page_count(response, params["page"], items, params["limit"])
 
     def get_quota(self, survey_id: int, buyer_quota_id: str) -> dict:
         """One quota with its title, criteria and current_target."""
@@ -411,8 +408,15 @@ class ApiClient:
         if classes:
             params["class"] = ",".join(str(c) for c in classes)
         path = paths.attributes()
-        response = self.request("GET", path, params=params)
-        return self._page_items("GET", path, response), total_pages(response)
+        # A page past the last is only asked for when the service sent no `total_pages`; the
+        # sandbox answers it 404 (an empty page elsewhere): either way the catalogue has ended.
+        response = self.request(
+            "GET", path, params=params, expected=(200, 404) if page > 1 else (200,)
+        )
+        if response.status_code == 404:
+            return [], page - 1
+        items = self._page_items("GET", path, response)
+        return items, _page_count(response, page, items, None)
 
     def get_transactions_page(
         self,
@@ -433,7 +437,8 @@ class ApiClient:
             params["supplier_ids"] = ",".join(str(s) for s in supplier_ids)
         path = paths.transactions(survey_id)
         response = self.request("GET", path, params=params)
-        return self._page_items("GET", path, response), total_pages(response)
+        items = self._page_items("GET", path, response)
+        return items, _page_count(response, page, items, limit)
 
     def _page_items(self, method: str, path: paths.Path, response: requests.Response) -> list[dict]:
         return json_list(response, method, self.shown_url(path))
@@ -451,13 +456,17 @@ class ApiClient:
         return read_ahead(pages) if prefetch else pages
 
     def _pages(self, fetch_page, **kwargs: Any) -> Iterator[tuple[list[dict], int]]:
-        page, total = 1, 1
+        page, total, previous = 1, 1, None
         while page <= total:
             items, total = fetch_page(page=page, **kwargs)
+            if items and items == previous:
+                # A service that ignores `page` answers the same page again: without a
+                # `total_pages` header, it would otherwise be read (and counted) forever.
+                break
             yield items, total
             if not items:
                 break
-            page += 1
+            page, previous = page + 1, items
 
     def iter_pages(self, fetch_page, **kwargs: Any) -> Iterator[list[dict]]:
         """The items of every page, as `paged` reads them."""
@@ -484,6 +493,19 @@ class ApiClient:
     def simulate_traffic(self, survey_id: int, body: dict) -> dict:
         """Sends simulated respondents at a survey of the sandbox; 404 elsewhere."""
         return self._object("POST", paths.sandbox_simulate(survey_id), body=body)
+
+
+def _page_count(response: requests.Response, page: int, items: list, limit: int | None) -> int:
+    """The pages of a paged call as far as page `page` shows: the `total_pages` header when the
+    service sends a number there (the spec's lists do). Without one, one more page whenever
+    this one is full (`limit` items), or, with no `limit` asked, whenever it is not empty: a
+    missing header must not end a read at its first page."""
+    announced = total_pages(response)
+    if announced is not None:
+        return announced
+    if limit is None:
+        return page + 1 if items else page
+    return page + 1 if len(items) >= limit else page
 
 
 def may_have_been_processed(exc: ApiError | ConnectionFailed) -> bool:

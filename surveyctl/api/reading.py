@@ -166,11 +166,13 @@ def _decoded(response: requests.Response, method: str, url: str) -> Any:
         raise ApiError(method, url, response.status_code, None, "the body is not JSON") from exc
 
 
-def total_pages(response: requests.Response) -> int:
-    try:
-        return max(1, int(response.headers.get("total_pages", "1")))
-    except ValueError:
-        return 1
+def total_pages(response: requests.Response) -> int | None:
+    """The `total_pages` header as a number ("3", " 3 ", "3.0"); None when it is absent or
+    names no whole number, for the caller to count pages without it."""
+    number = as_number(response.headers.get("total_pages", ""))
+    if isinstance(number, float) and number.is_integer():
+        number = int(number)
+    return max(1, number) if isinstance(number, int) and not isinstance(number, bool) else None
 
 
 def clip(value: Any) -> str:

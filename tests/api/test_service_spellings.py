@@ -11,7 +11,7 @@ import pytest
 
 from ..reconcile.proxies import Proxy
 
-TRANSACTIONS = "/transactions"
+PAGED = ("/transactions", "/attributes")
 
 
 def _codes_as_text(survey: dict) -> dict:
@@ -28,7 +28,7 @@ class Spelling(Proxy):
         super().__init__(upstream)
 
     def reshape(self, request, answer, headers) -> bytes:
-        if self.no_pages_header and TRANSACTIONS in request.path:
+        if self.no_pages_header and request.path.endswith(PAGED):
             headers.pop("total_pages", None)
         if not answer.content or "json" not in answer.headers.get("Content-Type", ""):
             return answer.content
@@ -72,3 +72,24 @@ def test_a_status_move_reads_a_status_written_as_text(spelling, run_cli, new_sur
     result = run_cli("status", str(survey_id), "live", "--yes")
     assert result.exit_code == 0, result.stderr
     assert f"survey {survey_id} is live (22)" in result.stdout
+
+
+def test_transactions_without_a_total_pages_header_are_read_to_the_last_page(
+    spelling, run_cli, new_survey, api
+):
+    survey_id = new_survey(live=True)
+    api.simulate_traffic(survey_id, {"respondents": 25, "seed": 3})
+    spelling.no_pages_header = True
+    result = run_cli(
+        "transactions", "list", str(survey_id), "--page-size", "10", "--format", "json"
+    )
+    assert result.exit_code == 0, result.stderr
+    assert len(json.loads(result.stdout)) == 25
+
+
+def test_the_catalogue_without_a_total_pages_header_is_read_whole(spelling, run_cli, sandbox):
+    whole = run_cli("attributes", "--locale", "en_US", "--format", "json", "--refresh")
+    spelling.no_pages_header = True
+    result = run_cli("attributes", "--locale", "en_US", "--format", "json", "--refresh")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == json.loads(whole.stdout)
