@@ -59,15 +59,32 @@ def error_message(response: requests.Response) -> tuple[int | None, str]:
     if not isinstance(body, dict):
         return None, redact_clipped(str(body), _MESSAGE_LIMIT, "")
     code, message = error_fields(body)
-    return code, message or str(response.reason)
+    if message:
+        return code, message
+    # A body under names none of the above: what it says is still the best account of why.
+    shown = json.dumps(body, ensure_ascii=False) if body else ""
+    return code, redact_clipped(shown, _MESSAGE_LIMIT, "") or str(response.reason)
+
+
+# Where an error body may keep its message: the spec's name, the transaction status call's,
+# a 401's `msg` (public facts), then the names gateways and frameworks in front of a service
+# commonly use (`message`, `error`, `error.message`, `error_description`).
+_MESSAGE_KEYS = (
+    "ps_api_response_message", "ps_error_message", "msg", "message", "error", "error_description",
+)  # fmt: skip
 
 
 def error_fields(body: dict) -> tuple[int | None, str]:
     """The code and message of an error body, under each name the service gives them (see
     `error_message`); "" for a body that names no message."""
     code = body.get("ps_api_response_code", body.get("ps_error_code"))
-    message = body.get("ps_api_response_message") or body.get("ps_error_message") or body.get("msg")
-    return as_int(code), str(message) if message else ""
+    for key in _MESSAGE_KEYS:
+        message = body.get(key)
+        if isinstance(message, dict):
+            message = message.get("message") or message.get("msg")
+        if message and isinstance(message, str | int | float):
+            return as_int(code), str(message)
+    return as_int(code), ""
 
 
 def plain_text(response: requests.Response) -> str:

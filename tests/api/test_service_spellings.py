@@ -93,3 +93,33 @@ def test_the_catalogue_without_a_total_pages_header_is_read_whole(spelling, run_
     result = run_cli("attributes", "--locale", "en_US", "--format", "json", "--refresh")
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout) == json.loads(whole.stdout)
+
+
+@pytest.mark.parametrize("key", ["message", "error", "msg"])
+def test_an_error_body_naming_its_message_otherwise_still_shows_it(spelling, run_cli, key):
+    spelling.error_key = key
+    result = run_cli("status", "99999")
+    assert result.exit_code == 1
+    assert "answered 404: Survey not found" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_an_error_body_of_unknown_names_is_shown_as_it_came(sandbox):
+    class Odd(Proxy):
+        def reshape(self, request, answer, headers) -> bytes:
+            return json.dumps({"detail": {"reason": "quota of calls used up"}}).encode()
+
+    from surveyctl.api import ApiClient
+    from surveyctl.errors import ApiError
+
+    proxy = Odd(sandbox.url)
+    client = ApiClient(proxy.url, "sandbox-buyer-1", retries=0)
+    try:
+        with pytest.raises(ApiError) as failed:
+            client.get_survey(99999)
+    finally:
+        client.close()
+        proxy.stop()
+    assert str(failed.value).endswith(
+        'answered 404: {"detail": {"reason": "quota of calls used up"}}'
+    )
