@@ -37,6 +37,7 @@ from surveyctl.api.reading import (
     json_list,
     json_object,
     single_record,
+    survey_codes,
     total_pages,
     with_numbers,
 )
@@ -246,19 +247,22 @@ class ApiClient:
 
     # -- surveys (v2) ----------------------------------------------------------------------
 
+    # Every survey answer passes through `survey_codes`: its id and status as integers, also
+    # when the service writes them as text (public facts: numbers may come as strings).
+
     def create_survey(self, body: dict) -> dict:
-        return self._object("POST", paths.surveys(), body=body, expected=(201,))
+        return survey_codes(self._object("POST", paths.surveys(), body=body, expected=(201,)))
 
     def update_survey(self, survey_id: int, body: dict) -> dict:
-        return self._object("PUT", paths.survey(survey_id), body=body)
+        return survey_codes(self._object("PUT", paths.survey(survey_id), body=body))
 
     def get_survey(self, survey_id: int) -> dict:
-        return self._object("GET", paths.survey(survey_id))
+        return survey_codes(self._object("GET", paths.survey(survey_id)))
 
     def patch_survey(self, survey_id: int, operations: list[dict]) -> dict:
         """A partial update: a JSON Patch list (RFC 6902), e.g. `[{"op": "replace", "path":
         "/completes_required", "value": 2000}]`; the survey as it is afterwards."""
-        return self._object("PATCH", paths.survey(survey_id), body=operations)
+        return survey_codes(self._object("PATCH", paths.survey(survey_id), body=operations))
 
     def survey_performance(self, survey_id: int) -> dict:
         """Fieldwork figures of a survey (404 code 1006, 403 code 1020 per public facts)."""
@@ -314,7 +318,8 @@ class ApiClient:
             params["toDate"] = _yyyymmdd(to_date)
         if not targeting:
             params["targeting"] = 0
-        return self._list_page(paths.surveys(), params)
+        items, pages = self._list_page(paths.surveys(), params)
+        return [survey_codes(item) for item in items], pages
 
     def delete_survey(self, survey_id: int) -> None:
         self.request("DELETE", paths.survey(survey_id), expected=(200, 204))
@@ -322,11 +327,11 @@ class ApiClient:
     def get_survey_status(self, survey_id: int) -> dict:
         """The survey's status without its targeting (public facts name the call); the sandbox
         adds title, goal, offer_price and mod_on (see docs/api-assumptions.md)."""
-        return self._json("GET", paths.survey_status(survey_id))
+        return survey_codes(self._json("GET", paths.survey_status(survey_id)))
 
     def set_survey_status(self, survey_id: int, status: int) -> dict:
-        return self._object(
-            "PUT", paths.survey_status(survey_id), body={"ps_survey_status": status}
+        return survey_codes(
+            self._object("PUT", paths.survey_status(survey_id), body={"ps_survey_status": status})
         )
 
     def update_quota(self, survey_id: int, buyer_quota_id: str, body: dict) -> dict:
@@ -358,10 +363,7 @@ class ApiClient:
         service sends one, else one more page whenever this one is full."""
         response = self.request("GET", path, params=params)
         items = json_list(response, "GET", self.shown_url(path))
-        page = params["page"]
-        if "total_pages" in response.headers:
-            return items, total_pages(response)
-        return items, page + 1 if len(items) >= params["limit"] else page
+        return items, _page_count(response, params["page"], items, params["limit"])
 
     def get_quota(self, survey_id: int, buyer_quota_id: str) -> dict:
         """One quota with its title, criteria and current_target."""
@@ -416,8 +418,15 @@ class ApiClient:
         if classes:
             params["class"] = ",".join(str(c) for c in classes)
         path = paths.attributes()
-        response = self.request("GET", path, params=params)
-        return self._page_items("GET", path, response), total_pages(response)
+        # A page past the last is only asked for when the service sent no `total_pages`; the
+        # sandbox answers it 404 (an empty page elsewhere): either way the catalogue has ended.
+        response = self.request(
+            "GET", path, params=params, expected=(200, 404) if page > 1 else (200,)
+        )
+        if response.status_code == 404:
+            return [], page - 1
+        items = self._page_items("GET", path, response)
+        return items, _page_count(response, page, items, None)
 
     def get_transactions_page(
         self,
@@ -438,7 +447,8 @@ class ApiClient:
             params["supplier_ids"] = ",".join(str(s) for s in supplier_ids)
         path = paths.transactions(survey_id)
         response = self.request("GET", path, params=params)
-        return self._page_items("GET", path, response), total_pages(response)
+        items = self._page_items("GET", path, response)
+        return items, _page_count(response, page, items, limit)
 
     def _page_items(self, method: str, path: paths.Path, response: requests.Response) -> list[dict]:
         return json_list(response, method, self.shown_url(path))
@@ -490,6 +500,19 @@ class ApiClient:
     def simulate_traffic(self, survey_id: int, body: dict) -> dict:
         """Sends simulated respondents at a survey of the sandbox; 404 elsewhere."""
         return self._object("POST", paths.sandbox_simulate(survey_id), body=body)
+
+
+def _page_count(response: requests.Response, page: int, items: list, limit: int | None) -> int:
+    """The pages of a paged call as far as page `page` shows: the `total_pages` header when the
+    service sends a number there (the spec's lists do). Without one, one more page whenever
+    this one is full (`limit` items), or, with no `limit` asked, whenever it is not empty: a
+    missing header must not end a read at its first page."""
+    announced = total_pages(response)
+    if announced is not None:
+        return announced
+    if limit is None:
+        return page + 1 if items else page
+    return page + 1 if len(items) >= limit else page
 
 
 def may_have_been_processed(exc: ApiError | ConnectionFailed) -> bool:

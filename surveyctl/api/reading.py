@@ -59,15 +59,32 @@ def error_message(response: requests.Response) -> tuple[int | None, str]:
     if not isinstance(body, dict):
         return None, redact_clipped(str(body), _MESSAGE_LIMIT, "")
     code, message = error_fields(body)
-    return code, message or str(response.reason)
+    if message:
+        return code, message
+    # A body under names none of the above: what it says is still the best account of why.
+    shown = json.dumps(body, ensure_ascii=False) if body else ""
+    return code, redact_clipped(shown, _MESSAGE_LIMIT, "") or str(response.reason)
+
+
+# Where an error body may keep its message: the spec's name, the transaction status call's,
+# a 401's `msg` (public facts), then the names gateways and frameworks in front of a service
+# commonly use (`message`, `error`, `error.message`, `error_description`).
+_MESSAGE_KEYS = (
+    "ps_api_response_message", "ps_error_message", "msg", "message", "error", "error_description",
+)  # fmt: skip
 
 
 def error_fields(body: dict) -> tuple[int | None, str]:
     """The code and message of an error body, under each name the service gives them (see
     `error_message`); "" for a body that names no message."""
     code = body.get("ps_api_response_code", body.get("ps_error_code"))
-    message = body.get("ps_api_response_message") or body.get("ps_error_message") or body.get("msg")
-    return as_int(code), str(message) if message else ""
+    for key in _MESSAGE_KEYS:
+        message = body.get(key)
+        if isinstance(message, dict):
+            message = message.get("message") or message.get("msg")
+        if message and isinstance(message, str | int | float):
+            return as_int(code), str(message)
+    return as_int(code), ""
 
 
 def plain_text(response: requests.Response) -> str:
@@ -117,6 +134,20 @@ def with_numbers(record: Any, fields: tuple[str, ...]) -> Any:
     return {key: as_number(value) if key in fields else value for key, value in record.items()}
 
 
+# The codes of a survey a caller compares with integers (`== 44`, `in (11, 22)`, an id looked
+# up in the state): read as integers also when the service spells them as text ("22").
+SURVEY_CODES = ("ps_survey_id", "ps_survey_status")
+
+
+def survey_codes(body: Any) -> Any:
+    """A survey (or a status answer) with its id and status read as integers when they are
+    integers written as text; any other value is left as it came."""
+    if not isinstance(body, dict):
+        return body
+    fixed = {name: as_int(body[name]) for name in SURVEY_CODES if name in body}
+    return {**body, **{name: code for name, code in fixed.items() if code is not None}}
+
+
 def single_record(body: Any) -> Any:
     """One record: the documentation shows a transaction answered as an array of one object."""
     if isinstance(body, list) and len(body) == 1 and isinstance(body[0], dict):
@@ -152,11 +183,13 @@ def _decoded(response: requests.Response, method: str, url: str) -> Any:
         raise ApiError(method, url, response.status_code, None, "the body is not JSON") from exc
 
 
-def total_pages(response: requests.Response) -> int:
-    try:
-        return max(1, int(response.headers.get("total_pages", "1")))
-    except ValueError:
-        return 1
+def total_pages(response: requests.Response) -> int | None:
+    """The `total_pages` header as a number ("3", " 3 ", "3.0"); None when it is absent or
+    names no whole number, for the caller to count pages without it."""
+    number = as_number(response.headers.get("total_pages", ""))
+    if isinstance(number, float) and number.is_integer():
+        number = int(number)
+    return max(1, number) if isinstance(number, int) and not isinstance(number, bool) else None
 
 
 def clip(value: Any) -> str:

@@ -1,0 +1,125 @@
+"""Spellings of the real service that the sandbox never uses, met through a loopback proxy over
+real HTTP: survey codes written as text, a page without its `total_pages` header, error
+bodies that name their message `message` or `error`. A first run against a real account must
+not fail or show wrong figures where the sandbox passed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ..reconcile.proxies import Proxy
+
+PAGED = ("/transactions", "/attributes")
+
+
+def _codes_as_text(survey: dict) -> dict:
+    return {**survey, "ps_survey_id": str(survey["ps_survey_id"]),
+            "ps_survey_status": str(survey["ps_survey_status"])}  # fmt: skip
+
+
+class Spelling(Proxy):
+    """Answers as the sandbox does, respelled by whichever of its switches a test turns on."""
+
+    def __init__(self, upstream: str):
+        self.codes_as_text = self.no_pages_header = False
+        self.error_key: str | None = None
+        super().__init__(upstream)
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if self.no_pages_header and request.path.endswith(PAGED):
+            headers.pop("total_pages", None)
+        if not answer.content or "json" not in answer.headers.get("Content-Type", ""):
+            return answer.content
+        body = answer.json()
+        if not answer.ok and self.error_key and isinstance(body, dict):
+            text = body.get("ps_api_response_message") or body.get("ps_error_message")
+            return json.dumps({self.error_key: text}).encode()
+        if self.codes_as_text and isinstance(body, dict) and "ps_survey_status" in body:
+            return json.dumps(_codes_as_text(body)).encode()
+        if self.codes_as_text and isinstance(body, list) and body and "live_url" in body[0]:
+            return json.dumps([_codes_as_text(s) for s in body]).encode()
+        return answer.content
+
+
+@pytest.fixture
+def spelling(project, sandbox):
+    """The CLI's project pointed at the respelling proxy in front of the sandbox."""
+    proxy = Spelling(sandbox.url)
+    (project / "surveyctl.yaml").write_text(
+        "environments:\n"
+        f"  real: {{host: '{proxy.url}', api_key_env: SURVEYCTL_LOCAL_KEY}}\n"
+        "default_environment: real\n",
+        encoding="utf-8",
+    )
+    yield proxy
+    proxy.stop()
+
+
+def test_surveys_whose_status_is_written_as_text_are_listed(spelling, run_cli, new_survey):
+    survey_id = new_survey(survey_title="Status as text")
+    spelling.codes_as_text = True
+    result = run_cli("surveys", "list", "--status", "draft")
+    assert result.exit_code == 0, result.stderr
+    assert f"{survey_id}  draft" in result.stdout
+    assert "Status as text" in result.stdout
+
+
+def test_a_status_move_reads_a_status_written_as_text(spelling, run_cli, new_survey):
+    survey_id = new_survey()
+    spelling.codes_as_text = True
+    result = run_cli("status", str(survey_id), "live", "--yes")
+    assert result.exit_code == 0, result.stderr
+    assert f"survey {survey_id} is live (22)" in result.stdout
+
+
+def test_transactions_without_a_total_pages_header_are_read_to_the_last_page(
+    spelling, run_cli, new_survey, api
+):
+    survey_id = new_survey(live=True)
+    api.simulate_traffic(survey_id, {"respondents": 25, "seed": 3})
+    spelling.no_pages_header = True
+    result = run_cli(
+        "transactions", "list", str(survey_id), "--page-size", "10", "--format", "json"
+    )
+    assert result.exit_code == 0, result.stderr
+    assert len(json.loads(result.stdout)) == 25
+
+
+def test_the_catalogue_without_a_total_pages_header_is_read_whole(spelling, run_cli, sandbox):
+    whole = run_cli("attributes", "--locale", "en_US", "--format", "json", "--refresh")
+    spelling.no_pages_header = True
+    result = run_cli("attributes", "--locale", "en_US", "--format", "json", "--refresh")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == json.loads(whole.stdout)
+
+
+@pytest.mark.parametrize("key", ["message", "error", "msg"])
+def test_an_error_body_naming_its_message_otherwise_still_shows_it(spelling, run_cli, key):
+    spelling.error_key = key
+    result = run_cli("status", "99999")
+    assert result.exit_code == 1
+    assert "answered 404: Survey not found" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_an_error_body_of_unknown_names_is_shown_as_it_came(sandbox):
+    class Odd(Proxy):
+        def reshape(self, request, answer, headers) -> bytes:
+            return json.dumps({"detail": {"reason": "quota of calls used up"}}).encode()
+
+    from surveyctl.api import ApiClient
+    from surveyctl.errors import ApiError
+
+    proxy = Odd(sandbox.url)
+    client = ApiClient(proxy.url, "sandbox-buyer-1", retries=0)
+    try:
+        with pytest.raises(ApiError) as failed:
+            client.get_survey(99999)
+    finally:
+        client.close()
+        proxy.stop()
+    assert str(failed.value).endswith(
+        'answered 404: {"detail": {"reason": "quota of calls used up"}}'
+    )
