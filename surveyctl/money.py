@@ -29,7 +29,12 @@ def dollars(value: object) -> Decimal | None:
 
 def cents(amount: Decimal) -> float:
     """`amount` rounded half up to the cent, as a float (2.675 -> 2.68)."""
-    return float(amount.quantize(CENT, rounding=ROUND_HALF_UP))
+    try:
+        return float(amount.quantize(CENT, rounding=ROUND_HALF_UP))
+    except InvalidOperation:
+        # More digits than the context's 28 (a price of 1e308 from the service): no cent of
+        # it can be told, and the amount is shown as it is.
+        return float(amount)
 
 
 def usd(amount: float | None) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from requests.exceptions import TooManyRedirects
 from urllib3.exceptions import (
     ConnectTimeoutError,
     MaxRetryError,
@@ -225,6 +226,8 @@ def failure_reason(error: BaseException | None, timeout: float | None = None) ->
 
 def _reason(causes: list[BaseException], within: str) -> str:
     for cause in causes:
+        if isinstance(cause, TooManyRedirects):
+            return "it redirected the request more than 30 times"
         if isinstance(cause, NameResolutionError):
             return "the host name does not resolve"
         if isinstance(cause, NewConnectionError):

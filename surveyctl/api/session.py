@@ -41,6 +41,16 @@ class _Session(requests.Session):
         # A copy, as requests returns a new dict on each call.
         return {**settings, "proxies": dict(settings["proxies"])}
 
+    def get_redirect_target(self, resp):
+        """Where a redirect leads, its body left unread: requests reads it whole before it
+        follows the redirect, without bound, so a 302 whose body never ends held the command
+        for ever (the answer at the end is read within bounds, surveyctl.api.body)."""
+        target = super().get_redirect_target(resp)
+        if target is not None and resp._content is False:
+            resp.close()  # the connection goes with the body: the next request opens another
+            resp._content, resp._content_consumed = b"", True
+        return target
+
     def rebuild_auth(self, prepared_request, response):
         """On a redirect, requests drops an Authorization header bound for another host but
         keeps every other header: the access-token goes only to the host it was set for."""

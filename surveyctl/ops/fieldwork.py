@@ -171,7 +171,7 @@ def _count_transactions(
 def _integer(value: object) -> int:
     try:
         return int(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: a count of "Infinity"
         return 0
 
 

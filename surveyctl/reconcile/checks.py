@@ -17,7 +17,11 @@ def spend(body: dict | None) -> float | None:
     if not body or body.get("offer_price") is None or body.get("completes_required") is None:
         return None
     price = dollars(body["offer_price"])
-    return None if price is None else cents(price * int(body["completes_required"]))
+    try:
+        goal = int(body["completes_required"])
+    except (TypeError, ValueError, OverflowError):  # a live survey's goal that is no number
+        return None
+    return None if price is None else cents(price * goal)
 
 
 def survey_spend(before: dict | None, after: dict | None) -> Spend:

@@ -133,3 +133,38 @@ def test_a_refusal_to_retry_whose_body_never_ends_does_not_hold_the_retry(host):
     finally:
         client.close()
     assert time.monotonic() - started < 5
+
+
+def test_a_redirect_whose_body_never_ends_is_followed_without_reading_it(host):
+    def answer():
+        def app(environ, start_response):
+            if environ["PATH_INFO"].endswith("/final"):
+                final = Response(b'{"ps_survey_id": 10001}', content_type="application/json")
+                return final(environ, start_response)
+            moved = _endless(b"x" * 1000, 0.01)()
+            moved.status_code = 302
+            moved.headers["Location"] = "/buyers/v2/final"
+            return moved(environ, start_response)
+
+        return app
+
+    served = host(answer)
+    client = ApiClient(served.url, KEY, retries=0, timeout=5)
+    try:
+        assert client.get_survey(10001) == {"ps_survey_id": 10001}
+    finally:
+        client.close()
+
+
+def test_a_service_that_redirects_for_ever_is_one_sentence(host):
+    def answer():
+        moved = Response(b"", status=302)
+        moved.headers["Location"] = "/buyers/v2/surveys/10001"
+        return moved
+
+    served = host(answer)
+    message, _ = _read(served.url, timeout=5)
+    assert message == (
+        f"cannot reach {served.url}: it redirected the request more than 30 times "
+        "(GET /surveys/10001, 1 attempt)"
+    )

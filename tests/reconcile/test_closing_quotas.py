@@ -3,6 +3,9 @@ whose required_count is at or below its completes gets no more traffic)."""
 
 from __future__ import annotations
 
+import pytest
+
+from surveyctl.reconcile import checks
 from surveyctl.reconcile.checks import closing_quotas
 
 
@@ -34,3 +37,9 @@ def test_a_quota_lowered_to_zero_closes_even_without_completes():
 
 def test_a_quota_the_performance_does_not_list_is_not_judged():
     assert closing_quotas("Survey/x", _body(new=0), _performance(male=5), None) == []
+
+
+@pytest.mark.parametrize("goal", ["abc", float("inf"), "1e999", [1]], ids=repr)
+def test_the_spend_of_a_live_survey_whose_goal_is_no_number_is_not_known(goal):
+    # The live body is the service's word: its spend is left out, never a traceback.
+    assert checks.spend({"offer_price": 2.5, "completes_required": goal}) is None

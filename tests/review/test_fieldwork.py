@@ -166,3 +166,33 @@ def test_a_watch_that_ends_with_a_survey_it_cannot_read_exits_1(api, run_cli, pr
     assert result.exit_code == 1
     assert f"(survey {gone}): cannot be read: GET " in result.stdout
     assert "is draft: Survey second" in result.stdout
+
+
+class _Absurd:
+    """A service whose fieldwork figures are numbers no survey has: a goal and counts of
+    "Infinity", a price and a cost per interview of 1e308 dollars."""
+
+    def get_survey_status(self, survey_id):
+        return {
+            "survey_title": "absurd",
+            "ps_survey_status": LIVE,
+            "completes_required": "Infinity",
+            "offer_price": 1e308,
+        }
+
+    def quota_performance(self, survey_id):
+        return [{"buyer_quota_id": "q", "completes_goal": float("inf"), "completes_fielded": 1}]
+
+    def get_transactions_page(self, **query):
+        return [{"Respondent Status Code": 21, "Respondent Buyer CPI": 1e308}] * 2, 1
+
+    def iter_pages(self, fetch_page, **query):
+        yield fetch_page(**query)[0]
+
+
+def test_fieldwork_figures_no_survey_has_are_shown_not_a_traceback():
+    from surveyctl.ops.fieldwork import fieldwork
+
+    view = fieldwork(_Absurd(), 10001)
+    assert (view.goal, view.completes, view.quotas[0].goal) == (0, 2, 0)
+    assert view.spend == float("inf")  # more digits than a cent can be told of
