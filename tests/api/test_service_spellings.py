@@ -12,11 +12,14 @@ import pytest
 from ..reconcile.proxies import Proxy
 
 PAGED = ("/transactions", "/attributes")
+TEXT_FIELDS = ("ps_survey_id", "ps_survey_status", "completes_required", "offer_price")
 
 
 def _codes_as_text(survey: dict) -> dict:
-    return {**survey, "ps_survey_id": str(survey["ps_survey_id"]),
-            "ps_survey_status": str(survey["ps_survey_status"])}  # fmt: skip
+    """The survey with its id, status, goal and price written as text, as the documentation
+    shows other numbers of the service written ("1.30")."""
+    text = {name: str(survey[name]) for name in TEXT_FIELDS if survey.get(name) is not None}
+    return {**survey, **text}
 
 
 class Spelling(Proxy):
@@ -64,6 +67,18 @@ def test_surveys_whose_status_is_written_as_text_are_listed(spelling, run_cli, n
     assert result.exit_code == 0, result.stderr
     assert f"{survey_id}  draft" in result.stdout
     assert "Status as text" in result.stdout
+
+
+def test_a_goal_and_price_written_as_text_are_listed_as_numbers(spelling, run_cli, new_survey):
+    survey_id = new_survey(offer_price=2.5, completes_required=1000)
+    spelling.codes_as_text = True
+    listed = run_cli("surveys", "list", "--status", "draft", "--format", "json")
+    assert listed.exit_code == 0, listed.stderr
+    row = next(r for r in json.loads(listed.stdout) if r["ps_survey_id"] == survey_id)
+    assert (row["completes_required"], row["offer_price"]) == (1000, 2.5)
+    table = run_cli("surveys", "list", "--status", "draft")
+    assert table.exit_code == 0, table.stderr
+    assert "1000       2.5" in table.stdout
 
 
 def test_a_status_move_reads_a_status_written_as_text(spelling, run_cli, new_survey):
