@@ -320,9 +320,19 @@ class ApiClient:
         return survey_codes(self._json("GET", paths.survey_status(survey_id)))
 
     def set_survey_status(self, survey_id: int, status: int) -> dict:
-        return survey_codes(
-            self._object("PUT", paths.survey_status(survey_id), body={"ps_survey_status": status})
-        )
+        """Moves the survey; the survey as it is afterwards. The spec names this call by method
+        only: an answer that does not show `ps_survey_status` (no body, `[]` as the transaction
+        status call answers, a message) is not taken for a failed move, which it may not be,
+        but confirmed by reading the survey."""
+        path = paths.survey_status(survey_id)
+        response = self.request("PUT", path, body={"ps_survey_status": status})
+        try:
+            answer = decode_json(response.content)
+        except ValueError:
+            answer = None
+        if isinstance(answer, dict) and "ps_survey_status" in answer:
+            return survey_codes(answer)
+        return self.get_survey(survey_id)
 
     def update_quota(self, survey_id: int, buyer_quota_id: str, body: dict) -> dict:
         return self._object("PUT", paths.quota(survey_id, buyer_quota_id), body=body)

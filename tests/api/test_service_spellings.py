@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from ..reconcile.conftest import point_project_at
 from ..reconcile.proxies import Proxy
 
 PAGED = ("/transactions", "/attributes")
@@ -138,3 +139,32 @@ def test_an_error_body_of_unknown_names_is_shown_as_it_came(sandbox):
     assert str(failed.value).endswith(
         'answered 404: {"detail": {"reason": "quota of calls used up"}}'
     )
+
+
+class MoveAnsweredWithout(Proxy):
+    """Moves a survey's status as the sandbox does, answering the move with `body`."""
+
+    body = b"[]"
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if request.method == "PUT" and request.path.endswith("/status") and answer.ok:
+            return self.body
+        return answer.content
+
+
+@pytest.mark.parametrize(
+    "body", [b"[]", b"", b'{"ps_api_response_message": "Survey status updated"}']
+)
+def test_a_status_move_answered_without_the_status_is_confirmed_by_a_read(
+    sandbox, project, run_cli, new_survey, body
+):
+    survey_id = new_survey()
+    proxy = MoveAnsweredWithout(sandbox.url)
+    proxy.body = body
+    try:
+        point_project_at(project, proxy.url)
+        result = run_cli("status", str(survey_id), "live", "--yes")
+    finally:
+        proxy.stop()
+    assert result.exit_code == 0, result.stderr
+    assert f"survey {survey_id} is live (22)" in result.stdout
