@@ -32,6 +32,7 @@ from surveyctl.api.reading import (
     clip,
     decode_json,
     error_message,
+    json_any,
     json_list,
     json_object,
     single_record,
@@ -484,8 +485,19 @@ class ApiClient:
             yield items
 
     def get_transaction(self, survey_id: int, transaction_id: str) -> dict:
-        """One transaction record (the service may answer an array of one: it is unwrapped)."""
-        return single_record(self._json("GET", paths.transaction(survey_id, transaction_id)))
+        """One transaction record (the service may answer an array of one: it is unwrapped).
+        An array of none, or any other shape, is one sentence: a caller reads its fields."""
+        path = paths.transaction(survey_id, transaction_id)
+        response = self.request("GET", path)
+        record = single_record(json_any(response, "GET", self.shown_url(path)))
+        if isinstance(record, dict):
+            return record
+        reason = (
+            "no record of the transaction (an empty list)"
+            if record == []
+            else "the body is not a JSON object"
+        )
+        raise ApiError("GET", self.shown_url(path), response.status_code, None, reason)
 
     def text_check(self, transaction_id: str, questions: list[dict]) -> dict:
         body = {"transaction_id": transaction_id, "questions": questions}

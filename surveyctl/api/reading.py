@@ -176,6 +176,11 @@ def json_object(response: requests.Response, method: str, url: str) -> dict:
     return body
 
 
+def json_any(response: requests.Response, method: str, url: str) -> Any:
+    """A body that is JSON of any shape; ApiError when it is not JSON."""
+    return _decoded(response, method, url)
+
+
 def _decoded(response: requests.Response, method: str, url: str) -> Any:
     try:
         return decode_json(response.content)

@@ -168,3 +168,36 @@ def test_a_status_move_answered_without_the_status_is_confirmed_by_a_read(
         proxy.stop()
     assert result.exit_code == 0, result.stderr
     assert f"survey {survey_id} is live (22)" in result.stdout
+
+
+class NoRecord(Proxy):
+    """Answers every read of one transaction with an array of none, the documented array of
+    one without its record."""
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if request.method == "GET" and "/transactions/" in request.path:
+            answer.status_code = 200
+            return b"[]"
+        return answer.content
+
+
+@pytest.mark.parametrize(
+    "command",
+    [("transactions", "get"), ("transactions", "set-status", "--status", "term", "--yes")],
+    ids=["get", "set-status"],
+)
+def test_a_transaction_answered_as_an_empty_array_is_one_sentence(
+    sandbox, project, run_cli, new_survey, command
+):
+    survey_id = new_survey()
+    proxy = NoRecord(sandbox.url)
+    try:
+        point_project_at(project, proxy.url)
+        result = run_cli(*command[:2], str(survey_id), "t-1", *command[2:])
+    finally:
+        proxy.stop()
+    assert result.exit_code == 1
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().endswith(
+        "/transactions/t-1 answered 200: no record of the transaction (an empty list)"
+    )
