@@ -508,7 +508,9 @@ class ApiClient:
     def adjust(self, transaction_ids: list[str], survey_id: int | None = None) -> dict:
         path = paths.adjustments() if survey_id is None else paths.survey_adjustments(survey_id)
         body = [{"transaction_id": t} for t in transaction_ids]
-        return self._json("POST", path, body=body, expected=(200, 202))
+        # An array of one object is read as that object, as the service answers one
+        # transaction (public facts): the summary and the adjustment's id are in it.
+        return single_record(self._json("POST", path, body=body, expected=(200, 202)))
 
     # -- sandbox only (not part of the marketplace API) ------------------------------------
 

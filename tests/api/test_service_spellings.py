@@ -201,3 +201,32 @@ def test_a_transaction_answered_as_an_empty_array_is_one_sentence(
     assert result.stderr.strip().endswith(
         "/transactions/t-1 answered 200: no record of the transaction (an empty list)"
     )
+
+
+class AdjustmentAsArrayOfOne(Proxy):
+    """Answers an adjustment request with its summary wrapped in an array of one, the shape
+    the service gives one transaction (public facts)."""
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if request.method == "POST" and "/adjustments" in request.path and answer.ok:
+            return json.dumps([answer.json()]).encode()
+        return answer.content
+
+
+def test_an_adjustment_answered_as_an_array_of_one_shows_its_id_and_status(
+    sandbox, project, run_cli, new_survey, api
+):
+    survey_id = new_survey(live=True)
+    api.simulate_traffic(survey_id, {"respondents": 20, "seed": 4})
+    pages = api.iter_pages(api.get_transactions_page, survey_id=survey_id, status=[21])
+    complete = next(iter(pages))[0]["Transaction ID"]
+    (project / "ids.csv").write_text(f"transaction_id\n{complete}\n", encoding="utf-8")
+    proxy = AdjustmentAsArrayOfOne(sandbox.url)
+    try:
+        point_project_at(project, proxy.url)
+        result = run_cli("adjust", "ids.csv", "--survey", str(survey_id), "--yes")
+    finally:
+        proxy.stop()
+    assert result.exit_code == 0, result.stderr
+    assert "status 1 (Pending)" in result.stdout + result.stderr
+    assert "adjustment ?" not in result.stdout + result.stderr
