@@ -82,7 +82,7 @@ def error_fields(body: dict) -> tuple[int | None, str]:
         message = body.get(key)
         if isinstance(message, dict):
             message = message.get("message") or message.get("msg")
-        if message and isinstance(message, str | int | float):
+        if message and isinstance(message, str | int | float) and not isinstance(message, bool):
             return as_int(code), str(message)
     return as_int(code), ""
 

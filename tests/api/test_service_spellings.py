@@ -230,3 +230,16 @@ def test_an_adjustment_answered_as_an_array_of_one_shows_its_id_and_status(
     assert result.exit_code == 0, result.stderr
     assert "status 1 (Pending)" in result.stdout + result.stderr
     assert "adjustment ?" not in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [({"error": {"message": "Rate limit"}}, "Rate limit"),
+     ({"error": True, "message": "Survey not found"}, "Survey not found"),
+     ({"error": True}, ""),
+     ({"error_description": "token expired"}, "token expired")],
+)  # fmt: skip
+def test_the_message_of_an_error_body_is_found_under_each_name(body, message):
+    from surveyctl.api.reading import error_fields
+
+    assert error_fields(body) == (None, message)
