@@ -322,11 +322,13 @@ class ApiClient:
 
     def set_survey_status(self, survey_id: int, status: int) -> dict:
         """Moves the survey; the survey as it is afterwards. The spec names this call by method
-        only: an answer that does not show `ps_survey_status` (no body, `[]` as the transaction
-        status call answers, a message) is not taken for a failed move, which it may not be,
-        but confirmed by reading the survey."""
+        only: an answer that does not show `ps_survey_status` (204 or no body, `[]` as the
+        transaction status call answers, a message) is not taken for a failed move, which it
+        may not be, but confirmed by reading the survey."""
         path = paths.survey_status(survey_id)
-        response = self.request("PUT", path, body={"ps_survey_status": status})
+        response = self.request(
+            "PUT", path, body={"ps_survey_status": status}, expected=(200, 202, 204)
+        )
         try:
             answer = decode_json(response.content)
         except ValueError:

@@ -144,23 +144,26 @@ def test_an_error_body_of_unknown_names_is_shown_as_it_came(sandbox):
 class MoveAnsweredWithout(Proxy):
     """Moves a survey's status as the sandbox does, answering the move with `body`."""
 
-    body = b"[]"
+    body, status = b"[]", 200
 
     def reshape(self, request, answer, headers) -> bytes:
         if request.method == "PUT" and request.path.endswith("/status") and answer.ok:
+            answer.status_code = self.status
             return self.body
         return answer.content
 
 
 @pytest.mark.parametrize(
-    "body", [b"[]", b"", b'{"ps_api_response_message": "Survey status updated"}']
-)
+    ("status", "body"),
+    [(200, b"[]"), (200, b""), (204, b""),
+     (200, b'{"ps_api_response_message": "Survey status updated"}')],
+)  # fmt: skip
 def test_a_status_move_answered_without_the_status_is_confirmed_by_a_read(
-    sandbox, project, run_cli, new_survey, body
+    sandbox, project, run_cli, new_survey, status, body
 ):
     survey_id = new_survey()
     proxy = MoveAnsweredWithout(sandbox.url)
-    proxy.body = body
+    proxy.body, proxy.status = body, status
     try:
         point_project_at(project, proxy.url)
         result = run_cli("status", str(survey_id), "live", "--yes")
