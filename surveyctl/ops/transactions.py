@@ -172,8 +172,12 @@ def export(
             columns = dict.fromkeys(key for item in items for key in item)
             writer.begin(list(columns))
         elif items and columns is not None:
-            new = dict.fromkeys(k for item in items for k in item if k not in columns)
-            state.left_out.extend(k for k in new if k not in state.left_out)
+            known = columns.keys()
+            for item in items:
+                if not item.keys() <= known:  # a set comparison in C: the usual page costs little
+                    state.left_out.extend(
+                        k for k in item if k not in columns and k not in state.left_out
+                    )
         if items:
             writer.rows(items)
         state.rows += len(items)
