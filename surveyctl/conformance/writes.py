@@ -12,6 +12,7 @@ import time
 
 from surveyctl.api import paths
 from surveyctl.api.client import RETRY_STATUSES, ApiClient
+from surveyctl.api.reading import error_fields
 from surveyctl.conformance.probe import (
     ANY_STATUS,
     Outcome,
@@ -293,7 +294,7 @@ def invalid_key(probe: Probe) -> Outcome:
     except ValueError:
         body = None
     body = body if isinstance(body, dict) else {}
-    readable = bool(body.get("ps_api_response_message") or body.get("msg"))
+    readable = bool(error_fields(body)[1])  # under any name the client reads a message
     return expect(
         response.status_code == 401 and readable,
         f"GET /surveys with an invalid key answered {response.status_code}"

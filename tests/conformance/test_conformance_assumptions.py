@@ -62,6 +62,16 @@ class CodesWrittenAsText(Proxy):
         return json.dumps(body).encode()
 
 
+class RefusalsSayMessage(Proxy):
+    """A service whose refusals keep their message under `message`, as gateways' do."""
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if answer.ok or not answer.content:
+            return answer.content
+        body = answer.json()
+        return json.dumps({"message": body.get("ps_api_response_message")}).encode()
+
+
 class QuotasRemadeOnEveryRead(Proxy):
     """A service that gives every quota a new ps_quota_id (as one that re-creates the quotas
     of a PUT would): each GET of a survey shows fresh ids."""
@@ -201,6 +211,11 @@ def test_numbers_written_as_text_hold_where_the_client_reads_them_as_numbers(ver
     seen = _through(CodesWrittenAsText, sandbox.url, verdicts)
     for row in ("get-like-create", "list-identity", "survey-status", "patch", "survey-performance"):
         assert seen[row][0] == "holds", (row, seen[row])
+
+
+def test_a_401_whose_message_is_under_message_is_readable(verdicts, sandbox):
+    verdict, seen = _through(RefusalsSayMessage, sandbox.url, verdicts)["invalid-key-401"]
+    assert verdict == "holds", seen
 
 
 def test_quota_ids_are_kept_across_a_put_and_a_quota_put(verdicts, sandbox):
