@@ -162,6 +162,7 @@ class Catalog:
                 client.get_attributes_page, localization=localization, classes=self.classes
             ):
                 for item in page if isinstance(page, list) else []:
+                    item = _with_integer_code(item)
                     if _readable(item) and item["qualification_code"] not in seen:
                         seen[item["qualification_code"]] = item
         except ApiError as exc:
@@ -264,6 +265,16 @@ class Catalog:
 
 # What a cache file's signature covers: all it holds but the signature.
 _SIGNED = ("format", "environment", "locale", "fetched_at", "attributes")
+
+
+def _with_integer_code(item: Any) -> Any:
+    """`item` with a qualification_code written as text ("211") read as the integer, as the
+    client reads the service's other numbers (docs/api-assumptions.md): such an attribute is
+    the same one, not an unreadable item left out of the catalogue."""
+    code = item.get("qualification_code") if isinstance(item, dict) else None
+    if not (isinstance(code, str) and code.strip().isascii() and code.strip().isdigit()):
+        return item
+    return {**item, "qualification_code": int(code.strip())}
 
 
 def _readable(item: Any) -> bool:

@@ -34,6 +34,7 @@ from surveyctl.api.reading import (
     clip,
     decode_json,
     error_message,
+    json_any,
     json_list,
     json_object,
     single_record,
@@ -330,9 +331,21 @@ class ApiClient:
         return survey_codes(self._json("GET", paths.survey_status(survey_id)))
 
     def set_survey_status(self, survey_id: int, status: int) -> dict:
-        return survey_codes(
-            self._object("PUT", paths.survey_status(survey_id), body={"ps_survey_status": status})
+        """Moves the survey; the survey as it is afterwards. The spec names this call by method
+        only: an answer that does not show `ps_survey_status` (204 or no body, `[]` as the
+        transaction status call answers, a message) is not taken for a failed move, which it
+        may not be, but confirmed by reading the survey."""
+        path = paths.survey_status(survey_id)
+        response = self.request(
+            "PUT", path, body={"ps_survey_status": status}, expected=(200, 202, 204)
         )
+        try:
+            answer = decode_json(response.content)
+        except ValueError:
+            answer = None
+        if isinstance(answer, dict) and "ps_survey_status" in answer:
+            return survey_codes(answer)
+        return self.get_survey(survey_id)
 
     def update_quota(self, survey_id: int, buyer_quota_id: str, body: dict) -> dict:
         return self._object("PUT", paths.quota(survey_id, buyer_quota_id), body=body)
@@ -399,8 +412,16 @@ class ApiClient:
     def create_group(self, body: dict) -> dict:
         return self._object("POST", paths.survey_groups(), body=body, expected=(201,))
 
-    def update_group(self, ref: str, body: dict) -> dict:
-        return self._json("PUT", paths.survey_group(ref), body=body)
+    def update_group(self, ref: str, body: dict) -> Any:
+        """The spec shows neither the body nor the status of this answer (4.9): any 2xx the
+        service may give an update (200, 201, or 204 with no body) is the group updated; its
+        JSON, when it sends some, else None. The applier records the body it sent."""
+        path = paths.survey_group(ref)
+        response = self.request("PUT", path, body=body, expected=(200, 201, 202, 204))
+        try:
+            return decode_json(response.content) if response.content.strip() else None
+        except ValueError:
+            return None
 
     def get_group(self, ref: str) -> dict:
         return self._object("GET", paths.survey_group(ref))
@@ -481,8 +502,19 @@ class ApiClient:
             yield items
 
     def get_transaction(self, survey_id: int, transaction_id: str) -> dict:
-        """One transaction record (the service may answer an array of one: it is unwrapped)."""
-        return single_record(self._json("GET", paths.transaction(survey_id, transaction_id)))
+        """One transaction record (the service may answer an array of one: it is unwrapped).
+        An array of none, or any other shape, is one sentence: a caller reads its fields."""
+        path = paths.transaction(survey_id, transaction_id)
+        response = self.request("GET", path)
+        record = single_record(json_any(response, "GET", self.shown_url(path)))
+        if isinstance(record, dict):
+            return record
+        reason = (
+            "no record of the transaction (an empty list)"
+            if record == []
+            else "the body is not a JSON object"
+        )
+        raise ApiError("GET", self.shown_url(path), response.status_code, None, reason)
 
     def text_check(self, transaction_id: str, questions: list[dict]) -> dict:
         body = {"transaction_id": transaction_id, "questions": questions}
@@ -493,7 +525,9 @@ class ApiClient:
     def adjust(self, transaction_ids: list[str], survey_id: int | None = None) -> dict:
         path = paths.adjustments() if survey_id is None else paths.survey_adjustments(survey_id)
         body = [{"transaction_id": t} for t in transaction_ids]
-        return self._json("POST", path, body=body, expected=(200, 202))
+        # An array of one object is read as that object, as the service answers one
+        # transaction (public facts): the summary and the adjustment's id are in it.
+        return single_record(self._json("POST", path, body=body, expected=(200, 202)))
 
     # -- sandbox only (not part of the marketplace API) ------------------------------------
 

@@ -82,7 +82,7 @@ def error_fields(body: dict) -> tuple[int | None, str]:
         message = body.get(key)
         if isinstance(message, dict):
             message = message.get("message") or message.get("msg")
-        if message and isinstance(message, str | int | float):
+        if message and isinstance(message, str | int | float) and not isinstance(message, bool):
             return as_int(code), str(message)
     return as_int(code), ""
 
@@ -174,6 +174,11 @@ def json_object(response: requests.Response, method: str, url: str) -> dict:
     if not isinstance(body, dict):
         raise ApiError(method, url, response.status_code, None, "the body is not a JSON object")
     return body
+
+
+def json_any(response: requests.Response, method: str, url: str) -> Any:
+    """A body that is JSON of any shape; ApiError when it is not JSON."""
+    return _decoded(response, method, url)
 
 
 def _decoded(response: requests.Response, method: str, url: str) -> Any:

@@ -174,6 +174,13 @@ def list_transactions(
         final = export(iter_pages(client, query), writer, report)
     where = f" to {output}" if output else ""
     click.echo(f"{final.rows} transaction(s) in {final.page} page(s){where}", err=True)
+    if final.left_out and output_format in ("csv", "tsv"):
+        click.echo(
+            f"Warning: records after the first page carry field(s) {', '.join(final.left_out)}, "
+            f"which are not {output_format} columns (the columns are the first page's fields); "
+            "--format json or jsonl carries every field",
+            err=True,
+        )
 
 
 class _ProgressReporter:

@@ -12,7 +12,7 @@ from typing import Any
 
 from surveyctl.api import ApiClient, paths
 from surveyctl.api.client import RETRY_STATUSES
-from surveyctl.api.reading import error_fields
+from surveyctl.api.reading import as_number, error_fields
 from surveyctl.api.secrets import redact
 from surveyctl.errors import SurveyctlError
 
@@ -22,6 +22,22 @@ NOT_CHECKED = "not checked"
 # Every status a probe wants to see rather than have raised.
 ANY_STATUS = tuple(range(100, 600))
 _SEEN_LIMIT = 200
+
+
+def read_numbers(value: Any) -> Any:
+    """`value` with every number written as text read as a number ("11" is 11, "" is None),
+    at any depth: the client reads the service's numbers so (docs/api-assumptions.md), so a
+    check comparing two answers, or an answer with a number, must not call them different."""
+    if isinstance(value, dict):
+        return {key: read_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [read_numbers(item) for item in value]
+    return as_number(value)
+
+
+def same_reading(first: Any, second: Any) -> bool:
+    """Whether two values of the service's answers are the same once their numbers are read."""
+    return read_numbers(first) == read_numbers(second)
 
 
 class Unanswered(SurveyctlError):

@@ -4,7 +4,15 @@ list, one survey, quotas, status and performance (docs/api-assumptions.md)."""
 from __future__ import annotations
 
 from surveyctl.api import paths
-from surveyctl.conformance.probe import Outcome, Probe, differs, expect, holds
+from surveyctl.conformance.probe import (
+    Outcome,
+    Probe,
+    differs,
+    expect,
+    holds,
+    read_numbers,
+    same_reading,
+)
 
 # Fields a GET may carry that the create answer does not (documented GET bodies).
 READ_ONLY_EXTRAS = frozenset({"mod_on", "crtd_on", "mcqb"})
@@ -81,7 +89,7 @@ def get_like_create(probe: Probe) -> Outcome:
     changed = sorted(
         key
         for key in set(created) & set(live)
-        if key not in READ_ONLY_EXTRAS and created[key] != live[key]
+        if key not in READ_ONLY_EXTRAS and not same_reading(created[key], live[key])
     )
     if missing or changed:
         return differs(f"missing {missing}, different {changed}")
@@ -148,7 +156,11 @@ def list_carries_identity(probe: Probe) -> Outcome:
     )
     if item is None:
         return differs("the draft is not in the list of drafts")
-    wrong = [f for f in IDENTITY_FIELDS if item.get(f) is None or item.get(f) != live.get(f)]
+    wrong = [
+        f
+        for f in IDENTITY_FIELDS
+        if item.get(f) is None or not same_reading(item.get(f), live.get(f))
+    ]
     if wrong:
         shown = ", ".join(f"{f} {item.get(f)!r} (GET: {live.get(f)!r})" for f in wrong)
         return differs(f"the list item shows {shown}")
@@ -183,10 +195,11 @@ def one_quota(probe: Probe) -> Outcome:
 def survey_status(probe: Probe) -> Outcome:
     answer = probe.call("GET", paths.survey_status(probe.draft_id))
     body = answer.body if isinstance(answer.body, dict) else {}
-    return expect(answer.ok and body.get("ps_survey_status") == 11, answer.describe())
+    return expect(answer.ok and read_numbers(body.get("ps_survey_status")) == 11, answer.describe())
 
 
 def survey_performance(probe: Probe) -> Outcome:
     answer = probe.call("GET", paths.survey_performance(probe.draft_id))
     body = answer.body if isinstance(answer.body, dict) else {}
-    return expect(answer.ok and body.get("ps_survey_id") == probe.draft_id, answer.describe())
+    shown = read_numbers(body.get("ps_survey_id"))
+    return expect(answer.ok and shown == probe.draft_id, answer.describe())

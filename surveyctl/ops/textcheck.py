@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from surveyctl.api import ApiClient
+from surveyctl.api.reading import as_number
 from surveyctl.errors import Location, SurveyctlError
 from surveyctl.ops.uploads import Upload, read_upload
 
@@ -176,5 +177,15 @@ def check_answers(
 
 
 def _flag(item: dict | None, key: str) -> int:
+    """A flag as 0 or 1, however the service spells it: 1, true, or as text ("1", "0",
+    "true", ""), as it writes other numbers (public facts); "0" is not set, though a
+    non-empty string."""
     value = (item or {}).get(key, 0)
-    return value if isinstance(value, int) else int(bool(value))
+    if isinstance(value, str):
+        text = value.strip().lower()
+        value = {"true": 1, "false": 0, "yes": 1, "no": 0}.get(text, as_number(text))
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int | float):
+        return int(value != 0)
+    return int(bool(value))

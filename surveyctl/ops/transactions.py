@@ -39,6 +39,9 @@ class ExportProgress:
     page: int = 0
     total_pages: int = 0
     rows: int = 0
+    # Keys that records after the first page carry and the columns (the first page's keys)
+    # lack: csv/tsv cannot add a column once the header is written.
+    left_out: list[str] = field(default_factory=list)
 
 
 ProgressCallback = Callable[[ExportProgress], None]
@@ -159,13 +162,22 @@ def export(
 ) -> ExportProgress:
     """Writes every page as it arrives; returns the final counts."""
     state = ExportProgress()
-    begun = False
+    columns: dict[str, None] | None = None
     for items, total in pages:
         state.page += 1
         state.total_pages = total
-        if items and not begun:
-            writer.begin(list(items[0]))
-            begun = True
+        if items and columns is None:
+            # Every key of the first page, in the order met: a field only some records carry
+            # (`Parent ID` "may appear", public facts) is a column, not lost with the first's.
+            columns = dict.fromkeys(key for item in items for key in item)
+            writer.begin(list(columns))
+        elif items and columns is not None:
+            known = columns.keys()
+            for item in items:
+                if not item.keys() <= known:  # a set comparison in C: the usual page costs little
+                    state.left_out.extend(
+                        k for k in item if k not in columns and k not in state.left_out
+                    )
         if items:
             writer.rows(items)
         state.rows += len(items)

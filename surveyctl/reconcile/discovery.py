@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from surveyctl.api.reading import as_number
 from surveyctl.errors import SurveyctlError
 from surveyctl.reconcile.choices import DEFAULT_PARALLELISM
 from surveyctl.reconcile.identity import Rule, same_survey
@@ -115,6 +116,13 @@ class ProjectSurveys:
         return None
 
 
+def _number(value: object) -> int | float | None:
+    """A count or price of the list as a number, also when the service writes it as text
+    ("2.50", "1000"); None when it is not set ("") or names no number."""
+    number = as_number(value)
+    return number if isinstance(number, int | float) and not isinstance(number, bool) else None
+
+
 def list_surveys(client: SurveySource, state: State, statuses: Iterable[int]) -> list[ListedSurvey]:
     """The account's surveys with one of `statuses`, by ps_survey_id, marked when managed."""
     wanted = sorted(set(statuses))
@@ -135,8 +143,8 @@ def list_surveys(client: SurveySource, state: State, statuses: Iterable[int]) ->
                 status=status,
                 title=str(body.get("survey_title") or ""),
                 localization=body.get("survey_localization"),
-                completes_required=body.get("completes_required"),
-                offer_price=body.get("offer_price"),
+                completes_required=_number(body.get("completes_required")),
+                offer_price=_number(body.get("offer_price")),
                 managed_as=managed.get(survey_id),
             )
         )

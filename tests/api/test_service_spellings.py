@@ -9,14 +9,18 @@ import json
 
 import pytest
 
+from ..reconcile.conftest import point_project_at
 from ..reconcile.proxies import Proxy
 
 PAGED = ("/transactions", "/attributes")
+TEXT_FIELDS = ("ps_survey_id", "ps_survey_status", "completes_required", "offer_price")
 
 
 def _codes_as_text(survey: dict) -> dict:
-    return {**survey, "ps_survey_id": str(survey["ps_survey_id"]),
-            "ps_survey_status": str(survey["ps_survey_status"])}  # fmt: skip
+    """The survey with its id, status, goal and price written as text, as the documentation
+    shows other numbers of the service written ("1.30")."""
+    text = {name: str(survey[name]) for name in TEXT_FIELDS if survey.get(name) is not None}
+    return {**survey, **text}
 
 
 class Spelling(Proxy):
@@ -64,6 +68,18 @@ def test_surveys_whose_status_is_written_as_text_are_listed(spelling, run_cli, n
     assert result.exit_code == 0, result.stderr
     assert f"{survey_id}  draft" in result.stdout
     assert "Status as text" in result.stdout
+
+
+def test_a_goal_and_price_written_as_text_are_listed_as_numbers(spelling, run_cli, new_survey):
+    survey_id = new_survey(offer_price=2.5, completes_required=1000)
+    spelling.codes_as_text = True
+    listed = run_cli("surveys", "list", "--status", "draft", "--format", "json")
+    assert listed.exit_code == 0, listed.stderr
+    row = next(r for r in json.loads(listed.stdout) if r["ps_survey_id"] == survey_id)
+    assert (row["completes_required"], row["offer_price"]) == (1000, 2.5)
+    table = run_cli("surveys", "list", "--status", "draft")
+    assert table.exit_code == 0, table.stderr
+    assert "1000       2.5" in table.stdout
 
 
 def test_a_status_move_reads_a_status_written_as_text(spelling, run_cli, new_survey):
@@ -123,3 +139,110 @@ def test_an_error_body_of_unknown_names_is_shown_as_it_came(sandbox):
     assert str(failed.value).endswith(
         'answered 404: {"detail": {"reason": "quota of calls used up"}}'
     )
+
+
+class MoveAnsweredWithout(Proxy):
+    """Moves a survey's status as the sandbox does, answering the move with `body`."""
+
+    body, status = b"[]", 200
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if request.method == "PUT" and request.path.endswith("/status") and answer.ok:
+            answer.status_code = self.status
+            return self.body
+        return answer.content
+
+
+@pytest.mark.parametrize(
+    ("status", "body"),
+    [(200, b"[]"), (200, b""), (204, b""),
+     (200, b'{"ps_api_response_message": "Survey status updated"}')],
+)  # fmt: skip
+def test_a_status_move_answered_without_the_status_is_confirmed_by_a_read(
+    sandbox, project, run_cli, new_survey, status, body
+):
+    survey_id = new_survey()
+    proxy = MoveAnsweredWithout(sandbox.url)
+    proxy.body, proxy.status = body, status
+    try:
+        point_project_at(project, proxy.url)
+        result = run_cli("status", str(survey_id), "live", "--yes")
+    finally:
+        proxy.stop()
+    assert result.exit_code == 0, result.stderr
+    assert f"survey {survey_id} is live (22)" in result.stdout
+
+
+class NoRecord(Proxy):
+    """Answers every read of one transaction with an array of none, the documented array of
+    one without its record."""
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if request.method == "GET" and "/transactions/" in request.path:
+            answer.status_code = 200
+            return b"[]"
+        return answer.content
+
+
+@pytest.mark.parametrize(
+    "command",
+    [("transactions", "get"), ("transactions", "set-status", "--status", "term", "--yes")],
+    ids=["get", "set-status"],
+)
+def test_a_transaction_answered_as_an_empty_array_is_one_sentence(
+    sandbox, project, run_cli, new_survey, command
+):
+    survey_id = new_survey()
+    proxy = NoRecord(sandbox.url)
+    try:
+        point_project_at(project, proxy.url)
+        result = run_cli(*command[:2], str(survey_id), "t-1", *command[2:])
+    finally:
+        proxy.stop()
+    assert result.exit_code == 1
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().endswith(
+        "/transactions/t-1 answered 200: no record of the transaction (an empty list)"
+    )
+
+
+class AdjustmentAsArrayOfOne(Proxy):
+    """Answers an adjustment request with its summary wrapped in an array of one, the shape
+    the service gives one transaction (public facts)."""
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if request.method == "POST" and "/adjustments" in request.path and answer.ok:
+            return json.dumps([answer.json()]).encode()
+        return answer.content
+
+
+def test_an_adjustment_answered_as_an_array_of_one_shows_its_id_and_status(
+    sandbox, project, run_cli, new_survey, api
+):
+    survey_id = new_survey(live=True)
+    api.simulate_traffic(survey_id, {"respondents": 20, "seed": 4})
+    pages = api.iter_pages(api.get_transactions_page, survey_id=survey_id, status=[21])
+    complete = next(iter(pages))[0]["Transaction ID"]
+    (project / "ids.csv").write_text(f"transaction_id\n{complete}\n", encoding="utf-8")
+    proxy = AdjustmentAsArrayOfOne(sandbox.url)
+    try:
+        point_project_at(project, proxy.url)
+        result = run_cli("adjust", "ids.csv", "--survey", str(survey_id), "--yes")
+    finally:
+        proxy.stop()
+    assert result.exit_code == 0, result.stderr
+    assert "status 1 (Pending)" in result.stdout + result.stderr
+    assert "adjustment ?" not in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [({"error": {"message": "Rate limit"}}, "Rate limit"),
+     ({"error": True, "message": "Survey not found"}, "Survey not found"),
+     ({"error": True}, ""),
+     ({"error_description": "token expired"}, "token expired")],
+)  # fmt: skip
+def test_the_message_of_an_error_body_is_found_under_each_name(body, message):
+    from surveyctl.api.reading import error_fields
+
+    assert error_fields(body) == (None, message)

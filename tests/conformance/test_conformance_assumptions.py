@@ -46,6 +46,32 @@ class ListWithoutLocale(Proxy):
         return answer.content
 
 
+class CodesWrittenAsText(Proxy):
+    """A service that writes a survey's id, status and goal as text ("11") in the answers of
+    a survey, its status, a patch and its list items, as it writes other numbers."""
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if request.method == "PUT" or not answer.ok or not answer.content:
+            return answer.content  # a PUT's answer: what the check sends back stays the sandbox's
+        body = answer.json()
+        items = body if isinstance(body, list) else [body]
+        for item in items:
+            for name in ("ps_survey_id", "ps_survey_status", "completes_required"):
+                if isinstance(item, dict) and isinstance(item.get(name), int):
+                    item[name] = str(item[name])
+        return json.dumps(body).encode()
+
+
+class RefusalsSayMessage(Proxy):
+    """A service whose refusals keep their message under `message`, as gateways' do."""
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if answer.ok or not answer.content:
+            return answer.content
+        body = answer.json()
+        return json.dumps({"message": body.get("ps_api_response_message")}).encode()
+
+
 class QuotasRemadeOnEveryRead(Proxy):
     """A service that gives every quota a new ps_quota_id (as one that re-creates the quotas
     of a PUT would): each GET of a survey shows fresh ids."""
@@ -179,6 +205,17 @@ def test_a_list_without_the_locale_differs_naming_the_field(verdicts, sandbox):
     verdict, seen = _through(ListWithoutLocale, sandbox.url, verdicts)["list-identity"]
     assert verdict == "differs"
     assert "survey_localization" in seen
+
+
+def test_numbers_written_as_text_hold_where_the_client_reads_them_as_numbers(verdicts, sandbox):
+    seen = _through(CodesWrittenAsText, sandbox.url, verdicts)
+    for row in ("get-like-create", "list-identity", "survey-status", "patch", "survey-performance"):
+        assert seen[row][0] == "holds", (row, seen[row])
+
+
+def test_a_401_whose_message_is_under_message_is_readable(verdicts, sandbox):
+    verdict, seen = _through(RefusalsSayMessage, sandbox.url, verdicts)["invalid-key-401"]
+    assert verdict == "holds", seen
 
 
 def test_quota_ids_are_kept_across_a_put_and_a_quota_put(verdicts, sandbox):

@@ -82,3 +82,31 @@ def test_a_catalogue_page_that_is_not_json_is_one_clear_error(project, sandbox, 
         f"Error: GET {proxy.url}/buyers/v3/attributes answered 200: the body is not JSON"
     )
     assert "Traceback" not in result.stderr
+
+
+def test_attributes_whose_codes_are_written_as_text_are_the_same_catalogue(
+    api, project, sandbox, run_cli
+):
+    from ..reconcile.conftest import point_project_at
+    from ..reconcile.proxies import Proxy
+
+    class CodesAsText(Proxy):
+        """A catalogue writing each qualification_code as text ("211"), as the service writes
+        other numbers (public facts: `"Respondent Buyer CPI": "1.30"`)."""
+
+        def reshape(self, request, answer, headers) -> bytes:
+            if not request.path.endswith("/attributes") or not answer.ok:
+                return answer.content
+            items = [
+                {**a, "qualification_code": str(a["qualification_code"])} for a in answer.json()
+            ]
+            return json.dumps(items).encode()
+
+    proxy = CodesAsText(sandbox.url)
+    point_project_at(project, proxy.url)
+    try:
+        result = run_cli("attributes", "--locale", "en_US", "--format", "json", "--refresh")
+    finally:
+        proxy.stop()
+    assert result.exit_code == 0, result.output
+    assert {a["qualification_code"] for a in json.loads(result.stdout)} == _all_codes(api)

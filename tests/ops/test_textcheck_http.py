@@ -229,3 +229,36 @@ def test_cli_shows_an_answer_the_service_left_out_as_check_failed_not_clean(
     assert result.exit_code == 0, result.output
     verdicts = {d["question_id"]: d["coretext_api_fail"] for d in json.loads(result.stdout)["data"]}
     assert verdicts == {"q1": 0, "q2": 1, "q3": 0}
+
+
+class _TextFlagsProxy(Proxy):
+    """Forwards everything; writes the check's flags as text ("0", "1"), as the service
+    writes other numbers (public facts: `"Respondent Buyer CPI": "1.30"`)."""
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if request.method != "POST" or not request.path.endswith("/ps_api_fail"):
+            return answer.content
+        body = answer.json()
+        body["data"] = [
+            {key: str(value) if isinstance(value, int) else value for key, value in item.items()}
+            for item in body["data"]
+        ]
+        return json.dumps(body).encode()
+
+
+def test_cli_reads_flags_written_as_text_zero_as_not_raised(
+    sandbox, transaction_id, run_cli, project
+):
+    (project / "answers.csv").write_text(f'question_id,text\nq1,"{CLEAN}"\nq2,asdf asdf asdf\n')
+    proxy = _TextFlagsProxy(sandbox.url)
+    try:
+        point_project_at(project, proxy.url)
+        result = run_cli("text-check", transaction_id, "--answers", "answers.csv")
+    finally:
+        proxy.stop()
+    assert result.exit_code == 0, result.output
+    q1 = next(line for line in result.stdout.splitlines() if line.startswith("q1"))
+    assert "yes" not in q1
+    q2 = next(line for line in result.stdout.splitlines() if line.startswith("q2"))
+    assert "yes" in q2
+    assert "2 answer(s) checked, 1 flagged" in result.stderr

@@ -12,6 +12,9 @@ from rich.console import Console
 from surveyctl.cli.console import console
 from surveyctl.cli.transactions import TableWriter
 
+from ..reconcile.conftest import point_project_at
+from ..reconcile.proxies import Proxy
+
 
 @pytest.fixture
 def traffic(api, live_survey):
@@ -264,3 +267,53 @@ def test_an_argument_whose_bytes_are_not_utf8_is_one_sentence_not_a_bug(run_cli,
     assert "Error: b'T\\xff' holds bytes that are not UTF-8 text" in result.stderr
     assert "bug in surveyctl" not in result.stderr
     assert "Traceback" not in result.stderr
+
+
+class _ParentIdOnSomeRecords(Proxy):
+    """Transactions pages where `Parent ID` (which "may appear", public facts) is carried by
+    the second record of each page only, and by nothing on the first page when `late`."""
+
+    late = False
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if request.method != "GET" or not request.path.endswith("/transactions"):
+            return answer.content
+        records = answer.json()
+        first_page = request.args.get("page", "1") == "1"
+        for index, record in enumerate(records):
+            record.pop("Parent ID", None)
+            if index == 1 and not (self.late and first_page):
+                record["Parent ID"] = f"parent-{record['Transaction ID']}"
+        return json.dumps(records).encode()
+
+
+def _export_through(proxy, project, run_cli, survey_id) -> tuple[list[dict], str]:
+    try:
+        point_project_at(project, proxy.url)
+        result = run_cli("transactions", "list", str(survey_id), "--format", "csv",
+                         "--page-size", "10")  # fmt: skip
+    finally:
+        proxy.stop()
+    assert result.exit_code == 0, result.output
+    return list(csv.DictReader(io.StringIO(result.stdout))), result.stderr
+
+
+def test_a_field_only_some_records_of_the_first_page_carry_is_a_csv_column(
+    traffic, sandbox, run_cli, project
+):
+    survey_id, _ = traffic
+    rows, _ = _export_through(_ParentIdOnSomeRecords(sandbox.url), project, run_cli, survey_id)
+    assert "Parent ID" in rows[0]
+    assert rows[0]["Parent ID"] == ""
+    assert rows[1]["Parent ID"] == f"parent-{rows[1]['Transaction ID']}"
+
+
+def test_a_field_first_seen_after_the_first_page_is_named_in_a_warning(
+    traffic, sandbox, run_cli, project
+):
+    survey_id, _ = traffic
+    proxy = _ParentIdOnSomeRecords(sandbox.url)
+    proxy.late = True
+    rows, stderr = _export_through(proxy, project, run_cli, survey_id)
+    assert len(rows) == 75 and "Parent ID" not in rows[0]
+    assert "carry field(s) Parent ID, which are not csv columns" in stderr
