@@ -565,6 +565,20 @@ def test_a_changed_group_reference_is_an_error_at_its_line_and_nothing_is_writte
     )
 
 
+def test_make_plan_asked_not_to_refresh_reads_no_survey_of_its_own(project, manifests, sandbox):
+    # Without the reads of a run (a caller of make_plan other than the CLI), the reads it
+    # starts itself keep the request's refresh=False.
+    manifests.write(survey_manifest("tracker"))
+    client = _fresh_client(sandbox)
+    _apply(project, client)
+    desired = load_desired([project / "manifests"], Catalog(lambda: client, "local", None))
+    client.request_counts.clear()
+    plan = make_plan(client, PlanRequest(desired, _store(project).load(), "local", refresh=False))
+    assert plan.from_state
+    assert [r.action for r in plan.resources] == ["no-op"]
+    assert dict(client.request_counts) == {}
+
+
 def test_a_plan_from_the_state_alone_says_first_that_no_survey_was_read(
     project, manifests, sandbox, run_cli
 ):
