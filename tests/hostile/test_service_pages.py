@@ -21,8 +21,8 @@ def _surveys(status: int, first: int = 20000) -> list[dict]:
     return [{"ps_survey_id": first + i, "ps_survey_status": status} for i in range(100)]
 
 
-class SamePage:
-    """A survey list that answers every page with the same full page."""
+class CountedList:
+    """A survey list that counts the pages read of it (from the identity check's threads)."""
 
     def __init__(self):
         self.reads = 0
@@ -31,19 +31,20 @@ class SamePage:
     def get_surveys_page(self, *, page, status, targeting=True):
         with self._lock:
             self.reads += 1
+        return self.page(page, status)
+
+
+class SamePage(CountedList):
+    """A survey list that answers every page with the same full page."""
+
+    def page(self, page, status):
         return _surveys(status), 1
 
 
-class BillionPages:
+class BillionPages(CountedList):
     """A survey list announcing 999,999,999 pages, each of one survey."""
 
-    def __init__(self):
-        self.reads = 0
-        self._lock = threading.Lock()
-
-    def get_surveys_page(self, *, page, status, targeting=True):
-        with self._lock:
-            self.reads += 1
+    def page(self, page, status):
         return [{"ps_survey_id": page, "ps_survey_status": status}], 999_999_999
 
 
