@@ -232,13 +232,9 @@ class ApiClient:
         )
 
     def _json(self, method: str, path: paths.Path, **kwargs: Any) -> Any:
+        """The answer of a call whose body is JSON of any shape."""
         response = self.request(method, path, **kwargs)
-        try:
-            return decode_json(response.content)
-        except ValueError as exc:
-            raise ApiError(
-                method, self.shown_url(path), response.status_code, None, "the body is not JSON"
-            ) from exc
+        return json_any(response, method, self.shown_url(path))
 
     def _object(self, method: str, path: paths.Path, **kwargs: Any) -> dict:
         """The answer of a call whose body is one JSON object (a survey, a quota, a group):
