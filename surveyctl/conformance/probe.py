@@ -13,7 +13,7 @@ from typing import Any
 from surveyctl.api import ApiClient, paths
 from surveyctl.api.client import RETRY_STATUSES
 from surveyctl.api.reading import as_number, decode_json, error_fields
-from surveyctl.api.secrets import redact, redact_clipped
+from surveyctl.api.secrets import redact_clipped
 from surveyctl.errors import SurveyctlError
 
 HOLDS = "holds"
@@ -120,8 +120,7 @@ class Answer:
             text += f" (code {self.code})"
         if not self.ok and self.message:
             text += f": {self.message}"
-        text = redact(text)
-        return text if len(text) <= _SEEN_LIMIT else text[: _SEEN_LIMIT - 3] + "..."
+        return redact_clipped(text, _SEEN_LIMIT - 3)  # "..." makes a cut text _SEEN_LIMIT long
 
 
 def unanswered_raised(answer: Answer) -> Answer:
