@@ -472,8 +472,9 @@ class ApiClient:
         self, fetch_page, *, prefetch: bool = False, **kwargs: Any
     ) -> Iterator[tuple[list[dict], int]]:
         """Every page of a paged call, `fetch_page(page=N, **kwargs)`, from page 1, with the
-        `total_pages` announced. An empty page ends the read even if more were announced:
-        items can leave a filter while we page (a transaction reconciled meanwhile).
+        number of pages known so far (`_page_count`). An empty page ends the read even if more
+        were announced: items can leave a filter while we page (a transaction reconciled
+        meanwhile); a page that repeats the one before is RepeatedPage.
 
         `prefetch`: page N+1 is fetched in a background thread while the caller works on
         page N (two pages in memory at most)."""
