@@ -271,10 +271,11 @@ def _with_integer_code(item: Any) -> Any:
     """`item` with a qualification_code written as text ("211") read as the integer, as the
     client reads the service's other numbers (docs/api-assumptions.md): such an attribute is
     the same one, not an unreadable item left out of the catalogue."""
+    from surveyctl.api.reading import as_int  # here: loading manifests loads no HTTP stack
+
     code = item.get("qualification_code") if isinstance(item, dict) else None
-    if not (isinstance(code, str) and code.strip().isascii() and code.strip().isdigit()):
-        return item
-    return {**item, "qualification_code": int(code.strip())}
+    number = as_int(code) if isinstance(code, str) else None
+    return item if number is None else {**item, "qualification_code": number}
 
 
 def _readable(item: Any) -> bool:

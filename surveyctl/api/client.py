@@ -232,13 +232,9 @@ class ApiClient:
         )
 
     def _json(self, method: str, path: paths.Path, **kwargs: Any) -> Any:
+        """The answer of a call whose body is JSON of any shape."""
         response = self.request(method, path, **kwargs)
-        try:
-            return decode_json(response.content)
-        except ValueError as exc:
-            raise ApiError(
-                method, self.shown_url(path), response.status_code, None, "the body is not JSON"
-            ) from exc
+        return json_any(response, method, self.shown_url(path))
 
     def _object(self, method: str, path: paths.Path, **kwargs: Any) -> dict:
         """The answer of a call whose body is one JSON object (a survey, a quota, a group):
@@ -308,8 +304,7 @@ class ApiClient:
         targeting: bool = True,
         limit: int = SURVEYS_PAGE_SIZE,
     ) -> tuple[list[dict], int]:
-        """One page of the survey list and the number of pages: the `total_pages` header when
-        the service sends one, else one more page whenever this one is full."""
+        """One page of the survey list and the number of pages (`_page_count`)."""
         params: dict[str, Any] = {"page": page, "limit": limit}
         if status is not None:
             params["status"] = status
@@ -372,10 +367,9 @@ class ApiClient:
         return self._list_page(paths.quotas(survey_id), {"page": page, "limit": limit})
 
     def _list_page(self, path: paths.Path, params: dict[str, Any]) -> tuple[list[dict], int]:
-        """One page of a list and the number of pages: the `total_pages` header when the
-        service sends one, else one more page whenever this one is full."""
+        """One page of a list and the number of pages (`_page_count`)."""
         response = self.request("GET", path, params=params)
-        items = json_list(response, "GET", self.shown_url(path))
+        items = self._page_items("GET", path, response)
         return items, _page_count(response, params["page"], items, params["limit"])
 
     def get_quota(self, survey_id: int, buyer_quota_id: str) -> dict:
@@ -434,7 +428,7 @@ class ApiClient:
     def get_attributes_page(
         self, localization: str, classes: list[int] | None = None, page: int = 1
     ) -> tuple[list[dict], int]:
-        """One page of the catalogue and the `total_pages` header."""
+        """One page of the catalogue and the number of pages (`_page_count`)."""
         params: dict[str, Any] = {"localization": localization, "page": page}
         if classes:
             params["class"] = ",".join(str(c) for c in classes)
@@ -458,7 +452,7 @@ class ApiClient:
         status: list[int] | None = None,
         supplier_ids: list[int] | None = None,
     ) -> tuple[list[dict], int]:
-        """One page of a survey's transactions and the `total_pages` header."""
+        """One page of a survey's transactions and the number of pages (`_page_count`)."""
         params: dict[str, Any] = {"page": page}
         if limit is not None:
             params["limit"] = limit
@@ -478,8 +472,9 @@ class ApiClient:
         self, fetch_page, *, prefetch: bool = False, **kwargs: Any
     ) -> Iterator[tuple[list[dict], int]]:
         """Every page of a paged call, `fetch_page(page=N, **kwargs)`, from page 1, with the
-        `total_pages` announced. An empty page ends the read even if more were announced:
-        items can leave a filter while we page (a transaction reconciled meanwhile).
+        number of pages known so far (`_page_count`). An empty page ends the read even if more
+        were announced: items can leave a filter while we page (a transaction reconciled
+        meanwhile); a page that repeats the one before is RepeatedPage.
 
         `prefetch`: page N+1 is fetched in a background thread while the caller works on
         page N (two pages in memory at most)."""

@@ -7,6 +7,11 @@ call's own error body (`ps_error_code`, `ps_error_message`). The client reads al
 it hands on has the spec's shape where a caller computes with it (quota performance counts,
 one transaction as an object). Survey bodies are compared and sent back through
 `reconcile.normalise`, which reads their numbers the same way.
+
+What the service is not documented to send is read here too, each one sentence rather than a
+traceback: error bodies under the names gateways use (`message`, `error`), an answer of another
+shape than the call's (`json_object`, `json_list`), a `total_pages` header without a number,
+and a page that repeats the one before (`check_next_page`).
 """
 
 from __future__ import annotations
@@ -108,7 +113,8 @@ def as_int(value: Any) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.strip().isdigit():
+    # isdigit() alone takes "²" and "٣", which int() refuses or reads as another number.
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
         return int(value.strip())
     return None
 

@@ -133,9 +133,18 @@ def _read_back(client, survey_id: int, wanted: int, failure: SurveyctlError) -> 
         raise SurveyctlError(
             f"{failure}; survey {survey_id} is {survey_status_name(got)} ({got}), not moved"
         ) from failure
+    # The error quotes the service's words, which may repeat the key or carry escape codes:
+    # said here, not by the error handler that redacts and escapes every other message.
+    from surveyctl.api.secrets import redact
+    from surveyctl.render.values import printable_lines
+
     click.echo(
-        f"surveyctl: the move of survey {survey_id} ended in an error ({failure}), but the "
-        f"survey is {survey_status_name(got)} now: the move was made",
+        printable_lines(
+            redact(
+                f"surveyctl: the move of survey {survey_id} ended in an error ({failure}), but "
+                f"the survey is {survey_status_name(got)} now: the move was made"
+            )
+        ),
         err=True,
     )
     return now

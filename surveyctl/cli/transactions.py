@@ -45,6 +45,7 @@ from surveyctl.ops.transactions import (
     iter_pages,
     make_writer,
 )
+from surveyctl.render.values import printable
 from surveyctl.safety import OutputFile, check_output_path
 from surveyctl.statuses import OPEN_TRANSACTION_STATUSES, RETURN_STATUSES, transaction_status_name
 from surveyctl.statuses import RETURN_STATUS_NAMES as STATUS_NAMES
@@ -176,7 +177,9 @@ def list_transactions(
     click.echo(f"{final.rows} transaction(s) in {final.page} page(s){where}", err=True)
     if final.left_out and output_format in ("csv", "tsv"):
         click.echo(
-            f"Warning: records after the first page carry field(s) {', '.join(final.left_out)}, "
+            # The keys are the service's words: a terminal must not act on what they hold.
+            f"Warning: records after the first page carry field(s) "
+            f"{printable(', '.join(final.left_out))}, "
             f"which are not {output_format} columns (the columns are the first page's fields); "
             "--format json or jsonl carries every field",
             err=True,

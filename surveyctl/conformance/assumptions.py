@@ -42,7 +42,8 @@ BEFORE_DRAFT: tuple[Assumption, ...] = (
     A("catalogue-en_AU", "the catalogue serves en_AU", "public facts", reads.catalogue_en_au),
     A(
         "invalid-key-401",
-        "an invalid access-token answers 401 with a message (ps_api_response_message or msg)",
+        "an invalid access-token answers 401 with a message the client reads "
+        "(ps_api_response_message, msg, message, ...)",
         "spec 5, public facts",
         writes.invalid_key,
     ),

@@ -25,6 +25,7 @@ from filelock import FileLock, Timeout
 
 from surveyctl.api import ApiClient, paths
 from surveyctl.api.client import RETRY_STATUSES
+from surveyctl.api.reading import as_int
 from surveyctl.errors import ApiError, SurveyctlError
 
 DRAFT = 11
@@ -269,9 +270,7 @@ def left_behind(journal: DraftJournal) -> str:
 
 
 def _id(survey: dict) -> int:
-    value = survey.get("ps_survey_id")
-    if isinstance(value, str) and value.isdigit():
-        return int(value)
-    if not isinstance(value, int):
+    value = as_int(survey.get("ps_survey_id"))  # also written as text, as the client reads it
+    if value is None:
         raise SurveyctlError("the create answer carries no ps_survey_id: the draft is unknown")
     return value

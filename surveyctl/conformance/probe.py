@@ -12,8 +12,8 @@ from typing import Any
 
 from surveyctl.api import ApiClient, paths
 from surveyctl.api.client import RETRY_STATUSES
-from surveyctl.api.reading import as_number, error_fields
-from surveyctl.api.secrets import redact
+from surveyctl.api.reading import as_number, decode_json, error_fields
+from surveyctl.api.secrets import redact_clipped
 from surveyctl.errors import SurveyctlError
 
 HOLDS = "holds"
@@ -120,8 +120,7 @@ class Answer:
             text += f" (code {self.code})"
         if not self.ok and self.message:
             text += f": {self.message}"
-        text = redact(text)
-        return text if len(text) <= _SEEN_LIMIT else text[: _SEEN_LIMIT - 3] + "..."
+        return redact_clipped(text, _SEEN_LIMIT - 3)  # "..." makes a cut text _SEEN_LIMIT long
 
 
 def unanswered_raised(answer: Answer) -> Answer:
@@ -152,10 +151,12 @@ class Probe:
         params: dict[str, Any] | None = None,
     ) -> Answer:
         response = self.client.request(method, path, body=body, params=params, expected=ANY_STATUS)
+        # Read as the client reads its answers, and a text body redacted before it is cut: a
+        # key cut in half would no longer be recognised, and half of it would be shown.
         try:
-            payload = response.json() if response.content else None
+            payload = decode_json(response.content) if response.content else None
         except ValueError:
-            payload = response.text[:_SEEN_LIMIT]
+            payload = redact_clipped(response.text, _SEEN_LIMIT, "")
         answer = Answer(
             method, f"{path.path}", response.status_code, payload, dict(response.headers)
         )

@@ -2,7 +2,7 @@
 
 Rows are written as each page arrives and the page is then dropped, so memory stays flat
 however many transactions a survey has. Writers share one small interface: `begin(columns)`
-is called with the keys of the first row, `rows(page)` for every page, `end()` once.
+is called with the keys of the first page's rows, `rows(page)` for every page, `end()` once.
 """
 
 from __future__ import annotations
@@ -48,7 +48,8 @@ ProgressCallback = Callable[[ExportProgress], None]
 
 
 def iter_pages(client: ApiClient, query: TransactionQuery) -> Iterator[tuple[list[dict], int]]:
-    """Every page of the query, with the `total_pages` the service announced for it."""
+    """Every page of the query, with the number of pages known so far (the `total_pages` the
+    service announced, else counted while pages come full)."""
     return client.paged(
         client.get_transactions_page,
         prefetch=True,
@@ -67,7 +68,7 @@ class RowWriter(Protocol):
 
 @dataclass
 class CsvWriter:
-    """CSV (or TSV) with a header taken from the first row's keys (the service's key order).
+    """CSV (or TSV) with a header of the first page's keys (the service's key order, `export`).
 
     A key a row lacks is an empty cell, a key the header lacks is left out. Rows go to the C
     csv writer as tuples picked by `operator.itemgetter`, about twice as fast as

@@ -26,6 +26,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from surveyctl.errors import SurveyctlError
 from surveyctl.reconcile import kinds
@@ -201,23 +202,13 @@ def record_settled(plan: Plan, store: StateBackend) -> int:
         for r in plan.resources
         if r.action == "no-op" and r.last_applied is not None
     }
-
-    def stale(state: State) -> list[str]:
-        return [
-            address
-            for address, body in wanted.items()
-            if (record := state.resources.get(address)) is not None and record.last_applied != body
-        ]
-
-    def change(state: State) -> None:
-        for address in stale(state):
-            record = state.resources[address]
-            state.resources[address] = kinds.get(record.kind).settled(record, wanted[address])
-
-    count = len(stale(store.current()))
-    if count:
-        store.update(change)
-    return count
+    # Through the kind: a group's record also keeps the ids of its members (GroupKind.settled).
+    return _record_field(
+        store,
+        "last_applied",
+        wanted,
+        lambda record, body: kinds.get(record.kind).settled(record, body),
+    )
 
 
 def record_seen(plan: Plan, store: StateBackend) -> int:
@@ -233,9 +224,15 @@ def sync_lifecycle(plan: Plan, store: StateBackend) -> int:
     return _record_field(store, "prevent_destroy", wanted)
 
 
-def _record_field(store: StateBackend, name: str, wanted: dict[str, object]) -> int:
+def _record_field(
+    store: StateBackend,
+    name: str,
+    wanted: dict[str, object],
+    replace: Callable[[Any, Any], Any] | None = None,
+) -> int:
     """Sets record field `name` to `wanted[address]` where the state holds another value, in
-    one state write (none when nothing differs); returns how many records changed."""
+    one state write (none when nothing differs); returns how many records changed.
+    `replace(record, value)` makes the new record when setting the field alone is not enough."""
 
     def stale(state: State) -> list[str]:
         return [
@@ -247,8 +244,11 @@ def _record_field(store: StateBackend, name: str, wanted: dict[str, object]) -> 
 
     def change(state: State) -> None:
         for address in stale(state):
-            state.resources[address] = dataclasses.replace(
-                state.resources[address], **{name: wanted[address]}
+            record, value = state.resources[address], wanted[address]
+            state.resources[address] = (
+                replace(record, value)
+                if replace is not None
+                else dataclasses.replace(record, **{name: value})
             )
 
     count = len(stale(store.current()))

@@ -390,6 +390,10 @@ def account_surveys(client: Lister, parallelism: int = 10) -> tuple[list[dict], 
     pages.update({(status, 1): items for status, (items, _) in firsts.items()})
     for status in statuses:
         number = max(n for s, n in pages if s == status)
+        for read in range(2, number + 1):  # the announced pages, read side by side above
+            check_next_page(
+                "the survey list", read, pages[(status, read)], pages[(status, read - 1)]
+            )
         while len(pages[(status, number)]) >= SURVEYS_PAGE_SIZE:
             number += 1
             pages[(status, number)] = page((status, number))

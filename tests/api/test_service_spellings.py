@@ -246,3 +246,12 @@ def test_the_message_of_an_error_body_is_found_under_each_name(body, message):
     from surveyctl.api.reading import error_fields
 
     assert error_fields(body) == (None, message)
+
+
+def test_an_error_code_of_digits_that_are_not_ascii_is_no_code_not_a_bug():
+    from surveyctl.api.reading import error_fields
+
+    assert error_fields({"ps_api_response_code": "²", "msg": "Survey not found"}) == (
+        None,
+        "Survey not found",
+    )

@@ -279,3 +279,26 @@ def test_a_key_the_service_repeats_in_what_a_check_saw_is_redacted_in_the_report
     assert "total_pages '[redacted]'" in report
     assert KEY not in report
     assert KEY not in result.stdout + result.stderr
+
+
+class KeyInTextAnswer(Proxy):
+    """Answers every call with a text body that repeats the key across the 200th character."""
+
+    def reshape(self, request, answer, headers) -> bytes:
+        headers["Content-Type"] = "text/plain"
+        return ("x" * 190 + KEY + " and more").encode()
+
+
+def test_a_text_answer_a_check_sees_is_cut_without_leaving_part_of_the_key(sandbox):
+    from surveyctl.api import paths
+    from surveyctl.conformance.probe import Probe
+
+    proxy = KeyInTextAnswer(sandbox.url)
+    client = ApiClient(proxy.url, KEY, retries=0)
+    try:
+        answer = Probe(client, "en_US").call("GET", paths.surveys())
+    finally:
+        client.close()
+        proxy.stop()
+    assert answer.body == "x" * 190 + "[redacted]"
+    assert KEY[:5] not in answer.body

@@ -590,3 +590,24 @@ def test_a_group_update_whose_state_write_was_lost_is_settled_by_the_next_apply(
     settled = run_cli("plan", "manifests", "--detailed-exitcode")
     assert settled.exit_code == 0
     assert "No changes." in settled.stdout and "drift" not in settled.stdout
+
+
+def test_a_failed_quota_put_does_not_claim_a_record_it_could_not_make(
+    project, manifests, own_market, run_cli, monkeypatch
+):
+    import dataclasses
+
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    store = _store(project)
+    with store.locked("test"):
+        store.load()
+        record = store.current().resources["Survey/tracker"]
+        store.record("Survey/tracker", dataclasses.replace(record, last_applied=None))
+    manifests.write(survey_manifest("tracker", quotas=_quotas_of({"male": 90, "female": 90})))
+    with monkeypatch.context() as patch:
+        _quota_put_fails(patch, "male")
+        applied = run_cli("apply", "manifests", "--auto-approve")
+    assert applied.exit_code == 1
+    assert "quota-update FAILED" in applied.stderr, applied.stderr
+    assert "(quotas already updated: female)" in applied.stderr

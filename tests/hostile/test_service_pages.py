@@ -41,6 +41,19 @@ class SamePage(CountedList):
         return _surveys(status), 1
 
 
+class SamePageAnnounced(CountedList):
+    """A survey list that announces 3 pages and answers each with the same 5 surveys."""
+
+    def page(self, page, status):
+        return _surveys(status)[:5], 3
+
+
+def test_the_identity_check_refuses_announced_pages_that_repeat_the_one_before():
+    # Taken as read, each survey would be found three times: three twins of one survey.
+    with pytest.raises(RepeatedPage, match="page 2 of the survey list with the items of page 1"):
+        account_surveys(SamePageAnnounced())
+
+
 class BillionPages(CountedList):
     """A survey list announcing 999,999,999 pages, each of one survey."""
 

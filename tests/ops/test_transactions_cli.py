@@ -317,3 +317,27 @@ def test_a_field_first_seen_after_the_first_page_is_named_in_a_warning(
     rows, stderr = _export_through(proxy, project, run_cli, survey_id)
     assert len(rows) == 75 and "Parent ID" not in rows[0]
     assert "carry field(s) Parent ID, which are not csv columns" in stderr
+
+
+class _EscapeKeyAfterTheFirstPage(Proxy):
+    """Transactions pages whose records after the first page carry a key holding an escape
+    code, as a service may answer anything."""
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if request.method != "GET" or not request.path.endswith("/transactions"):
+            return answer.content
+        records = answer.json()
+        if request.args.get("page", "1") != "1":
+            for record in records:
+                record["Note\x1b[2J"] = "x"
+        return json.dumps(records).encode()
+
+
+def test_the_warning_of_a_late_field_shows_its_escape_codes_as_text(
+    traffic, sandbox, run_cli, project
+):
+    survey_id, _ = traffic
+    proxy = _EscapeKeyAfterTheFirstPage(sandbox.url)
+    _, stderr = _export_through(proxy, project, run_cli, survey_id)
+    assert "\x1b" not in stderr
+    assert "carry field(s) Note\\u001b[2J, which are not csv columns" in stderr

@@ -131,3 +131,28 @@ def test_a_move_the_service_failed_says_where_the_survey_is(api, run_cli, monkey
         f"Error: PUT /surveys/{survey_id}/status answered 500: boom; survey {survey_id} is "
         "draft (11), not moved"
     )
+
+
+def test_a_move_made_despite_an_error_says_the_error_without_the_key_or_escape_codes(
+    api, run_cli, monkeypatch
+):
+    from surveyctl.api import ApiClient
+    from surveyctl.errors import ApiError
+
+    from ..conftest import BUYER_1_KEY
+
+    survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+    original = ApiClient.set_survey_status
+
+    def made_then_refused(client, survey_id, status):
+        original(client, survey_id, status)
+        raise ApiError(
+            "PUT", f"/surveys/{survey_id}/status", 502, None, f"bad key {BUYER_1_KEY}\x1b[2J"
+        )
+
+    monkeypatch.setattr(ApiClient, "set_survey_status", made_then_refused)
+    result = run_cli("status", str(survey_id), "live", "--yes")
+    assert result.exit_code == 0, result.stderr
+    assert "but the survey is live now: the move was made" in result.stderr
+    assert BUYER_1_KEY not in result.stderr
+    assert "\x1b" not in result.stderr

@@ -351,11 +351,10 @@ def _update_quotas(resource: ResourceChange, client, store: StateBackend, failed
         try:
             client.update_quota(resource.remote_id, quota_id, body)
         except SurveyctlError as exc:
-            if done:
-                # The quotas already updated are recorded: left out, the next plan would show
-                # this apply's own writes as drift, "changed outside surveyctl".
-                _record_quotas(resource, store, done)
-            recorded = "; they are recorded in the state" if done else ""
+            # The quotas already updated are recorded: left out, the next plan would show
+            # this apply's own writes as drift, "changed outside surveyctl".
+            made = bool(done) and _record_quotas(resource, store, done)
+            recorded = "; they are recorded in the state" if made else ""
             raise SurveyctlError(
                 f"{exc} (quotas already updated: {', '.join(done) or 'none'}{recorded})"
             ) from exc
@@ -364,18 +363,19 @@ def _update_quotas(resource: ResourceChange, client, store: StateBackend, failed
     return f"updated quotas {', '.join(done)} of ps_survey_id {resource.remote_id}"
 
 
-def _record_quotas(resource: ResourceChange, store: StateBackend, done: list[str] | None) -> None:
+def _record_quotas(resource: ResourceChange, store: StateBackend, done: list[str] | None) -> bool:
     """Records the quota PUTs made: all of them (`done` None), the manifest's body is then last
     applied; or only the quotas `done`, whose fields the body last applied then takes from the
     manifest. Quota PUTs keep every ps_quota_id, so the recorded ids stay as they are; they move
-    the survey's mod_on to a value not seen, so the next plan reads the survey."""
+    the survey's mod_on to a value not seen, so the next plan reads the survey. False when
+    nothing was recorded (only some quotas done, and no body last applied to amend)."""
     previous = store.current().resources.get(resource.address)
     if not isinstance(previous, SurveyRecord):
         previous = SurveyRecord(int(resource.remote_id))
     applied = resource.last_applied
     if done is not None:
         if previous.last_applied is None:
-            return  # nothing recorded to amend: the next plan reads the survey anyway
+            return False  # nothing recorded to amend: the next plan reads the survey anyway
         applied = _with_quotas_of(previous.last_applied, resource.last_applied or {}, done)
     store.record(
         resource.address,
@@ -383,6 +383,7 @@ def _record_quotas(resource: ResourceChange, store: StateBackend, done: list[str
             previous, last_applied=applied, prevent_destroy=resource.prevent_destroy, mod_on=None
         ),
     )
+    return True
 
 
 def _with_quotas_of(last_applied: dict, desired: dict, done: list[str]) -> dict:
