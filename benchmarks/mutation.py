@@ -180,6 +180,9 @@ TARGETS = {
         "surveyctl/quickschema.py",
         ("tests/state/test_quickschema.py", "tests/manifests/test_quick_check.py"),
     ),
+    # An answer read within bounds: dropped once larger than 64 MiB or still coming when
+    # --timeout is up, else read whole (decoded as the service encoded it).
+    "body": Target("surveyctl/api/body.py", ("tests/hostile/test_answer_bounds.py",)),
     # The client's rate finding: fewer requests in flight and a slower pace after a 429, more
     # and faster after successes, never slowed by a service that does not refuse.
     "throttle": Target("surveyctl/api/throttle.py", ("tests/api/test_throttle.py",)),
@@ -949,6 +952,23 @@ EQUIVALENT.update(
         _RETRY + "xǁReportingRetryǁincrement__mutmut_64": "urllib3 passes the request's URL to "
         "every increment, so `or ''` is never taken",
         _RETRY + "xǁWaitBudgetǁ__init____mutmut_4": "exhausted=None for False: both are false",
+    }
+)
+
+_BODY = "surveyctl.api.body.x_read_body__mutmut_"
+_CONSUMED = (
+    "requests reads _content_consumed only in iter_content and iter_lines (which read the body "
+    "again only while _content is unset), in close() and in pickling; nothing surveyctl does "
+    "iterates, closes or pickles an answer read whole: .content, .text and .json() read _content"
+)
+EQUIVALENT.update(
+    {
+        _BODY + "25": _CLOCK_EXACTLY.replace("one window or round old", "at the deadline"),
+        _BODY + "26": "ConnectionError(None) for ConnectionError(exc), raised from exc: "
+        "failure_reason walks __cause__ as it walks args, so it finds the same reason, and "
+        "nothing shows the error's own text",
+        _BODY + "30": _CONSUMED,
+        _BODY + "31": _CONSUMED,
     }
 )
 
