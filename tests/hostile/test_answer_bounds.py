@@ -185,6 +185,34 @@ def test_a_compressed_answer_is_dropped_at_the_limit_without_being_decompressed_
     assert peak < 32 * MIB
 
 
+class _Arrived:
+    """The raw answer of a body of `size` bytes that has all arrived: a read without an amount
+    takes all of it, as urllib3's does."""
+
+    def __init__(self, size: int):
+        self.left = size
+        self.handed = 0
+
+    def read1(self, amt=None, decode_content=None):
+        piece = bytes(min(amt or self.left, self.left))
+        self.left -= len(piece)
+        self.handed += len(piece)
+        return piece
+
+    read = read1
+
+    def close(self) -> None:
+        pass
+
+
+def test_an_answer_that_arrived_whole_is_taken_no_further_than_a_piece_past_the_limit():
+    response = requests.Response()
+    response.raw = _Arrived(64 * MIB)
+    with pytest.raises(BodyTooLarge):
+        read_body(response, 5, limit=MIB)
+    assert response.raw.handed <= MIB + 64 * 1024
+
+
 class _WithoutRead1:
     """The raw answer of urllib3 2.0, which pyproject.toml allows: it has read but no read1."""
 
