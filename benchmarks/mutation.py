@@ -183,6 +183,10 @@ TARGETS = {
     # An answer read within bounds: dropped once larger than 64 MiB or still coming when
     # --timeout is up, else read whole (decoded as the service encoded it).
     "body": Target("surveyctl/api/body.py", ("tests/hostile/test_answer_bounds.py",)),
+    # A DELETE answered 404 after the plan read its resource: done (its first answer lost to a
+    # retry), forgotten and said so; any other refusal fails and keeps the state. Only the
+    # faults of delete_gone are measured: --only 'surveyctl.reconcile.kinds.base.x_delete_gone__*'.
+    "gone": Target("surveyctl/reconcile/kinds/base.py", ("tests/hostile/test_recovery.py",)),
     # The client's rate finding: fewer requests in flight and a slower pace after a 429, more
     # and faster after successes, never slowed by a service that does not refuse.
     "throttle": Target("surveyctl/api/throttle.py", ("tests/api/test_throttle.py",)),
@@ -969,6 +973,13 @@ EQUIVALENT.update(
         "nothing shows the error's own text",
         _BODY + "30": _CONSUMED,
         _BODY + "31": _CONSUMED,
+    }
+)
+
+EQUIVALENT.update(
+    {
+        "surveyctl.reconcile.kinds.base.x_delete_gone__mutmut_1": "gone=None for False: both "
+        "are false, and its two callers (the survey's and the group's delete) only ask `if`",
     }
 )
 
