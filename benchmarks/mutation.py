@@ -180,6 +180,13 @@ TARGETS = {
         "surveyctl/quickschema.py",
         ("tests/state/test_quickschema.py", "tests/manifests/test_quick_check.py"),
     ),
+    # An answer read within bounds: dropped once larger than 64 MiB or still coming when
+    # --timeout is up, else read whole (decoded as the service encoded it).
+    "body": Target("surveyctl/api/body.py", ("tests/hostile/test_answer_bounds.py",)),
+    # A DELETE answered 404 after the plan read its resource: done (its first answer lost to a
+    # retry), forgotten and said so; any other refusal fails and keeps the state. Only the
+    # faults of delete_gone are measured: --only 'surveyctl.reconcile.kinds.base.x_delete_gone__*'.
+    "gone": Target("surveyctl/reconcile/kinds/base.py", ("tests/hostile/test_recovery.py",)),
     # The client's rate finding: fewer requests in flight and a slower pace after a 429, more
     # and faster after successes, never slowed by a service that does not refuse.
     "throttle": Target("surveyctl/api/throttle.py", ("tests/api/test_throttle.py",)),
@@ -949,6 +956,30 @@ EQUIVALENT.update(
         _RETRY + "xǁReportingRetryǁincrement__mutmut_64": "urllib3 passes the request's URL to "
         "every increment, so `or ''` is never taken",
         _RETRY + "xǁWaitBudgetǁ__init____mutmut_4": "exhausted=None for False: both are false",
+    }
+)
+
+_BODY = "surveyctl.api.body.x_read_body__mutmut_"
+_CONSUMED = (
+    "requests reads _content_consumed only in iter_content and iter_lines (which read the body "
+    "again only while _content is unset), in close() and in pickling; nothing surveyctl does "
+    "iterates, closes or pickles an answer read whole: .content, .text and .json() read _content"
+)
+EQUIVALENT.update(
+    {
+        _BODY + "25": _CLOCK_EXACTLY.replace("one window or round old", "at the deadline"),
+        _BODY + "26": "ConnectionError(None) for ConnectionError(exc), raised from exc: "
+        "failure_reason walks __cause__ as it walks args, so it finds the same reason, and "
+        "nothing shows the error's own text",
+        _BODY + "30": _CONSUMED,
+        _BODY + "31": _CONSUMED,
+    }
+)
+
+EQUIVALENT.update(
+    {
+        "surveyctl.reconcile.kinds.base.x_delete_gone__mutmut_1": "gone=None for False: both "
+        "are false, and its two callers (the survey's and the group's delete) only ask `if`",
     }
 )
 

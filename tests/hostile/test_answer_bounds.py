@@ -4,14 +4,18 @@ time), ends the command in one sentence instead of filling the memory or holding
 
 from __future__ import annotations
 
+import gzip
 import threading
 import time
+import tracemalloc
 
 import pytest
+import requests
 from werkzeug.serving import make_server
 from werkzeug.wrappers import Response
 
 from surveyctl.api import ApiClient
+from surveyctl.api.body import BodyTooLarge, read_body
 from surveyctl.errors import ConnectionFailed
 
 KEY = "sk-live-7f3c9a1e5b2d4c6e8a0b"
@@ -114,6 +118,117 @@ def test_an_answer_within_bounds_is_read_whole(host):
         assert client.get_survey(10001) == {"ps_survey_id": 10001}
     finally:
         client.close()
+
+
+def _streamed(url: str) -> requests.Response:
+    return requests.get(f"{url}/buyers/v2/surveys/10001", stream=True, timeout=5)
+
+
+def test_an_answer_of_exactly_the_largest_size_is_read_whole(host):
+    served = host(lambda: Response(b"x" * 1000, content_type="application/json"))
+    response = _streamed(served.url)
+    read_body(response, 5, limit=1000)
+    assert response.content == b"x" * 1000
+
+
+def test_an_answer_one_byte_larger_than_the_largest_size_is_dropped(host):
+    served = host(lambda: Response(b"x" * 1001, content_type="application/json"))
+    with pytest.raises(BodyTooLarge):
+        read_body(_streamed(served.url), 5, limit=1000)
+
+
+def test_an_answer_that_comes_in_several_pieces_is_read_whole(host):
+    def pieces():
+        for piece in (b'{"ps_survey_id": ', b"10001", b"}"):
+            yield piece
+            time.sleep(0.05)  # each piece its own read of the socket
+
+    served = host(lambda: Response(pieces(), content_type="application/json"))
+    client = ApiClient(served.url, KEY, retries=0, timeout=5)
+    try:
+        assert client.get_survey(10001) == {"ps_survey_id": 10001}
+    finally:
+        client.close()
+
+
+def test_an_answer_the_service_compressed_is_read_decompressed(host):
+    compressed = gzip.compress(b'{"ps_survey_id": 10001}')
+    served = host(
+        lambda: Response(
+            compressed, content_type="application/json", headers={"Content-Encoding": "gzip"}
+        )
+    )
+    client = ApiClient(served.url, KEY, retries=0, timeout=5)
+    try:
+        assert client.get_survey(10001) == {"ps_survey_id": 10001}
+    finally:
+        client.close()
+
+
+def test_a_compressed_answer_is_dropped_at_the_limit_without_being_decompressed_whole(host):
+    # 64 KiB that decompress to 64 MiB: read a piece at a time, what is held stays far below
+    # what the bytes that arrived at once decompress to (urllib3 inflates a few MiB ahead).
+    bomb = gzip.compress(b"\0" * (64 * MIB))
+    served = host(
+        lambda: Response(
+            bomb, content_type="application/json", headers={"Content-Encoding": "gzip"}
+        )
+    )
+    response = _streamed(served.url)
+    tracemalloc.start()
+    try:
+        with pytest.raises(BodyTooLarge):
+            read_body(response, 5, limit=MIB)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 32 * MIB
+
+
+class _Arrived:
+    """The raw answer of a body of `size` bytes that has all arrived: a read without an amount
+    takes all of it, as urllib3's does."""
+
+    def __init__(self, size: int):
+        self.left = size
+        self.handed = 0
+
+    def read1(self, amt=None, decode_content=None):
+        piece = bytes(min(amt or self.left, self.left))
+        self.left -= len(piece)
+        self.handed += len(piece)
+        return piece
+
+    read = read1
+
+    def close(self) -> None:
+        pass
+
+
+def test_an_answer_that_arrived_whole_is_taken_no_further_than_a_piece_past_the_limit():
+    response = requests.Response()
+    response.raw = _Arrived(64 * MIB)
+    with pytest.raises(BodyTooLarge):
+        read_body(response, 5, limit=MIB)
+    assert response.raw.handed <= MIB + 64 * 1024
+
+
+class _WithoutRead1:
+    """The raw answer of urllib3 2.0, which pyproject.toml allows: it has read but no read1."""
+
+    def __init__(self, raw):
+        self._raw = raw
+
+    def read(self, *args, **kwargs):
+        return self._raw.read(*args, **kwargs)
+
+
+def test_an_answer_is_read_whole_with_an_urllib3_that_has_no_read1(host):
+    served = host(lambda: Response(b'{"ps_survey_id": 10001}', content_type="application/json"))
+    response = _streamed(served.url)
+    response.raw = _WithoutRead1(response.raw)
+    read_body(response, 5)
+    assert response.json() == {"ps_survey_id": 10001}
 
 
 def test_a_refusal_to_retry_whose_body_never_ends_does_not_hold_the_retry(host):

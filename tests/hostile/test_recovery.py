@@ -449,6 +449,22 @@ def test_a_group_delete_retried_after_its_answer_was_lost_is_done_and_forgotten(
     assert _store(project).load().group("trackers") is None
 
 
+def test_a_delete_the_service_answers_is_reported_without_already_gone(
+    project, manifests, own_market, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    manifests.write(survey_manifest("old"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    manifests.remove("old")
+    deleted = _store(project).load().survey("old").ps_survey_id
+    applied = run_cli("apply", "manifests", "--destroy", "--auto-approve")
+    assert applied.exit_code == 0, applied.stdout + applied.stderr
+    assert f"apply Survey/old (1/1): delete ok deleted ps_survey_id {deleted}" in (
+        applied.stderr.splitlines()
+    )
+    assert _store(project).load().survey("old") is None
+
+
 def test_a_delete_the_service_refuses_otherwise_fails_and_keeps_the_state(
     project, manifests, own_market, run_cli, monkeypatch
 ):
