@@ -31,6 +31,8 @@ from surveyctl.surrogates import without_lone_surrogates
 _LOG_BODY_LIMIT = 2000
 # The most of an error body a message quotes.
 _MESSAGE_LIMIT = 300
+# The most of a message the body names (ps_api_response_message, msg, ...) an error quotes.
+_NAMED_MESSAGE_LIMIT = 2000
 
 
 def decode_json(content: bytes) -> Any:
@@ -65,7 +67,9 @@ def error_message(response: requests.Response) -> tuple[int | None, str]:
         return None, redact_clipped(str(body), _MESSAGE_LIMIT, "")
     code, message = error_fields(body)
     if message:
-        return code, message
+        # The service's own sentence is kept longer than a body shown as it came, but not
+        # without bound: a message of megabytes would flood the terminal and the CI log.
+        return code, redact_clipped(message, _NAMED_MESSAGE_LIMIT)
     # A body under names none of the above: what it says is still the best account of why.
     shown = json.dumps(body, ensure_ascii=False) if body else ""
     return code, redact_clipped(shown, _MESSAGE_LIMIT, "") or str(response.reason)

@@ -141,6 +141,28 @@ def test_an_error_body_of_unknown_names_is_shown_as_it_came(sandbox):
     )
 
 
+def test_an_error_message_of_megabytes_is_cut_short_in_the_error(sandbox):
+    class Flood(Proxy):
+        def reshape(self, request, answer, headers) -> bytes:
+            return json.dumps({"ps_api_response_message": "x" * 1_000_000}).encode()
+
+    from surveyctl.api import ApiClient
+    from surveyctl.errors import ApiError
+
+    proxy = Flood(sandbox.url)
+    client = ApiClient(proxy.url, "sandbox-buyer-1", retries=0)
+    try:
+        with pytest.raises(ApiError) as failed:
+            client.get_survey(99999)
+    finally:
+        client.close()
+        proxy.stop()
+    shown = str(failed.value)
+    assert "answered 404: xxx" in shown
+    assert shown.endswith("x...")
+    assert len(shown) < 2200
+
+
 class MoveAnsweredWithout(Proxy):
     """Moves a survey's status as the sandbox does, answering the move with `body`."""
 
