@@ -95,3 +95,13 @@ def _plain_table_class() -> type:
             super().add_row(*shown, **options)
 
     return PlainTable
+
+
+def note_quoting_the_service(text: str) -> None:
+    """`text` on stderr, redacted and with its escape codes shown as text: a note that quotes an
+    error of the service (which may repeat the key or carry escape codes) is said by the
+    command, not by the error handler that treats every other message so."""
+    from surveyctl.api.secrets import redact
+    from surveyctl.render.values import printable_lines
+
+    click.echo(printable_lines(redact(text)), err=True)

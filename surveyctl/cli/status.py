@@ -14,6 +14,7 @@ from __future__ import annotations
 import click
 
 from surveyctl.cli import confirm
+from surveyctl.cli.console import note_quoting_the_service
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import Number, format_option, yes_help
 from surveyctl.errors import SurveyctlError
@@ -133,19 +134,9 @@ def _read_back(client, survey_id: int, wanted: int, failure: SurveyctlError) -> 
         raise SurveyctlError(
             f"{failure}; survey {survey_id} is {survey_status_name(got)} ({got}), not moved"
         ) from failure
-    # The error quotes the service's words, which may repeat the key or carry escape codes:
-    # said here, not by the error handler that redacts and escapes every other message.
-    from surveyctl.api.secrets import redact
-    from surveyctl.render.values import printable_lines
-
-    click.echo(
-        printable_lines(
-            redact(
-                f"surveyctl: the move of survey {survey_id} ended in an error ({failure}), but "
-                f"the survey is {survey_status_name(got)} now: the move was made"
-            )
-        ),
-        err=True,
+    note_quoting_the_service(
+        f"surveyctl: the move of survey {survey_id} ended in an error ({failure}), but the "
+        f"survey is {survey_status_name(got)} now: the move was made"
     )
     return now
 

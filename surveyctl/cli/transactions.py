@@ -21,7 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from surveyctl.api.client import may_have_been_processed
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.console import console as make_console
-from surveyctl.cli.console import plain_table, redraws
+from surveyctl.cli.console import note_quoting_the_service, plain_table, redraws
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import (
     SpelledCommand,
@@ -324,8 +324,26 @@ def set_status(
     try:
         client.set_transaction_status(survey_id, transaction_id, status, quota_ids, sqlc=sqlc)
     except (ApiError, ConnectionFailed) as exc:
-        raise _lost_or_refused(exc, survey_id, transaction_id, status) from exc
+        if not may_have_been_processed(exc):
+            raise
+        # The call is never sent again (a second final status is refused, and a person may
+        # have meant another); the record is read back to say which way it went.
+        if _status_now(client, survey_id, transaction_id) != status:
+            raise _maybe_recorded(exc, survey_id, transaction_id, status) from exc
+        note_quoting_the_service(
+            f"surveyctl: the answer of the status call was lost ({exc}); the transaction, "
+            f"read back, has status {status}"
+        )
     click.echo(f"Recorded: transaction {transaction_id} has status {status}.")
+
+
+def _status_now(client, survey_id: int, transaction_id: str) -> int | None:
+    """The transaction's status as read back now; None when it cannot be read."""
+    try:
+        record = client.get_transaction(survey_id, transaction_id)
+    except (ApiError, ConnectionFailed):
+        return None
+    return _code(record.get("Respondent Status Code"))
 
 
 def _check_quota_ids(survey: dict, quota_ids: list[str], sqlc: bool) -> None:
@@ -352,14 +370,12 @@ def _check_quota_ids(survey: dict, quota_ids: list[str], sqlc: bool) -> None:
         )
 
 
-def _lost_or_refused(
+def _maybe_recorded(
     exc: ApiError | ConnectionFailed, survey_id: int, transaction_id: str, status: int
 ) -> SurveyctlError:
-    """The error as it is when the service refused the call; when the status may have been
-    recorded all the same, the person is told how to see whether it was, rather than left to
-    think nothing happened."""
-    if not may_have_been_processed(exc):
-        return exc
+    """A lost answer whose read-back did not show the status (or failed): the call may still
+    land, so the person is told how to see whether it did, rather than left to think nothing
+    happened."""
     return SurveyctlError(
         f"status {status} of transaction {transaction_id} may have been recorded, but the answer "
         f"was lost ({exc}): `surveyctl transactions get {survey_id} {transaction_id}` shows its "
