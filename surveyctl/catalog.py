@@ -162,7 +162,6 @@ class Catalog:
                 client.get_attributes_page, localization=localization, classes=self.classes
             ):
                 for item in page if isinstance(page, list) else []:
-                    item = _with_integer_code(item)
                     if _readable(item) and item["qualification_code"] not in seen:
                         seen[item["qualification_code"]] = item
         except ApiError as exc:
@@ -265,17 +264,6 @@ class Catalog:
 
 # What a cache file's signature covers: all it holds but the signature.
 _SIGNED = ("format", "environment", "locale", "fetched_at", "attributes")
-
-
-def _with_integer_code(item: Any) -> Any:
-    """`item` with a qualification_code written as text ("211") read as the integer, as the
-    client reads the service's other numbers (docs/api-assumptions.md): such an attribute is
-    the same one, not an unreadable item left out of the catalogue."""
-    from surveyctl.api.reading import as_int  # here: loading manifests loads no HTTP stack
-
-    code = item.get("qualification_code") if isinstance(item, dict) else None
-    number = as_int(code) if isinstance(code, str) else None
-    return item if number is None else {**item, "qualification_code": number}
 
 
 def _readable(item: Any) -> bool:

@@ -30,6 +30,7 @@ from surveyctl.api import paths
 from surveyctl.api.body import MAX_BODY, BodyTooLarge, BodyTooSlow, read_body
 from surveyctl.api.read_ahead import read_ahead
 from surveyctl.api.reading import (
+    ATTRIBUTE_CODES,
     check_next_page,
     clip,
     decode_json,
@@ -40,6 +41,7 @@ from surveyctl.api.reading import (
     single_record,
     survey_codes,
     total_pages,
+    with_codes,
     with_numbers,
 )
 from surveyctl.api.retry import (
@@ -441,7 +443,8 @@ class ApiClient:
         if response.status_code == 404:
             return [], page - 1
         items = self._page_items("GET", path, response)
-        return items, _page_count(response, page, items, None)
+        pages = _page_count(response, page, items, None)
+        return [with_codes(item, ATTRIBUTE_CODES) for item in items], pages
 
     def get_transactions_page(
         self,

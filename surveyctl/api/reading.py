@@ -144,18 +144,25 @@ def with_numbers(record: Any, fields: tuple[str, ...]) -> Any:
     return {key: as_number(value) if key in fields else value for key, value in record.items()}
 
 
-# The codes of a survey a caller compares with integers (`== 44`, `in (11, 22)`, an id looked
-# up in the state): read as integers also when the service spells them as text ("22").
+# The codes a caller compares with integers (`== 44`, `in (11, 22)`, an id looked up in the
+# state, an attribute's code looked up in the catalogue): read as integers also when the
+# service spells them as text ("22").
 SURVEY_CODES = ("ps_survey_id", "ps_survey_status")
+ATTRIBUTE_CODES = ("qualification_code",)
+
+
+def with_codes(body: Any, fields: tuple[str, ...]) -> Any:
+    """`body` with its `fields` read as integers when they are integers written as text; any
+    other value is left as it came."""
+    if not isinstance(body, dict):
+        return body
+    fixed = {name: as_int(body[name]) for name in fields if name in body}
+    return {**body, **{name: code for name, code in fixed.items() if code is not None}}
 
 
 def survey_codes(body: Any) -> Any:
-    """A survey (or a status answer) with its id and status read as integers when they are
-    integers written as text; any other value is left as it came."""
-    if not isinstance(body, dict):
-        return body
-    fixed = {name: as_int(body[name]) for name in SURVEY_CODES if name in body}
-    return {**body, **{name: code for name, code in fixed.items() if code is not None}}
+    """A survey (or a status answer) with its id and status read as integers (`with_codes`)."""
+    return with_codes(body, SURVEY_CODES)
 
 
 def single_record(body: Any) -> Any:
