@@ -33,9 +33,9 @@ from surveyctl.api.reading import (
     ATTRIBUTE_CODES,
     check_next_page,
     clip,
-    decode_json,
     error_message,
     json_any,
+    json_if_any,
     json_list,
     json_object,
     single_record,
@@ -336,10 +336,7 @@ class ApiClient:
         response = self.request(
             "PUT", path, body={"ps_survey_status": status}, expected=(200, 202, 204)
         )
-        try:
-            answer = decode_json(response.content)
-        except ValueError:
-            answer = None
+        answer = json_if_any(response)
         if isinstance(answer, dict) and "ps_survey_status" in answer:
             return survey_codes(answer)
         return self.get_survey(survey_id)
@@ -414,10 +411,7 @@ class ApiClient:
         JSON, when it sends some, else None. The applier records the body it sent."""
         path = paths.survey_group(ref)
         response = self.request("PUT", path, body=body, expected=(200, 201, 202, 204))
-        try:
-            return decode_json(response.content) if response.content.strip() else None
-        except ValueError:
-            return None
+        return json_if_any(response)
 
     def get_group(self, ref: str) -> dict:
         return self._object("GET", paths.survey_group(ref))

@@ -198,6 +198,15 @@ def json_any(response: requests.Response, method: str, url: str) -> Any:
     return _decoded(response, method, url)
 
 
+def json_if_any(response: requests.Response) -> Any:
+    """The body's JSON, or None when it has none or is not JSON: the answer of a call whose
+    success its status says, and whose body only may say more (a status move, a group PUT)."""
+    try:
+        return decode_json(response.content)
+    except ValueError:
+        return None
+
+
 def _decoded(response: requests.Response, method: str, url: str) -> Any:
     try:
         return decode_json(response.content)
