@@ -203,29 +203,25 @@ class LazyGroup(click.Group):
             # 130 for a command stopped by a signal (surveyctl.safety.Interrupted), else 1.
             error.exit_code = getattr(exc, "exit_code", 1)
             raise error from exc
-        except UnicodeEncodeError as exc:
-            if not _escaped_bytes(exc):
-                click.echo(_redacted(_traceback()), err=True, nl=False)
-                raise UserError(_bug(exc)) from exc
-            # Bytes of an argument or variable that are not UTF-8 (the shell's $'\\xff')
-            # reach Python as escapes that no request, URL or file of text can carry.
-            raw = exc.object.encode("utf-8", "surrogateescape")[:80]
-            raise UserError(
-                _shown(
-                    _redacted(
-                        f"{raw!r} holds bytes that are not UTF-8 text (given on the "
-                        "command line or in an environment variable): give it as UTF-8"
-                    )
-                )
-            ) from None
         except Exception as exc:
+            if isinstance(exc, UnicodeEncodeError) and _escaped_bytes(exc):
+                # Bytes of an argument or variable that are not UTF-8 (the shell's $'\\xff')
+                # reach Python as escapes that no request, URL or file of text can carry.
+                raw = exc.object.encode("utf-8", "surrogateescape")[:80]
+                raise UserError(
+                    _shown(
+                        _redacted(
+                            f"{raw!r} holds bytes that are not UTF-8 text (given on the "
+                            "command line or in an environment variable): give it as UTF-8"
+                        )
+                    )
+                ) from None
             # A bug in surveyctl: its traceback is what a report needs, but never with the key.
             click.echo(_redacted(_traceback()), err=True, nl=False)
-            raise UserError(_bug(exc)) from exc
-
-
-def _bug(exc: Exception) -> str:
-    return f"unexpected {type(exc).__name__} (a bug in surveyctl; the traceback above shows where)"
+            raise UserError(
+                f"unexpected {type(exc).__name__} (a bug in surveyctl; the traceback above "
+                "shows where)"
+            ) from exc
 
 
 def _escaped_bytes(exc: UnicodeEncodeError) -> bool:
