@@ -18,8 +18,6 @@ from surveyctl.manifests.diagnostics import Diagnostics
 from surveyctl.manifests.load import MarkedDict, MarkedList
 
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
-# The same, and a brace that is neither: written alone it is most likely a placeholder cut short.
-_LONE_BRACE = re.compile(r"\{\{|\}\}|\{[A-Za-z_][A-Za-z0-9_]*\}|([{}])")
 
 
 class OverBudget(Exception):
@@ -125,7 +123,9 @@ def text_of(
         )
         raise OverBudget
 
-    if not lenient and any(match[1] for match in _LONE_BRACE.finditer(text)):
+    # A brace left once the placeholders and escapes are taken out is a lone one: most likely
+    # a placeholder cut short.
+    if not lenient and any(brace in _PLACEHOLDER.sub("", text) for brace in "{}"):
         diagnostics.error(
             f"A lone brace in {_shortened(text)}: a variable is written {{name}}, and a brace "
             "itself {{ or }}",
