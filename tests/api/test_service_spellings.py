@@ -120,15 +120,18 @@ def test_an_error_body_naming_its_message_otherwise_still_shows_it(spelling, run
     assert "Traceback" not in result.stderr
 
 
-def test_an_error_body_of_unknown_names_is_shown_as_it_came(sandbox):
-    class Odd(Proxy):
+def _error_of_a_missing_survey(sandbox, error_body: dict) -> str:
+    """The client's error for a GET of a survey the sandbox does not hold, whose error body a
+    proxy replaces with `error_body`."""
+
+    class Rewritten(Proxy):
         def reshape(self, request, answer, headers) -> bytes:
-            return json.dumps({"detail": {"reason": "quota of calls used up"}}).encode()
+            return json.dumps(error_body).encode()
 
     from surveyctl.api import ApiClient
     from surveyctl.errors import ApiError
 
-    proxy = Odd(sandbox.url)
+    proxy = Rewritten(sandbox.url)
     client = ApiClient(proxy.url, "sandbox-buyer-1", retries=0)
     try:
         with pytest.raises(ApiError) as failed:
@@ -136,28 +139,16 @@ def test_an_error_body_of_unknown_names_is_shown_as_it_came(sandbox):
     finally:
         client.close()
         proxy.stop()
-    assert str(failed.value).endswith(
-        'answered 404: {"detail": {"reason": "quota of calls used up"}}'
-    )
+    return str(failed.value)
+
+
+def test_an_error_body_of_unknown_names_is_shown_as_it_came(sandbox):
+    shown = _error_of_a_missing_survey(sandbox, {"detail": {"reason": "quota of calls used up"}})
+    assert shown.endswith('answered 404: {"detail": {"reason": "quota of calls used up"}}')
 
 
 def test_an_error_message_of_megabytes_is_cut_short_in_the_error(sandbox):
-    class Flood(Proxy):
-        def reshape(self, request, answer, headers) -> bytes:
-            return json.dumps({"ps_api_response_message": "x" * 1_000_000}).encode()
-
-    from surveyctl.api import ApiClient
-    from surveyctl.errors import ApiError
-
-    proxy = Flood(sandbox.url)
-    client = ApiClient(proxy.url, "sandbox-buyer-1", retries=0)
-    try:
-        with pytest.raises(ApiError) as failed:
-            client.get_survey(99999)
-    finally:
-        client.close()
-        proxy.stop()
-    shown = str(failed.value)
+    shown = _error_of_a_missing_survey(sandbox, {"ps_api_response_message": "x" * 1_000_000})
     assert "answered 404: xxx" in shown
     assert shown.endswith("x...")
     assert len(shown) < 2200
