@@ -24,7 +24,7 @@ def init_command(folder: Path) -> None:
     from surveyctl.scaffold import SECRETS, state_schema, write_project
 
     try:
-        folder.resolve()
+        resolved = folder.resolve()
     except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError for a loop of links
         raise SurveyctlError(
             f"cannot write into {folder}: it is a symbolic link that leads back to itself "
@@ -37,8 +37,8 @@ def init_command(folder: Path) -> None:
             click.echo(f"added .surveyctl/ to {path}")
         else:
             click.echo(f"wrote {path}")
-    root = repository_root(folder.resolve())
-    if root is not None and root != folder.resolve():
+    root = repository_root(resolved)
+    if root is not None and root != resolved:
         # GitHub reads workflows only from the repository root's .github/workflows/.
         click.echo(
             f"surveyctl: warning: {folder} is inside the git repository at {root}, whose "
