@@ -26,7 +26,6 @@ mean 'environments'?)`.
 
 from __future__ import annotations
 
-import difflib
 import math
 import os
 from collections.abc import Iterable
@@ -44,6 +43,7 @@ from surveyctl.config_checks import (
 )
 from surveyctl.errors import ConfigError, Location
 from surveyctl.files import shown_path
+from surveyctl.suggest import suggest
 from surveyctl.variables import actor_name, libpq_defaults, sandbox_strict
 
 if TYPE_CHECKING:
@@ -399,12 +399,6 @@ def _names_nothing(path: Path) -> bool:
     except OSError:
         return False
     return False
-
-
-def suggest(word: str, choices: Iterable[str]) -> str:
-    """' (did you mean X?)' for the closest choice, or ''."""
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _only_known(data: MarkedDict, known: tuple[str, ...], prefix: str) -> None:

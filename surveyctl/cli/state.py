@@ -19,7 +19,6 @@ import click
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import RegistryChoice, format_option, lock_timeout_option, yes_help
-from surveyctl.config import suggest
 from surveyctl.errors import SurveyctlError
 from surveyctl.jsontext import dumps
 from surveyctl.render.values import printable
@@ -27,6 +26,7 @@ from surveyctl.resources import address, new_resource_name, split_address
 from surveyctl.state import HistoryEntry, State, StateBackend, StateError, open_state
 from surveyctl.state import registry as backends
 from surveyctl.state.migrate import migrate
+from surveyctl.suggest import suggest
 
 yes_option = click.option("--yes", is_flag=True, help=yes_help("Change the state"))
 

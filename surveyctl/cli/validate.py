@@ -20,9 +20,9 @@ from surveyctl.errors import ConfigError
 from surveyctl.jsontext import dumps
 from surveyctl.manifests import Diagnostics
 from surveyctl.manifests.diagnostics import ERROR, NOTE, WARNING
-from surveyctl.manifests.schema import suggest
 from surveyctl.model import DesiredState
 from surveyctl.render.values import printable_lines
+from surveyctl.suggest import suggest
 
 
 def _plural(count: int, word: str) -> str:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from surveyctl.fields import RESERVED_QUOTA_IDS, UNADDRESSABLE
 from surveyctl.manifests.diagnostics import Diagnostics
 from surveyctl.manifests.load import MarkedDict, MarkedList
-from surveyctl.manifests.schema import suggest
 from surveyctl.model import DesiredState, ExclusionGroup, Qualification, Survey
+from surveyctl.suggest import suggest
 
 RECONTACT = 1  # incl_excl value of a recontact survey (spec 2.1)
 TRANSACTION_PLACEHOLDER = "[%%transaction_id%%]"

@@ -7,7 +7,6 @@ for an unknown field or value the closest known one ("did you mean ...?").
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import re
@@ -24,6 +23,7 @@ from surveyctl.manifests.load import Document, MarkedDict, MarkedList
 from surveyctl.quickschema import plainly_valid
 from surveyctl.resources import MANIFEST_KINDS as KINDS
 from surveyctl.schemafiles import load_schema
+from surveyctl.suggest import suggest
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -166,12 +166,6 @@ def item_valid(name: str, value: Any) -> bool:
     """Whether `value` is a valid `$defs/<name>` (Qualification, QuotaEntry) on its own, its
     numbers finite (a NaN passes every bound of a schema: its document's error says so)."""
     return _plainly_finite(value) and next(_errors(name, value, []), None) is None
-
-
-def suggest(word: str, choices: Iterable[str]) -> str:
-    """' (did you mean X?)' for the closest choice, or ''."""
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def check_document(document: Document, diagnostics: Diagnostics) -> bool:

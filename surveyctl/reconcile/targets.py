@@ -13,7 +13,6 @@ read, not changed and not destroyed. The plan says that it is partial.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import replace
 
 from surveyctl.errors import SurveyctlError
@@ -22,6 +21,7 @@ from surveyctl.reconcile import kinds
 from surveyctl.reconcile.plan import Note, Plan
 from surveyctl.resources import PROGRAM, address, member_of
 from surveyctl.state import State
+from surveyctl.suggest import suggest
 
 PARTIAL = "--target"
 
@@ -106,13 +106,13 @@ def _resolve(target: str, known: set[str]) -> set[str]:
             return {target}
         raise TargetError(
             f"--target {target}: no manifest or state entry has that address"
-            + (_did_you_mean(target, sorted(known)))
+            + suggest(target, sorted(known))
         )
     matches = sorted(a for a in known if a.split("/", 1)[1] == target)
     if not matches:
         names = sorted({a.split("/", 1)[1] for a in known})
         raise TargetError(
-            f"--target {target}: no resource has that name" + (_did_you_mean(target, names))
+            f"--target {target}: no resource has that name" + suggest(target, names)
         )
     # Only a program makes a bracketed name, so a Survey and a group sharing one are the same
     # market and wave: one member, planned whole as the program's name plans every member.
@@ -121,6 +121,3 @@ def _resolve(target: str, known: set[str]) -> set[str]:
     return set(matches)
 
 
-def _did_you_mean(wanted: str, candidates: list[str]) -> str:
-    close = difflib.get_close_matches(wanted, candidates, n=1, cutoff=0.6)
-    return f"; did you mean {close[0]}?" if close else ""

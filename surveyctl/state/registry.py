@@ -12,12 +12,12 @@ key) or from command-line options (without), so both say the same thing about a 
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from surveyctl.errors import ConfigError, Location
+from surveyctl.suggest import suggest
 
 if TYPE_CHECKING:  # only for the type: the configuration imports this module
     from surveyctl.config import Config
@@ -106,8 +106,7 @@ def parse(spec: SettingsSpec) -> BackendSettings:
             problem = f"{key} applies to backend {' and '.join(owners)} only"
         else:
             known = ["backend", *backend.fields]
-            close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-            hint = f" (did you mean {close[0]!r}?)" if close else f"; known: {', '.join(known)}"
+            hint = suggest(key, known) or f"; known: {', '.join(known)}"
             problem = f"unknown setting {key!r}{hint}"
         raise ConfigError(f"{spec.field}: {problem}", spec.locate(key))
     return backend.settings(spec)

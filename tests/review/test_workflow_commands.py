@@ -430,7 +430,7 @@ def test_an_unknown_target_is_refused_with_a_suggestion(run_cli, manifests):
     result = run_cli("plan", "manifests", "--target", "Survey/trackr")
     assert result.exit_code == 1
     assert "--target Survey/trackr: no manifest or state entry has that address" in result.stderr
-    assert "did you mean Survey/tracker?" in result.stderr
+    assert "(did you mean 'Survey/tracker'?)" in result.stderr
 
 
 def test_a_target_cannot_cut_a_saved_plan(run_cli, manifests):
@@ -504,8 +504,8 @@ def test_every_target_that_names_nothing_is_refused_in_one_run(run_cli, manifest
     )
     assert result.exit_code == 1
     assert (
-        "--target Survey/trackr: no manifest or state entry has that address; did you mean "
-        "Survey/tracker?; --target nothing-like-it: no resource has that name"
+        "--target Survey/trackr: no manifest or state entry has that address (did you mean "
+        "'Survey/tracker'?); --target nothing-like-it: no resource has that name"
     ) in result.stderr
 
 

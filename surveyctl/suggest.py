@@ -1,0 +1,16 @@
+"""The "did you mean" of every message that names an unknown word: one spelling, one cutoff.
+
+Used by the configuration, the manifest schema and rules, the state commands and `--target`.
+The sandbox keeps its own (it imports nothing of the client's, as the real service would not).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+def suggest(word: str, choices: Iterable[str]) -> str:
+    """' (did you mean X?)' for the closest choice, or ''."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
