@@ -26,6 +26,7 @@ import requests
 
 from surveyctl.api.secrets import redact_clipped
 from surveyctl.errors import ApiError, SurveyctlError
+from surveyctl.numbers import as_number
 from surveyctl.surrogates import without_lone_surrogates
 
 _LOG_BODY_LIMIT = 2000
@@ -121,20 +122,6 @@ def as_int(value: Any) -> int | None:
     if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
         return int(value.strip())
     return None
-
-
-def as_number(value: Any) -> Any:
-    """A number the service may send as text ("5", "1.30"); "" is None; anything else as is."""
-    if not isinstance(value, str):
-        return value
-    text = value.strip()
-    if not text:
-        return None
-    try:
-        number = float(text)
-    except ValueError:
-        return value
-    return int(number) if number.is_integer() and text.lstrip("-").isdigit() else number
 
 
 def with_numbers(record: Any, fields: tuple[str, ...]) -> Any:

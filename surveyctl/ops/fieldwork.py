@@ -20,6 +20,7 @@ The module returns data; the CLI draws it (bars on a terminal, text otherwise, o
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +30,7 @@ from decimal import Decimal
 from surveyctl.api import ApiClient
 from surveyctl.errors import SurveyctlError
 from surveyctl.money import cents, dollars
+from surveyctl.numbers import as_number
 from surveyctl.reconcile.choices import DEFAULT_PARALLELISM
 from surveyctl.statuses import COMPLETE, survey_status_name
 
@@ -176,10 +178,13 @@ def _integer(value: object) -> int:
 
 
 def _number(value: object) -> float | None:
-    """A number, also from the strings some records carry ("1.30"); None when absent."""
-    if value is None or value == "" or isinstance(value, bool):
+    """A number, also from the strings some records carry ("1.30"); None when absent or when
+    it names no finite number ("nan", "n/a")."""
+    number = as_number(value)
+    if isinstance(number, bool) or not isinstance(number, int | float):
         return None
     try:
-        return float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+        number = float(number)
+    except OverflowError:  # an integer of 400 digits in a JSON body
         return None
+    return number if math.isfinite(number) else None

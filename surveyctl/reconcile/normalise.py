@@ -29,8 +29,6 @@ from __future__ import annotations
 
 import copy
 import json
-import math
-import re
 from typing import Any
 
 from surveyctl.fields import (
@@ -39,6 +37,7 @@ from surveyctl.fields import (
     UNMANAGED_FIELDS,
     UPDATE_FIELDS,
 )
+from surveyctl.numbers import as_number
 
 # Collections whose items have an identity: the key each item is filed under.
 KEYED_COLLECTIONS: dict[str, str] = {
@@ -75,7 +74,6 @@ NUMERIC_FIELDS = frozenset(
     }
 )  # fmt: skip
 NUMERIC_LISTS = frozenset({"surveys_in_group", "criteriaSurveys", "statuses", "days"})
-_NUMBER_TEXT = re.compile(r"^\s*-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
 
 
 def update_body(live_response: dict) -> dict:
@@ -213,9 +211,9 @@ def _numbers(name: str, value: Any, deep: bool = True) -> Any:
     """`value` with the numbers of numeric fields read from text ("21" -> 21, "" -> None);
     with `deep`, at every level below too (for bodies that are sent, not compared)."""
     if name in NUMERIC_FIELDS:
-        return _number(value)
+        return as_number(value)
     if name in NUMERIC_LISTS:  # a list of numbers; `days` of a duration is one number
-        return [_number(item) for item in value] if isinstance(value, list) else _number(value)
+        return [as_number(item) for item in value] if isinstance(value, list) else as_number(value)
     if not deep:
         return value
     if isinstance(value, dict):
@@ -223,19 +221,6 @@ def _numbers(name: str, value: Any, deep: bool = True) -> Any:
     if isinstance(value, list):
         return [_numbers(name, item) for item in value]
     return value
-
-
-def _number(value: Any) -> Any:
-    if not isinstance(value, str):
-        return value
-    if not value.strip():
-        return None
-    if not _NUMBER_TEXT.match(value):
-        return value  # not a number after all: compare (and send) it as it came
-    number = float(value)
-    if not math.isfinite(number):
-        return value
-    return int(number) if number.is_integer() and abs(number) < 2**63 else number
 
 
 def _scalar(value: Any) -> Any:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import signal
 
+import pytest
+
 from surveyctl.config import load_config
 from surveyctl.state import open_state
 
@@ -196,3 +198,26 @@ def test_fieldwork_figures_no_survey_has_are_shown_not_a_traceback():
     view = fieldwork(_Absurd(), 10001)
     assert (view.goal, view.completes, view.quotas[0].goal) == (0, 2, 0)
     assert view.spend == float("inf")  # more digits than a cent can be told of
+
+
+class _PriceAsText(_Absurd):
+    """A service that writes the price as text: a number, or a word that names none."""
+
+    def __init__(self, price):
+        self.price = price
+
+    def get_survey_status(self, survey_id):
+        return {**super().get_survey_status(survey_id), "offer_price": self.price}
+
+
+def test_a_price_written_as_text_is_read_as_its_number():
+    from surveyctl.ops.fieldwork import fieldwork
+
+    assert fieldwork(_PriceAsText("1.30"), 10001).offer_price == 1.3
+
+
+@pytest.mark.parametrize("price", ["nan", "Infinity", "n/a", 10**400])
+def test_a_price_that_names_no_finite_number_is_shown_as_not_set(price):
+    from surveyctl.ops.fieldwork import fieldwork
+
+    assert fieldwork(_PriceAsText(price), 10001).offer_price is None
