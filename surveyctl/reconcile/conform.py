@@ -26,6 +26,7 @@ from typing import Any
 
 from referencing import Registry, Resource
 
+from surveyctl.numbers import as_number
 from surveyctl.schemafiles import load_schema, schemas_dir
 
 API_FOLDER = "api"
@@ -100,13 +101,7 @@ def _scalar(value: Any, types: set[str]) -> Any:
 
 
 def _number(text: str) -> int | float | None:
-    text = text.strip()
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        number = float(text)
-    except ValueError:
-        return None
-    return int(number) if number.is_integer() else number
+    """The number `text` names, by the rule every reader of the service's numbers follows
+    (`surveyctl.numbers`): "nan", "1_000" or "٣" name none, and stay text for validation."""
+    number = as_number(text)
+    return number if isinstance(number, int | float) and not isinstance(number, bool) else None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from surveyctl.reconcile.conform import SURVEY_UPDATE_SCHEMA, conform, schema_of
 
 UPDATE = schema_of(SURVEY_UPDATE_SCHEMA)
@@ -57,3 +59,9 @@ def test_numeric_condition_codes_become_text():
 def test_a_string_that_is_no_number_is_kept_for_validation_to_name():
     body = {"completes_required": "many"}
     assert conform(body, UPDATE) == {"completes_required": "many"}
+
+
+@pytest.mark.parametrize("text", ["nan", "Infinity", "1_000", "٣"])
+def test_text_python_would_read_as_a_number_but_the_service_never_writes_is_kept(text):
+    # Written into a manifest as a number, "nan" would be a price no validation names.
+    assert conform({"offer_price": text}, UPDATE) == {"offer_price": text}
