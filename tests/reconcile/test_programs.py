@@ -117,6 +117,20 @@ def test_the_markdown_plan_collapses_the_member_list(run_cli, write_program):
     assert "<details><summary>4 members</summary>" in result.stdout
 
 
+def test_a_grouped_change_names_answers_in_each_markets_own_language(run_cli, write_program):
+    document = program(None, ["w1", "w2"])
+    document["spec"]["markets"] = {"en_US": None, "de_DE": None}
+    write_program(document)
+    _apply(run_cli)
+    document["spec"]["template"]["qualifications"][0]["condition_codes"] = ["112"]
+    write_program(document)
+    result = run_cli("plan", "manifests")
+    english = "qualifications[Gender].answers Male (111), Female (112) -> Female (112)"
+    german = "qualifications[Gender].answers Männlich (111), Weiblich (112) -> Weiblich (112)"
+    assert f"~ 2 surveys of program tracker: {english}" in result.stdout
+    assert f"~ 2 surveys of program tracker: {german}" in result.stdout
+
+
 def test_a_change_of_one_market_is_shown_per_member(run_cli, write_program):
     write_program(program(None, ["w1"]))
     _apply(run_cli)
