@@ -126,7 +126,15 @@ def _expand(
             member = Member(program.name, locale, wave_id)
             variables = _variables(spec, market, wave, member, diagnostics, wave_where)
             merged = merge(base, wave.get("spec") if wave else None)
-            merged = substitute(merged, variables, diagnostics, merged.location, False, budget)
+            merged = substitute(
+                merged,
+                variables,
+                diagnostics,
+                merged.location,
+                False,
+                budget,
+                owner=f"Survey {member.name!r}",
+            )
             _spend_values(program, _count(merged, counted), budget, diagnostics, where)
             located = _with_locale(merged, locale, where, diagnostics)
             body = _document(data, located, member_lifecycle)
@@ -270,7 +278,13 @@ def _groups(
                 ExclusionGroup(
                     name=member.name,
                     buyer_surveygroup_ref=text_of(
-                        ref_template, variables, diagnostics, exclusion.where("ref"), False, budget
+                        ref_template,
+                        variables,
+                        diagnostics,
+                        exclusion.where("ref"),
+                        False,
+                        budget,
+                        owner=f"ExclusionGroup {member.name!r}",
                     ),
                     group_name=text_of(
                         title_template,
@@ -279,6 +293,7 @@ def _groups(
                         exclusion.where("name"),
                         False,
                         budget,
+                        owner=f"ExclusionGroup {member.name!r}",
                     ),
                     exclusion_period=exclusion.get("exclusion_period"),
                     surveys=[member_name(program.name, locale, w) for w, _, _ in earlier],

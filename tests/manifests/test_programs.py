@@ -97,8 +97,19 @@ def test_an_unknown_variable_is_an_error_at_its_line(check, line_of):
     text = PROGRAM.replace("{brand} tracker", "{brnad} tracker")
     _, errors, _ = check(text)
     (error,) = errors
-    assert "Unknown variable {brnad}" in error.summary
+    assert "unknown variable {brnad}" in error.summary
     assert error.location.line == line_of(text, "survey_title")
+
+
+def test_a_variable_only_some_waves_set_is_an_error_naming_the_members_without_it(check):
+    text = PROGRAM.replace("{brand} tracker", "{brand} {month} tracker").replace(
+        "waves: [w1, w2]", "waves: [{id: w1, variables: {month: May}}, w2]"
+    )
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary.startswith(
+        "Survey 'tracker[en_US,w2]' (and 1 more member: [en_GB,w2]): unknown variable {month} in"
+    )
 
 
 def test_a_lone_brace_is_an_error_at_its_line(check, line_of):
