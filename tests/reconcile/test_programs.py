@@ -287,6 +287,15 @@ def test_target_a_program_plans_all_its_members(run_cli, write_program, manifest
     assert "Plan: 4 to add, 0 to change, 0 to destroy." in result.stdout
 
 
+def test_a_mistyped_program_name_in_target_is_told_the_program(run_cli, write_program):
+    write_program(program(None, ["w1", "w2"]))
+    result = run_cli("plan", "manifests", "--target", "trackr")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == (
+        "Error: --target trackr: no resource has that name; did you mean tracker?"
+    )
+
+
 def test_a_program_targeted_as_an_address_is_told_how_programs_are_targeted(run_cli, write_program):
     write_program(program(None, ["w1", "w2"]))
     result = run_cli("plan", "manifests", "--target", "SurveyProgram/tracker")
