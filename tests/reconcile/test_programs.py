@@ -157,6 +157,21 @@ def test_removing_a_wave_destroys_nothing_and_shows_it_retired(run_cli, write_pr
     assert "Survey/tracker[en_GB,w1]" in _state(project)
 
 
+def test_a_retired_wave_still_live_is_said_to_be_taking_completes(run_cli, write_program, project):
+    write_program(program(None, ["w1", "w2"]))
+    _apply(run_cli)
+    survey_id = _state(project)["Survey/tracker[en_GB,w1]"].ps_survey_id
+    assert run_cli("status", str(survey_id), "live", "--yes").exit_code == 0
+    write_program(program(None, ["w2"]))
+    result = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert result.exit_code == 0, result.stdout
+    assert (
+        "  note: Survey/tracker[en_GB,w1]: retired from program tracker: kept, never destroyed, "
+        f"and survey {survey_id} is still live, taking completes; "
+        f"`surveyctl status {survey_id} paused` stops it"
+    ) in result.stdout.splitlines()
+
+
 def test_removing_a_market_retires_its_members_with_a_note(run_cli, write_program, project):
     write_program(program(None, ["w1", "w2"]))
     _apply(run_cli)
