@@ -177,6 +177,21 @@ def test_exclusion_puts_each_wave_in_a_group_with_the_waves_before_it(check):
     assert "tracker[en_GB,w1]" not in state.groups  # the first wave has nothing before it
 
 
+def test_an_exclusion_ref_without_the_locale_is_one_error_at_its_line(check, line_of):
+    text = PROGRAM.replace(
+        "waves: [w1, w2]",
+        'waves: [w1, w2, w3]\n  exclusion: {waves: 1, exclusion_period: 30, ref: "acme-{wave}"}',
+    )
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == (
+        "exclusion.ref of program 'tracker' gives its groups 'tracker[en_US,w2]' and "
+        "'tracker[en_GB,w2]' the same buyer_surveygroup_ref 'acme-w2'; a reference is unique, "
+        "so the ref needs {locale} and {wave} in it."
+    )
+    assert error.location.line == line_of(text, "exclusion:")
+
+
 def test_program_members_keep_prevent_destroy_unless_the_program_says_otherwise(check):
     state, _, _ = check(PROGRAM)
     assert state.surveys["tracker[en_US,w1]"].lifecycle.prevent_destroy is True
