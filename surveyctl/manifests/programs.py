@@ -36,7 +36,7 @@ from typing import Any
 
 from surveyctl.errors import Location
 from surveyctl.manifests.budget import MAX_MEMBERS, MAX_VALUES, Budget
-from surveyctl.manifests.diagnostics import Diagnostics
+from surveyctl.manifests.diagnostics import Diagnostic, Diagnostics
 from surveyctl.manifests.load import Document, MarkedDict
 from surveyctl.manifests.substitution import OverBudget, like, merge, substitute, text_of
 from surveyctl.manifests.waves import waves_of
@@ -175,6 +175,26 @@ def _spend_values(
         where,
     )
     raise OverBudget
+
+
+_MISSING = "spec: missing required field "
+
+
+def as_member_finding(
+    item: Diagnostic, member: Member, document: Document
+) -> tuple[str, Location | None]:
+    """A finding of a member's own check as the program's author reads it. A required field
+    that no part sets is missing from a member, not from the program's `spec` (its template,
+    market and wave all could set it): said of the members it is missing from, at the
+    template's line, so that one set by some markets only names the others."""
+    if not item.summary.startswith(_MISSING):
+        return item.summary, item.location
+    field = item.summary.removeprefix(_MISSING).rstrip(".")
+    return (
+        f"Survey {member.name!r}: missing required field {field}, set by neither the "
+        "program's template nor its market's or wave's spec",
+        document.data["spec"].location,
+    )
 
 
 # -- variables -------------------------------------------------------------------------------

@@ -93,6 +93,19 @@ def test_a_range_of_months_makes_one_wave_a_month(check):
     assert waves == ["2026-11", "2026-12", "2027-01", "2027-02"]
 
 
+def test_a_required_field_only_one_market_sets_is_an_error_naming_the_others(check, line_of):
+    text = PROGRAM.replace("    field_time: 7\n", "").replace(
+        "spec: {offer_price: 2.8}", "spec: {offer_price: 2.8, field_time: 7}"
+    )
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == (
+        "Survey 'tracker[en_US,w1]' (and 1 more member: [en_US,w2]): missing required field "
+        "'field_time', set by neither the program's template nor its market's or wave's spec."
+    )
+    assert error.location.line == line_of(text, "survey_title")
+
+
 def test_an_unknown_variable_is_an_error_at_its_line(check, line_of):
     text = PROGRAM.replace("{brand} tracker", "{brnad} tracker")
     _, errors, _ = check(text)
@@ -129,11 +142,16 @@ def test_doubled_braces_write_a_brace(check):
     assert state.surveys["tracker[en_US,w1]"].body()["survey_title"].startswith("{Acme} tracker")
 
 
-def test_a_missing_required_field_is_reported_once_at_the_template(check):
+def test_a_missing_required_field_is_reported_once_at_the_template(check, line_of):
     text = PROGRAM.replace("    field_time: 7\n", "")
     _, errors, _ = check(text)
     (error,) = errors
-    assert error.summary == "spec: missing required field 'field_time'."
+    assert error.summary == (
+        "Survey 'tracker[en_US,w1]' (and 3 more members: [en_US,w2], [en_GB,w1], [en_GB,w2]): "
+        "missing required field 'field_time', set by neither the program's template nor its "
+        "market's or wave's spec."
+    )
+    assert error.location.line == line_of(text, "survey_title")
 
 
 def test_a_finding_shared_by_members_is_reported_once_at_its_line(check, line_of):
