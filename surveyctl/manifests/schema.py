@@ -261,7 +261,7 @@ def _described(
             described.append((f"{owner}: {field!r} {assigned}", spot))
         elif home:
             under = f"{owner}.{home}" if path else home
-            text = f"{owner}: unknown field {field!r}: it is a survey field, written under {under}"
+            text = f"{owner}: unknown field {field!r}, which belongs under {under}"
             described.append((text, spot))
         else:
             described.append((f"{owner}: unknown field {field!r}{suggest(field, known)}", spot))
@@ -269,8 +269,8 @@ def _described(
 
 
 def _home_of(field: str, schema: dict) -> str | None:
-    """The field of `schema` (`spec`, or a program's `template`) that holds survey fields such
-    as `field`, or None: `offer_price` written beside a market's `spec` rather than in it is
+    """The field of `schema` (`spec`, or a program's `template`) that holds fields such as
+    `field`, or None: `offer_price` written beside a market's `spec` rather than in it is
     the likeliest slip of a program, and `did you mean` has nothing near it to offer."""
     for home in ("spec", "template"):
         inner = schema.get("properties", {}).get(home)

@@ -46,7 +46,7 @@ def test_a_market_field_written_beside_its_spec_is_told_to_go_under_it(check, li
     _, errors, _ = check(text)
     (error,) = errors
     assert error.summary == (
-        "spec.markets.en_GB: unknown field 'offer_price': it is a survey field, written under "
+        "spec.markets.en_GB: unknown field 'offer_price', which belongs under "
         "spec.markets.en_GB.spec."
     )
     assert error.location.line == line_of(text, "offer_price: 3")
@@ -57,7 +57,19 @@ def test_a_survey_field_written_in_a_programs_spec_is_told_to_go_under_its_templ
     _, errors, _ = check(text)
     (error,) = errors
     assert error.summary == (
-        "spec: unknown field 'offer_price': it is a survey field, written under spec.template."
+        "spec: unknown field 'offer_price', which belongs under spec.template."
+    )
+
+
+def test_a_group_field_written_beside_its_spec_is_told_to_go_under_it(check):
+    text = (
+        "kind: ExclusionGroup\nname: g\nexclusion_period: 30\n"
+        "spec: {buyer_surveygroup_ref: g-ref, name: G, exclusion_period: 30, surveys: []}\n"
+    )
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == (
+        "The manifest: unknown field 'exclusion_period', which belongs under spec."
     )
 
 
