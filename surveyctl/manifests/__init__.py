@@ -198,7 +198,8 @@ def _add_program(
         if schema.check_document(member_document, found):
             survey = build.survey(member_document, found, budget)
         for item in found:
-            diagnostics.add(item.severity, item.summary, item.location)
+            summary, location = programs.as_member_finding(item, member, member_document)
+            diagnostics.add(item.severity, summary, location)
         if survey is None:
             unbuilt.add(member.name)
             continue

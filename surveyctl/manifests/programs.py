@@ -36,7 +36,7 @@ from typing import Any
 
 from surveyctl.errors import Location
 from surveyctl.manifests.budget import MAX_MEMBERS, MAX_VALUES, Budget
-from surveyctl.manifests.diagnostics import Diagnostics
+from surveyctl.manifests.diagnostics import Diagnostic, Diagnostics
 from surveyctl.manifests.load import Document, MarkedDict
 from surveyctl.manifests.substitution import OverBudget, like, merge, substitute, text_of
 from surveyctl.manifests.waves import waves_of
@@ -126,7 +126,15 @@ def _expand(
             member = Member(program.name, locale, wave_id)
             variables = _variables(spec, market, wave, member, diagnostics, wave_where)
             merged = merge(base, wave.get("spec") if wave else None)
-            merged = substitute(merged, variables, diagnostics, merged.location, False, budget)
+            merged = substitute(
+                merged,
+                variables,
+                diagnostics,
+                merged.location,
+                False,
+                budget,
+                owner=f"Survey {member.name!r}",
+            )
             _spend_values(program, _count(merged, counted), budget, diagnostics, where)
             located = _with_locale(merged, locale, where, diagnostics)
             body = _document(data, located, member_lifecycle)
@@ -167,6 +175,26 @@ def _spend_values(
         where,
     )
     raise OverBudget
+
+
+_MISSING = "spec: missing required field "
+
+
+def as_member_finding(
+    item: Diagnostic, member: Member, document: Document
+) -> tuple[str, Location | None]:
+    """A finding of a member's own check as the program's author reads it. A required field
+    that no part sets is missing from a member, not from the program's `spec` (its template,
+    market and wave all could set it): said of the members it is missing from, at the
+    template's line, so that one set by some markets only names the others."""
+    if not item.summary.startswith(_MISSING):
+        return item.summary, item.location
+    field = item.summary.removeprefix(_MISSING).rstrip(".")
+    return (
+        f"Survey {member.name!r}: missing required field {field}, set by neither the "
+        "program's template nor its market's or wave's spec",
+        document.data["spec"].location,
+    )
 
 
 # -- variables -------------------------------------------------------------------------------
@@ -270,7 +298,13 @@ def _groups(
                 ExclusionGroup(
                     name=member.name,
                     buyer_surveygroup_ref=text_of(
-                        ref_template, variables, diagnostics, exclusion.where("ref"), False, budget
+                        ref_template,
+                        variables,
+                        diagnostics,
+                        exclusion.where("ref"),
+                        False,
+                        budget,
+                        owner=f"ExclusionGroup {member.name!r}",
                     ),
                     group_name=text_of(
                         title_template,
@@ -279,6 +313,7 @@ def _groups(
                         exclusion.where("name"),
                         False,
                         budget,
+                        owner=f"ExclusionGroup {member.name!r}",
                     ),
                     exclusion_period=exclusion.get("exclusion_period"),
                     surveys=[member_name(program.name, locale, w) for w, _, _ in earlier],

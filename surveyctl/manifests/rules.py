@@ -6,6 +6,7 @@ run of `surveyctl validate` shows all of them.
 
 from __future__ import annotations
 
+from surveyctl.errors import Location
 from surveyctl.fields import RESERVED_QUOTA_IDS, UNADDRESSABLE
 from surveyctl.manifests.diagnostics import Diagnostics
 from surveyctl.manifests.load import MarkedDict, MarkedList
@@ -244,6 +245,7 @@ def check_groups(
     naming one of them is not reported again.
     """
     refs: dict[str, ExclusionGroup] = {}
+    told: set[str] = set()  # programs whose `exclusion.ref` was found to repeat a reference
     for group in state.groups.values():
         ref_line = group.field_locations.get("buyer_surveygroup_ref", group.location)
         if group.buyer_surveygroup_ref in UNADDRESSABLE:
@@ -254,7 +256,11 @@ def check_groups(
                 ref_line,
             )
         other = refs.get(group.buyer_surveygroup_ref)
-        if other is not None:
+        if other is not None and _one_programs(group, other):
+            if group.member.program not in told:
+                told.add(group.member.program)
+                _program_ref_taken_twice(group, other, ref_line, diagnostics)
+        elif other is not None:
             diagnostics.error(
                 f"buyer_surveygroup_ref {group.buyer_surveygroup_ref!r} of exclusion group "
                 f"{group.name!r} is already used by exclusion group {other.name!r}",
@@ -263,6 +269,31 @@ def check_groups(
         else:
             refs[group.buyer_surveygroup_ref] = group
         _group_members(group, state, diagnostics, unbuilt)
+
+
+def _one_programs(group: ExclusionGroup, other: ExclusionGroup) -> bool:
+    """Whether both groups were made by one program's `exclusion` (the same line of `ref`)."""
+    return (
+        group.member is not None
+        and other.member is not None
+        and group.member.program == other.member.program
+    )
+
+
+def _program_ref_taken_twice(
+    group: ExclusionGroup, other: ExclusionGroup, ref_line: Location, diagnostics: Diagnostics
+) -> None:
+    """The error of a program's `exclusion.ref` that gives two of its groups one reference,
+    at its line, once per program (the caller sees to it): the template lacks {locale} or
+    {wave}, and every market or wave it fails would otherwise repeat it, each time naming two
+    other members."""
+    program = group.member.program
+    diagnostics.error(
+        f"exclusion.ref of program {program!r} gives its groups {other.name!r} and "
+        f"{group.name!r} the same buyer_surveygroup_ref {group.buyer_surveygroup_ref!r}; a "
+        "reference is unique, so the ref needs {locale} and {wave} in it",
+        ref_line,
+    )
 
 
 def _group_members(

@@ -250,11 +250,30 @@ def _described(
     for field in extra:
         spot = value.where(field) if isinstance(value, MarkedDict) and field in value else where
         assigned = _assigned_by_the_service(field, known)
+        home = _home_of(field, error.schema)
         if assigned:
             described.append((f"{owner}: {field!r} {assigned}", spot))
+        elif home:
+            under = f"{owner}.{home}" if path else home
+            text = f"{owner}: unknown field {field!r}, which belongs under {under}"
+            described.append((text, spot))
         else:
             described.append((f"{owner}: unknown field {field!r}{suggest(field, known)}", spot))
     return described
+
+
+def _home_of(field: str, schema: dict) -> str | None:
+    """The field of `schema` (`spec`, or a program's `template`) that holds fields such as
+    `field`, or None: `offer_price` written beside a market's `spec` rather than in it is
+    the likeliest slip of a program, and `did you mean` has nothing near it to offer."""
+    for home in ("spec", "template"):
+        inner = schema.get("properties", {}).get(home)
+        if not isinstance(inner, dict):
+            continue
+        parts = [inner, *(p for p in inner.get("allOf", []) if isinstance(p, dict))]
+        if any(field in part.get("properties", {}) for part in parts):
+            return home
+    return None
 
 
 def _describe(error: ValidationError, data: MarkedDict, prefix: list) -> tuple[str, Location]:

@@ -53,14 +53,16 @@ def substitute(
     budget: Budget,
     generator: bool = False,
     template: bool = False,
+    owner: str = "",
 ) -> Any:
     """`value` with placeholders replaced; containers without any are returned as they are
     (shared between members), so expanding 360 members copies only what differs. `generator`:
-    `value` is a quota generator's mapping; `template`: it is one of its templates."""
+    `value` is a quota generator's mapping; `template`: it is one of its templates; `owner`:
+    the member being made, as an unknown variable's error names it."""
     if isinstance(value, str):
         if "{" not in value:
             return value
-        return text_of(value, variables, diagnostics, where, lenient, budget, template)
+        return text_of(value, variables, diagnostics, where, lenient, budget, template, owner)
     if isinstance(value, MarkedDict):
         changed = {}
         for key, item in value.items():
@@ -73,6 +75,7 @@ def substitute(
                 budget,
                 generator=key == "generate",
                 template=generator and key in GENERATOR_TEMPLATES,
+                owner=owner,
             )
             if new is not item:
                 changed[key] = new
@@ -84,7 +87,7 @@ def substitute(
         return out
     if isinstance(value, MarkedList):
         items = [
-            substitute(item, variables, diagnostics, value.where(i), lenient, budget)
+            substitute(item, variables, diagnostics, value.where(i), lenient, budget, owner=owner)
             for i, item in enumerate(value)
         ]
         if all(new is old for new, old in zip(items, value, strict=True)):
@@ -104,6 +107,7 @@ def text_of(
     lenient: bool,
     budget: Budget,
     template: bool = False,
+    owner: str = "",
 ) -> str:
     """`text` with its placeholders replaced. Its length is known before it is made (a
     variable used many times, or a long one, multiplies what is written), and spent from the
@@ -112,7 +116,9 @@ def text_of(
     `lenient`: names that are not variables stay (a quota generator's dimensions). `template`:
     the text is a generator's template, read once more by the generator: `{{` and `}}` stay,
     for the generator writes them as braces, and a variable's braces are doubled, so that its
-    value is written as it is, never read again as a dimension."""
+    value is written as it is, never read again as a dimension. `owner` (`Survey
+    'tracker[en_GB,w2]'`) starts an unknown variable's error: a variable that some waves or
+    markets set and others do not is unknown only in the members the error names."""
     size = _expanded_size(text, variables, template)
     if not budget.spend_characters(size):
         diagnostics.error(
@@ -140,9 +146,8 @@ def text_of(
             return _template_text(variables[name]) if template else variables[name]
         if not lenient:
             known = ", ".join(sorted(variables))
-            diagnostics.error(
-                f"Unknown variable {{{name}}} in {_shortened(text)}; known: {known}", where
-            )
+            unknown = f"nknown variable {{{name}}} in {_shortened(text)}; known: {known}"
+            diagnostics.error(f"{owner}: u{unknown}" if owner else f"U{unknown}", where)
         return token
 
     return _PLACEHOLDER.sub(replace, text)

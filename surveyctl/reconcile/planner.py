@@ -26,6 +26,7 @@ from surveyctl.reconcile.recovery import DEFAULT_SETTLE_SECONDS, recover_lost_cr
 from surveyctl.resources import address as address_of
 from surveyctl.resources import member_of, split_address
 from surveyctl.state import State
+from surveyctl.statuses import LIVE
 
 
 @dataclass
@@ -138,13 +139,23 @@ def _program_of(request: PlanRequest, name: str) -> Program | None:
     return request.desired.programs.get(member.program) if member else None
 
 
-def _retired(address: str, name: str, program: Program) -> Note:
+def _retired(
+    address: str, name: str, program: Program, body: dict | None, survey_id: object
+) -> Note:
     """The note of a member the program keeps: a note when its market or wave left the
-    program; a warning when both remain and the program no longer makes it (its `exclusion`
-    removed), as the resource stays in force on the marketplace all the same."""
+    program (saying so when its survey is still live: leaving the program stops nothing, and
+    a wave dropped as if that ended it would go on taking completes and money); a warning
+    when both remain and the program no longer makes it (its `exclusion` removed), as the
+    resource stays in force on the marketplace all the same."""
     member = member_of(name)
     if member is None or member.market not in program.markets or member.wave not in program.waves:
-        return Note("note", address, f"retired from program {program.name}: kept, never destroyed")
+        kept = f"retired from program {program.name}: kept, never destroyed"
+        if body and body.get("ps_survey_status") == LIVE:
+            kept += (
+                f", and survey {survey_id} is still live, taking completes; "
+                f"`surveyctl status {survey_id} paused` stops it"
+            )
+        return Note("note", address, kept)
     return Note(
         "warning",
         address,
@@ -170,7 +181,7 @@ def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan)
         body = result.body if result is not None else None
         program = _program_of(request, name)
         if program is not None and program.keep_retired:
-            plan.notes.append(_retired(address, name, program))
+            plan.notes.append(_retired(address, name, program, body, record.remote_id))
             plan.retired.append(address)
             plan.resources.append(_kept(kind, name, record, body))
             continue

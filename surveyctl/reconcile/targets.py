@@ -45,7 +45,7 @@ def select(
     for target in targets:
         try:
             _program_by_address(target, desired)
-            chosen |= _program(target, known, desired) or _resolve(target, known)
+            chosen |= _program(target, known, desired) or _resolve(target, known, desired)
         except TargetError as exc:
             refused.append(str(exc))
     if refused:
@@ -100,7 +100,7 @@ def _program_by_address(target: str, desired: DesiredState) -> None:
         )
 
 
-def _resolve(target: str, known: set[str]) -> set[str]:
+def _resolve(target: str, known: set[str], desired: DesiredState) -> set[str]:
     if "/" in target:
         if target in known:
             return {target}
@@ -110,7 +110,8 @@ def _resolve(target: str, known: set[str]) -> set[str]:
         )
     matches = sorted(a for a in known if a.split("/", 1)[1] == target)
     if not matches:
-        names = sorted({a.split("/", 1)[1] for a in known})
+        # a program's name is a target too, and the likeliest one to be mistyped
+        names = sorted({a.split("/", 1)[1] for a in known} | set(desired.programs))
         raise TargetError(
             f"--target {target}: no resource has that name" + suggest(target, names)
         )

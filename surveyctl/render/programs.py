@@ -2,8 +2,8 @@
 
 A template change of a SurveyProgram changes every member alike; listing it per member would
 bury it in N x W identical diffs. Members of one program whose planned change is identical (the
-same action and the same fields with the same old and new values) form a `MemberGroup`, shown
-as one entry:
+same action and the same fields with the same old and new values, as shown too: an answer is
+named in its member's locale) form a `MemberGroup`, shown as one entry:
 
     ~ 12 surveys of program brand-tracker: offer_price 2.5 -> 2.75 (+$1,800.00)
 
@@ -93,6 +93,9 @@ def member_groups(plan: Plan) -> tuple[list[MemberGroup], dict[int, MemberGroup]
             resource.kind,
             resource.action,
             json.dumps([(c.path, c.old, c.new) for c in resource.changes], sort_keys=True),
+            # as shown too: answers are named in each member's locale, and a group shows its
+            # first member's lines, so a German answer must not stand for an English market's
+            tuple(shown),
             len(resource.quota_updates),
         )
         group = candidates.get(key)

@@ -93,12 +93,36 @@ def test_a_range_of_months_makes_one_wave_a_month(check):
     assert waves == ["2026-11", "2026-12", "2027-01", "2027-02"]
 
 
+def test_a_required_field_only_one_market_sets_is_an_error_naming_the_others(check, line_of):
+    text = PROGRAM.replace("    field_time: 7\n", "").replace(
+        "spec: {offer_price: 2.8}", "spec: {offer_price: 2.8, field_time: 7}"
+    )
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == (
+        "Survey 'tracker[en_US,w1]' (and 1 more member: [en_US,w2]): missing required field "
+        "'field_time', set by neither the program's template nor its market's or wave's spec."
+    )
+    assert error.location.line == line_of(text, "survey_title")
+
+
 def test_an_unknown_variable_is_an_error_at_its_line(check, line_of):
     text = PROGRAM.replace("{brand} tracker", "{brnad} tracker")
     _, errors, _ = check(text)
     (error,) = errors
-    assert "Unknown variable {brnad}" in error.summary
+    assert "unknown variable {brnad}" in error.summary
     assert error.location.line == line_of(text, "survey_title")
+
+
+def test_a_variable_only_some_waves_set_is_an_error_naming_the_members_without_it(check):
+    text = PROGRAM.replace("{brand} tracker", "{brand} {month} tracker").replace(
+        "waves: [w1, w2]", "waves: [{id: w1, variables: {month: May}}, w2]"
+    )
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary.startswith(
+        "Survey 'tracker[en_US,w2]' (and 1 more member: [en_GB,w2]): unknown variable {month} in"
+    )
 
 
 def test_a_lone_brace_is_an_error_at_its_line(check, line_of):
@@ -118,11 +142,16 @@ def test_doubled_braces_write_a_brace(check):
     assert state.surveys["tracker[en_US,w1]"].body()["survey_title"].startswith("{Acme} tracker")
 
 
-def test_a_missing_required_field_is_reported_once_at_the_template(check):
+def test_a_missing_required_field_is_reported_once_at_the_template(check, line_of):
     text = PROGRAM.replace("    field_time: 7\n", "")
     _, errors, _ = check(text)
     (error,) = errors
-    assert error.summary == "spec: missing required field 'field_time'."
+    assert error.summary == (
+        "Survey 'tracker[en_US,w1]' (and 3 more members: [en_US,w2], [en_GB,w1], [en_GB,w2]): "
+        "missing required field 'field_time', set by neither the program's template nor its "
+        "market's or wave's spec."
+    )
+    assert error.location.line == line_of(text, "survey_title")
 
 
 def test_a_finding_shared_by_members_is_reported_once_at_its_line(check, line_of):
@@ -164,6 +193,21 @@ def test_exclusion_puts_each_wave_in_a_group_with_the_waves_before_it(check):
     assert group.surveys == ["tracker[en_GB,w2]", "tracker[en_GB,w3]"]
     assert group.buyer_surveygroup_ref == "tracker-en_GB-w3"
     assert "tracker[en_GB,w1]" not in state.groups  # the first wave has nothing before it
+
+
+def test_an_exclusion_ref_without_the_locale_is_one_error_at_its_line(check, line_of):
+    text = PROGRAM.replace(
+        "waves: [w1, w2]",
+        'waves: [w1, w2, w3]\n  exclusion: {waves: 1, exclusion_period: 30, ref: "acme-{wave}"}',
+    )
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == (
+        "exclusion.ref of program 'tracker' gives its groups 'tracker[en_US,w2]' and "
+        "'tracker[en_GB,w2]' the same buyer_surveygroup_ref 'acme-w2'; a reference is unique, "
+        "so the ref needs {locale} and {wave} in it."
+    )
+    assert error.location.line == line_of(text, "exclusion:")
 
 
 def test_program_members_keep_prevent_destroy_unless_the_program_says_otherwise(check):

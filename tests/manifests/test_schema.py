@@ -41,6 +41,38 @@ def test_unknown_field_is_an_error_with_a_suggestion(check, survey_yaml, line_of
     assert error.location.line == line_of(text, "survey_tittle")
 
 
+def test_a_market_field_written_beside_its_spec_is_told_to_go_under_it(check, line_of):
+    text = PROGRAM.replace("    en_GB: {}", "    en_GB:\n      offer_price: 3")
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == (
+        "spec.markets.en_GB: unknown field 'offer_price', which belongs under "
+        "spec.markets.en_GB.spec."
+    )
+    assert error.location.line == line_of(text, "offer_price: 3")
+
+
+def test_a_survey_field_written_in_a_programs_spec_is_told_to_go_under_its_template(check):
+    text = PROGRAM.replace("  markets:", "  offer_price: 3\n  markets:")
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == (
+        "spec: unknown field 'offer_price', which belongs under spec.template."
+    )
+
+
+def test_a_group_field_written_beside_its_spec_is_told_to_go_under_it(check):
+    text = (
+        "kind: ExclusionGroup\nname: g\nexclusion_period: 30\n"
+        "spec: {buyer_surveygroup_ref: g-ref, name: G, exclusion_period: 30, surveys: []}\n"
+    )
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == (
+        "The manifest: unknown field 'exclusion_period', which belongs under spec."
+    )
+
+
 def test_unknown_field_in_a_quota_names_its_path(check, survey_yaml, line_of):
     text = survey_yaml(
         """\

@@ -117,6 +117,20 @@ def test_the_markdown_plan_collapses_the_member_list(run_cli, write_program):
     assert "<details><summary>4 members</summary>" in result.stdout
 
 
+def test_a_grouped_change_names_answers_in_each_markets_own_language(run_cli, write_program):
+    document = program(None, ["w1", "w2"])
+    document["spec"]["markets"] = {"en_US": None, "de_DE": None}
+    write_program(document)
+    _apply(run_cli)
+    document["spec"]["template"]["qualifications"][0]["condition_codes"] = ["112"]
+    write_program(document)
+    result = run_cli("plan", "manifests")
+    english = "qualifications[Gender].answers Male (111), Female (112) -> Female (112)"
+    german = "qualifications[Gender].answers Männlich (111), Weiblich (112) -> Weiblich (112)"
+    assert f"~ 2 surveys of program tracker: {english}" in result.stdout
+    assert f"~ 2 surveys of program tracker: {german}" in result.stdout
+
+
 def test_a_change_of_one_market_is_shown_per_member(run_cli, write_program):
     write_program(program(None, ["w1"]))
     _apply(run_cli)
@@ -141,6 +155,21 @@ def test_removing_a_wave_destroys_nothing_and_shows_it_retired(run_cli, write_pr
     ) in result.stdout.splitlines()
     assert "2 retired program members are kept" in result.stdout
     assert "Survey/tracker[en_GB,w1]" in _state(project)
+
+
+def test_a_retired_wave_still_live_is_said_to_be_taking_completes(run_cli, write_program, project):
+    write_program(program(None, ["w1", "w2"]))
+    _apply(run_cli)
+    survey_id = _state(project)["Survey/tracker[en_GB,w1]"].ps_survey_id
+    assert run_cli("status", str(survey_id), "live", "--yes").exit_code == 0
+    write_program(program(None, ["w2"]))
+    result = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert result.exit_code == 0, result.stdout
+    assert (
+        "  note: Survey/tracker[en_GB,w1]: retired from program tracker: kept, never destroyed, "
+        f"and survey {survey_id} is still live, taking completes; "
+        f"`surveyctl status {survey_id} paused` stops it"
+    ) in result.stdout.splitlines()
 
 
 def test_removing_a_market_retires_its_members_with_a_note(run_cli, write_program, project):
@@ -271,6 +300,15 @@ def test_target_a_program_plans_all_its_members(run_cli, write_program, manifest
     manifests.write(survey_manifest("other"))
     result = run_cli("plan", "manifests", "--target", "tracker")
     assert "Plan: 4 to add, 0 to change, 0 to destroy." in result.stdout
+
+
+def test_a_mistyped_program_name_in_target_is_told_the_program(run_cli, write_program):
+    write_program(program(None, ["w1", "w2"]))
+    result = run_cli("plan", "manifests", "--target", "trackr")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == (
+        "Error: --target trackr: no resource has that name; did you mean tracker?"
+    )
 
 
 def test_a_program_targeted_as_an_address_is_told_how_programs_are_targeted(run_cli, write_program):
