@@ -112,13 +112,9 @@ def _resolve(target: str, known: set[str], desired: DesiredState) -> set[str]:
     if not matches:
         # a program's name is a target too, and the likeliest one to be mistyped
         names = sorted({a.split("/", 1)[1] for a in known} | set(desired.programs))
-        raise TargetError(
-            f"--target {target}: no resource has that name" + suggest(target, names)
-        )
+        raise TargetError(f"--target {target}: no resource has that name" + suggest(target, names))
     # Only a program makes a bracketed name, so a Survey and a group sharing one are the same
     # market and wave: one member, planned whole as the program's name plans every member.
     if len(matches) > 1 and member_of(target) is None:
         raise TargetError(f"--target {target} is ambiguous; use one of {', '.join(matches)}")
     return set(matches)
-
-

@@ -307,7 +307,7 @@ def test_a_mistyped_program_name_in_target_is_told_the_program(run_cli, write_pr
     result = run_cli("plan", "manifests", "--target", "trackr")
     assert result.exit_code == 1
     assert result.stderr.splitlines()[-1] == (
-        "Error: --target trackr: no resource has that name; did you mean tracker?"
+        "Error: --target trackr: no resource has that name (did you mean 'tracker'?)"
     )
 
 
