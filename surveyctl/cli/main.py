@@ -352,7 +352,11 @@ def cli(
 
 def main() -> None:
     """Entry point of the console script and of `python -m surveyctl`."""
+    from surveyctl.cli import streams
     from surveyctl.signals import stop_like_ctrl_c
 
+    if not streams.settle():
+        sys.stderr.write(streams.CLOSED_STDOUT)
+        sys.exit(1)
     stop_like_ctrl_c()
     cli(prog_name="surveyctl")
