@@ -14,7 +14,7 @@ from surveyctl.cli import confirm
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.manifest_options import environment_catalog, project_desired
-from surveyctl.cli.options import lock_timeout_option, yes_help
+from surveyctl.cli.options import FilePath, lock_timeout_option, yes_help
 from surveyctl.cli.surveys import status_option
 from surveyctl.errors import SurveyctlError
 from surveyctl.model import Survey
@@ -39,7 +39,7 @@ _out = click.option(
     "--out",
     "--output",
     "out",
-    type=click.Path(path_type=Path),
+    type=FilePath(path_type=Path),
     metavar="FILE",
     help="Write the manifest to this file and record the resource in state "
     "(without it the manifest is only printed).",
@@ -51,7 +51,7 @@ def _manifests(holding: str):
         "--manifests",
         "sources",
         multiple=True,
-        type=click.Path(path_type=Path),
+        type=FilePath(path_type=Path),
         help=f"Manifest file or folder holding {holding} "
         "(repeatable; default: the manifests: of surveyctl.yaml).",
     )
@@ -173,7 +173,7 @@ def _adopt(
 )
 @click.option(
     "--out-dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=FilePath(file_okay=False, path_type=Path),
     help="Folder for the manifests of --all-unmanaged.",
 )
 @status_option

@@ -19,7 +19,7 @@ from pathlib import Path
 import click
 
 from surveyctl import __version__
-from surveyctl.cli.options import Number
+from surveyctl.cli.options import FilePath, Number
 from surveyctl.errors import SurveyctlError
 
 # command name -> "module:attribute"; each command group lives in its own module.
@@ -297,7 +297,7 @@ def _redacted(text: str) -> str:
 @click.option(
     "--config",
     "config_path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=FilePath(dir_okay=False, path_type=Path),
     help="Configuration file (default: surveyctl.yaml of the current folder or of a parent "
     "up to the repository root).",
 )

@@ -9,13 +9,14 @@ from typing import TYPE_CHECKING
 import click
 
 from surveyctl.cli.context import CliContext
+from surveyctl.cli.options import FilePath
 
 if TYPE_CHECKING:
     from surveyctl.catalog import Catalog
     from surveyctl.manifests import Diagnostics
     from surveyctl.model import DesiredState
 
-paths_argument = click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+paths_argument = click.argument("paths", nargs=-1, type=FilePath(path_type=Path))
 offline_option = click.option(
     "--offline",
     is_flag=True,

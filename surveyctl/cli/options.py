@@ -105,6 +105,17 @@ def format_option(*choices: str, help: str | None = None):
     )
 
 
+class FilePath(click.Path):
+    """A file or folder path, as click.Path gives it, but an empty one is refused: Python reads
+    '' as the current folder, so `surveyctl validate "$FILE"` with FILE unset would check (and
+    `fmt` rewrite, `apply` apply) every manifest below it, and `--out ''` would name a folder."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and not value:
+            self.fail("an empty path names no file or folder", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 class Number(click.FloatRange):
     """A number within a range, as click.FloatRange, but NaN is refused: it compares false
     with every bound, so a range lets it through, and then a deadline of NaN is never reached

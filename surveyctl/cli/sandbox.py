@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import Number
+from surveyctl.cli.options import FilePath, Number
 from surveyctl.errors import SurveyctlError
 
 
@@ -33,7 +33,7 @@ def sandbox() -> None:
               help="Address to listen on.")  # fmt: skip
 @click.option("--port", default=8080, show_default=True, type=click.IntRange(0, 65535),
               metavar="PORT", help="Port to listen on (0 picks a free one).")  # fmt: skip
-@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--db", "db_path", type=FilePath(dir_okay=False, path_type=Path),
               help="SQLite data file (default: .surveyctl/sandbox.db of the project).")  # fmt: skip
 @click.option("--latency-ms", default=0, show_default=True, type=click.IntRange(min=0),
               help="Delay every response by this many milliseconds.")  # fmt: skip

@@ -24,6 +24,7 @@ from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import note_quoting_the_service, plain_table, redraws
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import (
+    FilePath,
     SpelledCommand,
     format_option,
     int_list,
@@ -134,7 +135,7 @@ def transactions() -> None:
     "--out",
     "--output",
     "output",
-    type=click.Path(path_type=Path),
+    type=FilePath(path_type=Path),
     metavar="FILE",
     help="Write to this file instead of stdout.",
 )

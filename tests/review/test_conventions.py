@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from surveyctl.cli.main import hoist_global_options
 
 from .conftest import EMPLOYMENT, survey_manifest
@@ -39,6 +41,37 @@ def test_config_and_debug_are_accepted_after_nested_sub_commands(run_cli, projec
 def test_options_after_a_double_dash_are_left_to_the_command():
     args = ["plan", "a", "--env=x", "--", "--debug"]
     assert hoist_global_options(args) == ["--env=x", "plan", "a", "--", "--debug"]
+
+
+# -- values a script may leave empty ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("validate", ""),
+        ("fmt", ""),
+        ("plan", ""),
+        ("apply", "", "--auto-approve"),
+        ("render", ""),
+        ("show", ""),
+        ("plan", "manifests", "--out", ""),
+        ("--config", "", "plan"),
+    ],
+)
+def test_an_empty_path_is_refused_not_read_as_the_current_folder(run_cli, manifests, args):
+    manifests.write(survey_manifest("tracker"))
+    result = run_cli(*args)
+    assert result.exit_code == 2
+    assert "an empty path names no file or folder" in result.stderr
+    assert result.stdout == ""
+
+
+def test_fmt_of_an_empty_path_rewrites_no_manifest(run_cli, manifests, project):
+    path = project / "manifests" / "tracker.yaml"
+    path.write_text("kind: Survey\nname: tracker\nspec:\n    survey_title: T\n")
+    run_cli("fmt", "")
+    assert path.read_text() == "kind: Survey\nname: tracker\nspec:\n    survey_title: T\n"
 
 
 # -- colour ----------------------------------------------------------------------------------
