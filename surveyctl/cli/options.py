@@ -8,15 +8,23 @@ from collections.abc import Callable, Sequence
 import click
 from click.core import ParameterSource
 
+# Said of a list option given empty (`--status ""`, `--supplier ,`): it would filter nothing,
+# so a script whose variable is unset would read (and export, and adjust) every record.
+NAME_AT_LEAST_ONE = "name at least one, or leave the option out"
+
 
 def int_list(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, ...]:
-    """A click callback reading `12,13` as (12, 13); empty when the option is not given."""
-    if not value:
+    """A click callback reading `12,13` as (12, 13); empty when the option is not given, and
+    refused when it is given empty."""
+    if value is None:
         return ()
     try:
-        return tuple(int(part) for part in value.split(",") if part.strip())
+        numbers = tuple(int(part) for part in value.split(",") if part.strip())
     except ValueError:
         raise click.BadParameter(f"{value!r} is not a comma-separated list of integers") from None
+    if not numbers:
+        raise click.BadParameter(NAME_AT_LEAST_ONE)
+    return numbers
 
 
 def status_code(value: str) -> int | None:

@@ -24,6 +24,7 @@ from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import note_quoting_the_service, plain_table, redraws
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import (
+    NAME_AT_LEAST_ONE,
     FilePath,
     SpelledCommand,
     format_option,
@@ -107,6 +108,8 @@ def _status_list(ctx: click.Context, param: click.Parameter, value: str | None) 
                 f"{part!r} is not a transaction status: use a code (such as 16,19) or {names}"
             )
         codes.append(code)
+    if value is not None and not codes:
+        raise click.BadParameter(NAME_AT_LEAST_ONE)
     return tuple(dict.fromkeys(codes))
 
 
