@@ -109,6 +109,14 @@ def test_watch_refreshes_the_view(api, run_cli):
     assert len([ln for ln in result.stdout.splitlines() if ln.startswith("-- ")]) == 2
 
 
+def test_a_json_watch_writes_one_json_document_a_line_per_refresh(api, run_cli):
+    survey_id = _fielded(api)
+    result = run_cli("status", str(survey_id), "--watch", "1", "--times", "2", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    views = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [view["survey_id"] for view in views] == [survey_id, survey_id]
+
+
 def test_watch_ends_by_itself_once_the_survey_is_closed(api, run_cli):
     survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
     for status in (22, 33, 44):
