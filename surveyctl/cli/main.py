@@ -291,9 +291,23 @@ def _redacted(text: str) -> str:
     return redact(text)
 
 
+def _named_environment(ctx: click.Context, param: click.Parameter, value: str | None):
+    """--env as given; an empty one is refused: it would fall through to $SURVEYCTL_ENV or the
+    default environment, so `--env "$TARGET"` with TARGET unset would act on another one."""
+    if value is not None and not value.strip():
+        raise click.BadParameter("an empty name is no environment: name one, or leave --env out")
+    return value
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="surveyctl")
-@click.option("--env", "env_name", metavar="NAME", help="Environment to use (or $SURVEYCTL_ENV).")
+@click.option(
+    "--env",
+    "env_name",
+    metavar="NAME",
+    callback=_named_environment,
+    help="Environment to use (or $SURVEYCTL_ENV).",
+)
 @click.option(
     "--config",
     "config_path",
