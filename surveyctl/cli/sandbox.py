@@ -28,9 +28,22 @@ def sandbox() -> None:
     """The local marketplace: the Buyer API served from a SQLite file."""
 
 
+def _listen_host(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """--host as given; an empty one is refused here, as the server would refuse it only with
+    a traceback (every interface is 0.0.0.0, or ::)."""
+    if not value.strip():
+        raise click.BadParameter("an empty host: give an address, or 0.0.0.0 for every interface")
+    return value
+
+
+def _url_host(host: str) -> str:
+    """`host` as a URL writes it: an IPv6 address in brackets (http://[::1]:8080)."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
 @sandbox.command()
 @click.option("--host", default="127.0.0.1", show_default=True, metavar="HOST",
-              help="Address to listen on.")  # fmt: skip
+              callback=_listen_host, help="Address to listen on.")  # fmt: skip
 @click.option("--port", default=8080, show_default=True, type=click.IntRange(0, 65535),
               metavar="PORT", help="Port to listen on (0 picks a free one).")  # fmt: skip
 @click.option("--db", "db_path", type=FilePath(dir_okay=False, path_type=Path),
@@ -89,7 +102,7 @@ def serve(
         server.listen()
     except SandboxError as exc:
         raise SurveyctlError(str(exc)) from exc
-    root = f"http://{host}:{server.port}"
+    root = f"http://{_url_host(host)}:{server.port}"
     click.echo(f"sandbox marketplace serving {root} (data: {db_path})")
     click.echo(f"  v2 root: {root}/buyers/v2")
     click.echo(f"  v3 root: {root}/buyers/v3")
