@@ -28,6 +28,11 @@ def sandbox() -> None:
     """The local marketplace: the Buyer API served from a SQLite file."""
 
 
+# The longest --latency-ms: a day, as the longest --timeout. Far longer ones overflow the
+# sleep of each request, which then answered 500 as a bug of the sandbox.
+MAX_LATENCY_MS = 86_400_000
+
+
 def _listen_host(ctx: click.Context, param: click.Parameter, value: str) -> str:
     """--host as given; an empty one is refused here, as the server would refuse it only with
     a traceback (every interface is 0.0.0.0, or ::)."""
@@ -48,7 +53,8 @@ def _url_host(host: str) -> str:
               metavar="PORT", help="Port to listen on (0 picks a free one).")  # fmt: skip
 @click.option("--db", "db_path", type=FilePath(dir_okay=False, path_type=Path),
               help="SQLite data file (default: .surveyctl/sandbox.db of the project).")  # fmt: skip
-@click.option("--latency-ms", default=0, show_default=True, type=click.IntRange(min=0),
+@click.option("--latency-ms", default=0, show_default=True,
+              type=click.IntRange(0, MAX_LATENCY_MS),
               help="Delay every response by this many milliseconds.")  # fmt: skip
 @click.option("--fail-rate", default=0.0, show_default=True, type=Number(0.0, 1.0),
               help="Share of /buyers requests answered 503 or 429 (with Retry-After).")  # fmt: skip

@@ -66,6 +66,14 @@ def test_an_empty_host_is_a_usage_error_not_a_traceback(tmp_path):
     )
 
 
+def test_a_latency_beyond_a_day_is_a_usage_error_not_a_500_on_every_request(tmp_path):
+    result = CliRunner().invoke(
+        cli, ["sandbox", "serve", "--db", str(tmp_path / "s.db"), "--latency-ms", "86400001"]
+    )
+    assert result.exit_code == 2
+    assert "'--latency-ms': 86400001 is not in the range 0<=x<=86400000" in result.stderr
+
+
 def test_a_malformed_key_option_is_one_clear_error(tmp_path):
     result = CliRunner().invoke(
         cli, ["sandbox", "serve", "--db", str(tmp_path / "s.db"), "--key", "no-buyer"]
