@@ -73,6 +73,12 @@ def status_command(
         return
     if watch is not None:
         raise click.UsageError("--watch shows fieldwork; it cannot be combined with NEW_STATUS")
+    if output_format == "json":
+        # A move says what it did in a line of text: a program that asked for JSON would
+        # otherwise fail to parse it, after the survey moved.
+        raise click.UsageError(
+            "--format json shows fieldwork; it cannot be combined with NEW_STATUS"
+        )
     if survey_id is None:
         raise click.UsageError("moving a status needs SURVEY_ID")
     _move(ctx, survey_id, new_status, yes)
