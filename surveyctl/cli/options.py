@@ -116,11 +116,19 @@ def format_option(*choices: str, help: str | None = None):
 class FilePath(click.Path):
     """A file or folder path, as click.Path gives it, but an empty one is refused: Python reads
     '' as the current folder, so `surveyctl validate "$FILE"` with FILE unset would check (and
-    `fmt` rewrite, `apply` apply) every manifest below it, and `--out ''` would name a folder."""
+    `fmt` rewrite, `apply` apply) every manifest below it, and `--out ''` would name a folder.
+    So is `-`, which many tools read as stdin or stdout: here it would silently be a file
+    named "-" in the current folder (`./-` still names one)."""
 
     def convert(self, value, param, ctx):
         if isinstance(value, str) and not value:
             self.fail("an empty path names no file or folder", param, ctx)
+        if value == "-":
+            self.fail(
+                "'-' is not standard input or output here: name a file (./- for one called -)",
+                param,
+                ctx,
+            )
         return super().convert(value, param, ctx)
 
 

@@ -67,6 +67,20 @@ def test_an_empty_path_is_refused_not_read_as_the_current_folder(run_cli, manife
     assert result.stdout == ""
 
 
+@pytest.mark.parametrize(
+    "args",
+    [("plan", "-"), ("plan", "manifests", "--out", "-"), ("show", "-"), ("adjust", "-")],
+)
+def test_a_dash_is_refused_not_taken_for_a_file_named_dash(run_cli, manifests, project, args):
+    manifests.write(survey_manifest("tracker"))
+    result = run_cli(*args)
+    assert result.exit_code == 2
+    assert "'-' is not standard input or output here: name a file (./- for one called -)" in (
+        result.stderr
+    )
+    assert not (project / "-").exists()
+
+
 def test_fmt_of_an_empty_path_rewrites_no_manifest(run_cli, manifests, project):
     path = project / "manifests" / "tracker.yaml"
     path.write_text("kind: Survey\nname: tracker\nspec:\n    survey_title: T\n")
