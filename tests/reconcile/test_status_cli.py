@@ -65,7 +65,7 @@ def test_a_move_on_a_terminal_asks_first(api, run_cli, monkeypatch):
     survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
     declined = run_cli("status", str(survey_id), "live", input="n\n")
     assert declined.exit_code == 1
-    assert f"Move survey {survey_id} to live?" in declined.stdout
+    assert f"Move survey {survey_id} to live?" in declined.stderr
     assert api.get_survey(survey_id)["ps_survey_status"] == 11
 
 
