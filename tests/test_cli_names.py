@@ -85,6 +85,8 @@ def test_json_is_a_format_of_every_command_with_a_format():
     [
         (["plna"], "No such command 'plna' (did you mean 'plan'?)."),
         (["state", "rn", "x"], "No such command 'rn' (did you mean 'rm'?)."),
+        (["state", "lst"], "No such command 'lst' (did you mean 'list'?)."),  # said once
+        (["transactions", "lsit", "1"], "No such command 'lsit' (did you mean 'list'?)."),
         (
             ["plan", "-out=change.plan"],
             "No such option '-out=change.plan'. Did you mean '--out=change.plan'?",

@@ -254,6 +254,9 @@ def _usage_error(ctx: click.Context, exc: click.UsageError) -> click.UsageError:
         close = difflib.get_close_matches(unknown.group(1), names, n=1, cutoff=0.5)
         if close:
             exc.message = f"No such command {unknown.group(1)!r} (did you mean {close[0]!r}?)."
+            # click (8.4+) adds its own "Did you mean" for a group that lists its commands
+            # (state, transactions...): the suggestion would be said twice.
+            exc.possibilities = None
     if isinstance(exc, click.NoSuchOption) and command is not None:
         _single_dash_hint(exc, command, ctx.meta.get(ARGUMENTS, []))
     return exc
