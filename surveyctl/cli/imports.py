@@ -16,7 +16,7 @@ from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.import_forms import check_form, one_manifest_source
 from surveyctl.cli.manifest_options import environment_catalog, project_desired
 from surveyctl.cli.options import FilePath, lock_timeout_option, yes_help
-from surveyctl.cli.surveys import status_option
+from surveyctl.cli.surveys import STATUS_HELP, statuses_option
 from surveyctl.errors import SurveyctlError
 from surveyctl.model import Survey
 from surveyctl.reconcile import identity, kinds
@@ -177,7 +177,7 @@ def _adopt(
     type=FilePath(file_okay=False, path_type=Path),
     help="Folder for the manifests of --all-unmanaged.",
 )
-@status_option
+@statuses_option("With --all-unmanaged: " + STATUS_HELP[0].lower() + STATUS_HELP[1:])
 @click.option(
     "--program",
     metavar="NAME",
