@@ -145,6 +145,10 @@ class LazyGroup(click.Group):
             return super().parse_args(ctx, hoist_global_options(list(args)))
         except click.UsageError as exc:
             raise _usage_error(ctx, exc) from None
+        except BrokenPipeError:
+            # `surveyctl --help | head -1`: the root's help and version are printed here,
+            # before invoke, whose handler of a reader gone ends every command with 141.
+            raise click.exceptions.Exit(BROKEN_PIPE_EXIT) from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)

@@ -33,6 +33,27 @@ def test_a_plan_whose_reader_went_away_exits_141_without_a_traceback(project, sa
     assert "Traceback" not in err and "a bug in surveyctl" not in err
 
 
+def test_a_table_whose_reader_went_away_exits_141_without_a_word(project, sandbox):
+    configure(project, sandbox.url)
+    process = _surveyctl(project, "attributes")  # a table that rich writes
+    process.stdout.close()
+    err = process.stderr.read()
+    process.wait(timeout=60)
+
+    assert process.returncode == 141, err
+    assert "Traceback" not in err and "Error" not in err
+
+
+def test_the_root_help_whose_reader_went_away_exits_141_as_every_command(project):
+    process = _surveyctl(project, "--help")
+    process.stdout.close()
+    err = process.stderr.read()
+    process.wait(timeout=60)
+
+    assert process.returncode == 141, err
+    assert err == ""
+
+
 def test_an_apply_whose_progress_reader_went_away_makes_and_records_every_write(
     project, served_sandbox
 ):
