@@ -28,7 +28,7 @@ from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import FilePath, SpelledCommand, spelled, yes_help
+from surveyctl.cli.options import SURVEY_ID, FilePath, SpelledCommand, spelled, yes_help
 from surveyctl.errors import SurveyctlError
 from surveyctl.ops.adjust import (
     STATUS_NAMES,
@@ -63,7 +63,7 @@ def _interactive() -> bool:
 @click.option(
     "--survey",
     "survey_id",
-    type=click.IntRange(min=1),  # survey ids are positive: -1 would reach a path of its own
+    type=SURVEY_ID,  # survey ids are positive: -1 would reach a path of its own
     help="Submit through the per-survey path for this survey id (the file's survey, if it "
     "names one).",
 )

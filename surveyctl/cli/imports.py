@@ -15,7 +15,7 @@ from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.import_forms import check_form, one_manifest_source
 from surveyctl.cli.manifest_options import environment_catalog, project_desired
-from surveyctl.cli.options import FilePath, lock_timeout_option, yes_help
+from surveyctl.cli.options import SURVEY_ID, FilePath, lock_timeout_option, yes_help
 from surveyctl.cli.surveys import STATUS_HELP, statuses_option
 from surveyctl.errors import SurveyctlError
 from surveyctl.model import Survey
@@ -163,7 +163,7 @@ def _adopt(
 
 
 @click.command("import")
-@click.argument("survey_id", type=int, required=False)
+@click.argument("survey_id", type=SURVEY_ID, required=False)
 @_name
 @_out
 @click.option(

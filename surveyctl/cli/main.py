@@ -96,6 +96,7 @@ BROKEN_PIPE_EXIT = 141
 DETAILED_EXITCODE = "--detailed-exitcode"
 ARGUMENTS = "surveyctl.arguments"  # the command line, for the hints of a usage error
 _UNKNOWN_COMMAND = re.compile(r"No such command '(.+)'\.")
+_NEGATIVE_NUMBER = re.compile(r"-[0-9]+")
 
 
 def hoist_global_options(args: list[str]) -> list[str]:
@@ -263,6 +264,17 @@ def _usage_error(ctx: click.Context, exc: click.UsageError) -> click.UsageError:
             exc.possibilities = None
     if isinstance(exc, click.NoSuchOption) and command is not None:
         _single_dash_hint(exc, command, ctx.meta.get(ARGUMENTS, []))
+    if isinstance(exc, click.NoSuchOption) and _NEGATIVE_NUMBER.fullmatch(exc.option_name):
+        # `surveyctl status -5`: read as an option (click names `-1` of `-12`), and "no such
+        # option" alone leaves one wondering.
+        typed = [
+            arg
+            for arg in ctx.meta.get(ARGUMENTS, [])
+            if _NEGATIVE_NUMBER.fullmatch(arg) and arg.startswith(exc.option_name)
+        ]
+        shown = typed[0] if typed else exc.option_name
+        exc.message = f"No such option {shown!r}: an id is a positive number."
+        exc.possibilities = []
     return exc
 
 

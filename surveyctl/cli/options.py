@@ -132,6 +132,13 @@ class FilePath(click.Path):
         return super().convert(value, param, ctx)
 
 
+# A ps_survey_id as the commands take it: positive, and within the service's 64-bit integers.
+# Checked before any request: 0 or 99999999999999999999999 would otherwise be sent, for the
+# service to refuse (or to read as another path).
+MAX_ID = 2**63 - 1
+SURVEY_ID = click.IntRange(1, MAX_ID)
+
+
 class Number(click.FloatRange):
     """A number within a range, as click.FloatRange, but NaN is refused: it compares false
     with every bound, so a range lets it through, and then a deadline of NaN is never reached

@@ -25,6 +25,7 @@ from surveyctl.cli.console import note_quoting_the_service, plain_table, redraws
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import (
     NAME_AT_LEAST_ONE,
+    SURVEY_ID,
     FilePath,
     SpelledCommand,
     format_option,
@@ -119,7 +120,7 @@ def transactions() -> None:
 
 
 @transactions.command(name="list", cls=SpelledCommand)
-@click.argument("survey_id", type=int)
+@click.argument("survey_id", type=SURVEY_ID)
 @click.option(
     "--status",
     callback=_status_list,
@@ -222,7 +223,7 @@ class _ProgressReporter:
 
 
 @transactions.command(name="get")
-@click.argument("survey_id", type=int)
+@click.argument("survey_id", type=SURVEY_ID)
 @click.argument("transaction_id")
 @pass_context
 def get_transaction(ctx: CliContext, survey_id: int, transaction_id: str) -> None:
@@ -277,7 +278,7 @@ def _code(value: object) -> int | None:
 
 
 @transactions.command(name="set-status")
-@click.argument("survey_id", type=int)
+@click.argument("survey_id", type=SURVEY_ID)
 @click.argument("transaction_id")
 @click.option("--status", "status_text", required=True,
               help="Final status: 21 complete, 17 overquota, 18 term, 20 quality, 30 security "
