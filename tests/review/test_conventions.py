@@ -81,6 +81,17 @@ def test_a_dash_is_refused_not_taken_for_a_file_named_dash(run_cli, manifests, p
     assert not (project / "-").exists()
 
 
+@pytest.mark.parametrize("command", ["validate", "render", "plan", "apply"])
+def test_offline_with_refresh_catalog_is_a_usage_error_not_one_ignored(run_cli, manifests, command):
+    manifests.write(survey_manifest("tracker"))
+    result = run_cli(command, "manifests", "--refresh-catalog", "--offline")
+    assert result.exit_code == 2
+    assert (
+        "Error: --offline uses no attribute catalogue and --refresh-catalog fetches it again: "
+        "give one"
+    ) in result.stderr
+
+
 def test_fmt_of_an_empty_path_rewrites_no_manifest(run_cli, manifests, project):
     path = project / "manifests" / "tracker.yaml"
     path.write_text("kind: Survey\nname: tracker\nspec:\n    survey_title: T\n")
