@@ -85,6 +85,8 @@ def _interruptible(question: Callable[[], Answer]) -> Answer:
     try:
         return question()
     except click.Abort as exc:
+        # The question's line was left open: what is said next starts a line of its own.
+        click.echo(err=True)
         if isinstance(exc.__context__, KeyboardInterrupt):
             raise exc.__context__ from None
         raise
