@@ -263,6 +263,15 @@ def test_fmt_leaves_a_file_that_is_no_manifest_as_it_is(run_cli, project, text, 
     ) in result.stderr
 
 
+def test_fmt_check_of_a_folder_without_manifests_fails_as_validate_does(run_cli, project):
+    (project / "empty").mkdir()
+    result = run_cli("fmt", "--check", "empty")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == (
+        "Error: No manifest files (*.yaml, *.yml) found in empty"
+    )
+
+
 def test_fmt_of_a_missing_file_says_error_once(run_cli, project):
     result = run_cli("fmt", "nope.yaml")
     assert result.exit_code == 1
