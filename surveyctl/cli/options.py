@@ -129,7 +129,28 @@ class FilePath(click.Path):
                 param,
                 ctx,
             )
+        if isinstance(value, str) and ctx is not None and _an_option_of(ctx, value):
+            # `--out --status 21`: click gives --out the next word, which would name a file.
+            self.fail(
+                f"{value!r} is an option, not a file: give the file right after the option "
+                f"(./{value} for a file of that name)",
+                param,
+                ctx,
+            )
         return super().convert(value, param, ctx)
+
+
+def _an_option_of(ctx: click.Context, value: str) -> bool:
+    """Whether `value` is the name of an option of the command (or of the root's)."""
+    if not value.startswith("-"):
+        return False
+    name = value.split("=", 1)[0]
+    commands = [c.command for c in (ctx, ctx.find_root()) if c is not None]
+    return any(
+        name in getattr(p, "opts", []) + getattr(p, "secondary_opts", [])
+        for command in commands
+        for p in command.params
+    )
 
 
 # A ps_survey_id as the commands take it: positive, and within the service's 64-bit integers.

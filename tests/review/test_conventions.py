@@ -92,6 +92,16 @@ def test_offline_with_refresh_catalog_is_a_usage_error_not_one_ignored(run_cli, 
     ) in result.stderr
 
 
+def test_an_option_taken_for_the_file_of_out_is_a_usage_error_not_a_file(run_cli, project):
+    result = run_cli("transactions", "list", "10001", "--out", "--status", "21")
+    assert result.exit_code == 2
+    assert (
+        "'--status' is an option, not a file: give the file right after the option "
+        "(./--status for a file of that name)"
+    ) in result.stderr
+    assert not (project / "--status").exists()
+
+
 def test_fmt_of_an_empty_path_rewrites_no_manifest(run_cli, manifests, project):
     path = project / "manifests" / "tracker.yaml"
     path.write_text("kind: Survey\nname: tracker\nspec:\n    survey_title: T\n")
