@@ -137,12 +137,17 @@ def is_variable_name(value: object) -> bool:
 _CONVENTIONAL_NAME = re.compile(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$")
 
 
+def may_show_variable(name: str) -> bool:
+    """Whether a message may repeat the name of a variable that is not set: it reads as a
+    variable's, or is too short to be a key (a key of letters and digits is a valid variable
+    name too, and one pasted in its place is, of course, no variable that is set)."""
+    return _CONVENTIONAL_NAME.fullmatch(name) is not None or len(name) < MIN_KEY_LENGTH
+
+
 def unset_variable(name: str, setting: str) -> str:
     """How a message names a variable that is not set: `$NAME`, unless the name could be a key
-    written in its place (a key of letters and digits is a valid variable name too, and one
-    pasted there is, of course, no variable that is set). Such a name is not repeated; the
-    message points at the setting instead."""
-    if _CONVENTIONAL_NAME.fullmatch(name) or len(name) < MIN_KEY_LENGTH:
+    written in its place; such a name is not repeated, the message points at the setting."""
+    if may_show_variable(name):
         return f"${name}"
     return f"the variable its `{setting}` names in surveyctl.yaml (not shown: it may be a key)"
 

@@ -85,6 +85,8 @@ def test_json_is_a_format_of_every_command_with_a_format():
     [
         (["plna"], "No such command 'plna' (did you mean 'plan'?)."),
         (["state", "rn", "x"], "No such command 'rn' (did you mean 'rm'?)."),
+        (["state", "lst"], "No such command 'lst' (did you mean 'list'?)."),  # said once
+        (["transactions", "lsit", "1"], "No such command 'lsit' (did you mean 'list'?)."),
         (
             ["plan", "-out=change.plan"],
             "No such option '-out=change.plan'. Did you mean '--out=change.plan'?",
@@ -103,3 +105,38 @@ def test_state_help_names_both_places_the_state_is_kept():
     shown = CliRunner().invoke(cli, ["state", "--help"]).output
     assert "local state" not in shown
     assert "in a file or PostgreSQL" in shown
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["status", "0"],
+        ["status", "99999999999999999999999"],
+        ["transactions", "list", "0"],
+        ["transactions", "get", "9223372036854775808", "T1"],
+        ["import", "0", "--name", "x"],
+        ["sandbox", "simulate", "0"],
+        ["status", "--", "-5"],
+    ],
+    ids=" ".join,
+)
+def test_a_survey_id_out_of_range_is_a_usage_error_before_any_request(
+    args, tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2
+    assert "is not in the range 1<=x<=9223372036854775807." in result.stderr
+    assert not (tmp_path / ".surveyctl").exists()  # no embedded sandbox was started
+
+
+@pytest.mark.parametrize("typed", ["-5", "-12"])
+def test_a_negative_id_is_said_to_be_no_option_but_a_number_that_must_be_positive(
+    typed, tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["status", typed])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: No such option '{typed}': an id is a positive number."
+    )

@@ -84,6 +84,20 @@ def test_env_variable_selects_a_configured_environment(tmp_path, monkeypatch):
     assert load_config(cwd=tmp_path).environment().host == "https://staging.example.com"
 
 
+@pytest.mark.parametrize("args", [["--env", "", "state", "list"], ["state", "list", "--env="]])
+def test_an_empty_env_is_a_usage_error_not_the_default_environment(tmp_path, monkeypatch, args):
+    (tmp_path / "surveyctl.yaml").write_text(
+        "environments:\n  staging: {host: 'https://staging.example.com', api_key_env: K}\n"
+        "default_environment: staging\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2
+    assert "Invalid value for '--env': an empty name is no environment" in result.stderr
+    assert result.stdout == ""
+
+
 def test_unknown_environment_names_the_known_ones(tmp_path, monkeypatch):
     monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
     with pytest.raises(ConfigError, match="unknown environment 'prod'.*known: sandbox"):

@@ -28,7 +28,7 @@ from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import SpelledCommand, spelled, yes_help
+from surveyctl.cli.options import SURVEY_ID, FilePath, SpelledCommand, spelled, yes_help
 from surveyctl.errors import SurveyctlError
 from surveyctl.ops.adjust import (
     STATUS_NAMES,
@@ -54,7 +54,7 @@ def _interactive() -> bool:
 
 
 @click.command(name="adjust", cls=SpelledCommand)
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", type=FilePath(dir_okay=False, path_type=Path))
 @click.option(
     "--yes",
     is_flag=True,
@@ -63,7 +63,7 @@ def _interactive() -> bool:
 @click.option(
     "--survey",
     "survey_id",
-    type=click.IntRange(min=1),  # survey ids are positive: -1 would reach a path of its own
+    type=SURVEY_ID,  # survey ids are positive: -1 would reach a path of its own
     help="Submit through the per-survey path for this survey id (the file's survey, if it "
     "names one).",
 )
@@ -71,7 +71,7 @@ def _interactive() -> bool:
     "--out",
     "--output",
     "output",
-    type=click.Path(path_type=Path),
+    type=FilePath(path_type=Path),
     metavar="FILE",
     help="Also write the service's full answer as JSON to this file.",
 )

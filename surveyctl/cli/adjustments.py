@@ -55,7 +55,11 @@ def adjustments(ctx: CliContext, ref: str | None, offline: bool) -> None:
     records = journal.records()
     console = make_console()
     if not records:
-        console.print(f"No adjustment was submitted to environment {environment.name!r} from here.")
+        # A message, not a row: on stderr, as `state list` says it has none, so that a script
+        # reading the list reads nothing.
+        click.echo(
+            f"No adjustment was submitted to environment {environment.name!r} from here.", err=True
+        )
         return
     unresolved = [r for r in records if r.unresolved]
     if unresolved and not offline:

@@ -17,7 +17,12 @@ import click
 from surveyctl.cli import confirm
 from surveyctl.cli.console import use_color
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import lock_timeout_option, output_format_option, yes_help
+from surveyctl.cli.options import (
+    FilePath,
+    lock_timeout_option,
+    output_format_option,
+    yes_help,
+)
 from surveyctl.cli.progress import Steps
 from surveyctl.cli.run_options import (
     RunChoices,
@@ -36,7 +41,7 @@ if TYPE_CHECKING:
 
 
 @click.command("apply")
-@click.argument("target", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("target", nargs=-1, type=FilePath(path_type=Path))
 @click.option(
     "--auto-approve",
     "--yes",

@@ -58,14 +58,16 @@ def ask(environment: Environment, action: str) -> bool:
     question = action[0].upper() + action[1:]
     if environment.protected:
         return typed_yes(f"Environment {environment.name!r} is protected. {question}")
-    return _interruptible(lambda: click.confirm(f"{question}?", default=False))
+    return _interruptible(lambda: click.confirm(f"{question}?", default=False, err=True))
 
 
 def typed_yes(question: str) -> bool:
-    """Asks `question` and goes ahead only when the answer is `yes` typed in full."""
+    """Asks `question` and goes ahead only when the answer is `yes` typed in full. Questions go
+    to stderr, with the messages: on stdout, redirected to a file (`apply > plan.log`), the
+    person at the terminal would see nothing and the command would seem to hang."""
     answer = _interruptible(
         lambda: click.prompt(
-            f"{question}? Only 'yes' will be accepted", default="", show_default=False
+            f"{question}? Only 'yes' will be accepted", default="", show_default=False, err=True
         )
     )
     return answer.strip() == "yes"
@@ -83,6 +85,8 @@ def _interruptible(question: Callable[[], Answer]) -> Answer:
     try:
         return question()
     except click.Abort as exc:
+        # The question's line was left open: what is said next starts a line of its own.
+        click.echo(err=True)
         if isinstance(exc.__context__, KeyboardInterrupt):
             raise exc.__context__ from None
         raise

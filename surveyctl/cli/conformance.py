@@ -14,7 +14,7 @@ import click
 from surveyctl.cli import confirm
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import format_option, yes_help
+from surveyctl.cli.options import FilePath, format_option, yes_help
 from surveyctl.errors import SurveyctlError
 from surveyctl.files import os_error_message
 from surveyctl.jsontext import dumps
@@ -29,7 +29,7 @@ _WIDTHS = (21, 30, 11)
     "--out",
     "--output",
     "output",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=FilePath(dir_okay=False, path_type=Path),
     help="Also write the report as JSON to FILE (to attach to a bug report).",
 )
 @format_option("text", "json", help="How to show the report.")

@@ -12,6 +12,7 @@ rich is imported when a console is made, so `surveyctl --help` stays light.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from functools import cache
@@ -60,7 +61,7 @@ def console(file: IO[str] | None = None, stderr: bool = False) -> Console:
 
     stream = file if file is not None else (sys.stderr if stderr else sys.stdout)
     terminal = stream.isatty()
-    return Console(
+    made = Console(
         file=stream,
         width=None if terminal else PIPE_WIDTH,
         no_color=not color_allowed(),
@@ -73,6 +74,20 @@ def console(file: IO[str] | None = None, stderr: bool = False) -> Console:
         markup=False,
         emoji=False,
     )
+    made.on_broken_pipe = _reader_gone(made)  # type: ignore[method-assign]
+    return made
+
+
+def _reader_gone(made: Console):
+    """What a console does when the reader of its output went away (`surveyctl surveys list |
+    head`): rich would exit 1 in silence, as if the command had failed; the error goes on to
+    the root command, which ends quietly with 141 as for every other command."""
+
+    def broken_pipe() -> None:
+        made.quiet = True  # nothing more is written to a reader that is gone
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+
+    return broken_pipe
 
 
 def plain_table(**options: Any) -> Table:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import click
 
-from surveyctl.cli.console import console, plain_table
+from surveyctl.cli.console import console, plain_table, redraws
 from surveyctl.cli.context import CliContext
 from surveyctl.errors import SurveyctlError
 from surveyctl.jsontext import dumps
@@ -85,7 +85,10 @@ def _watch(
     closed; returns the last views shown."""
     shown = 0
     live = None
-    if output_format == "text" and sys.stdout.isatty():
+    # Redrawn in place only where a redraw is seen as one (console.redraws): a CI runner that
+    # attaches a pseudo-terminal would keep every frame, cursor codes and all, and a TERM=dumb
+    # terminal showed only the last view. There, as piped, each view follows a time line.
+    if output_format == "text" and redraws(sys.stdout):
         from rich.live import Live
 
         live = Live(console=console(), auto_refresh=False)

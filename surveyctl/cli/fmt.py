@@ -34,7 +34,13 @@ def fmt_command(ctx: CliContext, paths: tuple[Path, ...], check: bool) -> None:
     from surveyctl.render.values import printable_lines
 
     diagnostics = Diagnostics()
-    files = discover(manifest_paths(ctx, paths), diagnostics, ctx.config().project)
+    given = manifest_paths(ctx, paths)
+    files = discover(given, diagnostics, ctx.config().project)
+    if not files and not diagnostics.has_errors:
+        # As validate says it: `fmt --check` of a folder holding no manifest checked nothing,
+        # and passed.
+        shown = ", ".join(str(p) for p in given)
+        raise SurveyctlError(f"No manifest files (*.yaml, *.yml) found in {shown}")
     if len(diagnostics) == 1 and diagnostics.has_errors:
         raise ManifestError(diagnostics)  # one sentence
     if diagnostics.has_errors:  # every finding of the walk, as validate shows them

@@ -13,9 +13,10 @@ from surveyctl.api import ApiClient
 from surveyctl.cli import confirm
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.cli.import_forms import check_form, one_manifest_source
 from surveyctl.cli.manifest_options import environment_catalog, project_desired
-from surveyctl.cli.options import lock_timeout_option, yes_help
-from surveyctl.cli.surveys import status_option
+from surveyctl.cli.options import SURVEY_ID, FilePath, lock_timeout_option, yes_help
+from surveyctl.cli.surveys import STATUS_HELP, statuses_option
 from surveyctl.errors import SurveyctlError
 from surveyctl.model import Survey
 from surveyctl.reconcile import identity, kinds
@@ -39,7 +40,7 @@ _out = click.option(
     "--out",
     "--output",
     "out",
-    type=click.Path(path_type=Path),
+    type=FilePath(path_type=Path),
     metavar="FILE",
     help="Write the manifest to this file and record the resource in state "
     "(without it the manifest is only printed).",
@@ -51,7 +52,7 @@ def _manifests(holding: str):
         "--manifests",
         "sources",
         multiple=True,
-        type=click.Path(path_type=Path),
+        type=FilePath(path_type=Path),
         help=f"Manifest file or folder holding {holding} "
         "(repeatable; default: the manifests: of surveyctl.yaml).",
     )
@@ -162,7 +163,7 @@ def _adopt(
 
 
 @click.command("import")
-@click.argument("survey_id", type=int, required=False)
+@click.argument("survey_id", type=SURVEY_ID, required=False)
 @_name
 @_out
 @click.option(
@@ -173,10 +174,10 @@ def _adopt(
 )
 @click.option(
     "--out-dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=FilePath(file_okay=False, path_type=Path),
     help="Folder for the manifests of --all-unmanaged.",
 )
-@status_option
+@statuses_option("With --all-unmanaged: " + STATUS_HELP[0].lower() + STATUS_HELP[1:])
 @click.option(
     "--program",
     metavar="NAME",
@@ -211,23 +212,14 @@ def import_command(
     surveyctl import --all-unmanaged --out-dir manifests/imported [--status live,paused]
     surveyctl import --program brand-tracker [--manifests programs/]
     """
+    check_form(survey_id, name, out, all_unmanaged, out_dir, program, sources, force)
     if program is not None:
-        if survey_id is not None or name or out or all_unmanaged or out_dir:
-            raise click.UsageError("--program takes no SURVEY_ID, --name, --out or --out-dir")
         _adopt_program(ctx, program, sources, yes, lock_timeout)
         return
     if all_unmanaged:
-        if survey_id is not None or name or out:
-            raise click.UsageError("--all-unmanaged takes no SURVEY_ID, --name or --out")
-        if out_dir is None:
-            raise click.UsageError("--all-unmanaged needs --out-dir DIR")
         _inside_manifests(ctx, out_dir, "--out-dir", "each survey adopted", force)
         _adopt_all(ctx, out_dir, statuses, yes, lock_timeout)
         return
-    if survey_id is None or not name:
-        raise click.UsageError("give SURVEY_ID and --name NAME (or --all-unmanaged --out-dir DIR)")
-    if out_dir is not None:
-        raise click.UsageError("--out-dir goes with --all-unmanaged; use --out FILE")
     described = None if out else _described(ctx, f"Survey/{name}", sources)
     _adopt(
         ctx,
@@ -386,6 +378,7 @@ def import_group_command(
     yes: bool,
 ) -> None:
     """Adopt live exclusion group REF (its surveys must be managed already)."""
+    one_manifest_source(out, sources)
     described = None if out else _described(ctx, f"ExclusionGroup/{name}", sources)
     _adopt(
         ctx,

@@ -6,10 +6,12 @@ from pathlib import Path
 
 import click
 
+from surveyctl.cli.options import FilePath
+
 
 @click.command("init")
 @click.argument(
-    "folder", required=False, default=".", type=click.Path(file_okay=False, path_type=Path)
+    "folder", required=False, default=".", type=FilePath(file_okay=False, path_type=Path)
 )
 def init_command(folder: Path) -> None:
     """Write surveyctl.yaml, a .gitignore for .surveyctl/, an example manifest and the CI

@@ -11,7 +11,7 @@ import os
 import click
 
 from surveyctl.cli.options import quota_id_list, status_code
-from surveyctl.config_checks import absent
+from surveyctl.config_checks import absent, is_variable_name, may_show_variable
 from surveyctl.errors import ConfigError
 from surveyctl.ops.links import ReturnLink, build_return_link, verify_return_link
 from surveyctl.statuses import RETURN_STATUS_NAMES
@@ -20,11 +20,20 @@ DEFAULT_SECRET_ENV = "SURVEYCTL_RETURN_SECRET"
 
 
 def _secret(variable: str) -> str:
+    if not is_variable_name(variable):
+        # The secret itself, pasted where its variable's name goes: never repeated.
+        raise ConfigError(
+            "--secret-env must name the environment variable that holds the secret (letters, "
+            f"digits and underscores, such as {DEFAULT_SECRET_ENV}), never the secret itself"
+        )
     value = os.environ.get(variable)
     if not value:
-        raise ConfigError(
-            f"the buyer's shared secret is read from ${variable}, which {absent(value)}"
+        shown = (
+            f"${variable}"
+            if may_show_variable(variable)
+            else "the variable --secret-env names (not shown: it may be the secret)"
         )
+        raise ConfigError(f"the buyer's shared secret is read from {shown}, which {absent(value)}")
     if value != value.strip():
         # A line break from `echo` or a secrets file: every ps_hash would be wrong, and the
         # marketplace would refuse each respondent's return without saying why.

@@ -19,7 +19,7 @@ from pathlib import Path
 import click
 
 from surveyctl import __version__
-from surveyctl.cli.options import Number
+from surveyctl.cli.options import FilePath, Number
 from surveyctl.errors import SurveyctlError
 
 # command name -> "module:attribute"; each command group lives in its own module.
@@ -96,6 +96,7 @@ BROKEN_PIPE_EXIT = 141
 DETAILED_EXITCODE = "--detailed-exitcode"
 ARGUMENTS = "surveyctl.arguments"  # the command line, for the hints of a usage error
 _UNKNOWN_COMMAND = re.compile(r"No such command '(.+)'\.")
+_NEGATIVE_NUMBER = re.compile(r"-[0-9]+")
 
 
 def hoist_global_options(args: list[str]) -> list[str]:
@@ -145,6 +146,10 @@ class LazyGroup(click.Group):
             return super().parse_args(ctx, hoist_global_options(list(args)))
         except click.UsageError as exc:
             raise _usage_error(ctx, exc) from None
+        except BrokenPipeError:
+            # `surveyctl --help | head -1`: the root's help and version are printed here,
+            # before invoke, whose handler of a reader gone ends every command with 141.
+            raise click.exceptions.Exit(BROKEN_PIPE_EXIT) from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
@@ -254,8 +259,22 @@ def _usage_error(ctx: click.Context, exc: click.UsageError) -> click.UsageError:
         close = difflib.get_close_matches(unknown.group(1), names, n=1, cutoff=0.5)
         if close:
             exc.message = f"No such command {unknown.group(1)!r} (did you mean {close[0]!r}?)."
+            # click (8.4+) adds its own "Did you mean" for a group that lists its commands
+            # (state, transactions...): the suggestion would be said twice.
+            exc.possibilities = None
     if isinstance(exc, click.NoSuchOption) and command is not None:
         _single_dash_hint(exc, command, ctx.meta.get(ARGUMENTS, []))
+    if isinstance(exc, click.NoSuchOption) and _NEGATIVE_NUMBER.fullmatch(exc.option_name):
+        # `surveyctl status -5`: read as an option (click names `-1` of `-12`), and "no such
+        # option" alone leaves one wondering.
+        typed = [
+            arg
+            for arg in ctx.meta.get(ARGUMENTS, [])
+            if _NEGATIVE_NUMBER.fullmatch(arg) and arg.startswith(exc.option_name)
+        ]
+        shown = typed[0] if typed else exc.option_name
+        exc.message = f"No such option {shown!r}: an id is a positive number."
+        exc.possibilities = []
     return exc
 
 
@@ -291,13 +310,27 @@ def _redacted(text: str) -> str:
     return redact(text)
 
 
+def _named_environment(ctx: click.Context, param: click.Parameter, value: str | None):
+    """--env as given; an empty one is refused: it would fall through to $SURVEYCTL_ENV or the
+    default environment, so `--env "$TARGET"` with TARGET unset would act on another one."""
+    if value is not None and not value.strip():
+        raise click.BadParameter("an empty name is no environment: name one, or leave --env out")
+    return value
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="surveyctl")
-@click.option("--env", "env_name", metavar="NAME", help="Environment to use (or $SURVEYCTL_ENV).")
+@click.option(
+    "--env",
+    "env_name",
+    metavar="NAME",
+    callback=_named_environment,
+    help="Environment to use (or $SURVEYCTL_ENV).",
+)
 @click.option(
     "--config",
     "config_path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=FilePath(dir_okay=False, path_type=Path),
     help="Configuration file (default: surveyctl.yaml of the current folder or of a parent "
     "up to the repository root).",
 )
@@ -352,7 +385,11 @@ def cli(
 
 def main() -> None:
     """Entry point of the console script and of `python -m surveyctl`."""
+    from surveyctl.cli import streams
     from surveyctl.signals import stop_like_ctrl_c
 
+    if not streams.settle():
+        sys.stderr.write(streams.CLOSED_STDOUT)
+        sys.exit(1)
     stop_like_ctrl_c()
     cli(prog_name="surveyctl")

@@ -9,20 +9,39 @@ from typing import TYPE_CHECKING
 import click
 
 from surveyctl.cli.context import CliContext
+from surveyctl.cli.options import FilePath
 
 if TYPE_CHECKING:
     from surveyctl.catalog import Catalog
     from surveyctl.manifests import Diagnostics
     from surveyctl.model import DesiredState
 
-paths_argument = click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+paths_argument = click.argument("paths", nargs=-1, type=FilePath(path_type=Path))
+
+
+def _one_catalogue_choice(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    """--offline and --refresh-catalog contradict each other: refused rather than one of them
+    silently ignored (whichever is read second sees the other in ctx.params)."""
+    other = "refresh_catalog" if param.name == "offline" else "offline"
+    if value and ctx.params.get(other):
+        raise click.UsageError(
+            "--offline uses no attribute catalogue and --refresh-catalog fetches it again: "
+            "give one"
+        )
+    return value
+
+
 offline_option = click.option(
     "--offline",
     is_flag=True,
+    callback=_one_catalogue_choice,
     help="Use no attribute catalogue: no check against it, codes shown without their names.",
 )
 refresh_option = click.option(
-    "--refresh-catalog", is_flag=True, help="Fetch the attribute catalogue even if cached."
+    "--refresh-catalog",
+    is_flag=True,
+    callback=_one_catalogue_choice,
+    help="Fetch the attribute catalogue even if cached.",
 )
 
 

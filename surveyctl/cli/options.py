@@ -8,15 +8,23 @@ from collections.abc import Callable, Sequence
 import click
 from click.core import ParameterSource
 
+# Said of a list option given empty (`--status ""`, `--supplier ,`): it would filter nothing,
+# so a script whose variable is unset would read (and export, and adjust) every record.
+NAME_AT_LEAST_ONE = "name at least one, or leave the option out"
+
 
 def int_list(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, ...]:
-    """A click callback reading `12,13` as (12, 13); empty when the option is not given."""
-    if not value:
+    """A click callback reading `12,13` as (12, 13); empty when the option is not given, and
+    refused when it is given empty."""
+    if value is None:
         return ()
     try:
-        return tuple(int(part) for part in value.split(",") if part.strip())
+        numbers = tuple(int(part) for part in value.split(",") if part.strip())
     except ValueError:
         raise click.BadParameter(f"{value!r} is not a comma-separated list of integers") from None
+    if not numbers:
+        raise click.BadParameter(NAME_AT_LEAST_ONE)
+    return numbers
 
 
 def status_code(value: str) -> int | None:
@@ -103,6 +111,53 @@ def format_option(*choices: str, help: str | None = None):
         show_default=True,
         help=help or format_help(choices),
     )
+
+
+class FilePath(click.Path):
+    """A file or folder path, as click.Path gives it, but an empty one is refused: Python reads
+    '' as the current folder, so `surveyctl validate "$FILE"` with FILE unset would check (and
+    `fmt` rewrite, `apply` apply) every manifest below it, and `--out ''` would name a folder.
+    So is `-`, which many tools read as stdin or stdout: here it would silently be a file
+    named "-" in the current folder (`./-` still names one)."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and not value:
+            self.fail("an empty path names no file or folder", param, ctx)
+        if value == "-":
+            self.fail(
+                "'-' is not standard input or output here: name a file (./- for one called -)",
+                param,
+                ctx,
+            )
+        if isinstance(value, str) and ctx is not None and _an_option_of(ctx, value):
+            # `--out --status 21`: click gives --out the next word, which would name a file.
+            self.fail(
+                f"{value!r} is an option, not a file: give the file right after the option "
+                f"(./{value} for a file of that name)",
+                param,
+                ctx,
+            )
+        return super().convert(value, param, ctx)
+
+
+def _an_option_of(ctx: click.Context, value: str) -> bool:
+    """Whether `value` is the name of an option of the command (or of the root's)."""
+    if not value.startswith("-"):
+        return False
+    name = value.split("=", 1)[0]
+    commands = [c.command for c in (ctx, ctx.find_root()) if c is not None]
+    return any(
+        name in getattr(p, "opts", []) + getattr(p, "secondary_opts", [])
+        for command in commands
+        for p in command.params
+    )
+
+
+# A ps_survey_id as the commands take it: positive, and within the service's 64-bit integers.
+# Checked before any request: 0 or 99999999999999999999999 would otherwise be sent, for the
+# service to refuse (or to read as another path).
+MAX_ID = 2**63 - 1
+SURVEY_ID = click.IntRange(1, MAX_ID)
 
 
 class Number(click.FloatRange):

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import PLAN_FORMATS, output_format_option
+from surveyctl.cli.options import PLAN_FORMATS, FilePath, output_format_option
 from surveyctl.cli.progress import Steps
 from surveyctl.cli.run_options import (
     RunChoices,
@@ -70,13 +70,13 @@ def _environment_name(ctx: CliContext) -> str:
 
 
 @click.command("plan")
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=FilePath(path_type=Path))
 @output_format_option(help=PLAN_FORMATS)
 @click.option(
     "--out",
     "--output",
     "out",
-    type=click.Path(path_type=Path),
+    type=FilePath(path_type=Path),
     metavar="FILE",
     help="Save the plan for `surveyctl apply FILE`.",
 )

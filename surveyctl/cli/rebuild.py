@@ -13,7 +13,7 @@ import click
 from surveyctl.cli import confirm
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import format_option, lock_timeout_option, yes_help
+from surveyctl.cli.options import FilePath, format_option, lock_timeout_option, yes_help
 from surveyctl.errors import SurveyctlError
 from surveyctl.jsontext import dumps
 from surveyctl.reconcile import rebuild as rebuilding
@@ -67,7 +67,7 @@ def _as_json(result: rebuilding.Rebuild) -> str:
 
 
 @click.command("rebuild")
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=FilePath(path_type=Path))
 @format_option("text", "json")
 @click.option("--yes", is_flag=True, help=yes_help("Record"))
 @lock_timeout_option

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import Number
+from surveyctl.cli.options import FilePath, Number
 from surveyctl.errors import SurveyctlError
 
 
@@ -28,14 +28,33 @@ def sandbox() -> None:
     """The local marketplace: the Buyer API served from a SQLite file."""
 
 
+# The longest --latency-ms: a day, as the longest --timeout. Far longer ones overflow the
+# sleep of each request, which then answered 500 as a bug of the sandbox.
+MAX_LATENCY_MS = 86_400_000
+
+
+def _listen_host(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """--host as given; an empty one is refused here, as the server would refuse it only with
+    a traceback (every interface is 0.0.0.0, or ::)."""
+    if not value.strip():
+        raise click.BadParameter("an empty host: give an address, or 0.0.0.0 for every interface")
+    return value
+
+
+def _url_host(host: str) -> str:
+    """`host` as a URL writes it: an IPv6 address in brackets (http://[::1]:8080)."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
 @sandbox.command()
 @click.option("--host", default="127.0.0.1", show_default=True, metavar="HOST",
-              help="Address to listen on.")  # fmt: skip
+              callback=_listen_host, help="Address to listen on.")  # fmt: skip
 @click.option("--port", default=8080, show_default=True, type=click.IntRange(0, 65535),
               metavar="PORT", help="Port to listen on (0 picks a free one).")  # fmt: skip
-@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--db", "db_path", type=FilePath(dir_okay=False, path_type=Path),
               help="SQLite data file (default: .surveyctl/sandbox.db of the project).")  # fmt: skip
-@click.option("--latency-ms", default=0, show_default=True, type=click.IntRange(min=0),
+@click.option("--latency-ms", default=0, show_default=True,
+              type=click.IntRange(0, MAX_LATENCY_MS),
               help="Delay every response by this many milliseconds.")  # fmt: skip
 @click.option("--fail-rate", default=0.0, show_default=True, type=Number(0.0, 1.0),
               help="Share of /buyers requests answered 503 or 429 (with Retry-After).")  # fmt: skip
@@ -89,7 +108,7 @@ def serve(
         server.listen()
     except SandboxError as exc:
         raise SurveyctlError(str(exc)) from exc
-    root = f"http://{host}:{server.port}"
+    root = f"http://{_url_host(host)}:{server.port}"
     click.echo(f"sandbox marketplace serving {root} (data: {db_path})")
     click.echo(f"  v2 root: {root}/buyers/v2")
     click.echo(f"  v3 root: {root}/buyers/v3")

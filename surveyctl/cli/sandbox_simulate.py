@@ -12,7 +12,7 @@ import click
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import Number, format_option, int_list
+from surveyctl.cli.options import SURVEY_ID, Number, format_option, int_list
 from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.jsontext import dumps
 from surveyctl.safety import require_sandbox
@@ -20,7 +20,7 @@ from surveyctl.statuses import transaction_status_name
 
 
 @click.command(name="simulate")
-@click.argument("survey_id", type=int)
+@click.argument("survey_id", type=SURVEY_ID)
 @click.option(
     "--respondents",
     default=100,

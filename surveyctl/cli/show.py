@@ -10,12 +10,12 @@ from pathlib import Path
 
 import click
 
-from surveyctl.cli.options import PLAN_FORMATS, output_format_option
+from surveyctl.cli.options import PLAN_FORMATS, FilePath, output_format_option
 from surveyctl.cli.run_options import render_plan, warn
 
 
 @click.command("show")
-@click.argument("planfile", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("planfile", type=FilePath(dir_okay=False, path_type=Path))
 @output_format_option(help=PLAN_FORMATS)
 def show_command(planfile: Path, output_format: str) -> None:
     """Show a plan saved by `surveyctl plan --out PLANFILE`; reads nothing else."""

@@ -16,7 +16,7 @@ import click
 from surveyctl.cli import confirm
 from surveyctl.cli.console import note_quoting_the_service
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import Number, format_option, yes_help
+from surveyctl.cli.options import SURVEY_ID, Number, format_option, yes_help
 from surveyctl.errors import SurveyctlError
 from surveyctl.statuses import CLOSED, SURVEY_STATUSES, survey_move_path, survey_status_name
 
@@ -27,7 +27,7 @@ def _describe(body: dict) -> str:
 
 
 @click.command("status")
-@click.argument("survey_id", type=int, required=False)
+@click.argument("survey_id", type=SURVEY_ID, required=False)
 @click.argument(
     "new_status",
     required=False,
@@ -73,6 +73,12 @@ def status_command(
         return
     if watch is not None:
         raise click.UsageError("--watch shows fieldwork; it cannot be combined with NEW_STATUS")
+    if output_format == "json":
+        # A move says what it did in a line of text: a program that asked for JSON would
+        # otherwise fail to parse it, after the survey moved.
+        raise click.UsageError(
+            "--format json shows fieldwork; it cannot be combined with NEW_STATUS"
+        )
     if survey_id is None:
         raise click.UsageError("moving a status needs SURVEY_ID")
     _move(ctx, survey_id, new_status, yes)

@@ -45,14 +45,22 @@ def survey_statuses(ctx: click.Context, param: click.Parameter, value: str) -> t
     return tuple(dict.fromkeys(codes))
 
 
-status_option = click.option(
-    "--status",
-    "statuses",
-    default=DEFAULT_STATUSES,
-    show_default=True,
-    callback=survey_statuses,
-    help="Survey statuses, comma-separated: draft, live, paused, closed (or codes), or all.",
-)
+STATUS_HELP = "Survey statuses, comma-separated: draft, live, paused, closed (or codes), or all."
+
+
+def statuses_option(help: str = STATUS_HELP):
+    """--status of the account's surveys (surveys list, import --all-unmanaged)."""
+    return click.option(
+        "--status",
+        "statuses",
+        default=DEFAULT_STATUSES,
+        show_default=True,
+        callback=survey_statuses,
+        help=help,
+    )
+
+
+status_option = statuses_option()
 
 
 @click.group(name="surveys")

@@ -9,7 +9,7 @@ import click
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import format_option
+from surveyctl.cli.options import FilePath, format_option
 from surveyctl.jsontext import dumps
 from surveyctl.ops.textcheck import (
     FLAGS,
@@ -26,7 +26,7 @@ from surveyctl.ops.textcheck import (
     "--answers",
     "answers_path",
     required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=FilePath(dir_okay=False, path_type=Path),
     help="JSON list of {question_id, text}, or CSV with columns question_id,text.",
 )
 @format_option("table", "json")

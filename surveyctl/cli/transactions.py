@@ -24,6 +24,9 @@ from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import note_quoting_the_service, plain_table, redraws
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import (
+    NAME_AT_LEAST_ONE,
+    SURVEY_ID,
+    FilePath,
     SpelledCommand,
     format_option,
     int_list,
@@ -106,6 +109,8 @@ def _status_list(ctx: click.Context, param: click.Parameter, value: str | None) 
                 f"{part!r} is not a transaction status: use a code (such as 16,19) or {names}"
             )
         codes.append(code)
+    if value is not None and not codes:
+        raise click.BadParameter(NAME_AT_LEAST_ONE)
     return tuple(dict.fromkeys(codes))
 
 
@@ -115,7 +120,7 @@ def transactions() -> None:
 
 
 @transactions.command(name="list", cls=SpelledCommand)
-@click.argument("survey_id", type=int)
+@click.argument("survey_id", type=SURVEY_ID)
 @click.option(
     "--status",
     callback=_status_list,
@@ -134,7 +139,7 @@ def transactions() -> None:
     "--out",
     "--output",
     "output",
-    type=click.Path(path_type=Path),
+    type=FilePath(path_type=Path),
     metavar="FILE",
     help="Write to this file instead of stdout.",
 )
@@ -218,7 +223,7 @@ class _ProgressReporter:
 
 
 @transactions.command(name="get")
-@click.argument("survey_id", type=int)
+@click.argument("survey_id", type=SURVEY_ID)
 @click.argument("transaction_id")
 @pass_context
 def get_transaction(ctx: CliContext, survey_id: int, transaction_id: str) -> None:
@@ -273,7 +278,7 @@ def _code(value: object) -> int | None:
 
 
 @transactions.command(name="set-status")
-@click.argument("survey_id", type=int)
+@click.argument("survey_id", type=SURVEY_ID)
 @click.argument("transaction_id")
 @click.option("--status", "status_text", required=True,
               help="Final status: 21 complete, 17 overquota, 18 term, 20 quality, 30 security "

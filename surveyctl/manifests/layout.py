@@ -43,6 +43,11 @@ def canonical(text: str, file: str = "<text>") -> str:
     for line, piece, is_document in _pieces(text):
         try:
             laid_out = _lay_out(piece, yaml) if is_document else None
+        except _NotAManifest as exc:
+            raise LayoutError(
+                f"{file}:{line}: a document that is not a mapping (kind, name, spec...) is no "
+                f"manifest, here {exc}; the file is left as it is"
+            ) from None
         except _unreadable() as exc:
             raise LayoutError(_problem(text, file, line, exc)) from None
         laid_out_any = laid_out_any or laid_out is not None
@@ -114,6 +119,11 @@ def _lay_out(piece: str, yaml: YAML) -> str | None:
     if all(document is None for document in documents):
         return None  # `null` or `~` as written
     for document in documents:
+        # A text file named by mistake reads as one YAML scalar: laid out, it would gain a
+        # `...` line. `validate` calls such a document an error; fmt leaves it alone.
+        if document is not None and not isinstance(document, dict):
+            raise _NotAManifest(_kind_of(document))
+    for document in documents:
         if hasattr(document, "move_to_end") and document:
             last = next(reversed(document))
             for key in reversed(TOP_LEVEL_ORDER):
@@ -127,6 +137,18 @@ def _lay_out(piece: str, yaml: YAML) -> str | None:
     out = io.StringIO()
     yaml.dump_all(documents, out)
     return out.getvalue()
+
+
+class _NotAManifest(Exception):
+    """A document that is a value or a list, not a mapping: what it is instead."""
+
+
+def _kind_of(document: object) -> str:
+    """How a message names a document that is not a mapping."""
+    if isinstance(document, list):
+        return "a list"
+    shown = str(document)
+    return f"the value {shown[:40] + '...' if len(shown) > 40 else shown!r}"
 
 
 def _drop_trailing_blank_lines(node: object, key: object) -> None:

@@ -106,6 +106,13 @@ def test_submitting_the_same_transactions_again_needs_resubmit(completes, run_cl
     assert "nothing submitted: 3 of these 3 transaction(s) were submitted already" in again.stderr
 
 
+def test_adjustments_without_any_says_so_on_stderr_and_lists_nothing(run_cli):
+    result = run_cli("adjustments", "--offline")
+    assert result.exit_code == 0
+    assert result.stdout == ""
+    assert "No adjustment was submitted to environment 'local' from here." in result.stderr
+
+
 def test_adjustments_show_prints_one_submission_with_its_transactions_and_answer(
     completes, run_cli, project
 ):

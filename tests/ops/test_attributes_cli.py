@@ -28,6 +28,12 @@ def test_class_filter_keeps_only_those_classes(api, run_cli):
     assert codes < _all_codes(api)
 
 
+def test_an_empty_class_filter_is_a_usage_error(run_cli):
+    result = run_cli("attributes", "--class", "")
+    assert result.exit_code == 2
+    assert "name at least one, or leave the option out" in result.stderr
+
+
 def test_search_matches_names_questions_and_answers(run_cli):
     result = run_cli("attributes", "--search", "female", "--format", "json")
     found = json.loads(result.stdout)

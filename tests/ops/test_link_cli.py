@@ -83,6 +83,24 @@ def test_an_empty_secret_variable_is_said_to_be_empty_not_unset(monkeypatch):
     )
 
 
+@pytest.mark.parametrize("pasted", ["pZ7+q/Xr9w==", "s3cret value", ""])
+def test_a_secret_env_that_is_no_variable_name_is_refused_without_repeating_it(pasted):
+    result = _build("T1", pasted)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "Error: --secret-env must name the environment variable that holds the secret (letters, "
+        "digits and underscores, such as SURVEYCTL_RETURN_SECRET), never the secret itself\n"
+    )
+
+
+def test_an_unset_secret_env_that_may_be_the_secret_itself_is_not_repeated(monkeypatch):
+    monkeypatch.delenv("Xk92mPq7LzA", raising=False)
+    result = _build("T1", "Xk92mPq7LzA")
+    assert result.exit_code == 1
+    assert "Xk92mPq7LzA" not in result.output
+    assert "the variable --secret-env names (not shown: it may be the secret)" in result.stderr
+
+
 @pytest.mark.parametrize("value", ["s3cret\n", " s3cret", "s3cret\r\n", "s3cret\t"])
 @pytest.mark.parametrize("command", ["build", "verify"])
 def test_a_secret_with_whitespace_at_an_end_is_refused_not_hashed(monkeypatch, value, command):

@@ -125,6 +125,17 @@ def test_a_bad_status_list_is_a_usage_error(run_cli):
     )
 
 
+@pytest.mark.parametrize("option", ["--status", "--supplier"])
+@pytest.mark.parametrize("value", ["", ","])
+def test_an_empty_filter_is_a_usage_error_not_every_transaction(traffic, run_cli, option, value):
+    survey_id, _ = traffic
+    result = run_cli("transactions", "list", str(survey_id), option, value, "--format", "csv")
+    assert result.exit_code == 2
+    assert f"Invalid value for '{option}'" in result.stderr
+    assert "name at least one, or leave the option out" in result.stderr
+    assert result.stdout == ""
+
+
 def test_csv_export_parses_back_to_the_same_values(traffic, run_cli):
     survey_id, rows = traffic
     result = run_cli("transactions", "list", str(survey_id), "--format", "csv")

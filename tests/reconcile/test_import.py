@@ -292,3 +292,39 @@ def test_an_import_with_a_lock_timeout_waits_for_the_holder_then_names_the_wait(
     assert result.exit_code == 1
     assert "after waiting 0.3s" in result.stderr
     assert _state(project).survey("adopted") is None
+
+
+# -- options of another form of import are refused, not ignored -----------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "sentence"),
+    [
+        (
+            ["import", "10001", "--name", "x", "--out", "manifests/x.yaml", "--manifests", "m"],
+            "--out writes a new manifest and --manifests names the existing one: give one",
+        ),
+        (
+            ["import-group", "ref", "--name", "x", "--out", "manifests/x.yaml", "--manifests", "m"],
+            "--out writes a new manifest and --manifests names the existing one: give one",
+        ),
+        (
+            ["import", "10001", "--name", "x", "--status", "live"],
+            "--status goes with --all-unmanaged; SURVEY_ID names one survey",
+        ),
+        (["import", "--program", "p", "--status", "live"], "--program takes no --status"),
+        (["import", "--program", "p", "--force"], "--program takes no --status or --force"),
+        (
+            ["import", "--all-unmanaged", "--out-dir", "manifests/i", "--manifests", "manifests"],
+            "--manifests goes with --program or --name, not --all-unmanaged",
+        ),
+    ],
+)
+def test_an_option_the_form_of_import_does_not_take_is_a_usage_error(
+    project, run_cli, args, sentence
+):
+    result = run_cli(*args)
+    assert result.exit_code == 2
+    assert f"Error: {sentence}" in result.stderr
+    assert not (project / "manifests").exists()
+    assert not (project / ".surveyctl" / "state").exists()

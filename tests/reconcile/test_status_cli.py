@@ -65,7 +65,7 @@ def test_a_move_on_a_terminal_asks_first(api, run_cli, monkeypatch):
     survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
     declined = run_cli("status", str(survey_id), "live", input="n\n")
     assert declined.exit_code == 1
-    assert f"Move survey {survey_id} to live?" in declined.stdout
+    assert f"Move survey {survey_id} to live?" in declined.stderr
     assert api.get_survey(survey_id)["ps_survey_status"] == 11
 
 
@@ -89,6 +89,14 @@ def test_times_without_watch_is_a_usage_error(api, run_cli):
     result = run_cli("status", str(survey_id), "--times", "2")
     assert result.exit_code == 2
     assert "--times counts the refreshes of --watch: give --watch SECONDS too" in result.stderr
+
+
+def test_a_move_with_format_json_is_a_usage_error_and_moves_nothing(api, run_cli):
+    survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+    result = run_cli("status", str(survey_id), "live", "--format", "json", "--yes")
+    assert result.exit_code == 2
+    assert "--format json shows fieldwork; it cannot be combined with NEW_STATUS" in result.stderr
+    assert api.get_survey(survey_id)["ps_survey_status"] == 11
 
 
 def _answer_lost_then_retried(monkeypatch) -> None:

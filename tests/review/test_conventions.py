@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from surveyctl.cli.main import hoist_global_options
 
 from .conftest import EMPLOYMENT, survey_manifest
@@ -39,6 +41,72 @@ def test_config_and_debug_are_accepted_after_nested_sub_commands(run_cli, projec
 def test_options_after_a_double_dash_are_left_to_the_command():
     args = ["plan", "a", "--env=x", "--", "--debug"]
     assert hoist_global_options(args) == ["--env=x", "plan", "a", "--", "--debug"]
+
+
+# -- values a script may leave empty ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("validate", ""),
+        ("fmt", ""),
+        ("plan", ""),
+        ("apply", "", "--auto-approve"),
+        ("render", ""),
+        ("show", ""),
+        ("plan", "manifests", "--out", ""),
+        ("--config", "", "plan"),
+    ],
+)
+def test_an_empty_path_is_refused_not_read_as_the_current_folder(run_cli, manifests, args):
+    manifests.write(survey_manifest("tracker"))
+    result = run_cli(*args)
+    assert result.exit_code == 2
+    assert "an empty path names no file or folder" in result.stderr
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("plan", "-"), ("plan", "manifests", "--out", "-"), ("show", "-"), ("adjust", "-")],
+)
+def test_a_dash_is_refused_not_taken_for_a_file_named_dash(run_cli, manifests, project, args):
+    manifests.write(survey_manifest("tracker"))
+    result = run_cli(*args)
+    assert result.exit_code == 2
+    assert "'-' is not standard input or output here: name a file (./- for one called -)" in (
+        result.stderr
+    )
+    assert not (project / "-").exists()
+
+
+@pytest.mark.parametrize("command", ["validate", "render", "plan", "apply"])
+def test_offline_with_refresh_catalog_is_a_usage_error_not_one_ignored(run_cli, manifests, command):
+    manifests.write(survey_manifest("tracker"))
+    result = run_cli(command, "manifests", "--refresh-catalog", "--offline")
+    assert result.exit_code == 2
+    assert (
+        "Error: --offline uses no attribute catalogue and --refresh-catalog fetches it again: "
+        "give one"
+    ) in result.stderr
+
+
+def test_an_option_taken_for_the_file_of_out_is_a_usage_error_not_a_file(run_cli, project):
+    result = run_cli("transactions", "list", "10001", "--out", "--status", "21")
+    assert result.exit_code == 2
+    assert (
+        "'--status' is an option, not a file: give the file right after the option "
+        "(./--status for a file of that name)"
+    ) in result.stderr
+    assert not (project / "--status").exists()
+
+
+def test_fmt_of_an_empty_path_rewrites_no_manifest(run_cli, manifests, project):
+    path = project / "manifests" / "tracker.yaml"
+    path.write_text("kind: Survey\nname: tracker\nspec:\n    survey_title: T\n")
+    run_cli("fmt", "")
+    assert path.read_text() == "kind: Survey\nname: tracker\nspec:\n    survey_title: T\n"
 
 
 # -- colour ----------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 
 import pytest
@@ -111,6 +112,14 @@ def test_watch_refreshes_the_view(api, run_cli):
     assert len([ln for ln in result.stdout.splitlines() if ln.startswith("-- ")]) == 2
 
 
+def test_a_json_watch_writes_one_json_document_a_line_per_refresh(api, run_cli):
+    survey_id = _fielded(api)
+    result = run_cli("status", str(survey_id), "--watch", "1", "--times", "2", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    views = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [view["survey_id"] for view in views] == [survey_id, survey_id]
+
+
 def test_watch_ends_by_itself_once_the_survey_is_closed(api, run_cli):
     survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
     for status in (22, 33, 44):
@@ -129,6 +138,41 @@ def test_ctrl_c_ends_a_watch_with_exit_code_0(api, project):
     assert first.startswith("-- ")
     assert watcher.returncode == 0, err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(("variable", "value"), [("CI", "true"), ("TERM", "dumb")])
+def test_a_watch_on_a_terminal_of_ci_or_a_dumb_one_prints_each_view_without_redrawing(
+    api, project, variable, value
+):
+    survey_id = _fielded(api)
+    leader, follower = os.openpty()
+    watcher = surveyctl(
+        project, "status", str(survey_id), "--watch", "1", "--times", "2",
+        env={"TERM": "xterm-256color", "CI": "", variable: value}, stdout=follower,
+    )  # fmt: skip
+    os.close(follower)
+    _, err = watcher.communicate(timeout=60)
+    shown = _read_all(leader)
+
+    assert watcher.returncode == 0, err
+    assert shown.count(f"survey {survey_id} is live") == 2
+    assert len([line for line in shown.splitlines() if line.startswith("-- ")]) == 2
+    assert "\x1b[1A" not in shown  # no cursor moved up to draw over the last view
+
+
+def _read_all(leader: int) -> str:
+    """Everything written to a pseudo-terminal whose writer is gone."""
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # EIO: the other end is closed
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    return b"".join(chunks).decode()
 
 
 def test_moving_a_status_still_answers_in_one_line(api, run_cli):

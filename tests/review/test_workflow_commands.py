@@ -250,6 +250,28 @@ def test_fmt_keeps_blank_lines_after_a_nested_last_field_out_of_the_middle(run_c
     assert path.read_text() == "spec:\n  field_time: 10\nlifecycle:\n  prevent_destroy: true\n"
 
 
+@pytest.mark.parametrize(("text", "what"), [("hello\n", "the value 'hello'"), ("- a\n", "a list")])
+def test_fmt_leaves_a_file_that_is_no_manifest_as_it_is(run_cli, project, text, what):
+    path = project / "notes.txt"
+    path.write_text(text)
+    result = run_cli("fmt", "notes.txt")
+    assert result.exit_code == 1
+    assert path.read_text() == text  # "hello" would have gained a `...` line
+    assert (
+        "notes.txt:1: a document that is not a mapping (kind, name, spec...) is no manifest, "
+        f"here {what}; the file is left as it is"
+    ) in result.stderr
+
+
+def test_fmt_check_of_a_folder_without_manifests_fails_as_validate_does(run_cli, project):
+    (project / "empty").mkdir()
+    result = run_cli("fmt", "--check", "empty")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == (
+        "Error: No manifest files (*.yaml, *.yml) found in empty"
+    )
+
+
 def test_fmt_of_a_missing_file_says_error_once(run_cli, project):
     result = run_cli("fmt", "nope.yaml")
     assert result.exit_code == 1

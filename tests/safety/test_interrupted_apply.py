@@ -108,7 +108,7 @@ def test_an_apply_interrupted_while_planning_changes_nothing_and_releases_the_lo
 
 def _apply_on_a_terminal(project) -> subprocess.Popen:
     """`surveyctl apply` with a pseudo-terminal for its input, so that it asks; returned once
-    the question is on its stdout."""
+    the question is on its stderr."""
     leader, follower = os.openpty()
     key = {"SURVEYCTL_LOCAL_KEY": "sandbox-buyer-1"}
     process = surveyctl(project, "apply", "manifests", env=key, stdin=follower, text=False)
@@ -116,7 +116,7 @@ def _apply_on_a_terminal(project) -> subprocess.Popen:
     process.terminal = leader  # kept open until the process ends
     shown = b""
     while b"Only 'yes' will be accepted" not in shown:
-        chunk = os.read(process.stdout.fileno(), 4096)
+        chunk = os.read(process.stderr.fileno(), 4096)
         assert chunk, shown.decode()
         shown += chunk
     # The question is written before the read begins; a signal in between would be seen only
@@ -142,6 +142,20 @@ def test_a_signal_at_the_question_applies_nothing_and_exits_128_plus_its_number(
     with ApiClient(sandbox.url, "sandbox-buyer-1") as client:
         titles = {s["survey_title"] for s in client.list_surveys()}
     assert survey_manifest("asked")["spec"]["survey_title"] not in titles
+
+
+def test_the_question_goes_to_stderr_so_an_apply_redirected_to_a_file_still_asks(
+    project, sandbox
+):
+    write_manifest(project, survey_manifest("redirected"))
+    process = _apply_on_a_terminal(project)  # returns once the question is on its stderr
+    os.write(process.terminal, b"no\n")
+    out, _ = process.communicate(timeout=60)
+    os.close(process.terminal)
+
+    assert process.returncode == 1
+    assert "Plan: 1 to add" in out.decode()
+    assert "will be accepted" not in out.decode()
 
 
 def _take_as_controlling_terminal() -> None:

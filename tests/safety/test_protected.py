@@ -58,7 +58,7 @@ def test_status_on_a_terminal_moves_only_after_yes_is_typed(
 ):
     declined = run_cli("status", str(draft), "live", input="y\n")
     assert declined.exit_code == 1
-    assert "Environment 'prod' is protected. Move survey" in declined.stdout
+    assert "Environment 'prod' is protected. Move survey" in declined.stderr
     assert api.get_survey(draft)["ps_survey_status"] == DRAFT
     accepted = run_cli("status", str(draft), "live", input="yes\n")
     assert accepted.exit_code == 0, accepted.stderr

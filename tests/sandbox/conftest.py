@@ -181,7 +181,7 @@ class Served:
             self.banner.append(line)
             if line.startswith("Press Ctrl-C"):
                 break
-        self.url = re.search(r"http://127\.0\.0\.1:\d+", self.banner[0]).group(0)
+        self.url = re.search(r"http://(\[[0-9a-f:]+\]|[^:/\s]+):\d+", self.banner[0]).group(0)
 
     def stop(self, number: int = signal.SIGINT) -> int:
         self.process.send_signal(number)

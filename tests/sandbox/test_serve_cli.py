@@ -48,6 +48,32 @@ def test_data_persists_in_the_db_file_across_restarts(served, make_body):
     }
 
 
+def test_serve_on_an_ipv6_address_prints_roots_a_client_can_use(served):
+    server = served("--host", "::1")
+    assert server.url.startswith("http://[::1]:")
+    response = requests.get(server.url + "/buyers/v2/surveys", headers=HEADERS, timeout=10)
+    assert response.status_code == 200
+    assert server.stop() == 0
+
+
+def test_an_empty_host_is_a_usage_error_not_a_traceback(tmp_path):
+    result = CliRunner().invoke(
+        cli, ["sandbox", "serve", "--db", str(tmp_path / "s.db"), "--host", ""]
+    )
+    assert result.exit_code == 2
+    assert "Invalid value for '--host': an empty host: give an address, or 0.0.0.0" in (
+        result.stderr
+    )
+
+
+def test_a_latency_beyond_a_day_is_a_usage_error_not_a_500_on_every_request(tmp_path):
+    result = CliRunner().invoke(
+        cli, ["sandbox", "serve", "--db", str(tmp_path / "s.db"), "--latency-ms", "86400001"]
+    )
+    assert result.exit_code == 2
+    assert "'--latency-ms': 86400001 is not in the range 0<=x<=86400000" in result.stderr
+
+
 def test_a_malformed_key_option_is_one_clear_error(tmp_path):
     result = CliRunner().invoke(
         cli, ["sandbox", "serve", "--db", str(tmp_path / "s.db"), "--key", "no-buyer"]
