@@ -85,6 +85,10 @@ def render_apply(report: ApplyReport, color: bool = False) -> str:
         stopped = [o.address for o in failed if o.message == message]
         if stopped:
             lines.append(f"  not attempted ({why}): {', '.join(stopped)}")
+    detail = report.result.halt_detail
+    if detail and all(o.message != detail for o in failed):
+        # A lock found lost before any write: no failed write says how it went, or what now.
+        lines.append(printable(f"  why: {detail}"))
     lines.append(_closing(report))
     return "\n".join(lines) + "\n"
 

@@ -113,7 +113,7 @@ class AdvisoryLock:
         try:
             connection.execute("SELECT 1")
         except psycopg.Error:
-            raise lock_lost(self.environment, where) from None
+            raise lock_lost(self.environment, where, refused=False) from None
 
     def still_held_sql(self) -> tuple[sql.Composed, tuple[object, ...]]:
         """A query, for the write transaction, that returns a row while the lock row is this
