@@ -91,7 +91,12 @@ class FileStateStore(StoreBase):
         """Holds `<environment>.lock.json` beside the state file for the block; on the way out
         the writes of the block are compacted into the JSON file."""
         with StateLock(
-            self.path, operation, timeout=timeout, environment=self.environment, on_note=self._note
+            self.path,
+            operation,
+            timeout=timeout,
+            environment=self.environment,
+            on_note=self._note,
+            actor=self.actor,
         ) as lock:
             assert lock.info is not None
             with self._mutex:

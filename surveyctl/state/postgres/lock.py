@@ -49,7 +49,11 @@ class AdvisoryLock:
         self.info: LockInfo | None = None
 
     def acquire(
-        self, operation: str, timeout: float = 0.0, on_note: Note | None = None
+        self,
+        operation: str,
+        timeout: float = 0.0,
+        on_note: Note | None = None,
+        actor: str | None = None,
     ) -> LockInfo:
         """Takes the lock, waiting up to `timeout` seconds (said once to `on_note`); LockHeld
         naming the holder."""
@@ -60,7 +64,7 @@ class AdvisoryLock:
             while True:
                 taken = connection.execute("SELECT pg_try_advisory_lock(%s)", (self.key,))
                 if taken.fetchone()[0]:
-                    self.info = self._record(connection, operation)
+                    self.info = self._record(connection, operation, actor)
                     self._connection = connection
                     return self.info
                 if time.monotonic() >= deadline:
@@ -185,8 +189,10 @@ class AdvisoryLock:
         finally:
             connection.close()
 
-    def _record(self, connection: psycopg.Connection, operation: str) -> LockInfo:
-        info = LockInfo.mine(operation)
+    def _record(
+        self, connection: psycopg.Connection, operation: str, actor: str | None
+    ) -> LockInfo:
+        info = LockInfo.mine(operation, actor)
         connection.execute(
             sql.SQL(
                 "INSERT INTO {}.locks (environment, lock_id, who, host, pid, operation, since, "

@@ -88,7 +88,7 @@ class PostgresStateStore(StoreBase):
         with self._mutex:
             self._connected()  # tables first: the lock writes its row into them
         lock = AdvisoryLock(self.dsn, self.schema, self.environment)
-        info = lock.acquire(operation, timeout, self._note)
+        info = lock.acquire(operation, timeout, self._note, self.actor)
         try:
             with self._mutex:
                 self._state = None  # read afresh now that nobody else writes
