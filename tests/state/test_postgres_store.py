@@ -295,6 +295,35 @@ def test_a_dsn_that_does_not_parse_is_not_repeated(postgres):
     )
 
 
+@pytest.mark.parametrize(
+    "dsn",
+    [
+        # A generated password (base64) with a `/`: libpq read host `surveyctl`, port
+        # `s3cr3tPw`, database `x9Qz+k==@db.example.com/ops`, and the message named them all.
+        "postgresql://surveyctl:s3cr3tPw/x9Qz+k==@db.example.com:5432/ops?sslmode=require",
+        # One with an `@`: the host became `x9Qz@db.example.com`, quoted by libpq's own error.
+        "postgresql://surveyctl:s3cr3tPw@x9Qz@db.example.com/ops",
+    ],
+)
+def test_a_url_whose_password_holds_a_slash_or_at_sign_is_refused_without_any_of_it(dsn):
+    with pytest.raises(DatabaseError) as failed:
+        PostgresStateStore(dsn, "staging", dsn_variable="SURVEYCTL_STATE_DSN")
+    message = str(failed.value)
+    assert message == (
+        "$SURVEYCTL_STATE_DSN of environment 'staging' is a URL whose user name or password "
+        "holds a `/` or an `@` as it is, which ends that part early, so the rest of it would be "
+        "read as the host or the database: write it percent-encoded (`/` as %2F, `@` as %40), "
+        "or use the `host=... user=... password=...` form"
+    )
+    assert "s3cr3t" not in message and "x9Qz" not in message
+
+
+def test_a_url_with_its_password_percent_encoded_is_accepted(postgres):
+    encoded = postgres.url().replace(postgres.password, postgres.password + "%2F%40", 1)
+    with pytest.raises(DatabaseError, match="refused the login"):  # the password is another
+        PostgresStateStore(encoded, "staging").load()
+
+
 def test_location_names_host_and_schema_but_never_the_password(postgres, store, schema):
     assert (
         store.location

@@ -9,6 +9,7 @@ server text quoted in a message is scrubbed of it first.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import psycopg
@@ -65,6 +66,15 @@ class Dsn:
                 f"${variable} of environment {environment!r} is not a PostgreSQL connection "
                 "string (use `host=... dbname=... user=...` or `postgresql://user@host/db`)"
             ) from None
+        if _credentials_spill(value):
+            # libpq would take a piece of the password for the host, port or database, which
+            # every message names (and its own errors quote): it is refused before that.
+            raise DatabaseError(
+                f"${variable} of environment {environment!r} is a URL whose user name or "
+                "password holds a `/` or an `@` as it is, which ends that part early, so the "
+                "rest of it would be read as the host or the database: write it percent-encoded "
+                "(`/` as %2F, `@` as %40), or use the `host=... user=... password=...` form"
+            )
         password = params.get("password") or defaults.get("PGPASSWORD") or ""
         remember(password)
         return cls(
@@ -132,6 +142,24 @@ class Dsn:
                 f"lost the connection to {where} while trying to {action}: {reason}"
             )
         return DatabaseError(f"{where} refused to {action}: {reason}")
+
+
+def _credentials_spill(value: str) -> bool:
+    """Whether a `postgresql://` URL has a user name or password with a `/` or `@` that is not
+    percent-encoded. libpq ends the credentials at the first `@` or `/`: after a `/` in the
+    password the rest of it becomes the database (`u:pa/ss@h/db`: host `u`, port `pa`,
+    database `ss@h/db`), and after an `@` the host (`u:pa@ss@h`: host `ss@h`). Either way an
+    `@` is left where none can be, in the database name before the query or in the host."""
+    scheme, found, rest = value.partition("://")
+    if not found or scheme not in ("postgresql", "postgres"):
+        return False
+    end = next((i for i, char in enumerate(rest) if char in "@/"), None)
+    if end is None:
+        return False
+    after = rest[end + 1 :]
+    if rest[end] == "/":
+        return "@" in after.split("?", 1)[0]
+    return "@" in re.split(r"[/?]", after, maxsplit=1)[0]
 
 
 def _reason(exc: psycopg.Error) -> str:
