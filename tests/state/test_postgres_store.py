@@ -488,6 +488,53 @@ def test_a_ctrl_c_during_the_wait_ends_it_with_nothing_held(postgres, store, sch
         assert _session_ends(postgres, "surveyctl lock import")
 
 
+def test_a_wait_for_the_lock_outlives_a_database_restart(postgres, store, schema):
+    # A restart ends every session: the waiter's held nothing, so it connects again and waits
+    # on, rather than failing a command told to wait (a CI job queued behind another).
+    notes: list[str] = []
+    other = PostgresStateStore(postgres.dsn(), "staging", schema, on_note=notes.append)
+    other.load()  # its state connection, which the restart ends as well
+    state_session = other._connection.info.backend_pid
+    operation = f"import {schema}"  # names its lock session apart from other tests'
+    outcome: dict[str, object] = {}
+
+    def wait() -> None:
+        try:
+            with other.locked(operation, timeout=30):
+                outcome["state"] = sorted(other.load().resources)
+        except Exception as exc:  # said by the assertion below
+            outcome["error"] = exc
+
+    with store.locked("apply"):
+        store.record("Survey/a", survey(1))
+        waiter = threading.Thread(target=wait)
+        waiter.start()
+        _until(lambda: len(notes) == 1)
+        rows(
+            postgres,
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE pid = %s OR application_name = %s",
+            state_session,
+            f"surveyctl lock {operation}",
+        )
+        _until(lambda: len(notes) == 2)
+    waiter.join(30)
+    other.close()
+
+    assert outcome == {"state": ["Survey/a"]}
+    assert notes[1].startswith(
+        "lost the connection to the state database of environment 'staging' at "
+    ), notes
+    assert notes[1].endswith("; connecting again until the wait ends"), notes
+
+
+def _until(condition, within: float = 10.0) -> None:
+    deadline = time.monotonic() + within
+    while not condition():
+        assert time.monotonic() < deadline, "not within the time"
+        time.sleep(0.05)
+
+
 def _session_ends(postgres, name: str, within: float = 5.0) -> bool:
     """Whether no session named `name` is left within `within` seconds: a closed connection's
     server process leaves pg_stat_activity a moment after the client has let it go."""

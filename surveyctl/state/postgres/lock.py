@@ -29,12 +29,14 @@ from surveyctl.state.lock import (
     waiting_note,
 )
 from surveyctl.state.notes import Note
-from surveyctl.state.postgres.database import Dsn
+from surveyctl.state.postgres.database import DatabaseError, Dsn
 from surveyctl.state.postgres.schema import advisory_key
 
 # How long a refused command waits for the winner's holder row to be committed (the winner
 # writes it right after taking the advisory lock).
 _ROW_WAIT_SECONDS = 3.0
+# How often a wait whose database session ended tries to connect again.
+_RECONNECT_SECONDS = 0.5
 
 
 class AdvisoryLock:
@@ -47,6 +49,8 @@ class AdvisoryLock:
         self.key = advisory_key("state", schema, environment)
         self._connection: psycopg.Connection | None = None
         self.info: LockInfo | None = None
+        # Whether the wait connected again: the session that ended was not the lock's alone.
+        self.reconnected = False
 
     def acquire(
         self,
@@ -62,16 +66,25 @@ class AdvisoryLock:
         waiting = False
         try:
             while True:
-                taken = connection.execute("SELECT pg_try_advisory_lock(%s)", (self.key,))
-                if taken.fetchone()[0]:
-                    self.info = self._record(connection, operation, actor)
-                    self._connection = connection
-                    return self.info
-                if time.monotonic() >= deadline:
-                    holder = self._wait_for_holder(connection)
-                    if holder is not None:
-                        raise LockHeld(self._held_message(holder, timeout), holder)
-                    continue  # released in the meantime: try again
+                try:
+                    taken = connection.execute("SELECT pg_try_advisory_lock(%s)", (self.key,))
+                    if taken.fetchone()[0]:
+                        self.info = self._record(connection, operation, actor)
+                        self._connection = connection
+                        return self.info
+                    if time.monotonic() >= deadline:
+                        holder = self._wait_for_holder(connection)
+                        if holder is not None:
+                            raise LockHeld(self._held_message(holder, timeout), holder)
+                        continue  # released in the meantime: try again
+                except psycopg.OperationalError as exc:
+                    if not connection.closed or time.monotonic() >= deadline:
+                        raise
+                    # The session ended (a database restart, a dropped connection): it held
+                    # nothing, so a command asked to wait connects again and waits on.
+                    connection = self._reconnect(operation, exc, deadline, on_note)
+                    self.reconnected = True
+                    continue
                 try:  # the note too: a Ctrl-C that answers it is still one during the wait
                     if not waiting and on_note is not None:
                         waiting = True
@@ -87,6 +100,27 @@ class AdvisoryLock:
         except BaseException:
             connection.close()
             raise
+
+    def _reconnect(
+        self, operation: str, lost: psycopg.Error, deadline: float, on_note: Note | None
+    ) -> psycopg.Connection:
+        """A new connection for a wait whose session ended, tried every `_RECONNECT_SECONDS`
+        until `deadline` (a restart takes seconds); the last failure once the wait is over."""
+        if on_note is not None:
+            on_note(
+                f"{self.dsn.error(lost, 'wait for the state lock', self.schema)}; connecting "
+                "again until the wait ends"
+            )
+        while True:
+            try:
+                time.sleep(_RECONNECT_SECONDS)
+            except KeyboardInterrupt as stop:
+                raise wait_interrupted(self.environment, None, stop) from None
+            try:
+                return self.dsn.connect(f"lock {operation}")
+            except DatabaseError:
+                if time.monotonic() >= deadline:
+                    raise
 
     def release(self) -> None:
         """Drops the lock and its row; a lock already ended by a force-unlock is just closed."""

@@ -91,6 +91,10 @@ class PostgresStateStore(StoreBase):
         info = lock.acquire(operation, timeout, self._note, self.actor)
         try:
             with self._mutex:
+                if lock.reconnected and self._connection is not None:
+                    # What ended the waiting session (a restart) ended this one too.
+                    self._connection.close()
+                    self._connection = None
                 self._state = None  # read afresh now that nobody else writes
                 self._operation = operation
                 self._lock = lock
