@@ -643,6 +643,27 @@ def test_force_unlock_of_a_session_of_a_mightier_role_names_the_missing_right(
         session.close()
 
 
+def test_force_unlock_refused_the_right_to_end_a_session_names_that_right_not_table_grants(
+    postgres, store, schema
+):
+    # Table grants, which the user has, do not let it end another role's session: the advice
+    # must name what does.
+    store.load()
+    admin = postgres.admin_dsn.replace("/postgres?", "/surveyctl?")
+    session = session_holding(postgres, schema, dsn=admin)
+    try:
+        [(backend,)] = session.execute("SELECT pg_backend_pid()").fetchall()
+        with pytest.raises(DatabaseError) as refused:
+            store.force_unlock(f"session-{backend}")
+        assert str(refused.value).endswith(
+            "(it needs to be the database user that holds the lock or a member of its role, or "
+            "a member of pg_signal_backend; only a superuser may end a superuser's session)"
+        )
+        assert "SELECT, INSERT" not in str(refused.value)
+    finally:
+        session.close()
+
+
 def test_force_unlock_of_a_session_that_does_not_end_says_so_after_10_seconds(
     postgres, store, schema
 ):

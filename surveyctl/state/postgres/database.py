@@ -29,6 +29,11 @@ _KEEPALIVES = {
     "keepalives_count": "3",
 }
 _CONNECT_TIMEOUT = "10"
+# What a user refused a right on the state tables needs (docs/state.md).
+_TABLE_RIGHTS = (
+    "USAGE and CREATE on the schema, or CREATE on the database for the first use, and SELECT, "
+    "INSERT, UPDATE, DELETE on its tables"
+)
 
 
 class DatabaseError(StateError):
@@ -115,17 +120,22 @@ class Dsn:
         except psycopg.Error as exc:
             raise self.error(exc, "connect") from None
 
-    def error(self, exc: psycopg.Error, action: str, schema: str | None = None) -> DatabaseError:
-        """One sentence for a failure of `action` on the state database."""
+    def error(
+        self,
+        exc: psycopg.Error,
+        action: str,
+        schema: str | None = None,
+        needs: str = _TABLE_RIGHTS,
+    ) -> DatabaseError:
+        """One sentence for a failure of `action` on the state database; `needs` is what a
+        refused right asks for (the tables' rights, unless the action needs another)."""
         where = f"the state database of environment {self.environment!r} at {self.describe()}"
         reason = self.redact(_reason(exc))
         if isinstance(exc, errors.InsufficientPrivilege):
             on = f" in schema {schema}" if schema else ""
             return DatabaseError(
                 f"the database user {self.user or '(default)'} lacks the rights to {action}{on} "
-                f"on {where}: {reason} (it needs USAGE and CREATE on the schema, or CREATE on "
-                "the database for the first use, and SELECT, INSERT, UPDATE, DELETE on its "
-                "tables)"
+                f"on {where}: {reason} (it needs {needs})"
             )
         if action == "connect" and _is_bad_setting(reason):
             # libpq refused the string before connecting: nothing was reached or refused.

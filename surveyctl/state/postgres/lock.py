@@ -35,6 +35,11 @@ from surveyctl.state.postgres.schema import advisory_key
 # How long a refused command waits for the winner's holder row to be committed (the winner
 # writes it right after taking the advisory lock).
 _ROW_WAIT_SECONDS = 3.0
+# What ending the holder's session takes (pg_terminate_backend), docs/state.md.
+_SIGNAL_RIGHTS = (
+    "to be the database user that holds the lock or a member of its role, or a member of "
+    "pg_signal_backend; only a superuser may end a superuser's session"
+)
 # How often a wait whose database session ended tries to connect again.
 _RECONNECT_SECONDS = 0.5
 
@@ -219,7 +224,10 @@ class AdvisoryLock:
             )
             return holder
         except psycopg.Error as exc:
-            raise self.dsn.error(exc, "end the session holding the lock", self.schema) from None
+            # Ending another's session is no right on the tables: table grants would not help.
+            raise self.dsn.error(
+                exc, "end the session holding the lock", self.schema, needs=_SIGNAL_RIGHTS
+            ) from None
         finally:
             connection.close()
 
