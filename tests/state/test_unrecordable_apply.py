@@ -379,3 +379,24 @@ def test_an_apply_whose_lock_went_before_any_write_says_how_it_went_and_what_now
         "`surveyctl plan` to see what is left to do"
     ) in shown, shown
     assert "state write was refused" not in shown, shown
+
+
+@pytest.mark.parametrize(("backend", "how"), [("postgres", "session ended")])
+def test_the_json_report_of_an_apply_whose_lock_went_before_any_write_says_how(
+    run_cli, project, served, state_setting, monkeypatch, backend, how, request
+):
+    write_surveys(project, 2.5)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    write_surveys(project, 3.5)
+    proxy = AtTheFirstRead(served, lambda: lose_the_lock(how, project, request))
+    local_project(project, proxy.url, state_setting, monkeypatch)
+    try:
+        result = run_cli("apply", "manifests", "--auto-approve", "--format", "json")
+    finally:
+        proxy.stop()
+
+    assert result.exit_code == 1, result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    assert report["summary"]["not_attempted"] == SURVEYS
+    assert report["halted"].startswith("this command lost the state lock of environment 'local'")
+    assert report["halted"].endswith("run `surveyctl plan` to see what is left to do")
