@@ -10,6 +10,7 @@ import sys
 import textwrap
 import threading
 import time
+import uuid
 
 import psycopg
 import pytest
@@ -526,6 +527,55 @@ def test_a_wait_for_the_lock_outlives_a_database_restart(postgres, store, schema
         "lost the connection to the state database of environment 'staging' at "
     ), notes
     assert notes[1].endswith("; connecting again until the wait ends"), notes
+
+
+def test_a_wait_whose_new_connection_is_refused_the_login_ends_at_once(postgres, store, schema):
+    # Trying again helps a server that restarts, not a login it now refuses (a password
+    # rotated meanwhile): that is said at once, not after the whole wait.
+    role, password = f"w_{uuid.uuid4().hex[:12]}", uuid.uuid4().hex
+    store.load()  # the tables
+    admin = postgres.admin_dsn.replace("/postgres?", "/surveyctl?")
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f"CREATE ROLE {role} LOGIN PASSWORD '{password}'")
+        connection.execute(f"GRANT USAGE ON SCHEMA {schema} TO {role}")
+        connection.execute(
+            f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {schema} TO {role}"
+        )
+    notes: list[str] = []
+    other = PostgresStateStore(
+        postgres.dsn(user=role, password=password), "staging", schema, on_note=notes.append
+    )
+    failed: list[Exception] = []
+
+    def wait() -> None:
+        try:
+            with other.locked(f"import {schema}", timeout=60):
+                pass
+        except Exception as exc:  # said by the assertion below
+            failed.append(exc)
+
+    try:
+        with store.locked("apply"):
+            waiter = threading.Thread(target=wait)
+            waiter.start()
+            _until(lambda: len(notes) == 1)
+            with psycopg.connect(admin, autocommit=True) as connection:
+                connection.execute(f"ALTER ROLE {role} PASSWORD 'rotated-{password}'")
+            rows(
+                postgres,
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %s",
+                role,
+            )
+            waiter.join(15)
+            assert not waiter.is_alive()
+    finally:
+        other.close()
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f"DROP OWNED BY {role}")
+            connection.execute(f"DROP ROLE {role}")
+
+    assert len(failed) == 1 and "refused the login" in str(failed[0]), failed
+    assert password not in str(failed[0])
 
 
 def _until(condition, within: float = 10.0) -> None:

@@ -39,6 +39,16 @@ _TABLE_RIGHTS = (
 class DatabaseError(StateError):
     """The state database could not be reached, refused the login, or refused an operation."""
 
+    # True when the server could not be reached (down, restarting): worth trying again, where
+    # a refused login or a refused right is not.
+    unreachable = False
+
+
+class Unreachable(DatabaseError):
+    """The state database could not be reached."""
+
+    unreachable = True
+
 
 @dataclass(frozen=True)
 class Dsn:
@@ -146,7 +156,7 @@ class Dsn:
         if _is_login_refusal(exc, reason):
             return DatabaseError(f"{where} refused the login: {reason}")
         if isinstance(exc, psycopg.OperationalError) and action == "connect":
-            return DatabaseError(f"cannot reach {where}: {reason}")
+            return Unreachable(f"cannot reach {where}: {reason}")
         if isinstance(exc, psycopg.OperationalError):
             return DatabaseError(
                 f"lost the connection to {where} while trying to {action}: {reason}"

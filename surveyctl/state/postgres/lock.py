@@ -110,7 +110,8 @@ class AdvisoryLock:
         self, operation: str, lost: psycopg.Error, deadline: float, on_note: Note | None
     ) -> psycopg.Connection:
         """A new connection for a wait whose session ended, tried every `_RECONNECT_SECONDS`
-        until `deadline` (a restart takes seconds); the last failure once the wait is over."""
+        while the server cannot be reached, until `deadline` (a restart takes seconds); the
+        last failure once the wait is over, and a refused login at once."""
         if on_note is not None:
             on_note(
                 f"{self.dsn.error(lost, 'wait for the state lock', self.schema)}; connecting "
@@ -123,8 +124,8 @@ class AdvisoryLock:
                 raise wait_interrupted(self.environment, None, stop) from None
             try:
                 return self.dsn.connect(f"lock {operation}")
-            except DatabaseError:
-                if time.monotonic() >= deadline:
+            except DatabaseError as failed:
+                if not failed.unreachable or time.monotonic() >= deadline:
                     raise
 
     def release(self) -> None:
