@@ -382,6 +382,29 @@ def test_an_apply_whose_lock_went_before_any_write_says_how_it_went_and_what_now
 
 
 @pytest.mark.parametrize(("backend", "how"), [("postgres", "session ended")])
+def test_an_apply_halted_before_its_first_write_says_nothing_was_sent(
+    run_cli, project, served, state_setting, monkeypatch, backend, how, request
+):
+    # Every write asks for the lock before it starts: none was in flight to look for.
+    write_surveys(project, 2.5)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    write_surveys(project, 3.5)
+    proxy = AtTheFirstRead(served, lambda: lose_the_lock(how, project, request))
+    local_project(project, proxy.url, state_setting, monkeypatch)
+    try:
+        result = run_cli("apply", "manifests", "--auto-approve")
+    finally:
+        proxy.stop()
+    shown = result.stdout + result.stderr
+
+    assert (
+        "This apply halted (the state lock was lost) before its first write, so nothing was "
+        "sent to the marketplace; run `surveyctl plan` to see what remains."
+    ) in shown, shown
+    assert "a write in flight may have reached the marketplace" not in shown, shown
+
+
+@pytest.mark.parametrize(("backend", "how"), [("postgres", "session ended")])
 def test_the_json_report_of_an_apply_whose_lock_went_before_any_write_says_how(
     run_cli, project, served, state_setting, monkeypatch, backend, how, request
 ):
