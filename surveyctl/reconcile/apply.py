@@ -76,6 +76,9 @@ class ApplyResult:
     # LOCK_LOST or STATE_FAILED when the apply halted: a write in flight may have reached the
     # marketplace without its record.
     halted: str = ""
+    # The sentence of what halted it (the lost lock's, the failed state write's): when the lock
+    # was found lost before any write, no failed write carries it, and the report says it.
+    halt_detail: str = ""
     # When interrupted: 128 + the signal's number (130 SIGINT, 143 SIGTERM), as a shell says.
     exit_code: int = 130
 
@@ -132,19 +135,23 @@ def apply_plan(
                     on_outcome(outcome)
     result.interrupted = stop.is_set()
     result.halted = halt.reason
+    result.halt_detail = halt.detail
     return result
 
 
 class _Halt:
-    """Why the apply starts no further write ('' while it goes on); the first reason stays."""
+    """Why the apply starts no further write ('' while it goes on), and the sentence that said
+    so; the first reason stays."""
 
     def __init__(self) -> None:
         self._mutex = threading.Lock()
         self.reason = ""
+        self.detail = ""
 
-    def set(self, reason: str) -> None:
+    def set(self, reason: str, detail: str) -> None:
         with self._mutex:
-            self.reason = self.reason or reason
+            if not self.reason:
+                self.reason, self.detail = reason, detail
 
 
 _UNREAD = "its live body could not be read, so it was not planned; run apply again"
@@ -266,8 +273,8 @@ def _run_one(
 ) -> Outcome:
     try:
         store.check_lock()
-    except LockLost:
-        halt.set(LOCK_LOST)
+    except LockLost as lost:
+        halt.set(LOCK_LOST, str(lost))
         return Outcome(resource.address, resource.action, "skipped", LOCK_LOST)
     try:
         write = kinds.get(resource.kind).writers[resource.action]
@@ -275,7 +282,7 @@ def _run_one(
         return Outcome(resource.address, resource.action, "done", message)
     except StateError as exc:
         # Its marketplace write may have been made; the record of it was not.
-        halt.set(LOCK_LOST if isinstance(exc, LockLost) else STATE_FAILED)
+        halt.set(LOCK_LOST if isinstance(exc, LockLost) else STATE_FAILED, str(exc))
         return Outcome(resource.address, resource.action, "failed", str(exc))
     except kinds.Skipped as exc:
         return Outcome(resource.address, resource.action, "skipped", str(exc))

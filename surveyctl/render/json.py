@@ -56,6 +56,9 @@ def render_apply(report: ApplyReport, color: bool = False) -> str:
         "outcome": report.verdict,
         "summary": report.counts(),
         "resources": report.rows(),
+        # What halted the writes (a lost lock, a failed state write), in its own sentence: a
+        # lock lost before any write leaves no failed row to carry it.
+        "halted": report.result.halt_detail or None,
         "refreshed": report.refreshed,
         "plan": plan_data(report.plan),
     }

@@ -85,6 +85,10 @@ def render_apply(report: ApplyReport, color: bool = False) -> str:
         stopped = [o.address for o in failed if o.message == message]
         if stopped:
             lines.append(f"  not attempted ({why}): {', '.join(stopped)}")
+    detail = report.result.halt_detail
+    if detail and all(o.message != detail for o in failed):
+        # A lock found lost before any write: no failed write says how it went, or what now.
+        lines.append(printable(f"  why: {detail}"))
     lines.append(_closing(report))
     return "\n".join(lines) + "\n"
 
@@ -92,6 +96,12 @@ def render_apply(report: ApplyReport, color: bool = False) -> str:
 def _closing(report: ApplyReport) -> str:
     from surveyctl.reconcile.apply import HALTS
 
+    if report.result.halted and all(o.status == "skipped" for o in report.result.outcomes):
+        # Each write asks first, so none started: there is no write in flight to look for.
+        return (
+            f"This apply halted ({HALTS[report.result.halted]}) before its first write, so "
+            "nothing was sent to the marketplace; run `surveyctl plan` to see what remains."
+        )
     if report.result.halted:
         # The write in flight when it halted may have reached the marketplace while its
         # record failed: the state cannot be said to hold everything that was done.

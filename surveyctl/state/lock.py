@@ -79,14 +79,17 @@ def of_environment(environment: str | None) -> str:
     return f" of environment {environment!r}" if environment else ""
 
 
-def lock_lost(environment: str | None, where: str) -> LockLost:
-    """The one sentence both backends say when their lock went while the command ran."""
+def lock_lost(environment: str | None, where: str, refused: bool = True) -> LockLost:
+    """The one sentence both backends say when their lock went while the command ran:
+    `refused` by a state write, or found by a check before any (the applier's, before each
+    marketplace write), when no write was refused and saying so would send a person looking
+    for one."""
     env = of_environment(environment)
+    write = "its state write was refused and " if refused else ""
     return LockLost(
         f"this command lost the state lock{env} in {where} (a `force-unlock`, or the end of "
-        "the session that held it: a database restart or a dropped connection), so its state "
-        "write was refused and it starts no further change; run `surveyctl plan` to see what "
-        "is left to do"
+        "the session that held it: a database restart or a dropped connection), so "
+        f"{write}it starts no further change; run `surveyctl plan` to see what is left to do"
     )
 
 
@@ -143,12 +146,15 @@ class LockInfo:
     boot_id: str | None = None  # the kernel boot the holder ran under
 
     @classmethod
-    def mine(cls, operation: str) -> LockInfo:
+    def mine(cls, operation: str, actor: str | None = None) -> LockInfo:
+        """This process's record; `actor` is who the history names ($SURVEYCTL_ACTOR), which
+        a lock message names too: a CI runner's `runner@host` says nobody whom to ask."""
         host = socket.gethostname()
+        account = f"{_user()}@{host}"
         return cls(
             id=str(uuid.uuid4()),
             operation=operation,
-            who=f"{_user()}@{host}",
+            who=account if actor in (None, "", account) else f"{actor} on {account}",
             host=host,
             pid=os.getpid(),
             created=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -262,8 +268,10 @@ class StateLock:
         timeout: float = 0.0,
         environment: str | None = None,
         on_note: Note = note_to_stderr,
+        actor: str | None = None,
     ):
         self.on_note = on_note
+        self.actor = actor
         self.state_path = Path(state_path)
         self.path = lock_file(self.state_path)
         self.operation = operation
@@ -284,7 +292,7 @@ class StateLock:
                     holder = _read(self.path)
                     if holder is None or holder.holder_alive() is False:
                         _remove_leftovers(self.path)
-                        mine = LockInfo.mine(self.operation)
+                        mine = LockInfo.mine(self.operation, self.actor)
                         _write(self.path, mine)
                         self.info = mine
                         if holder is not None:

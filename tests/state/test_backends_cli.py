@@ -3,7 +3,10 @@ the state: one suite, run over real HTTP against the sandbox on the file and on 
 
 from __future__ import annotations
 
+import getpass
 import json
+import os
+import socket
 from pathlib import Path
 
 import pytest
@@ -154,3 +157,43 @@ def test_the_dsn_and_its_password_never_appear_in_output_logs_plans_or_state(
     assert results[1].exit_code == 0, results[1].stderr
     assert postgres.password not in (project / "tracker.plan").read_text()
     assert not (project / ".surveyctl" / "state").exists()  # nothing of it written to disk
+
+
+def test_a_lock_held_in_ci_names_the_actor_who_started_it_and_the_runner(
+    run_cli, manifests, project, monkeypatch
+):
+    # On a CI runner the OS user is `runner` on a host named for the machine: the lock message
+    # must name who to ask, as the history does ($SURVEYCTL_ACTOR, set by the CI workflows).
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    monkeypatch.setenv("SURVEYCTL_ACTOR", "ann (apply-on-main run 42)")
+    config = load_config(project / "surveyctl.yaml")
+    holder = open_state(config, config.environment("local"))
+    monkeypatch.delenv("SURVEYCTL_ACTOR")
+    try:
+        with holder.locked("apply"):
+            refused = run_cli("state", "rm", "Survey/tracker")
+    finally:
+        holder.close()
+
+    assert refused.exit_code == 1
+    account = f"{getpass.getuser()}@{socket.gethostname()}"
+    assert f"is locked by ann (apply-on-main run 42) on {account} (pid {os.getpid()})" in (
+        refused.stderr
+    ), refused.stderr
+
+
+def test_a_lock_held_without_an_actor_names_the_user_and_host_alone(
+    run_cli, manifests, project, monkeypatch
+):
+    monkeypatch.delenv("SURVEYCTL_ACTOR", raising=False)
+    config = load_config(project / "surveyctl.yaml")
+    holder = open_state(config, config.environment("local"))
+    try:
+        with holder.locked("apply"):
+            refused = run_cli("state", "rm", "Survey/tracker")
+    finally:
+        holder.close()
+
+    account = f"{getpass.getuser()}@{socket.gethostname()}"
+    assert f"is locked by {account} (pid {os.getpid()})" in refused.stderr, refused.stderr

@@ -10,6 +10,7 @@ import sys
 import textwrap
 import threading
 import time
+import uuid
 
 import psycopg
 import pytest
@@ -295,6 +296,35 @@ def test_a_dsn_that_does_not_parse_is_not_repeated(postgres):
     )
 
 
+@pytest.mark.parametrize(
+    "dsn",
+    [
+        # A generated password (base64) with a `/`: libpq read host `surveyctl`, port
+        # `s3cr3tPw`, database `x9Qz+k==@db.example.com/ops`, and the message named them all.
+        "postgresql://surveyctl:s3cr3tPw/x9Qz+k==@db.example.com:5432/ops?sslmode=require",
+        # One with an `@`: the host became `x9Qz@db.example.com`, quoted by libpq's own error.
+        "postgresql://surveyctl:s3cr3tPw@x9Qz@db.example.com/ops",
+    ],
+)
+def test_a_url_whose_password_holds_a_slash_or_at_sign_is_refused_without_any_of_it(dsn):
+    with pytest.raises(DatabaseError) as failed:
+        PostgresStateStore(dsn, "staging", dsn_variable="SURVEYCTL_STATE_DSN")
+    message = str(failed.value)
+    assert message == (
+        "$SURVEYCTL_STATE_DSN of environment 'staging' is a URL whose user name or password "
+        "holds a `/` or an `@` as it is, which ends that part early, so the rest of it would be "
+        "read as the host or the database: write it percent-encoded (`/` as %2F, `@` as %40), "
+        "or use the `host=... user=... password=...` form"
+    )
+    assert "s3cr3t" not in message and "x9Qz" not in message
+
+
+def test_a_url_with_its_password_percent_encoded_is_accepted(postgres):
+    encoded = postgres.url().replace(postgres.password, postgres.password + "%2F%40", 1)
+    with pytest.raises(DatabaseError, match="refused the login"):  # the password is another
+        PostgresStateStore(encoded, "staging").load()
+
+
 def test_location_names_host_and_schema_but_never_the_password(postgres, store, schema):
     assert (
         store.location
@@ -459,6 +489,102 @@ def test_a_ctrl_c_during_the_wait_ends_it_with_nothing_held(postgres, store, sch
         assert _session_ends(postgres, "surveyctl lock import")
 
 
+def test_a_wait_for_the_lock_outlives_a_database_restart(postgres, store, schema):
+    # A restart ends every session: the waiter's held nothing, so it connects again and waits
+    # on, rather than failing a command told to wait (a CI job queued behind another).
+    notes: list[str] = []
+    other = PostgresStateStore(postgres.dsn(), "staging", schema, on_note=notes.append)
+    other.load()  # its state connection, which the restart ends as well
+    state_session = other._connection.info.backend_pid
+    operation = f"import {schema}"  # names its lock session apart from other tests'
+    outcome: dict[str, object] = {}
+
+    def wait() -> None:
+        try:
+            with other.locked(operation, timeout=30):
+                outcome["state"] = sorted(other.load().resources)
+        except Exception as exc:  # said by the assertion below
+            outcome["error"] = exc
+
+    with store.locked("apply"):
+        store.record("Survey/a", survey(1))
+        waiter = threading.Thread(target=wait)
+        waiter.start()
+        _until(lambda: len(notes) == 1)
+        rows(
+            postgres,
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE pid = %s OR application_name = %s",
+            state_session,
+            f"surveyctl lock {operation}",
+        )
+        _until(lambda: len(notes) == 2)
+    waiter.join(30)
+    other.close()
+
+    assert outcome == {"state": ["Survey/a"]}
+    assert notes[1].startswith(
+        "lost the connection to the state database of environment 'staging' at "
+    ), notes
+    assert notes[1].endswith("; connecting again until the wait ends"), notes
+
+
+def test_a_wait_whose_new_connection_is_refused_the_login_ends_at_once(postgres, store, schema):
+    # Trying again helps a server that restarts, not a login it now refuses (a password
+    # rotated meanwhile): that is said at once, not after the whole wait.
+    role, password = f"w_{uuid.uuid4().hex[:12]}", uuid.uuid4().hex
+    store.load()  # the tables
+    admin = postgres.admin_dsn.replace("/postgres?", "/surveyctl?")
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f"CREATE ROLE {role} LOGIN PASSWORD '{password}'")
+        connection.execute(f"GRANT USAGE ON SCHEMA {schema} TO {role}")
+        connection.execute(
+            f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {schema} TO {role}"
+        )
+    notes: list[str] = []
+    other = PostgresStateStore(
+        postgres.dsn(user=role, password=password), "staging", schema, on_note=notes.append
+    )
+    failed: list[Exception] = []
+
+    def wait() -> None:
+        try:
+            with other.locked(f"import {schema}", timeout=60):
+                pass
+        except Exception as exc:  # said by the assertion below
+            failed.append(exc)
+
+    try:
+        with store.locked("apply"):
+            waiter = threading.Thread(target=wait)
+            waiter.start()
+            _until(lambda: len(notes) == 1)
+            with psycopg.connect(admin, autocommit=True) as connection:
+                connection.execute(f"ALTER ROLE {role} PASSWORD 'rotated-{password}'")
+            rows(
+                postgres,
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %s",
+                role,
+            )
+            waiter.join(15)
+            assert not waiter.is_alive()
+    finally:
+        other.close()
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f"DROP OWNED BY {role}")
+            connection.execute(f"DROP ROLE {role}")
+
+    assert len(failed) == 1 and "refused the login" in str(failed[0]), failed
+    assert password not in str(failed[0])
+
+
+def _until(condition, within: float = 10.0) -> None:
+    deadline = time.monotonic() + within
+    while not condition():
+        assert time.monotonic() < deadline, "not within the time"
+        time.sleep(0.05)
+
+
 def _session_ends(postgres, name: str, within: float = 5.0) -> bool:
     """Whether no session named `name` is left within `within` seconds: a closed connection's
     server process leaves pg_stat_activity a moment after the client has let it go."""
@@ -563,6 +689,27 @@ def test_force_unlock_of_a_session_of_a_mightier_role_names_the_missing_right(
             f"surveyctl@{postgres.socket_dir}:{postgres.port}/surveyctl: "
         )
         assert store.lock_holder().id == f"session-{backend}"
+    finally:
+        session.close()
+
+
+def test_force_unlock_refused_the_right_to_end_a_session_names_that_right_not_table_grants(
+    postgres, store, schema
+):
+    # Table grants, which the user has, do not let it end another role's session: the advice
+    # must name what does.
+    store.load()
+    admin = postgres.admin_dsn.replace("/postgres?", "/surveyctl?")
+    session = session_holding(postgres, schema, dsn=admin)
+    try:
+        [(backend,)] = session.execute("SELECT pg_backend_pid()").fetchall()
+        with pytest.raises(DatabaseError) as refused:
+            store.force_unlock(f"session-{backend}")
+        assert str(refused.value).endswith(
+            "(it needs to be the database user that holds the lock or a member of its role, or "
+            "a member of pg_signal_backend; only a superuser may end a superuser's session)"
+        )
+        assert "SELECT, INSERT" not in str(refused.value)
     finally:
         session.close()
 

@@ -327,3 +327,99 @@ def test_the_write_whose_record_the_database_refused_is_failed_and_the_rest_not_
         (f"Survey/lost-{number}", "update", "not attempted", STATE_FAILED)
         for number in range(1, SURVEYS)
     ]
+
+
+class AtTheFirstRead(HoldingProxy):
+    """Calls `then` when the plan reads its first survey: the lock goes before any write."""
+
+    held_s = 0.0
+
+    def __init__(self, upstream: str, then):
+        self.then = then
+        self.reads = 0
+        super().__init__(upstream)
+
+    def holds(self, environ) -> bool:
+        return environ["REQUEST_METHOD"] == "GET" and bool(
+            re.match(r"^/buyers/v2/surveys/\d+$", environ["PATH_INFO"])
+        )
+
+    def arrived(self, environ) -> None:
+        self.reads += 1
+        if self.reads == 1:
+            self.then()
+
+
+@pytest.mark.parametrize(
+    ("backend", "how"),
+    [("file", "force-unlock"), ("postgres", "force-unlock"), ("postgres", "session ended")],
+)
+def test_an_apply_whose_lock_went_before_any_write_says_how_it_went_and_what_now(
+    run_cli, project, served, state_setting, monkeypatch, backend, how, request
+):
+    # A database restarted (or stopped) while the plan was read: nothing was written, so no
+    # failed write carries the sentence, and "the state lock was lost" alone said neither how
+    # nor what to do.
+    write_surveys(project, 2.5)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    write_surveys(project, 3.5)
+    proxy = AtTheFirstRead(served, lambda: lose_the_lock(how, project, request))
+    local_project(project, proxy.url, state_setting, monkeypatch)
+    try:
+        result = run_cli("apply", "manifests", "--auto-approve")
+    finally:
+        proxy.stop()
+    shown = result.stdout + result.stderr
+
+    assert result.exit_code == 1, shown
+    assert "not attempted (the state lock was lost): Survey/lost-0, " in shown, shown
+    assert "  why: this command lost the state lock of environment 'local' in " in shown, shown
+    assert (
+        "a database restart or a dropped connection), so it starts no further change; run "
+        "`surveyctl plan` to see what is left to do"
+    ) in shown, shown
+    assert "state write was refused" not in shown, shown
+
+
+@pytest.mark.parametrize(("backend", "how"), [("postgres", "session ended")])
+def test_an_apply_halted_before_its_first_write_says_nothing_was_sent(
+    run_cli, project, served, state_setting, monkeypatch, backend, how, request
+):
+    # Every write asks for the lock before it starts: none was in flight to look for.
+    write_surveys(project, 2.5)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    write_surveys(project, 3.5)
+    proxy = AtTheFirstRead(served, lambda: lose_the_lock(how, project, request))
+    local_project(project, proxy.url, state_setting, monkeypatch)
+    try:
+        result = run_cli("apply", "manifests", "--auto-approve")
+    finally:
+        proxy.stop()
+    shown = result.stdout + result.stderr
+
+    assert (
+        "This apply halted (the state lock was lost) before its first write, so nothing was "
+        "sent to the marketplace; run `surveyctl plan` to see what remains."
+    ) in shown, shown
+    assert "a write in flight may have reached the marketplace" not in shown, shown
+
+
+@pytest.mark.parametrize(("backend", "how"), [("postgres", "session ended")])
+def test_the_json_report_of_an_apply_whose_lock_went_before_any_write_says_how(
+    run_cli, project, served, state_setting, monkeypatch, backend, how, request
+):
+    write_surveys(project, 2.5)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    write_surveys(project, 3.5)
+    proxy = AtTheFirstRead(served, lambda: lose_the_lock(how, project, request))
+    local_project(project, proxy.url, state_setting, monkeypatch)
+    try:
+        result = run_cli("apply", "manifests", "--auto-approve", "--format", "json")
+    finally:
+        proxy.stop()
+
+    assert result.exit_code == 1, result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    assert report["summary"]["not_attempted"] == SURVEYS
+    assert report["halted"].startswith("this command lost the state lock of environment 'local'")
+    assert report["halted"].endswith("run `surveyctl plan` to see what is left to do")

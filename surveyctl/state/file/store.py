@@ -91,7 +91,12 @@ class FileStateStore(StoreBase):
         """Holds `<environment>.lock.json` beside the state file for the block; on the way out
         the writes of the block are compacted into the JSON file."""
         with StateLock(
-            self.path, operation, timeout=timeout, environment=self.environment, on_note=self._note
+            self.path,
+            operation,
+            timeout=timeout,
+            environment=self.environment,
+            on_note=self._note,
+            actor=self.actor,
         ) as lock:
             assert lock.info is not None
             with self._mutex:
@@ -124,11 +129,15 @@ class FileStateStore(StoreBase):
         return read_lock(self.path)
 
     def check_lock(self) -> None:
+        self._check_lock(refused=False)
+
+    def _check_lock(self, refused: bool) -> None:
+        """LockLost when the lock is no longer this command's; `refused` when a write asks."""
         if self._lock_id is None:
             return
         holder = read_lock(self.path)
         if holder is None or holder.id != self._lock_id:
-            raise lock_lost(self.environment, str(self.path))
+            raise lock_lost(self.environment, str(self.path), refused)
 
     def force_unlock(self, lock_id: str) -> LockInfo:
         return force_unlock(self.path, lock_id)
@@ -193,7 +202,7 @@ class FileStateStore(StoreBase):
     # Writing.
 
     def _persist(self, change: Change, state: State) -> tuple[int, int]:
-        self.check_lock()  # after a force-unlock another command may be the writer
+        self._check_lock(refused=True)  # after a force-unlock another command may be the writer
         if self._log.moved_on() or _file_id(self.path) != self._snapshot_id:
             raise StateError(
                 f"{self.path}: the state was changed by another process since this command "

@@ -9,6 +9,7 @@ server text quoted in a message is scrubbed of it first.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import psycopg
@@ -28,10 +29,25 @@ _KEEPALIVES = {
     "keepalives_count": "3",
 }
 _CONNECT_TIMEOUT = "10"
+# What a user refused a right on the state tables needs (docs/state.md).
+_TABLE_RIGHTS = (
+    "USAGE and CREATE on the schema, or CREATE on the database for the first use, and SELECT, "
+    "INSERT, UPDATE, DELETE on its tables"
+)
 
 
 class DatabaseError(StateError):
     """The state database could not be reached, refused the login, or refused an operation."""
+
+    # True when the server could not be reached (down, restarting): worth trying again, where
+    # a refused login or a refused right is not.
+    unreachable = False
+
+
+class Unreachable(DatabaseError):
+    """The state database could not be reached."""
+
+    unreachable = True
 
 
 @dataclass(frozen=True)
@@ -65,6 +81,15 @@ class Dsn:
                 f"${variable} of environment {environment!r} is not a PostgreSQL connection "
                 "string (use `host=... dbname=... user=...` or `postgresql://user@host/db`)"
             ) from None
+        if _credentials_spill(value):
+            # libpq would take a piece of the password for the host, port or database, which
+            # every message names (and its own errors quote): it is refused before that.
+            raise DatabaseError(
+                f"${variable} of environment {environment!r} is a URL whose user name or "
+                "password holds a `/` or an `@` as it is, which ends that part early, so the "
+                "rest of it would be read as the host or the database: write it percent-encoded "
+                "(`/` as %2F, `@` as %40), or use the `host=... user=... password=...` form"
+            )
         password = params.get("password") or defaults.get("PGPASSWORD") or ""
         remember(password)
         return cls(
@@ -105,17 +130,22 @@ class Dsn:
         except psycopg.Error as exc:
             raise self.error(exc, "connect") from None
 
-    def error(self, exc: psycopg.Error, action: str, schema: str | None = None) -> DatabaseError:
-        """One sentence for a failure of `action` on the state database."""
+    def error(
+        self,
+        exc: psycopg.Error,
+        action: str,
+        schema: str | None = None,
+        needs: str = _TABLE_RIGHTS,
+    ) -> DatabaseError:
+        """One sentence for a failure of `action` on the state database; `needs` is what a
+        refused right asks for (the tables' rights, unless the action needs another)."""
         where = f"the state database of environment {self.environment!r} at {self.describe()}"
         reason = self.redact(_reason(exc))
         if isinstance(exc, errors.InsufficientPrivilege):
             on = f" in schema {schema}" if schema else ""
             return DatabaseError(
                 f"the database user {self.user or '(default)'} lacks the rights to {action}{on} "
-                f"on {where}: {reason} (it needs USAGE and CREATE on the schema, or CREATE on "
-                "the database for the first use, and SELECT, INSERT, UPDATE, DELETE on its "
-                "tables)"
+                f"on {where}: {reason} (it needs {needs})"
             )
         if action == "connect" and _is_bad_setting(reason):
             # libpq refused the string before connecting: nothing was reached or refused.
@@ -126,12 +156,30 @@ class Dsn:
         if _is_login_refusal(exc, reason):
             return DatabaseError(f"{where} refused the login: {reason}")
         if isinstance(exc, psycopg.OperationalError) and action == "connect":
-            return DatabaseError(f"cannot reach {where}: {reason}")
+            return Unreachable(f"cannot reach {where}: {reason}")
         if isinstance(exc, psycopg.OperationalError):
             return DatabaseError(
                 f"lost the connection to {where} while trying to {action}: {reason}"
             )
         return DatabaseError(f"{where} refused to {action}: {reason}")
+
+
+def _credentials_spill(value: str) -> bool:
+    """Whether a `postgresql://` URL has a user name or password with a `/` or `@` that is not
+    percent-encoded. libpq ends the credentials at the first `@` or `/`: after a `/` in the
+    password the rest of it becomes the database (`u:pa/ss@h/db`: host `u`, port `pa`,
+    database `ss@h/db`), and after an `@` the host (`u:pa@ss@h`: host `ss@h`). Either way an
+    `@` is left where none can be, in the database name before the query or in the host."""
+    scheme, found, rest = value.partition("://")
+    if not found or scheme not in ("postgresql", "postgres"):
+        return False
+    end = next((i for i, char in enumerate(rest) if char in "@/"), None)
+    if end is None:
+        return False
+    after = rest[end + 1 :]
+    if rest[end] == "/":
+        return "@" in after.split("?", 1)[0]
+    return "@" in re.split(r"[/?]", after, maxsplit=1)[0]
 
 
 def _reason(exc: psycopg.Error) -> str:

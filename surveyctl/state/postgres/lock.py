@@ -29,12 +29,19 @@ from surveyctl.state.lock import (
     waiting_note,
 )
 from surveyctl.state.notes import Note
-from surveyctl.state.postgres.database import Dsn
+from surveyctl.state.postgres.database import DatabaseError, Dsn
 from surveyctl.state.postgres.schema import advisory_key
 
 # How long a refused command waits for the winner's holder row to be committed (the winner
 # writes it right after taking the advisory lock).
 _ROW_WAIT_SECONDS = 3.0
+# What ending the holder's session takes (pg_terminate_backend), docs/state.md.
+_SIGNAL_RIGHTS = (
+    "to be the database user that holds the lock or a member of its role, or a member of "
+    "pg_signal_backend; only a superuser may end a superuser's session"
+)
+# How often a wait whose database session ended tries to connect again.
+_RECONNECT_SECONDS = 0.5
 
 
 class AdvisoryLock:
@@ -47,9 +54,15 @@ class AdvisoryLock:
         self.key = advisory_key("state", schema, environment)
         self._connection: psycopg.Connection | None = None
         self.info: LockInfo | None = None
+        # Whether the wait connected again: the session that ended was not the lock's alone.
+        self.reconnected = False
 
     def acquire(
-        self, operation: str, timeout: float = 0.0, on_note: Note | None = None
+        self,
+        operation: str,
+        timeout: float = 0.0,
+        on_note: Note | None = None,
+        actor: str | None = None,
     ) -> LockInfo:
         """Takes the lock, waiting up to `timeout` seconds (said once to `on_note`); LockHeld
         naming the holder."""
@@ -58,16 +71,25 @@ class AdvisoryLock:
         waiting = False
         try:
             while True:
-                taken = connection.execute("SELECT pg_try_advisory_lock(%s)", (self.key,))
-                if taken.fetchone()[0]:
-                    self.info = self._record(connection, operation)
-                    self._connection = connection
-                    return self.info
-                if time.monotonic() >= deadline:
-                    holder = self._wait_for_holder(connection)
-                    if holder is not None:
-                        raise LockHeld(self._held_message(holder, timeout), holder)
-                    continue  # released in the meantime: try again
+                try:
+                    taken = connection.execute("SELECT pg_try_advisory_lock(%s)", (self.key,))
+                    if taken.fetchone()[0]:
+                        self.info = self._record(connection, operation, actor)
+                        self._connection = connection
+                        return self.info
+                    if time.monotonic() >= deadline:
+                        holder = self._wait_for_holder(connection)
+                        if holder is not None:
+                            raise LockHeld(self._held_message(holder, timeout), holder)
+                        continue  # released in the meantime: try again
+                except psycopg.OperationalError as exc:
+                    if not connection.closed or time.monotonic() >= deadline:
+                        raise
+                    # The session ended (a database restart, a dropped connection): it held
+                    # nothing, so a command asked to wait connects again and waits on.
+                    connection = self._reconnect(operation, exc, deadline, on_note)
+                    self.reconnected = True
+                    continue
                 try:  # the note too: a Ctrl-C that answers it is still one during the wait
                     if not waiting and on_note is not None:
                         waiting = True
@@ -83,6 +105,28 @@ class AdvisoryLock:
         except BaseException:
             connection.close()
             raise
+
+    def _reconnect(
+        self, operation: str, lost: psycopg.Error, deadline: float, on_note: Note | None
+    ) -> psycopg.Connection:
+        """A new connection for a wait whose session ended, tried every `_RECONNECT_SECONDS`
+        while the server cannot be reached, until `deadline` (a restart takes seconds); the
+        last failure once the wait is over, and a refused login at once."""
+        if on_note is not None:
+            on_note(
+                f"{self.dsn.error(lost, 'wait for the state lock', self.schema)}; connecting "
+                "again until the wait ends"
+            )
+        while True:
+            try:
+                time.sleep(_RECONNECT_SECONDS)
+            except KeyboardInterrupt as stop:
+                raise wait_interrupted(self.environment, None, stop) from None
+            try:
+                return self.dsn.connect(f"lock {operation}")
+            except DatabaseError as failed:
+                if not failed.unreachable or time.monotonic() >= deadline:
+                    raise
 
     def release(self) -> None:
         """Drops the lock and its row; a lock already ended by a force-unlock is just closed."""
@@ -113,7 +157,7 @@ class AdvisoryLock:
         try:
             connection.execute("SELECT 1")
         except psycopg.Error:
-            raise lock_lost(self.environment, where) from None
+            raise lock_lost(self.environment, where, refused=False) from None
 
     def still_held_sql(self) -> tuple[sql.Composed, tuple[object, ...]]:
         """A query, for the write transaction, that returns a row while the lock row is this
@@ -181,12 +225,17 @@ class AdvisoryLock:
             )
             return holder
         except psycopg.Error as exc:
-            raise self.dsn.error(exc, "end the session holding the lock", self.schema) from None
+            # Ending another's session is no right on the tables: table grants would not help.
+            raise self.dsn.error(
+                exc, "end the session holding the lock", self.schema, needs=_SIGNAL_RIGHTS
+            ) from None
         finally:
             connection.close()
 
-    def _record(self, connection: psycopg.Connection, operation: str) -> LockInfo:
-        info = LockInfo.mine(operation)
+    def _record(
+        self, connection: psycopg.Connection, operation: str, actor: str | None
+    ) -> LockInfo:
+        info = LockInfo.mine(operation, actor)
         connection.execute(
             sql.SQL(
                 "INSERT INTO {}.locks (environment, lock_id, who, host, pid, operation, since, "

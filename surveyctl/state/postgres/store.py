@@ -88,9 +88,13 @@ class PostgresStateStore(StoreBase):
         with self._mutex:
             self._connected()  # tables first: the lock writes its row into them
         lock = AdvisoryLock(self.dsn, self.schema, self.environment)
-        info = lock.acquire(operation, timeout, self._note)
+        info = lock.acquire(operation, timeout, self._note, self.actor)
         try:
             with self._mutex:
+                if lock.reconnected and self._connection is not None:
+                    # What ended the waiting session (a restart) ended this one too.
+                    self._connection.close()
+                    self._connection = None
                 self._state = None  # read afresh now that nobody else writes
                 self._operation = operation
                 self._lock = lock
