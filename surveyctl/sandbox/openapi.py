@@ -16,6 +16,7 @@ and headers), listed in OPERATIONS. A test checks that OPERATIONS and the app's 
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -73,6 +74,14 @@ _GROUP_REF = {
     "required": True,
     "description": "buyer_surveygroup_ref",
     "schema": {"type": "string", "minLength": 1},
+}
+# Spec 4.3: the quota update takes query parameters, of which a sample call shows QBS; their
+# purpose is not shown, and the sandbox takes QBS without using it.
+_QBS = {
+    "name": "QBS",
+    "in": "query",
+    "description": "Named by a sample call of the spec (4.3); its purpose is not shown; not used.",
+    "schema": {"type": "string"},
 }
 _TOTAL_PAGES = {
     "total_pages": {
@@ -146,7 +155,7 @@ OPERATIONS: tuple[Operation, ...] = (
               parameters=(_SURVEY_ID, _QUOTA_ID), errors=_QUOTA_ERRORS),
     Operation("put", f"{V2}/surveys/{{survey_id}}/quotas/{{buyer_quota_id}}",
               "Update a quota (4.3)", (200, "quota-update.response"), "quota-update.request",
-              parameters=(_SURVEY_ID, _QUOTA_ID), errors=_QUOTA_ERRORS),
+              parameters=(_SURVEY_ID, _QUOTA_ID, _QBS), errors=_QUOTA_ERRORS),
     Operation("patch", f"{V2}/surveys/{{survey_id}}/quotas/{{buyer_quota_id}}",
               "Partial quota update with a JSON Patch list", (200, "quota.response"),
               "json-patch.request", parameters=(_SURVEY_ID, _QUOTA_ID), media_types=_PATCH_TYPES,
@@ -245,6 +254,27 @@ def document(strict: bool = False) -> dict[str, Any]:
             },
         },
     }
+
+
+@cache
+def _query_names() -> dict[tuple[str, str], tuple[str, ...]]:
+    return {
+        (operation.method.upper(), operation.path): tuple(
+            p["name"] for p in operation.parameters if p["in"] == "query"
+        )
+        for operation in OPERATIONS
+    }
+
+
+def described_path(rule: str) -> str:
+    """A Flask rule as this description writes its path: `<int:survey_id>` -> `{survey_id}`."""
+    return re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule)
+
+
+def query_names(method: str, rule: str) -> tuple[str, ...] | None:
+    """The query parameters the operation served by `method` and the Flask `rule` lists (what
+    a sandbox served --strict takes in a query), or None for a route not described here."""
+    return _query_names().get((method.upper(), described_path(rule)))
 
 
 def openapi_document(strict: bool = False) -> dict[str, Any]:

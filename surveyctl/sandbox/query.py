@@ -22,6 +22,20 @@ except ZoneInfoNotFoundError:  # no time zone database (some Windows installs): 
     PACIFIC = timezone(timedelta(hours=-8), "PST")
 
 
+def refuse_unlisted(listed: Collection[str]) -> None:
+    """A 400 naming the request's query parameters that are not among `listed` (the strict
+    mode): read leniently, a misspelt filter (`statuses=21`) is ignored and the whole list
+    answered, which a client would take for the filtered one."""
+    unlisted = [name for name in request.args if name not in listed]
+    if unlisted:
+        takes = f"takes {', '.join(listed)}" if listed else "takes none"
+        raise bad_request(
+            INVALID_QUERY,
+            f"unknown query parameter{'s' if len(unlisted) > 1 else ''} {', '.join(unlisted)} "
+            f"(this call {takes})",
+        )
+
+
 def integer_list(name: str) -> list[int] | None:
     """A comma-separated list of integers (`status=21,18`), or None when absent or empty."""
     raw = request.args.get(name)
