@@ -12,7 +12,7 @@ from surveyctl.connection import open_client
 from surveyctl.errors import ApiError
 from surveyctl.sandbox.errors import INVALID_QUERY
 
-from .conftest import HEADERS, survey_body
+from .conftest import HEADERS, new_ref, survey_body
 
 STRAY = survey_body(colour="red")
 
@@ -107,3 +107,39 @@ def test_strict_takes_the_qbs_parameter_the_spec_shows_on_a_quota_update(strict_
 
 def test_without_strict_an_unknown_query_parameter_is_ignored(raw):
     assert raw.v2("GET", "/surveys?statuses=11").status_code == 200
+
+
+def test_strict_refuses_an_integer_written_with_a_fraction_naming_the_field(strict_raw):
+    # JSON Schema counts 1000.0 as an integer; a typed reader of the service may not.
+    response = strict_raw.v2("POST", "/surveys", json=survey_body(completes_required=100.0))
+    assert response.status_code == 400
+    assert response.json()["ps_api_response_message"] == (
+        "invalid request body: field completes_required: 100.0 is not of type 'integer'"
+    )
+
+
+def test_strict_refuses_a_group_created_with_an_exclusion_period_written_with_a_fraction(
+    strict_raw,
+):
+    # The create body's schema refers to the whole file of the overwrite body.
+    survey_id = strict_raw.create()["ps_survey_id"]
+    group = {
+        "buyer_surveygroup_ref": new_ref(),
+        "name": "Trackers",
+        "surveys_in_group": [survey_id],
+        "exclusion_period": 30.0,
+    }
+    response = strict_raw.v2("POST", "/surveygroups", json=group)
+    assert response.status_code == 400
+    assert "field exclusion_period: 30.0 is not of type 'integer'" in response.text
+
+
+def test_strict_takes_a_whole_number_where_the_spec_wants_any_number(strict_raw):
+    response = strict_raw.v2(
+        "POST", "/surveys", json=survey_body(offer_price=2.0, expected_ir=40.0)
+    )
+    assert response.status_code == 201, response.text
+
+
+def test_without_strict_an_integer_written_with_a_fraction_is_taken(raw):
+    assert raw.v2("POST", "/surveys", json=survey_body(completes_required=100.0)).status_code == 201
