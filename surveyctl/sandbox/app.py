@@ -20,7 +20,7 @@ from flask import Blueprint, Flask, current_app, json, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
-from surveyctl.sandbox import contract, openapi, query
+from surveyctl.sandbox import contract, query
 from surveyctl.sandbox.accounts import Accounts
 from surveyctl.sandbox.bodies import MAX_BODY_BYTES, MAX_NUMBER
 from surveyctl.sandbox.converters import QuotaIdConverter
@@ -91,7 +91,7 @@ def create_app(
                 rate_limit.take(request.headers.get("access-token", ""))
             accounts.authenticate()
             if strict and request.url_rule is not None:
-                _refuse_unlisted_query(request.url_rule.rule)
+                query.refuse_unlisted(request.method, request.url_rule.rule)
         elif request.path.startswith(SANDBOX_PREFIX):
             accounts.authenticate()
 
@@ -119,13 +119,6 @@ def create_app(
     if check_responses:
         app.after_request(_check_response)
     return app
-
-
-def _refuse_unlisted_query(rule: str) -> None:
-    """Strict mode: a query parameter the operation's description does not list is a 400."""
-    listed = openapi.query_names(request.method, rule)
-    if listed is not None:
-        query.refuse_unlisted(listed)
 
 
 def _code_of(error: HTTPException) -> int:

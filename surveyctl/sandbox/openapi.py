@@ -16,7 +16,6 @@ and headers), listed in OPERATIONS. A test checks that OPERATIONS and the app's 
 from __future__ import annotations
 
 import copy
-import re
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -254,27 +253,6 @@ def document(strict: bool = False) -> dict[str, Any]:
             },
         },
     }
-
-
-@cache
-def _query_names() -> dict[tuple[str, str], tuple[str, ...]]:
-    return {
-        (operation.method.upper(), operation.path): tuple(
-            p["name"] for p in operation.parameters if p["in"] == "query"
-        )
-        for operation in OPERATIONS
-    }
-
-
-def described_path(rule: str) -> str:
-    """A Flask rule as this description writes its path: `<int:survey_id>` -> `{survey_id}`."""
-    return re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule)
-
-
-def query_names(method: str, rule: str) -> tuple[str, ...] | None:
-    """The query parameters the operation served by `method` and the Flask `rule` lists (what
-    a sandbox served --strict takes in a query), or None for a route not described here."""
-    return _query_names().get((method.upper(), described_path(rule)))
 
 
 def openapi_document(strict: bool = False) -> dict[str, Any]:
