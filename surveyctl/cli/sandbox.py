@@ -64,7 +64,8 @@ def _url_host(host: str) -> str:
 @click.option("--threads", default=32, show_default=True, type=click.IntRange(1, 1024),
               help="Requests served at once (a delayed request holds one).")  # fmt: skip
 @click.option("--strict", is_flag=True,
-              help="Refuse request fields the API's schemas do not list, naming them.")  # fmt: skip
+              help="Refuse request fields the API's schemas do not list, and query parameters "
+                   "the calls do not list, naming them.")  # fmt: skip
 @click.option("--rate-limit", default=0.0, show_default=True, metavar="R",
               type=Number(0),
               help="Requests per second per access-token; past it 429 with Retry-After "
@@ -116,7 +117,7 @@ def serve(
     for token, buyer_id in sorted(tokens, key=lambda item: (item[1], item[0])):
         click.echo(f"  access-token {token}  (buyer {buyer_id})")
     if strict:
-        click.echo("  strict: request fields the schemas do not list are refused")
+        click.echo("  strict: request fields and query parameters the API does not list: refused")
     if latency_ms or fail_rate:
         click.echo(f"  faults: latency {latency_ms} ms, fail rate {fail_rate}, seed {seed}")
     if rate_limit:

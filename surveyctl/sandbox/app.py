@@ -20,7 +20,7 @@ from flask import Blueprint, Flask, current_app, json, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
-from surveyctl.sandbox import contract
+from surveyctl.sandbox import contract, query
 from surveyctl.sandbox.accounts import Accounts
 from surveyctl.sandbox.bodies import MAX_BODY_BYTES, MAX_NUMBER
 from surveyctl.sandbox.converters import QuotaIdConverter
@@ -90,6 +90,8 @@ def create_app(
             if rate_limit is not None:
                 rate_limit.take(request.headers.get("access-token", ""))
             accounts.authenticate()
+            if strict and request.url_rule is not None:
+                query.refuse_unlisted(request.method, request.url_rule.rule)
         elif request.path.startswith(SANDBOX_PREFIX):
             accounts.authenticate()
 

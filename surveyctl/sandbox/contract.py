@@ -19,7 +19,8 @@ Two modes read request bodies (`create_app(strict=...)`):
   marked so is a spelling the service takes (range bounds as text, `"21"`, as its GET shows
   them); such bounds are read as numbers before the body is used (`_range_bounds_as_numbers`).
 - strict refuses every field the schema does not list, and the `x-lenient` ones too (fields and
-  branches), naming them: for clients that want their own stray fields caught.
+  branches), naming them, and an integer written with a fraction (`1000.0`): for clients that
+  want their own stray fields caught.
 
 Responses are always checked against the schema files as they are.
 """
@@ -31,9 +32,10 @@ from functools import cache
 from typing import Any
 
 from flask import Response, current_app, json
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
 
 from surveyctl.sandbox import catalogue
 from surveyctl.sandbox.errors import INVALID_BODY, ApiProblem
@@ -94,16 +96,38 @@ def _lenient(node: Any) -> bool:
 def registry(mode: str = AS_WRITTEN) -> Registry:
     """Every schema of `schemas/api/` in `mode`, registered under its file name."""
     resources = [
-        (path.name, Resource.from_contents(schema_for(path.name, mode)))
+        (path.name, _resource(schema_for(path.name, mode), mode))
         for path in sorted((schemas_dir() / API_FOLDER).glob("*.json"))
     ]
     return Registry().with_resources(resources)
 
 
+def _resource(schema: Any, mode: str) -> Resource:
+    if mode == STRICT:
+        # A `$ref` to a whole file names its `$schema`, and jsonschema checks what it points
+        # to with the stock validator of that dialect: the strict integers would end there
+        # (an exclusion group's create body refers to the file of its overwrite body).
+        schema = {key: value for key, value in schema.items() if key != "$schema"}
+    return Resource.from_contents(schema, default_specification=DRAFT202012)
+
+
+# JSON Schema counts 1000.0 as an integer. The spec's integers (a count, a code) are written
+# without a fraction, and a client that writes one as 1000.0 leans on a reader that forgives it
+# (a typed reader, such as Go's, refuses it): the strict mode refuses it.
+_StrictIntegers = validators.extend(
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool)
+    ),
+)
+
+
 @cache
 def validator(name: str, mode: str = AS_WRITTEN) -> Draft202012Validator:
-    """A validator for `schemas/api/<name>` read in `mode`."""
-    return Draft202012Validator(schema_for(name, mode), registry=registry(mode))
+    """A validator for `schemas/api/<name>` read in `mode`; the strict one takes an integer
+    only as written without a fraction."""
+    kind = _StrictIntegers if mode == STRICT else Draft202012Validator
+    return kind(schema_for(name, mode), registry=registry(mode))
 
 
 def strict_mode() -> bool:

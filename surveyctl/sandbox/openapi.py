@@ -74,6 +74,14 @@ _GROUP_REF = {
     "description": "buyer_surveygroup_ref",
     "schema": {"type": "string", "minLength": 1},
 }
+# Spec 4.3: the quota update takes query parameters, of which a sample call shows QBS; their
+# purpose is not shown, and the sandbox takes QBS without using it.
+_QBS = {
+    "name": "QBS",
+    "in": "query",
+    "description": "Named by a sample call of the spec (4.3); its purpose is not shown; not used.",
+    "schema": {"type": "string"},
+}
 _TOTAL_PAGES = {
     "total_pages": {
         "description": "How many pages the list has.",
@@ -146,7 +154,7 @@ OPERATIONS: tuple[Operation, ...] = (
               parameters=(_SURVEY_ID, _QUOTA_ID), errors=_QUOTA_ERRORS),
     Operation("put", f"{V2}/surveys/{{survey_id}}/quotas/{{buyer_quota_id}}",
               "Update a quota (4.3)", (200, "quota-update.response"), "quota-update.request",
-              parameters=(_SURVEY_ID, _QUOTA_ID), errors=_QUOTA_ERRORS),
+              parameters=(_SURVEY_ID, _QUOTA_ID, _QBS), errors=_QUOTA_ERRORS),
     Operation("patch", f"{V2}/surveys/{{survey_id}}/quotas/{{buyer_quota_id}}",
               "Partial quota update with a JSON Patch list", (200, "quota.response"),
               "json-patch.request", parameters=(_SURVEY_ID, _QUOTA_ID), media_types=_PATCH_TYPES,

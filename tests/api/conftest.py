@@ -1,4 +1,5 @@
-"""Fixtures of the client tests: surveys of buyer 1 in the session's sandbox."""
+"""Fixtures of the client tests: surveys of buyer 1 in the session's sandbox served --strict,
+so a client method that sends a field or a query parameter the API does not define fails."""
 
 from __future__ import annotations
 
@@ -22,6 +23,12 @@ SURVEY = {
 }  # fmt: skip
 QLC = {"enable": True, "multiple_quotas": {"enable": True}}
 LIVE, IN_BUYER_SURVEY = 22, 16
+
+
+@pytest.fixture
+def sandbox(strict_sandbox):
+    """The sandbox of these tests (and of `api` and `project`): the session's strict one."""
+    return strict_sandbox
 
 
 @pytest.fixture

@@ -1,4 +1,7 @@
-"""Fixtures of the operations tests: live surveys in the sandbox and simulated traffic."""
+"""Fixtures of the operations tests: live surveys in a sandbox served --strict and simulated
+traffic. Every operations command (transactions, attributes, text-check, adjust, link) is
+driven against the strict sandbox, so one that sends a field or a query parameter the API
+does not define fails here."""
 
 from __future__ import annotations
 
@@ -32,6 +35,12 @@ GENDER_QUOTAS = [
         "criteria": [{"qualification_code": 211, "condition_codes": ["112"]}],
     },
 ]
+
+
+@pytest.fixture
+def sandbox(strict_sandbox):
+    """The sandbox of these tests (and of `api` and `project`): the session's strict one."""
+    return strict_sandbox
 
 
 @pytest.fixture

@@ -1,8 +1,17 @@
-"""`surveyctl status`: read and move a survey's status over HTTP."""
+"""`surveyctl status`: read and move a survey's status over HTTP, against a sandbox served
+--strict (the move sends nothing the API does not define)."""
 
 from __future__ import annotations
 
+import pytest
+
 from .conftest import survey_manifest, survey_title
+
+
+@pytest.fixture
+def sandbox(strict_sandbox):
+    """The sandbox of these tests (and of `api` and `project`): the session's strict one."""
+    return strict_sandbox
 
 
 def test_status_shows_a_new_survey_as_draft(api, run_cli):

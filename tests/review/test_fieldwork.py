@@ -1,4 +1,5 @@
-"""`surveyctl status`: fieldwork at a glance, from the survey, its quotas and its transactions."""
+"""`surveyctl status`: fieldwork at a glance, from the survey, its quotas and its transactions,
+read from a sandbox served --strict (its reads send no query parameter the API does not list)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,12 @@ from ..processes import surveyctl
 from .conftest import survey_manifest, survey_title
 
 LIVE = 22
+
+
+@pytest.fixture
+def sandbox(strict_sandbox):
+    """The sandbox of these tests (and of `api` and `project`): the session's strict one."""
+    return strict_sandbox
 
 
 def _fielded(api, completes_required: int = 200, respondents: int = 120) -> int:

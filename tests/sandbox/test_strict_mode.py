@@ -1,6 +1,6 @@
 """The strict mode on request: `sandbox serve --strict` and the embedded sandbox with
-`SURVEYCTL_SANDBOX_STRICT` refuse request fields the schemas do not list; without them the
-same body is taken."""
+`SURVEYCTL_SANDBOX_STRICT` refuse request fields the schemas do not list, and query
+parameters the call's description does not list; without them the same request is taken."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import requests
 from surveyctl.config import load_config
 from surveyctl.connection import open_client
 from surveyctl.errors import ApiError
+from surveyctl.sandbox.errors import INVALID_QUERY
 
-from .conftest import HEADERS, survey_body
+from .conftest import HEADERS, new_ref, survey_body
 
 STRAY = survey_body(colour="red")
 
@@ -63,3 +64,82 @@ def test_a_strict_setting_that_is_neither_yes_nor_no_is_refused_not_taken_for_no
     result = run_cli("surveys", "list")
     assert result.exit_code == 1
     assert "$SURVEYCTL_SANDBOX_STRICT must be 1 or 0" in result.stderr and "'ture'" in result.stderr
+
+
+def test_strict_refuses_a_misspelt_query_parameter_naming_it_and_what_the_call_takes(strict_raw):
+    # Read leniently, `statuses` is ignored and every live survey answered: the client would
+    # take the unfiltered list for the filtered one.
+    response = strict_raw.v2("GET", "/surveys?statuses=11")
+    assert (response.status_code, response.json()["ps_api_response_code"]) == (400, INVALID_QUERY)
+    assert response.json()["ps_api_response_message"] == (
+        "unknown query parameter statuses "
+        "(this call takes status, fromDate, toDate, targeting, page, limit)"
+    )
+
+
+def test_strict_refuses_a_query_on_a_call_that_takes_none(strict_raw):
+    survey_id = strict_raw.create()["ps_survey_id"]
+    response = strict_raw.v2("GET", f"/surveys/{survey_id}?targeting=0")
+    assert response.status_code == 400
+    assert "unknown query parameter targeting (this call takes none)" in response.text
+
+
+def test_strict_takes_every_query_parameter_the_calls_list(strict_raw):
+    survey_id = strict_raw.create()["ps_survey_id"]
+    answers = [
+        strict_raw.v2("GET", "/surveys?status=11&fromDate=20260101&toDate=20991231"
+                      "&targeting=0&page=1&limit=5"),
+        strict_raw.v2("GET", f"/surveys/{survey_id}/quotas?page=1&limit=5"),
+        strict_raw.v3("GET", "/attributes?localization=en_US&class=1,2&page=1&limit=5"),
+        strict_raw.v3("GET", f"/surveys/{survey_id}/transactions?status=21&supplier_ids=1"
+                      "&page=1&limit=5"),
+    ]  # fmt: skip
+    assert [response.status_code for response in answers] == [200, 200, 200, 200]
+
+
+def test_strict_takes_the_qbs_parameter_the_spec_shows_on_a_quota_update(strict_raw):
+    survey_id = strict_raw.create()["ps_survey_id"]
+    criteria = [{"qualification_code": 211, "condition_codes": ["111"]}]
+    body = {"required_count": 70, "criteria": criteria}
+    response = strict_raw.v2("PUT", f"/surveys/{survey_id}/quotas/male?QBS=1", json=body)
+    assert response.status_code == 200, response.text
+
+
+def test_without_strict_an_unknown_query_parameter_is_ignored(raw):
+    assert raw.v2("GET", "/surveys?statuses=11").status_code == 200
+
+
+def test_strict_refuses_an_integer_written_with_a_fraction_naming_the_field(strict_raw):
+    # JSON Schema counts 1000.0 as an integer; a typed reader of the service may not.
+    response = strict_raw.v2("POST", "/surveys", json=survey_body(completes_required=100.0))
+    assert response.status_code == 400
+    assert response.json()["ps_api_response_message"] == (
+        "invalid request body: field completes_required: 100.0 is not of type 'integer'"
+    )
+
+
+def test_strict_refuses_a_group_created_with_an_exclusion_period_written_with_a_fraction(
+    strict_raw,
+):
+    # The create body's schema refers to the whole file of the overwrite body.
+    survey_id = strict_raw.create()["ps_survey_id"]
+    group = {
+        "buyer_surveygroup_ref": new_ref(),
+        "name": "Trackers",
+        "surveys_in_group": [survey_id],
+        "exclusion_period": 30.0,
+    }
+    response = strict_raw.v2("POST", "/surveygroups", json=group)
+    assert response.status_code == 400
+    assert "field exclusion_period: 30.0 is not of type 'integer'" in response.text
+
+
+def test_strict_takes_a_whole_number_where_the_spec_wants_any_number(strict_raw):
+    response = strict_raw.v2(
+        "POST", "/surveys", json=survey_body(offer_price=2.0, expected_ir=40.0)
+    )
+    assert response.status_code == 201, response.text
+
+
+def test_without_strict_an_integer_written_with_a_fraction_is_taken(raw):
+    assert raw.v2("POST", "/surveys", json=survey_body(completes_required=100.0)).status_code == 201
