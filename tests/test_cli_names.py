@@ -120,9 +120,7 @@ def test_state_help_names_both_places_the_state_is_kept():
     ],
     ids=" ".join,
 )
-def test_a_survey_id_out_of_range_is_a_usage_error_before_any_request(
-    args, tmp_path, monkeypatch
-):
+def test_a_survey_id_out_of_range_is_a_usage_error_before_any_request(args, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 2

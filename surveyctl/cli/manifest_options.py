@@ -25,8 +25,7 @@ def _one_catalogue_choice(ctx: click.Context, param: click.Parameter, value: boo
     other = "refresh_catalog" if param.name == "offline" else "offline"
     if value and ctx.params.get(other):
         raise click.UsageError(
-            "--offline uses no attribute catalogue and --refresh-catalog fetches it again: "
-            "give one"
+            "--offline uses no attribute catalogue and --refresh-catalog fetches it again: give one"
         )
     return value
 

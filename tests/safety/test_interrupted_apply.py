@@ -144,9 +144,7 @@ def test_a_signal_at_the_question_applies_nothing_and_exits_128_plus_its_number(
     assert survey_manifest("asked")["spec"]["survey_title"] not in titles
 
 
-def test_the_question_goes_to_stderr_so_an_apply_redirected_to_a_file_still_asks(
-    project, sandbox
-):
+def test_the_question_goes_to_stderr_so_an_apply_redirected_to_a_file_still_asks(project, sandbox):
     write_manifest(project, survey_manifest("redirected"))
     process = _apply_on_a_terminal(project)  # returns once the question is on its stderr
     os.write(process.terminal, b"no\n")
