@@ -317,6 +317,31 @@ def test_an_unreadable_survey_list_holds_back_only_the_lost_create(
     assert _titles(own_market) == Counter({survey_title("tracker"): 1, survey_title("other"): 1})
 
 
+def test_a_lost_create_whose_candidate_survey_cannot_be_read_is_left_for_a_later_run(
+    project, manifests, own_market, run_cli, monkeypatch
+):
+    manifests.write(survey_manifest("tracker"))
+    _killed_during(run_cli, monkeypatch, FileStateStore, "resolve_create")
+    (made,) = [s["ps_survey_id"] for s in own_market.list_surveys()]
+    upstream = (project / "surveyctl.yaml").read_text().split("host: '")[1].split("'")[0]
+    proxy = RefusingProxy(upstream)
+    proxy.unreadable = {made}
+    try:
+        point_project_at(project, proxy.url)
+        result = run_cli("apply", "manifests", "--auto-approve")
+    finally:
+        proxy.stop()
+    assert result.exit_code == 1
+    assert re.search(
+        r"^  warning: Survey/tracker: cannot check what the create sent at \S+ made "
+        rf"\(reading survey .*{made}.*\); it is left out of this plan",
+        result.stdout,
+        re.MULTILINE,
+    ), result.stdout
+    assert "Survey/tracker" in _store(project).load().journal
+    assert _titles(own_market) == Counter({survey_title("tracker"): 1})
+
+
 def test_a_group_whose_create_lost_its_answer_is_adopted(
     project, manifests, own_market, run_cli, monkeypatch, unique
 ):
