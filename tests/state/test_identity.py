@@ -809,6 +809,67 @@ def test_state_rebuild_leaves_an_ambiguous_manifest_alone_and_exits_1(
 
 
 @file_only
+def test_state_rebuild_lists_what_the_state_has_and_what_the_service_lacks(
+    run_cli, manifests, project, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    manifests.write(tracker(unique, "other", survey_title=f"Other {unique}"))
+    before = state_of(project)
+    rebuilt = run_cli("state", "rebuild", "--yes")
+    assert rebuilt.exit_code == 0, rebuilt.stdout + rebuilt.stderr
+    survey_id = before.resources["Survey/tracker"].ps_survey_id
+    assert f"  = Survey/tracker: already in state (ps_survey_id={survey_id} quotas=2)" in (
+        rebuilt.stdout
+    )
+    assert "  - Survey/other: not found on the service; apply creates it" in rebuilt.stdout
+    assert "Rebuild: 0 to adopt, 0 ambiguous, 1 not found, 1 already in state." in rebuilt.stdout
+    assert state_of(project).to_json() == before.to_json()
+
+
+@file_only
+def test_state_rebuild_leaves_a_journaled_create_to_plan_and_exits_1(
+    run_cli, manifests, project, unique
+):
+    manifests.write(tracker(unique))
+    store = FileStateStore(project / ".surveyctl" / "state" / "local.json")
+    store.journal_create("Survey/tracker", tracker(unique)["spec"])
+    store.flush()
+    rebuilt = run_cli("state", "rebuild", "--yes")
+    assert rebuilt.exit_code == 1
+    assert (
+        "  ! Survey/tracker: its create lost its answer and is journaled: `surveyctl plan` "
+        "resolves it"
+    ) in rebuilt.stdout
+    assert "1 to look at." in rebuilt.stdout
+    assert state_of(project).resources == {}
+
+
+@file_only
+def test_state_rebuild_names_a_group_reference_another_buyer_holds(
+    run_cli, manifests, project, other_buyer_api, unique
+):
+    ref = f"theirs-{unique}"
+    other_buyer_api.create_group(
+        {
+            "buyer_surveygroup_ref": ref,
+            "name": "Theirs",
+            "exclusion_period": 30,
+            "surveys_in_group": [],
+        }
+    )
+    manifests.write(tracker(unique))
+    manifests.write(group_manifest(ref, "tracker"))
+    rebuilt = run_cli("state", "rebuild", "--yes")
+    assert rebuilt.exit_code == 1
+    assert (
+        f"  ! ExclusionGroup/trackers: group {ref} exists on the service and belongs to another "
+        "buyer"
+    ) in rebuilt.stdout
+    assert "ExclusionGroup/trackers" not in state_of(project).resources
+
+
+@file_only
 def test_a_survey_two_manifests_match_is_taken_by_neither(run_cli, manifests, lost, api, unique):
     manifests.write(tracker(unique))
     applied(run_cli)
