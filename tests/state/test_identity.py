@@ -944,6 +944,23 @@ def test_with_external_project_id_a_survey_made_before_the_opt_in_is_found_by_it
     assert "will be created" not in plan.stdout
 
 
+@file_only
+@pytest.mark.parametrize("theirs", ["crm-{unique}", "local/ExclusionGroup/tracker"])
+def test_with_external_project_id_a_survey_another_tool_identified_is_not_the_manifests(
+    run_cli, manifests, api, project, sandbox, unique, theirs
+):
+    # The same title and locale, but an external_project_id that is no stamp of a survey
+    # address (docs/state.md): a survey of another tool, not one a manifest described.
+    configure(project, sandbox.url, "", ", identity: external_project_id")
+    spec = tracker(unique)["spec"]
+    api.create_survey({**spec, "external_project_id": theirs.format(unique=unique)})
+    manifests.write(tracker(unique))
+    plan = run_cli("plan")
+    assert plan.exit_code == 0, plan.stdout + plan.stderr
+    assert "+ Survey/tracker will be created" in plan.stdout
+    assert "exists on the service" not in plan.stdout
+
+
 @pytest.fixture
 def renamed(run_cli, manifests, api, unique) -> int:
     """Survey/tracker applied, then its manifest renamed to tracker-renamed: the survey's id."""
