@@ -196,3 +196,22 @@ def test_fieldwork_figures_no_survey_has_are_shown_not_a_traceback():
     view = fieldwork(_Absurd(), 10001)
     assert (view.goal, view.completes, view.quotas[0].goal) == (0, 2, 0)
     assert view.spend == float("inf")  # more digits than a cent can be told of
+
+
+def test_a_json_watch_prints_one_document_a_line_per_view(api, run_cli):
+    survey_id = _fielded(api)
+    result = run_cli("status", str(survey_id), "--watch", "1", "--times", "2", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    views = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(view["survey_id"], view["status_name"]) for view in views] == [(survey_id, "live")] * 2
+
+
+def test_status_of_one_survey_does_not_need_a_readable_state(api, run_cli, project):
+    # The manifest name is a courtesy: a damaged state must not keep anyone from the figures.
+    survey_id = _fielded(api)
+    state = project / ".surveyctl" / "state" / "local.json"
+    state.parent.mkdir(parents=True)
+    state.write_text("{ not json")
+    result = run_cli("status", str(survey_id))
+    assert result.exit_code == 0, result.stderr
+    assert f"survey {survey_id} is live" in result.stdout
