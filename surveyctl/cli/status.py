@@ -73,8 +73,7 @@ def status_command(
         return
     if watch is not None:
         raise click.UsageError("--watch shows fieldwork; it cannot be combined with NEW_STATUS")
-    if survey_id is None:
-        raise click.UsageError("moving a status needs SURVEY_ID")
+    # Click fills the positional SURVEY_ID before NEW_STATUS: a NEW_STATUS comes with an id.
     _move(ctx, survey_id, new_status, yes)
 
 
