@@ -652,3 +652,18 @@ def test_a_failed_quota_put_does_not_claim_a_record_it_could_not_make(
     assert applied.exit_code == 1
     assert "quota-update FAILED" in applied.stderr, applied.stderr
     assert "(quotas already updated: female)" in applied.stderr
+
+
+@pytest.mark.parametrize("value", ["soon", "-1", "nan", "86401"])
+def test_a_settle_time_that_is_no_number_of_seconds_up_to_a_day_is_refused(
+    project, manifests, run_cli, monkeypatch, value
+):
+    manifests.write(survey_manifest("tracker"))
+    monkeypatch.setenv("SURVEYCTL_CREATE_SETTLE_SECONDS", value)
+    result = run_cli("apply", "manifests", "--auto-approve")
+    assert result.exit_code == 1
+    assert (
+        "$SURVEYCTL_CREATE_SETTLE_SECONDS must be a number of seconds from 0 to 86400"
+        in result.stderr
+    )
+    assert not (project / ".surveyctl" / "state" / "local.json").exists()
