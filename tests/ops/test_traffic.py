@@ -31,6 +31,22 @@ def test_simulated_respondents_are_all_recorded_as_transactions(api, live_survey
     assert len({r["Transaction ID"] for r in rows}) == 120
 
 
+def test_with_qlc_each_simulated_complete_fills_the_least_filled_quota(api, live_survey):
+    quotas = [
+        {**GENDER_QUOTAS[0], "required_count": 300},
+        {**GENDER_QUOTAS[1], "required_count": 100},
+    ]
+    qlc = {"enable": True, "multiple_quotas": {"enable": True}}
+    survey_id = live_survey(quotas=quotas, qlc=qlc)
+    completes = api.simulate_traffic(survey_id, {"respondents": 120, "seed": 7})["completes"]
+    fielded = {
+        q["buyer_quota_id"]: q["completes_fielded"] for q in api.quota_performance(survey_id)
+    }
+    assert completes > 0 and sum(fielded.values()) == completes
+    # Least-fill keeps the shares of the goals level: within one complete of each other.
+    assert abs(fielded["male"] / 300 - fielded["female"] / 100) <= 1 / 100
+
+
 def test_transaction_records_carry_every_key_with_its_type(api, live_survey):
     survey_id = live_survey()
     api.simulate_traffic(survey_id, {"respondents": 20, "seed": 3})
