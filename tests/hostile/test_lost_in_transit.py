@@ -20,13 +20,18 @@ from .conftest import group_manifest, point_project_at, survey_manifest, survey_
 
 class AnswerProxy(Proxy):
     """Forwards every request, then replaces the answer of those `answers` names (method,
-    path) by that status with an error body: the service did the work, the buyer never learns."""
+    path) by that status with an error body: the service did the work, the buyer never learns.
+    Those `garbled` names keep their status and lose their body to a gateway's page."""
 
     def __init__(self, upstream: str):
         self.answers: dict[tuple[str, str], int] = {}
+        self.garbled: set[tuple[str, str]] = set()
         super().__init__(upstream)
 
     def reshape(self, request: Request, answer: requests.Response, headers: dict) -> bytes:
+        if (request.method, request.path) in self.garbled:
+            headers["Content-Type"] = "text/html"
+            return b"<html><body>upstream sent an invalid response</body></html>"
         status = self.answers.get((request.method, request.path))
         if status is None:
             return answer.content
@@ -73,6 +78,23 @@ def test_a_create_answered_with_a_502_stays_journaled_and_the_next_plan_adopts_w
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
     titles = Counter(s["survey_title"] for s in own_market.list_surveys())
     assert titles == Counter({survey_title("tracker"): 1})
+
+
+def test_a_create_whose_answer_cannot_be_read_stays_journaled_and_the_next_plan_adopts_it(
+    project, manifests, own_market, proxy, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    proxy.garbled.add(("POST", "/buyers/v2/surveys"))  # a 201 whose body a gateway replaced
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    assert applied.exit_code == 1
+    assert "the create may or may not have been made, so Survey/tracker stays journaled" in (
+        applied.stderr + applied.stdout
+    )
+    proxy.garbled.clear()
+    (made,) = [s["ps_survey_id"] for s in own_market.list_surveys()]
+    assert f"lost its answer but made survey {made}" in run_cli("plan", "manifests").stdout
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    assert len(own_market.list_surveys()) == 1
 
 
 def test_a_group_create_answered_with_a_502_is_adopted_by_the_next_plan(
