@@ -146,9 +146,6 @@ class Survey(_Placed):
             items.extend(quota.criteria)
         return all(item.resolved for item in items)
 
-    def quota(self, buyer_quota_id: str) -> Quota | None:
-        return next((q for q in self.quotas or [] if q.buyer_quota_id == buyer_quota_id), None)
-
     def body(self) -> dict:
         """The exact body of a create or overwrite call (spec 2.1/2.2)."""
         out = dict(self.settings)
@@ -214,6 +211,3 @@ class DesiredState:
     programs: dict[str, Program] = field(default_factory=dict)
     # Resources of kinds registered beyond these two: kind -> name -> manifest object.
     others: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    def __len__(self) -> int:
-        return len(self.surveys) + len(self.groups) + sum(map(len, self.others.values()))

@@ -250,6 +250,11 @@ def test_a_fifo_given_as_the_configuration_is_named_for_what_it_is(run_cli, proj
     )
 
 
+def test_a_configuration_given_that_does_not_exist_is_one_sentence(run_cli, project):
+    line = only_error_line(run_cli("--config", "nowhere.yaml", "validate"))
+    assert line == "Error: nowhere.yaml: no such configuration file"
+
+
 def test_a_configuration_name_longer_than_the_system_allows_is_one_sentence(run_cli, project):
     name = "a" * 256 + ".yaml"
     line = only_error_line(run_cli("--config", name, "validate"))

@@ -65,7 +65,9 @@ def error_message(response: requests.Response) -> tuple[int | None, str]:
     except ValueError:
         return None, plain_text(response)
     if not isinstance(body, dict):
-        return None, redact_clipped(str(body), _MESSAGE_LIMIT, "")
+        # Shown as the service wrote it: JSON (`["gone"]`, `null`), not as Python prints it.
+        shown = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
+        return None, redact_clipped(shown, _MESSAGE_LIMIT, "")
     code, message = error_fields(body)
     if message:
         # The service's own sentence is kept longer than a body shown as it came, but not

@@ -79,8 +79,7 @@ def status_command(
         raise click.UsageError(
             "--format json shows fieldwork; it cannot be combined with NEW_STATUS"
         )
-    if survey_id is None:
-        raise click.UsageError("moving a status needs SURVEY_ID")
+    # Click fills the positional SURVEY_ID before NEW_STATUS: a NEW_STATUS comes with an id.
     _move(ctx, survey_id, new_status, yes)
 
 

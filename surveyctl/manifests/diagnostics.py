@@ -22,7 +22,6 @@ from surveyctl.resources import MARKET_PATTERN, NAME_PATTERN, WAVE_PATTERN
 ERROR = "error"
 WARNING = "warning"
 NOTE = "note"
-SEVERITIES = (ERROR, WARNING, NOTE)
 
 # A program member's name as a message quotes it: 'brand-tracker[en_GB,2026-11]'.
 _QUOTED_MEMBER = re.compile(

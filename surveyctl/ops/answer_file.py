@@ -24,10 +24,8 @@ _BLOCK = 64 * 1024
 
 
 class AnswerFile:
-    """An output file reserved before a write to the service; `write` once the answer came.
-
-    Use it as a context manager: the reservation is removed when the answer was not written.
-    """
+    """An output file reserved before a write to the service; `write` once the answer came,
+    `discard` in any case (the reservation is removed when the answer was not written)."""
 
     def __init__(self, path: Path, option: str, temporary: Path):
         self.path = path
@@ -90,12 +88,6 @@ class AnswerFile:
             except OSError:
                 pass  # a file system turned read-only: the reservation stays, harmless
             self._temporary = None
-
-    def __enter__(self) -> AnswerFile:
-        return self
-
-    def __exit__(self, *exc_info) -> None:
-        self.discard()
 
 
 def _allocate(descriptor: int, size: int) -> None:

@@ -7,19 +7,13 @@ and the JSON report say the same thing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the applier and the state load only once an apply has run
     from surveyctl.reconcile.apply import ApplyResult, Outcome
     from surveyctl.reconcile.plan import Plan, ResourceChange
     from surveyctl.state import State
-
-
-def _no_writes() -> ApplyResult:
-    from surveyctl.reconcile.apply import ApplyResult
-
-    return ApplyResult()
 
 
 # The applier's "skipped" is what a person reads as "not attempted".
@@ -32,7 +26,7 @@ class ApplyReport:
     `state` after them (for the ids of what was created), `refreshed` for `--refresh-only`."""
 
     plan: Plan
-    result: ApplyResult = field(default_factory=_no_writes)
+    result: ApplyResult
     state: State | None = None
     refreshed: int | None = None  # set by `apply --refresh-only`: resources recorded
 

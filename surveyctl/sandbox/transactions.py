@@ -95,11 +95,6 @@ def complete_record(survey_id: int, record: dict) -> dict:
     return full
 
 
-def list_item(record: dict) -> dict:
-    """A record as an item of the per-survey list (4.4): every key, `Parent ID` included."""
-    return dict(record)
-
-
 def single(record: dict) -> dict:
     """A record as the single-transaction answer (4.5): without `Parent ID`."""
     return {key: value for key, value in record.items() if key != PARENT_ID}

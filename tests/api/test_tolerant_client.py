@@ -200,3 +200,32 @@ def test_an_html_error_page_is_shown_as_one_line_of_its_title(sandbox):
     assert str(failed.value) == (
         f"GET {gateway.url}/buyers/v2/surveys/10001 answered 502: 502 Bad Gateway"
     )
+
+
+@pytest.mark.parametrize(
+    ("body", "shown"),
+    [('["no such survey"]', '["no such survey"]'), ('"gone"', "gone"), ("null", "null")],
+)
+def test_an_error_body_of_json_that_is_no_object_is_shown_as_the_service_wrote_it(
+    sandbox, body, shown
+):
+    from ..reconcile.proxies import Proxy
+
+    class Bare(Proxy):
+        """A gateway answering every request 404 with a JSON body that is no object."""
+
+        def reshape(self, request, answer, headers) -> bytes:
+            answer.status_code = 404
+            headers["Content-Type"] = "application/json"
+            return body.encode()
+
+    gateway = Bare(sandbox.url)
+    client = ApiClient(gateway.url, BUYER_1, retries=0)
+    try:
+        with pytest.raises(ApiError) as failed:
+            client.get_survey(10001)
+    finally:
+        client.close()
+        gateway.stop()
+    assert failed.value.status == 404
+    assert str(failed.value) == f"GET {gateway.url}/buyers/v2/surveys/10001 answered 404: {shown}"

@@ -317,6 +317,31 @@ def test_an_unreadable_survey_list_holds_back_only_the_lost_create(
     assert _titles(own_market) == Counter({survey_title("tracker"): 1, survey_title("other"): 1})
 
 
+def test_a_lost_create_whose_candidate_survey_cannot_be_read_is_left_for_a_later_run(
+    project, manifests, own_market, run_cli, monkeypatch
+):
+    manifests.write(survey_manifest("tracker"))
+    _killed_during(run_cli, monkeypatch, FileStateStore, "resolve_create")
+    (made,) = [s["ps_survey_id"] for s in own_market.list_surveys()]
+    upstream = (project / "surveyctl.yaml").read_text().split("host: '")[1].split("'")[0]
+    proxy = RefusingProxy(upstream)
+    proxy.unreadable = {made}
+    try:
+        point_project_at(project, proxy.url)
+        result = run_cli("apply", "manifests", "--auto-approve")
+    finally:
+        proxy.stop()
+    assert result.exit_code == 1
+    assert re.search(
+        r"^  warning: Survey/tracker: cannot check what the create sent at \S+ made "
+        rf"\(reading survey .*{made}.*\); it is left out of this plan",
+        result.stdout,
+        re.MULTILINE,
+    ), result.stdout
+    assert "Survey/tracker" in _store(project).load().journal
+    assert _titles(own_market) == Counter({survey_title("tracker"): 1})
+
+
 def test_a_group_whose_create_lost_its_answer_is_adopted(
     project, manifests, own_market, run_cli, monkeypatch, unique
 ):
@@ -627,3 +652,18 @@ def test_a_failed_quota_put_does_not_claim_a_record_it_could_not_make(
     assert applied.exit_code == 1
     assert "quota-update FAILED" in applied.stderr, applied.stderr
     assert "(quotas already updated: female)" in applied.stderr
+
+
+@pytest.mark.parametrize("value", ["soon", "-1", "nan", "86401"])
+def test_a_settle_time_that_is_no_number_of_seconds_up_to_a_day_is_refused(
+    project, manifests, run_cli, monkeypatch, value
+):
+    manifests.write(survey_manifest("tracker"))
+    monkeypatch.setenv("SURVEYCTL_CREATE_SETTLE_SECONDS", value)
+    result = run_cli("apply", "manifests", "--auto-approve")
+    assert result.exit_code == 1
+    assert (
+        "$SURVEYCTL_CREATE_SETTLE_SECONDS must be a number of seconds from 0 to 86400"
+        in result.stderr
+    )
+    assert not (project / ".surveyctl" / "state" / "local.json").exists()

@@ -157,6 +157,32 @@ def test_a_cache_file_dated_in_the_future_is_fetched_again(api, make_catalog, tm
     assert fetched
 
 
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: data.update(format=catalog.CACHE_FORMAT + 1),
+        lambda data: data.update(fetched_at="yesterday"),
+    ],
+    ids=["another-format", "time-not-a-number"],
+)
+def test_a_signed_cache_file_of_another_format_or_time_is_fetched_again(
+    api, make_catalog, tmp_path, damage
+):
+    cache_file, data = _cached(make_catalog, tmp_path)
+    damage(data)
+    _rewrite(cache_file, data)
+    fetched, locale = _fetched(api, lambda: make_catalog().locale("en_US"))
+    assert fetched
+    assert locale.by_name("gender").answer("FEMALE").condition_code == "112"
+
+
+def test_a_cache_that_cannot_be_written_does_not_stop_the_read(api, make_catalog, tmp_path):
+    (tmp_path / "cache").write_text("a file where the cache folder would be")
+    fetched, locale = _fetched(api, lambda: make_catalog().locale("en_US"))
+    assert fetched
+    assert locale.by_name("gender").qualification_code == 211
+
+
 def test_the_cache_file_of_another_locale_is_not_read_in_its_place(api, make_catalog, tmp_path):
     cache_file, _ = _cached(make_catalog, tmp_path, "en_GB")
     (cache_file.parent / "en_US.json").write_text(cache_file.read_text())

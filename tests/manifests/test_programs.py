@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import yaml
 
 from surveyctl.manifests import load_manifests
@@ -104,6 +105,48 @@ def test_a_required_field_only_one_market_sets_is_an_error_naming_the_others(che
         "'field_time', set by neither the program's template nor its market's or wave's spec."
     )
     assert error.location.line == line_of(text, "survey_title")
+
+
+@pytest.mark.parametrize(
+    "waves",
+    ["{from: 2027-02, to: 2026-11}", "{from: 2026-13, to: 2027-02}", "{from: 2026-11, to: 5}"],
+    ids=["backwards", "month-13", "month-and-number"],
+)
+def test_a_range_of_waves_that_is_no_range_is_an_error_at_its_line(check, line_of, waves):
+    text = PROGRAM.replace("waves: [w1, w2]", f"waves: {waves}")
+    state, errors, _ = check(text)
+    (error,) = errors
+    assert "must be two months (YYYY-MM) or two whole numbers, the first not after" in (
+        error.summary
+    )
+    assert error.location.line == line_of(text, "waves:")
+    assert state.surveys == {}
+
+
+def test_a_wave_listed_twice_is_an_error_naming_the_first(check, line_of):
+    text = PROGRAM.replace("waves: [w1, w2]", "waves:\n    - w1\n    - w2\n    - w1")
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary.startswith(
+        f"Wave 'w1' is listed twice; first at line {line_of(text, '- w1')}"
+    )
+
+
+def test_a_built_in_variable_cannot_be_set(check, line_of):
+    text = PROGRAM.replace("variables: {brand: Acme}", "variables: {brand: Acme, country: UK}")
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary.startswith("Variable 'country' is built in and cannot be set")
+    assert error.location.line == line_of(text, "country: UK")
+
+
+def test_a_market_whose_survey_localization_differs_is_an_error(check):
+    text = PROGRAM.replace(
+        "spec: {offer_price: 2.8}", "spec: {offer_price: 2.8, survey_localization: en_US}"
+    )
+    _, errors, _ = check(text)
+    assert errors
+    assert "survey_localization 'en_US' differs from its market 'en_GB'" in errors[0].summary
 
 
 def test_an_unknown_variable_is_an_error_at_its_line(check, line_of):

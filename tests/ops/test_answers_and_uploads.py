@@ -33,6 +33,49 @@ def test_answers_are_read_from_a_csv_with_question_id_and_text(tmp_path):
     ]
 
 
+def test_answers_are_read_from_the_request_body_of_the_api_with_their_lines(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_text(
+        '{"transaction_id": "T1", "questions": [\n'
+        '  {"question_id": "q1", "text": "Hello"},\n'
+        '  {"question_id": "q2", "text": "Bye"}\n'
+        "]}"
+    )
+    answers = load_answers(path)
+    assert [(a.question_id, a.text, a.line) for a in answers] == [
+        ("q1", "Hello", 2),
+        ("q2", "Bye", 3),
+    ]
+
+
+def test_a_json_answer_file_that_is_neither_a_list_nor_a_request_body_is_refused_at_line_1(
+    tmp_path,
+):
+    path = tmp_path / "a.json"
+    path.write_text('{"answers": []}')
+    with pytest.raises(AnswersError) as raised:
+        load_answers(path)
+    assert str(raised.value) == (
+        f"{path}:1: the JSON must be a list (or an object with a 'questions' list)"
+    )
+
+
+@pytest.mark.parametrize(("name", "text"), [("a.json", "[]"), ("a.csv", ""), ("b.csv", "\n")])
+def test_an_answer_file_without_answers_is_refused(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(AnswersError) as raised:
+        load_answers(path)
+    assert str(raised.value) == f"{path}: the file holds no answers"
+
+
+def test_a_json_answer_that_is_no_object_names_its_line(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_text('[\n  {"question_id": "q1", "text": "ok"},\n  "just text"\n]')
+    with pytest.raises(AnswersError, match=r"a\.json:3: answer 2 is not a \{question_id, text\}"):
+        load_answers(path)
+
+
 def test_a_json_answer_without_text_names_file_and_line(tmp_path):
     path = tmp_path / "a.json"
     path.write_text('[\n  {"question_id": "q1", "text": "ok"},\n  {"question_id": "q2"}\n]')
@@ -149,6 +192,22 @@ def test_upload_reads_the_api_shape_from_json(tmp_path):
     upload = load_upload(path)
     assert upload.transaction_ids == ["t1", "t2", "t3"]
     assert upload.per_survey == {None: 2, 4: 1}
+
+
+def test_upload_of_a_json_object_instead_of_a_list_is_refused_at_line_1(tmp_path):
+    path = tmp_path / "ids.json"
+    path.write_text('{"transaction_id": "t1"}')
+    with pytest.raises(AdjustmentInputError) as raised:
+        load_upload(path)
+    assert str(raised.value) == f"{path}:1: the JSON must be a list"
+
+
+def test_upload_of_a_file_that_cannot_be_read_says_why(tmp_path):
+    folder = tmp_path / "ids.csv"
+    folder.mkdir()
+    with pytest.raises(AdjustmentInputError) as raised:
+        load_upload(folder)
+    assert str(raised.value) == f"{folder}: cannot read the file: Is a directory"
 
 
 def test_upload_with_an_empty_id_names_the_line(tmp_path):

@@ -101,6 +101,47 @@ def test_verify_of_a_signed_link_without_transaction_id_says_it_is_missing():
     assert str(refused.value) == "the hash matches, but the link has no transaction_id"
 
 
+def test_verify_refuses_a_link_carrying_ps_hash_twice():
+    # Which of the two would the marketplace check? Neither is taken on trust.
+    signed = _signed("https://m.example.com/r?st=21&transaction_id=T1")
+    with pytest.raises(LinkError, match="the link carries ps_hash more than once"):
+        verify_return_link(f"{signed}&ps_hash=0", "k")
+
+
+def test_verify_refuses_a_signed_link_whose_first_parameters_are_not_st_and_transaction_id():
+    with pytest.raises(LinkError) as refused:
+        verify_return_link(_signed("https://m.example.com/r?transaction_id=T1&st=21"), "k")
+    assert str(refused.value) == (
+        "the hash matches, but st and transaction_id are not the first parameters"
+    )
+
+
+def test_verify_refuses_a_signed_link_whose_st_is_not_a_number():
+    with pytest.raises(LinkError) as refused:
+        verify_return_link(_signed("https://m.example.com/r?st=done&transaction_id=T1"), "k")
+    assert str(refused.value) == "st 'done' is not a status code"
+
+
+@pytest.mark.parametrize("check", [build_return_link, verify_return_link])
+def test_an_empty_shared_secret_is_refused(check):
+    arguments = ("https://m.example.com/r", ReturnLink(21, "T1"))
+    if check is verify_return_link:
+        arguments = (_signed("https://m.example.com/r?st=21&transaction_id=T1", ""),)
+    with pytest.raises(LinkError, match="the shared secret is empty"):
+        check(*arguments, "")
+
+
+def test_a_link_with_a_status_that_is_no_return_status_is_not_built():
+    with pytest.raises(LinkError, match=r"st 99 is not one of \[17, 18, 20, 21, 30\]"):
+        build_return_link("https://m.example.com/r", ReturnLink(99, "T1"), "k")
+
+
+@pytest.mark.parametrize("url", ["ftp://m.example.com/r", "m.example.com/r", "https:///r"])
+def test_a_link_is_built_only_on_an_http_url(url):
+    with pytest.raises(LinkError, match="is not an http\\(s\\) URL"):
+        build_return_link(url, ReturnLink(21, "T1"), "k")
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     status=st.sampled_from([17, 18, 20, 21, 30]),

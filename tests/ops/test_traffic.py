@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 import requests
 
@@ -29,6 +31,22 @@ def test_simulated_respondents_are_all_recorded_as_transactions(api, live_survey
     assert result["respondents"] == 120
     assert len(rows) == 120
     assert len({r["Transaction ID"] for r in rows}) == 120
+
+
+def test_with_qlc_each_simulated_complete_fills_the_least_filled_quota(api, live_survey):
+    quotas = [
+        {**GENDER_QUOTAS[0], "required_count": 300},
+        {**GENDER_QUOTAS[1], "required_count": 100},
+    ]
+    qlc = {"enable": True, "multiple_quotas": {"enable": True}}
+    survey_id = live_survey(quotas=quotas, qlc=qlc)
+    completes = api.simulate_traffic(survey_id, {"respondents": 120, "seed": 7})["completes"]
+    fielded = {
+        q["buyer_quota_id"]: q["completes_fielded"] for q in api.quota_performance(survey_id)
+    }
+    assert completes > 0 and sum(fielded.values()) == completes
+    # Least-fill keeps the shares of the goals level: within one complete of each other.
+    assert abs(fielded["male"] / 300 - fielded["female"] / 100) <= 1 / 100
 
 
 def test_transaction_records_carry_every_key_with_its_type(api, live_survey):
@@ -186,6 +204,34 @@ def test_a_second_return_for_the_same_transaction_is_refused(api, live_survey, s
     assert requests.get(complete, headers=BUYER_1, timeout=10).status_code == 409
     record = api.get_transaction(survey_id, waiting["Transaction ID"])
     assert record["Respondent Status Code"] == 18
+
+
+def _signed(url: str, secret: str = SECRET_1) -> str:
+    """`url` with the ps_hash of `secret`, whatever its parameters say."""
+    return f"{url}&ps_hash={hashlib.sha1((url + secret).encode()).hexdigest()}"
+
+
+@pytest.mark.parametrize("st", ["99", "done"])
+def test_a_signed_return_whose_st_is_no_return_status_is_refused_and_records_nothing(
+    api, live_survey, sandbox, st
+):
+    survey_id = live_survey()
+    api.simulate_traffic(survey_id, {"respondents": 10, "seed": 1, "hold": True})
+    waiting = _all_transactions(api, survey_id, status=[16])[0]["Transaction ID"]
+    url = f"{sandbox.url}/sandbox/return?st={st}&transaction_id={waiting}"
+    answer = requests.get(_signed(url), headers=BUYER_1, timeout=10)
+    assert answer.status_code == 400
+    assert api.get_transaction(survey_id, waiting)["Respondent Status Code"] == 16
+
+
+@pytest.mark.parametrize(
+    ("query", "code"), [("st=21", 400), ("st=21&transaction_id=no-such-transaction", 404)]
+)
+def test_a_return_without_a_known_transaction_is_refused(sandbox, query, code):
+    answer = requests.get(
+        _signed(f"{sandbox.url}/sandbox/return?{query}"), headers=BUYER_1, timeout=10
+    )
+    assert answer.status_code == code
 
 
 def test_simulated_bad_hash_returns_never_complete(api, live_survey):

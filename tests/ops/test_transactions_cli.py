@@ -136,6 +136,12 @@ def test_an_empty_filter_is_a_usage_error_not_every_transaction(traffic, run_cli
     assert result.stdout == ""
 
 
+def test_a_supplier_list_that_is_not_of_integers_is_a_usage_error(run_cli):
+    result = run_cli("transactions", "list", "1", "--supplier", "12,acme")
+    assert result.exit_code == 2
+    assert "'12,acme' is not a comma-separated list of integers" in result.stderr
+
+
 def test_csv_export_parses_back_to_the_same_values(traffic, run_cli):
     survey_id, rows = traffic
     result = run_cli("transactions", "list", str(survey_id), "--format", "csv")

@@ -44,6 +44,22 @@ def test_saved_plan_is_refused_after_the_state_moved(project, manifests, run_cli
     assert "the state changed since this plan was made" in result.stderr
 
 
+def test_saved_plan_is_refused_in_another_environment(project, manifests, api, run_cli):
+    config = project / "surveyctl.yaml"
+    text = config.read_text()
+    local = text.split("  local: ")[1].split("\n")[0]  # `other`: the same marketplace
+    config.write_text(
+        text.replace("default_environment:", f"  other: {local}\ndefault_environment:")
+    )
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("plan", "manifests", "--out", "create.plan").exit_code == 0
+    result = run_cli("apply", "create.plan", "--env", "other")
+    assert result.exit_code == 1
+    assert "create.plan was planned for environment 'local', not 'other'" in result.stderr
+    assert not _state_path(project, "other").exists()
+    assert survey_title("tracker") not in {s["survey_title"] for s in api.list_surveys()}
+
+
 def test_saved_plan_applies_what_was_planned(project, manifests, api, run_cli):
     manifests.write(survey_manifest("tracker"))
     assert run_cli("plan", "manifests", "--out", "create.plan").exit_code == 0

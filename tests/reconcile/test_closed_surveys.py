@@ -197,3 +197,30 @@ def test_destroying_a_closed_survey_warns_that_its_transactions_go_with_it(run_c
         "warning: Survey/solo: deleting a closed survey removes it from the marketplace with "
         "its quotas and transactions"
     ) in result.stdout
+
+
+@pytest.mark.parametrize(("moves", "status"), [((22,), "live"), ((22, 33), "paused")])
+def test_destroying_a_survey_in_fieldwork_warns_that_its_fieldwork_stops(
+    run_cli, project, api, moves, status
+):
+    manifests = Manifests(project)
+    manifests.write(survey_manifest("solo"))
+    manifests.write(survey_manifest("other"))
+    assert _apply(run_cli).exit_code == 0
+    for move in moves:
+        api.set_survey_status(_ids(project)["Survey/solo"], move)
+    manifests.remove("solo")
+    result = run_cli("plan", "manifests", "--destroy")
+    assert "- Survey/solo" in result.stdout
+    assert f"warning: Survey/solo: deleting a {status} survey stops its fieldwork" in result.stdout
+
+
+def test_destroying_a_draft_survey_warns_of_nothing(run_cli, project):
+    manifests = Manifests(project)
+    manifests.write(survey_manifest("solo"))
+    manifests.write(survey_manifest("other"))
+    assert _apply(run_cli).exit_code == 0
+    manifests.remove("solo")
+    result = run_cli("plan", "manifests", "--destroy")
+    assert "- Survey/solo" in result.stdout
+    assert "warning: Survey/solo" not in result.stdout

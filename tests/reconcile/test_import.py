@@ -176,6 +176,34 @@ def _manifests_in_examples(project: Path) -> None:
     config.write_text(config.read_text() + "manifests: [examples/]\n")
 
 
+def test_import_never_overwrites_an_existing_out_file(project, api, run_cli):
+    survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+    mine = project / "manifests" / "adopted.yaml"
+    mine.parent.mkdir()
+    mine.write_text("# a manifest of mine\n")
+    result = run_cli("import", str(survey_id), "--name", "adopted", "--out", str(mine))
+    assert result.exit_code == 1
+    assert f"{mine} exists already; choose another --out" in result.stderr
+    assert mine.read_text() == "# a manifest of mine\n"
+    assert not (project / ".surveyctl" / "state" / "local.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "refusal"),
+    [
+        (["--program", "p", "1"], "--program takes no SURVEY_ID, --name, --out or --out-dir"),
+        (["--all-unmanaged", "1"], "--all-unmanaged takes no SURVEY_ID, --name or --out"),
+        (["1"], "give SURVEY_ID and --name NAME (or --all-unmanaged --out-dir DIR)"),
+        (["1", "--name", "x", "--out-dir", "d"], "--out-dir goes with --all-unmanaged"),
+    ],
+)
+def test_import_refuses_options_that_do_not_go_together(project, run_cli, arguments, refusal):
+    result = run_cli("import", *arguments)
+    assert result.exit_code == 2
+    assert refusal in result.stderr
+    assert not (project / ".surveyctl").exists()
+
+
 def test_import_refuses_an_out_outside_the_configured_manifests(project, api, run_cli):
     _manifests_in_examples(project)
     survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]

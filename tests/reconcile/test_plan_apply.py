@@ -497,6 +497,36 @@ def test_import_group_refuses_a_group_with_unmanaged_surveys(project, api, uniqu
     assert f"surveyctl import {survey_id} --name NAME" in result.stderr
 
 
+def test_import_group_refuses_a_group_already_managed_under_another_name(
+    project, manifests, unique, run_cli
+):
+    ref = f"managed-{unique}"
+    manifests.write(survey_manifest("tracker"))
+    manifests.write(group_manifest(ref, "tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    before = _store(project).load()
+    result = run_cli("import-group", ref, "--name", "again", "--out", "manifests/again.yaml")
+    assert result.exit_code == 1
+    assert f"exclusion group {ref} is already managed as ExclusionGroup/trackers" in result.stderr
+    assert not (project / "manifests" / "again.yaml").exists()
+    assert _store(project).load().to_json() == before.to_json()
+
+
+def test_import_refuses_a_name_already_managed_and_names_the_state_rm(
+    project, manifests, api, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    other = api.create_survey(survey_manifest("other")["spec"])["ps_survey_id"]
+    result = run_cli("import", str(other), "--name", "tracker", "--out", "manifests/t2.yaml")
+    assert result.exit_code == 1
+    assert (
+        "Survey/tracker is already managed in this environment; `surveyctl state rm "
+        "Survey/tracker` first to re-import it"
+    ) in result.stderr
+    assert _store(project).load().survey("tracker").ps_survey_id != other
+
+
 def test_validate_names_its_environment_even_from_a_cached_catalogue(run_cli, manifests):
     manifests.write(survey_manifest("tracker"))
     run_cli("validate", "manifests")  # fills the catalogue cache

@@ -433,6 +433,65 @@ def test_import_attaches_hand_made_exclusion_groups_by_their_reference(
     assert plan.exit_code == 0, plan.stdout
 
 
+def _hand_made(run_cli, own_market, wave: str | None = None) -> dict[str, int]:
+    """Creates the members' surveys by hand (of `wave` only, if given); name -> id."""
+    rendered = json.loads(run_cli("render", "manifests", "--name", "tracker").stdout)["surveys"]
+    return {
+        name: own_market.create_survey(body)["ps_survey_id"]
+        for name, body in rendered.items()
+        if wave is None or name.endswith(f",{wave}]")
+    }
+
+
+def test_import_of_a_program_leaves_groups_not_on_the_marketplace_to_be_created(
+    run_cli, write_program, own_market, project, unique
+):
+    write_program(program(f"n-{unique}", ["w1", "w2"]))
+    _hand_made(run_cli, own_market)
+    result = run_cli("import", "--program", "tracker", "--manifests", "manifests", "--yes")
+    assert result.exit_code == 0, result.output + result.stderr
+    assert (
+        "Attached 4 resource(s) to program tracker; 0 already managed, 2 not found on the "
+        "marketplace (plan creates them)."
+    ) in result.stdout
+    assert not any(address.startswith("ExclusionGroup/") for address in _state(project))
+    plan = run_cli("plan", "manifests")
+    assert "Plan: 2 to add, 0 to change, 0 to destroy." in plan.stdout
+
+
+def test_import_of_a_program_leaves_a_group_of_a_survey_not_found_to_be_created(
+    run_cli, write_program, own_market, project, unique
+):
+    write_program(program(f"m-{unique}", ["w1", "w2"]))
+    _hand_made(run_cli, own_market, wave="w1")  # w2 was never run, so its groups cannot be
+    result = run_cli("import", "--program", "tracker", "--manifests", "manifests", "--yes")
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "Attached 2 resource(s) to program tracker; 0 already managed, 4 not found" in (
+        result.stdout
+    )
+
+
+def test_importing_a_program_again_attaches_nothing_and_counts_what_is_managed(
+    run_cli, write_program, own_market, unique
+):
+    write_program(program(f"a-{unique}", ["w1", "w2"]))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    result = run_cli("import", "--program", "tracker", "--manifests", "manifests", "--yes")
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "Attached 0 resource(s) to program tracker; 6 already managed, 0 not found" in (
+        result.stdout
+    )
+
+
+def test_import_of_a_program_no_manifest_names_lists_the_programs_there_are(
+    run_cli, write_program, own_market
+):
+    write_program(program(None, ["w1"]))
+    result = run_cli("import", "--program", "traker", "--manifests", "manifests", "--yes")
+    assert result.exit_code == 1 and "Traceback" not in result.stderr
+    assert "no SurveyProgram is named 'traker'; programs: tracker" in result.stderr
+
+
 def test_import_of_a_program_matches_by_the_environments_identity_rule(
     run_cli, write_program, own_market, project
 ):

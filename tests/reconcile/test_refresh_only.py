@@ -191,3 +191,28 @@ def test_the_json_refresh_carries_the_drift_and_the_body_it_would_record(
     (tracker,) = data["resources"]
     assert [(d["path"], d["old"], d["new"]) for d in tracker["drift"]] == [("offer_price", 2.5, 4)]
     assert tracker["last_applied"]["offer_price"] == 4.0
+
+
+def test_a_refresh_of_a_survey_deleted_in_the_marketplace_names_the_state_rm_that_forgets_it(
+    project, manifests, api, run_cli
+):
+    _applied(run_cli, manifests)
+    api.delete_survey(_tracker_id(project))
+    serial = _store(project).load().serial
+    result = run_cli("apply", "--refresh-only", "--auto-approve")
+    assert (
+        "warning: Survey/tracker: gone from the marketplace; `surveyctl state rm Survey/tracker` "
+        "forgets it"
+    ) in result.stdout
+    assert _store(project).load().serial == serial  # nothing is recorded for it
+
+
+def test_apply_refresh_only_refuses_a_saved_plan(project, manifests, run_cli):
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("plan", "manifests", "--out", "change.plan").exit_code == 0
+    result = run_cli("apply", "change.plan", "--refresh-only", "--auto-approve")
+    assert result.exit_code == 1
+    assert "--refresh-only reads the live resources afresh and cannot apply a saved plan" in (
+        result.stderr
+    )
+    assert _store(project).load().survey("tracker") is None

@@ -150,6 +150,40 @@ def test_a_move_the_service_failed_says_where_the_survey_is(api, run_cli, monkey
     )
 
 
+def test_a_failed_move_that_cannot_be_read_back_says_so_and_how_to_see(api, run_cli, monkeypatch):
+    from surveyctl.api import ApiClient
+    from surveyctl.errors import ApiError, SurveyctlError
+
+    survey_id = api.create_survey(survey_manifest("x")["spec"])["ps_survey_id"]
+    reads = []
+    original = ApiClient.get_survey
+
+    def failing(client, survey_id, status):
+        raise ApiError("PUT", f"/surveys/{survey_id}/status", 502, None, "bad gateway")
+
+    def read_once(client, survey_id):  # the read before the move; the read-back fails
+        reads.append(survey_id)
+        if len(reads) > 1:
+            raise SurveyctlError("connection reset")
+        return original(client, survey_id)
+
+    monkeypatch.setattr(ApiClient, "set_survey_status", failing)
+    monkeypatch.setattr(ApiClient, "get_survey", read_once)
+    result = run_cli("status", str(survey_id), "live", "--yes")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: PUT /surveys/{survey_id}/status answered 502: bad gateway; whether survey "
+        f"{survey_id} moved could not be read back: `surveyctl status {survey_id}` shows where "
+        "it is"
+    )
+
+
+def test_a_move_refuses_a_watch(run_cli):
+    result = run_cli("status", "1", "live", "--watch", "5")
+    assert result.exit_code == 2
+    assert "--watch shows fieldwork; it cannot be combined with NEW_STATUS" in result.stderr
+
+
 def test_a_move_made_despite_an_error_says_the_error_without_the_key_or_escape_codes(
     api, run_cli, monkeypatch
 ):

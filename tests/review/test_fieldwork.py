@@ -272,3 +272,14 @@ def test_a_price_that_names_no_finite_number_is_shown_as_not_set(price):
     from surveyctl.ops.fieldwork import fieldwork
 
     assert fieldwork(_PriceAsText(price), 10001).offer_price is None
+
+
+def test_status_of_one_survey_does_not_need_a_readable_state(api, run_cli, project):
+    # The manifest name is a courtesy: a damaged state must not keep anyone from the figures.
+    survey_id = _fielded(api)
+    state = project / ".surveyctl" / "state" / "local.json"
+    state.parent.mkdir(parents=True)
+    state.write_text("{ not json")
+    result = run_cli("status", str(survey_id))
+    assert result.exit_code == 0, result.stderr
+    assert f"survey {survey_id} is live" in result.stdout

@@ -36,6 +36,24 @@ def test_a_changed_qualification_shows_attribute_and_answer_names(run_cli, manif
     assert expected in result.stdout
 
 
+def _aged(low: int, high: int) -> dict:
+    age = {"qualification_code": 212, "range_sets": [{"from": low, "to": high, "units": 311}]}
+    return survey_manifest(
+        "tracker",
+        qualifications=[{"qualification_code": 211, "condition_codes": ["111", "112"]}, age],
+    )
+
+
+def test_a_changed_age_range_shows_the_ranges_in_years(run_cli, manifests):
+    manifests.write(_aged(18, 99))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    manifests.write(_aged(21, 45))
+    result = run_cli("plan", "manifests")
+    assert "    ~ qualifications[Age].range_sets: 18-99 years -> 21-45 years" in (
+        result.stdout.splitlines()
+    )
+
+
 def test_a_create_shows_every_qualification_and_one_line_per_quota(run_cli, manifests, attribute):
     employment = attribute(EMPLOYMENT)
     codes = [a.condition_code for a in employment.answers]

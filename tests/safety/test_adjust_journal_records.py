@@ -375,3 +375,47 @@ def test_a_file_name_outside_ascii_is_read_back_whatever_the_locale(ascii_locale
     shown = json.loads(run_cli("adjustments", "--show", record.ref).stdout)
 
     assert shown["file"] == str(project / "café.csv")
+
+
+def test_the_list_says_how_each_adjustment_ended(run_cli, project):
+    journal = _journal(project)
+
+    def sent(transaction: str):
+        return journal.sending(project / f"{transaction}.csv", [(transaction, None)], None)
+
+    journal.settle(sent("t-refused"), "refused", reason="answered 404 (code 1006)")
+    journal.settle(sent("t-withdrawn"), "withdrawn")
+    journal.settle(sent("t-lost"), "lost", reason="connection reset")
+    checked = sent("t-checked")
+    journal.settle(checked, "lost", reason="connection reset")
+    journal.settle(checked, "checked", check={"checked": 1, "reconciled": 1, "unknown": 0})
+
+    listing = run_cli("adjustments", "--offline")
+
+    assert listing.exit_code == 0, listing.stderr
+    outcomes = {line.rstrip().rsplit("/", 1)[-1]: line for line in listing.stdout.splitlines()}
+    assert "refused: answered 404 (code 1006)" in outcomes["t-refused.csv"]
+    assert "not sent (interrupted first)" in outcomes["t-withdrawn.csv"]
+    assert "answer lost; not read back yet" in outcomes["t-lost.csv"]
+    assert "answer lost; likely made (1 of 1 reconciled)" in outcomes["t-checked.csv"]
+
+
+def test_the_list_of_an_environment_without_adjustments_says_so(run_cli, project):
+    listing = run_cli("adjustments", "--offline")
+    assert listing.exit_code == 0
+    assert "No adjustment was submitted to environment 'local' from here." in listing.stdout
+
+
+def test_a_ref_prefix_that_starts_two_refs_is_refused_asking_for_more_of_it(run_cli, project):
+    path = project.joinpath(*JOURNAL)
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        "".join(
+            f'{{"event":"sending","ref":"handmade-{n}","transactions":[["t{n}",null]]}}\n'
+            for n in (1, 2)
+        )
+    )
+    shown = run_cli("adjustments", "--show", "handmade")
+    assert shown.exit_code == 1
+    assert "'handmade' starts the refs of 2 adjustments in" in shown.stderr
+    assert "give more of it" in shown.stderr

@@ -116,6 +116,21 @@ def test_state_surgery_on_a_protected_environment_needs_env_and_yes(prod, run_cl
     assert store.load().addresses() != ["Survey/tracker"]
 
 
+@pytest.mark.parametrize(
+    "command", [("state", "rm", "Survey/tracker"), ("state", "mv", "tracker", "renamed")]
+)
+def test_state_surgery_on_a_protected_environment_answered_no_on_a_terminal_changes_nothing(
+    prod, run_cli, on_a_terminal, command
+):
+    store = _state(prod)
+    store.record("Survey/tracker", SurveyRecord(10001))
+    declined = run_cli(*command, input="y\n")  # a protected environment wants `yes` in full
+    assert declined.exit_code == 1
+    assert "Environment 'prod' is protected." in declined.stdout
+    assert "the state was not changed" in declined.stderr
+    assert store.load().addresses() == ["Survey/tracker"]
+
+
 def test_force_unlock_on_a_protected_environment_needs_env_and_yes(prod, run_cli):
     path = prod / ".surveyctl" / "state" / "prod.json"
     with StateLock(path, "apply", environment="prod") as held:

@@ -129,6 +129,18 @@ def test_a_torn_last_line_is_ignored_and_cut_by_the_next_write(store):
     assert sorted(FileStateStore(store.path).load().resources) == ["Survey/a", "Survey/b"]
 
 
+def test_a_history_append_cut_short_is_skipped_and_the_next_one_starts_on_its_own_line(store):
+    store.record("Survey/a", survey(1))
+    store.flush()
+    with open(history_file(store.path), "ab") as history:
+        history.write(b'{"lineage": "half a line, the compaction was kil')
+    store.record("Survey/b", survey(2))
+    store.flush()
+    assert [change.serial for change in FileStateStore(store.path).changes()] == [1, 2]
+    lines = history_file(store.path).read_bytes().splitlines()
+    assert json.loads(lines[-1])["serial"] == 2  # not glued to the fragment
+
+
 def test_lines_already_compacted_are_not_applied_twice(store):
     store.record("Survey/a", survey(1))
     store.forget("Survey/a")

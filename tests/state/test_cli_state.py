@@ -41,6 +41,21 @@ def test_list_marks_an_unresolved_create(run_cli, store):
     assert "Survey/brand-tracker-ca  (unresolved create since " in result.stdout
 
 
+def test_show_of_an_unresolved_create_prints_when_it_was_sent(run_cli, store):
+    store.journal_create("Survey/brand-tracker-ca", {"survey_title": "BT CA"})
+    entry = store.load().pending_create("Survey/brand-tracker-ca")
+    result = run_cli("state", "show", "brand-tracker-ca")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == {
+        "address": "Survey/brand-tracker-ca",
+        "unresolved_create": {
+            "address": "Survey/brand-tracker-ca",
+            "started_at": entry.started_at,
+            "fingerprint": entry.fingerprint,
+        },
+    }
+
+
 def test_list_of_an_empty_state_says_so_without_writing_it(run_cli, project):
     result = run_cli("state", "list")
     assert result.exit_code == 0 and result.stdout == ""

@@ -809,6 +809,67 @@ def test_state_rebuild_leaves_an_ambiguous_manifest_alone_and_exits_1(
 
 
 @file_only
+def test_state_rebuild_lists_what_the_state_has_and_what_the_service_lacks(
+    run_cli, manifests, project, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    manifests.write(tracker(unique, "other", survey_title=f"Other {unique}"))
+    before = state_of(project)
+    rebuilt = run_cli("state", "rebuild", "--yes")
+    assert rebuilt.exit_code == 0, rebuilt.stdout + rebuilt.stderr
+    survey_id = before.resources["Survey/tracker"].ps_survey_id
+    assert f"  = Survey/tracker: already in state (ps_survey_id={survey_id} quotas=2)" in (
+        rebuilt.stdout
+    )
+    assert "  - Survey/other: not found on the service; apply creates it" in rebuilt.stdout
+    assert "Rebuild: 0 to adopt, 0 ambiguous, 1 not found, 1 already in state." in rebuilt.stdout
+    assert state_of(project).to_json() == before.to_json()
+
+
+@file_only
+def test_state_rebuild_leaves_a_journaled_create_to_plan_and_exits_1(
+    run_cli, manifests, project, unique
+):
+    manifests.write(tracker(unique))
+    store = FileStateStore(project / ".surveyctl" / "state" / "local.json")
+    store.journal_create("Survey/tracker", tracker(unique)["spec"])
+    store.flush()
+    rebuilt = run_cli("state", "rebuild", "--yes")
+    assert rebuilt.exit_code == 1
+    assert (
+        "  ! Survey/tracker: its create lost its answer and is journaled: `surveyctl plan` "
+        "resolves it"
+    ) in rebuilt.stdout
+    assert "1 to look at." in rebuilt.stdout
+    assert state_of(project).resources == {}
+
+
+@file_only
+def test_state_rebuild_names_a_group_reference_another_buyer_holds(
+    run_cli, manifests, project, other_buyer_api, unique
+):
+    ref = f"theirs-{unique}"
+    other_buyer_api.create_group(
+        {
+            "buyer_surveygroup_ref": ref,
+            "name": "Theirs",
+            "exclusion_period": 30,
+            "surveys_in_group": [],
+        }
+    )
+    manifests.write(tracker(unique))
+    manifests.write(group_manifest(ref, "tracker"))
+    rebuilt = run_cli("state", "rebuild", "--yes")
+    assert rebuilt.exit_code == 1
+    assert (
+        f"  ! ExclusionGroup/trackers: group {ref} exists on the service and belongs to another "
+        "buyer"
+    ) in rebuilt.stdout
+    assert "ExclusionGroup/trackers" not in state_of(project).resources
+
+
+@file_only
 def test_a_survey_two_manifests_match_is_taken_by_neither(run_cli, manifests, lost, api, unique):
     manifests.write(tracker(unique))
     applied(run_cli)
@@ -881,6 +942,23 @@ def test_with_external_project_id_a_survey_made_before_the_opt_in_is_found_by_it
     assert plan.exit_code == 1
     assert f"exists on the service as survey {made} (same title and locale)" in plan.stdout
     assert "will be created" not in plan.stdout
+
+
+@file_only
+@pytest.mark.parametrize("theirs", ["crm-{unique}", "local/ExclusionGroup/tracker"])
+def test_with_external_project_id_a_survey_another_tool_identified_is_not_the_manifests(
+    run_cli, manifests, api, project, sandbox, unique, theirs
+):
+    # The same title and locale, but an external_project_id that is no stamp of a survey
+    # address (docs/state.md): a survey of another tool, not one a manifest described.
+    configure(project, sandbox.url, "", ", identity: external_project_id")
+    spec = tracker(unique)["spec"]
+    api.create_survey({**spec, "external_project_id": theirs.format(unique=unique)})
+    manifests.write(tracker(unique))
+    plan = run_cli("plan")
+    assert plan.exit_code == 0, plan.stdout + plan.stderr
+    assert "+ Survey/tracker will be created" in plan.stdout
+    assert "exists on the service" not in plan.stdout
 
 
 @pytest.fixture

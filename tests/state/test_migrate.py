@@ -113,6 +113,25 @@ def test_an_older_copy_of_the_same_lineage_is_brought_up_to_date(run_cli, projec
     assert state.serial == 4 and state.journal == {}
 
 
+def test_an_older_copy_in_postgres_is_brought_up_to_date_from_the_file(run_cli, project, postgres):
+    schema = postgres.fresh_schema()
+    configure(project, "file", schema)
+    seed(file_store(project))
+    configure(project, "postgres", schema)
+    run_cli("state", "migrate", "--from", "file")
+    configure(project, "file", schema)  # the team moves back to the file and goes on there
+    assert run_cli("state", "migrate", "--from", "postgres", "--schema", schema).exit_code == 0
+    file_store(project).forget("Survey/in-flight")
+    configure(project, "postgres", schema)
+    result = run_cli("state", "migrate", "--from", "file")
+    assert result.exit_code == 0, result.stderr
+    state = pg_store(project, schema).load()
+    assert state.serial == 4 and state.journal == {}
+    assert state.to_json() == file_store(project).load().to_json()
+    history = json.loads(run_cli("state", "history", "--format", "json").stdout)
+    assert [entry["serial"] for entry in history] == [1, 2, 3, 4]
+
+
 def test_copying_onto_the_same_state_again_changes_nothing(run_cli, project, postgres):
     schema = postgres.fresh_schema()
     configure(project, "file", schema)

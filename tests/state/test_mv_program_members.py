@@ -145,6 +145,27 @@ def test_mv_program_of_a_program_without_members_in_state_is_refused(run_cli, st
     assert "no member of program 'brandtracker' in the state" in result.stderr
 
 
+def test_mv_program_to_the_same_name_is_refused_and_moves_nothing(run_cli, program_store, project):
+    before = open_staging(project).load()
+    result = run_cli("state", "mv", "--program", "brand-tracker", "brand-tracker")
+    assert result.exit_code == 1 and "Traceback" not in result.stderr
+    assert "program 'brand-tracker' already has that name" in result.stderr
+    assert open_staging(project).load().to_json() == before.to_json()
+
+
+def test_mv_program_whose_only_members_stay_writes_nothing(run_cli, store, project):
+    # Only a group whose reference has the program's name in it: nothing moves, no new serial.
+    group = "ExclusionGroup/brand-tracker[de_DE,2026-11]"
+    store.forget(DE)
+    store.record(group, GroupRecord("brand-tracker-de_DE-2026-11", [4711]))
+    before = open_staging(project).load().serial
+    result = run_cli("state", "mv", "--program", "brand-tracker", "acme-tracker")
+    assert result.exit_code == 0, result.stderr
+    assert "Moved 0 resource(s) of program brand-tracker" in result.stdout
+    assert f"Left {group} where it is" in result.stdout
+    assert open_staging(project).load().serial == before
+
+
 # Renaming a program for real: applied against the sandbox, renamed, moved, planned again.
 
 

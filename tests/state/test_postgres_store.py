@@ -386,6 +386,28 @@ def test_a_schema_of_the_first_layout_is_migrated_to_take_any_resource_kind(
         )
 
 
+def test_tables_of_a_newer_layout_are_refused_untouched_asking_for_an_upgrade(
+    postgres, store, schema
+):
+    store.record("Survey/s-1", survey(1))
+    newer = SCHEMA_VERSION + 1
+    with psycopg.connect(postgres.admin_dsn.replace("/postgres?", "/surveyctl?")) as connection:
+        connection.execute(f"INSERT INTO {schema}.schema_version (version) VALUES ({newer})")
+    older = PostgresStateStore(postgres.dsn(), "staging", schema)
+    try:
+        with pytest.raises(DatabaseError) as refused:
+            older.load()
+    finally:
+        older.close()
+    assert f"the state tables in schema {schema} of " in str(refused.value)
+    assert (
+        f"were made by a newer surveyctl (layout {newer}, this one knows {SCHEMA_VERSION}); "
+        "upgrade surveyctl"
+    ) in str(refused.value)
+    assert postgres.password not in str(refused.value)
+    assert rows(postgres, f"SELECT max(version) FROM {schema}.schema_version") == [(newer,)]
+
+
 def test_a_role_that_cannot_alter_the_tables_still_reads_a_first_layout_state(
     postgres, store, schema
 ):
