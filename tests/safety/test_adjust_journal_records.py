@@ -400,12 +400,6 @@ def test_the_list_says_how_each_adjustment_ended(run_cli, project):
     assert "answer lost; likely made (1 of 1 reconciled)" in outcomes["t-checked.csv"]
 
 
-def test_the_list_of_an_environment_without_adjustments_says_so(run_cli, project):
-    listing = run_cli("adjustments", "--offline")
-    assert listing.exit_code == 0
-    assert "No adjustment was submitted to environment 'local' from here." in listing.stdout
-
-
 def test_a_ref_prefix_that_starts_two_refs_is_refused_asking_for_more_of_it(run_cli, project):
     path = project.joinpath(*JOURNAL)
     path.parent.mkdir(parents=True)

@@ -126,7 +126,7 @@ def test_state_surgery_on_a_protected_environment_answered_no_on_a_terminal_chan
     store.record("Survey/tracker", SurveyRecord(10001))
     declined = run_cli(*command, input="y\n")  # a protected environment wants `yes` in full
     assert declined.exit_code == 1
-    assert "Environment 'prod' is protected." in declined.stdout
+    assert "Environment 'prod' is protected." in declined.stderr
     assert "the state was not changed" in declined.stderr
     assert store.load().addresses() == ["Survey/tracker"]
 
