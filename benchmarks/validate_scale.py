@@ -28,7 +28,8 @@ from pathlib import Path
 
 from surveyctl.api import ApiClient
 from surveyctl.catalog import Catalog
-from surveyctl.config import SANDBOX_KEY, load_config
+from surveyctl.config import load_config
+from surveyctl.environments import SANDBOX_KEY
 from surveyctl.errors import ConfigError
 from surveyctl.manifests import load_manifests
 from surveyctl.manifests.cache import ParsedCache

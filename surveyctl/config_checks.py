@@ -14,6 +14,7 @@ import re
 from urllib.parse import urlsplit
 
 from surveyctl.errors import ConfigError
+from surveyctl.suggest import suggest
 from surveyctl.yamlsafe import MarkedDict
 
 # An environment's name names its state file and catalogue cache under .surveyctl/.
@@ -179,3 +180,11 @@ def key_shape_problem(value: str) -> str | None:
         # A key that short would be redacted from every word it happens to spell.
         return f"is shorter than {MIN_KEY_LENGTH} characters, too short to be an API key"
     return None
+
+
+def only_known(data: MarkedDict, known: tuple[str, ...], prefix: str) -> None:
+    """ConfigError at the first setting of `data` that is not one of `known`."""
+    for key in data:
+        if key not in known:
+            hint = suggest(key, known) or f"; known: {', '.join(known)}"
+            raise ConfigError(f"{prefix}unknown setting {key!r}{hint}", data.where(key))

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from surveyctl.api import ApiClient
-from surveyctl.config import SANDBOX_KEY as BUYER_1_KEY
+from surveyctl.environments import SANDBOX_KEY as BUYER_1_KEY
 from surveyctl.errors import ConnectionFailed
 
 PROXY_VARIABLES = (

@@ -51,12 +51,22 @@ def _imports(path: Path, module: str) -> set[str]:
     return names
 
 
+# The configuration (surveyctl.yaml, and the environment's key read from the variable it
+# names) and the module of surveyctl's own variables: the only readers of os.environ.
+CONFIGURATION = (
+    "surveyctl.config",
+    "surveyctl.environments",
+    "surveyctl.variables",
+    "surveyctl.__main__",
+)
+
+
 def test_the_core_reads_no_environment_variable():
     readers = [
         name
         for name, path in _modules().items()
         if _core(name)
-        and name not in ("surveyctl.config", "surveyctl.variables", "surveyctl.__main__")
+        and name not in CONFIGURATION
         and "os.environ" in path.read_text(encoding="utf-8")
     ]
     assert readers == []

@@ -19,7 +19,7 @@ from surveyctl.money import cents, dollars, usd, usd_delta
 from surveyctl.reconcile.choices import DESTROY, LARGE_CHANGE, SPEND_INCREASE, flag
 
 if TYPE_CHECKING:  # only for the types: `plan --help` reads the overrides' names from here
-    from surveyctl.config import Guards
+    from surveyctl.environments import Guards
     from surveyctl.reconcile.plan import Note, Plan
 
 # The share of resources changed says little about a small environment (one change of three is

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from surveyctl.config import Guards
+from surveyctl.environments import Guards
 from surveyctl.reconcile.guards import guard_notes
 from surveyctl.reconcile.plan import Plan, ResourceChange, Spend
 

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from surveyctl.config import absent, is_variable_name, unset_variable
+from surveyctl.config_checks import absent, is_variable_name, unset_variable
 from surveyctl.errors import ConfigError
 from surveyctl.state.registry import Backend, SettingsSpec, register
 
