@@ -222,6 +222,14 @@ TARGETS = {
             "tests/safety/test_protected.py",
         ),
     ),
+    # A program's members: one survey per market and wave, each with its market's and wave's
+    # spec merged over the template and its variables, and the exclusion groups between waves.
+    # Not tests/reconcile/test_programs.py: it plans over HTTP, and each fault it runs for
+    # takes a minute; what a program expands into is checked offline.
+    "programs": Target(
+        "surveyctl/manifests/programs.py",
+        ("tests/manifests/test_programs.py", "tests/manifests/test_program_bounds.py"),
+    ),
     # The applier: every write it makes recorded at once, a failed write not stopping the
     # others, a stopped or unrecordable apply attempting nothing more, and saying what it did.
     "applier": Target(

@@ -127,8 +127,9 @@ def _expand(
             variables = _variables(spec, market, wave, member, diagnostics, wave_where)
             merged = merge(base, wave.get("spec") if wave else None)
             merged = substitute(merged, variables, diagnostics, merged.location, False, budget)
-            _spend_values(program, _count(merged, counted), budget, diagnostics, where)
             located = _with_locale(merged, locale, where, diagnostics)
+            # The spec as the member's manifest would write it, survey_localization included.
+            _spend_values(program, _count(located, counted), budget, diagnostics, where)
             body = _document(data, located, member_lifecycle)
             out.surveys.append((Document(body, where, document.index, None), member))
     exclusion = spec.get("exclusion")
@@ -250,6 +251,9 @@ def _groups(
     ref_template = exclusion.get("ref", "{program}-{locale}-{wave}")
     title_template = exclusion.get("name", "{program} {locale} {wave}: earlier waves excluded")
     where = exclusion.location
+    # Under the group's field name, which the rules and the plan's notes look up: an error
+    # about a group's reference is at the program's `ref:` line (at the exclusion without it).
+    fields = {"buyer_surveygroup_ref": exclusion.where("ref")} if "ref" in exclusion else {}
     groups = []
     for locale in markets:
         for index in range(1, len(waves)):
@@ -284,7 +288,7 @@ def _groups(
                     surveys=[member_name(program.name, locale, w) for w, _, _ in earlier],
                     lifecycle=Lifecycle(prevent_destroy=program.keep_retired),
                     location=where,
-                    field_locations={key: exclusion.where(key) for key in exclusion},
+                    field_locations=fields,
                     member=member,
                 )
             )

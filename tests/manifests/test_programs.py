@@ -85,6 +85,20 @@ def test_a_mapping_in_a_market_merges_key_by_key(check):
     }
 
 
+def test_a_survey_localization_other_than_the_market_is_an_error_at_its_line(check, line_of):
+    text = PROGRAM.replace(
+        "    field_time: 7\n", "    field_time: 7\n    survey_localization: en_US\n"
+    )
+    _, errors, _ = check(text)
+    assert [(e.summary, e.location.line) for e in errors] == [
+        (
+            "survey_localization 'en_US' differs from its market 'en_GB'; a program sets it "
+            "from the market, leave it out.",
+            line_of(text, "survey_localization"),
+        )
+    ]
+
+
 def test_a_range_of_months_makes_one_wave_a_month(check):
     text = PROGRAM.replace("waves: [w1, w2]", "waves: {from: 2026-11, to: 2027-02}")
     state, errors, _ = check(text)
@@ -286,3 +300,88 @@ def test_a_survey_beside_a_program_of_another_name_is_accepted(write, survey_yam
     state, diagnostics = load_manifests([survey.parent])
     assert not diagnostics.has_errors, [str(d) for d in diagnostics]
     assert "tracker-pilot" in state.surveys and "tracker[en_US,w1]" in state.surveys
+
+
+def excluding(more: str = "", waves: str = "[w1, w2, w3]") -> str:
+    """PROGRAM over `waves`, each wave excluding the one before it, with `more` lines under
+    `exclusion:`; in block style, so that each of its keys has a line of its own."""
+    exclusion = "  exclusion:\n    waves: 1\n    exclusion_period: 30\n" + more
+    return PROGRAM.replace("waves: [w1, w2]", f"waves: {waves}\n{exclusion}")
+
+
+def test_exclusion_name_titles_each_group_with_the_variables_of_its_market_and_wave(check):
+    text = excluding(
+        "    name: '{brand} {country} {month}'\n",
+        waves="[w1, {id: w2, variables: {month: May}}]",
+    )
+    state, errors, _ = check(text)
+    assert errors == []
+    assert state.groups["tracker[en_GB,w2]"].group_name == "Acme UK GB May"
+    assert state.groups["tracker[en_US,w2]"].group_name == "Acme US May"
+
+
+def test_a_wave_variable_fills_the_reference_of_that_waves_group(check):
+    text = excluding(
+        "    ref: 'tracker-{locale}-{month}'\n",
+        waves=("[{id: w1, variables: {month: april}}, {id: w2, variables: {month: may}}]"),
+    )
+    state, errors, _ = check(text)
+    assert errors == []
+    assert state.groups["tracker[en_GB,w2]"].buyer_surveygroup_ref == "tracker-en_GB-may"
+
+
+def test_an_unknown_variable_in_the_exclusion_ref_is_an_error_at_its_line(check, line_of):
+    text = excluding("    ref: 'tracker-{locale}-{wave}-{wav}'\n")
+    _, errors, _ = check(text)
+    assert [(e.summary.split(";")[0], e.location.line) for e in errors] == [
+        ("Unknown variable {wav} in 'tracker-{locale}-{wave}-{wav}'", line_of(text, "ref:"))
+    ]
+
+
+def test_an_unknown_variable_in_the_exclusion_name_is_an_error_at_its_line(check, line_of):
+    text = excluding("    name: 'Tracker {locale} {wav}'\n")
+    _, errors, _ = check(text)
+    assert [(e.summary.split(";")[0], e.location.line) for e in errors] == [
+        ("Unknown variable {wav} in 'Tracker {locale} {wav}'", line_of(text, "    name:"))
+    ]
+
+
+def test_a_reference_the_groups_of_a_program_share_is_an_error_at_the_ref_line(check, line_of):
+    text = excluding("    ref: 'tracker-{locale}'\n")
+    _, errors, _ = check(text)
+    assert {(e.summary, e.location.line) for e in errors} == {
+        (
+            f"buyer_surveygroup_ref 'tracker-{market}' of exclusion group "
+            f"'tracker[{market},w3]' is already used by exclusion group 'tracker[{market},w2]'.",
+            line_of(text, "ref:"),
+        )
+        for market in ("en_US", "en_GB")
+    }
+
+
+def test_a_group_taking_the_default_reference_of_a_programs_group_is_refused_at_the_exclusion(
+    check, line_of, survey_yaml
+):
+    group = (
+        "kind: ExclusionGroup\nname: pilots\nspec:\n  buyer_surveygroup_ref: tracker-en_US-w2\n"
+        "  name: Pilots\n  exclusion_period: 30\n  surveys: [pilot]\n---\n"
+    )
+    text = survey_yaml(name="pilot") + "---\n" + group + excluding()
+    _, errors, _ = check(text)
+    assert [(e.summary, e.location.line) for e in errors] == [
+        (
+            "buyer_surveygroup_ref 'tracker-en_US-w2' of exclusion group 'tracker[en_US,w2]' "
+            "is already used by exclusion group 'pilots'.",
+            line_of(text, "    waves: 1"),
+        )
+    ]
+
+
+def test_a_programs_exclusion_groups_keep_prevent_destroy_unless_the_program_says_otherwise(
+    check,
+):
+    text = excluding()
+    state, _, _ = check(text)
+    assert state.groups["tracker[en_US,w2]"].lifecycle.prevent_destroy is True
+    state, _, _ = check(text + "lifecycle: {prevent_destroy: false}\n")
+    assert state.groups["tracker[en_US,w2]"].lifecycle.prevent_destroy is False
