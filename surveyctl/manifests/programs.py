@@ -227,8 +227,9 @@ def _document(program: MarkedDict, spec: MarkedDict, lifecycle: dict) -> MarkedD
     """A Survey document of `spec`, named like its program so that the schema's name rule
     applies to the program's name; the loader renames the built Survey to its member name."""
     out = like(program)
+    # Its `spec` keeps the program's mark (like() copies it): a finding at the top of the
+    # spec is at the program's `spec:` line.
     out.update({"kind": SURVEY, "name": program["name"], "spec": spec})
-    out._marks.setdefault("spec", _mark(spec.location))
     if lifecycle:
         out["lifecycle"] = lifecycle
     return out
@@ -253,7 +254,7 @@ def _groups(
     where = exclusion.location
     # Under the group's field name, which the rules and the plan's notes look up: an error
     # about a group's reference is at the program's `ref:` line (at the exclusion without it).
-    fields = {"buyer_surveygroup_ref": exclusion.where("ref")} if "ref" in exclusion else {}
+    fields = {"buyer_surveygroup_ref": exclusion.where("ref")}
     groups = []
     for locale in markets:
         for index in range(1, len(waves)):

@@ -206,7 +206,13 @@ def written_out(value: object) -> int:
 
 
 EXCLUDING = (
-    program("[w1, w2, w3]").replace("{en_US: {}}", "{en_US: {}, de_DE: {}}")
+    program("[w1, w2, w3]")
+    .replace("{en_US: {}}", "{en_US: {}, de_DE: {}}")
+    .replace(
+        "    field_time: 7\n",
+        "    field_time: 7\n"
+        '    qualifications: [{qualification_code: 211, condition_codes: ["111", "112"]}]\n',
+    )
     + "  exclusion: {waves: 1, exclusion_period: 30}\n"
 )
 

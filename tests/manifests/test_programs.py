@@ -7,6 +7,8 @@ import json
 import yaml
 
 from surveyctl.manifests import load_manifests
+from surveyctl.model import Lifecycle
+from surveyctl.resources import Member
 
 PROGRAM = """\
 kind: SurveyProgram
@@ -168,6 +170,13 @@ def test_a_market_that_is_not_a_locale_is_refused(check, line_of):
     assert errors and "britain" in errors[0].summary
 
 
+def excluding(more: str = "", waves: str = "[w1, w2, w3]") -> str:
+    """PROGRAM over `waves`, each wave excluding the one before it, with `more` lines under
+    `exclusion:`; in block style, so that each of its keys has a line of its own."""
+    exclusion = "  exclusion:\n    waves: 1\n    exclusion_period: 30\n" + more
+    return PROGRAM.replace("waves: [w1, w2]", f"waves: {waves}\n{exclusion}")
+
+
 def test_exclusion_puts_each_wave_in_a_group_with_the_waves_before_it(check):
     text = PROGRAM.replace(
         "waves: [w1, w2]", "waves: [w1, w2, w3]\n  exclusion: {waves: 1, exclusion_period: 30}"
@@ -176,8 +185,59 @@ def test_exclusion_puts_each_wave_in_a_group_with_the_waves_before_it(check):
     assert errors == []
     group = state.groups["tracker[en_GB,w3]"]
     assert group.surveys == ["tracker[en_GB,w2]", "tracker[en_GB,w3]"]
+    assert state.groups["tracker[en_GB,w2]"].surveys == ["tracker[en_GB,w1]", "tracker[en_GB,w2]"]
     assert group.buyer_surveygroup_ref == "tracker-en_GB-w3"
     assert "tracker[en_GB,w1]" not in state.groups  # the first wave has nothing before it
+
+
+def test_exclusion_of_more_waves_than_came_before_holds_every_wave_from_the_first(check):
+    state, errors, _ = check(excluding(waves="[w1, w2, w3]").replace("waves: 1", "waves: 2"))
+    assert errors == []
+    assert state.groups["tracker[en_US,w2]"].surveys == ["tracker[en_US,w1]", "tracker[en_US,w2]"]
+    assert state.groups["tracker[en_US,w3]"].surveys == [
+        "tracker[en_US,w1]",
+        "tracker[en_US,w2]",
+        "tracker[en_US,w3]",
+    ]
+
+
+def test_each_exclusion_group_is_the_member_of_its_market_and_wave_with_the_programs_period(
+    check,
+):
+    state, errors, _ = check(excluding())
+    assert errors == []
+    group = state.groups["tracker[en_GB,w2]"]
+    assert (group.member, group.exclusion_period) == (Member("tracker", "en_GB", "w2"), 30)
+    assert group.body()["exclusion_period"] == 30
+
+
+def test_an_exclusion_group_without_a_name_is_named_after_its_market_and_wave(check):
+    state, errors, _ = check(excluding())
+    assert errors == []
+    assert (
+        state.groups["tracker[en_GB,w2]"].group_name == "tracker en_GB w2: earlier waves excluded"
+    )
+
+
+def test_a_built_in_variable_set_by_a_program_with_exclusion_is_one_error_at_its_line(
+    check, line_of
+):
+    text = excluding().replace(
+        "variables: {brand: Acme UK}", "variables:\n        brand: Acme UK\n        wave: w9"
+    )
+    _, errors, _ = check(text)
+    assert [(e.summary, e.location.line, e.location.column) for e in errors] == [
+        ("Variable 'wave' is built in and cannot be set.", line_of(text, "wave: w9"), 9)
+    ]
+
+
+def test_the_built_in_variables_name_the_program_locale_country_language_and_wave(check):
+    text = PROGRAM.replace(
+        "{brand} tracker {country} {wave}", "{program} {locale} {country} {language} {wave}"
+    )
+    state, errors, _ = check(text)
+    assert errors == []
+    assert state.surveys["tracker[en_GB,w2]"].body()["survey_title"] == "tracker en_GB GB en w2"
 
 
 def test_program_members_keep_prevent_destroy_unless_the_program_says_otherwise(check):
@@ -185,6 +245,13 @@ def test_program_members_keep_prevent_destroy_unless_the_program_says_otherwise(
     assert state.surveys["tracker[en_US,w1]"].lifecycle.prevent_destroy is True
     state, _, _ = check(PROGRAM + "lifecycle: {prevent_destroy: false}\n")
     assert state.surveys["tracker[en_US,w1]"].lifecycle.prevent_destroy is False
+
+
+def test_a_programs_ignore_changes_reach_every_member(check):
+    state, errors, _ = check(PROGRAM + "lifecycle: {ignore_changes: [offer_price]}\n")
+    assert errors == []
+    lifecycles = {s.lifecycle for s in state.surveys.values()}
+    assert lifecycles == {Lifecycle(prevent_destroy=True, ignore_changes=("offer_price",))}
 
 
 def in_en_us_and_de_de(qualification: str) -> str:
@@ -204,6 +271,16 @@ def test_an_answer_missing_in_one_market_names_that_market_and_line(run_cli, pro
     (error,) = errors
     assert "no answer 'Associate degree' in the de_DE catalogue" in error["summary"]
     assert (error["file"], error["line"]) == ("tracker.yaml", line_of(text, "Associate degree"))
+
+
+def test_a_market_without_a_catalogue_is_an_error_at_the_market(run_cli, project, line_of):
+    text = PROGRAM.replace("en_GB:", "xx_XX:")
+    (project / "tracker.yaml").write_text(text)
+    result = run_cli("validate", "tracker.yaml", "--format", "json")
+    assert result.exit_code == 1
+    (error,) = json.loads(result.stdout)["diagnostics"]
+    assert "has no attribute catalogue for locale 'xx_XX'" in error["summary"]
+    assert (error["line"], error["column"]) == (line_of(text, "xx_XX:"), 5)
 
 
 def test_english_answer_names_resolve_in_every_market(run_cli, project):
@@ -300,13 +377,6 @@ def test_a_survey_beside_a_program_of_another_name_is_accepted(write, survey_yam
     state, diagnostics = load_manifests([survey.parent])
     assert not diagnostics.has_errors, [str(d) for d in diagnostics]
     assert "tracker-pilot" in state.surveys and "tracker[en_US,w1]" in state.surveys
-
-
-def excluding(more: str = "", waves: str = "[w1, w2, w3]") -> str:
-    """PROGRAM over `waves`, each wave excluding the one before it, with `more` lines under
-    `exclusion:`; in block style, so that each of its keys has a line of its own."""
-    exclusion = "  exclusion:\n    waves: 1\n    exclusion_period: 30\n" + more
-    return PROGRAM.replace("waves: [w1, w2]", f"waves: {waves}\n{exclusion}")
 
 
 def test_exclusion_name_titles_each_group_with_the_variables_of_its_market_and_wave(check):
