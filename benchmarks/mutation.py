@@ -230,6 +230,30 @@ TARGETS = {
         "surveyctl/manifests/programs.py",
         ("tests/manifests/test_programs.py", "tests/manifests/test_program_bounds.py"),
     ),
+    # A survey's writes: the full-overwrite PUT (the merged body, ignored fields as last
+    # applied), the per-quota PUTs and what a failed one records, the record of each write.
+    # Only the faults of the writes and the update they send are measured (the plan's reads
+    # and recovery have their own targets): --only once per function, as docs/safety.md says.
+    "survey": Target(
+        "surveyctl/reconcile/kinds/survey.py",
+        (
+            "tests/reconcile/test_plan_apply.py",
+            "tests/reconcile/test_closed_surveys.py",
+            "tests/hostile/test_recovery.py",
+        ),
+    ),
+    # A group's writes: the PUT body (survey names turned into ids, ignored fields kept as
+    # live), the planned body and its pending members, the record of each write. Only the
+    # faults of those are measured (--only, as for "survey").
+    "group": Target(
+        "surveyctl/reconcile/kinds/group.py",
+        (
+            "tests/reconcile/test_group_ignore_changes.py",
+            "tests/reconcile/test_group_references.py",
+            "tests/reconcile/test_group_update_answers.py",
+            "tests/reconcile/test_plan_apply.py",
+        ),
+    ),
     # The applier: every write it makes recorded at once, a failed write not stopping the
     # others, a stopped or unrecordable apply attempting nothing more, and saying what it did.
     "applier": Target(

@@ -264,3 +264,19 @@ def test_a_program_one_value_over_the_bound_makes_nothing(check, monkeypatch):
         "split it into smaller programs in several files."
     ]
     assert (state.surveys, state.groups) == ({}, {})
+
+
+def test_a_survey_of_a_program_over_the_bound_is_an_error_at_its_market(
+    check, monkeypatch, line_of
+):
+    text = EXCLUDING.split("  exclusion:")[0]
+    state, _, _ = check(text)
+    values_bound(monkeypatch, held(state) - 1)
+    state, errors, _ = check(text)
+    assert [(e.summary.split(" once")[0], e.location.line) for e in errors] == [
+        (
+            "Program 'tracker' takes the programs of its file over 1,000,000 values",
+            line_of(text, "markets: {en_US: {}, de_DE: {}}"),
+        )
+    ]
+    assert state.surveys == {}

@@ -63,6 +63,18 @@ def test_variables_fill_the_strings_and_the_market_wins_over_the_program(check):
     assert body["live_url"].startswith("https://survey.example.com/s?m=en_GB&w=w2&")
 
 
+def test_a_waves_spec_and_variables_win_over_its_markets(check):
+    text = PROGRAM.replace(
+        "waves: [w1, w2]",
+        "waves: [w1, {id: w2, variables: {brand: Acme W2}, spec: {offer_price: 3.1}}]",
+    )
+    state, errors, _ = check(text)
+    assert errors == []
+    first, second = (state.surveys[f"tracker[en_GB,{w}]"].body() for w in ("w1", "w2"))
+    assert (first["survey_title"], first["offer_price"]) == ("Acme UK tracker GB w1", 2.8)
+    assert (second["survey_title"], second["offer_price"]) == ("Acme W2 tracker GB w2", 3.1)
+
+
 def test_a_list_in_a_market_replaces_the_template_list(check):
     text = PROGRAM.replace(
         "spec: {offer_price: 2.8}",
