@@ -1021,6 +1021,46 @@ EQUIVALENT.update(
     }
 )
 
+_PROGRAMS = "surveyctl.manifests.programs."
+_WALKED_AGAIN = (
+    "the count of a container walked before is not found, so it is walked again: the same "
+    "number, only slower (and the walk is bounded by the budget it counts against)"
+)
+_MARKED = (
+    "every mapping of a read manifest is a MarkedDict (from the parser or the cache), so the "
+    "error is at the variable's own key and the fallback place is never used"
+)
+_LENIENT = "lenient=None for False: both are false"
+_UNREAD = "a member's Document.index is read by nothing (only a file's own documents' are)"
+EQUIVALENT.update(
+    {
+        _PROGRAMS + "x__count__mutmut_3": _WALKED_AGAIN,
+        _PROGRAMS + "x__count__mutmut_4": _WALKED_AGAIN,
+        _PROGRAMS + "x__count__mutmut_5": _WALKED_AGAIN,
+        _PROGRAMS + "x__count__mutmut_26": _WALKED_AGAIN,
+        _PROGRAMS + "x__count__mutmut_27": _WALKED_AGAIN,
+        _PROGRAMS + "x__variables__mutmut_3": "rpartition for partition: a market is "
+        "language_COUNTRY (the schema's ^[a-z]{2}_[A-Z]{2}$), with one underscore",
+        _PROGRAMS + "x__variables__mutmut_25": _MARKED,
+        _PROGRAMS + "x__expand__mutmut_57": _MARKED,
+        _PROGRAMS + "x__groups__mutmut_50": _MARKED,
+        _PROGRAMS + "x__expand__mutmut_78": "substitute places each string by its own key; "
+        "the place given for the spec itself, a mapping, is never used",
+        _PROGRAMS + "x__expand__mutmut_79": _LENIENT,
+        _PROGRAMS + "x__groups__mutmut_104": _LENIENT,
+        _PROGRAMS + "x__groups__mutmut_120": _LENIENT,
+        _PROGRAMS + "x__expand__mutmut_121": _UNREAD,
+        _PROGRAMS + "x__expand__mutmut_124": _UNREAD,
+        _PROGRAMS + "x__expand__mutmut_125": "finite=None passed as its default, None",
+        _PROGRAMS + "x__mark__mutmut_9": "`or 2` for `or 1`: a market's Location always has "
+        "a column",
+        _PROGRAMS + "x_expand__mutmut_32": "Program.location is read by nothing",
+        _PROGRAMS + "x_expand__mutmut_37": "Program.location is read by nothing",
+        _PROGRAMS + "x_expand__mutmut_43": "the budget is always given: its one caller, "
+        "load_manifests, passes the file's",
+    }
+)
+
 # mutmut says "interrupted by user" when pytest exits 2, which it does when a test's own
 # SIGINT (tests/safety/test_interrupts.py) reaches a mutant that no longer handles it: the
 # mutant made the tests fail. Nobody interrupts the batch runs of this script.

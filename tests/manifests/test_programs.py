@@ -223,6 +223,13 @@ def test_each_exclusion_group_is_the_member_of_its_market_and_wave_with_the_prog
     assert group.body()["exclusion_period"] == 30
 
 
+def test_each_exclusion_group_is_placed_at_its_programs_exclusion(check, line_of):
+    text = excluding()
+    state, _, _ = check(text)
+    places = {(g.location.file, g.location.line) for g in state.groups.values()}
+    assert places == {(state.files[0], line_of(text, "    waves: 1"))}
+
+
 def test_an_exclusion_group_without_a_name_is_named_after_its_market_and_wave(check):
     state, errors, _ = check(excluding())
     assert errors == []
@@ -241,6 +248,13 @@ def test_a_built_in_variable_set_by_a_program_with_exclusion_is_one_error_at_its
     assert [(e.summary, e.location.line, e.location.column) for e in errors] == [
         ("Variable 'wave' is built in and cannot be set.", line_of(text, "wave: w9"), 9)
     ]
+
+
+def test_the_variables_after_a_built_in_one_are_still_set(check):
+    text = PROGRAM.replace("variables: {brand: Acme UK}", "variables: {wave: w9, brand: Acme UK}")
+    state, errors, _ = check(text)
+    assert [e.summary for e in errors] == ["Variable 'wave' is built in and cannot be set."]
+    assert state.surveys["tracker[en_GB,w1]"].body()["survey_title"] == "Acme UK tracker GB w1"
 
 
 def test_the_built_in_variables_name_the_program_locale_country_language_and_wave(check):
