@@ -258,7 +258,11 @@ TARGETS = {
     # read otherwise loses a survey (planned as a create again) or its last applied body.
     "records": Target(
         "surveyctl/state/records.py",
-        ("tests/state/test_file_store.py", "tests/state/test_state_checks.py"),
+        (
+            "tests/state/test_file_store.py",
+            "tests/state/test_state_checks.py",
+            "tests/state/test_cli_state.py",
+        ),
     ),
     # The applier: every write it makes recorded at once, a failed write not stopping the
     # others, a stopped or unrecordable apply attempting nothing more, and saying what it did.
