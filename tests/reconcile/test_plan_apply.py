@@ -456,6 +456,20 @@ def test_prevent_destroy_added_to_an_unchanged_survey_is_recorded_in_state(
     assert _store(project).load().survey("tracker").prevent_destroy is True
 
 
+def test_prevent_destroy_added_with_a_quota_count_is_recorded_by_the_quota_put(
+    project, manifests, sandbox, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    run_cli("apply", "manifests", "--auto-approve")
+    guarded = survey_manifest("tracker")
+    guarded["spec"]["quotas"][0]["required_count"] = 80
+    guarded["lifecycle"] = {"prevent_destroy": True}
+    manifests.write(guarded)
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    assert "quotas will be updated (1 quota PUT)" in applied.stdout, applied.stdout
+    assert _store(project).load().survey("tracker").prevent_destroy is True
+
+
 def test_import_group_writes_a_manifest_naming_managed_surveys(
     project, manifests, sandbox, unique, run_cli, api
 ):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -187,6 +188,14 @@ def test_fingerprint_ignores_key_order_but_not_content(store):
     b = store.journal_create("Survey/b", {"y": 2, "x": 1})
     c = store.journal_create("Survey/c", {"y": 2, "x": 3})
     assert a.fingerprint == b.fingerprint != c.fingerprint
+
+
+def test_fingerprint_is_the_digest_of_compact_sorted_json_in_utf8(store):
+    # The form every surveyctl writes, so that a journal entry left by one is matched by the
+    # next: no spaces, keys sorted, non-ASCII characters as themselves.
+    entry = store.journal_create("Survey/a", {"title": "Étude", "count": 1})
+    canonical = '{"count":1,"title":"Étude"}'.encode()
+    assert entry.fingerprint == "sha256:" + hashlib.sha256(canonical).hexdigest()
 
 
 def test_forget_removes_a_resource_and_its_unresolved_create(store):
