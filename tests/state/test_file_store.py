@@ -114,6 +114,41 @@ def test_file_of_the_wrong_shape_is_refused_naming_the_field(store):
         store.load()
 
 
+def test_a_state_file_that_is_not_an_object_is_refused_naming_the_file(store):
+    store.path.parent.mkdir(parents=True)
+    store.path.write_text("[]")
+    with pytest.raises(StateError) as raised:
+        store.load()
+    assert str(raised.value) == (
+        f"{store.path}: not a surveyctl state file (expected a JSON object)"
+    )
+
+
+def test_a_top_level_field_of_the_wrong_shape_is_refused_naming_the_file_and_field(store):
+    store.path.parent.mkdir(parents=True)
+    bad = {"format_version": FORMAT_VERSION, "lineage": "x", "serial": -1, "resources": {}}
+    store.path.write_text(json.dumps(bad))
+    with pytest.raises(StateError) as raised:
+        store.load()
+    assert str(raised.value) == (
+        f"{store.path}: not a valid surveyctl state file at serial: -1 is less than the "
+        "minimum of 0"
+    )
+
+
+def test_a_group_record_of_the_wrong_shape_is_refused_naming_the_file_and_field(store):
+    store.path.parent.mkdir(parents=True)
+    group = {"buyer_surveygroup_ref": "g", "ps_survey_ids": "101"}
+    bad = {"format_version": FORMAT_VERSION, "lineage": "x", "serial": 1}
+    store.path.write_text(json.dumps({**bad, "resources": {"ExclusionGroup/g": group}}))
+    with pytest.raises(StateError) as raised:
+        store.load()
+    assert str(raised.value) == (
+        f"{store.path}: not a valid surveyctl state file at "
+        "resources.ExclusionGroup/g.ps_survey_ids: '101' is not of type 'array'"
+    )
+
+
 def test_failed_compaction_leaves_the_previous_file_intact_and_loses_no_write(store, monkeypatch):
     store.record("Survey/a", survey(1))
     store.flush()
