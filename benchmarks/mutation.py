@@ -262,6 +262,8 @@ TARGETS = {
             "tests/state/test_file_store.py",
             "tests/state/test_state_checks.py",
             "tests/state/test_cli_state.py",
+            # The only tests that register a record type: the core's registered at import.
+            "tests/reconcile/test_kind_registry.py",
         ),
     ),
     # The applier: every write it makes recorded at once, a failed write not stopping the
@@ -1062,6 +1064,46 @@ EQUIVALENT.update(
         _PROGRAMS + "x_expand__mutmut_37": "Program.location is read by nothing",
         _PROGRAMS + "x_expand__mutmut_43": "the budget is always given: its one caller, "
         "load_manifests, passes the file's",
+    }
+)
+
+_GROUP = "surveyctl.reconcile.kinds.group."
+_SURVEYS_NAMED = (
+    "the branch only turns `surveys` into `surveys_in_group`: with `surveys_in_group` "
+    "ignored alone the set is the same either way"
+)
+_NO_SURVEYS_FIELD = (
+    "`surveys` left in the ignored fields beside `surveys_in_group`: no live body, merge or "
+    "drift has a field `surveys`, and _keeping_live then drops the names as it empties them"
+)
+_GROUP_FIELDS_LIVE = (
+    "unreachable: the service requires every field of a group in a PUT (1004 without "
+    "exclusion_period), so a live group has each, and an ignored field is always in the merge"
+)
+EQUIVALENT.update(
+    {
+        _GROUP + "x__ignored_fields__mutmut_6": _SURVEYS_NAMED,
+        _GROUP + "x__ignored_fields__mutmut_7": _SURVEYS_NAMED,
+        _GROUP + "x__ignored_fields__mutmut_10": _NO_SURVEYS_FIELD,
+        _GROUP + "x__ignored_fields__mutmut_11": _NO_SURVEYS_FIELD,
+        _GROUP + "x__keeping_live__mutmut_6": "surveys=None for []: api_body reads it with "
+        "`or []`, so the same PUT is sent",
+        _GROUP + "x__keeping_live__mutmut_11": _GROUP_FIELDS_LIVE,
+        _GROUP + "x__keeping_live__mutmut_12": _GROUP_FIELDS_LIVE,
+        _GROUP + "x__keeping_live__mutmut_13": _GROUP_FIELDS_LIVE,
+    }
+)
+
+_RECORDS = "surveyctl.state.records."
+_ONE_KIND = (
+    "a record under a Survey/ (ExclusionGroup/) address is always of that kind: the state "
+    "file is read by each address's kind, and `state mv` refuses to change it"
+)
+EQUIVALENT.update(
+    {
+        _RECORDS + "x_fingerprint__mutmut_5": "ensure_ascii=None for False: both are false",
+        _RECORDS + "xǁStateǁsurvey__mutmut_8": _ONE_KIND,
+        _RECORDS + "xǁStateǁgroup__mutmut_8": _ONE_KIND,
     }
 )
 

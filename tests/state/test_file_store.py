@@ -57,6 +57,16 @@ def test_recorded_group_survives_a_reload(store):
     assert FileStateStore(store.path).load().group("trackers") == group
 
 
+def test_protected_records_stay_protected_across_a_reload(store):
+    # A record is what still protects a resource once its manifest is gone.
+    protected = SurveyRecord(101, {}, {"survey_title": "T"}, prevent_destroy=True, mod_on=7)
+    group = GroupRecord("trackers-2026", [101], {"name": "Trackers"}, prevent_destroy=True)
+    store.record("Survey/brand-tracker", protected)
+    store.record("ExclusionGroup/trackers", group)
+    reloaded = FileStateStore(store.path).load()
+    assert (reloaded.survey("brand-tracker"), reloaded.group("trackers")) == (protected, group)
+
+
 def test_every_write_bumps_the_serial_and_keeps_the_lineage(store):
     lineage = store.load().lineage
     serials = [
