@@ -67,6 +67,19 @@ def test_protected_records_stay_protected_across_a_reload(store):
     assert (reloaded.survey("brand-tracker"), reloaded.group("trackers")) == (protected, group)
 
 
+def test_records_written_without_their_optional_fields_read_as_unprotected(store):
+    store.path.parent.mkdir(parents=True)
+    resources = {
+        "Survey/a": {"ps_survey_id": 101},
+        "ExclusionGroup/g": {"buyer_surveygroup_ref": "g"},
+    }
+    head = {"format_version": FORMAT_VERSION, "lineage": "x", "serial": 1}
+    store.path.write_text(json.dumps({**head, "resources": resources}))
+    state = store.load()
+    assert (state.survey("a"), state.group("g")) == (SurveyRecord(101), GroupRecord("g"))
+    assert not state.survey("a").prevent_destroy and not state.group("g").prevent_destroy
+
+
 def test_every_write_bumps_the_serial_and_keeps_the_lineage(store):
     lineage = store.load().lineage
     serials = [
