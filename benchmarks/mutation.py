@@ -239,6 +239,7 @@ TARGETS = {
         (
             "tests/reconcile/test_plan_apply.py",
             "tests/reconcile/test_closed_surveys.py",
+            "tests/reconcile/test_group_references.py",
             "tests/hostile/test_recovery.py",
         ),
     ),
