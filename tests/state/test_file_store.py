@@ -172,6 +172,29 @@ def test_a_group_record_of_the_wrong_shape_is_refused_naming_the_file_and_field(
     )
 
 
+def test_a_state_file_missing_a_top_level_field_is_refused_at_its_top_level(store):
+    store.path.parent.mkdir(parents=True)
+    store.path.write_text(json.dumps({"format_version": FORMAT_VERSION, "serial": 1}))
+    with pytest.raises(StateError) as raised:
+        store.load()
+    assert str(raised.value) == (
+        f"{store.path}: not a valid surveyctl state file at top level: 'lineage' is a "
+        "required property"
+    )
+
+
+def test_a_record_under_an_address_of_no_kind_is_refused_naming_the_kinds(store):
+    store.path.parent.mkdir(parents=True)
+    head = {"format_version": FORMAT_VERSION, "lineage": "x", "serial": 1}
+    store.path.write_text(json.dumps({**head, "resources": {"Widget/a": {}}}))
+    with pytest.raises(StateError) as raised:
+        store.load()
+    assert str(raised.value) == (
+        f"{store.path}: 'Widget/a' is not a resource address; use Survey/<name> or "
+        "ExclusionGroup/<name>"
+    )
+
+
 def test_failed_compaction_leaves_the_previous_file_intact_and_loses_no_write(store, monkeypatch):
     store.record("Survey/a", survey(1))
     store.flush()
