@@ -1095,6 +1095,19 @@ EQUIVALENT.update(
     }
 )
 
+_SURVEY = "surveyctl.reconcile.kinds.survey."
+_RECORDED = (
+    "unreachable: a quota-update is planned only for a survey the state records, and a saved "
+    "plan applied once its record is gone is refused (a fresh plan would create it)"
+)
+EQUIVALENT.update(
+    {
+        _SURVEY + "x__record_quotas__mutmut_4": _RECORDED,
+        _SURVEY + "x__record_quotas__mutmut_5": _RECORDED,
+        _SURVEY + "x__record_quotas__mutmut_6": _RECORDED,
+    }
+)
+
 _RECORDS = "surveyctl.state.records."
 _ONE_KIND = (
     "a record under a Survey/ (ExclusionGroup/) address is always of that kind: the state "

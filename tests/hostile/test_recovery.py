@@ -526,6 +526,21 @@ def test_quotas_updated_before_a_failed_quota_put_are_not_shown_as_drift(
     assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
 
 
+def test_quotas_recorded_after_a_failed_quota_put_keep_the_rest_of_the_body_applied(
+    project, manifests, own_market, run_cli, monkeypatch
+):
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    before = _store(project).load().survey("tracker").last_applied
+    manifests.write(survey_manifest("tracker", quotas=_quotas_of({"male": 90, "female": 90})))
+    _quota_put_fails(monkeypatch, "male")
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 1
+    after = _store(project).load().survey("tracker").last_applied
+    assert {k: v for k, v in after.items() if k != "quotas"} == {
+        k: v for k, v in before.items() if k != "quotas"
+    }
+
+
 def test_a_first_quota_put_that_fails_records_nothing(
     project, manifests, own_market, run_cli, monkeypatch
 ):
