@@ -1116,6 +1116,9 @@ _ONE_KIND = (
 EQUIVALENT.update(
     {
         _RECORDS + "x_fingerprint__mutmut_5": "ensure_ascii=None for False: both are false",
+        _RECORDS + "x_fingerprint__mutmut_20": "'UTF-8' for 'utf-8': the same codec",
+        _RECORDS + "xǁStateǁcopy__mutmut_10": "the copy's format_version left to its default: "
+        "a State read has FORMAT_VERSION (any other is refused), as one made new has",
         _RECORDS + "xǁStateǁsurvey__mutmut_8": _ONE_KIND,
         _RECORDS + "xǁStateǁgroup__mutmut_8": _ONE_KIND,
     }

@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -248,6 +249,14 @@ def test_create_is_journaled_before_and_resolved_after(store):
     after = FileStateStore(store.path).load()
     assert after.pending_create("Survey/new-one") is None
     assert after.survey("new-one").ps_survey_id == 555
+
+
+def test_a_create_is_journaled_with_its_time_in_utc(store):
+    # Recovery compares it with the service's creation times, which carry their own zone.
+    entry = store.journal_create("Survey/new-one", {"survey_title": "New"})
+    started = datetime.fromisoformat(entry.started_at)
+    assert started.utcoffset() == timedelta(0)
+    assert abs(datetime.now(UTC) - started) < timedelta(minutes=1)
 
 
 def test_unresolved_create_blocks_a_second_create_of_that_name(store):
