@@ -97,6 +97,18 @@ def test_editing_a_quota_count_sends_only_that_quota_put(project, manifests, san
     }
 
 
+def test_a_quota_put_records_the_manifests_body_as_applied(project, manifests, sandbox):
+    manifests.write(survey_manifest("tracker"))
+    _apply(project, _fresh_client(sandbox))
+    edited = survey_manifest("tracker")
+    edited["spec"]["quotas"][0]["required_count"] = 80
+    manifests.write(edited)
+    plan = _apply(project, _fresh_client(sandbox))
+    assert [r.action for r in plan.resources] == ["quota-update"]
+    recorded = _store(project).load().survey("tracker").last_applied
+    assert [q["required_count"] for q in recorded["quotas"]] == [80, 100]
+
+
 def test_title_edit_is_one_full_put_that_keeps_outside_fields_and_resets_dropped_ones(
     project, manifests, sandbox
 ):
@@ -295,6 +307,27 @@ def test_exclusion_group_is_created_after_the_surveys_it_names(
     assert sorted(group["surveys_in_group"]) == ids
     replanned = run_cli("plan", "manifests", "--detailed-exitcode")
     assert replanned.exit_code == 0, replanned.stdout
+
+
+def test_a_created_group_is_recorded_with_the_body_sent_and_its_prevent_destroy(
+    project, manifests, sandbox, unique, run_cli
+):
+    manifests.write(survey_manifest("tracker-a"))
+    ref = f"trackers-{unique}"
+    group = group_manifest(ref, "tracker-a")
+    group["lifecycle"] = {"prevent_destroy": True}
+    manifests.write(group)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    state = _store(project).load()
+    survey_id = state.survey("tracker-a").ps_survey_id
+    record = state.group("trackers")
+    assert (record.prevent_destroy, record.ps_survey_ids) == (True, [survey_id])
+    assert record.last_applied == {
+        "buyer_surveygroup_ref": ref,
+        "name": "Trackers",
+        "exclusion_period": 30,
+        "surveys_in_group": [survey_id],
+    }
 
 
 class Deletes(Proxy):
