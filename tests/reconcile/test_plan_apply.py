@@ -13,6 +13,7 @@ import pytest
 
 from surveyctl.api import ApiClient
 from surveyctl.catalog import Catalog
+from surveyctl.errors import ApiError
 from surveyctl.manifests import load_desired
 from surveyctl.reconcile.apply import INTERRUPTED, apply_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
@@ -328,6 +329,26 @@ def test_a_created_group_is_recorded_with_the_body_sent_and_its_prevent_destroy(
         "exclusion_period": 30,
         "surveys_in_group": [survey_id],
     }
+
+
+def test_a_group_naming_a_survey_whose_create_failed_is_not_attempted_and_says_why(
+    manifests, unique, run_cli, monkeypatch
+):
+    manifests.write(survey_manifest("tracker-a"))
+    manifests.write(group_manifest(f"trackers-{unique}", "tracker-a"))
+
+    def refused(client, body):
+        raise ApiError("POST", "/surveys", 400, 1004, "refused")
+
+    monkeypatch.setattr(ApiClient, "create_survey", refused)
+    result = run_cli("apply", "manifests", "--auto-approve", "--format", "json")
+    assert result.exit_code == 1
+    rows = {row["address"]: row for row in json.loads(result.stdout)["resources"]}
+    group = rows["ExclusionGroup/trackers"]
+    assert (group["status"], group["message"]) == (
+        "not attempted",
+        "Survey/tracker-a, which the group names, failed",
+    )
 
 
 class Deletes(Proxy):
