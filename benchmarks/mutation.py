@@ -1116,10 +1116,17 @@ _ONE_KIND = (
     "a record under a Survey/ (ExclusionGroup/) address is always of that kind: the state "
     "file is read by each address's kind, and `state mv` refuses to change it"
 )
+_NO_DEFAULT = "prevent_destroy read with a default of None: bool(None) is False too"
 EQUIVALENT.update(
     {
         _RECORDS + "x_fingerprint__mutmut_5": "ensure_ascii=None for False: both are false",
         _RECORDS + "x_fingerprint__mutmut_20": "'UTF-8' for 'utf-8': the same codec",
+        _RECORDS + "x_unregister_record__mutmut_4": "pop without a default: the one caller, "
+        "kinds.unregister, forgets only a kind registered before (a test's own)",
+        _RECORDS + "xǁSurveyRecordǁfrom_json__mutmut_31": _NO_DEFAULT,
+        _RECORDS + "xǁSurveyRecordǁfrom_json__mutmut_33": _NO_DEFAULT,
+        _RECORDS + "xǁGroupRecordǁfrom_json__mutmut_29": _NO_DEFAULT,
+        _RECORDS + "xǁGroupRecordǁfrom_json__mutmut_31": _NO_DEFAULT,
         _RECORDS + "xǁStateǁcopy__mutmut_10": "the copy's format_version left to its default: "
         "a State read has FORMAT_VERSION (any other is refused), as one made new has",
         _RECORDS + "xǁStateǁsurvey__mutmut_8": _ONE_KIND,

@@ -82,7 +82,7 @@ def test_a_journal_entry_under_an_unknown_kind_is_one_sentence(run_cli, store, p
     data["journal"]["Widget/x"] = {"address": "Widget/x", "started_at": "t", "fingerprint": "f"}
     path.write_text(json.dumps(data))
     message = one_sentence(run_cli("state", "list"))
-    assert "staging.json: the journal holds a create under 'Widget/x'" in message
+    assert "staging.json: the journal holds a create under 'Widget/x', which is not a" in message
     assert "Survey or ExclusionGroup/<name>" in message
 
 
