@@ -541,6 +541,26 @@ def test_quotas_recorded_after_a_failed_quota_put_keep_the_rest_of_the_body_appl
     }
 
 
+def test_a_failed_quota_put_names_every_quota_updated_before_it(
+    project, manifests, own_market, run_cli, monkeypatch
+):
+    def quotas(count: int) -> list[dict]:
+        either = {"qualification_code": 211, "condition_codes": ["111", "112"]}
+        return _quotas_of({"female": count, "male": count}) + [
+            {"buyer_quota_id": "zall", "required_count": count, "criteria": [either]}
+        ]
+
+    manifests.write(survey_manifest("tracker", quotas=quotas(100)))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    manifests.write(survey_manifest("tracker", quotas=quotas(90)))
+    _quota_put_fails(monkeypatch, "zall")  # sent last, by buyer_quota_id
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    assert applied.exit_code == 1
+    assert "(quotas already updated: female, male; they are recorded in the state)" in (
+        applied.stderr
+    )
+
+
 def test_a_first_quota_put_that_fails_records_nothing(
     project, manifests, own_market, run_cli, monkeypatch
 ):
