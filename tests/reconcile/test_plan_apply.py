@@ -110,6 +110,18 @@ def test_a_quota_put_records_the_manifests_body_as_applied(project, manifests, s
     assert [q["required_count"] for q in recorded["quotas"]] == [80, 100]
 
 
+def test_an_apply_of_quota_puts_names_each_quota_it_updated(project, manifests, sandbox, run_cli):
+    manifests.write(survey_manifest("tracker"))
+    run_cli("apply", "manifests", "--auto-approve")
+    edited = survey_manifest("tracker")
+    for quota in edited["spec"]["quotas"]:
+        quota["required_count"] = 90
+    manifests.write(edited)
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    assert f"updated quotas female, male of ps_survey_id {survey_id}" in applied.stderr
+
+
 def test_title_edit_is_one_full_put_that_keeps_outside_fields_and_resets_dropped_ones(
     project, manifests, sandbox
 ):
