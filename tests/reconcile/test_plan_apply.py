@@ -268,6 +268,18 @@ def test_an_ignored_field_is_not_recorded_as_applied(project, manifests, sandbox
     assert _store(project).load().survey("tracker").last_applied["offer_price"] == 2.5
 
 
+def test_the_fields_not_ignored_are_recorded_as_the_manifest_has_them(
+    project, manifests, sandbox, run_cli
+):
+    _applied_then_ignoring_a_new_price(project, manifests, sandbox)
+    edited = survey_manifest("tracker", offer_price=9.0, completes_required=300)
+    edited["lifecycle"] = {"ignore_changes": ["offer_price"]}
+    manifests.write(edited)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    recorded = _store(project).load().survey("tracker").last_applied
+    assert recorded == {**edited["spec"], "offer_price": 2.5}
+
+
 def test_a_field_no_longer_ignored_is_planned_from_its_live_value(
     project, manifests, sandbox, run_cli
 ):
