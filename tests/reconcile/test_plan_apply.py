@@ -60,6 +60,20 @@ def test_apply_then_plan_shows_no_changes(run_cli, manifests):
     assert "No changes." in replanned.stdout
 
 
+def test_a_created_survey_is_recorded_with_the_body_sent_its_protection_and_its_version(
+    project, manifests, sandbox, run_cli
+):
+    manifest = survey_manifest("tracker")
+    manifest["lifecycle"] = {"prevent_destroy": True}
+    manifests.write(manifest)
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    record = _store(project).load().survey("tracker")
+    assert f"create ok created ps_survey_id {record.ps_survey_id}" in applied.stderr
+    live = _fresh_client(sandbox).get_survey(record.ps_survey_id)
+    assert (record.last_applied, record.prevent_destroy) == (manifest["spec"], True)
+    assert (record.mod_on, set(record.quota_ids)) == (live["mod_on"], {"male", "female"})
+
+
 def test_plan_of_a_new_survey_lists_it_as_a_create(run_cli, manifests):
     manifests.write(survey_manifest("tracker"))
     result = run_cli("plan", "manifests", "--detailed-exitcode")
