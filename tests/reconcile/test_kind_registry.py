@@ -20,7 +20,7 @@ from surveyctl.reconcile.refresh import make_refresh, record_refresh
 from surveyctl.render import text
 from surveyctl.resources import address, known_kinds
 from surveyctl.state import FileStateStore, StateError, SurveyRecord
-from surveyctl.state.records import record_from_json
+from surveyctl.state.records import record_from_json, unregister_record
 
 MEMO = "Memo"
 
@@ -206,7 +206,7 @@ def test_an_apply_of_a_kind_nobody_registered_fails_before_any_write(api, store)
 def test_a_kind_unregistered_is_no_longer_read_from_a_state_and_the_core_ones_stay():
     kinds.register(MemoKind())
     kinds.unregister(MEMO)
-    kinds.unregister("Survey")  # asked of a core kind: nothing is forgotten
+    unregister_record("Survey")  # asked of a core record type: nothing is forgotten
     with pytest.raises(StateError, match=f"'{MEMO}/a' is not a resource address"):
         record_from_json(f"{MEMO}/a", {}, "state.json")
     assert known_kinds() == ("Survey", "ExclusionGroup")
