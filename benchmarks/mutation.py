@@ -222,6 +222,51 @@ TARGETS = {
             "tests/safety/test_protected.py",
         ),
     ),
+    # A program's members: one survey per market and wave, each with its market's and wave's
+    # spec merged over the template and its variables, and the exclusion groups between waves.
+    # Not tests/reconcile/test_programs.py: it plans over HTTP, and each fault it runs for
+    # takes a minute; what a program expands into is checked offline.
+    "programs": Target(
+        "surveyctl/manifests/programs.py",
+        ("tests/manifests/test_programs.py", "tests/manifests/test_program_bounds.py"),
+    ),
+    # A survey's writes: the full-overwrite PUT (the merged body, ignored fields as last
+    # applied), the per-quota PUTs and what a failed one records, the record of each write.
+    # Only the faults of the writes and the update they send are measured (the plan's reads
+    # and recovery have their own targets): --only once per function, as docs/safety.md says.
+    "survey": Target(
+        "surveyctl/reconcile/kinds/survey.py",
+        (
+            "tests/reconcile/test_plan_apply.py",
+            "tests/reconcile/test_closed_surveys.py",
+            "tests/reconcile/test_group_references.py",
+            "tests/hostile/test_recovery.py",
+        ),
+    ),
+    # A group's writes: the PUT body (survey names turned into ids, ignored fields kept as
+    # live), the planned body and its pending members, the record of each write. Only the
+    # faults of those are measured (--only, as for "survey").
+    "group": Target(
+        "surveyctl/reconcile/kinds/group.py",
+        (
+            "tests/reconcile/test_group_ignore_changes.py",
+            "tests/reconcile/test_group_references.py",
+            "tests/reconcile/test_group_update_answers.py",
+            "tests/reconcile/test_plan_apply.py",
+        ),
+    ),
+    # What the state records of each survey and group, and reads back: a record lost or
+    # read otherwise loses a survey (planned as a create again) or its last applied body.
+    "records": Target(
+        "surveyctl/state/records.py",
+        (
+            "tests/state/test_file_store.py",
+            "tests/state/test_state_checks.py",
+            "tests/state/test_cli_state.py",
+            # The only tests that register a record type: the core's registered at import.
+            "tests/reconcile/test_kind_registry.py",
+        ),
+    ),
     # The applier: every write it makes recorded at once, a failed write not stopping the
     # others, a stopped or unrecordable apply attempting nothing more, and saying what it did.
     "applier": Target(
@@ -980,6 +1025,112 @@ EQUIVALENT.update(
     {
         "surveyctl.reconcile.kinds.base.x_delete_gone__mutmut_1": "gone=None for False: both "
         "are false, and its two callers (the survey's and the group's delete) only ask `if`",
+    }
+)
+
+_PROGRAMS = "surveyctl.manifests.programs."
+_WALKED_AGAIN = (
+    "the count of a container walked before is not found, so it is walked again: the same "
+    "number, only slower (and the walk is bounded by the budget it counts against)"
+)
+_MARKED = (
+    "every mapping of a read manifest is a MarkedDict (from the parser or the cache), so the "
+    "error is at the variable's own key and the fallback place is never used"
+)
+_LENIENT = "lenient=None for False: both are false"
+_UNREAD = "a member's Document.index is read by nothing (only a file's own documents' are)"
+EQUIVALENT.update(
+    {
+        _PROGRAMS + "x__count__mutmut_3": _WALKED_AGAIN,
+        _PROGRAMS + "x__count__mutmut_4": _WALKED_AGAIN,
+        _PROGRAMS + "x__count__mutmut_5": _WALKED_AGAIN,
+        _PROGRAMS + "x__count__mutmut_26": _WALKED_AGAIN,
+        _PROGRAMS + "x__count__mutmut_27": _WALKED_AGAIN,
+        _PROGRAMS + "x__variables__mutmut_3": "rpartition for partition: a market is "
+        "language_COUNTRY (the schema's ^[a-z]{2}_[A-Z]{2}$), with one underscore",
+        _PROGRAMS + "x__variables__mutmut_25": _MARKED,
+        _PROGRAMS + "x__expand__mutmut_57": _MARKED,
+        _PROGRAMS + "x__groups__mutmut_50": _MARKED,
+        _PROGRAMS + "x__expand__mutmut_78": "substitute places each string by its own key; "
+        "the place given for the spec itself, a mapping, is never used",
+        _PROGRAMS + "x__expand__mutmut_79": _LENIENT,
+        _PROGRAMS + "x__groups__mutmut_104": _LENIENT,
+        _PROGRAMS + "x__groups__mutmut_120": _LENIENT,
+        _PROGRAMS + "x__expand__mutmut_121": _UNREAD,
+        _PROGRAMS + "x__expand__mutmut_124": _UNREAD,
+        _PROGRAMS + "x__expand__mutmut_125": "finite=None passed as its default, None",
+        _PROGRAMS + "x__mark__mutmut_9": "`or 2` for `or 1`: a market's Location always has "
+        "a column",
+        _PROGRAMS + "x_expand__mutmut_32": "Program.location is read by nothing",
+        _PROGRAMS + "x_expand__mutmut_37": "Program.location is read by nothing",
+        _PROGRAMS + "x_expand__mutmut_43": "the budget is always given: its one caller, "
+        "load_manifests, passes the file's",
+    }
+)
+
+_GROUP = "surveyctl.reconcile.kinds.group."
+_SURVEYS_NAMED = (
+    "the branch only turns `surveys` into `surveys_in_group`: with `surveys_in_group` "
+    "ignored alone the set is the same either way"
+)
+_NO_SURVEYS_FIELD = (
+    "`surveys` left in the ignored fields beside `surveys_in_group`: no live body, merge or "
+    "drift has a field `surveys`, and _keeping_live then drops the names as it empties them"
+)
+_GROUP_FIELDS_LIVE = (
+    "unreachable: the service requires every field of a group in a PUT (1004 without "
+    "exclusion_period), so a live group has each, and an ignored field is always in the merge"
+)
+EQUIVALENT.update(
+    {
+        _GROUP + "x__ignored_fields__mutmut_6": _SURVEYS_NAMED,
+        _GROUP + "x__ignored_fields__mutmut_7": _SURVEYS_NAMED,
+        _GROUP + "x__ignored_fields__mutmut_10": _NO_SURVEYS_FIELD,
+        _GROUP + "x__ignored_fields__mutmut_11": _NO_SURVEYS_FIELD,
+        _GROUP + "x__keeping_live__mutmut_6": "surveys=None for []: api_body reads it with "
+        "`or []`, so the same PUT is sent",
+        _GROUP + "x__keeping_live__mutmut_11": _GROUP_FIELDS_LIVE,
+        _GROUP + "x__keeping_live__mutmut_12": _GROUP_FIELDS_LIVE,
+        _GROUP + "x__keeping_live__mutmut_13": _GROUP_FIELDS_LIVE,
+    }
+)
+
+_SURVEY = "surveyctl.reconcile.kinds.survey."
+_RECORDED = (
+    "unreachable: a quota-update is planned only for a survey the state records, and a saved "
+    "plan applied once its record is gone is refused (a fresh plan would create it)"
+)
+EQUIVALENT.update(
+    {
+        _SURVEY + "x__record_quotas__mutmut_4": _RECORDED,
+        _SURVEY + "x__record_quotas__mutmut_5": _RECORDED,
+        _SURVEY + "x__record_quotas__mutmut_6": _RECORDED,
+        _SURVEY + "x__record_quotas__mutmut_29": "mod_on kept instead of None: a quota PUT "
+        "moves the survey's mod_on to a value not seen, so the list shows it changed and the "
+        "next plan reads the survey either way",
+    }
+)
+
+_RECORDS = "surveyctl.state.records."
+_ONE_KIND = (
+    "a record under a Survey/ (ExclusionGroup/) address is always of that kind: the state "
+    "file is read by each address's kind, and `state mv` refuses to change it"
+)
+_NO_DEFAULT = "prevent_destroy read with a default of None: bool(None) is False too"
+EQUIVALENT.update(
+    {
+        _RECORDS + "x_fingerprint__mutmut_5": "ensure_ascii=None for False: both are false",
+        _RECORDS + "x_fingerprint__mutmut_20": "'UTF-8' for 'utf-8': the same codec",
+        _RECORDS + "x_unregister_record__mutmut_4": "pop without a default: the one caller, "
+        "kinds.unregister, forgets only a kind registered before (a test's own)",
+        _RECORDS + "xǁSurveyRecordǁfrom_json__mutmut_31": _NO_DEFAULT,
+        _RECORDS + "xǁSurveyRecordǁfrom_json__mutmut_33": _NO_DEFAULT,
+        _RECORDS + "xǁGroupRecordǁfrom_json__mutmut_29": _NO_DEFAULT,
+        _RECORDS + "xǁGroupRecordǁfrom_json__mutmut_31": _NO_DEFAULT,
+        _RECORDS + "xǁStateǁcopy__mutmut_10": "the copy's format_version left to its default: "
+        "a State read has FORMAT_VERSION (any other is refused), as one made new has",
+        _RECORDS + "xǁStateǁsurvey__mutmut_8": _ONE_KIND,
+        _RECORDS + "xǁStateǁgroup__mutmut_8": _ONE_KIND,
     }
 )
 

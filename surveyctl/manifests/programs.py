@@ -135,8 +135,9 @@ def _expand(
                 budget,
                 owner=f"Survey {member.name!r}",
             )
-            _spend_values(program, _count(merged, counted), budget, diagnostics, where)
             located = _with_locale(merged, locale, where, diagnostics)
+            # The spec as the member's manifest would write it, survey_localization included.
+            _spend_values(program, _count(located, counted), budget, diagnostics, where)
             body = _document(data, located, member_lifecycle)
             out.surveys.append((Document(body, where, document.index, None), member))
     exclusion = spec.get("exclusion")
@@ -254,8 +255,9 @@ def _document(program: MarkedDict, spec: MarkedDict, lifecycle: dict) -> MarkedD
     """A Survey document of `spec`, named like its program so that the schema's name rule
     applies to the program's name; the loader renames the built Survey to its member name."""
     out = like(program)
+    # Its `spec` keeps the program's mark (like() copies it): a finding at the top of the
+    # spec is at the program's `spec:` line.
     out.update({"kind": SURVEY, "name": program["name"], "spec": spec})
-    out._marks.setdefault("spec", _mark(spec.location))
     if lifecycle:
         out["lifecycle"] = lifecycle
     return out
@@ -278,6 +280,9 @@ def _groups(
     ref_template = exclusion.get("ref", "{program}-{locale}-{wave}")
     title_template = exclusion.get("name", "{program} {locale} {wave}: earlier waves excluded")
     where = exclusion.location
+    # Under the group's field name, which the rules and the plan's notes look up: an error
+    # about a group's reference is at the program's `ref:` line (at the exclusion without it).
+    fields = {"buyer_surveygroup_ref": exclusion.where("ref")}
     groups = []
     for locale in markets:
         for index in range(1, len(waves)):
@@ -319,7 +324,7 @@ def _groups(
                     surveys=[member_name(program.name, locale, w) for w, _, _ in earlier],
                     lifecycle=Lifecycle(prevent_destroy=program.keep_retired),
                     location=where,
-                    field_locations={key: exclusion.where(key) for key in exclusion},
+                    field_locations=fields,
                     member=member,
                 )
             )

@@ -551,6 +551,41 @@ def test_quotas_updated_before_a_failed_quota_put_are_not_shown_as_drift(
     assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
 
 
+def test_quotas_recorded_after_a_failed_quota_put_keep_the_rest_of_the_body_applied(
+    project, manifests, own_market, run_cli, monkeypatch
+):
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    before = _store(project).load().survey("tracker").last_applied
+    manifests.write(survey_manifest("tracker", quotas=_quotas_of({"male": 90, "female": 90})))
+    _quota_put_fails(monkeypatch, "male")
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 1
+    after = _store(project).load().survey("tracker").last_applied
+    assert {k: v for k, v in after.items() if k != "quotas"} == {
+        k: v for k, v in before.items() if k != "quotas"
+    }
+
+
+def test_a_failed_quota_put_names_every_quota_updated_before_it(
+    project, manifests, own_market, run_cli, monkeypatch
+):
+    def quotas(count: int) -> list[dict]:
+        either = {"qualification_code": 211, "condition_codes": ["111", "112"]}
+        return _quotas_of({"female": count, "male": count}) + [
+            {"buyer_quota_id": "zall", "required_count": count, "criteria": [either]}
+        ]
+
+    manifests.write(survey_manifest("tracker", quotas=quotas(100)))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    manifests.write(survey_manifest("tracker", quotas=quotas(90)))
+    _quota_put_fails(monkeypatch, "zall")  # sent last, by buyer_quota_id
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    assert applied.exit_code == 1
+    assert "(quotas already updated: female, male; they are recorded in the state)" in (
+        applied.stderr
+    )
+
+
 def test_a_first_quota_put_that_fails_records_nothing(
     project, manifests, own_market, run_cli, monkeypatch
 ):

@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import time
 
+import yaml
+
+from surveyctl import manifests
+from surveyctl.manifests.budget import Budget
+
 PROGRAM = """\
 kind: SurveyProgram
 name: tracker
@@ -191,3 +196,87 @@ def test_a_generator_in_a_program_counts_once_per_member(check):
         10_000,
         0,
     ]
+
+
+def written_out(value: object) -> int:
+    """The values of `value` written out as YAML, as the reader counts them: each mapping,
+    list and scalar (keys included)."""
+    held = (yaml.MappingStartEvent, yaml.SequenceStartEvent, yaml.ScalarEvent)
+    return sum(isinstance(event, held) for event in yaml.parse(yaml.safe_dump(value)))
+
+
+EXCLUDING = (
+    program("[w1, w2, w3]")
+    .replace("{en_US: {}}", "{en_US: {}, de_DE: {}}")
+    .replace(
+        "    field_time: 7\n",
+        "    field_time: 7\n"
+        '    qualifications: [{qualification_code: 211, condition_codes: ["111", "112"]}]\n',
+    )
+    + "  exclusion: {waves: 1, exclusion_period: 30}\n"
+)
+
+
+def held(state) -> int:
+    """What the members and groups of `state` hold, each spec as its own manifest would
+    write it."""
+    groups = (
+        {
+            "buyer_surveygroup_ref": group.buyer_surveygroup_ref,
+            "name": group.group_name,
+            "exclusion_period": group.exclusion_period,
+            "surveys": group.surveys,
+        }
+        for group in state.groups.values()
+    )
+    surveys = (survey.body() for survey in state.surveys.values())
+    return sum(map(written_out, surveys)) + sum(map(written_out, groups))
+
+
+def values_bound(monkeypatch, values: int) -> None:
+    """Each file's programs may make `values` values (instead of MAX_VALUES)."""
+
+    class Bounded(manifests.Budgets):
+        def of(self, file: str) -> Budget:
+            return self._by_file.setdefault(file, Budget(values=values))
+
+    monkeypatch.setattr(manifests, "Budgets", Bounded)
+
+
+def test_a_program_fits_a_bound_of_exactly_what_its_surveys_and_groups_hold_written_out(
+    check, monkeypatch
+):
+    state, errors, _ = check(EXCLUDING)
+    assert errors == []
+    values_bound(monkeypatch, held(state))
+    state, errors, _ = check(EXCLUDING)
+    assert errors == []
+    assert (len(state.surveys), len(state.groups)) == (6, 4)
+
+
+def test_a_program_one_value_over_the_bound_makes_nothing(check, monkeypatch):
+    state, _, _ = check(EXCLUDING)
+    values_bound(monkeypatch, held(state) - 1)
+    state, errors, _ = check(EXCLUDING)
+    assert [e.summary for e in errors] == [
+        "Program 'tracker' takes the programs of its file over 1,000,000 values once expanded "
+        "(their surveys and exclusion groups written out), more than a manifest file may hold; "
+        "split it into smaller programs in several files."
+    ]
+    assert (state.surveys, state.groups) == ({}, {})
+
+
+def test_a_survey_of_a_program_over_the_bound_is_an_error_at_its_market(
+    check, monkeypatch, line_of
+):
+    text = EXCLUDING.split("  exclusion:")[0]
+    state, _, _ = check(text)
+    values_bound(monkeypatch, held(state) - 1)
+    state, errors, _ = check(text)
+    assert [(e.summary.split(" once")[0], e.location.line) for e in errors] == [
+        (
+            "Program 'tracker' takes the programs of its file over 1,000,000 values",
+            line_of(text, "markets: {en_US: {}, de_DE: {}}"),
+        )
+    ]
+    assert state.surveys == {}

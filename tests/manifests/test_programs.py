@@ -8,6 +8,8 @@ import pytest
 import yaml
 
 from surveyctl.manifests import load_manifests
+from surveyctl.model import Lifecycle
+from surveyctl.resources import Member
 
 PROGRAM = """\
 kind: SurveyProgram
@@ -62,6 +64,18 @@ def test_variables_fill_the_strings_and_the_market_wins_over_the_program(check):
     assert body["live_url"].startswith("https://survey.example.com/s?m=en_GB&w=w2&")
 
 
+def test_a_waves_spec_and_variables_win_over_its_markets(check):
+    text = PROGRAM.replace(
+        "waves: [w1, w2]",
+        "waves: [w1, {id: w2, variables: {brand: Acme W2}, spec: {offer_price: 3.1}}]",
+    )
+    state, errors, _ = check(text)
+    assert errors == []
+    first, second = (state.surveys[f"tracker[en_GB,{w}]"].body() for w in ("w1", "w2"))
+    assert (first["survey_title"], first["offer_price"]) == ("Acme UK tracker GB w1", 2.8)
+    assert (second["survey_title"], second["offer_price"]) == ("Acme W2 tracker GB w2", 3.1)
+
+
 def test_a_list_in_a_market_replaces_the_template_list(check):
     text = PROGRAM.replace(
         "spec: {offer_price: 2.8}",
@@ -84,6 +98,20 @@ def test_a_mapping_in_a_market_merges_key_by_key(check):
         "interval": 4,
         "is_custom": False,
     }
+
+
+def test_a_survey_localization_other_than_the_market_is_an_error_at_its_line(check, line_of):
+    text = PROGRAM.replace(
+        "    field_time: 7\n", "    field_time: 7\n    survey_localization: en_US\n"
+    )
+    _, errors, _ = check(text)
+    assert [(e.summary, e.location.line) for e in errors] == [
+        (
+            "survey_localization 'en_US' differs from its market 'en_GB'; a program sets it "
+            "from the market, leave it out.",
+            line_of(text, "survey_localization"),
+        )
+    ]
 
 
 def test_a_range_of_months_makes_one_wave_a_month(check):
@@ -226,6 +254,13 @@ def test_a_market_that_is_not_a_locale_is_refused(check, line_of):
     assert errors and "britain" in errors[0].summary
 
 
+def excluding(more: str = "", waves: str = "[w1, w2, w3]") -> str:
+    """PROGRAM over `waves`, each wave excluding the one before it, with `more` lines under
+    `exclusion:`; in block style, so that each of its keys has a line of its own."""
+    exclusion = "  exclusion:\n    waves: 1\n    exclusion_period: 30\n" + more
+    return PROGRAM.replace("waves: [w1, w2]", f"waves: {waves}\n{exclusion}")
+
+
 def test_exclusion_puts_each_wave_in_a_group_with_the_waves_before_it(check):
     text = PROGRAM.replace(
         "waves: [w1, w2]", "waves: [w1, w2, w3]\n  exclusion: {waves: 1, exclusion_period: 30}"
@@ -234,6 +269,7 @@ def test_exclusion_puts_each_wave_in_a_group_with_the_waves_before_it(check):
     assert errors == []
     group = state.groups["tracker[en_GB,w3]"]
     assert group.surveys == ["tracker[en_GB,w2]", "tracker[en_GB,w3]"]
+    assert state.groups["tracker[en_GB,w2]"].surveys == ["tracker[en_GB,w1]", "tracker[en_GB,w2]"]
     assert group.buyer_surveygroup_ref == "tracker-en_GB-w3"
     assert "tracker[en_GB,w1]" not in state.groups  # the first wave has nothing before it
 
@@ -253,11 +289,82 @@ def test_an_exclusion_ref_without_the_locale_is_one_error_at_its_line(check, lin
     assert error.location.line == line_of(text, "exclusion:")
 
 
+def test_exclusion_of_more_waves_than_came_before_holds_every_wave_from_the_first(check):
+    state, errors, _ = check(excluding(waves="[w1, w2, w3]").replace("waves: 1", "waves: 2"))
+    assert errors == []
+    assert state.groups["tracker[en_US,w2]"].surveys == ["tracker[en_US,w1]", "tracker[en_US,w2]"]
+    assert state.groups["tracker[en_US,w3]"].surveys == [
+        "tracker[en_US,w1]",
+        "tracker[en_US,w2]",
+        "tracker[en_US,w3]",
+    ]
+
+
+def test_each_exclusion_group_is_the_member_of_its_market_and_wave_with_the_programs_period(
+    check,
+):
+    state, errors, _ = check(excluding())
+    assert errors == []
+    group = state.groups["tracker[en_GB,w2]"]
+    assert (group.member, group.exclusion_period) == (Member("tracker", "en_GB", "w2"), 30)
+    assert group.body()["exclusion_period"] == 30
+
+
+def test_each_exclusion_group_is_placed_at_its_programs_exclusion(check, line_of):
+    text = excluding()
+    state, _, _ = check(text)
+    places = {(g.location.file, g.location.line) for g in state.groups.values()}
+    assert places == {(state.files[0], line_of(text, "    waves: 1"))}
+
+
+def test_an_exclusion_group_without_a_name_is_named_after_its_market_and_wave(check):
+    state, errors, _ = check(excluding())
+    assert errors == []
+    assert (
+        state.groups["tracker[en_GB,w2]"].group_name == "tracker en_GB w2: earlier waves excluded"
+    )
+
+
+def test_a_built_in_variable_set_by_a_program_with_exclusion_is_one_error_at_its_line(
+    check, line_of
+):
+    text = excluding().replace(
+        "variables: {brand: Acme UK}", "variables:\n        brand: Acme UK\n        wave: w9"
+    )
+    _, errors, _ = check(text)
+    assert [(e.summary, e.location.line, e.location.column) for e in errors] == [
+        ("Variable 'wave' is built in and cannot be set.", line_of(text, "wave: w9"), 9)
+    ]
+
+
+def test_the_variables_after_a_built_in_one_are_still_set(check):
+    text = PROGRAM.replace("variables: {brand: Acme UK}", "variables: {wave: w9, brand: Acme UK}")
+    state, errors, _ = check(text)
+    assert [e.summary for e in errors] == ["Variable 'wave' is built in and cannot be set."]
+    assert state.surveys["tracker[en_GB,w1]"].body()["survey_title"] == "Acme UK tracker GB w1"
+
+
+def test_the_built_in_variables_name_the_program_locale_country_language_and_wave(check):
+    text = PROGRAM.replace(
+        "{brand} tracker {country} {wave}", "{program} {locale} {country} {language} {wave}"
+    )
+    state, errors, _ = check(text)
+    assert errors == []
+    assert state.surveys["tracker[en_GB,w2]"].body()["survey_title"] == "tracker en_GB GB en w2"
+
+
 def test_program_members_keep_prevent_destroy_unless_the_program_says_otherwise(check):
     state, _, _ = check(PROGRAM)
     assert state.surveys["tracker[en_US,w1]"].lifecycle.prevent_destroy is True
     state, _, _ = check(PROGRAM + "lifecycle: {prevent_destroy: false}\n")
     assert state.surveys["tracker[en_US,w1]"].lifecycle.prevent_destroy is False
+
+
+def test_a_programs_ignore_changes_reach_every_member(check):
+    state, errors, _ = check(PROGRAM + "lifecycle: {ignore_changes: [offer_price]}\n")
+    assert errors == []
+    lifecycles = {s.lifecycle for s in state.surveys.values()}
+    assert lifecycles == {Lifecycle(prevent_destroy=True, ignore_changes=("offer_price",))}
 
 
 def in_en_us_and_de_de(qualification: str) -> str:
@@ -277,6 +384,16 @@ def test_an_answer_missing_in_one_market_names_that_market_and_line(run_cli, pro
     (error,) = errors
     assert "no answer 'Associate degree' in the de_DE catalogue" in error["summary"]
     assert (error["file"], error["line"]) == ("tracker.yaml", line_of(text, "Associate degree"))
+
+
+def test_a_market_without_a_catalogue_is_an_error_at_the_market(run_cli, project, line_of):
+    text = PROGRAM.replace("en_GB:", "xx_XX:")
+    (project / "tracker.yaml").write_text(text)
+    result = run_cli("validate", "tracker.yaml", "--format", "json")
+    assert result.exit_code == 1
+    (error,) = json.loads(result.stdout)["diagnostics"]
+    assert "has no attribute catalogue for locale 'xx_XX'" in error["summary"]
+    assert (error["line"], error["column"]) == (line_of(text, "xx_XX:"), 5)
 
 
 def test_english_answer_names_resolve_in_every_market(run_cli, project):
@@ -373,3 +490,89 @@ def test_a_survey_beside_a_program_of_another_name_is_accepted(write, survey_yam
     state, diagnostics = load_manifests([survey.parent])
     assert not diagnostics.has_errors, [str(d) for d in diagnostics]
     assert "tracker-pilot" in state.surveys and "tracker[en_US,w1]" in state.surveys
+
+
+def test_exclusion_name_titles_each_group_with_the_variables_of_its_market_and_wave(check):
+    text = excluding(
+        "    name: '{brand} {country} {month}'\n",
+        waves="[w1, {id: w2, variables: {month: May}}]",
+    )
+    state, errors, _ = check(text)
+    assert errors == []
+    assert state.groups["tracker[en_GB,w2]"].group_name == "Acme UK GB May"
+    assert state.groups["tracker[en_US,w2]"].group_name == "Acme US May"
+
+
+def test_a_wave_variable_fills_the_reference_of_that_waves_group(check):
+    text = excluding(
+        "    ref: 'tracker-{locale}-{month}'\n",
+        waves=("[{id: w1, variables: {month: april}}, {id: w2, variables: {month: may}}]"),
+    )
+    state, errors, _ = check(text)
+    assert errors == []
+    assert state.groups["tracker[en_GB,w2]"].buyer_surveygroup_ref == "tracker-en_GB-may"
+
+
+def test_an_unknown_variable_in_the_exclusion_ref_is_an_error_at_its_line(check, line_of):
+    text = excluding("    ref: 'tracker-{locale}-{wave}-{wav}'\n")
+    _, errors, _ = check(text)
+    assert [(e.summary.split(";")[0], e.location.line) for e in errors] == [
+        (
+            "ExclusionGroup 'tracker[en_US,w2]' (and 3 more members: [en_US,w3], [en_GB,w2], "
+            "[en_GB,w3]): unknown variable {wav} in 'tracker-{locale}-{wave}-{wav}'",
+            line_of(text, "ref:"),
+        )
+    ]
+
+
+def test_an_unknown_variable_in_the_exclusion_name_is_an_error_at_its_line(check, line_of):
+    text = excluding("    name: 'Tracker {locale} {wav}'\n")
+    _, errors, _ = check(text)
+    assert [(e.summary.split(";")[0], e.location.line) for e in errors] == [
+        (
+            "ExclusionGroup 'tracker[en_US,w2]' (and 3 more members: [en_US,w3], [en_GB,w2], "
+            "[en_GB,w3]): unknown variable {wav} in 'Tracker {locale} {wav}'",
+            line_of(text, "    name:"),
+        )
+    ]
+
+
+def test_a_reference_the_groups_of_a_program_share_is_an_error_at_the_ref_line(check, line_of):
+    text = excluding("    ref: 'tracker-{locale}'\n")
+    _, errors, _ = check(text)
+    assert [(e.summary, e.location.line) for e in errors] == [
+        (
+            "exclusion.ref of program 'tracker' gives its groups 'tracker[en_US,w2]' and "
+            "'tracker[en_US,w3]' the same buyer_surveygroup_ref 'tracker-en_US'; a reference is "
+            "unique, so the ref needs {locale} and {wave} in it.",
+            line_of(text, "ref:"),
+        )
+    ]
+
+
+def test_a_group_taking_the_default_reference_of_a_programs_group_is_refused_at_the_exclusion(
+    check, line_of, survey_yaml
+):
+    group = (
+        "kind: ExclusionGroup\nname: pilots\nspec:\n  buyer_surveygroup_ref: tracker-en_US-w2\n"
+        "  name: Pilots\n  exclusion_period: 30\n  surveys: [pilot]\n---\n"
+    )
+    text = survey_yaml(name="pilot") + "---\n" + group + excluding()
+    _, errors, _ = check(text)
+    assert [(e.summary, e.location.line) for e in errors] == [
+        (
+            "buyer_surveygroup_ref 'tracker-en_US-w2' of exclusion group 'tracker[en_US,w2]' "
+            "is already used by exclusion group 'pilots'.",
+            line_of(text, "    waves: 1"),
+        )
+    ]
+
+
+def test_a_programs_exclusion_groups_keep_prevent_destroy_unless_the_program_says_otherwise(
+    check,
+):
+    text = excluding()
+    state, _, _ = check(text)
+    assert state.groups["tracker[en_US,w2]"].lifecycle.prevent_destroy is True
+    state, _, _ = check(text + "lifecycle: {prevent_destroy: false}\n")
+    assert state.groups["tracker[en_US,w2]"].lifecycle.prevent_destroy is False

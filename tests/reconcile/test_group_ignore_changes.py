@@ -10,10 +10,12 @@ from surveyctl.api import ApiClient
 from .conftest import group_manifest, survey_manifest
 
 
-def _group(ref: str, *surveys: str, ignore: str = "exclusion_period", name: str = "T") -> dict:
+def _group(
+    ref: str, *surveys: str, ignore: str | list[str] = "exclusion_period", name: str = "T"
+) -> dict:
     manifest = group_manifest(ref, *(surveys or ("tracker-a", "tracker-b")))
     manifest["spec"]["name"] = name
-    manifest["lifecycle"] = {"ignore_changes": [ignore]}
+    manifest["lifecycle"] = {"ignore_changes": [ignore] if isinstance(ignore, str) else ignore}
     return manifest
 
 
@@ -62,19 +64,34 @@ def test_an_ignored_group_field_changed_by_hand_is_not_drift(
     assert "drift" not in plan.stdout
 
 
+@pytest.mark.parametrize("ignored", ["surveys", "surveys_in_group"])
 def test_ignoring_a_groups_surveys_keeps_its_live_members(
-    project, manifests, client, unique, run_cli
+    project, manifests, client, unique, run_cli, ignored
 ):
     for name in ("tracker-a", "tracker-b", "tracker-c"):
         manifests.write(survey_manifest(name))
     ref = f"trackers-{unique}"
-    manifests.write(_group(ref, ignore="surveys"))
+    manifests.write(_group(ref, ignore=ignored))
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
     members = sorted(client.get_group(ref)["surveys_in_group"])
-    manifests.write(_group(ref, "tracker-a", "tracker-c", ignore="surveys", name="Renamed"))
+    manifests.write(_group(ref, "tracker-a", "tracker-c", ignore=ignored, name="Renamed"))
 
     applied = run_cli("apply", "manifests", "--auto-approve")
 
     assert applied.exit_code == 0, applied.stdout + applied.stderr
     assert "surveys_in_group" not in applied.stdout
     assert sorted(client.get_group(ref)["surveys_in_group"]) == members
+
+
+def test_ignoring_a_groups_surveys_beside_another_field_keeps_that_fields_live_value(
+    manifests, client, applied_group, run_cli
+):
+    client.update_group(applied_group, {**client.get_group(applied_group), "name": "By hand"})
+    manifests.write(_group(applied_group, name="Renamed", ignore=["surveys", "name"]))
+    _set_live_period(client, applied_group, 60)  # what the manifest's 30 changes back
+
+    applied = run_cli("apply", "manifests", "--auto-approve")
+
+    assert applied.exit_code == 0, applied.stdout + applied.stderr
+    after = client.get_group(applied_group)
+    assert (after["name"], after["exclusion_period"]) == ("By hand", 30)

@@ -4,6 +4,8 @@ groups than the survey is in, rather than call the survey as its manifest descri
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from surveyctl.api import ApiClient
@@ -64,3 +66,17 @@ def test_the_membership_warning_comes_back_after_an_apply_that_could_not_change_
 
     assert f"the manifest puts the survey in group(s) {moved}" in planned.stdout
     assert client.get_group(moved)["surveys_in_group"] == []
+
+
+def test_an_apply_records_the_manifest_but_the_membership_it_could_not_change(
+    moved, refs, manifests, project, run_cli
+):
+    edited = survey_manifest("tracker", buyer_surveygroup_refs=[moved], offer_price=3.0)
+    manifests.write(edited)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+
+    shown = json.loads(run_cli("state", "show", "tracker").stdout)
+
+    assert shown["last_applied"]["offer_price"] == 3.0
+    assert shown["last_applied"]["survey_title"] == edited["spec"]["survey_title"]
+    assert shown["last_applied"]["buyer_surveygroup_refs"] == [refs[0]]

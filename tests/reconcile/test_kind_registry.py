@@ -18,8 +18,9 @@ from surveyctl.reconcile.plan import FieldChange, Plan, ResourceChange
 from surveyctl.reconcile.planner import PlanRequest, make_plan
 from surveyctl.reconcile.refresh import make_refresh, record_refresh
 from surveyctl.render import text
-from surveyctl.resources import address
-from surveyctl.state import FileStateStore
+from surveyctl.resources import address, known_kinds
+from surveyctl.state import FileStateStore, StateError, SurveyRecord
+from surveyctl.state.records import record_from_json, unregister_record
 
 MEMO = "Memo"
 
@@ -200,6 +201,16 @@ def test_an_apply_of_a_kind_nobody_registered_fails_before_any_write(api, store)
     with pytest.raises(SurveyctlError, match="unknown resource kind 'Widget'"):
         apply_plan(plan, api, store)
     assert store.load().journal == {}
+
+
+def test_a_kind_unregistered_is_no_longer_read_from_a_state_and_the_core_ones_stay():
+    kinds.register(MemoKind())
+    kinds.unregister(MEMO)
+    unregister_record("Survey")  # asked of a core record type: nothing is forgotten
+    with pytest.raises(StateError, match=f"'{MEMO}/a' is not a resource address"):
+        record_from_json(f"{MEMO}/a", {}, "state.json")
+    assert known_kinds() == ("Survey", "ExclusionGroup")
+    assert isinstance(record_from_json("Survey/a", {"ps_survey_id": 1}, "s"), SurveyRecord)
 
 
 def test_a_group_shows_the_same_drift_in_a_plan_as_in_a_refresh(api, store):

@@ -13,6 +13,7 @@ import pytest
 
 from surveyctl.api import ApiClient
 from surveyctl.catalog import Catalog
+from surveyctl.errors import ApiError
 from surveyctl.manifests import load_desired
 from surveyctl.reconcile.apply import INTERRUPTED, apply_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
@@ -59,6 +60,20 @@ def test_apply_then_plan_shows_no_changes(run_cli, manifests):
     assert "No changes." in replanned.stdout
 
 
+def test_a_created_survey_is_recorded_with_the_body_sent_its_protection_and_its_version(
+    project, manifests, sandbox, run_cli
+):
+    manifest = survey_manifest("tracker")
+    manifest["lifecycle"] = {"prevent_destroy": True}
+    manifests.write(manifest)
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    record = _store(project).load().survey("tracker")
+    assert f"create ok created ps_survey_id {record.ps_survey_id}" in applied.stderr
+    live = _fresh_client(sandbox).get_survey(record.ps_survey_id)
+    assert (record.last_applied, record.prevent_destroy) == (manifest["spec"], True)
+    assert (record.mod_on, set(record.quota_ids)) == (live["mod_on"], {"male", "female"})
+
+
 def test_plan_of_a_new_survey_lists_it_as_a_create(run_cli, manifests):
     manifests.write(survey_manifest("tracker"))
     result = run_cli("plan", "manifests", "--detailed-exitcode")
@@ -95,6 +110,30 @@ def test_editing_a_quota_count_sends_only_that_quota_put(project, manifests, san
         "male": 80,
         "female": 100,
     }
+
+
+def test_a_quota_put_records_the_manifests_body_as_applied(project, manifests, sandbox):
+    manifests.write(survey_manifest("tracker"))
+    _apply(project, _fresh_client(sandbox))
+    edited = survey_manifest("tracker")
+    edited["spec"]["quotas"][0]["required_count"] = 80
+    manifests.write(edited)
+    plan = _apply(project, _fresh_client(sandbox))
+    assert [r.action for r in plan.resources] == ["quota-update"]
+    recorded = _store(project).load().survey("tracker").last_applied
+    assert [q["required_count"] for q in recorded["quotas"]] == [80, 100]
+
+
+def test_an_apply_of_quota_puts_names_each_quota_it_updated(project, manifests, sandbox, run_cli):
+    manifests.write(survey_manifest("tracker"))
+    run_cli("apply", "manifests", "--auto-approve")
+    edited = survey_manifest("tracker")
+    for quota in edited["spec"]["quotas"]:
+        quota["required_count"] = 90
+    manifests.write(edited)
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    assert f"updated quotas female, male of ps_survey_id {survey_id}" in applied.stderr
 
 
 def test_title_edit_is_one_full_put_that_keeps_outside_fields_and_resets_dropped_ones(
@@ -243,6 +282,18 @@ def test_an_ignored_field_is_not_recorded_as_applied(project, manifests, sandbox
     assert _store(project).load().survey("tracker").last_applied["offer_price"] == 2.5
 
 
+def test_the_fields_not_ignored_are_recorded_as_the_manifest_has_them(
+    project, manifests, sandbox, run_cli
+):
+    _applied_then_ignoring_a_new_price(project, manifests, sandbox)
+    edited = survey_manifest("tracker", offer_price=9.0, completes_required=300)
+    edited["lifecycle"] = {"ignore_changes": ["offer_price"]}
+    manifests.write(edited)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    recorded = _store(project).load().survey("tracker").last_applied
+    assert recorded == {**edited["spec"], "offer_price": 2.5}
+
+
 def test_a_field_no_longer_ignored_is_planned_from_its_live_value(
     project, manifests, sandbox, run_cli
 ):
@@ -295,6 +346,47 @@ def test_exclusion_group_is_created_after_the_surveys_it_names(
     assert sorted(group["surveys_in_group"]) == ids
     replanned = run_cli("plan", "manifests", "--detailed-exitcode")
     assert replanned.exit_code == 0, replanned.stdout
+
+
+def test_a_created_group_is_recorded_with_the_body_sent_and_its_prevent_destroy(
+    project, manifests, sandbox, unique, run_cli
+):
+    manifests.write(survey_manifest("tracker-a"))
+    ref = f"trackers-{unique}"
+    group = group_manifest(ref, "tracker-a")
+    group["lifecycle"] = {"prevent_destroy": True}
+    manifests.write(group)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    state = _store(project).load()
+    survey_id = state.survey("tracker-a").ps_survey_id
+    record = state.group("trackers")
+    assert (record.prevent_destroy, record.ps_survey_ids) == (True, [survey_id])
+    assert record.last_applied == {
+        "buyer_surveygroup_ref": ref,
+        "name": "Trackers",
+        "exclusion_period": 30,
+        "surveys_in_group": [survey_id],
+    }
+
+
+def test_a_group_naming_a_survey_whose_create_failed_is_not_attempted_and_says_why(
+    manifests, unique, run_cli, monkeypatch
+):
+    manifests.write(survey_manifest("tracker-a"))
+    manifests.write(group_manifest(f"trackers-{unique}", "tracker-a"))
+
+    def refused(client, body):
+        raise ApiError("POST", "/surveys", 400, 1004, "refused")
+
+    monkeypatch.setattr(ApiClient, "create_survey", refused)
+    result = run_cli("apply", "manifests", "--auto-approve", "--format", "json")
+    assert result.exit_code == 1
+    rows = {row["address"]: row for row in json.loads(result.stdout)["resources"]}
+    group = rows["ExclusionGroup/trackers"]
+    assert (group["status"], group["message"]) == (
+        "not attempted",
+        "Survey/tracker-a, which the group names, failed",
+    )
 
 
 class Deletes(Proxy):
@@ -453,6 +545,20 @@ def test_prevent_destroy_added_to_an_unchanged_survey_is_recorded_in_state(
     guarded["lifecycle"] = {"prevent_destroy": True}
     manifests.write(guarded)
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    assert _store(project).load().survey("tracker").prevent_destroy is True
+
+
+def test_prevent_destroy_added_with_a_quota_count_is_recorded_by_the_quota_put(
+    project, manifests, sandbox, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    run_cli("apply", "manifests", "--auto-approve")
+    guarded = survey_manifest("tracker")
+    guarded["spec"]["quotas"][0]["required_count"] = 80
+    guarded["lifecycle"] = {"prevent_destroy": True}
+    manifests.write(guarded)
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    assert "quotas will be updated (1 quota PUT)" in applied.stdout, applied.stdout
     assert _store(project).load().survey("tracker").prevent_destroy is True
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from surveyctl.state import StateBackend
+from surveyctl.state import GroupRecord, StateBackend
 
 from .conftest import held_elsewhere, open_staging
 
@@ -33,6 +33,12 @@ def test_list_shows_every_address_with_its_ids_and_names_the_environment(run_cli
         "Survey/shared  ps_survey_id=4712 quotas=0",
     ]
     assert "environment staging" in result.stderr
+
+
+def test_list_shows_every_survey_of_a_group_between_commas(run_cli, store):
+    store.record("ExclusionGroup/pair", GroupRecord("pair-ref", [4711, 4712]))
+    lines = run_cli("state", "list").stdout.splitlines()
+    assert "ExclusionGroup/pair  buyer_surveygroup_ref=pair-ref surveys=4711,4712" in lines
 
 
 def test_list_marks_an_unresolved_create(run_cli, store):

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -54,6 +56,29 @@ def test_recorded_group_survives_a_reload(store):
     group = GroupRecord("trackers-2026", [101, 102], {"name": "Trackers"})
     store.record("ExclusionGroup/trackers", group)
     assert FileStateStore(store.path).load().group("trackers") == group
+
+
+def test_protected_records_stay_protected_across_a_reload(store):
+    # A record is what still protects a resource once its manifest is gone.
+    protected = SurveyRecord(101, {}, {"survey_title": "T"}, prevent_destroy=True, mod_on=7)
+    group = GroupRecord("trackers-2026", [101], {"name": "Trackers"}, prevent_destroy=True)
+    store.record("Survey/brand-tracker", protected)
+    store.record("ExclusionGroup/trackers", group)
+    reloaded = FileStateStore(store.path).load()
+    assert (reloaded.survey("brand-tracker"), reloaded.group("trackers")) == (protected, group)
+
+
+def test_records_written_without_their_optional_fields_read_as_unprotected(store):
+    store.path.parent.mkdir(parents=True)
+    resources = {
+        "Survey/a": {"ps_survey_id": 101},
+        "ExclusionGroup/g": {"buyer_surveygroup_ref": "g"},
+    }
+    head = {"format_version": FORMAT_VERSION, "lineage": "x", "serial": 1}
+    store.path.write_text(json.dumps({**head, "resources": resources}))
+    state = store.load()
+    assert (state.survey("a"), state.group("g")) == (SurveyRecord(101), GroupRecord("g"))
+    assert not state.survey("a").prevent_destroy and not state.group("g").prevent_destroy
 
 
 def test_every_write_bumps_the_serial_and_keeps_the_lineage(store):
@@ -113,6 +138,64 @@ def test_file_of_the_wrong_shape_is_refused_naming_the_field(store):
         store.load()
 
 
+def test_a_state_file_that_is_not_an_object_is_refused_naming_the_file(store):
+    store.path.parent.mkdir(parents=True)
+    store.path.write_text("[]")
+    with pytest.raises(StateError) as raised:
+        store.load()
+    assert str(raised.value) == (
+        f"{store.path}: not a surveyctl state file (expected a JSON object)"
+    )
+
+
+def test_a_top_level_field_of_the_wrong_shape_is_refused_naming_the_file_and_field(store):
+    store.path.parent.mkdir(parents=True)
+    bad = {"format_version": FORMAT_VERSION, "lineage": "x", "serial": -1, "resources": {}}
+    store.path.write_text(json.dumps(bad))
+    with pytest.raises(StateError) as raised:
+        store.load()
+    assert str(raised.value) == (
+        f"{store.path}: not a valid surveyctl state file at serial: -1 is less than the "
+        "minimum of 0"
+    )
+
+
+def test_a_group_record_of_the_wrong_shape_is_refused_naming_the_file_and_field(store):
+    store.path.parent.mkdir(parents=True)
+    group = {"buyer_surveygroup_ref": "g", "ps_survey_ids": "101"}
+    bad = {"format_version": FORMAT_VERSION, "lineage": "x", "serial": 1}
+    store.path.write_text(json.dumps({**bad, "resources": {"ExclusionGroup/g": group}}))
+    with pytest.raises(StateError) as raised:
+        store.load()
+    assert str(raised.value) == (
+        f"{store.path}: not a valid surveyctl state file at "
+        "resources.ExclusionGroup/g.ps_survey_ids: '101' is not of type 'array'"
+    )
+
+
+def test_a_state_file_missing_a_top_level_field_is_refused_at_its_top_level(store):
+    store.path.parent.mkdir(parents=True)
+    store.path.write_text(json.dumps({"format_version": FORMAT_VERSION, "serial": 1}))
+    with pytest.raises(StateError) as raised:
+        store.load()
+    assert str(raised.value) == (
+        f"{store.path}: not a valid surveyctl state file at top level: 'lineage' is a "
+        "required property"
+    )
+
+
+def test_a_record_under_an_address_of_no_kind_is_refused_naming_the_kinds(store):
+    store.path.parent.mkdir(parents=True)
+    head = {"format_version": FORMAT_VERSION, "lineage": "x", "serial": 1}
+    store.path.write_text(json.dumps({**head, "resources": {"Widget/a": {}}}))
+    with pytest.raises(StateError) as raised:
+        store.load()
+    assert str(raised.value) == (
+        f"{store.path}: 'Widget/a' is not a resource address; use Survey/<name> or "
+        "ExclusionGroup/<name>"
+    )
+
+
 def test_failed_compaction_leaves_the_previous_file_intact_and_loses_no_write(store, monkeypatch):
     store.record("Survey/a", survey(1))
     store.flush()
@@ -168,6 +251,14 @@ def test_create_is_journaled_before_and_resolved_after(store):
     assert after.survey("new-one").ps_survey_id == 555
 
 
+def test_a_create_is_journaled_with_its_time_in_utc(store):
+    # Recovery compares it with the service's creation times, which carry their own zone.
+    entry = store.journal_create("Survey/new-one", {"survey_title": "New"})
+    started = datetime.fromisoformat(entry.started_at)
+    assert started.utcoffset() == timedelta(0)
+    assert abs(datetime.now(UTC) - started) < timedelta(minutes=1)
+
+
 def test_unresolved_create_blocks_a_second_create_of_that_name(store):
     store.journal_create("Survey/new-one", {"survey_title": "New"})
     crashed_then_restarted = FileStateStore(store.path)
@@ -187,6 +278,14 @@ def test_fingerprint_ignores_key_order_but_not_content(store):
     b = store.journal_create("Survey/b", {"y": 2, "x": 1})
     c = store.journal_create("Survey/c", {"y": 2, "x": 3})
     assert a.fingerprint == b.fingerprint != c.fingerprint
+
+
+def test_fingerprint_is_the_digest_of_compact_sorted_json_in_utf8(store):
+    # The form every surveyctl writes, so that a journal entry left by one is matched by the
+    # next: no spaces, keys sorted, non-ASCII characters as themselves.
+    entry = store.journal_create("Survey/a", {"title": "Étude", "count": 1})
+    canonical = '{"count":1,"title":"Étude"}'.encode()
+    assert entry.fingerprint == "sha256:" + hashlib.sha256(canonical).hexdigest()
 
 
 def test_forget_removes_a_resource_and_its_unresolved_create(store):

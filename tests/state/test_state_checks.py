@@ -82,8 +82,25 @@ def test_a_journal_entry_under_an_unknown_kind_is_one_sentence(run_cli, store, p
     data["journal"]["Widget/x"] = {"address": "Widget/x", "started_at": "t", "fingerprint": "f"}
     path.write_text(json.dumps(data))
     message = one_sentence(run_cli("state", "list"))
-    assert "staging.json: the journal holds a create under 'Widget/x'" in message
+    assert "staging.json: the journal holds a create under 'Widget/x', which is not a" in message
     assert "Survey or ExclusionGroup/<name>" in message
+
+
+@file_only
+def test_a_journal_entry_for_another_address_than_its_key_is_one_sentence_naming_both(
+    run_cli, store, project
+):
+    store.flush()
+    path = state_folder(project) / "staging.json"
+    data = json.loads(path.read_text())
+    data["journal"]["Survey/x"] = {"address": "Survey/y", "started_at": "t", "fingerprint": "f"}
+    path.write_text(json.dumps(data))
+    message = one_sentence(run_cli("state", "list"))
+    assert message.endswith(
+        "staging.json: the journal holds a create under 'Survey/x' for 'Survey/y', which is not "
+        "a resource surveyctl manages (Survey or ExclusionGroup/<name>); it was not written by "
+        "surveyctl: remove that entry from the state by hand"
+    )
 
 
 @file_only
