@@ -350,6 +350,22 @@ class AtTheFirstRead(HoldingProxy):
             self.then()
 
 
+def _apply_losing_the_lock_at_the_first_read(
+    run_cli, project, served, state_setting, monkeypatch, how, request, *options
+):
+    """An apply of changed surveys whose state lock goes (`how`) as its plan reads the first
+    survey: before any write."""
+    write_surveys(project, 2.5)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    write_surveys(project, 3.5)
+    proxy = AtTheFirstRead(served, lambda: lose_the_lock(how, project, request))
+    local_project(project, proxy.url, state_setting, monkeypatch)
+    try:
+        return run_cli("apply", "manifests", "--auto-approve", *options)
+    finally:
+        proxy.stop()
+
+
 @pytest.mark.parametrize(
     ("backend", "how"),
     [("file", "force-unlock"), ("postgres", "force-unlock"), ("postgres", "session ended")],
@@ -360,15 +376,9 @@ def test_an_apply_whose_lock_went_before_any_write_says_how_it_went_and_what_now
     # A database restarted (or stopped) while the plan was read: nothing was written, so no
     # failed write carries the sentence, and "the state lock was lost" alone said neither how
     # nor what to do.
-    write_surveys(project, 2.5)
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    write_surveys(project, 3.5)
-    proxy = AtTheFirstRead(served, lambda: lose_the_lock(how, project, request))
-    local_project(project, proxy.url, state_setting, monkeypatch)
-    try:
-        result = run_cli("apply", "manifests", "--auto-approve")
-    finally:
-        proxy.stop()
+    result = _apply_losing_the_lock_at_the_first_read(
+        run_cli, project, served, state_setting, monkeypatch, how, request
+    )
     shown = result.stdout + result.stderr
 
     assert result.exit_code == 1, shown
@@ -386,15 +396,9 @@ def test_an_apply_halted_before_its_first_write_says_nothing_was_sent(
     run_cli, project, served, state_setting, monkeypatch, backend, how, request
 ):
     # Every write asks for the lock before it starts: none was in flight to look for.
-    write_surveys(project, 2.5)
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    write_surveys(project, 3.5)
-    proxy = AtTheFirstRead(served, lambda: lose_the_lock(how, project, request))
-    local_project(project, proxy.url, state_setting, monkeypatch)
-    try:
-        result = run_cli("apply", "manifests", "--auto-approve")
-    finally:
-        proxy.stop()
+    result = _apply_losing_the_lock_at_the_first_read(
+        run_cli, project, served, state_setting, monkeypatch, how, request
+    )
     shown = result.stdout + result.stderr
 
     assert (
@@ -408,15 +412,9 @@ def test_an_apply_halted_before_its_first_write_says_nothing_was_sent(
 def test_the_json_report_of_an_apply_whose_lock_went_before_any_write_says_how(
     run_cli, project, served, state_setting, monkeypatch, backend, how, request
 ):
-    write_surveys(project, 2.5)
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    write_surveys(project, 3.5)
-    proxy = AtTheFirstRead(served, lambda: lose_the_lock(how, project, request))
-    local_project(project, proxy.url, state_setting, monkeypatch)
-    try:
-        result = run_cli("apply", "manifests", "--auto-approve", "--format", "json")
-    finally:
-        proxy.stop()
+    result = _apply_losing_the_lock_at_the_first_read(
+        run_cli, project, served, state_setting, monkeypatch, how, request, "--format", "json"
+    )
 
     assert result.exit_code == 1, result.stdout + result.stderr
     report = json.loads(result.stdout)
