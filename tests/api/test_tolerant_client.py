@@ -178,16 +178,16 @@ NGINX_502 = (
 )
 
 
-def test_an_html_error_page_is_shown_as_one_line_of_its_title(sandbox):
+def _failed_read_through_a_gateway(sandbox, status: int, kind: str, body: str):
+    """The error and the gateway's URL of a survey read through a gateway in front of the
+    marketplace that answers every request `status` with `body` of Content-Type `kind`."""
     from ..reconcile.proxies import Proxy
 
     class Gateway(Proxy):
-        """A gateway in front of the marketplace answering every request with its 502 page."""
-
         def reshape(self, request, answer, headers) -> bytes:
-            answer.status_code = 502
-            headers["Content-Type"] = "text/html"
-            return NGINX_502.encode()
+            answer.status_code = status
+            headers["Content-Type"] = kind
+            return body.encode()
 
     gateway = Gateway(sandbox.url)
     client = ApiClient(gateway.url, BUYER_1, retries=0)
@@ -197,9 +197,12 @@ def test_an_html_error_page_is_shown_as_one_line_of_its_title(sandbox):
     finally:
         client.close()
         gateway.stop()
-    assert str(failed.value) == (
-        f"GET {gateway.url}/buyers/v2/surveys/10001 answered 502: 502 Bad Gateway"
-    )
+    return failed.value, gateway.url
+
+
+def test_an_html_error_page_is_shown_as_one_line_of_its_title(sandbox):
+    error, url = _failed_read_through_a_gateway(sandbox, 502, "text/html", NGINX_502)
+    assert str(error) == f"GET {url}/buyers/v2/surveys/10001 answered 502: 502 Bad Gateway"
 
 
 @pytest.mark.parametrize(
@@ -209,23 +212,6 @@ def test_an_html_error_page_is_shown_as_one_line_of_its_title(sandbox):
 def test_an_error_body_of_json_that_is_no_object_is_shown_as_the_service_wrote_it(
     sandbox, body, shown
 ):
-    from ..reconcile.proxies import Proxy
-
-    class Bare(Proxy):
-        """A gateway answering every request 404 with a JSON body that is no object."""
-
-        def reshape(self, request, answer, headers) -> bytes:
-            answer.status_code = 404
-            headers["Content-Type"] = "application/json"
-            return body.encode()
-
-    gateway = Bare(sandbox.url)
-    client = ApiClient(gateway.url, BUYER_1, retries=0)
-    try:
-        with pytest.raises(ApiError) as failed:
-            client.get_survey(10001)
-    finally:
-        client.close()
-        gateway.stop()
-    assert failed.value.status == 404
-    assert str(failed.value) == f"GET {gateway.url}/buyers/v2/surveys/10001 answered 404: {shown}"
+    error, url = _failed_read_through_a_gateway(sandbox, 404, "application/json", body)
+    assert error.status == 404
+    assert str(error) == f"GET {url}/buyers/v2/surveys/10001 answered 404: {shown}"
