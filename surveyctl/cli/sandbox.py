@@ -64,8 +64,9 @@ def _url_host(host: str) -> str:
 @click.option("--threads", default=32, show_default=True, type=click.IntRange(1, 1024),
               help="Requests served at once (a delayed request holds one).")  # fmt: skip
 @click.option("--strict", is_flag=True,
-              help="Refuse request fields the API's schemas do not list, and query parameters "
-                   "the calls do not list, naming them.")  # fmt: skip
+              help="Refuse request fields the API's schemas do not list, query parameters "
+                   "the calls do not list and integers written with a fraction, naming "
+                   "them.")  # fmt: skip
 @click.option("--rate-limit", default=0.0, show_default=True, metavar="R",
               type=Number(0),
               help="Requests per second per access-token; past it 429 with Retry-After "
@@ -117,7 +118,10 @@ def serve(
     for token, buyer_id in sorted(tokens, key=lambda item: (item[1], item[0])):
         click.echo(f"  access-token {token}  (buyer {buyer_id})")
     if strict:
-        click.echo("  strict: request fields and query parameters the API does not list: refused")
+        click.echo(
+            "  strict: request fields and query parameters the API does not list, and integers"
+            " written with a fraction: refused"
+        )
     if latency_ms or fail_rate:
         click.echo(f"  faults: latency {latency_ms} ms, fail rate {fail_rate}, seed {seed}")
     if rate_limit:
