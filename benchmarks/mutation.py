@@ -1055,10 +1055,12 @@ EQUIVALENT.update(
         "the place given for the spec itself, a mapping, is never used",
         _PROGRAMS + "x__expand__mutmut_79": _LENIENT,
         _PROGRAMS + "x__groups__mutmut_104": _LENIENT,
-        _PROGRAMS + "x__groups__mutmut_120": _LENIENT,
-        _PROGRAMS + "x__expand__mutmut_121": _UNREAD,
-        _PROGRAMS + "x__expand__mutmut_124": _UNREAD,
-        _PROGRAMS + "x__expand__mutmut_125": "finite=None passed as its default, None",
+        _PROGRAMS + "x__groups__mutmut_122": _LENIENT,
+        _PROGRAMS + "x__expand__mutmut_123": _UNREAD,
+        _PROGRAMS + "x__expand__mutmut_126": _UNREAD,
+        _PROGRAMS + "x__expand__mutmut_127": "finite=None passed as its default, None",
+        _PROGRAMS + "x_as_member_finding__mutmut_8": "rstrip('XX.XX') for rstrip('.'): the "
+        "field before the full stop is quoted ('field_time'), so no X is ever stripped",
         _PROGRAMS + "x__mark__mutmut_9": "`or 2` for `or 1`: a market's Location always has "
         "a column",
         _PROGRAMS + "x_expand__mutmut_32": "Program.location is read by nothing",
