@@ -41,6 +41,20 @@ def _listen_host(ctx: click.Context, param: click.Parameter, value: str) -> str:
     return value
 
 
+# The slowest --rate-limit above 0: a request a day. Slower ones told a client refused to
+# come back in as many seconds as the rate is small (1e-300: a Retry-After of 300 digits).
+MIN_RATE_LIMIT = 1 / 86_400
+
+
+def _rate_limit(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    """--rate-limit as given: 0 (no limit) or at least a request a day."""
+    if 0 < value < MIN_RATE_LIMIT:
+        raise click.BadParameter(
+            f"{value:g} is below a request a day: give 0 for no limit, or at least 0.0000116"
+        )
+    return value
+
+
 def _url_host(host: str) -> str:
     """`host` as a URL writes it: an IPv6 address in brackets (http://[::1]:8080)."""
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
@@ -68,9 +82,9 @@ def _url_host(host: str) -> str:
                    "the calls do not list and integers written with a fraction, naming "
                    "them.")  # fmt: skip
 @click.option("--rate-limit", default=0.0, show_default=True, metavar="R",
-              type=Number(0),
-              help="Requests per second per access-token; past it 429 with Retry-After "
-              "(0: no limit).")  # fmt: skip
+              type=Number(0), callback=_rate_limit,
+              help="Requests per second per access-token, at least 0.0000116 (one a day); "
+              "past it 429 with Retry-After (0: no limit).")  # fmt: skip
 @pass_context
 def serve(
     context: CliContext,

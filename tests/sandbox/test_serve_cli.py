@@ -74,6 +74,23 @@ def test_a_latency_beyond_a_day_is_a_usage_error_not_a_500_on_every_request(tmp_
     assert "'--latency-ms': 86400001 is not in the range 0<=x<=86400000" in result.stderr
 
 
+def test_a_rate_limit_below_a_request_a_day_is_a_usage_error_not_a_huge_retry_after(tmp_path):
+    result = CliRunner().invoke(
+        cli, ["sandbox", "serve", "--db", str(tmp_path / "s.db"), "--rate-limit", "1e-300"]
+    )
+    assert result.exit_code == 2
+    assert "'--rate-limit': 1e-300 is below a request a day: give 0 for no limit" in (
+        result.stderr
+    )
+
+
+def test_a_rate_limit_of_a_request_a_day_is_taken():
+    from surveyctl.cli.sandbox import _rate_limit
+
+    assert _rate_limit(None, None, 0.0000116) == 0.0000116
+    assert _rate_limit(None, None, 0) == 0
+
+
 def test_a_malformed_key_option_is_one_clear_error(tmp_path):
     result = CliRunner().invoke(
         cli, ["sandbox", "serve", "--db", str(tmp_path / "s.db"), "--key", "no-buyer"]
