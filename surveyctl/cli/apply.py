@@ -156,12 +156,30 @@ def _check_targets_exist(targets: tuple[Path, ...]) -> None:
         )
     # A plan file beside other targets would be read as a manifest, and its JSON reported as
     # a manifest error.
-    plans = [str(p) for p in targets if looks_like_plan(p)]
+    # Each plan is named once, however often it was given: "a.plan, a.plan" read as two.
+    plans = list(dict.fromkeys(p for p in targets if looks_like_plan(p)))
     if plans and len(targets) > 1:
-        raise SurveyctlError(
-            f"{', '.join(plans)} is not a manifest (.yaml or .yml): apply takes one plan file "
-            "saved by `surveyctl plan --out FILE`, or manifest files and folders, not both"
+        raise SurveyctlError(_plan_not_alone(plans, targets))
+
+
+def _plan_not_alone(plans: list[Path], targets: tuple[Path, ...]) -> str:
+    """Why a saved plan given with other targets (or again) is refused, and the command that
+    applies it."""
+    from surveyctl.shellwords import path_word
+
+    alone = f"`surveyctl apply {path_word(plans[0])}`"
+    if set(targets) == {plans[0]}:
+        times = "twice" if len(targets) == 2 else f"{len(targets)} times"
+        return f"{plans[0]} is named {times}: apply takes a saved plan once, alone: {alone}"
+    if len(plans) == 1:
+        return (
+            f"{plans[0]} is a saved plan, which apply takes alone ({alone}), not with manifest "
+            "files and folders"
         )
+    return (
+        f"{', '.join(map(str, plans))} are saved plans: apply takes one plan alone ({alone}), "
+        "or manifest files and folders"
+    )
 
 
 def _confirm(environment: str) -> bool:

@@ -537,6 +537,19 @@ def test_apply_of_a_plan_file_beside_manifests_is_refused_in_one_sentence(run_cl
     result = run_cli("apply", "p.plan", "manifests", "--auto-approve")
     assert result.exit_code == 1
     assert result.stderr.splitlines()[-1] == (
-        "Error: p.plan is not a manifest (.yaml or .yml): apply takes one plan file saved by "
-        "`surveyctl plan --out FILE`, or manifest files and folders, not both"
+        "Error: p.plan is a saved plan, which apply takes alone (`surveyctl apply p.plan`), "
+        "not with manifest files and folders"
+    )
+
+
+def test_apply_of_a_plan_file_named_twice_names_it_once_and_the_command_that_applies_it(
+    run_cli, manifests
+):
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("plan", "manifests", "--out", "p.plan").exit_code == 0
+    result = run_cli("apply", "p.plan", "p.plan", "--auto-approve")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == (
+        "Error: p.plan is named twice: apply takes a saved plan once, alone: "
+        "`surveyctl apply p.plan`"
     )
