@@ -24,6 +24,7 @@ def init_command(folder: Path) -> None:
     from surveyctl.config import repository_root
     from surveyctl.errors import SurveyctlError
     from surveyctl.scaffold import SECRETS, state_schema, write_project
+    from surveyctl.shellwords import path_word
 
     try:
         resolved = folder.resolve()
@@ -50,12 +51,15 @@ def init_command(folder: Path) -> None:
             err=True,
         )
     key, dsn = SECRETS
+    # validate and plan read the surveyctl.yaml of the current folder (or one above it): run
+    # from here, they would not find the new project's.
+    enter = "" if resolved == Path.cwd().resolve() else f"`cd {path_word(folder)}`, then "
     click.echo(
-        "Next: `surveyctl validate` and `surveyctl plan` (against the embedded sandbox); set "
-        "the host of `production` in surveyctl.yaml, and before the workflows run set the CI "
-        f"secrets {key} (the API key) and {dsn} (the PostgreSQL connection string of the "
-        f"state, which surveyctl keeps in schema {state_schema(folder)}) and the repository "
-        "variables SURVEYCTL_REPOSITORY and SURVEYCTL_REF (see "
+        f"Next: {enter}`surveyctl validate` and `surveyctl plan` (against the embedded "
+        "sandbox); set the host of `production` in surveyctl.yaml, and before the workflows "
+        f"run set the CI secrets {key} (the API key) and {dsn} (the PostgreSQL connection "
+        f"string of the state, which surveyctl keeps in schema {state_schema(folder)}) and "
+        "the repository variables SURVEYCTL_REPOSITORY and SURVEYCTL_REF (see "
         "docs/state.md of surveyctl to try PostgreSQL locally).",
         err=True,
     )

@@ -134,6 +134,22 @@ def test_the_next_hint_names_the_schema_the_database_user_needs_rights_on(run_cl
     assert "the state, which surveyctl keeps in schema brand_trackers)" in result.stderr
 
 
+def test_the_next_hint_of_init_into_another_folder_says_to_cd_into_it_first(run_cli, project):
+    result = run_cli("init", "brands/trackers")
+    assert result.exit_code == 0, result.stderr
+    assert "Next: `cd brands/trackers`, then `surveyctl validate` and `surveyctl plan`" in (
+        result.stderr
+    )
+
+
+def test_the_next_hint_of_init_into_the_current_folder_has_no_cd(run_cli, project, monkeypatch):
+    (project / "empty").mkdir()
+    monkeypatch.chdir(project / "empty")
+    result = run_cli("init")
+    assert result.exit_code == 0, result.stderr
+    assert "Next: `surveyctl validate` and `surveyctl plan`" in result.stderr
+
+
 @pytest.mark.parametrize(
     ("folder", "schema"),
     [
