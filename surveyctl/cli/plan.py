@@ -158,9 +158,11 @@ def _how_to_apply(plan: Any, out: Path, key: bytes | None) -> str:
     that deletes is confirmed with --destroy; an unsigned one is applied with the overrides
     it was made with given again (they come from apply's command line, reconcile.tamper)."""
     from surveyctl.reconcile.choices import flag
+    from surveyctl.shellwords import path_word
 
     if plan.errors:
         return "it has errors, and apply refuses it until they are fixed and it is made again"
     again = "" if key else "".join(f" {flag(o)}" for o in sorted(plan.overrides))
     destroy = " --destroy" if plan.counts()["destroy"] else ""
-    return f"apply it with `surveyctl apply {out}{again}{destroy}`"
+    # The file as a shell reads it: ./--format, not --format, which apply takes for its option.
+    return f"apply it with `surveyctl apply {path_word(out)}{again}{destroy}`"

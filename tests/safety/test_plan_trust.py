@@ -170,3 +170,17 @@ def test_a_saved_plan_that_deletes_names_the_apply_with_destroy(project, api, ru
     assert applied.exit_code == 0, applied.stdout + applied.stderr
     assert _state(project).survey("tracker") is None
     assert survey_id not in {s["ps_survey_id"] for s in api.list_surveys(status=[11, 22, 33])}
+
+
+def test_a_plan_saved_to_a_file_named_like_an_option_names_the_apply_of_that_file(project, run_cli):
+    write_manifest(project, survey_manifest("tracker"))
+    saved = run_cli("plan", "manifests", "--out", "./--format")
+    assert saved.exit_code == 0, saved.stderr
+    assert "apply it with `surveyctl apply ./--format`." in saved.stderr
+
+
+def test_a_plan_saved_to_a_file_with_a_space_names_the_apply_of_that_file_quoted(project, run_cli):
+    write_manifest(project, survey_manifest("tracker"))
+    saved = run_cli("plan", "manifests", "--out", "my plan.plan")
+    assert saved.exit_code == 0, saved.stderr
+    assert "apply it with `surveyctl apply 'my plan.plan'`." in saved.stderr
