@@ -246,6 +246,22 @@ def test_a_lost_group_create_whose_group_cannot_be_read_is_left_for_a_later_run(
     assert _store(project).load().group("trackers").buyer_surveygroup_ref == ref
 
 
+def test_a_lost_group_create_whose_read_loses_its_connection_is_left_for_a_later_run(
+    project, manifests, proxy, run_cli, unique
+):
+    ref = _lost_group_create(project, manifests, proxy, run_cli, unique)
+    proxy.answers.clear()
+    proxy.cut[("GET", _group_path(ref))] = _nothing
+    plan = run_cli("plan", "manifests")
+    assert plan.exit_code == 1
+    assert "warning: ExclusionGroup/trackers: cannot check what the create sent at" in plan.stdout
+    assert "the connection was closed before an answer" in plan.stdout
+    assert "ExclusionGroup/trackers" in _store(project).load().journal
+    proxy.cut.clear()
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    assert _store(project).load().group("trackers").buyer_surveygroup_ref == ref
+
+
 def test_a_managed_group_that_cannot_be_read_is_left_out_of_the_plan_with_a_warning(
     project, manifests, proxy, run_cli, unique
 ):
