@@ -12,6 +12,7 @@ the client down, and a retry waits for its turn in the throttle's pace.
 from __future__ import annotations
 
 import errno
+import http.client
 import threading
 import time
 from collections.abc import Callable
@@ -242,6 +243,10 @@ def _reason(causes: list[BaseException], within: str) -> str:
             return _ERRNO_WORDS[cause.errno]
         if isinstance(cause, TimeoutError):
             return f"no answer {within}"
+        if isinstance(cause, http.client.IncompleteRead):
+            # The status and part of the body came, then the connection closed (urllib3's
+            # IncompleteRead is one too): it was reached, and its answer was lost on the way.
+            return "the connection was closed in the middle of the answer"
         if isinstance(cause, ConnectionError | ProtocolError) and not _wraps_more(cause):
             return "the connection was closed before an answer"
     return "the request failed"

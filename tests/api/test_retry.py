@@ -9,7 +9,7 @@ import errno
 import itertools
 import socket
 import time
-from http.client import RemoteDisconnected
+from http.client import IncompleteRead, RemoteDisconnected
 
 import pytest
 import urllib3.util.retry
@@ -264,6 +264,11 @@ def test_a_connection_closed_without_an_answer_is_said_so():
     assert failure_reason(closed) == "the connection was closed before an answer"
     aborted = ProtocolError("Connection aborted.", closed)
     assert failure_reason(aborted) == "the connection was closed before an answer"
+
+
+def test_an_answer_whose_connection_closed_in_the_middle_of_its_body_is_said_so():
+    cut = ProtocolError("Connection broken: IncompleteRead", IncompleteRead(b"{", 40))
+    assert failure_reason(cut) == "the connection was closed in the middle of the answer"
 
 
 def test_a_reset_that_aborted_the_connection_is_said_to_be_a_reset():

@@ -1,12 +1,15 @@
 """Answers that go wrong on the way back from the service, as a proxy in front of the sandbox
-makes them: a create the service made but whose answer is a 502, and exclusion-group reads the
-service refuses or fails. None of them may cost a duplicate, or a change planned blind."""
+makes them: a create the service made but whose answer is a 502 or a connection closed before
+the answer was whole, and exclusion-group reads the service refuses or fails. None of them may
+cost a duplicate, or a change planned blind."""
 
 from __future__ import annotations
 
 import json
+import socket
 from collections import Counter
 from pathlib import Path
+from typing import Callable
 
 import pytest
 import requests
@@ -21,12 +24,31 @@ from .conftest import group_manifest, point_project_at, survey_manifest, survey_
 class AnswerProxy(Proxy):
     """Forwards every request, then replaces the answer of those `answers` names (method,
     path) by that status with an error body: the service did the work, the buyer never learns.
-    Those `garbled` names keep their status and lose their body to a gateway's page."""
+    Those `garbled` names keep their status and lose their body to a gateway's page. Those
+    `cut` names are forwarded, then their connection is closed after the bytes of the answer
+    `cut` keeps (the status line and headers and half the body, or none)."""
 
     def __init__(self, upstream: str):
         self.answers: dict[tuple[str, str], int] = {}
         self.garbled: set[tuple[str, str]] = set()
+        self.cut: dict[tuple[str, str], Callable[[bytes], bytes]] = {}
         super().__init__(upstream)
+
+    def _app(self, environ, start_response):
+        request = Request(environ)
+        keep = self.cut.get((request.method, request.path))
+        if keep is None:
+            return super()._app(environ, start_response)
+        answer = self.forward(request)  # the service does the work
+        whole = (
+            f"HTTP/1.1 {answer.status_code} {answer.reason}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(answer.content)}\r\n\r\n"
+        ).encode() + answer.content
+        connection = environ["werkzeug.socket"]
+        connection.sendall(keep(whole))
+        connection.shutdown(socket.SHUT_RDWR)
+        # What werkzeug takes for a client gone: it drops the request without a word.
+        raise ConnectionAbortedError("closed before the answer (test)")
 
     def reshape(self, request: Request, answer: requests.Response, headers: dict) -> bytes:
         if (request.method, request.path) in self.garbled:
@@ -49,6 +71,15 @@ def proxy(project, own_market):
     point_project_at(project, running.url)
     yield running
     running.stop()
+
+
+def _nothing(whole: bytes) -> bytes:
+    return b""
+
+
+def _half_a_body(whole: bytes) -> bytes:
+    head, body = whole.split(b"\r\n\r\n", 1)
+    return head + b"\r\n\r\n" + body[: len(body) // 2]
 
 
 def _store(project: Path) -> FileStateStore:
@@ -95,6 +126,65 @@ def test_a_create_whose_answer_cannot_be_read_stays_journaled_and_the_next_plan_
     assert f"lost its answer but made survey {made}" in run_cli("plan", "manifests").stdout
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
     assert len(own_market.list_surveys()) == 1
+
+
+_CUTS = pytest.mark.parametrize(
+    "keep, reason",
+    [
+        (_nothing, "the connection was closed before an answer"),
+        (_half_a_body, "the connection was closed in the middle of the answer"),
+    ],
+    ids=["no answer", "half a body"],
+)
+
+
+@_CUTS
+def test_a_create_whose_connection_closed_before_its_answer_stays_journaled_and_is_adopted(
+    project, manifests, own_market, proxy, run_cli, keep, reason
+):
+    manifests.write(survey_manifest("tracker"))
+    proxy.cut[("POST", "/buyers/v2/surveys")] = keep
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    assert applied.exit_code == 1
+    assert (
+        f"{reason} (POST /surveys, 1 attempt); the create may or may not have been made, so "
+        "Survey/tracker stays journaled: run `surveyctl plan` for how to resolve it"
+    ) in applied.stdout
+    assert "Survey/tracker" in _store(project).load().journal
+    proxy.cut.clear()
+    (made,) = [s["ps_survey_id"] for s in own_market.list_surveys()]
+    plan = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert plan.exit_code == 2  # a lost create to adopt
+    assert f"lost its answer but made survey {made}" in plan.stdout
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    assert _store(project).load().survey("tracker").ps_survey_id == made
+    titles = Counter(s["survey_title"] for s in own_market.list_surveys())
+    assert titles == Counter({survey_title("tracker"): 1})
+
+
+@_CUTS
+def test_a_group_create_whose_connection_closed_before_its_answer_is_adopted_by_the_next_plan(
+    project, manifests, own_market, proxy, run_cli, unique, keep, reason
+):
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    ref = f"trackers-{unique}"
+    manifests.write(group_manifest(ref, "tracker"))
+    proxy.cut[("POST", "/buyers/v2/surveygroups")] = keep
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    assert applied.exit_code == 1
+    assert (
+        f"{reason} (POST /surveygroups, 1 attempt); the create may or may not have been made, "
+        "so ExclusionGroup/trackers stays journaled"
+    ) in applied.stdout
+    assert "ExclusionGroup/trackers" in _store(project).load().journal
+    proxy.cut.clear()
+    plan = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert plan.exit_code == 2
+    assert f"lost its answer but made group {ref}; it is adopted" in plan.stdout
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    assert _store(project).load().group("trackers").buyer_surveygroup_ref == ref
+    assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
 
 
 def test_a_group_create_answered_with_a_502_is_adopted_by_the_next_plan(
@@ -152,6 +242,22 @@ def test_a_lost_group_create_whose_group_cannot_be_read_is_left_for_a_later_run(
     assert "it is left out of this plan and apply does not attempt it" in applied.stdout
     assert "ExclusionGroup/trackers" in _store(project).load().journal
     proxy.answers.clear()
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    assert _store(project).load().group("trackers").buyer_surveygroup_ref == ref
+
+
+def test_a_lost_group_create_whose_read_loses_its_connection_is_left_for_a_later_run(
+    project, manifests, proxy, run_cli, unique
+):
+    ref = _lost_group_create(project, manifests, proxy, run_cli, unique)
+    proxy.answers.clear()
+    proxy.cut[("GET", _group_path(ref))] = _nothing
+    plan = run_cli("plan", "manifests")
+    assert plan.exit_code == 1
+    assert "warning: ExclusionGroup/trackers: cannot check what the create sent at" in plan.stdout
+    assert "the connection was closed before an answer" in plan.stdout
+    assert "ExclusionGroup/trackers" in _store(project).load().journal
+    proxy.cut.clear()
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
     assert _store(project).load().group("trackers").buyer_surveygroup_ref == ref
 

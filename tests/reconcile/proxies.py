@@ -75,16 +75,20 @@ class Proxy:
 
     def _app(self, environ, start_response):
         request = Request(environ)
-        answer = self.session.request(
+        answer = self.forward(request)
+        headers = {k: v for k, v in answer.headers.items() if k.lower() not in _HOP_HEADERS}
+        content = self.reshape(request, answer, headers)
+        return Response(content, answer.status_code, list(headers.items()))(environ, start_response)
+
+    def forward(self, request: Request) -> requests.Response:
+        """`request` as sent to the upstream, and its answer."""
+        return self.session.request(
             request.method,
             self.upstream + request.full_path.rstrip("?"),
             data=request.get_data(),
             headers={k: v for k, v in request.headers if k.lower() != "host"},
             timeout=30,
         )
-        headers = {k: v for k, v in answer.headers.items() if k.lower() not in _HOP_HEADERS}
-        content = self.reshape(request, answer, headers)
-        return Response(content, answer.status_code, list(headers.items()))(environ, start_response)
 
     def reshape(self, request: Request, answer: requests.Response, headers: dict) -> bytes:
         return answer.content
