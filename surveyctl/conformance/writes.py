@@ -196,7 +196,9 @@ def quota_put(probe: Probe) -> Outcome:
     answer = probe.call("PUT", paths.quota(probe.draft_id, quota["buyer_quota_id"]), body=body)
     got = answer.body if isinstance(answer.body, dict) else {}
     fields = {"buyer_quota_id", "ps_quota_id", "required_count", "criteria"}
-    return expect(answer.ok and fields <= set(got), answer.describe())
+    missing = sorted(fields - set(got)) if answer.ok else []
+    seen = answer.describe() + (f", without {missing}" if missing else "")
+    return expect(answer.ok and not missing, seen)
 
 
 def _quota_ids(survey: dict) -> dict[str, str]:

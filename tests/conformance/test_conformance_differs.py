@@ -336,6 +336,46 @@ def test_an_unknown_locale_that_is_taken_differs_with_the_answer(run_through, pl
     assert _others(rows, "unknown-locale") == _without(plain, "unknown-locale")
 
 
+class QbpWithoutQuotasTaken(Contradicting):
+    """Answers QBP on without quotas 200 (the sandbox's refusal passed off as taken)."""
+
+    def picks(self, request):
+        if request.method != "PUT" or not _SURVEY.match(request.path):
+            return False
+        body = request.get_json(silent=True) or {}
+        return bool((body.get("qbp") or {}).get("enable")) and not body.get("quotas")
+
+    def answer(self, request, body, headers):
+        return 200, dict(request.get_json(), ps_survey_id=int(request.path.rsplit("/", 1)[1]))
+
+
+def test_qbp_without_quotas_taken_differs_with_the_answer(run_through, plain):
+    rows = run_through(QbpWithoutQuotasTaken)
+    assert rows["qbp-needs-quotas"]["verdict"] == "differs"
+    assert re.fullmatch(r"PUT /surveys/\d+ answered 200", rows["qbp-needs-quotas"]["seen"])
+    assert _others(rows, "qbp-needs-quotas") == _without(plain, "qbp-needs-quotas")
+
+
+class QuotaPutWithoutIds(Contradicting):
+    """Answers a quota PUT without the quota's ids (only required_count and criteria)."""
+
+    def picks(self, request):
+        return request.method == "PUT" and "/quotas/" in request.path
+
+    def answer(self, request, body, headers):
+        return 200, {k: v for k, v in body.items() if k in ("required_count", "criteria")}
+
+
+def test_a_quota_put_answered_without_its_ids_differs_naming_them(run_through, plain):
+    rows = run_through(QuotaPutWithoutIds)
+    assert rows["quota-put"]["verdict"] == "differs"
+    assert re.fullmatch(
+        r"PUT /surveys/\d+/quotas/\S+ answered 200, without \['buyer_quota_id', 'ps_quota_id'\]",
+        rows["quota-put"]["seen"],
+    )
+    assert _others(rows, "quota-put") == _without(plain, "quota-put")
+
+
 class PatchNotAllowed(Contradicting):
     def picks(self, request):
         return request.method == "PATCH" and bool(_SURVEY.match(request.path))
