@@ -13,6 +13,7 @@ from surveyctl.conformance.probe import (
     read_numbers,
     same_reading,
 )
+from surveyctl.reconcile.kinds.survey_listing import version
 
 # Fields a GET may carry that the create answer does not (documented GET bodies).
 READ_ONLY_EXTRAS = frozenset({"mod_on", "crtd_on", "mcqb"})
@@ -96,9 +97,15 @@ def get_like_create(probe: Probe) -> Outcome:
     return holds(f"{len(created)} fields, the same values")
 
 
+def epoch_ms(body: dict, name: str) -> int | None:
+    """`body[name]` as epoch milliseconds, read as a plan reads `mod_on` (`survey_listing.
+    version`: an integer, or one written as text); None when it has none."""
+    return version({"mod_on": body.get(name)})
+
+
 def get_carries_mod_on(probe: Probe) -> Outcome:
     live = probe.survey()
-    present = [name for name in ("mod_on", "crtd_on") if isinstance(live.get(name), int)]
+    present = [name for name in ("mod_on", "crtd_on") if epoch_ms(live, name) is not None]
     return expect(len(present) == 2, f"epoch-millisecond fields present: {present or 'none'}")
 
 
@@ -130,11 +137,12 @@ def list_total_pages(probe: Probe) -> Outcome:
 
 
 def list_carries_mod_on(probe: Probe) -> Outcome:
-    """Whether a plan can skip the GET of unchanged surveys (the list's `mod_on`)."""
+    """Whether a plan can skip the GET of unchanged surveys (the list's `mod_on`, read as the
+    plan reads it: written as text, it is the same number)."""
     drafts, _, seen = _list_page(probe, 11)
     if not drafts:
         return differs(f"{seen}; no item to look at")
-    carrying = sum(1 for item in drafts if isinstance(item.get("mod_on"), int))
+    carrying = sum(1 for item in drafts if version(item) is not None)
     return expect(carrying == len(drafts), f"{carrying} of {len(drafts)} items carry mod_on")
 
 

@@ -23,6 +23,7 @@ from surveyctl.conformance.probe import (
     not_checked,
     read_numbers,
 )
+from surveyctl.conformance.reads import epoch_ms
 
 # A survey id no account is expected to hold (404, not another buyer's 403).
 UNKNOWN_SURVEY_ID = 999_999_999_999
@@ -163,18 +164,23 @@ def patch_replace(probe: Probe) -> Outcome:
 
 def mod_on_moves(probe: Probe) -> Outcome:
     """mod_on moves forward on a write (a plan takes a survey whose mod_on is unchanged for
-    unchanged) and crtd_on, the creation time, keeps its value: both compared across one PUT."""
+    unchanged) and crtd_on, the creation time, keeps its value: both compared across one PUT,
+    read as a plan reads them (an integer written as text is that integer)."""
     before = probe.survey()
     time.sleep(0.01)  # epoch milliseconds: one write later is a later millisecond
     put = probe.call("PUT", paths.survey(probe.draft_id), body=probe.put_body())
     if not put.ok:
         return differs(put.describe())
     after = probe.survey()
-    mod_on = (before.get("mod_on"), after.get("mod_on"))
-    crtd_on = (before.get("crtd_on"), after.get("crtd_on"))
+    mod_on = (epoch_ms(before, "mod_on"), epoch_ms(after, "mod_on"))
+    crtd_on = (epoch_ms(before, "crtd_on"), epoch_ms(after, "crtd_on"))
     seen = f"mod_on {mod_on[0]!r} -> {mod_on[1]!r}, crtd_on {crtd_on[0]!r} -> {crtd_on[1]!r}"
-    if not all(isinstance(value, int) for value in (*mod_on, *crtd_on)):
-        return differs(seen)
+    if None in (*mod_on, *crtd_on):
+        shown = {n: (before.get(n), after.get(n)) for n in ("mod_on", "crtd_on")}
+        return differs(
+            ", ".join(f"{n} {b!r} -> {a!r}" for n, (b, a) in shown.items())
+            + ": not epoch milliseconds"
+        )
     if crtd_on[1] != crtd_on[0]:
         return differs(f"{seen}: crtd_on moved on a write")
     return expect(mod_on[1] > mod_on[0], seen)
@@ -190,7 +196,9 @@ def quota_put(probe: Probe) -> Outcome:
     answer = probe.call("PUT", paths.quota(probe.draft_id, quota["buyer_quota_id"]), body=body)
     got = answer.body if isinstance(answer.body, dict) else {}
     fields = {"buyer_quota_id", "ps_quota_id", "required_count", "criteria"}
-    return expect(answer.ok and fields <= set(got), answer.describe())
+    missing = sorted(fields - set(got)) if answer.ok else []
+    seen = answer.describe() + (f", without {missing}" if missing else "")
+    return expect(answer.ok and not missing, seen)
 
 
 def _quota_ids(survey: dict) -> dict[str, str]:
