@@ -79,9 +79,7 @@ def test_a_rate_limit_below_a_request_a_day_is_a_usage_error_not_a_huge_retry_af
         cli, ["sandbox", "serve", "--db", str(tmp_path / "s.db"), "--rate-limit", "1e-300"]
     )
     assert result.exit_code == 2
-    assert "'--rate-limit': 1e-300 is below a request a day: give 0 for no limit" in (
-        result.stderr
-    )
+    assert "'--rate-limit': 1e-300 is below a request a day: give 0 for no limit" in (result.stderr)
 
 
 def test_a_rate_limit_of_a_request_a_day_is_taken():
