@@ -47,6 +47,7 @@ from surveyctl.api.reading import (
 from surveyctl.api.retry import (
     RetryNotice,
     WaitBudget,
+    answer_cut_short,
     failure_reason,
     retry_policy,
     seconds_text,
@@ -228,8 +229,9 @@ class ApiClient:
         tried = f"{attempts} attempts" if attempts > 1 else "1 attempt"
         if self.budget.exhausted:
             tried += f" within the --timeout of {seconds_text(self.timeout)}"
+        opening = "lost the answer of" if answer_cut_short(exc) else "cannot reach"
         return ConnectionFailed(
-            f"cannot reach {self.target}: {failure_reason(exc, self.timeout)} "
+            f"{opening} {self.target}: {failure_reason(exc, self.timeout)} "
             f"({method} {shown_path(self.url(path))}, {tried})"
         )
 

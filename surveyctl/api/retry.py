@@ -225,6 +225,12 @@ def failure_reason(error: BaseException | None, timeout: float | None = None) ->
     return _reason(causes, within) + through
 
 
+def answer_cut_short(error: BaseException | None) -> bool:
+    """Whether the service answered and the connection closed in the middle of the body: it
+    was reached, so "cannot reach" would send the user to look at the network."""
+    return any(isinstance(cause, http.client.IncompleteRead) for cause in _causes(error))
+
+
 def _reason(causes: list[BaseException], within: str) -> str:
     for cause in causes:
         if isinstance(cause, TooManyRedirects):

@@ -30,6 +30,7 @@ from surveyctl.api.retry import (
     RetryNotice,
     WaitBudget,
     _causes,
+    answer_cut_short,
     failure_reason,
     retry_policy,
     seconds_text,
@@ -269,6 +270,13 @@ def test_a_connection_closed_without_an_answer_is_said_so():
 def test_an_answer_whose_connection_closed_in_the_middle_of_its_body_is_said_so():
     cut = ProtocolError("Connection broken: IncompleteRead", IncompleteRead(b"{", 40))
     assert failure_reason(cut) == "the connection was closed in the middle of the answer"
+
+
+def test_only_an_answer_cut_off_in_its_body_is_said_to_have_reached_the_service():
+    cut = ProtocolError("Connection broken: IncompleteRead", IncompleteRead(b"{", 40))
+    assert answer_cut_short(cut) is True
+    assert answer_cut_short(ProtocolError("Connection aborted.", _refused())) is False
+    assert answer_cut_short(None) is False
 
 
 def test_a_reset_that_aborted_the_connection_is_said_to_be_a_reset():

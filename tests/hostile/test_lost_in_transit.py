@@ -131,8 +131,15 @@ def test_a_create_whose_answer_cannot_be_read_stays_journaled_and_the_next_plan_
 _CUTS = pytest.mark.parametrize(
     "keep, reason",
     [
-        (_nothing, "the connection was closed before an answer"),
-        (_half_a_body, "the connection was closed in the middle of the answer"),
+        (
+            _nothing,
+            "cannot reach environment 'local' at {url}: the connection was closed before an answer",
+        ),
+        (
+            _half_a_body,
+            "lost the answer of environment 'local' at {url}: the connection was closed in the "
+            "middle of the answer",
+        ),
     ],
     ids=["no answer", "half a body"],
 )
@@ -147,8 +154,9 @@ def test_a_create_whose_connection_closed_before_its_answer_stays_journaled_and_
     applied = run_cli("apply", "manifests", "--auto-approve")
     assert applied.exit_code == 1
     assert (
-        f"{reason} (POST /surveys, 1 attempt); the create may or may not have been made, so "
-        "Survey/tracker stays journaled: run `surveyctl plan` for how to resolve it"
+        f"{reason.format(url=proxy.url)} (POST /surveys, 1 attempt); the create may or may not "
+        "have been made, so Survey/tracker stays journaled: run `surveyctl plan` for how to "
+        "resolve it"
     ) in applied.stdout
     assert "Survey/tracker" in _store(project).load().journal
     proxy.cut.clear()
@@ -174,8 +182,8 @@ def test_a_group_create_whose_connection_closed_before_its_answer_is_adopted_by_
     applied = run_cli("apply", "manifests", "--auto-approve")
     assert applied.exit_code == 1
     assert (
-        f"{reason} (POST /surveygroups, 1 attempt); the create may or may not have been made, "
-        "so ExclusionGroup/trackers stays journaled"
+        f"{reason.format(url=proxy.url)} (POST /surveygroups, 1 attempt); the create may or "
+        "may not have been made, so ExclusionGroup/trackers stays journaled"
     ) in applied.stdout
     assert "ExclusionGroup/trackers" in _store(project).load().journal
     proxy.cut.clear()
