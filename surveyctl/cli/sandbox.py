@@ -55,11 +55,6 @@ def _rate_limit(ctx: click.Context, param: click.Parameter, value: float) -> flo
     return value
 
 
-def _url_host(host: str) -> str:
-    """`host` as a URL writes it: an IPv6 address in brackets (http://[::1]:8080)."""
-    return f"[{host}]" if ":" in host and not host.startswith("[") else host
-
-
 @sandbox.command()
 @click.option("--host", default="127.0.0.1", show_default=True, metavar="HOST",
               callback=_listen_host, help="Address to listen on.")  # fmt: skip
@@ -102,7 +97,7 @@ def serve(
     """Serve the Buyer API on HOST:PORT until Ctrl-C; data persists in the db file."""
     from surveyctl.cli.waiting import StopRequests
     from surveyctl.sandbox.errors import SandboxError
-    from surveyctl.sandbox.server import SandboxOptions, build
+    from surveyctl.sandbox.server import SandboxOptions, build, url_host
 
     extra = dict(_parse_key(k) for k in keys)
     if db_path is None:
@@ -124,7 +119,7 @@ def serve(
         server.listen()
     except SandboxError as exc:
         raise SurveyctlError(str(exc)) from exc
-    root = f"http://{_url_host(host)}:{server.port}"
+    root = f"http://{url_host(host)}:{server.port}"
     click.echo(f"sandbox marketplace serving {root} (data: {db_path})")
     click.echo(f"  v2 root: {root}/buyers/v2")
     click.echo(f"  v3 root: {root}/buyers/v3")

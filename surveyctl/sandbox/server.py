@@ -232,7 +232,7 @@ def start(options: SandboxOptions) -> RunningSandbox:
     if failure is not None:
         thread.join()
         raise failure
-    url = f"http://{_url_host(options.host)}:{server.port}"
+    url = f"http://{url_host(options.host)}:{server.port}"
     return RunningSandbox(
         url=url, server=server, thread=thread, store=server.store, accounts=server.accounts
     )
@@ -245,5 +245,6 @@ def _reason(error: OSError) -> str:
     return text.rsplit("] ", 1)[-1].rstrip(")") if "] " in text else text
 
 
-def _url_host(host: str) -> str:
-    return f"[{host}]" if ":" in host else host
+def url_host(host: str) -> str:
+    """`host` as a URL writes it: an IPv6 address in brackets (http://[::1]:8080)."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
