@@ -36,6 +36,7 @@ from surveyctl.manifests.diagnostics import ERROR, Diagnostics
 from surveyctl.manifests.layout import canonical
 from surveyctl.manifests.load import load_text
 from surveyctl.reconcile.conform import SURVEY_UPDATE_SCHEMA, conform, schema_of
+from surveyctl.reconcile.kinds.group import member_ids
 from surveyctl.reconcile.kinds.survey_live import survey_record
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.merge import GROUP_MEMBERSHIP_FIELDS
@@ -112,7 +113,7 @@ def adopt_group(
             raise ImportRefused(f"exclusion group {ref} is already managed as {other}")
     live = group_update_body(client.get_group(ref))
     if described:  # its manifest names the surveys; they need not be managed yet
-        ids = [int(i) for i in live.get("surveys_in_group") or []]
+        ids = member_ids(live)
         return Adoption(
             target, f"exclusion group {ref}", _live_manifest(EXCLUSION_GROUP, name, live),
             GroupRecord(ref, ids, None),
@@ -122,7 +123,7 @@ def adopt_group(
         for survey_address, record in state.resources.items()
         if isinstance(record, SurveyRecord)
     }
-    ids = [int(i) for i in live.get("surveys_in_group") or []]
+    ids = member_ids(live)
     unmanaged = [i for i in ids if i not in names]
     if unmanaged:
         raise ImportRefused(

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.model import DesiredState, Survey
 from surveyctl.reconcile.identity import Rule, same_survey
-from surveyctl.reconcile.kinds.group import api_body
+from surveyctl.reconcile.kinds.group import api_body, member_ids
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.resources import EXCLUSION_GROUP, SURVEY, address
 from surveyctl.state import GroupRecord, Record, State, SurveyRecord
@@ -119,7 +119,7 @@ def _adopt_groups(
             found.unmatched.append(group_address)
             continue
         body = api_body(group.body(), ids)
-        live_ids = [int(i) for i in live.get("surveys_in_group") or []]
+        live_ids = member_ids(live)
         found.records[group_address] = GroupRecord(
             group.buyer_surveygroup_ref, live_ids, body, group.lifecycle.prevent_destroy
         )

@@ -159,7 +159,7 @@ class GroupKind(Kind):
         body = group_update_body(live)
         differences = group_drift(live, record.last_applied)
         applied = with_live_values(record.last_applied, body, differences)
-        ids = [int(i) for i in body.get("surveys_in_group") or []]
+        ids = member_ids(body)
         return (
             differences,
             applied,
@@ -167,7 +167,7 @@ class GroupKind(Kind):
         )
 
     def settled(self, record: GroupRecord, last_applied: dict) -> GroupRecord:
-        ids = [int(i) for i in last_applied.get("surveys_in_group") or []]
+        ids = member_ids(last_applied)
         return dataclasses.replace(record, last_applied=last_applied, ps_survey_ids=ids)
 
     def recover(
@@ -196,7 +196,7 @@ class GroupKind(Kind):
 
     def twin_record(self, client: Marketplace, twin: Twin, manifest: ExclusionGroup) -> GroupRecord:
         live = client.get_group(str(twin.remote_id))
-        ids = [int(i) for i in live.get("surveys_in_group") or []]
+        ids = member_ids(live)
         return GroupRecord(str(twin.remote_id), ids, None, manifest.lifecycle.prevent_destroy)
 
 
@@ -371,7 +371,7 @@ def _recover_group(
     if live.get("name") == group.group_name and (
         period is None or live.get("exclusion_period") == period
     ):
-        ids = [int(i) for i in live.get("surveys_in_group") or []]
+        ids = member_ids(live)
         applied = {"buyer_surveygroup_ref": ref, "name": live.get("name"), "surveys_in_group": ids}
         if live.get("exclusion_period") is not None:
             applied["exclusion_period"] = live["exclusion_period"]
@@ -398,3 +398,8 @@ def _recover_group(
 
 
 KIND = base.register(GroupKind())
+
+
+def member_ids(body: dict) -> list[int]:
+    """The ps_survey_ids of a group's body (`surveys_in_group`), as the record keeps them."""
+    return [int(i) for i in body.get("surveys_in_group") or []]
