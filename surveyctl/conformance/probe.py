@@ -12,9 +12,10 @@ from typing import Any
 
 from surveyctl.api import ApiClient, paths
 from surveyctl.api.client import RETRY_STATUSES
-from surveyctl.api.reading import as_number, decode_json, error_fields
+from surveyctl.api.reading import decode_json, error_fields
 from surveyctl.api.secrets import redact_clipped
 from surveyctl.errors import SurveyctlError
+from surveyctl.numbers import as_number
 
 HOLDS = "holds"
 DIFFERS = "differs"

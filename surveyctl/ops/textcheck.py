@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from surveyctl.api import ApiClient
-from surveyctl.api.reading import as_number
 from surveyctl.errors import Location, SurveyctlError
+from surveyctl.numbers import as_number
 from surveyctl.ops.uploads import Upload, read_upload
 
 BATCH_SIZE = 20

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from surveyctl.api.reading import as_number
 from surveyctl.errors import SurveyctlError
+from surveyctl.numbers import as_number
 from surveyctl.reconcile.choices import DEFAULT_PARALLELISM
 from surveyctl.reconcile.identity import Rule, same_survey
 from surveyctl.reconcile.importer import ImportRefused, save_adoption, survey_adoption
