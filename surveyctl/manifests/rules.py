@@ -15,6 +15,8 @@ from surveyctl.suggest import suggest
 
 RECONTACT = 1  # incl_excl value of a recontact survey (spec 2.1)
 TRANSACTION_PLACEHOLDER = "[%%transaction_id%%]"
+# The same macro as the service's own documentation writes it (public facts).
+TRANSACTION_PLACEHOLDERS = (TRANSACTION_PLACEHOLDER, "[%%ps_transaction_id%%]")
 
 
 def check_survey(survey: Survey, spec: MarkedDict, diagnostics: Diagnostics) -> None:
@@ -65,11 +67,12 @@ def _flags_typed(block: object, flags: tuple[str, ...]) -> bool:
 
 def _live_url(survey: Survey, diagnostics: Diagnostics) -> None:
     live_url = survey.settings.get("live_url", "")
-    if TRANSACTION_PLACEHOLDER not in live_url:
+    if not any(placeholder in live_url for placeholder in TRANSACTION_PLACEHOLDERS):
         # Without it the buyer's survey cannot send the respondent back with the transaction.
         diagnostics.warning(
-            f"live_url of survey {survey.name!r} carries no {TRANSACTION_PLACEHOLDER}, so the "
-            "return link cannot name the respondent's transaction",
+            f"live_url of survey {survey.name!r} carries no {TRANSACTION_PLACEHOLDER} (or "
+            f"{TRANSACTION_PLACEHOLDERS[1]}), so the return link cannot name the respondent's "
+            "transaction",
             survey.location_of("live_url"),
         )
 

@@ -188,6 +188,14 @@ def test_live_url_without_the_transaction_placeholder_is_a_warning(check, survey
     assert warning.location.line == line_of(text, "live_url")
 
 
+def test_live_url_with_the_documented_ps_transaction_id_macro_is_not_warned_of(check, survey_yaml):
+    # The service's documentation writes the entry link's transaction macro this way.
+    text = survey_yaml().replace("[%%transaction_id%%]", "[%%ps_transaction_id%%]")
+    _, errors, diagnostics = check(text)
+    assert errors == []
+    assert [d.summary for d in diagnostics if d.severity == "warning"] == []
+
+
 def test_offline_names_are_noted_as_unchecked(check, survey_yaml):
     text = survey_yaml("qualifications:\n  - {attribute: Gender, answers: [Female]}\n")
     state, errors, diagnostics = check(text)
