@@ -59,7 +59,8 @@ LIMITS = Limits("configuration file", max_bytes=1_000_000, max_values=100_000, m
 
 @dataclass(frozen=True)
 class Config:
-    """The project's settings; `root` is the folder of surveyctl.yaml, or the current one."""
+    """The project's settings; `root` is the folder of surveyctl.yaml, else the repository root,
+    else the current folder."""
 
     root: Path
     path: Path | None = None

@@ -3,7 +3,7 @@ name (a file and folder name under .surveyctl/), its host (the root of every API
 the names of the variables that hold its key and its state's connection string (with the shape
 a key must have).
 
-surveyctl.yaml comes with the code under review, so both are checked when it is read: a bad
+surveyctl.yaml comes with the code under review, so each is checked when it is read: a bad
 one is one sentence at its line, never a file written outside the project, a request that
 fails in a puzzling way, or a traceback from the URL parser.
 """

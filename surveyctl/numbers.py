@@ -1,9 +1,10 @@
 """How a number the service (or a manifest) writes as text is read: one rule for every reader.
 
 The service sends some numbers as text ("5", "1.30", "" for not set; docs/api-assumptions.md).
-The planner's comparison, the client's counts and codes, discovery's list, the status report
-and the conformance checks all read them by this rule, so two of them never disagree about
-whether "5.0", "nan" or "1e999" is a number.
+The planner's comparison, the client's counts, discovery's list, the status report, the text
+check and the conformance checks all read them by this rule, so two of them never disagree
+about whether "5.0", "nan" or "1e999" is a number. (Ids and status codes, which are compared
+with integers, are read by the stricter `surveyctl.api.reading.as_int`: whole numbers only.)
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The status codes of the marketplace, with the names people read (public facts).
 
-A survey's `ps_survey_status` moves draft -> live <-> paused -> closed. A transaction's
+A survey's `ps_survey_status` moves draft -> live <-> paused -> closed (the moves are the
+sandbox's decision: neither the spec nor the public facts show them; docs/api-assumptions.md). A transaction's
 `Respondent Status Code` (the `st` of the return link) says how a respondent's session ended.
 """
 
@@ -13,7 +14,8 @@ CLOSED = 44
 
 SURVEY_STATUSES: dict[str, int] = {"draft": DRAFT, "live": LIVE, "paused": PAUSED, "closed": CLOSED}
 SURVEY_STATUS_NAMES: dict[int, str] = {code: name for name, code in SURVEY_STATUSES.items()}
-# The moves the marketplace makes (public facts): draft -> live <-> paused -> closed.
+# The moves surveyctl expects the marketplace to make, as the sandbox does: draft -> live <->
+# paused -> closed (a sandbox decision; the public facts name the statuses, not the moves).
 SURVEY_MOVES: frozenset[tuple[int, int]] = frozenset(
     {(DRAFT, LIVE), (LIVE, PAUSED), (PAUSED, LIVE), (PAUSED, CLOSED)}
 )

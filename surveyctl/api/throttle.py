@@ -6,7 +6,8 @@ It limits two things, each by additive increase and multiplicative decrease (AIM
   many successes as are allowed in flight, up to the connection pool's size;
 - **requests per second**: none at first; the first 429 sets the pace to a little below what
   the service granted in the last second (its successes), each further 429 lowers it by a
-  fifth, and every second of successes raises it by a twentieth of that first finding.
+  fifth, and every second of successes raises it by a twentieth of what the service granted
+  then (at least 2 requests per second).
 
 Only one 429 a second lowers them: the answers to a burst sent before the client slowed down
 say nothing new. A request that gets a 429 keeps its place in flight while it waits for its

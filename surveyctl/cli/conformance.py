@@ -1,8 +1,8 @@
 """`surveyctl conformance`: where the user's account differs from what surveyctl assumes.
 
 The command is the thin face of `surveyctl.conformance`: it checks the output path, asks by
-the approval rule (it writes one draft survey), runs the checks with Ctrl-C and SIGTERM turned
-into an orderly stop that still removes the draft, and prints the table.
+the approval rule (it writes one draft survey), runs the checks with Ctrl-C, SIGTERM and SIGHUP
+turned into an orderly stop that still removes the draft, and prints the table.
 """
 
 from __future__ import annotations

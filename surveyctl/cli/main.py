@@ -205,7 +205,8 @@ class LazyGroup(click.Group):
             if isinstance(ctx.obj, CliContext) and ctx.obj.debug:
                 click.echo(_redacted(_traceback()), err=True, nl=False)
             error = UserError(_shown(_redacted(str(exc))))
-            # 130 for a command stopped by a signal (surveyctl.safety.Interrupted), else 1.
+            # The signal's code for a command stopped by one (surveyctl.safety.Interrupted: 130,
+            # 143, 129), else 1.
             error.exit_code = getattr(exc, "exit_code", 1)
             raise error from exc
         except Exception as exc:

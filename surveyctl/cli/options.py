@@ -182,8 +182,8 @@ class Number(click.FloatRange):
         return number
 
 
-# How long a command waits for the lock another command holds (apply, state rm|mv|migrate,
-# state rebuild).
+# How long a command waits for the lock another command holds (apply, import, import-group,
+# state rm|mv|migrate|rebuild).
 lock_timeout_option = click.option(
     "--lock-timeout",
     type=Number(min=0),

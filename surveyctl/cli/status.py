@@ -149,7 +149,7 @@ def _read_back(client, survey_id: int, wanted: int, failure: SurveyctlError) -> 
 def _why_not(got: object) -> str:
     """Why the marketplace answered another status than the one asked for."""
     if got == SURVEY_STATUSES["paused"]:
-        # Spec 1.5 rule 5: paused automatically once the goal or every quota is reached.
+        # Spec 1.5: paused automatically once the goal or every quota is reached.
         return (
             "the marketplace pauses a survey whose goal or every quota is reached (spec 1.5); "
             "raise completes_required or the quotas in its manifest and apply, then move it again"
