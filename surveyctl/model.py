@@ -2,7 +2,8 @@
 
 Built by `surveyctl.manifests.load_manifests`; read by `render` and by the planner. Every
 object keeps the Location of its manifest entry, so that later errors can point at the line.
-`Survey.body()` is the exact API body (spec 2.1/2.2) that surveyctl sends.
+`Survey.body()` is the manifest's API body (spec 2.1/2.2): what a create sends, and what an
+overwrite merges with the live survey and the body last applied (surveyctl.reconcile.merge).
 """
 
 from __future__ import annotations
@@ -147,7 +148,8 @@ class Survey(_Placed):
         return all(item.resolved for item in items)
 
     def body(self) -> dict:
-        """The exact body of a create or overwrite call (spec 2.1/2.2)."""
+        """The manifest's body (spec 2.1/2.2): a create sends it, an overwrite merges it with the
+        live survey (fields the manifest never set keep their live values)."""
         out = dict(self.settings)
         if self.qualifications is not None:
             out["qualifications"] = [q.body() for q in self.qualifications]

@@ -182,7 +182,8 @@ def _adopt(
     "--program",
     metavar="NAME",
     help="Attach the account's surveys (and exclusion groups) to the members of SurveyProgram "
-    "NAME: each member not yet managed takes the one survey with its title and locale.",
+    "NAME: each member not yet managed takes the one survey with its title and locale (or its "
+    "external_project_id, under that identity rule).",
 )
 @_manifests("the --program, or the manifest of --name")
 @_force(", or record a survey whose title and locale are not its existing manifest's")

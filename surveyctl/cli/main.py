@@ -64,7 +64,7 @@ SUMMARIES: dict[str, str] = {
     "workflows into FOLDER (default: the current one).",
     "link": "Build and verify the respondent return link (ps_hash).",
     "plan": "Show what apply would change in the live surveys; writes nothing.",
-    "render": "Print each survey as the exact API body surveyctl sends, as JSON.",
+    "render": "Print each survey as the API body its manifest makes, as JSON.",
     "sandbox": "The local marketplace: the Buyer API served from a SQLite file.",
     "show": "Show a plan saved by `surveyctl plan --out PLANFILE`; reads nothing else.",
     "state": "Show and repair the state of the environment, in a file or PostgreSQL (only "

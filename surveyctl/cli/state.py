@@ -295,7 +295,9 @@ def migrate_command(
     """Copy the environment's state from another backend into the one surveyctl.yaml names.
 
     Change `state:` in surveyctl.yaml first, then copy: lineage, serial and history come
-    along, so nothing is re-imported and saved plans stay valid. The source is left as it is.
+    along, so nothing is re-imported and saved plans stay valid. The source keeps what it
+    holds; a state file copied from is marked as moved, and plan and apply refuse it from then
+    on.
     """
     environment = ctx.environment()
     origin_settings = _source_settings(source, {"dsn_env": dsn_env, "schema": schema}, settings)

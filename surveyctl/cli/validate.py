@@ -115,10 +115,12 @@ def render_command(
     offline: bool,
     refresh_catalog: bool,
 ) -> None:
-    """Print each survey as the exact API body surveyctl sends, as JSON.
+    """Print each survey as the API body its manifest makes, as JSON.
 
     Generators are expanded and attribute names resolved (which needs the catalogue, so
-    --offline works only for manifests written with codes). With one --name the bare body is
+    --offline works only for manifests written with codes). A create sends this body (with the
+    external_project_id of an environment whose identity rule is external_project_id); an
+    update sends it merged with the live survey, as `plan` shows. With one --name the bare body is
     printed (a program member's name is its survey's); otherwise an object of surveys and
     exclusion groups by name.
     """
