@@ -1,8 +1,9 @@
 """The status codes of the marketplace, with the names people read (public facts).
 
 A survey's `ps_survey_status` moves draft -> live <-> paused -> closed (the moves are the
-sandbox's decision: neither the spec nor the public facts show them; docs/api-assumptions.md). A transaction's
-`Respondent Status Code` (the `st` of the return link) says how a respondent's session ended.
+sandbox's decision: neither the spec nor the public facts show them; docs/api-assumptions.md).
+A transaction's `Respondent Status Code` (the `st` of the return link) says how a respondent's
+session ended.
 """
 
 from __future__ import annotations

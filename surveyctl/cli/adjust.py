@@ -8,9 +8,10 @@ The answer cannot be asked for again, so nothing is sent before it can be kept: 
 reserved beside its target first (`surveyctl.ops.answer_file`), and the submission is
 journalled before it leaves and settled when the answer comes (`surveyctl.ops.adjust_journal`).
 SIGINT, SIGTERM and SIGHUP while the request is in flight wait for the answer and record it
-(exit 130, 143 or 129). The next `adjust` of transactions an earlier submission carried shows that submission
-(its answer, or, when the answer never arrived, what the service's transaction records tell)
-and sends them again only with `--resubmit`; `surveyctl adjustments` lists every submission.
+(exit 130, 143 or 129). The next `adjust` of transactions an earlier submission carried shows
+that submission (its answer, or, when the answer never arrived, what the service's transaction
+records tell) and sends them again only with `--resubmit`; `surveyctl adjustments` lists every
+submission.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ Each kind's module does its own writes (`surveyctl.reconcile.kinds`). Within a s
 run in parallel. A failed marketplace write does not stop the others; the result lists what
 was and was not done, and the state holds everything that was.
 
-An apply can be stopped (`stop`, set on SIGINT or SIGTERM): the writes in flight finish and
+An apply can be stopped (`stop`, set on SIGINT, SIGTERM or SIGHUP): the writes in flight finish and
 are recorded, the others are not attempted, and the result says so. An apply that can no
 longer record what it does halts the same way: one that lost its state lock (a `force-unlock`,
 or the PostgreSQL session holding it ended; each write first asks the store whether the lock is
@@ -15,8 +15,9 @@ still its own, because another apply may hold it by then), and one whose state w
 nobody recorded.
 
 A create is journaled in state BEFORE its POST and resolved right after the answer. When the
-answer is lost (connection reset, timeout, 502/504) the entry stays and blocks a second
-create of that name until a person resolves it: a blind retry could make a duplicate survey.
+answer is lost (connection reset, timeout, 502/504) the entry stays and blocks a blind retry,
+which could make a duplicate survey: the next plan resolves it from what the marketplace shows
+(`surveyctl.reconcile.recovery`), and leaves it to a person only when it cannot tell.
 """
 
 from __future__ import annotations
@@ -79,7 +80,8 @@ class ApplyResult:
     # The sentence of what halted it (the lost lock's, the failed state write's): when the lock
     # was found lost before any write, no failed write carries it, and the report says it.
     halt_detail: str = ""
-    # When interrupted: 128 + the signal's number (130 SIGINT, 143 SIGTERM), as a shell says.
+    # When interrupted: 128 + the signal's number (130 SIGINT, 143 SIGTERM, 129 SIGHUP), as a
+    # shell says.
     exit_code: int = 130
 
     @property
