@@ -68,7 +68,9 @@ class Spend:
 
 @dataclass
 class ResourceChange:
-    """What happens to one resource. `body` is exactly what the write sends."""
+    """What happens to one resource. `body` is what a create or full update sends (a group's
+    names the surveys created in the same apply by manifest name, turned into ids as it is
+    sent); a quota update sends `quota_updates` instead."""
 
     kind: str  # SURVEY or EXCLUSION_GROUP
     name: str
