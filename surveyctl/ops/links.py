@@ -45,7 +45,7 @@ def link_hash(unsigned_url: str, secret: str) -> str:
     return hashlib.sha1((unsigned_url + secret).encode("utf-8")).hexdigest()
 
 
-# The query parameters a return link sets itself (spec section 7), besides ps_hash.
+# The query parameters a return link sets itself (spec 4.12), besides ps_hash.
 OWN_PARAMETERS = ("st", "transaction_id", "quota_id", "sqlc")
 
 
