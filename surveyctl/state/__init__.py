@@ -23,8 +23,9 @@ three-way merge - plus a journal of creates in flight:
 
 A create (POST) is journaled before it is sent and resolved right after the answer. A POST is
 never retried blindly, so an entry still there after a crash means "a survey may exist that the
-state does not know": it blocks a second create of that name until someone runs
-`surveyctl import` or `surveyctl state rm`.
+state does not know": it blocks a second create of that name. The next plan resolves it from
+what the marketplace shows (`surveyctl.reconcile.recovery`); only when that cannot tell does it
+wait for `surveyctl import` or `surveyctl state rm`.
 
 The lineage is made once, when the state is first written, and never changes; the serial grows
 by one on every write. Together they let a saved plan notice that the state moved under it.
