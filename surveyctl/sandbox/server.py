@@ -39,7 +39,8 @@ from surveyctl.sandbox.ratelimit import RateLimit
 from surveyctl.sandbox.store import Store
 
 # Requests served at once. A request delayed by --latency-ms holds its thread while it
-# sleeps, so this is also how many delayed requests overlap; it matches the client's pool.
+# sleeps, so this is also how many delayed requests overlap: above a client's default of 10
+# in flight (`--parallelism`), below its most, 64, which wants `--threads` as high.
 DEFAULT_THREADS = 32
 LISTEN_BACKLOG = 128  # cheroot's default of 5 refuses bursts of parallel connects
 IDLE_TIMEOUT_S = 60.0  # a connection idle this long (waiting in the selector) is closed
