@@ -67,6 +67,31 @@ def test_every_option_of_every_command_is_described_in_the_docs():
     assert missing == []
 
 
+# Options of other programs that the docs name: pytest's, for running the tests.
+OTHER_PROGRAMS_OPTIONS = {"--pdb"}
+
+
+def _benchmark_options() -> set[str]:
+    """The options the benchmark scripts take (each written as a string in its argparse)."""
+    return {
+        name
+        for script in (REPOSITORY / "benchmarks").glob("*.py")
+        for name in re.findall(r"[\"'](--[a-z][a-z-]*[a-z])[\"']", script.read_text("utf-8"))
+    }
+
+
+def test_every_option_the_docs_name_is_an_option_of_surveyctl_or_of_a_benchmark():
+    known = {
+        name
+        for _, command in [("", cli), *_commands()]
+        for param in command.params
+        for name in getattr(param, "opts", []) + getattr(param, "secondary_opts", [])
+    }
+    known |= _benchmark_options() | OTHER_PROGRAMS_OPTIONS
+    named = {name for _, name in OPTION.findall(_docs())}
+    assert sorted(named - known) == []
+
+
 def test_a_help_text_names_only_options_of_its_own_command():
     global_options = {name for param in cli.params for name in getattr(param, "opts", [])}
     wrong = []
