@@ -2,8 +2,8 @@
 no survey, create one draft, check the rest on it, remove it, and report every row.
 
 The draft is removed in a `finally`, so a failure or an interrupt (KeyboardInterrupt, which
-`safety.Interrupts` also raises for SIGTERM and SIGHUP) still removes it; a kill -9 leaves the journal,
-and the next run removes the draft first (`draft.settle_leftover`).
+`safety.Interrupts` also raises for SIGTERM and SIGHUP) still removes it; a kill -9 leaves the
+journal, and the next run removes the draft first (`draft.settle_leftover`).
 """
 
 from __future__ import annotations
