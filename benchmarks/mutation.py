@@ -222,6 +222,22 @@ TARGETS = {
             "tests/safety/test_protected.py",
         ),
     ),
+    # The rules of the spec beyond the schema, checked before any call: QLC and QBP need quotas,
+    # no other QLC option while QLC is off, quota ids that name a quota once and not a route,
+    # one way of targeting per criterion, recontact surveys kept out of groups, the groups'
+    # references and members; each refusal at the line of its field.
+    "rules": Target(
+        "surveyctl/manifests/rules.py",
+        (
+            "tests/manifests/test_rules.py",
+            "tests/manifests/test_rules_beside_schema_errors.py",
+            "tests/manifests/test_names.py",
+            "tests/manifests/test_programs.py",
+            "tests/manifests/test_generate_edges.py",
+            "tests/manifests/test_schema.py",
+            "tests/manifests/test_cli.py",
+        ),
+    ),
     # A program's members: one survey per market and wave, each with its market's and wave's
     # spec merged over the template and its variables, and the exclusion groups between waves.
     # Not tests/reconcile/test_programs.py: it plans over HTTP, and each fault it runs for
@@ -474,6 +490,31 @@ EQUIVALENT.update(
         _GENERATE + "x_expand__mutmut_6": _ENTRY,
         _GENERATE + "x_expand__mutmut_7": _ENTRY,
         _GENERATE + "x_expand__mutmut_63": "every_dimension=None for False: both are false",
+    }
+)
+
+_RULES = "surveyctl.manifests.rules."
+_LIVE_URL_READ = (
+    "the default of live_url is never used: the schema requires live_url, and a Survey that "
+    "fails the schema is checked for it only when it is text"
+)
+_QUOTA_LINE = "a quota's location is always a Location, which has a line: '?' is never shown"
+_QUALIFICATION_LINE = (
+    "a qualification's location is always set (the line of its entry, or of its cell)"
+)
+_REF_LINE = (
+    "every group's field_locations holds buyer_surveygroup_ref: a manifest's from its spec, "
+    "where the schema requires it, a program's from its exclusion"
+)
+EQUIVALENT.update(
+    {
+        **{_RULES + f"x__live_url__mutmut_{n}": _LIVE_URL_READ for n in (3, 5, 8)},
+        **{_RULES + f"x__unique_quota_ids__mutmut_{n}": _QUOTA_LINE for n in (34, 37, 40)},
+        **{_RULES + f"x__targeting__mutmut_{n}": _QUALIFICATION_LINE for n in (24, 25)},
+        _RULES + "x__targeting__mutmut_15": "an unresolved qualification always names its "
+        "attribute (the schema asks for a code or a name of at least one character), so the "
+        "text put in place of a missing name is never read",
+        **{_RULES + f"x_check_groups__mutmut_{n}": _REF_LINE for n in (5, 7)},
     }
 )
 

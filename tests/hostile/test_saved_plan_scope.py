@@ -121,5 +121,11 @@ def test_plan_out_does_not_overwrite_a_file_that_is_not_a_plan(project, manifest
 def test_plan_out_replaces_an_earlier_plan(project, manifests, run_cli):
     _configured(project)
     _applied(run_cli, manifests, "alpha")
+    manifests.write(survey_manifest("bravo"))
     assert run_cli("plan", "--out", "change.plan").exit_code == 0
+    manifests.remove("bravo")
+    manifests.write(survey_manifest("charlie"))
     assert run_cli("plan", "--out", "change.plan").exit_code == 0
+    shown = run_cli("show", "change.plan").stdout
+    assert "+ Survey/charlie will be created" in shown
+    assert "Survey/bravo" not in shown

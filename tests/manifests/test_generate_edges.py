@@ -161,8 +161,10 @@ class TestCells:
 
     def test_a_cell_targeted_by_answers_is_accepted(self, check, survey_yaml):
         answers = GENDER.replace('condition_codes: ["111"]', 'answers: ["Male"]')
-        _, errors, diagnostics = check(survey_yaml(_generator(dimensions=answers)))
-        assert not any("needs exactly one of" in e.summary for e in errors)
+        state, errors, _ = check(survey_yaml(_generator(dimensions=answers)))
+        assert errors == []
+        male, female = state.surveys["test-survey"].quotas
+        assert (male.criteria[0].answers, female.criteria[0].condition_codes) == (["Male"], ["112"])
 
     def test_a_bad_range_in_a_cell_is_reported_once_at_the_cell(self, check, survey_yaml, line_of):
         text = survey_yaml(
@@ -243,8 +245,9 @@ class TestSize:
 
     def test_as_many_quotas_as_the_limit_are_made(self, check, survey_yaml):
         dimensions = self._dimension("a", 211, 100) + self._dimension("b", 226, 100)
-        _, errors, _ = check(survey_yaml(_generator("total: 100000", dimensions=dimensions)))
-        assert not any("allowed" in error.summary for error in errors)
+        state, errors, _ = check(survey_yaml(_generator("total: 100000", dimensions=dimensions)))
+        assert errors == []
+        assert len(state.surveys["test-survey"].quotas) == MAX_CELLS
 
     def test_more_quotas_than_the_limit_is_an_error_at_the_generator(
         self, check, survey_yaml, line_of

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from .test_programs import excluding
+
 GENDER = '[{qualification_code: 211, condition_codes: ["111"]}]'
 
 
@@ -27,8 +29,10 @@ def test_qlc_needs_at_least_one_quota(check, survey_yaml, line_of):
     text = survey_yaml("qlc: {enable: true, multiple_quotas: {enable: true}}\n")
     _, errors, _ = check(text)
     (error,) = errors
-    assert "qlc.enable is true but the survey has no quotas" in error.summary
-    assert "1014" in error.summary
+    assert error.summary == (
+        "qlc.enable is true but the survey has no quotas; quota level complete needs at least "
+        "one quota (the service answers 1014)."
+    )
     assert error.location.line == line_of(text, "qlc:")
 
 
@@ -40,6 +44,35 @@ def test_qlc_needs_multiple_quotas_enabled(check, survey_yaml, line_of):
     assert error.location.line == line_of(text, "multiple_quotas")
 
 
+def test_qlc_without_multiple_quotas_is_an_error(check, survey_yaml, line_of):
+    text = survey_yaml("qlc: {enable: true}\n" + quotas("a", count=100))
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == "qlc.multiple_quotas.enable must be true when qlc.enable is true."
+    assert error.location.line == line_of(text, "qlc:")
+
+
+def test_qlc_multiple_quotas_without_enable_is_an_error_at_qlc_enable(check, survey_yaml, line_of):
+    text = survey_yaml(
+        "qlc:\n  multiple_quotas: {count_by_quota: true}\n  enable: true\n" + quotas("a", count=100)
+    )
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == "qlc.multiple_quotas.enable must be true when qlc.enable is true."
+    assert error.location.line == line_of(text, "enable: true")
+
+
+def test_qlc_multiple_quotas_disabled_is_an_error_at_its_own_enable(check, survey_yaml, line_of):
+    text = survey_yaml(
+        "qlc:\n  enable: true\n  multiple_quotas:\n    count_by_quota: false\n"
+        "    enable: false\n" + quotas("a", count=100)
+    )
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == "qlc.multiple_quotas.enable must be true when qlc.enable is true."
+    assert error.location.line == line_of(text, "enable: false")
+
+
 def test_no_qlc_option_may_be_true_with_qlc_off(check, survey_yaml, line_of):
     text = survey_yaml(
         "qlc:\n  enable: false\n  multiple_quotas:\n    enable: false\n"
@@ -47,7 +80,10 @@ def test_no_qlc_option_may_be_true_with_qlc_off(check, survey_yaml, line_of):
     )
     _, errors, _ = check(text)
     (error,) = errors
-    assert "qlc.multiple_quotas.count_by_quota is true while qlc.enable is not" in error.summary
+    assert error.summary == (
+        "qlc.multiple_quotas.count_by_quota is true while qlc.enable is not; no other QLC option "
+        "may be true when QLC is off."
+    )
     assert error.location.line == line_of(text, "count_by_quota")
 
 
@@ -63,7 +99,8 @@ def test_qbp_quota_ids_must_name_quotas_of_the_survey(check, survey_yaml, line_o
 
 
 def test_qbp_needs_at_least_one_quota(check, survey_yaml, line_of):
-    text = survey_yaml("qbp:\n  enable: true\n")
+    # enable on a line of its own, not the first of qbp: the error is at enable's line
+    text = survey_yaml("qbp:\n  quota_ids: []\n  enable: true\n")
     _, errors, _ = check(text)
     (error,) = errors
     assert error.summary == (
@@ -88,8 +125,76 @@ def test_a_criterion_needs_codes_or_ranges(check, survey_yaml, line_of):
     text = survey_yaml("qualifications:\n  - {qualification_code: 211}\n")
     _, errors, _ = check(text)
     (error,) = errors
-    assert "needs exactly one of condition_codes, answers or range_sets, not none" in error.summary
+    assert error.summary == (
+        "The qualification for 211 needs exactly one of condition_codes, answers or range_sets, "
+        "not none."
+    )
     assert error.location.line == line_of(text, "qualification_code: 211")
+
+
+@pytest.mark.parametrize(
+    ("targeting", "given"),
+    [
+        ('condition_codes: ["111"], range_sets: [{from: 18, to: 30, units: 311}]',
+         "condition_codes and range_sets"),
+        ('condition_codes: ["111"], answers: [Male]', "condition_codes and answers"),
+        ("answers: [Male], range_sets: [{from: 18, to: 30, units: 311}]",
+         "answers and range_sets"),
+    ],
+)  # fmt: skip
+def test_a_criterion_with_two_kinds_of_targeting_names_both(
+    check, survey_yaml, line_of, targeting, given
+):
+    text = survey_yaml(f"qualifications:\n  - {{qualification_code: 212, {targeting}}}\n")
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == (
+        "The qualification for 212 needs exactly one of condition_codes, answers or range_sets, "
+        f"not {given}."
+    )
+    assert error.location.line == line_of(text, "qualification_code: 212")
+
+
+def test_a_range_of_one_value_is_accepted(check, survey_yaml):
+    text = survey_yaml(
+        "qualifications:\n  - qualification_code: 212\n"
+        "    range_sets: [{from: 30, to: 30, units: 311}]\n"
+    )
+    _, errors, _ = check(text)
+    assert errors == []
+
+
+def test_a_quota_criterion_without_targeting_is_an_error_naming_its_quota(
+    check, survey_yaml, line_of
+):
+    text = survey_yaml(
+        "quotas:\n  - buyer_quota_id: a\n    required_count: 100\n"
+        "    criteria:\n      - {qualification_code: 211}\n"
+    )
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == (
+        "The criterion of quota 'a' for 211 needs exactly one of condition_codes, answers or "
+        "range_sets, not none."
+    )
+    assert error.location.line == line_of(text, "- {qualification_code: 211}")
+
+
+def test_a_generated_criterion_with_a_reversed_range_is_an_error_at_its_cell(
+    check, survey_yaml, line_of
+):
+    text = survey_yaml(
+        "quotas:\n  - generate:\n      interlock:\n        age:\n"
+        "          qualification_code: 212\n          cells:\n"
+        "            young: {range_sets: [{from: 34, to: 18, units: 311}], share: 0.5}\n"
+        "            old: {range_sets: [{from: 35, to: 99, units: 311}], share: 0.5}\n"
+    )
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == (
+        "The generated criterion for 212 has a range from 34 to 18; from must not exceed to."
+    )
+    assert error.location.line == line_of(text, "young:")
 
 
 def test_a_qualification_code_may_appear_once(check, survey_yaml, line_of):
@@ -104,20 +209,29 @@ def test_a_qualification_code_may_appear_once(check, survey_yaml, line_of):
     assert error.location.line == line_of(text, "112")
 
 
-def test_quotas_below_the_goal_are_a_soft_launch_note(check, survey_yaml):
-    state, errors, diagnostics = check(survey_yaml(quotas("a", count=30)))
+def test_quotas_below_the_goal_are_a_soft_launch_note_at_the_quotas(check, survey_yaml, line_of):
+    text = survey_yaml(quotas("a", count=30))
+    state, errors, diagnostics = check(text)
     assert errors == []
     (note,) = [d for d in diagnostics if d.severity == "note"]
-    assert (
-        "Soft launch" in note.summary and "sum to 30, below completes_required 100" in note.summary
+    assert note.summary == (
+        "Soft launch: the quotas of survey 'test-survey' sum to 30, below completes_required 100."
     )
+    assert note.location.line == line_of(text, "quotas:")
 
 
-def test_quotas_above_the_goal_are_a_quota_flexibility_note(check, survey_yaml):
-    _, errors, diagnostics = check(survey_yaml(quotas("a", "b", "c", count=50)))
+def test_quotas_above_the_goal_are_a_quota_flexibility_note_at_the_quotas(
+    check, survey_yaml, line_of
+):
+    text = survey_yaml(quotas("a", "b", "c", count=50))
+    _, errors, diagnostics = check(text)
     assert errors == []
     (note,) = [d for d in diagnostics if d.severity == "note"]
-    assert "Quota flexibility" in note.summary and "sum to 150" in note.summary
+    assert note.summary == (
+        "Quota flexibility: the quotas of survey 'test-survey' sum to 150, above "
+        "completes_required 100."
+    )
+    assert note.location.line == line_of(text, "quotas:")
 
 
 GROUP = """\
@@ -161,6 +275,24 @@ def test_exclusion_group_cannot_hold_a_recontact_survey(check, survey_yaml, line
     assert error.location.line == line_of(text, "- recontact")
 
 
+def test_exclusion_group_lists_a_survey_once(check, survey_yaml, line_of):
+    text = survey_yaml(name="s") + group("g", "ref-1", "s", "s")
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == "Exclusion group 'g' lists survey 's' twice."
+    assert error.location.line == line_of(text, "- s", occurrence=2)
+
+
+def test_a_programs_exclusion_of_a_recontact_survey_is_refused_at_the_exclusion(check, line_of):
+    text = excluding(waves="[w1, w2]").replace(
+        "    field_time: 7\n", "    field_time: 7\n    incl_excl: 1\n"
+    )
+    _, errors, _ = check(text)
+    assert len(errors) == 3  # each wave-2 group, for each of its two recontact members
+    assert all("it is a recontact survey (incl_excl 1)" in e.summary for e in errors)
+    assert {e.location.line for e in errors} == {line_of(text, "    waves: 1")}
+
+
 def test_buyer_surveygroup_ref_must_be_unique(check, survey_yaml, line_of):
     text = survey_yaml(name="s") + group("g1", "shared", "s") + group("g2", "shared", "s")
     _, errors, _ = check(text)
@@ -184,7 +316,10 @@ def test_live_url_without_the_transaction_placeholder_is_a_warning(check, survey
     _, errors, diagnostics = check(text)
     assert errors == []
     (warning,) = [d for d in diagnostics if d.severity == "warning"]
-    assert "live_url of survey 'test-survey' carries no [%%transaction_id%%]" in warning.summary
+    assert warning.summary == (
+        "live_url of survey 'test-survey' carries no [%%transaction_id%%], so the return link "
+        "cannot name the respondent's transaction."
+    )
     assert warning.location.line == line_of(text, "live_url")
 
 
@@ -217,6 +352,17 @@ def test_a_recontact_survey_cannot_join_a_group_by_reference(check, survey_yaml,
     assert error.location.line == line_of(text, "buyer_surveygroup_ref")
 
 
+def test_a_recontact_survey_cannot_join_groups_by_references(check, survey_yaml, line_of):
+    text = survey_yaml("incl_excl: 1\nbuyer_surveygroup_refs: [trackers]\n")
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == (
+        "Survey 'test-survey' is a recontact survey (incl_excl 1) and cannot join an exclusion "
+        "group through buyer_surveygroup_refs."
+    )
+    assert error.location.line == line_of(text, "buyer_surveygroup_refs")
+
+
 def test_an_ill_typed_field_gets_its_schema_error_and_no_rule_error(check, survey_yaml):
     _, errors, _ = check(survey_yaml("qlc: {enable: 'yes', multiple_quotas: {enable: true}}\n"))
     (error,) = errors
@@ -245,7 +391,10 @@ def test_a_quota_id_that_a_url_path_cannot_carry_is_refused_at_its_line(
     text = survey_yaml(quotas(quota_id))
     _, errors, _ = check(text)
     (error,) = errors
-    assert f"buyer_quota_id {quota_id} cannot be used" in error.summary
+    assert error.summary == (
+        f"buyer_quota_id {quota_id} cannot be used: the quota's URL path carries it, where it "
+        "would name the survey itself; choose another."
+    )
     assert error.location.line == line_of(text, f"buyer_quota_id: {quota_id}")
 
 
@@ -268,5 +417,8 @@ def test_a_group_reference_that_a_url_path_cannot_carry_is_refused_at_its_line(
     text = survey_yaml(name="tracker-us") + group("g", "'..'", "tracker-us")
     _, errors, _ = check(text)
     (error,) = errors
-    assert "buyer_surveygroup_ref '..' of exclusion group 'g' cannot be used" in error.summary
+    assert error.summary == (
+        "buyer_surveygroup_ref '..' of exclusion group 'g' cannot be used: the group's URL path "
+        "carries it, where it would name the list of groups itself; choose another."
+    )
     assert error.location.line == line_of(text, "buyer_surveygroup_ref: '..'")

@@ -141,6 +141,7 @@ def test_build_output_does_not_contain_the_secret(secret):
         "--url", RETURN_URL, "--secret-env", secret,
     )  # fmt: skip
     assert result.exit_code == 0
+    assert result.stdout.startswith(f"{RETURN_URL}?st=21&transaction_id=T1&ps_hash=")
     assert "s3cret" not in result.output
 
 

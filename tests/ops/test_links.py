@@ -186,3 +186,51 @@ def test_a_return_url_that_already_carries_a_parameter_of_the_link_is_refused(na
     # Two st= in one link: which one the marketplace would read is not shown anywhere.
     with pytest.raises(LinkError, match=f"already carries {name}, which the link sets"):
         build_return_link(f"https://m.example.com/r?{name}=1", ReturnLink(21, "T1"), "k")
+
+
+# -- what the return URL and the link may carry ----------------------------------------------
+
+
+def test_a_stale_ps_hash_on_the_return_url_is_replaced_not_kept():
+    built = build_return_link("https://m.example.com/r?ps_hash=0bad", ReturnLink(21, "T1"), "k")
+    assert built.count("ps_hash=") == 1
+    assert verify_return_link(built, "k") == ReturnLink(21, "T1")
+
+
+def test_a_slash_in_the_transaction_id_is_encoded():
+    built = build_return_link("https://m.example.com/r", ReturnLink(21, "a/b"), "k")
+    assert built.startswith("https://m.example.com/r?st=21&transaction_id=a%2Fb&ps_hash=")
+
+
+def test_a_fragment_of_the_return_url_is_left_out_of_the_link():
+    built = build_return_link("https://m.example.com/r#top", ReturnLink(21, "T1"), "k")
+    assert built.startswith("https://m.example.com/r?st=21&transaction_id=T1&ps_hash=")
+    assert "#" not in built
+
+
+def test_a_fragment_after_a_link_is_not_part_of_what_is_signed():
+    # A browser never sends the fragment: the marketplace hashes the link without it.
+    built = build_return_link("https://m.example.com/r", ReturnLink(21, "T1"), "k")
+    assert verify_return_link(built + "#top", "k") == ReturnLink(21, "T1")
+
+
+def test_a_link_whose_second_parameter_is_not_transaction_id_is_refused():
+    unsigned = "https://m.example.com/r?st=21&quota_id=a&transaction_id=T1"
+    signed = f"{unsigned}&ps_hash={hashlib.sha1((unsigned + 'k').encode()).hexdigest()}"
+    with pytest.raises(LinkError) as refused:
+        verify_return_link(signed, "k")
+    assert str(refused.value) == (
+        "the hash matches, but st and transaction_id are not the first parameters"
+    )
+
+
+def test_sqlc_is_read_in_any_case():
+    unsigned = "https://m.example.com/r?st=21&transaction_id=T1&quota_id=a&sqlc=TRUE"
+    signed = f"{unsigned}&ps_hash={hashlib.sha1((unsigned + 'k').encode()).hexdigest()}"
+    assert verify_return_link(signed, "k").sqlc is True
+
+
+def test_the_hash_is_over_the_utf_8_bytes_of_a_secret_that_is_not_ascii():
+    built = build_return_link("https://m.example.com/r", ReturnLink(21, "T1"), "clé-✓")
+    unsigned, _, given = built.partition("&ps_hash=")
+    assert given == hashlib.sha1((unsigned + "clé-✓").encode("utf-8")).hexdigest()

@@ -112,7 +112,10 @@ def test_a_plan_never_has_more_reads_in_flight_than_its_parallelism(proxy, clien
 
 
 def test_the_reads_a_failed_plan_had_not_sent_yet_are_never_sent(proxy, client):
-    with pytest.raises(RuntimeError), LiveReads(client, _state(surveys=5), parallelism=1) as reads:
+    with (
+        pytest.raises(RuntimeError, match="the manifests do not load"),
+        LiveReads(client, _state(surveys=5), parallelism=1) as reads,
+    ):
         reads.start()
         assert proxy.first.wait(timeout=5)
         raise RuntimeError("the manifests do not load")
@@ -120,7 +123,10 @@ def test_the_reads_a_failed_plan_had_not_sent_yet_are_never_sent(proxy, client):
 
 
 def test_a_failed_plan_returns_only_once_its_reads_in_flight_have_ended(proxy, client):
-    with pytest.raises(RuntimeError), LiveReads(client, _state(surveys=5), parallelism=1) as reads:
+    with (
+        pytest.raises(RuntimeError, match="the manifests do not load"),
+        LiveReads(client, _state(surveys=5), parallelism=1) as reads,
+    ):
         reads.start()
         assert proxy.first.wait(timeout=5)
         raise RuntimeError("the manifests do not load")

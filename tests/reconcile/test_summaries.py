@@ -186,6 +186,22 @@ def test_a_plan_saved_before_these_fields_existed_still_applies(project, manifes
     assert "Apply complete! Resources: 0 added, 1 changed, 0 destroyed." in applied.stdout
 
 
+def test_a_spend_of_half_a_cent_is_rounded_up(manifests, run_cli):
+    # $0.125 is half a cent over $0.12: rounded half up, not to the even cent ($0.12).
+    manifests.write(survey_manifest("tracker", offer_price=0.125, completes_required=1))
+    result = run_cli("plan", "manifests")
+    assert "Estimated spend: $0.00 -> $0.13 (+$0.13)." in _last_line(result)
+
+
+def test_a_change_of_spend_over_a_thousand_dollars_is_written_with_a_thousands_comma(
+    manifests, run_cli
+):
+    _applied(run_cli, manifests, survey_manifest("tracker"))  # $500
+    manifests.write(survey_manifest("tracker", offer_price=8.0))  # $1,600
+    result = run_cli("plan", "manifests")
+    assert "Estimated spend: $500.00 -> $1,600.00 (+$1,100.00)." in _last_line(result)
+
+
 def test_the_spend_of_a_price_with_more_decimals_than_cents_is_rounded_exactly(manifests, run_cli):
     # 7 x $0.105 is $0.735, $0.74 to the cent; as floats the product is 0.7349999... ($0.73).
     manifests.write(survey_manifest("tracker", offer_price=0.105, completes_required=7))

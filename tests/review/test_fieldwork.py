@@ -274,6 +274,23 @@ def test_a_price_that_names_no_finite_number_is_shown_as_not_set(price):
     assert fieldwork(_PriceAsText(price), 10001).offer_price is None
 
 
+class _UnpricedCompletes(_PriceAsText):
+    """Completes whose records carry no cost per interview, of a survey priced `price`."""
+
+    def get_transactions_page(self, **query):
+        return [{"Respondent Status Code": 21}] * 2, 1
+
+
+@pytest.mark.parametrize("price", ["nan", "Infinity"])
+def test_completes_of_a_survey_whose_price_names_no_number_spend_nothing_not_nan(price):
+    from surveyctl.money import usd
+    from surveyctl.ops.fieldwork import fieldwork
+
+    view = fieldwork(_UnpricedCompletes(price), 10001)
+    assert view.completes == 2
+    assert usd(view.spend) == "$0.00"
+
+
 def test_status_of_one_survey_does_not_need_a_readable_state(api, run_cli, project):
     # The manifest name is a courtesy: a damaged state must not keep anyone from the figures.
     survey_id = _fielded(api)

@@ -201,11 +201,19 @@ def test_two_folders_named_in_letters_without_an_ascii_form_get_two_schemas(run_
 def test_the_schema_init_writes_for_pg_temp_holds_the_state(
     run_cli, project, postgres, monkeypatch
 ):
+    # PostgreSQL's own pg_temp would drop what a command wrote when its session ends.
+    from surveyctl.state import SurveyRecord, open_state
+
     assert run_cli("init", "pg_temp").exit_code == 0
     monkeypatch.chdir(project / "pg_temp")
     monkeypatch.setenv("SURVEYCTL_STATE_DSN", postgres.dsn())
+    config = load_config(project / "pg_temp" / "surveyctl.yaml")
+    store = open_state(config, config.environment("production"))
+    store.record("Survey/kept", SurveyRecord(10001))
+    store.close()
     listed = run_cli("--env", "production", "state", "list")
     assert listed.exit_code == 0, listed.stderr
+    assert listed.stdout.splitlines() == ["Survey/kept  ps_survey_id=10001 quotas=0"]
 
 
 def test_two_projects_initialised_on_one_database_keep_two_states(

@@ -291,13 +291,23 @@ def test_a_refused_adjustment_blocks_nothing(sandbox, completes, run_cli, projec
     assert adjustment_count(sandbox) == before + 1
 
 
-def test_an_adjustment_blocks_only_its_own_transactions(sandbox, completes, run_cli, project):
+def _reasons(api, survey_id, ids) -> list[str]:
+    """The reconciliation reason the sandbox gives each transaction (the adjustment that
+    accepted it), in the order of `ids`."""
+    return [api.get_transaction(survey_id, t)["Reconciliation Reason"] for t in ids]
+
+
+def test_an_adjustment_blocks_only_its_own_transactions(sandbox, api, completes, run_cli, project):
     survey_id, ids = completes
     run_cli("adjust", _write(project, "first.csv", ids[:1]), "--yes")
+    first = _reasons(api, survey_id, ids[:1])
 
     result = run_cli("adjust", _write(project, "rest.csv", ids[1:]), "--yes")
 
     assert result.exit_code == 0, result.output
+    rest = _reasons(api, survey_id, ids[1:])
+    assert len(set(rest)) == 1 and rest[0].startswith("accepted by adjustment ")
+    assert rest[0] != first[0]
 
 
 def _environments(project, url: str, keys: dict[str, str]) -> None:
@@ -337,10 +347,13 @@ def test_the_earlier_journal_of_another_account_blocks_nothing(
     keys = {"local": "SURVEYCTL_LOCAL_KEY", "other": "SURVEYCTL_OTHER_KEY"}
     _environments(project, sandbox.url, keys)
     _earlier_journal(project, "other", [(t, survey_id) for t in ids])
+    before = adjustment_count(sandbox)
 
     result = run_cli("adjust", "ids.csv", "--yes")
 
     assert result.exit_code == 0, result.output
+    assert adjustment_count(sandbox) == before + 1
+    assert "from-before" not in result.output
 
 
 def test_a_file_name_outside_ascii_is_written_legibly_in_the_journal(project):

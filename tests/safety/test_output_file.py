@@ -27,7 +27,10 @@ def test_the_output_replaces_the_file_when_the_command_ends_well(tmp_path):
 def test_a_command_that_fails_leaves_the_older_file_as_it_was(tmp_path):
     export = tmp_path / "transactions.csv"
     export.write_text("an older export\n", encoding="utf-8")
-    with pytest.raises(RuntimeError), OutputFile(export, "--output") as out:
+    with (
+        pytest.raises(RuntimeError, match="the service went away"),
+        OutputFile(export, "--output") as out,
+    ):
         out.write("transaction_id,status\n")
         raise RuntimeError("the service went away")
     assert export.read_text(encoding="utf-8") == "an older export\n"

@@ -173,7 +173,10 @@ def test_a_bug_of_the_sandbox_says_so_instead_of_blaming_the_body(tmp_path):
     response = client.get("/buyers/v2/broken", headers={"access-token": BUYER_2})
     store.close()
     assert response.status_code == 500
-    assert response.get_json()["ps_api_response_code"] == 1098
+    assert response.get_json() == {
+        "ps_api_response_code": 1098,
+        "ps_api_response_message": "internal error of the sandbox (a bug): Internal Server Error",
+    }
 
 
 def test_a_sandbox_that_cannot_open_its_data_is_one_error_sentence(tmp_path):

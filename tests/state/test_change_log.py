@@ -67,7 +67,10 @@ def test_the_end_of_a_locked_command_compacts(store):
 
 
 def test_a_failing_command_still_compacts_what_it_wrote(store):
-    with pytest.raises(RuntimeError), store.locked("apply"):
+    with (
+        pytest.raises(RuntimeError, match="the command failed after a write"),
+        store.locked("apply"),
+    ):
         store.record("Survey/a", survey(1))
         raise RuntimeError("the command failed after a write")
     assert "Survey/a" in json.loads(store.path.read_text())["resources"]

@@ -274,20 +274,28 @@ def test_a_postgres_state_moves_into_a_schema_of_its_own(run_cli, project, postg
     assert [e["serial"] for e in history] == [1, 2, 3]
 
 
+_NOT_KEY_VALUE = "--setting must be KEY=VALUE, such as --setting schema=ops"
+_NOT_A_VARIABLE = (
+    "state.dsn_env must name the variable that holds the PostgreSQL connection string "
+    "(letters, digits and underscores, such as SURVEYCTL_STATE_DSN), never the string itself"
+)
+
+
 @pytest.mark.parametrize(
-    "given",
+    ("given", "refusal"),
     [
-        ("--setting", "postgresql://ops:Hunter2pw@db.example.com/ops"),
-        ("--dsn-env", "postgresql://ops:Hunter2pw@db.example.com/ops"),
-        ("--dsn-env", "host=db.example.com password=Hunter2pw"),
+        (("--setting", "postgresql://ops:Hunter2pw@db.example.com/ops"), _NOT_KEY_VALUE),
+        (("--dsn-env", "postgresql://ops:Hunter2pw@db.example.com/ops"), _NOT_A_VARIABLE),
+        (("--dsn-env", "host=db.example.com password=Hunter2pw"), _NOT_A_VARIABLE),
     ],
 )
 def test_a_connection_string_given_as_a_migrate_option_is_never_printed(
-    run_cli, project, postgres, given
+    run_cli, project, postgres, given, refusal
 ):
     configure(project, "file", postgres.fresh_schema())
     result = run_cli("--debug", "state", "migrate", "--from", "postgres", *given)
     assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == f"Error: {refusal}"
     assert "Hunter2pw" not in result.stdout + result.stderr
 
 
