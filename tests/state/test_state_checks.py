@@ -82,8 +82,10 @@ def test_a_journal_entry_under_an_unknown_kind_is_one_sentence(run_cli, store, p
     data["journal"]["Widget/x"] = {"address": "Widget/x", "started_at": "t", "fingerprint": "f"}
     path.write_text(json.dumps(data))
     message = one_sentence(run_cli("state", "list"))
-    assert "staging.json: the journal holds a create under 'Widget/x', which is not a" in message
-    assert "Survey or ExclusionGroup/<name>" in message
+    assert "staging.json: the state holds a create in flight of Widget/x, a resource of kind " in (
+        message
+    )
+    assert "a newer surveyctl wrote this state" in message
 
 
 @file_only
@@ -112,7 +114,9 @@ def test_a_change_log_line_under_an_unknown_kind_names_file_and_line(run_cli, st
     with open(log, "a", encoding="utf-8") as handle:
         handle.write(json.dumps(line) + "\n")
     message = one_sentence(run_cli("state", "list"))
-    assert "staging.changes.jsonl:5: 'Widget/x' is not a resource address" in message
+    assert "staging.changes.jsonl:5: the state holds Widget/x, a resource of kind 'Widget'" in (
+        message
+    )
 
 
 @file_only
