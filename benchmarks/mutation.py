@@ -152,6 +152,7 @@ TARGETS = {
             "tests/hostile/test_saved_plan_scope.py",
             "tests/safety/test_plan_trust.py",
             "tests/safety/test_ci_plan_artifact.py",
+            "tests/hostile/test_saved_plan_versions.py",
         ),
     ),
     # The state lock of the file backend: one holder at a time, a clear refusal naming it.
@@ -263,6 +264,7 @@ TARGETS = {
             "tests/state/test_file_store.py",
             "tests/state/test_state_checks.py",
             "tests/state/test_cli_state.py",
+            "tests/state/test_newer_state.py",
             # The only tests that register a record type: the core's registered at import.
             "tests/reconcile/test_kind_registry.py",
         ),
