@@ -26,6 +26,10 @@ never retried blindly, so an entry still there after a crash means "a survey may
 state does not know": it blocks a second create of that name until someone runs
 `surveyctl import` or `surveyctl state rm`.
 
+A state holding what this surveyctl does not know (a later `format_version`, a field of the
+top, of a record or of a create in flight, a resource of another kind) was written by a later
+surveyctl, and is refused whole rather than written back without it (`records.newer_state`).
+
 The lineage is made once, when the state is first written, and never changes; the serial grows
 by one on every write. Together they let a saved plan notice that the state moved under it.
 
