@@ -360,22 +360,13 @@ def record_from_json(key: str, value: Any, source: object) -> Record:
             + " or ".join(f"{kind}/<name>" for kind in RECORD_TYPES)
         )
     if isinstance(value, dict):
-        known = _fields_of(record_type)
+        # A record holds the fields of its class (a frozen dataclass); anything else is a later
+        # surveyctl's.
+        known = {f.name for f in fields(record_type)}
         for field_name in value:
             if field_name not in known:
                 raise newer_state(source, f"{key} holds {field_name!r}")
     return record_type.from_json(value, source, f"resources.{key}")
-
-
-def _fields_of(record_type: type) -> frozenset[str]:
-    """The fields a record class reads: those of its dataclass."""
-    known = _FIELDS.get(record_type)
-    if known is None:
-        known = _FIELDS[record_type] = frozenset(f.name for f in fields(record_type))
-    return known
-
-
-_FIELDS: dict[type, frozenset[str]] = {}
 
 
 def journal_from_json(value: dict, key: str, source: object) -> JournalEntry:
@@ -396,8 +387,8 @@ def journal_from_json(value: dict, key: str, source: object) -> JournalEntry:
             f"{source}: the journal holds a create under {key!r}"
             + (f" for {value['address']!r}" if value["address"] != key else "")
             + ", which is not a resource surveyctl manages "
-            + f"({' or '.join(known_kinds())}/<name>); it was not written by surveyctl: remove "
-            "that entry from the state by hand"
+            + f"({' or '.join(f'{k}/<name>' for k in known_kinds())}); it was not written by "
+            "surveyctl: remove that entry from the state by hand"
         )
     for field_name in value:
         if field_name not in JOURNAL_FIELDS:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from surveyctl import __version__
 from surveyctl.state import RECORD_TYPES, StateBackend, SurveyRecord
 from surveyctl.state.records import FORMAT_VERSION
 
@@ -93,12 +94,13 @@ def test_a_record_field_of_a_newer_surveyctl_is_refused_and_kept(run_cli, projec
         _as_later_surveyctl(later)
         store: StateBackend = open_staging(project)
         store.record("Survey/kept", LaterSurveyRecord(4711, owner="ann"))
+        store.flush()  # into the state file itself, where the file backend keeps it
         store.close()
 
     result = run_cli("state", "mv", "Survey/kept", "Survey/renamed")
 
     assert result.exit_code == 1
-    assert "Survey/kept holds 'owner'" in result.stderr
+    assert f"{store.location}: Survey/kept holds 'owner', which this surveyctl" in result.stderr
     assert "a newer surveyctl wrote this state" in result.stderr
     assert "Traceback" not in result.stderr
     _as_later_surveyctl(monkeypatch)
@@ -135,7 +137,9 @@ def test_a_field_of_a_create_in_flight_of_a_newer_surveyctl_is_refused_and_kept(
     result = run_cli("state", "rm", "Survey/other")
 
     assert result.exit_code == 1
-    assert "the create in flight of Survey/in-flight holds 'attempt'" in result.stderr
+    assert (
+        f"{_state_file(project)}: the create in flight of Survey/in-flight holds 'attempt'"
+    ) in result.stderr
     assert _state_file(project).read_text(encoding="utf-8") == text
 
 
@@ -149,8 +153,13 @@ def test_a_top_level_field_of_a_newer_surveyctl_is_refused_and_kept(run_cli, pro
     result = run_cli("state", "rm", "Survey/other")
 
     assert result.exit_code == 1
-    assert "the state holds 'checksum'" in result.stderr
-    assert "a newer surveyctl wrote this state" in result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: {_state_file(project)}: the state holds 'checksum' at the top level, which this "
+        f"surveyctl ({__version__}, state format {FORMAT_VERSION}) does not know: a newer "
+        "surveyctl wrote this state, and this one would lose what it recorded; nothing was "
+        "changed: upgrade surveyctl here to the version that wrote it (one version wherever the "
+        "state is used, CI included)"
+    )
     assert _state_file(project).read_text(encoding="utf-8") == text
 
 
