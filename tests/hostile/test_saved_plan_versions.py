@@ -59,8 +59,12 @@ def test_a_plan_of_a_surveyctl_that_did_not_say_which_it_was_is_refused(
     result = run_cli("apply", PLAN, "--auto-approve")
 
     assert result.exit_code == 1
-    assert "made by an earlier surveyctl" in result.stderr
-    assert "make a new plan with this one" in result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: {PLAN}: the plan was made by an earlier surveyctl, which did not record which "
+        f"one, and this is surveyctl {__version__} (build {build()}): a plan is applied by the "
+        "surveyctl that made it, as another one plans otherwise; apply it with that one, or make "
+        "a new plan with this one"
+    )
     assert _nothing_recorded(project)
 
 
@@ -134,3 +138,14 @@ def test_a_plan_with_one_of_each_part_is_read_back_as_saved(tmp_path):
     save_plan(_every_part(), tmp_path / PLAN)
 
     assert read_plan(tmp_path / PLAN).plan == _every_part()
+
+
+def test_a_plan_without_notes_is_read_with_none(tmp_path):
+    path = tmp_path / PLAN
+    save_plan(_every_part(), path)
+    document = json.loads(path.read_text(encoding="utf-8"))
+    del document["plan"]["notes"]
+    document["checksum"] = fingerprint(document["plan"])
+    path.write_text(json.dumps(document), encoding="utf-8")
+
+    assert read_plan(path).plan.notes == []
