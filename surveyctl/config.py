@@ -21,7 +21,8 @@ from a file; so is the connection string of a PostgreSQL state.
 The file is read with the same bounds as manifests (see `surveyctl.yamlsafe`), and every
 mistake in it is one ConfigError with the file, the line and the setting, and the closest
 known name for a misspelt one: `surveyctl.yaml:2:1: unknown setting 'enviroments' (did you
-mean 'environments'?)`.
+mean 'environments'?); ...`. A setting this surveyctl does not know is refused, never ignored
+(one a newer surveyctl added may be a guard), and the message says to upgrade if it is one.
 """
 
 from __future__ import annotations

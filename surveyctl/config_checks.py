@@ -14,7 +14,7 @@ import re
 from urllib.parse import urlsplit
 
 from surveyctl.errors import ConfigError
-from surveyctl.suggest import suggest
+from surveyctl.suggest import setting_hint
 from surveyctl.yamlsafe import MarkedDict
 
 # An environment's name names its state file and catalogue cache under .surveyctl/.
@@ -186,5 +186,5 @@ def only_known(data: MarkedDict, known: tuple[str, ...], prefix: str) -> None:
     """ConfigError at the first setting of `data` that is not one of `known`."""
     for key in data:
         if key not in known:
-            hint = suggest(key, known) or f"; known: {', '.join(known)}"
+            hint = setting_hint(key, known)
             raise ConfigError(f"{prefix}unknown setting {key!r}{hint}", data.where(key))

@@ -22,7 +22,7 @@ from surveyctl.config_checks import (
     unset_variable,
 )
 from surveyctl.errors import ConfigError
-from surveyctl.suggest import suggest
+from surveyctl.suggest import setting_hint
 from surveyctl.yamlsafe import MarkedDict
 
 if TYPE_CHECKING:
@@ -181,7 +181,7 @@ def _guards(environment: MarkedDict, field: str) -> Guards:
     known = tuple(f.name for f in fields(Guards))
     for key in spec:
         if key not in known:
-            hint = suggest(key, known) or f"; known: {', '.join(known)}"
+            hint = setting_hint(key, known)
             raise ConfigError(f"{where}: unknown guard {key!r}{hint}", spec.where(key))
     for key, value in spec.items():
         whole = key == "max_destroy"

@@ -7,10 +7,21 @@ The sandbox keeps its own (it imports nothing of the client's, as the real servi
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+
+from surveyctl import __version__
 
 
 def suggest(word: str, choices: Iterable[str]) -> str:
     """' (did you mean X?)' for the closest choice, or ''."""
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def setting_hint(key: str, known: Sequence[str]) -> str:
+    """What follows "unknown setting 'x'" in surveyctl.yaml: the closest known name (else every
+    one), and what to do when a newer surveyctl added it. Such a setting is refused, never
+    ignored: it may be a guard or a protection that an older surveyctl would apply without."""
+    return (
+        suggest(key, known) or f"; known: {', '.join(known)}"
+    ) + f"; if a newer surveyctl than this one ({__version__}) added it, upgrade surveyctl here"

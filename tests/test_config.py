@@ -8,10 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from surveyctl import __version__
 from surveyctl.config import CONFIG_FILE, load_config
 from surveyctl.errors import ConfigError
 
 from .reconcile.conftest import Manifests, survey_manifest
+
+# How a message about an unknown setting ends: it may be a newer surveyctl's.
+NEWER = f"; if a newer surveyctl than this one ({__version__}) added it, upgrade surveyctl here"
 
 GUARD_SECONDS = 30  # a hang guard only; the refusal itself takes milliseconds
 
@@ -92,15 +96,34 @@ def test_a_misspelt_setting_names_its_line_and_the_setting_meant(run_cli, projec
     line = only_error_line(run_cli("validate"))
     assert line == (
         "Error: surveyctl.yaml:2:1: unknown setting 'enviroments' (did you mean 'environments'?)"
+        + NEWER
     )
 
 
 def test_an_unknown_setting_lists_the_known_ones(tmp_path):
     error = config_error(tmp_path, "manifests: []\nsecrets: {}\n")
     assert error.message == (
-        "unknown setting 'secrets'; known: manifests, environments, default_environment"
+        "unknown setting 'secrets'; known: manifests, environments, default_environment" + NEWER
     )
     assert error.location.line == 2
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "plan_defaults: {parallelism: 4}\n",
+        "environments:\n  staging: {host: 'https://s.example', api_key_env: K, labels: {}}\n",
+        "environments:\n  staging: {host: 'https://s.example', api_key_env: K,\n"
+        "             guards: {max_new_surveys: 3}}\n",
+        "environments:\n  staging: {host: 'https://s.example', api_key_env: K,\n"
+        "             state: {backend: postgres, dsn_env: DSN, pool_size: 3}}\n",
+    ],
+    ids=["top level", "environment", "guard", "state"],
+)
+def test_a_setting_a_newer_surveyctl_may_have_added_is_refused_saying_to_upgrade(tmp_path, text):
+    # Refused, not ignored: a setting this surveyctl skipped could be a guard or a protection
+    # the team counts on, and an older CI would apply without it.
+    assert config_error(tmp_path, text).message.endswith(NEWER)
 
 
 def test_a_misspelt_environment_setting_names_its_line(tmp_path):
@@ -110,7 +133,7 @@ def test_a_misspelt_environment_setting_names_its_line(tmp_path):
         "    api_key_env: STG_KEY\n    protectd: true\n",
     )
     assert error.message == (
-        "environments.staging: unknown setting 'protectd' (did you mean 'protected'?)"
+        "environments.staging: unknown setting 'protectd' (did you mean 'protected'?)" + NEWER
     )
     assert (error.location.line, error.location.column) == (5, 5)
 

@@ -11,6 +11,11 @@ when it is read without a valid signature by that key. The checksum only catches
 `apply` plans its manifests again and applies only what that plan confirms
 (`surveyctl.reconcile.tamper`). Only a plan whose signature was checked (`SavedPlan.verified`)
 carries policy: the guard overrides it was made with, the resources it could not read.
+
+A plan records the surveyctl that made it (`made_by`: version and build, `surveyctl.build`) and
+is applied, or shown, only by that one: another surveyctl plans otherwise (what `apply` plans
+again would not be what was reviewed) and may not know every field the plan holds. A plan of
+another surveyctl is refused naming both; make a new plan with the one that applies it.
 """
 
 from __future__ import annotations
@@ -19,14 +24,15 @@ import hashlib
 import hmac
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from surveyctl.build import made_by
 from surveyctl.errors import SurveyctlError
 from surveyctl.files import write_atomically
 from surveyctl.quickschema import first_error
-from surveyctl.reconcile.plan import FORMAT_VERSION, Plan
+from surveyctl.reconcile.plan import FORMAT_VERSION, Note, Plan, ResourceChange, Spend
 from surveyctl.resources import RESOURCE_NAME_PATTERN, known_kinds
 from surveyctl.state import fingerprint
 
@@ -41,11 +47,11 @@ MAX_WARNINGS, MAX_WARNING_CHARS = 10, 2000
 _NULLABLE_NUMBER = {"type": ["number", "null"]}
 _CHANGE = {"type": "object", "required": ["path"], "properties": {"path": {"type": "string"}}}
 _ADDRESSES = {"type": "array", "items": {"type": "string"}}
-# The shape a plan must have before any of it is used. Fields added by later versions are
-# left to Plan.from_dict (which refuses names it does not know); values are not checked here
-# beyond their types, because apply checks every change against a fresh plan anyway. Every
-# plan is saved with its resources (an empty list when there are none), and _load reads them
-# before Plan.from_dict could default them: a plan without them is not one this tool wrote.
+# The shape a plan must have before any of it is used. A field this surveyctl does not know is
+# refused by _unknown_field; values are not checked here beyond their types, because apply
+# checks every change against a fresh plan anyway. Every plan is saved with its resources (an
+# empty list when there are none), and _load reads them before Plan.from_dict could default
+# them: a plan without them is not one this tool wrote.
 _SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["format_version", "environment", "state_lineage", "state_serial", "resources"],
@@ -150,7 +156,7 @@ def save_plan(plan: Plan, path: Path, key: bytes | None = None) -> None:
             "a saved plan's manifests again from the project's folder; plan manifests inside "
             "the project"
         )
-    data = plan.to_dict()
+    data = {**plan.to_dict(), "made_by": made_by()}
     document = {"kind": MAGIC, "checksum": fingerprint(data), "plan": data}
     if key is not None:
         document["signature"] = _sign(data, key)
@@ -182,6 +188,8 @@ def _load(path: Path, key: bytes | None) -> SavedPlan:
     if not isinstance(data, dict) or document.get("checksum") != fingerprint(data):
         raise PlanFileError(f"{path}: the plan file is damaged or was edited; make a new plan")
     _check_signature(path, data, document.get("signature"), key)
+    _check_maker(path, data.get("made_by"))
+    data = {name: value for name, value in data.items() if name != "made_by"}
     if data.get("format_version") != FORMAT_VERSION:
         raise PlanFileError(
             f"{path}: plan format {data.get('format_version')} is not supported by this "
@@ -191,6 +199,13 @@ def _load(path: Path, key: bytes | None) -> SavedPlan:
     if error is not None:
         where = ".".join(str(part) for part in error.absolute_path) or "top level"
         raise PlanFileError(f"{path}: not a valid plan at {where}: {error.message}")
+    unknown = _unknown_field(data)
+    if unknown is not None:
+        where, name = unknown
+        raise PlanFileError(
+            f"{path}: not a valid plan at {where}: {name!r} is not a field of a plan this "
+            "surveyctl makes; make a new plan"
+        )
     listed: set[tuple[str, str]] = set()
     for i, resource in enumerate(data["resources"]):  # the kinds registered now
         if resource["kind"] not in known_kinds():
@@ -209,6 +224,52 @@ def _load(path: Path, key: bytes | None) -> SavedPlan:
         raise PlanFileError(f"{path}: the plan file is not complete: {exc}") from exc
     # _check_signature refused any plan not signed by the key, so a key means verified.
     return SavedPlan(plan, verified=key is not None, signed="signature" in document)
+
+
+def _check_maker(path: Path, maker: Any) -> None:
+    """PlanFileError unless the plan says this surveyctl made it (version and build)."""
+    mine = made_by()
+    if maker == mine:
+        return
+    this = f"this is surveyctl {mine['surveyctl']} (build {mine['build']})"
+    if isinstance(maker, dict) and {"surveyctl", "build"} <= set(maker):
+        made = f"made by surveyctl {maker['surveyctl']} (build {maker['build']})"
+    else:
+        made = "made by an earlier surveyctl, which did not record which one"
+    raise PlanFileError(
+        f"{path}: the plan was {made}, and {this}: a plan is applied by the surveyctl that made "
+        "it, as another one plans otherwise; apply it with that one, or make a new plan with "
+        "this one"
+    )
+
+
+# The fields of each part of a plan, as Plan.to_dict writes them.
+_FIELDS = {
+    "": {f.name for f in fields(Plan)} - {"seen"},
+    "resources": {f.name for f in fields(ResourceChange)},
+    "notes": {f.name for f in fields(Note)},
+    "spend": {f.name for f in fields(Spend)},
+    "changes": {"path", "old", "new"},
+}
+
+
+def _unknown_field(data: dict) -> tuple[str, str] | None:
+    """The first field (where, name) of a shape-checked plan that this surveyctl does not know."""
+    parts: list[tuple[str, str, Any]] = [("top level", "", data)]
+    for i, resource in enumerate(data["resources"]):
+        parts.append((f"resources.{i}", "resources", resource))
+        if resource.get("spend"):
+            parts.append((f"resources.{i}.spend", "spend", resource["spend"]))
+        for name in ("changes", "drift"):
+            for j, change in enumerate(resource.get(name, [])):
+                parts.append((f"resources.{i}.{name}.{j}", "changes", change))
+    for i, note in enumerate(data.get("notes", [])):
+        parts.append((f"notes.{i}", "notes", note))
+    for where, part, value in parts:
+        for name in value:
+            if name not in _FIELDS[part]:
+                return where, name
+    return None
 
 
 def _read(path: Path) -> Any:

@@ -37,6 +37,7 @@ from surveyctl.sandbox.errors import SandboxError
 from surveyctl.sandbox.faults import Faults
 from surveyctl.sandbox.ratelimit import RateLimit
 from surveyctl.sandbox.store import Store
+from surveyctl.sandbox.store.database import NewerData
 
 # Requests served at once. A request delayed by --latency-ms holds its thread while it
 # sleeps, so this is also how many delayed requests overlap: above a client's default of 10
@@ -191,6 +192,8 @@ def build(options: SandboxOptions) -> SandboxServer:
         store = Store(options.db_path)
     except sqlite3.Error as exc:
         raise SandboxStartError(f"{options.db_path}: cannot open the sandbox data: {exc}") from exc
+    except NewerData as exc:
+        raise SandboxStartError(f"{options.db_path}: {exc}") from None
     return SandboxServer(options, store, Accounts(options.keys))
 
 

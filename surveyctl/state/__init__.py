@@ -27,6 +27,10 @@ state does not know": it blocks a second create of that name. The next plan reso
 what the marketplace shows (`surveyctl.reconcile.recovery`); only when that cannot tell does it
 wait for `surveyctl import` or `surveyctl state rm`.
 
+A state holding what this surveyctl does not know (a later `format_version`, a field of the
+top, of a record or of a create in flight, a resource of another kind) was written by a later
+surveyctl, and is refused whole rather than written back without it (`records.newer_state`).
+
 The lineage is made once, when the state is first written, and never changes; the serial grows
 by one on every write. Together they let a saved plan notice that the state moved under it.
 

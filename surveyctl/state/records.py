@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from surveyctl import __version__
 from surveyctl.errors import SurveyctlError
 from surveyctl.quickschema import first_error
 from surveyctl.resources import (
@@ -25,6 +27,18 @@ from surveyctl.resources import (
 )
 
 FORMAT_VERSION = 1
+# What a state of this format holds at the top and in a create in flight (a record holds the
+# fields of its class). Anything else was written by a later surveyctl: this one refuses the
+# whole state (`newer_state`) rather than write it back without what it does not know.
+# Each name added here is refused by every surveyctl before it, and dropped by those before
+# this rule (they ignore what they do not know and write the state back without it), so a
+# field those must not lose, as a safety field or a create in flight, comes with a new
+# FORMAT_VERSION, which every surveyctl ever released refuses.
+TOP_LEVEL_FIELDS = frozenset({"format_version", "lineage", "serial", "resources", "journal"})
+JOURNAL_FIELDS = frozenset({"address", "started_at", "fingerprint"})
+# How the name of a resource kind is spelt (`Survey`, `ExclusionGroup`): one this surveyctl has
+# not registered was added by a later one.
+_KIND_NAME = re.compile(r"[A-Z][A-Za-z0-9]*")
 
 # The shape of a state file; checked on load so a hand-edited file fails with one clear sentence.
 _SCHEMA: dict[str, Any] = {
@@ -77,6 +91,20 @@ _GROUP_SCHEMA: dict[str, Any] = {
 
 class StateError(SurveyctlError):
     """The state file cannot be read or written, or a state operation makes no sense."""
+
+
+class NewerState(StateError):
+    """The state holds what only a later surveyctl writes: this one would lose it."""
+
+
+def newer_state(source: object, what: str) -> NewerState:
+    """The refusal of a state a later surveyctl wrote; `what` says what gave it away."""
+    return NewerState(
+        f"{source}: {what}, which this surveyctl ({__version__}, state format "
+        f"{FORMAT_VERSION}) does not know: a newer surveyctl wrote this state, and this one "
+        "would lose what it recorded; nothing was changed: upgrade surveyctl here to the "
+        "version that wrote it (one version wherever the state is used, CI included)"
+    )
 
 
 def state_file(state_dir: Path, environment: str) -> Path:
@@ -294,11 +322,16 @@ class State:
         if not isinstance(data, dict):
             raise StateError(f"{source}: not a surveyctl state file (expected a JSON object)")
         version = data.get("format_version")
+        if type(version) is int and version > FORMAT_VERSION:
+            raise newer_state(source, f"the state is in format {version}")
         if version != FORMAT_VERSION:
             raise StateError(
                 f"{source}: state format_version {version!r} is not supported by this surveyctl "
                 f"(it reads version {FORMAT_VERSION}); use the surveyctl that wrote it"
             )
+        for name in data:
+            if name not in TOP_LEVEL_FIELDS:
+                raise newer_state(source, f"the state holds {name!r} at the top level")
         _check(data, _SCHEMA, source, "")
         resources = {
             key: record_from_json(key, value, source) for key, value in data["resources"].items()
@@ -319,26 +352,47 @@ def record_from_json(key: str, value: Any, source: object) -> Record:
     """The record stored under address `key`; StateError naming `source` when it is not one."""
     kind, _, name = key.partition("/")
     record_type = RECORD_TYPES.get(kind)
+    if record_type is None and name and _KIND_NAME.fullmatch(kind):
+        raise newer_state(source, f"the state holds {key}, a resource of kind {kind!r}")
     if record_type is None or not name:
         raise StateError(
             f"{source}: {key!r} is not a resource address; use "
             + " or ".join(f"{kind}/<name>" for kind in RECORD_TYPES)
         )
+    if isinstance(value, dict):
+        # A record holds the fields of its class (a frozen dataclass); anything else is a later
+        # surveyctl's.
+        known = {f.name for f in fields(record_type)}
+        for field_name in value:
+            if field_name not in known:
+                raise newer_state(source, f"{key} holds {field_name!r}")
     return record_type.from_json(value, source, f"resources.{key}")
 
 
 def journal_from_json(value: dict, key: str, source: object) -> JournalEntry:
     """The journal entry stored under `key`, from its (shape-checked) JSON form; StateError
     naming `source` when it is not about a resource surveyctl manages."""
-    kind = key.partition("/")[0]
-    if kind not in known_kinds() or not key.partition("/")[2] or value["address"] != key:
+    kind, _, name = key.partition("/")
+    if (
+        value["address"] == key
+        and name
+        and kind not in known_kinds()
+        and _KIND_NAME.fullmatch(kind)
+    ):
+        raise newer_state(
+            source, f"the state holds a create in flight of {key}, a resource of kind {kind!r}"
+        )
+    if kind not in known_kinds() or not name or value["address"] != key:
         raise StateError(
             f"{source}: the journal holds a create under {key!r}"
             + (f" for {value['address']!r}" if value["address"] != key else "")
             + ", which is not a resource surveyctl manages "
-            + f"({' or '.join(known_kinds())}/<name>); it was not written by surveyctl: remove "
-            "that entry from the state by hand"
+            + f"({' or '.join(f'{k}/<name>' for k in known_kinds())}); it was not written by "
+            "surveyctl: remove that entry from the state by hand"
         )
+    for field_name in value:
+        if field_name not in JOURNAL_FIELDS:
+            raise newer_state(source, f"the create in flight of {key} holds {field_name!r}")
     return JournalEntry(value["address"], value["started_at"], value["fingerprint"])
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from surveyctl.errors import ConfigError, Location
-from surveyctl.suggest import suggest
+from surveyctl.suggest import setting_hint
 
 if TYPE_CHECKING:  # only for the type: the configuration imports this module
     from surveyctl.config import Config
@@ -106,7 +106,6 @@ def parse(spec: SettingsSpec) -> BackendSettings:
             problem = f"{key} applies to backend {' and '.join(owners)} only"
         else:
             known = ["backend", *backend.fields]
-            hint = suggest(key, known) or f"; known: {', '.join(known)}"
-            problem = f"unknown setting {key!r}{hint}"
+            problem = f"unknown setting {key!r}{setting_hint(key, known)}"
         raise ConfigError(f"{spec.field}: {problem}", spec.locate(key))
     return backend.settings(spec)

@@ -207,7 +207,7 @@ def test_a_kind_unregistered_is_no_longer_read_from_a_state_and_the_core_ones_st
     kinds.register(MemoKind())
     kinds.unregister(MEMO)
     unregister_record("Survey")  # asked of a core record type: nothing is forgotten
-    with pytest.raises(StateError, match=f"'{MEMO}/a' is not a resource address"):
+    with pytest.raises(StateError, match=f"{MEMO}/a, a resource of kind '{MEMO}'"):
         record_from_json(f"{MEMO}/a", {}, "state.json")
     assert known_kinds() == ("Survey", "ExclusionGroup")
     assert isinstance(record_from_json("Survey/a", {"ps_survey_id": 1}, "s"), SurveyRecord)

@@ -106,7 +106,7 @@ def test_file_records_format_version_and_resources_by_address(store):
 def test_unknown_format_version_is_refused_naming_the_file(store):
     store.path.parent.mkdir(parents=True)
     store.path.write_text(json.dumps({"format_version": 99, "lineage": "x", "serial": 1}))
-    with pytest.raises(StateError, match=r"staging\.json.*format_version 99"):
+    with pytest.raises(StateError, match=r"staging\.json: the state is in format 99"):
         store.load()
 
 
@@ -190,9 +190,32 @@ def test_a_record_under_an_address_of_no_kind_is_refused_naming_the_kinds(store)
     store.path.write_text(json.dumps({**head, "resources": {"Widget/a": {}}}))
     with pytest.raises(StateError) as raised:
         store.load()
+    assert str(raised.value).startswith(
+        f"{store.path}: the state holds Widget/a, a resource of kind 'Widget', which this surveyctl"
+    )
+
+
+@pytest.mark.parametrize("key", ["widget/a", "Survey/"])
+def test_a_record_under_a_key_that_is_no_address_is_refused_naming_the_kinds(store, key):
+    store.path.parent.mkdir(parents=True)
+    head = {"format_version": FORMAT_VERSION, "lineage": "x", "serial": 1}
+    store.path.write_text(json.dumps({**head, "resources": {key: {"ps_survey_id": 1}}}))
+    with pytest.raises(StateError) as raised:
+        store.load()
     assert str(raised.value) == (
-        f"{store.path}: 'Widget/a' is not a resource address; use Survey/<name> or "
+        f"{store.path}: {key!r} is not a resource address; use Survey/<name> or "
         "ExclusionGroup/<name>"
+    )
+
+
+def test_a_state_format_no_surveyctl_writes_is_refused_naming_it(store):
+    store.path.parent.mkdir(parents=True)
+    store.path.write_text(json.dumps({"format_version": 0, "lineage": "x", "serial": 1}))
+    with pytest.raises(StateError) as raised:
+        store.load()
+    assert str(raised.value) == (
+        f"{store.path}: state format_version 0 is not supported by this surveyctl (it reads "
+        f"version {FORMAT_VERSION}); use the surveyctl that wrote it"
     )
 
 

@@ -5,6 +5,10 @@ WAL mode with a busy timeout, and every write is one `BEGIN IMMEDIATE` transacti
 are pooled: a request thread borrows one, so no connection is used by two threads at once.
 The tables of each kind of data have their methods in a module of their own (`surveys`,
 `groups`, `quotas`, `transactions`, `reports`), mixed into `Store`.
+
+The file records the layout of its tables (SQLite's `user_version`, `LAYOUT`). A file of an
+earlier sandbox is brought up to date when opened; a file of a later layout is refused without
+a change, as this sandbox would serve its tables without what that layout keeps in them.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from surveyctl import __version__
 from surveyctl.sandbox.store.groups import GroupTables
 from surveyctl.sandbox.store.quotas import QuotaTables
 from surveyctl.sandbox.store.reports import ReportQueries
@@ -23,6 +28,10 @@ from surveyctl.sandbox.store.transactions import TransactionTables
 
 BUSY_TIMEOUT_S = 30.0
 FIRST_SURVEY_ID = 10001
+# The layout of the tables, in the file's user_version (0: a file of a sandbox from before it
+# was recorded, brought up to date below). A later sandbox raises it when an earlier one would
+# serve its tables wrongly (a column it would not keep up to date, as mod_on once was).
+LAYOUT = 1
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS buyers (buyer_id INTEGER PRIMARY KEY, secret TEXT NOT NULL);
@@ -83,6 +92,10 @@ CREATE TABLE IF NOT EXISTS adjustments (
 """
 
 
+class NewerData(Exception):
+    """The data file was made by a later sandbox, whose tables this one does not know."""
+
+
 class Store(SurveyTables, GroupTables, TransactionTables, QuotaTables, ReportQueries):
     """All sandbox data in one SQLite file; safe to share between threads and processes."""
 
@@ -138,6 +151,13 @@ class Store(SurveyTables, GroupTables, TransactionTables, QuotaTables, ReportQue
 
     def _create_schema(self) -> None:
         with self.write() as conn:
+            found = conn.execute("PRAGMA user_version").fetchone()[0]
+            if found > LAYOUT:
+                raise NewerData(
+                    f"the sandbox data was made by a newer surveyctl (layout {found}; this one, "
+                    f"{__version__}, knows layout {LAYOUT}), and was left as it is: upgrade "
+                    "surveyctl, or move the file aside to start an empty sandbox"
+                )
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     conn.execute(statement)
@@ -150,6 +170,7 @@ class Store(SurveyTables, GroupTables, TransactionTables, QuotaTables, ReportQue
             columns = {row[1] for row in conn.execute("PRAGMA table_info(surveys)")}
             if "mod_on" not in columns:  # a file written before mod_on was kept
                 conn.execute("ALTER TABLE surveys ADD COLUMN mod_on INTEGER")
+            conn.execute(f"PRAGMA user_version = {LAYOUT}")
 
     def close(self) -> None:
         while True:

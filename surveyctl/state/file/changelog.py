@@ -23,7 +23,7 @@ from typing import BinaryIO
 
 from surveyctl.files import os_error_message
 from surveyctl.state.changes import Change
-from surveyctl.state.records import StateError
+from surveyctl.state.records import NewerState, StateError
 
 
 def changes_file(state_path: Path) -> Path:
@@ -70,6 +70,8 @@ def read_history(path: Path) -> list[Change]:
     for line in data.splitlines():
         try:
             change = Change.from_json(json.loads(line), path)
+        except NewerState:
+            raise  # a whole line, of a later surveyctl: left out, it would be lost in a migrate
         except (ValueError, UnicodeDecodeError, StateError):
             continue
         by_serial.setdefault((change.lineage, change.serial, change.command), change)
