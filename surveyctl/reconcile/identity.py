@@ -42,8 +42,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from surveyctl.api.client import SURVEYS_PAGE_SIZE
 from surveyctl.api.reading import check_next_page
+from surveyctl.api.surveys import SURVEYS_PAGE_SIZE
 from surveyctl.config import Environment
 from surveyctl.config_checks import valid_environment_name
 from surveyctl.errors import SurveyctlError, key_refused
