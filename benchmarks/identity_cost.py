@@ -25,14 +25,9 @@ from plan_scale import KEY_VARIABLE, serve_sandbox, write
 from surveyctl.api import ApiClient
 from surveyctl.config import Config, Environment
 from surveyctl.reconcile import identity
-from surveyctl.reconcile.run import (
-    ApplyHooks,
-    RunOptions,
-    Workspace,
-    apply_run,
-    desired_state,
-    plan_run,
-)
+from surveyctl.reconcile.apply_run import apply_run
+from surveyctl.reconcile.plan_run import desired_state, plan_run
+from surveyctl.reconcile.run import ApplyHooks, RunOptions, Workspace
 from surveyctl.reconcile.twins import find_twins
 from surveyctl.sandbox.app import create_app
 from surveyctl.sandbox.store import Store
