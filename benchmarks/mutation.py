@@ -111,8 +111,15 @@ TARGETS = {
             # import the unmutated package, so it cannot tell a mutant from the original.
         ),
     ),
+    # Identity: the rule (reconcile/identity.py), the account's surveys it reads, the survey
+    # kind's search, and what a plan makes of a twin (adoption.py): one module until split.
     "identity": Target(
-        "surveyctl/reconcile/identity.py",
+        (
+            "surveyctl/reconcile/identity.py",
+            "surveyctl/reconcile/account_surveys.py",
+            "surveyctl/reconcile/kinds/survey_twins.py",
+            "surveyctl/reconcile/adoption.py",
+        ),
         (
             "tests/state/test_identity.py",
             "tests/state/test_twins_on_every_page.py",
@@ -592,7 +599,9 @@ EQUIVALENT.update(
     }
 )
 
-_IDENTITY = "surveyctl.reconcile.identity."
+_ACCOUNT = "surveyctl.reconcile.account_surveys."
+_ADOPTION = "surveyctl.reconcile.adoption."
+_SURVEY_TWINS = "surveyctl.reconcile.kinds.survey_twins."
 _NEVER_AMBIGUOUS = (
     "a group twin is never ambiguous: one twin per group, and two manifests cannot share a "
     "buyer_surveygroup_ref (manifests/rules.py), so the ambiguous message is for surveys only"
@@ -601,29 +610,29 @@ _ONE_PER_ITEM = "zip(strict=True) made lenient: pool.map gives one result per it
 _FALSY = "targeting=None for False: both are false (`if not targeting`)"
 EQUIVALENT.update(
     {
-        _IDENTITY + "xǁListerǁlist_surveys__mutmut_1": "a Protocol's stub is never called",
-        _IDENTITY + "x__twin_message__mutmut_8": "settle passes ambiguous=True for every "
+        _ACCOUNT + "xǁListerǁlist_surveys__mutmut_1": "a Protocol's stub is never called",
+        _ADOPTION + "x__twin_message__mutmut_8": "settle passes ambiguous=True for every "
         "address with several twins (Identity.ambiguous), so `len(twins) > 2 or ambiguous` "
         "is `ambiguous` as the original is",
-        _IDENTITY + "x__twin_message__mutmut_19": _NEVER_AMBIGUOUS,
-        _IDENTITY + "x__twin_message__mutmut_22": _NEVER_AMBIGUOUS,
-        _IDENTITY + "x__renamed_message__mutmut_3": "every twin of Identity.renamed() has "
+        _ADOPTION + "x__twin_message__mutmut_19": _NEVER_AMBIGUOUS,
+        _ADOPTION + "x__twin_message__mutmut_22": _NEVER_AMBIGUOUS,
+        _ADOPTION + "x__renamed_message__mutmut_3": "every twin of Identity.renamed() has "
         "managed_as set, so `or ''` is never taken",
-        _IDENTITY + "x_account_surveys__mutmut_8": _FALSY,
-        _IDENTITY + "x_account_surveys__mutmut_15": _FALSY,
-        _IDENTITY + "x_account_surveys__mutmut_16": "page left out: get_surveys_page's page "
+        _ACCOUNT + "x_account_surveys__mutmut_8": _FALSY,
+        _ACCOUNT + "x_account_surveys__mutmut_15": _FALSY,
+        _ACCOUNT + "x_account_surveys__mutmut_16": "page left out: get_surveys_page's page "
         "is 1 by default",
-        _IDENTITY + "x_account_surveys__mutmut_21": "the first pages are four tasks: any pool "
+        _ACCOUNT + "x_account_surveys__mutmut_21": "the first pages are four tasks: any pool "
         "of four threads or more reads them all at once",
-        _IDENTITY + "x_account_surveys__mutmut_26": _ONE_PER_ITEM,
-        _IDENTITY + "x_account_surveys__mutmut_29": _ONE_PER_ITEM,
-        _IDENTITY + "x_account_surveys__mutmut_34": _ONE_PER_ITEM,
-        _IDENTITY + "x_account_surveys__mutmut_53": _ONE_PER_ITEM,
-        _IDENTITY + "x_account_surveys__mutmut_56": _ONE_PER_ITEM,
-        _IDENTITY + "x_account_surveys__mutmut_61": _ONE_PER_ITEM,
-        _IDENTITY + "x_survey_twins__mutmut_1": "its default is never used: its one caller, "
+        _ACCOUNT + "x_account_surveys__mutmut_26": _ONE_PER_ITEM,
+        _ACCOUNT + "x_account_surveys__mutmut_29": _ONE_PER_ITEM,
+        _ACCOUNT + "x_account_surveys__mutmut_34": _ONE_PER_ITEM,
+        _ACCOUNT + "x_account_surveys__mutmut_53": _ONE_PER_ITEM,
+        _ACCOUNT + "x_account_surveys__mutmut_56": _ONE_PER_ITEM,
+        _ACCOUNT + "x_account_surveys__mutmut_61": _ONE_PER_ITEM,
+        _SURVEY_TWINS + "x_survey_twins__mutmut_1": "its default is never used: its one caller, "
         "the survey kind's find_twins, passes the plan's parallelism",
-        _IDENTITY + "x_survey_twins__mutmut_8": "`=` for `+=`: find_twins asks the survey kind "
+        _SURVEY_TWINS + "x_survey_twins__mutmut_8": "`=` for `+=`: find_twins asks the survey kind "
         "first (surveys before groups, adoption after), while requests is still 0",
     }
 )

@@ -21,6 +21,7 @@ from surveyctl.manifests.diagnostics import ERROR
 from surveyctl.memory import collector_paused
 from surveyctl.model import DesiredState
 from surveyctl.reconcile import identity, targets
+from surveyctl.reconcile.adoption import adopted_state, settle
 from surveyctl.reconcile.guards import add_guard_notes
 from surveyctl.reconcile.labels import plan_labels, survey_names
 from surveyctl.reconcile.listed_once import listed_once
@@ -137,7 +138,7 @@ def plan_run(
         twins = find_twins(
             marketplace, whole_desired, whole_state, rule, adopt, due, options.parallelism
         )
-        state = identity.adopted_state(state, twins)
+        state = adopted_state(state, twins)
         request = PlanRequest(
             desired,
             state,
@@ -149,7 +150,7 @@ def plan_run(
             rule=rule,
         )
         plan = make_plan(marketplace, request, reads)
-    identity.settle(plan, twins, rule, options.overrides)
+    settle(plan, twins, rule, options.overrides)
     creates = plan.counts()["add"]
     location = workspace.state.location
     for warning in state_warnings(workspace.config, environment, location, loaded, creates):
