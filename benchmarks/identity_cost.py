@@ -1,9 +1,9 @@
 """What the identity check costs: a plan with C creates in an account of N surveys, at latency L.
 
 Before a plan creates anything it reads the account's survey list (every status, every page;
-surveyctl.reconcile.identity). This prints, per account size, the requests and the wall time
-of that check alone (`find_twins`) and of the whole plan of the C creates, and for a no-op plan
-of the same manifests once applied, the requests it makes with the check in place (it must
+surveyctl.reconcile.account_surveys). This prints, per account size, the requests and the wall
+time of that check alone (`find_twins`) and of the whole plan of the C creates, and for a no-op
+plan of the same manifests once applied, the requests it makes with the check in place (it must
 make none for the check). The account is seeded through the sandbox app in-process (not
 timed); the timed runs talk HTTP to `surveyctl sandbox serve` in its own process.
 
@@ -25,14 +25,10 @@ from plan_scale import KEY_VARIABLE, serve_sandbox, write
 from surveyctl.api import ApiClient
 from surveyctl.config import Config, Environment
 from surveyctl.reconcile import identity
-from surveyctl.reconcile.run import (
-    ApplyHooks,
-    RunOptions,
-    Workspace,
-    apply_run,
-    desired_state,
-    plan_run,
-)
+from surveyctl.reconcile.account_surveys import account_surveys
+from surveyctl.reconcile.apply_run import apply_run
+from surveyctl.reconcile.plan_run import desired_state, plan_run
+from surveyctl.reconcile.run import ApplyHooks, RunOptions, Workspace
 from surveyctl.reconcile.twins import find_twins
 from surveyctl.sandbox.app import create_app
 from surveyctl.sandbox.store import Store
@@ -111,10 +107,10 @@ def measure(size: int, creates: int, latency_ms: int, repeat: int) -> None:
                 client.close()
             assert plan.counts()["add"] == creates and not found.twins
             client = ApiClient(url, KEY)
-            listed, pages = identity.account_surveys(client)
+            listed, pages = account_surveys(client)
             assert len(listed) == size, f"the list gave {len(listed)} of {size} surveys"
             started = time.perf_counter()
-            identity.account_surveys(client, parallelism=1)
+            account_surveys(client, parallelism=1)
             print(
                 f"  the same {pages} pages with the announced ones read one at a time: "
                 f"{time.perf_counter() - started:.2f}s"

@@ -51,10 +51,19 @@ COPIED = ("surveyctl", "tests", "schemas", "examples", "docs", "README.md", "sur
 
 @dataclass(frozen=True)
 class Target:
-    """A module to mutate and the tests that cover it."""
+    """A module to mutate and the tests that cover it; a module split in several files is
+    still one target (`modules` names them all), so that its score stays comparable."""
 
-    module: str
+    modules: str | tuple[str, ...]
     tests: tuple[str, ...]
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return (self.modules,) if isinstance(self.modules, str) else self.modules
+
+    @property
+    def shown(self) -> str:
+        return " + ".join(self.files)
 
 
 _RECONCILE_UNITS = (
@@ -102,8 +111,15 @@ TARGETS = {
             # import the unmutated package, so it cannot tell a mutant from the original.
         ),
     ),
+    # Identity: the rule (reconcile/identity.py), the account's surveys it reads, the survey
+    # kind's search, and what a plan makes of a twin (adoption.py): one module until split.
     "identity": Target(
-        "surveyctl/reconcile/identity.py",
+        (
+            "surveyctl/reconcile/identity.py",
+            "surveyctl/reconcile/account_surveys.py",
+            "surveyctl/reconcile/kinds/survey_twins.py",
+            "surveyctl/reconcile/adoption.py",
+        ),
         (
             "tests/state/test_identity.py",
             "tests/state/test_twins_on_every_page.py",
@@ -158,7 +174,13 @@ TARGETS = {
     # The state lock of the file backend: one holder at a time, a clear refusal naming it.
     # Not test_processes.py: its applies run in processes of their own (see "safety").
     "lock": Target(
-        "surveyctl/state/lock.py", ("tests/state/test_lock.py", "tests/state/test_cli_state.py")
+        (
+            "surveyctl/state/lock.py",
+            "surveyctl/state/file/lock.py",
+            "surveyctl/state/file/lock_record.py",
+            "surveyctl/processes.py",
+        ),
+        ("tests/state/test_lock.py", "tests/state/test_cli_state.py"),
     ),
     # The list-mode read decision: which managed surveys the list shows changed, and which
     # of them a plan reads fresh.
@@ -620,7 +642,9 @@ EQUIVALENT.update(
     }
 )
 
-_IDENTITY = "surveyctl.reconcile.identity."
+_ACCOUNT = "surveyctl.reconcile.account_surveys."
+_ADOPTION = "surveyctl.reconcile.adoption."
+_SURVEY_TWINS = "surveyctl.reconcile.kinds.survey_twins."
 _NEVER_AMBIGUOUS = (
     "a group twin is never ambiguous: one twin per group, and two manifests cannot share a "
     "buyer_surveygroup_ref (manifests/rules.py), so the ambiguous message is for surveys only"
@@ -629,29 +653,29 @@ _ONE_PER_ITEM = "zip(strict=True) made lenient: pool.map gives one result per it
 _FALSY = "targeting=None for False: both are false (`if not targeting`)"
 EQUIVALENT.update(
     {
-        _IDENTITY + "xǁListerǁlist_surveys__mutmut_1": "a Protocol's stub is never called",
-        _IDENTITY + "x__twin_message__mutmut_8": "settle passes ambiguous=True for every "
+        _ACCOUNT + "xǁListerǁlist_surveys__mutmut_1": "a Protocol's stub is never called",
+        _ADOPTION + "x__twin_message__mutmut_8": "settle passes ambiguous=True for every "
         "address with several twins (Identity.ambiguous), so `len(twins) > 2 or ambiguous` "
         "is `ambiguous` as the original is",
-        _IDENTITY + "x__twin_message__mutmut_19": _NEVER_AMBIGUOUS,
-        _IDENTITY + "x__twin_message__mutmut_22": _NEVER_AMBIGUOUS,
-        _IDENTITY + "x__renamed_message__mutmut_3": "every twin of Identity.renamed() has "
+        _ADOPTION + "x__twin_message__mutmut_19": _NEVER_AMBIGUOUS,
+        _ADOPTION + "x__twin_message__mutmut_22": _NEVER_AMBIGUOUS,
+        _ADOPTION + "x__renamed_message__mutmut_3": "every twin of Identity.renamed() has "
         "managed_as set, so `or ''` is never taken",
-        _IDENTITY + "x_account_surveys__mutmut_8": _FALSY,
-        _IDENTITY + "x_account_surveys__mutmut_15": _FALSY,
-        _IDENTITY + "x_account_surveys__mutmut_16": "page left out: get_surveys_page's page "
+        _ACCOUNT + "x_account_surveys__mutmut_8": _FALSY,
+        _ACCOUNT + "x_account_surveys__mutmut_15": _FALSY,
+        _ACCOUNT + "x_account_surveys__mutmut_16": "page left out: get_surveys_page's page "
         "is 1 by default",
-        _IDENTITY + "x_account_surveys__mutmut_21": "the first pages are four tasks: any pool "
+        _ACCOUNT + "x_account_surveys__mutmut_21": "the first pages are four tasks: any pool "
         "of four threads or more reads them all at once",
-        _IDENTITY + "x_account_surveys__mutmut_26": _ONE_PER_ITEM,
-        _IDENTITY + "x_account_surveys__mutmut_29": _ONE_PER_ITEM,
-        _IDENTITY + "x_account_surveys__mutmut_34": _ONE_PER_ITEM,
-        _IDENTITY + "x_account_surveys__mutmut_53": _ONE_PER_ITEM,
-        _IDENTITY + "x_account_surveys__mutmut_56": _ONE_PER_ITEM,
-        _IDENTITY + "x_account_surveys__mutmut_61": _ONE_PER_ITEM,
-        _IDENTITY + "x_survey_twins__mutmut_1": "its default is never used: its one caller, "
+        _ACCOUNT + "x_account_surveys__mutmut_26": _ONE_PER_ITEM,
+        _ACCOUNT + "x_account_surveys__mutmut_29": _ONE_PER_ITEM,
+        _ACCOUNT + "x_account_surveys__mutmut_34": _ONE_PER_ITEM,
+        _ACCOUNT + "x_account_surveys__mutmut_53": _ONE_PER_ITEM,
+        _ACCOUNT + "x_account_surveys__mutmut_56": _ONE_PER_ITEM,
+        _ACCOUNT + "x_account_surveys__mutmut_61": _ONE_PER_ITEM,
+        _SURVEY_TWINS + "x_survey_twins__mutmut_1": "its default is never used: its one caller, "
         "the survey kind's find_twins, passes the plan's parallelism",
-        _IDENTITY + "x_survey_twins__mutmut_8": "`=` for `+=`: find_twins asks the survey kind "
+        _SURVEY_TWINS + "x_survey_twins__mutmut_8": "`=` for `+=`: find_twins asks the survey kind "
         "first (surveys before groups, adoption after), while requests is still 0",
     }
 )
@@ -675,7 +699,11 @@ EQUIVALENT.update(
     }
 )
 
-_LOCK = "surveyctl.state.lock."
+# The file backend's lock (state/file/lock.py), its record (lock_record.py) and the checks of
+# the holding process (surveyctl/processes.py): one module, state/lock.py, until it was split.
+_LOCK = "surveyctl.state.file.lock."
+_LOCK_RECORD = "surveyctl.state.file.lock_record."
+_PROCESSES = "surveyctl.processes."
 _UNDER_THE_GUARD = (
     "unlink without missing_ok: the file was just found under the guard, which every command "
     "that removes it holds, so it is still there"
@@ -694,16 +722,17 @@ EQUIVALENT.update(
         _LOCK + "x__remove_leftovers__mutmut_3": _UNDER_THE_GUARD,
         _LOCK + "xǁStateLockǁrelease__mutmut_8": _UNDER_THE_GUARD,
         _LOCK + "xǁStateLockǁrelease__mutmut_9": _UNDER_THE_GUARD,
-        _LOCK + "x__read__mutmut_2": _ASCII_RECORD,
-        _LOCK + "x__read__mutmut_4": _ASCII_RECORD,
-        _LOCK + "x__read__mutmut_8": "the error is not looked at: os_error_message names the "
-        "file in the way first, and this branch is taken only when there is one",
-        _LOCK + "x_boot_id__mutmut_1": "the boot ID is an ASCII UUID, which every locale's "
+        _LOCK_RECORD + "x_read_record__mutmut_2": _ASCII_RECORD,
+        _LOCK_RECORD + "x_read_record__mutmut_4": _ASCII_RECORD,
+        _LOCK_RECORD + "x_read_record__mutmut_8": "the error is not looked at: "
+        "os_error_message names the file in the way first, and this branch is taken only when "
+        "there is one",
+        _PROCESSES + "x_boot_id__mutmut_1": "the boot ID is an ASCII UUID, which every locale's "
         "encoding reads alike",
-        _LOCK + "x_boot_id__mutmut_6": "'ASCII' is the codec 'ascii'",
-        _LOCK + "x_process_start_time__mutmut_2": _PROC_STAT,
-        _LOCK + "x_process_start_time__mutmut_4": _PROC_STAT,
-        _LOCK + "x_process_start_time__mutmut_8": "'ASCII' is the codec 'ascii'",
+        _PROCESSES + "x_boot_id__mutmut_6": "'ASCII' is the codec 'ascii'",
+        _PROCESSES + "x_process_start_time__mutmut_2": _PROC_STAT,
+        _PROCESSES + "x_process_start_time__mutmut_4": _PROC_STAT,
+        _PROCESSES + "x_process_start_time__mutmut_8": "'ASCII' is the codec 'ascii'",
         _LOCK + "xǁStateLockǁacquire__mutmut_10": "waiting=None for False: both are false",
         _LOCK + "xǁStateLockǁacquire__mutmut_37": "`>` for `>=`: Linux's monotonic clock (in "
         "nanoseconds) has passed the deadline by the time the record is read",
@@ -1257,7 +1286,7 @@ def _settings(target: Target) -> str:
     settings = (
         "\n[tool.mutmut]\n"
         'source_paths = ["surveyctl"]\n'
-        f'only_mutate = ["{target.module}"]\n'
+        f"only_mutate = {list(target.files)!r}\n"
         f"pytest_add_cli_args_test_selection = {tests!r}\n"
         'pytest_add_cli_args = ["-x", "-q", "-p", "no:cacheprovider"]\n'
         f"also_copy = {[entry for entry in COPIED if entry not in ('surveyctl', 'tests')]!r}\n"
@@ -1274,7 +1303,7 @@ def _again(
     # mutants not run again would count as not killed: only the same settings are run again.
     settings = work / "pyproject.toml"
     if not settings.is_file() or settings.read_text(encoding="utf-8") != _settings(target):
-        sys.exit(f"{target.module}: needs a last run with the same settings; run it whole")
+        sys.exit(f"{target.shown}: needs a last run with the same settings; run it whole")
     for entry in COPIED:
         source = REPOSITORY / entry
         if entry == "surveyctl" or not source.exists():
@@ -1332,7 +1361,7 @@ def _score(
         else ""
     )
     print(
-        f"{target.module}: {killed}/{len(counted)} killed ({score:.0f} %), "
+        f"{target.shown}: {killed}/{len(counted)} killed ({score:.0f} %), "
         f"{len(equivalent)} equivalent left out{stopped}, {time.monotonic() - started:.0f} s",
         flush=True,
     )

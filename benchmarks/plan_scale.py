@@ -32,15 +32,10 @@ import yaml
 from surveyctl.api import ApiClient
 from surveyctl.catalog import Catalog
 from surveyctl.config import Config, Environment
+from surveyctl.reconcile.apply_run import apply_run
 from surveyctl.reconcile.live import fetch_all
-from surveyctl.reconcile.run import (
-    ApplyHooks,
-    RunOptions,
-    Workspace,
-    apply_run,
-    desired_state,
-    plan_run,
-)
+from surveyctl.reconcile.plan_run import desired_state, plan_run
+from surveyctl.reconcile.run import ApplyHooks, RunOptions, Workspace
 from surveyctl.state import FileStateStore
 
 KEY_VARIABLE = "SURVEYCTL_BENCH_KEY"

@@ -30,7 +30,9 @@ from surveyctl.api import ApiClient
 from surveyctl.catalog import Catalog
 from surveyctl.config import Config, Environment
 from surveyctl.manifests import load_manifests
-from surveyctl.reconcile.run import ApplyHooks, RunOptions, Workspace, apply_run, plan_run
+from surveyctl.reconcile.apply_run import apply_run
+from surveyctl.reconcile.plan_run import plan_run
+from surveyctl.reconcile.run import ApplyHooks, RunOptions, Workspace
 from surveyctl.state import FileStateStore
 
 KEY_VARIABLE = "SURVEYCTL_BENCH_KEY"

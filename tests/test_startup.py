@@ -11,6 +11,8 @@ import pytest
 
 WORKFLOW = (
     "surveyctl.reconcile.run",
+    "surveyctl.reconcile.plan_run",
+    "surveyctl.reconcile.apply_run",
     "surveyctl.state",
     "surveyctl.manifests",
     "deepdiff",
@@ -76,4 +78,5 @@ def test_an_offline_validate_loads_no_http_client_nor_the_plan_workflow():
     loaded = modules_after("validate", "--offline", str(examples))
 
     assert "surveyctl.manifests.build" in loaded  # the manifests were read
-    assert [m for m in ("requests", "urllib3", "surveyctl.reconcile.run") if m in loaded] == []
+    workflow = ("surveyctl.reconcile.run", "surveyctl.reconcile.plan_run")
+    assert [m for m in ("requests", "urllib3", *workflow) if m in loaded] == []

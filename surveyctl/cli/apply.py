@@ -1,6 +1,6 @@
 """`surveyctl apply`: doing exactly what the plan shows, then saying what was done.
 
-The workflow lives in `surveyctl.reconcile.run`; this module turns options into RunOptions,
+The workflow lives in `surveyctl.reconcile.apply_run`; this module turns options into RunOptions,
 shows the plan, asks on the terminal, reports in the chosen format and sets the exit code.
 """
 
@@ -84,7 +84,9 @@ def apply_command(
         raise click.UsageError("--refresh-only cannot be combined with --destroy")
     # The workflow is imported here, when the command runs: `apply --help` need not load it.
     from surveyctl.reconcile.apply import ApplyResult
-    from surveyctl.reconcile.run import ApplyHooks, apply_run, saved_plan_path
+    from surveyctl.reconcile.apply_run import apply_run
+    from surveyctl.reconcile.run import ApplyHooks
+    from surveyctl.reconcile.saved_plan import saved_plan_path
 
     options = run.options(
         target,
@@ -145,7 +147,7 @@ def _check_targets_exist(targets: tuple[Path, ...]) -> None:
     it would be refused as an unapproved apply ("pass --auto-approve") or as manifest errors,
     which send the reader the wrong way."""
     from surveyctl.errors import SurveyctlError
-    from surveyctl.reconcile.run import looks_like_plan
+    from surveyctl.reconcile.saved_plan import looks_like_plan
 
     missing = [str(path) for path in targets if not path.exists()]
     if missing:

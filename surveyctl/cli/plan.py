@@ -1,6 +1,6 @@
 """`surveyctl plan`: what a change will do; writes nothing.
 
-The workflow lives in `surveyctl.reconcile.run`; this module turns options into RunOptions,
+The workflow lives in `surveyctl.reconcile.plan_run`; this module turns options into RunOptions,
 shows the plan, saves it and sets the exit code (`surveyctl.cli.apply` does the same for apply;
 the options both take are in `surveyctl.cli.run_options`).
 """
@@ -53,7 +53,7 @@ def _failure_shown(ctx: CliContext, output_format: str):
     try:
         yield
     except SurveyctlError as exc:
-        from surveyctl.reconcile.run import ManifestErrors
+        from surveyctl.reconcile.plan_run import ManifestErrors
 
         failure = formats.get(output_format).failure
         if failure is not None:
@@ -128,8 +128,8 @@ def plan_command(
         check_plan_out(out)
     # The workflow is imported here, when the command runs: `plan --help` need not load it.
     from surveyctl.reconcile.apply import unattempted
+    from surveyctl.reconcile.plan_run import plan_run
     from surveyctl.reconcile.planfile import save_plan
-    from surveyctl.reconcile.run import plan_run
     from surveyctl.variables import plan_signing_key
 
     options = dataclasses.replace(run.options(paths), refresh=refresh)

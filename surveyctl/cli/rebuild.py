@@ -82,7 +82,8 @@ def rebuild_command(
     import`, none means the next apply creates it. Without PATHS the `manifests:` of
     surveyctl.yaml are read.
     """
-    from surveyctl.reconcile.run import RunOptions, desired_state
+    from surveyctl.reconcile.plan_run import desired_state
+    from surveyctl.reconcile.run import RunOptions
 
     environment = ctx.environment()
     ctx.announce()

@@ -172,7 +172,7 @@ def show_plan(plan: Plan, output_format: str) -> None:
 
 def reporting_manifest_errors(run):
     """Runs `run()`; manifest errors are listed on stderr before the one-line verdict."""
-    from surveyctl.reconcile.run import ManifestErrors
+    from surveyctl.reconcile.plan_run import ManifestErrors
 
     try:
         return run()

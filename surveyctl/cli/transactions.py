@@ -18,7 +18,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from surveyctl.api.client import may_have_been_processed
+from surveyctl.api.transport import may_have_been_processed
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import note_quoting_the_service, plain_table, redraws

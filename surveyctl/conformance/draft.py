@@ -24,8 +24,8 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from surveyctl.api import ApiClient, paths
-from surveyctl.api.client import RETRY_STATUSES
 from surveyctl.api.reading import as_int
+from surveyctl.api.transport import RETRY_STATUSES
 from surveyctl.errors import ApiError, SurveyctlError
 
 DRAFT = 11

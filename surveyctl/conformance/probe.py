@@ -11,9 +11,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from surveyctl.api import ApiClient, paths
-from surveyctl.api.client import RETRY_STATUSES
 from surveyctl.api.reading import decode_json, error_fields
 from surveyctl.api.secrets import redact_clipped
+from surveyctl.api.transport import RETRY_STATUSES
 from surveyctl.errors import SurveyctlError
 from surveyctl.numbers import as_number
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from surveyctl.api import ApiClient, paths
-from surveyctl.api.client import RETRY_STATUSES
 from surveyctl.api.secrets import redact
+from surveyctl.api.transport import RETRY_STATUSES
 from surveyctl.conformance import assumptions
 from surveyctl.conformance.draft import (
     DraftJournal,

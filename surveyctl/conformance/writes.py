@@ -10,9 +10,9 @@ from __future__ import annotations
 import copy
 import time
 
-from surveyctl.api import paths
-from surveyctl.api.client import RETRY_STATUSES, ApiClient
+from surveyctl.api import ApiClient, paths
 from surveyctl.api.reading import error_fields
+from surveyctl.api.transport import RETRY_STATUSES
 from surveyctl.conformance.probe import (
     ANY_STATUS,
     Outcome,

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from filelock import FileLock
 
 from surveyctl.errors import SurveyctlError
-from surveyctl.state.lock import boot_id, is_process_id, process_running, process_start_time
+from surveyctl.processes import boot_id, is_process_id, process_running, process_start_time
 
 if TYPE_CHECKING:  # only for the type: the configuration loads YAML
     from surveyctl.config import Config, Environment

@@ -294,7 +294,7 @@ def test_an_unreadable_survey_list_holds_back_only_the_lost_create(
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
     manifests.write(survey_manifest("tracker"))
     _killed_during(run_cli, monkeypatch, FileStateStore, "resolve_create")
-    # An update: a create is held back too while the list cannot be read (identity.py).
+    # An update: a create is held back too while the list cannot be read (kinds/survey_twins.py).
     manifests.write(survey_manifest("other", offer_price=3.0))
     config = (project / "surveyctl.yaml").read_text()
     upstream = config.split("host: '")[1].split("'")[0]

@@ -10,7 +10,7 @@ import pytest
 
 from surveyctl.api import ApiClient
 from surveyctl.api.reading import RepeatedPage
-from surveyctl.reconcile.identity import MAX_ANNOUNCED_PAGES, account_surveys
+from surveyctl.reconcile.account_surveys import MAX_ANNOUNCED_PAGES, account_surveys
 
 from ..reconcile.proxies import Proxy
 

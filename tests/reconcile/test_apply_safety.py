@@ -9,7 +9,7 @@ import pytest
 from surveyctl.api import ApiClient
 from surveyctl.reconcile.normalise import update_body
 from surveyctl.state import FileStateStore
-from surveyctl.state.lock import StateLock
+from surveyctl.state.file.lock import StateLock
 
 from ..processes import surveyctl
 from .conftest import point_project_at, survey_manifest, survey_title

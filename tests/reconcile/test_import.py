@@ -9,7 +9,7 @@ import yaml
 
 from surveyctl.manifests import load_desired
 from surveyctl.state import FileStateStore
-from surveyctl.state.lock import StateLock
+from surveyctl.state.file.lock import StateLock
 
 from .conftest import point_project_at, survey_manifest
 from .proxies import QuirkyProxy

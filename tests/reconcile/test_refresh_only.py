@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from surveyctl.reconcile.apply_run import apply_run
 from surveyctl.reconcile.normalise import update_body
-from surveyctl.reconcile.run import ApplyHooks, RunOptions, apply_run
+from surveyctl.reconcile.run import ApplyHooks, RunOptions
 from surveyctl.state import FileStateStore, SurveyRecord
 
 from .conftest import group_manifest, survey_manifest, survey_title

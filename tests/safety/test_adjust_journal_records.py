@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from surveyctl.ops.adjust_journal import AdjustmentJournal, JournalError, account_id
-from surveyctl.state.lock import boot_id, process_start_time
+from surveyctl.processes import boot_id, process_start_time
 
 from ..conftest import BUYER_1_KEY, BUYER_2_KEY
 from .conftest import JOURNAL, JOURNAL_FOLDER, adjustment_count

@@ -75,7 +75,8 @@ def test_a_hang_up_during_the_writes_points_the_terminal_at_dev_null(monkeypatch
 @pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_while_apply_shows_its_plan_applies_nothing_and_says_so(project, api, number):
     from surveyctl.cli.context import CliContext
-    from surveyctl.reconcile.run import ApplyHooks, RunOptions, apply_run
+    from surveyctl.reconcile.apply_run import apply_run
+    from surveyctl.reconcile.run import ApplyHooks, RunOptions
 
     write_manifest(project, survey_manifest("tracker"))
     options = RunOptions(targets=(Path("manifests"),))

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from surveyctl.cli.main import cli
 from surveyctl.state import FileStateStore, SurveyRecord
-from surveyctl.state.lock import StateLock
+from surveyctl.state.file.lock import StateLock
 
 from ..state.conftest import held_elsewhere
 from .conftest import SURVEY_SPEC, adjustment_count, configure, survey_manifest, write_manifest

@@ -90,7 +90,7 @@ def held_elsewhere(state_path: Path) -> None:
     """Rewrites the file lock of `state_path` as held on another host (a teammate's machine
     sharing the folder): this host cannot tell whether its holder runs, so force-unlock may
     remove it, as it refuses to for a holder it sees running here."""
-    from surveyctl.state.lock import lock_file
+    from surveyctl.state.file.lock import lock_file
 
     path = lock_file(state_path)
     record = json.loads(path.read_text(encoding="utf-8"))

@@ -16,20 +16,15 @@ from pathlib import Path
 
 import pytest
 
+from surveyctl.processes import boot_id, is_process_id, process_start_time
 from surveyctl.signals import Stopped
 from surveyctl.state import FileStateStore
+from surveyctl.state.file.lock import StateLock, force_unlock, lock_file, read_lock
 from surveyctl.state.lock import (
     LockError,
     LockHeld,
     LockLost,
     LockWaitInterrupted,
-    StateLock,
-    boot_id,
-    force_unlock,
-    is_process_id,
-    lock_file,
-    process_start_time,
-    read_lock,
     wait_interrupted,
     waiting_note,
 )
@@ -41,7 +36,7 @@ HOLDER = textwrap.dedent(
     """
     import os, sys, time
     from pathlib import Path
-    from surveyctl.state.lock import StateLock
+    from surveyctl.state.file.lock import StateLock
     state, ready, hold, mode = sys.argv[1:5]
     lock = StateLock(Path(state), "apply", timeout=float(sys.argv[5]) if len(sys.argv) > 5 else 0)
     try:

@@ -12,6 +12,8 @@ import pytest
 from surveyctl.api import ApiClient
 from surveyctl.model import Survey
 from surveyctl.reconcile import identity
+from surveyctl.reconcile.account_surveys import account_surveys
+from surveyctl.reconcile.kinds.survey_twins import survey_twins
 from surveyctl.state import State
 
 from ..conftest import BUYER_1_KEY
@@ -107,9 +109,7 @@ def test_every_page_of_the_list_is_read_without_targeting(crowded, twin, run_cli
 def test_the_identity_check_counts_each_page_of_the_list_it_reads(crowded):
     found = identity.Identity()
     wanted = Survey("new", {"survey_title": "New", "survey_localization": "en_US"})
-    identity.survey_twins(
-        crowded[1], {"Survey/new": wanted}, State.empty(), identity.Rule("local"), found
-    )
+    survey_twins(crowded[1], {"Survey/new": wanted}, State.empty(), identity.Rule("local"), found)
     assert found.requests == 5  # the first page of each of the four statuses, the drafts' second
 
 
@@ -147,7 +147,7 @@ def long_list(tmp_path_factory):
 def test_the_pages_after_the_first_are_read_side_by_side(long_list):
     proxy, client = long_list
     proxy.most_in_flight = 0
-    listed, pages = identity.account_surveys(client, parallelism=10)
+    listed, pages = account_surveys(client, parallelism=10)
     assert (len(listed), pages) == (2 * PAGE + PAGE // 2, 6)
     assert proxy.most_in_flight == 2  # the drafts' second and third pages
 
@@ -159,9 +159,7 @@ def test_the_identity_check_reads_the_later_pages_no_more_than_its_parallelism_a
     proxy.most_in_flight = 0
     found = identity.Identity()
     wanted = Survey("new", {"survey_title": "New", "survey_localization": "en_US"})
-    identity.survey_twins(
-        client, {"Survey/new": wanted}, State.empty(), identity.Rule("local"), found, 1
-    )
+    survey_twins(client, {"Survey/new": wanted}, State.empty(), identity.Rule("local"), found, 1)
     assert found.requests == 6
     assert proxy.most_in_flight == 1
 
@@ -169,6 +167,6 @@ def test_the_identity_check_reads_the_later_pages_no_more_than_its_parallelism_a
 def test_the_pages_after_the_first_are_read_no_more_than_the_parallelism_at_once(long_list):
     proxy, client = long_list
     proxy.most_in_flight = 0
-    listed, _pages = identity.account_surveys(client, parallelism=1)
+    listed, _pages = account_surveys(client, parallelism=1)
     assert len(listed) == 2 * PAGE + PAGE // 2
     assert proxy.most_in_flight == 1

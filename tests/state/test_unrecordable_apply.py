@@ -196,7 +196,8 @@ def test_a_lock_lost_before_the_first_write_lets_no_write_reach_the_marketplace(
     # first write (or between two writes) stops the apply before the service is touched.
     from surveyctl.cli.context import CliContext
     from surveyctl.reconcile.apply import LOCK_LOST
-    from surveyctl.reconcile.run import ApplyHooks, RunOptions, apply_run
+    from surveyctl.reconcile.apply_run import apply_run
+    from surveyctl.reconcile.run import ApplyHooks, RunOptions
 
     write_surveys(project, 2.5)
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
@@ -223,7 +224,8 @@ def test_each_write_a_lost_lock_stopped_is_reported_by_name_and_action(
     # Found by the first write (parallelism 1): that one skipped, the rest after it too.
     from surveyctl.cli.context import CliContext
     from surveyctl.reconcile.apply import LOCK_LOST
-    from surveyctl.reconcile.run import ApplyHooks, RunOptions, apply_run
+    from surveyctl.reconcile.apply_run import apply_run
+    from surveyctl.reconcile.run import ApplyHooks, RunOptions
 
     write_surveys(project, 2.5)
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0

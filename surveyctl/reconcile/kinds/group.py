@@ -16,8 +16,9 @@ from typing import Any
 
 from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.model import DesiredState, ExclusionGroup
+from surveyctl.reconcile.adoption import state_mv_command
 from surveyctl.reconcile.diff import FieldChange, diff_group, group_drift
-from surveyctl.reconcile.identity import Identity, Rule, Twin, state_mv_command
+from surveyctl.reconcile.identity import Identity, Rule, Twin
 from surveyctl.reconcile.kinds import base
 from surveyctl.reconcile.kinds.base import Kind, Skipped, journaled_create, with_live_values
 from surveyctl.reconcile.live import LiveResult

@@ -14,7 +14,7 @@ from typing import Any
 
 from surveyctl.errors import SurveyctlError
 from surveyctl.model import DesiredState, Survey
-from surveyctl.reconcile import checks, identity
+from surveyctl.reconcile import checks
 from surveyctl.reconcile.diff import (
     PER_QUOTA_FIELDS,
     FieldChange,
@@ -29,6 +29,7 @@ from surveyctl.reconcile.kinds import base, survey_listing
 from surveyctl.reconcile.kinds.base import Kind, journaled_create, with_live_values
 from surveyctl.reconcile.kinds.survey_live import live_fingerprint, quota_ids, survey_record
 from surveyctl.reconcile.kinds.survey_recovery import recover_surveys
+from surveyctl.reconcile.kinds.survey_twins import survey_twins
 from surveyctl.reconcile.live import LiveResult, fetch_all
 from surveyctl.reconcile.lost import Recovery
 from surveyctl.reconcile.marketplace import Marketplace
@@ -202,7 +203,7 @@ class SurveyKind(Kind):
         found: Identity,
         parallelism: int,
     ) -> None:
-        identity.survey_twins(client, wanted, state, rule, found, parallelism)
+        survey_twins(client, wanted, state, rule, found, parallelism)
 
     def twin_record(self, client: Marketplace, twin: Twin, manifest: Survey) -> SurveyRecord:
         live = client.get_survey(int(twin.remote_id))

@@ -14,7 +14,7 @@ import logging
 from typing import Any
 
 from surveyctl.errors import SurveyctlError
-from surveyctl.reconcile import identity
+from surveyctl.reconcile.account_surveys import account_surveys
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.state import SurveyRecord
 from surveyctl.statuses import SURVEY_STATUSES
@@ -50,7 +50,7 @@ def listed_versions(
         return None
     try:
         # The one reader of the whole list, the identity check's: every status, pages side by side.
-        items, _pages = identity.account_surveys(client)
+        items, _pages = account_surveys(client)
     except SurveyctlError as exc:
         log.debug("the survey list could not be read (%s); reading each survey", exc)
         return None

@@ -1,7 +1,7 @@
 """The file backend: the state in one plain JSON file, a change log beside it, and its lock.
 
 See `surveyctl.state` for the file format, `surveyctl.state.file.changelog` for the change log and
-the history, and `surveyctl.state.lock` for the lock.
+the history, and `surveyctl.state.file.lock` for the lock.
 """
 
 from __future__ import annotations
@@ -32,16 +32,9 @@ from surveyctl.state.file.changelog import (
     read_changes,
     read_history,
 )
+from surveyctl.state.file.lock import StateLock, force_unlock, read_lock
 from surveyctl.state.file.moved import Moved, remove_moved, write_moved
-from surveyctl.state.lock import (
-    LockError,
-    LockInfo,
-    LockLost,
-    StateLock,
-    force_unlock,
-    lock_lost,
-    read_lock,
-)
+from surveyctl.state.lock import LockError, LockInfo, LockLost, lock_lost
 from surveyctl.state.notes import Note
 from surveyctl.state.records import Record, State, StateError, utc_now
 from surveyctl.state.store import StoreBase
