@@ -101,7 +101,8 @@ class SurveyCalls(Paging):
 
     def get_survey_status(self, survey_id: int) -> dict:
         """The survey's status without its targeting (public facts name the call); the sandbox
-        adds title, goal, offer_price and mod_on (see docs/api-assumptions.md)."""
+        adds title, goal, offer_price, project_last_complete_date and mod_on (see
+        docs/api-assumptions.md)."""
         return survey_codes(self._json("GET", paths.survey_status(survey_id)))
 
     def set_survey_status(self, survey_id: int, status: int) -> dict:

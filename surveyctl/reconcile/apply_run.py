@@ -3,9 +3,9 @@
 refuse on errors, the approval rule of every write (surveyctl.safety: ask, or refuse on a
 protected environment that is not named with --env), record lifecycle flags, apply.
 
-SIGINT and SIGTERM stop the run before the writes, and once they run let those in flight
-finish (`Interrupts`). A plan approved after a question is made again and must agree with the
-one shown. `refresh_run` (`apply --refresh-only`) records the live values that drifted.
+SIGINT, SIGTERM and SIGHUP stop the run before the writes, and once they run let those in
+flight finish (`Interrupts`). A plan approved after a question is made again and must agree with
+the one shown. `refresh_run` (`apply --refresh-only`) records the live values that drifted.
 """
 
 from __future__ import annotations

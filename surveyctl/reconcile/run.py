@@ -87,8 +87,8 @@ class ApplyHooks:
 
     `show(plan)` presents the plan; `confirm(environment_name)` asks for approval and returns
     the answer, and is None when there is nobody to ask (no terminal); `on_outcome` reports
-    each write as it completes; `on_interrupt(signal_name, first)` is told of SIGINT and
-    SIGTERM while the writes run (it runs in the signal handler: no buffered output).
+    each write as it completes; `on_interrupt(signal_name, first)` is told of SIGINT,
+    SIGTERM and SIGHUP while the writes run (it runs in the signal handler: no buffered output).
     """
 
     show: Callable[[Plan], None] = lambda plan: None
