@@ -36,6 +36,7 @@ from surveyctl.manifests.diagnostics import ERROR, Diagnostics
 from surveyctl.manifests.layout import canonical
 from surveyctl.manifests.load import load_text
 from surveyctl.reconcile.conform import SURVEY_UPDATE_SCHEMA, conform, schema_of
+from surveyctl.reconcile.kinds import survey_listing
 from surveyctl.reconcile.kinds.group import member_ids
 from surveyctl.reconcile.kinds.survey_live import survey_record
 from surveyctl.reconcile.marketplace import Marketplace
@@ -98,7 +99,12 @@ def survey_adoption(live: dict, target: str) -> Adoption:
     }
     manifest = {"kind": SURVEY, "name": name_of(target), "spec": spec}
     body = manifest_body(manifest, source)
-    return Adoption(target, source, manifest, survey_record(live, body, prevent_destroy=False))
+    # The manifest is the live survey as read, so the survey is as last applied: its `mod_on`
+    # is kept, and the plans that follow read the survey list, not every adopted survey.
+    record = survey_record(live, body, prevent_destroy=False)
+    return Adoption(
+        target, source, manifest, dataclasses.replace(record, mod_on=survey_listing.version(live))
+    )
 
 
 def adopt_group(
