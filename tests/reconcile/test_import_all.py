@@ -215,3 +215,22 @@ def test_an_adopted_survey_changed_on_the_service_since_is_read_and_shown_as_dri
 
     assert survey_reads(planned) == [f"GET /surveys/{changed}"]
     assert "offer_price" in planned.stdout and "No changes." not in planned.stdout
+
+
+def test_each_adopted_manifest_is_laid_out_once(project, own, run_cli, monkeypatch):
+    from surveyctl.reconcile import importer
+
+    laid_out = []
+    original = importer.canonical
+
+    def counted(text: str, source: str) -> str:
+        laid_out.append(source)
+        return original(text, source)
+
+    monkeypatch.setattr(importer, "canonical", counted)
+    for title in ("One", "Two", "Three"):
+        _made_by_hand(own, title)
+
+    assert _import_all(run_cli).exit_code == 0
+
+    assert len(laid_out) == 3
