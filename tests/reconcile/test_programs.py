@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ import yaml
 
 from surveyctl.state import FileStateStore, fingerprint
 
+from ..overlapping import OverlappingReads
 from .conftest import survey_manifest, title_tag
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "programs" / "brand-tracker.yaml"
@@ -619,38 +619,6 @@ def test_dropping_a_programs_exclusion_warns_that_its_groups_stay_in_force(
     assert "retired from program tracker: kept, never destroyed" not in result.stdout
 
 
-class _Overlapping:
-    """The client, noting how many survey reads are in flight at once. The first read waits
-    (up to 5 s) for a second to start, as reads sent side by side do at once, so that a
-    machine's timing cannot decide the count."""
-
-    def __init__(self, client):
-        self.client = client
-        self.lock = threading.Lock()
-        self.meeting = threading.Barrier(2)
-        self.in_flight = 0
-        self.most = 0
-
-    def __getattr__(self, name):
-        return getattr(self.client, name)
-
-    def get_survey(self, survey_id):
-        with self.lock:
-            self.in_flight += 1
-            self.most = max(self.most, self.in_flight)
-        try:
-            if not self.meeting.broken:
-                try:
-                    self.meeting.wait(timeout=5)
-                except threading.BrokenBarrierError:
-                    pass
-                self.meeting.abort()  # once is enough: no later read waits
-            return self.client.get_survey(survey_id)
-        finally:
-            with self.lock:
-                self.in_flight -= 1
-
-
 def test_import_of_a_program_reads_its_members_surveys_side_by_side(
     run_cli, write_program, own_market, project
 ):
@@ -663,7 +631,7 @@ def test_import_of_a_program_reads_its_members_surveys_side_by_side(
     rendered = json.loads(run_cli("render", "manifests", "--name", "tracker").stdout)["surveys"]
     for body in rendered.values():
         own_market.create_survey(body)
-    client = _Overlapping(own_market)
+    client = OverlappingReads(own_market)
 
     found = adopt_program(
         client, load_desired([project / "manifests"]), State.empty(), "tracker", Rule("")
