@@ -1488,3 +1488,18 @@ def test_adopting_twins_reads_them_side_by_side(run_cli, manifests, lost, api, p
 
     assert len(found.adopted) == 3
     assert client.most > 1
+
+
+@file_only
+def test_the_groups_a_plan_would_create_are_looked_for_side_by_side(
+    manifests, api, project, unique
+):
+    manifests.write(tracker(unique))
+    for index in range(3):
+        manifests.write(group_manifest(f"g{index}-{unique}", "tracker", name=f"group-{index}"))
+    client = OverlappingReads(api, "get_group")
+
+    found = find_twins(client, load_desired([project / "manifests"]), State.empty(), Rule("local"))
+
+    assert found.twins == {} and found.unchecked == {}
+    assert client.most > 1
