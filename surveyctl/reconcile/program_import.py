@@ -120,22 +120,29 @@ def _adopt_groups(
     found: ProgramAdoption,
 ) -> None:
     """A member's group is adopted when a live group has its reference and every survey it
-    names is known (adopted or managed); its body is the manifest's, as apply records it."""
-    for name, group in desired.groups.items():
-        if group.member is None or group.member.program != program:
-            continue
-        group_address = address(EXCLUSION_GROUP, name)
+    names is known (adopted or managed); its body is the manifest's, as apply records it. The
+    groups are read side by side, as the surveys are."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    members = {
+        address(EXCLUSION_GROUP, name): group
+        for name, group in desired.groups.items()
+        if group.member is not None and group.member.program == program
+    }
+    readable = [
+        group_address
+        for group_address, group in members.items()
+        if group_address not in state.resources and all(s in ids for s in group.surveys)
+    ]
+    with ThreadPoolExecutor(max_workers=DEFAULT_PARALLELISM) as pool:
+        reads = pool.map(lambda a: _live_group(client, members[a].buyer_surveygroup_ref), readable)
+        lives = dict(zip(readable, reads, strict=True))
+    for group_address, group in members.items():
         if group_address in state.resources:
             found.managed.append(group_address)
             continue
-        if any(survey not in ids for survey in group.surveys):
-            found.unmatched.append(group_address)
-            continue
-        try:
-            live = client.get_group(group.buyer_surveygroup_ref)
-        except ApiError as exc:
-            if exc.status != 404:
-                raise
+        live = lives.get(group_address)
+        if live is None:  # a survey of it not known, or no live group has its reference
             found.unmatched.append(group_address)
             continue
         body = api_body(group.body(), ids)
@@ -144,3 +151,13 @@ def _adopt_groups(
             group.buyer_surveygroup_ref, live_ids, body, group.lifecycle.prevent_destroy
         )
         found.matched[group_address] = group.buyer_surveygroup_ref
+
+
+def _live_group(client: Marketplace, ref: str) -> dict | None:
+    """The live group `ref`; None when the service has none (404)."""
+    try:
+        return client.get_group(ref)
+    except ApiError as exc:
+        if exc.status != 404:
+            raise
+        return None
