@@ -23,6 +23,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,10 +69,6 @@ class Answer:
     local_text: str
     eng_text: str
 
-    def matches(self, text: str) -> bool:
-        wanted = text.strip().casefold()
-        return wanted in (self.local_text.strip().casefold(), self.eng_text.strip().casefold())
-
 
 @dataclass(frozen=True)
 class Attribute:
@@ -83,14 +80,27 @@ class Attribute:
     answers: tuple[Answer, ...] = ()
 
     def answer(self, text: str) -> Answer | None:
-        return next((a for a in self.answers if a.matches(text)), None)
+        """The first answer whose local or English text is `text`, without regard to case or
+        to spaces around either."""
+        return self._by_text.get(text.strip().casefold())
 
     def answer_texts(self) -> list[str]:
         return [a.eng_text or a.local_text for a in self.answers]
 
-    @property
-    def condition_codes(self) -> set[str]:
-        return {a.condition_code for a in self.answers}
+    # Both made once per attribute: every name and code of every manifest is looked up here,
+    # and a pass over the answers for each (51 states named in 1,000 surveys: 2.6 million
+    # comparisons) made checking names grow with the square of the answers.
+    @cached_property
+    def condition_codes(self) -> frozenset[str]:
+        return frozenset(a.condition_code for a in self.answers)
+
+    @cached_property
+    def _by_text(self) -> dict[str, Answer]:
+        found: dict[str, Answer] = {}
+        for answer in self.answers:
+            for written in (answer.local_text, answer.eng_text):
+                found.setdefault(written.strip().casefold(), answer)
+        return found
 
 
 class LocaleCatalog:

@@ -5,7 +5,10 @@ rate, the spend so far, and each quota's fill. The sources:
 
 - the survey's status call (`GET /surveys/{id}/status`): status, title, goal, offer_price,
   without the targeting a whole survey carries; the whole survey (`GET /surveys/{id}`) when
-  the status call's answer lacks one of them (the public material names the call, not its body);
+  the status call's answer lacks one of them (the public material names the call, not its body).
+  For many surveys at once, the survey list (every status, a hundred surveys a page, without
+  targeting) gives the same four fields: a survey the list shows with all four needs no call of
+  its own, so 1,000 surveys cost a dozen list pages instead of 1,000 status calls;
 - quota performance (`GET /surveys/{id}/quotas/performance`): completes_goal and
   completes_fielded per quota;
 - the survey's transactions (4.4), read page by page filtered to the statuses that count for the
@@ -32,12 +35,15 @@ from surveyctl.errors import SurveyctlError
 from surveyctl.money import cents, dollars
 from surveyctl.numbers import as_number
 from surveyctl.reconcile.choices import DEFAULT_PARALLELISM
-from surveyctl.statuses import COMPLETE, survey_status_name
+from surveyctl.statuses import COMPLETE, SURVEY_STATUSES, survey_status_name
 
 OVER_QUOTA, BUYER_TERMINATION, BUYER_DROP = 17, 18, 19
 # The statuses that count for the buyer (public facts): those of the IR formula.
 COUNTED = (OVER_QUOTA, BUYER_TERMINATION, BUYER_DROP, COMPLETE)
 PAGE_SIZE = 500
+# Below this many surveys one status call each costs no more than listing every status (one
+# request each, at least).
+LISTED_FROM = 2 * len(SURVEY_STATUSES)
 # What the view reads from the survey; the status call answers them in the sandbox.
 SUMMARY_FIELDS = ("ps_survey_status", "survey_title", "completes_required", "offer_price")
 
@@ -89,9 +95,12 @@ class Fieldwork:
         return data
 
 
-def fieldwork(client: ApiClient, survey_id: int, name: str | None = None) -> Fieldwork:
-    """The fieldwork of one survey; ApiError and friends when it cannot be read."""
-    survey = _summary(client, survey_id)
+def fieldwork(
+    client: ApiClient, survey_id: int, name: str | None = None, summary: dict | None = None
+) -> Fieldwork:
+    """The fieldwork of one survey; ApiError and friends when it cannot be read. `summary`:
+    its status, title, goal and offer_price as the survey list showed them (else read)."""
+    survey = summary if summary is not None else _summary(client, survey_id)
     performance = client.quota_performance(survey_id)
     view = Fieldwork(
         survey_id=survey_id,
@@ -141,16 +150,35 @@ def fieldwork_of_many(
     """The fieldwork of each (survey_id, name), read in parallel; a survey that cannot be read
     gets its `error` instead of failing the others."""
 
+    items = list(surveys)
+    summaries = _listed_summaries(client) if len(items) >= LISTED_FROM else {}
+
     def one(item: tuple[int, str | None]) -> Fieldwork:
         survey_id, name = item
         try:
-            return fieldwork(client, survey_id, name)
+            return fieldwork(client, survey_id, name, summaries.get(survey_id))
         except SurveyctlError as exc:
             return Fieldwork(survey_id=survey_id, name=name, error=str(exc))
 
-    items = list(surveys)
     with ThreadPoolExecutor(max_workers=max(1, min(parallelism, len(items) or 1))) as pool:
         return list(pool.map(one, items))
+
+
+def _listed_summaries(client: ApiClient) -> dict[int, dict]:
+    """ps_survey_id -> the survey's list item, for each survey the list shows with every
+    field of SUMMARY_FIELDS; empty when the list cannot be read (each survey is then read on
+    its own, and says so if it cannot be)."""
+    from surveyctl.reconcile import identity
+
+    try:
+        items, _pages = identity.account_surveys(client)
+    except SurveyctlError:
+        return {}
+    return {
+        item["ps_survey_id"]: item
+        for item in items
+        if isinstance(item.get("ps_survey_id"), int) and all(f in item for f in SUMMARY_FIELDS)
+    }
 
 
 def _count_transactions(

@@ -83,8 +83,16 @@ def _make_plan(client: Marketplace, request: PlanRequest, reads: LiveReads) -> P
     # so the planning (CPU) overlaps the network waits instead of queueing behind them.
     for kind in kinds.in_order():
         changes = []
-        for name, manifest in sorted(kind.manifests(request.desired).items()):
-            address = address_of(kind.name, name)
+        manifests = sorted(kind.manifests(request.desired).items())
+        addresses = [address_of(kind.name, name) for name, _ in manifests]
+        reads.expect(
+            kind,
+            {
+                a: (state.resources.get(a), m)
+                for a, (_, m) in zip(addresses, manifests, strict=True)
+            },
+        )
+        for (name, manifest), address in zip(manifests, addresses, strict=True):
             result = reads.result(kind, address, state.resources.get(address), manifest)
             change = kind.plan(name, manifest, state, result, plan)
             if change is not None:

@@ -115,12 +115,31 @@ class LiveReads:
             return None
         if not self.refresh and (body := kind.state_body(record)) is not None:
             return self._keep(LiveResult(address, body=body, from_state=True))
+        if self._listed_unchanged(kind, address, record, manifest):
+            return self._keep(LiveResult(address, unchanged=True))
+        return self._keep(self._read(address, record).result())
+
+    def expect(self, kind: kinds.Kind, wanted: dict[str, tuple[Any, Any]]) -> None:
+        """Sends now every read that `result` will want of `wanted` (address -> its record
+        and manifest; waits for the kind's listing): asked for one by one, each read was
+        waited for before the next was sent, so a plan of 1,000 changed manifests whose
+        surveys the list showed unchanged read them one after the other."""
+        for address, (record, manifest) in wanted.items():
+            if record is None:
+                continue
+            if not self.refresh and kind.state_body(record) is not None:
+                continue
+            if not self._listed_unchanged(kind, address, record, manifest):
+                self._read(address, record)
+
+    def _listed_unchanged(self, kind: kinds.Kind, address: str, record: Any, manifest: Any) -> bool:
+        """Whether the kind's listing shows `address` as last written and its manifest is what
+        was last applied (waits for the listing)."""
         listing = self._versions.get(kind.name)
         versions = listing.result() if listing is not None else None
-        if versions is not None and address in versions:
-            if kind.unchanged(record, versions[address], manifest):
-                return self._keep(LiveResult(address, unchanged=True))
-        return self._keep(self._read(address, record).result())
+        if versions is None or address not in versions:
+            return False
+        return kind.unchanged(record, versions[address], manifest)
 
     def read_all(self, records: dict[str, Any]) -> dict[str, LiveResult]:
         """The live bodies of `records` (address -> record), read side by side whatever the

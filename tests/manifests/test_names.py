@@ -178,3 +178,39 @@ def test_a_name_given_twice_beside_its_code_is_reported_once(resolve, survey_yam
         "Qualification gender is given twice in survey 'test-survey' (first at line "
         f"{errors[0].location.line - 1}).",
     ]
+
+
+class _CountedAnswers(tuple):
+    """An attribute's answers, counting the passes made over them."""
+
+    passes = 0
+
+    def __iter__(self):
+        type(self).passes += 1
+        return super().__iter__()
+
+
+def test_answer_names_and_codes_are_found_without_a_pass_over_every_answer_each(
+    api, write, tmp_path, survey_yaml
+):
+    import dataclasses
+    import json
+
+    catalog = Catalog(lambda: api, "local", tmp_path / "cache")
+    locale = catalog.locale("en_US")
+    state = locale.by_code[225]  # US State, 51 answers
+    counted = dataclasses.replace(state, answers=_CountedAnswers(state.answers))
+    locale.by_code[225] = counted
+    locale._by_name[state.desc.casefold()] = counted
+    names = json.dumps([answer.eng_text for answer in state.answers])
+    codes = json.dumps([answer.condition_code for answer in state.answers])
+    text = survey_yaml(
+        f"qualifications:\n  - {{attribute: US State, answers: {names}}}\n"
+        "quotas:\n  - buyer_quota_id: states\n    required_count: 10\n"
+        f"    criteria: [{{qualification_code: 225, condition_codes: {codes}}}]\n"
+    )
+
+    _state, diagnostics = load_manifests([write("m.yaml", text)], catalog)
+
+    assert [d for d in diagnostics.sorted() if d.severity == "error"] == []
+    assert _CountedAnswers.passes <= 2  # one to know the names, one the codes; 102 before

@@ -9,10 +9,12 @@ import yaml
 
 from surveyctl.api import ApiClient
 from surveyctl.reconcile.discovery import name_from_title
+from surveyctl.reconcile.kinds.survey_listing import MIN_LISTED
 from surveyctl.resources import valid_name
 from surveyctl.state import FileStateStore
 
 from .conftest import survey_manifest
+from .test_list_reads import survey_reads
 
 
 def _store(project: Path) -> FileStateStore:
@@ -184,3 +186,51 @@ def test_names_from_titles_follow_the_name_rule_and_are_unique(title, taken, exp
     name = name_from_title(title, 10001, set(taken))
     assert name == expected
     assert valid_name(name)
+
+
+def _adopted_many(project, own, run_cli) -> list[int]:
+    """As many hand-made surveys as the survey list can spare reads for, adopted at once into
+    the manifests the plan reads."""
+    made = [_made_by_hand(own, f"Hand made {index}") for index in range(MIN_LISTED + 2)]
+    assert _import_all(run_cli).exit_code == 0
+    return made
+
+
+def test_a_plan_after_adopting_all_reads_the_survey_list_not_each_survey(project, own, run_cli):
+    _adopted_many(project, own, run_cli)
+
+    planned = run_cli("--debug", "plan", "manifests")
+
+    assert planned.stdout.startswith("No changes."), planned.stdout
+    assert survey_reads(planned) == []
+
+
+def test_an_adopted_survey_changed_on_the_service_since_is_read_and_shown_as_drift(
+    project, own, run_cli
+):
+    changed = _adopted_many(project, own, run_cli)[3]
+    own.update_survey(changed, {**own.get_survey(changed), "offer_price": 3.0})
+
+    planned = run_cli("--debug", "plan", "manifests")
+
+    assert survey_reads(planned) == [f"GET /surveys/{changed}"]
+    assert "offer_price" in planned.stdout and "No changes." not in planned.stdout
+
+
+def test_each_adopted_manifest_is_laid_out_once(project, own, run_cli, monkeypatch):
+    from surveyctl.reconcile import importer
+
+    laid_out = []
+    original = importer.canonical
+
+    def counted(text: str, source: str) -> str:
+        laid_out.append(source)
+        return original(text, source)
+
+    monkeypatch.setattr(importer, "canonical", counted)
+    for title in ("One", "Two", "Three"):
+        _made_by_hand(own, title)
+
+    assert _import_all(run_cli).exit_code == 0
+
+    assert len(laid_out) == 3

@@ -8,6 +8,7 @@ import re
 import pytest
 
 from surveyctl.reconcile.kinds.survey_listing import MIN_LISTED
+from tests.overlapping import OverlappingReads
 from tests.reconcile.conftest import point_project_at, survey_manifest
 from tests.reconcile.proxies import Proxy
 
@@ -225,3 +226,19 @@ def test_a_survey_list_that_fails_falls_back_to_one_read_each_and_says_why_with_
     assert said.startswith("surveyctl.plan the survey list could not be read (")
     assert said.endswith("); reading each survey")
     assert "list refused" in said
+
+
+def test_surveys_whose_manifests_changed_are_read_side_by_side(applied, manifests, project):
+    from surveyctl.manifests import load_desired
+    from surveyctl.reconcile.planner import PlanRequest, make_plan
+    from surveyctl.state import FileStateStore
+
+    for index in range(SURVEYS):
+        manifests.write(survey_manifest(f"s{index}", offer_price=2.75))
+    state = FileStateStore(project / ".surveyctl" / "state" / "local.json").load()
+    client = OverlappingReads(applied)
+
+    plan = make_plan(client, PlanRequest(load_desired([project / "manifests"]), state, "local"))
+
+    assert [r.action for r in plan.resources] == ["update"] * SURVEYS
+    assert client.most > 1

@@ -10,6 +10,7 @@ import yaml
 
 from surveyctl.state import FileStateStore, fingerprint
 
+from ..overlapping import OverlappingReads
 from .conftest import survey_manifest, title_tag
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "programs" / "brand-tracker.yaml"
@@ -616,3 +617,47 @@ def test_dropping_a_programs_exclusion_warns_that_its_groups_stay_in_force(
             "it, set the program's lifecycle prevent_destroy: false and plan with --destroy"
         ) in result.stdout.splitlines()
     assert "retired from program tracker: kept, never destroyed" not in result.stdout
+
+
+def test_import_of_a_program_reads_its_members_surveys_side_by_side(
+    run_cli, write_program, own_market, project
+):
+    from surveyctl.manifests import load_desired
+    from surveyctl.reconcile.identity import Rule
+    from surveyctl.reconcile.program_import import adopt_program
+    from surveyctl.state import State
+
+    write_program(program(None, ["w1", "w2"]))
+    rendered = json.loads(run_cli("render", "manifests", "--name", "tracker").stdout)["surveys"]
+    for body in rendered.values():
+        own_market.create_survey(body)
+    client = OverlappingReads(own_market)
+
+    found = adopt_program(
+        client, load_desired([project / "manifests"]), State.empty(), "tracker", Rule("")
+    )
+
+    assert len(found.records) == len(rendered)
+    assert client.most > 1
+
+
+def test_import_of_a_program_reads_its_members_groups_side_by_side(
+    run_cli, write_program, own_market, project, unique
+):
+    from surveyctl.manifests import load_desired
+    from surveyctl.reconcile.identity import Rule
+    from surveyctl.reconcile.program_import import adopt_program
+    from surveyctl.state import State
+
+    write_program(program(f"x-{unique}", ["w1", "w2", "w3"]))
+    rendered = json.loads(run_cli("render", "manifests", "--name", "tracker").stdout)["surveys"]
+    for body in rendered.values():
+        own_market.create_survey(body)
+    client = OverlappingReads(own_market, "get_group")
+
+    found = adopt_program(
+        client, load_desired([project / "manifests"]), State.empty(), "tracker", Rule("")
+    )
+
+    assert len(found.unmatched) > 1  # no group was made: each was looked for, and not found
+    assert client.most > 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 
 import pytest
@@ -300,3 +301,31 @@ def test_status_of_one_survey_does_not_need_a_readable_state(api, run_cli, proje
     result = run_cli("status", str(survey_id))
     assert result.exit_code == 0, result.stderr
     assert f"survey {survey_id} is live" in result.stdout
+
+
+def _managed_surveys(project, run_cli, count: int) -> None:
+    import yaml
+
+    manifests = project / "manifests"
+    manifests.mkdir()
+    for index in range(count):
+        name = f"s{index}"
+        (manifests / f"{name}.yaml").write_text(yaml.safe_dump(survey_manifest(name)))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+
+
+def test_status_of_many_surveys_reads_their_status_from_the_survey_list_not_one_call_each(
+    run_cli, project
+):
+    from surveyctl.ops.fieldwork import LISTED_FROM
+
+    _managed_surveys(project, run_cli, LISTED_FROM + 2)
+
+    result = run_cli("--debug", "status")
+
+    assert result.exit_code == 0, result.stderr
+    headings = [line for line in result.stdout.splitlines() if line.startswith("Survey/")]
+    assert len(headings) == LISTED_FROM + 2
+    assert all("is draft: Survey s" in heading for heading in headings)
+    sent = re.findall(r"surveyctl\.http > GET \S+/buyers/v2(/surveys\S*)", result.stderr)
+    assert [path for path in sent if path.endswith("/status")] == []

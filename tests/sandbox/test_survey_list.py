@@ -89,3 +89,38 @@ def test_a_malformed_filter_is_a_400(raw, query):
     response = raw.v2("GET", f"/surveys?{query}")
     assert response.status_code == 400
     assert response.json()["ps_api_response_code"] == 1005
+
+
+def _steps_of_a_page(store, status: int) -> int:
+    """The SQLite virtual machine's steps to answer page 1 of buyer 1's surveys in `status`."""
+    steps = 0
+
+    def count() -> int:
+        nonlocal steps
+        steps += 1
+        return 0
+
+    with store.read() as conn:
+        conn.set_progress_handler(count, 1)
+        try:
+            store.surveys_page(conn, 1, [status], None, None, 1, 100)
+        finally:
+            conn.set_progress_handler(None, 1)
+    return steps
+
+
+def _drafts(store, count: int) -> None:
+    with store.write() as conn:
+        for index in range(count):
+            store.insert_survey(conn, 1, {"survey_title": f"Draft {index}"}, [])
+
+
+def test_a_page_of_one_status_costs_no_more_with_more_surveys_in_other_statuses(tmp_path):
+    from surveyctl.sandbox.store import Store
+
+    store = Store(tmp_path / "list.db")
+    _drafts(store, 50)
+    few = _steps_of_a_page(store, 22)
+    _drafts(store, 500)
+
+    assert _steps_of_a_page(store, 22) == few

@@ -16,6 +16,7 @@ from surveyctl.reconcile.identity import Rule
 from surveyctl.reconcile.twins import find_twins
 from surveyctl.state import FileStateStore, State, SurveyRecord, open_state
 
+from ..overlapping import OverlappingReads
 from ..reconcile.conftest import Manifests, group_manifest, survey_manifest
 from ..reconcile.proxies import Proxy, RefusingProxy
 from .conftest import DSN_VARIABLE
@@ -1471,3 +1472,34 @@ def test_a_renamed_program_names_the_one_state_mv_that_moves_all_its_members(
     assert plan.exit_code == 1
     assert "will be created" not in plan.stdout
     assert "run `surveyctl state mv --program trackers panels` and plan again" in plan.stdout
+
+
+@file_only
+def test_adopting_twins_reads_them_side_by_side(run_cli, manifests, lost, api, project, unique):
+    for name in ("alpha", "bravo", "charlie"):
+        manifests.write(tracker(unique, name, survey_title=f"{name} {unique}"))
+    applied(run_cli)
+    lost()
+    client = OverlappingReads(api)
+
+    found = find_twins(
+        client, load_desired([project / "manifests"]), State.empty(), Rule("local"), adopt=True
+    )
+
+    assert len(found.adopted) == 3
+    assert client.most > 1
+
+
+@file_only
+def test_the_groups_a_plan_would_create_are_looked_for_side_by_side(
+    manifests, api, project, unique
+):
+    manifests.write(tracker(unique))
+    for index in range(3):
+        manifests.write(group_manifest(f"g{index}-{unique}", "tracker", name=f"group-{index}"))
+    client = OverlappingReads(api, "get_group")
+
+    found = find_twins(client, load_desired([project / "manifests"]), State.empty(), Rule("local"))
+
+    assert found.twins == {} and found.unchecked == {}
+    assert client.most > 1

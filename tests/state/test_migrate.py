@@ -388,3 +388,41 @@ def test_a_state_with_one_survey_under_two_names_is_copied_for_state_rm_to_repai
     repaired = run_cli("state", "rm", "Survey/copy-of-tracker")
     assert repaired.exit_code == 0, repaired.stderr
     assert pg_store(project, schema).load().problems() == []
+
+
+def _statements_of_a_migration(run_cli, project, postgres, resources: int) -> int:
+    """The statements (and batches of statements) `state migrate --from file` sends PostgreSQL
+    to copy a state of `resources` surveys, each recorded by a write of its own."""
+    import psycopg
+
+    schema = postgres.fresh_schema()
+    configure(project, "file", schema)
+    for path in (project / ".surveyctl" / "state").glob("*"):
+        path.unlink()
+    store = file_store(project)
+    for index in range(resources):
+        store.record(f"Survey/s{index}", SurveyRecord(5000 + index, {}, {"survey_title": "T"}))
+    store.flush()
+    configure(project, "postgres", schema)
+    sent = []
+    with pytest.MonkeyPatch.context() as spies:
+        for cls, method in ((psycopg.Connection, "execute"), (psycopg.Cursor, "executemany")):
+            original = getattr(cls, method)
+
+            def counted(self, *args, _original=original, **kwargs):
+                sent.append(1)
+                return _original(self, *args, **kwargs)
+
+            spies.setattr(cls, method, counted)
+        result = run_cli("state", "migrate", "--from", "file")
+    assert result.exit_code == 0, result.stderr
+    assert f"{resources} resource(s)" in result.stdout
+    return len(sent)
+
+
+def test_a_migration_sends_as_many_statements_for_many_resources_as_for_few(
+    run_cli, project, postgres
+):
+    few = _statements_of_a_migration(run_cli, project, postgres, 3)
+
+    assert _statements_of_a_migration(run_cli, project, postgres, 30) == few

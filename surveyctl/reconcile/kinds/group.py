@@ -191,9 +191,28 @@ class GroupKind(Kind):
         found: Identity,
         parallelism: int,
     ) -> None:
-        """A group is the manifest's when it has its reference (globally unique): one GET."""
+        """A group is the manifest's when it has its reference (globally unique): one GET
+        each, `parallelism` at a time (a program's first plan creates a group per market and
+        wave, and each was read and waited for before the next was sent)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        managed = {
+            r.buyer_surveygroup_ref: a
+            for a, r in state.resources.items()
+            if isinstance(r, GroupRecord)
+        }
+        unmanaged = {}
         for resource, group in wanted.items():
-            _group_twin(client, resource, group, state, found)
+            ref = group.buyer_surveygroup_ref
+            if ref in managed:
+                found.refused[resource] = _managed_already(ref, managed[ref], resource, found)
+            else:
+                unmanaged[resource] = ref
+        with ThreadPoolExecutor(max_workers=max(1, parallelism)) as pool:
+            failures = pool.map(lambda ref: _read_failure(client, ref), unmanaged.values())
+            for (resource, ref), failure in zip(unmanaged.items(), failures, strict=True):
+                found.requests += 1
+                _note_twin(found, resource, ref, failure)
 
     def twin_record(self, client: Marketplace, twin: Twin, manifest: ExclusionGroup) -> GroupRecord:
         live = client.get_group(str(twin.remote_id))
@@ -201,41 +220,41 @@ class GroupKind(Kind):
         return GroupRecord(str(twin.remote_id), ids, None, manifest.lifecycle.prevent_destroy)
 
 
-def _group_twin(
-    client: Marketplace, resource: str, group: ExclusionGroup, state: State, found: Identity
-) -> None:
-    ref = group.buyer_surveygroup_ref
-    managed = {
-        r.buyer_surveygroup_ref: a for a, r in state.resources.items() if isinstance(r, GroupRecord)
-    }
-    if ref in managed:
-        other = managed[ref]
-        found.refused[resource] = (
-            f"its buyer_surveygroup_ref {ref!r} is managed already as {other}; a "
-            "reference names one group"
+def _managed_already(ref: str, other: str, resource: str, found: Identity) -> str:
+    """Why `resource` may not have the reference of the group state manages as `other`."""
+    refused = (
+        f"its buyer_surveygroup_ref {ref!r} is managed already as {other}; a "
+        "reference names one group"
+    )
+    if other in found.unlisted:
+        refused += (
+            f", and {other} is no longer in the manifests: if the manifest was renamed, "
+            f"run `{state_mv_command(other, resource, found.programs)}`"
         )
-        if other in found.unlisted:
-            found.refused[resource] += (
-                f", and {other} is no longer in the manifests: if the manifest was renamed, "
-                f"run `{state_mv_command(other, resource, found.programs)}`"
-            )
-        return
-    found.requests += 1
+    return refused
+
+
+def _read_failure(client: Marketplace, ref: str) -> SurveyctlError | None:
+    """How reading group `ref` failed (a 404 is an ApiError too), or None: it exists."""
     try:
         client.get_group(ref)
-    except ApiError as exc:
-        if exc.status == 403:
-            found.refused[resource] = (
-                f"group {ref} exists on the service and belongs to another buyer; "
-                "buyer_surveygroup_ref is globally unique, so choose another one"
-            )
-        elif exc.status != 404:
-            found.unchecked[resource] = f"group {ref}: {exc}"
-        return
     except SurveyctlError as exc:
-        found.unchecked[resource] = f"group {ref}: {exc}"
-        return
-    found.twins[resource] = [Twin(ref, "same reference", noun="group")]
+        return exc
+    return None
+
+
+def _note_twin(found: Identity, resource: str, ref: str, failure: SurveyctlError | None) -> None:
+    """What the read of group `ref` says of `resource`: a twin, none (404), another buyer's
+    group, or a group that could not be checked."""
+    if failure is None:
+        found.twins[resource] = [Twin(ref, "same reference", noun="group")]
+    elif isinstance(failure, ApiError) and failure.status == 403:
+        found.refused[resource] = (
+            f"group {ref} exists on the service and belongs to another buyer; "
+            "buyer_surveygroup_ref is globally unique, so choose another one"
+        )
+    elif not (isinstance(failure, ApiError) and failure.status == 404):
+        found.unchecked[resource] = f"group {ref}: {failure}"
 
 
 def _ignored_fields(group: ExclusionGroup) -> frozenset[str]:

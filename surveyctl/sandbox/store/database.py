@@ -47,6 +47,10 @@ CREATE TABLE IF NOT EXISTS surveys (
     mod_on INTEGER
 );
 CREATE INDEX IF NOT EXISTS surveys_by_buyer ON surveys (buyer_id, survey_id);
+-- The survey list asks for one status a request: its count and its page's offset are walked in
+-- this index alone, not over every survey of the buyer (10,000 drafts made each page of the
+-- live ones, none, cost a walk of 10,000 rows).
+CREATE INDEX IF NOT EXISTS surveys_by_status ON surveys (buyer_id, status, survey_id);
 CREATE TABLE IF NOT EXISTS quotas (
     survey_id INTEGER NOT NULL REFERENCES surveys ON DELETE CASCADE,
     buyer_quota_id TEXT NOT NULL,
