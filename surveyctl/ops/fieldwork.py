@@ -168,10 +168,10 @@ def _listed_summaries(client: ApiClient) -> dict[int, dict]:
     """ps_survey_id -> the survey's list item, for each survey the list shows with every
     field of SUMMARY_FIELDS; empty when the list cannot be read (each survey is then read on
     its own, and says so if it cannot be)."""
-    from surveyctl.reconcile import identity
+    from surveyctl.reconcile.account_surveys import account_surveys
 
     try:
-        items, _pages = identity.account_surveys(client)
+        items, _pages = account_surveys(client)
     except SurveyctlError:
         return {}
     return {

@@ -317,8 +317,8 @@ def test_live_url_without_the_transaction_placeholder_is_a_warning(check, survey
     assert errors == []
     (warning,) = [d for d in diagnostics if d.severity == "warning"]
     assert warning.summary == (
-        "live_url of survey 'test-survey' carries no [%%transaction_id%%], so the return link "
-        "cannot name the respondent's transaction."
+        "live_url of survey 'test-survey' carries no [%%transaction_id%%] (or "
+        "[%%ps_transaction_id%%]), so the return link cannot name the respondent's transaction."
     )
     assert warning.location.line == line_of(text, "live_url")
 
