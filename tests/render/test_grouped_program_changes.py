@@ -94,3 +94,9 @@ def test_a_change_of_one_member_alone_is_shown_as_that_member():
     shown = text.render(plan(alone, other))
     assert "of program" not in shown
     assert "~ Survey/tracker[en_GB,w1] (ps_survey_id 10001) will be updated" in shown
+
+
+def test_a_group_is_one_row_and_one_block_of_the_comment():
+    comment = markdown.render(plan(*_members(price(2.5, 2.75))))
+    assert comment.count("| program `tracker` (3 surveys) |") == 1
+    assert comment.count("```diff\n! 3 surveys of program tracker") == 1
