@@ -67,3 +67,9 @@ def test_an_actor_name_with_a_line_break_is_refused(monkeypatch):
     monkeypatch.setenv(variables.ACTOR_VARIABLE, "ci\nbot")
     with pytest.raises(ConfigError, match="holds a line break"):
         variables.actor_name()
+
+
+@pytest.mark.parametrize("value", ["off", "OFF", "0", "false", "no"])
+def test_a_cache_folder_of_off_keeps_no_cache(monkeypatch, value):
+    monkeypatch.setenv(variables.CACHE_VARIABLE, value)
+    assert variables.cache_folder() is None
