@@ -73,3 +73,12 @@ def test_an_actor_name_with_a_line_break_is_refused(monkeypatch):
 def test_a_cache_folder_of_off_keeps_no_cache(monkeypatch, value):
     monkeypatch.setenv(variables.CACHE_VARIABLE, value)
     assert variables.cache_folder() is None
+
+
+def test_libpqs_variables_that_are_set_describe_a_connection(monkeypatch):
+    monkeypatch.setenv("PGHOST", "db.internal")
+    monkeypatch.setenv("PGPASSWORD", "s3cret")
+    monkeypatch.setenv("PGUSER", "")
+    for name in ("PGPORT", "PGDATABASE"):
+        monkeypatch.delenv(name, raising=False)
+    assert variables.libpq_defaults() == {"PGHOST": "db.internal", "PGPASSWORD": "s3cret"}
