@@ -80,8 +80,11 @@ def render_failure(environment: str, message: str, findings: list[Diagnostic] | 
         "",
     ]
     if findings:
-        lines += [f"- {_inline(str(item))}" for item in findings]
-        lines.append("")
+        # A schema change or a bad merge can break every manifest at once: a thousand
+        # findings are a comment GitHub refuses whole, so those that do not fit are counted.
+        items = [f"- {_inline(str(item))}" for item in findings]
+        budget = COMMENT_LIMIT - _RESERVE - _size(lines)
+        lines += _bounded(items, "finding(s)", budget, "`surveyctl validate` shows them all.")
     lines += ["Fix this and push again; apply is blocked until a plan succeeds.", "", MARKER, ""]
     return "\n".join(lines)
 
@@ -102,15 +105,24 @@ def _note_list(title: str, notes: list, noun: str, budget: int) -> list[str]:
     """`title` and one item per note while they fit in `budget`; the rest are counted."""
     if not notes:
         return []
-    lines = [title]
-    used = _size(lines)  # kept as items are added, rather than summed again for each note
-    for index, note in enumerate(notes):
-        item = _note(note)
+    items = [_note(note) for note in notes]
+    return [title, *_bounded(items, noun, budget - _size([title]), _WHOLE_PLAN)]
+
+
+_WHOLE_PLAN = "The job's log shows the whole plan."
+
+
+def _bounded(items: list[str], noun: str, budget: int, where: str) -> list[str]:
+    """The lines of `items` while they fit in `budget`, then how many more there are and
+    `where` the reviewer finds them; then a blank line."""
+    lines: list[str] = []
+    used = 0  # kept as items are added, rather than summed again for each item
+    for index, item in enumerate(items):
         used += len(item) + 1
         if used > budget:
             lines.append(
-                f"- *{len(notes) - index} more {noun} are not shown: the comment would exceed "
-                "GitHub's limit. The job's log shows the whole plan.*"
+                f"- *{len(items) - index} more {noun} are not shown: the comment would exceed "
+                f"GitHub's limit. {where}*"
             )
             break
         lines.append(item)

@@ -191,6 +191,18 @@ def test_the_cache_file_of_another_locale_is_not_read_in_its_place(api, make_cat
     assert locale.locale == "en_US"
 
 
+def test_the_cache_file_of_another_environment_is_not_read_in_its_place(api, tmp_path):
+    # Staging and production may share a key; each keeps its own catalogue all the same.
+    staging = Catalog(lambda: api, "staging", tmp_path / "cache", signing_key=KEY)
+    staging.locale("en_US")
+    folder = tmp_path / "cache" / "catalog"
+    (folder / "local").mkdir()
+    (folder / "local" / "en_US.json").write_text((folder / "staging" / "en_US.json").read_text())
+    local = Catalog(lambda: api, "local", tmp_path / "cache", signing_key=KEY)
+    local.locale("en_US")
+    assert local.fetched == ["en_US"]
+
+
 def test_a_cache_file_past_the_size_bound_is_fetched_again(
     api, make_catalog, tmp_path, monkeypatch
 ):
@@ -241,3 +253,97 @@ def test_no_connection_is_opened_while_the_cache_is_fresh(api, tmp_path):
 def test_unknown_locale_is_a_catalog_error(make_catalog):
     with pytest.raises(CatalogError, match="has no attribute catalogue for locale 'xx_XX'"):
         make_catalog().locale("xx_XX")
+
+
+def test_an_unknown_locale_names_the_locales_whose_catalogue_is_cached(api, make_catalog):
+    make_catalog().locale("en_GB")
+    with pytest.raises(CatalogError, match="served so far: en_GB$"):
+        make_catalog().locale("xx_XX")
+
+
+def test_a_cache_file_whose_answers_were_changed_after_signing_is_fetched_again(
+    api, make_catalog, tmp_path
+):
+    cache_file, data = _cached(make_catalog, tmp_path)
+    signature = data["signature"]
+    _male_made_female(data)
+    data["signature"] = signature
+    cache_file.write_text(json.dumps(data))
+    fetched, locale = _fetched(api, lambda: make_catalog().locale("en_US"))
+    assert fetched
+    assert locale.by_name("Gender").answer("Male").condition_code == "111"
+
+
+def test_an_answer_is_found_by_its_english_text_in_another_locale(make_catalog):
+    gender = make_catalog().locale("de_DE").by_code[211]
+    male = next(answer for answer in gender.answers if answer.condition_code == "111")
+    assert male.local_text != male.eng_text
+    assert gender.answer(male.eng_text.upper()) == male
+
+
+def test_a_locale_entry_is_found_whatever_the_spelling_of_its_locale(tmp_path):
+    class Service:
+        get_attributes_page = None
+
+        def iter_pages(self, fetch, **_):
+            entries = [
+                {"locale": "en-GB", "answers": [{"condition_code": 1, "local_text": "Colour"}]},
+                {"locale": "EN-us", "answers": [{"condition_code": 1, "local_text": "Color"}]},
+            ]
+            yield [{"qualification_code": 9, "desc": "Hue", "localizations": entries}]
+
+    locale = Catalog(lambda: Service(), "local", None).locale("en_US")
+    assert locale.by_code[9].answers[0].local_text == "Color"
+
+
+def test_an_attribute_without_its_locales_entry_takes_the_first_one(tmp_path):
+    class Service:
+        get_attributes_page = None
+
+        def iter_pages(self, fetch, **_):
+            entries = [{"locale": "en_GB", "answers": [{"condition_code": 1, "local_text": "Yes"}]}]
+            yield [{"qualification_code": 9, "desc": "Consent", "localizations": entries}]
+
+    locale = Catalog(lambda: Service(), "local", None).locale("en_US")
+    assert locale.by_code[9].answers[0].local_text == "Yes"
+
+
+def test_a_locale_the_service_refuses_as_a_bad_request_is_a_catalog_error(make_catalog):
+    with pytest.raises(CatalogError, match=r"locale '' \(the service answered 400\)"):
+        make_catalog().locale("")
+
+
+def test_a_question_repeated_on_a_later_page_keeps_its_first_answers(tmp_path):
+    class Service:
+        get_attributes_page = None
+
+        def iter_pages(self, fetch, **_):
+            for text in ("Yes", "Oui"):
+                answers = [{"condition_code": 1, "local_text": text}]
+                yield [
+                    {
+                        "qualification_code": 9,
+                        "desc": "Consent",
+                        "localizations": [{"answers": answers}],
+                    }
+                ]
+
+    locale = Catalog(lambda: Service(), "local", None).locale("en_US")
+    assert locale.by_code[9].answers[0].local_text == "Yes"
+
+
+def test_of_two_questions_of_one_name_the_first_is_found_by_it(tmp_path):
+    class Service:
+        get_attributes_page = None
+
+        def iter_pages(self, fetch, **_):
+            yield [{"qualification_code": code, "desc": "Region"} for code in (96, 97)]
+
+    locale = Catalog(lambda: Service(), "local", None).locale("en_US")
+    assert locale.by_name("region").qualification_code == 96
+
+
+def test_the_answers_of_another_locale_are_listed_in_english(make_catalog):
+    gender = make_catalog().locale("de_DE").by_code[211]
+    assert gender.answer_texts() == [answer.eng_text for answer in gender.answers]
+    assert gender.answer_texts() != [answer.local_text for answer in gender.answers]
