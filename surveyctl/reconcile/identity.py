@@ -124,6 +124,9 @@ class Identity:
     programs: set[str] = field(default_factory=set)
     refused: dict[str, str] = field(default_factory=dict)  # a create the service would refuse
     adopted: dict[str, Record] = field(default_factory=dict)  # with --adopt: one twin each
+    # The live body each adopted record was made from: the plan of the same run plans the
+    # adopted resource from it rather than reading it a second time (LiveReads.given).
+    bodies: dict[str, dict] = field(default_factory=dict)
     requests: int = 0  # reads made (for the benchmark and the tests)
 
     def renamed(self) -> dict[str, Twin]:

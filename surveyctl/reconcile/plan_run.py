@@ -132,13 +132,14 @@ def plan_run(
             marketplace = reads.client = _reporting(workspace, state, workspace.marketplace())
         rule = identity.Rule.of(environment)
         # Creates are first looked for on the service (no request when none is due); adopted
-        # twins are planned as resources in state (read when the plan reaches them).
+        # twins are planned as resources in state, from the bodies read to adopt them.
         adopt = identity.ADOPT in options.overrides
         due = creates_due(desired, state)
         twins = find_twins(
             marketplace, whole_desired, whole_state, rule, adopt, due, options.parallelism
         )
         state = adopted_state(state, twins)
+        reads.given(twins.bodies)
         request = PlanRequest(
             desired,
             state,

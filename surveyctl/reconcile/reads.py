@@ -133,6 +133,19 @@ class LiveReads:
             if not self._listed_unchanged(kind, address, record, manifest):
                 self._read(address, record)
 
+    def given(self, bodies: dict[str, dict]) -> None:
+        """Takes the live bodies this run read already (address -> body: the adopted twins
+        the identity check read to make their records) as the reads of those addresses. They
+        were read in this run, as every body a plan is made from is; reading them again sent
+        2,012 requests for an adoption of 1,000 surveys where 1,012 do."""
+        with self._lock:
+            for address, body in bodies.items():
+                if address in self._reads:
+                    continue  # read already: keep what the plan may have planned from
+                done: Future[LiveResult] = Future()
+                done.set_result(LiveResult(address, body=body))
+                self._reads[address] = done
+
     def _listed_unchanged(self, kind: kinds.Kind, address: str, record: Any, manifest: Any) -> bool:
         """Whether the kind's listing shows `address` as last written and its manifest is what
         was last applied (waits for the listing). Decided once an address: `expect` asks

@@ -4,7 +4,9 @@
 `surveyctl.reconcile.identity`) about the manifests that the state neither records nor has
 journaled: nothing is read when no create is due. With `adopt`, each resource with exactly one
 twin that no other manifest claims gets the state record that adopts it (`Kind.twin_record`:
-its ids, no last-applied body, so the plan compares the manifest with the live resource alone).
+its ids, no last-applied body, so the plan compares the manifest with the live resource alone),
+and the live body it was made from, which the plan of the same run plans it from (one read of
+each adopted resource a run, not two).
 """
 
 from __future__ import annotations
@@ -74,7 +76,7 @@ def _adopt(client: Any, desired: DesiredState, found: Identity, parallelism: int
             continue  # recorded already, under its old address: a `state mv`, not an adoption
         wanted.append((resource_address, twins[0]))
 
-    def record(item: tuple[str, Twin]) -> tuple[Record | None, str | None]:
+    def record(item: tuple[str, Twin]) -> tuple[tuple[Record, dict] | None, str | None]:
         resource_address, twin = item
         kind_name, name = split_address(resource_address)
         kind = kinds.get(kind_name)
@@ -91,4 +93,4 @@ def _adopt(client: Any, desired: DesiredState, found: Identity, parallelism: int
             if made is None:
                 found.unchecked[resource_address] = str(problem)
             else:
-                found.adopted[resource_address] = made
+                found.adopted[resource_address], found.bodies[resource_address] = made

@@ -4,10 +4,12 @@ wrote or saw them (their `mod_on`), or whose manifest changed; `--refresh=false`
 from __future__ import annotations
 
 import re
+import shutil
 
 import pytest
 
 from surveyctl.reconcile.kinds.survey_listing import MIN_LISTED
+from surveyctl.reconcile.reads import LiveReads
 from tests.overlapping import OverlappingReads
 from tests.reconcile.conftest import point_project_at, survey_manifest
 from tests.reconcile.proxies import Proxy
@@ -242,3 +244,49 @@ def test_surveys_whose_manifests_changed_are_read_side_by_side(applied, manifest
 
     assert [r.action for r in plan.resources] == ["update"] * SURVEYS
     assert client.most > 1
+
+
+def _lost_then_changed(project, manifests) -> None:
+    """The state of the SURVEYS applied surveys lost, and one manifest changed since."""
+    shutil.rmtree(project / ".surveyctl" / "state")
+    manifests.write(survey_manifest("s5", offer_price=2.75))
+
+
+def test_an_adopting_plan_reads_each_adopted_survey_once(applied, project, manifests, run_cli):
+    _lost_then_changed(project, manifests)
+
+    planned = run_cli("--debug", "plan", "manifests", "--adopt")
+
+    assert planned.exit_code == 0, planned.stdout + planned.stderr
+    assert f"{SURVEYS} resources are on the service adopted with --adopt" in planned.stdout
+    reads = survey_reads(planned)
+    assert len(reads) == len(set(reads)) == SURVEYS
+
+
+def test_an_adopting_plan_is_the_plan_it_made_when_it_read_each_survey_twice(
+    applied, project, manifests, run_cli, monkeypatch
+):
+    _lost_then_changed(project, manifests)
+    once = run_cli("plan", "manifests", "--adopt")
+    # What a plan did before it took the identity check's bodies: read each survey again.
+    monkeypatch.setattr(LiveReads, "given", lambda self, bodies: None)
+    twice = run_cli("--debug", "plan", "manifests", "--adopt")
+
+    assert len(survey_reads(twice)) == 2 * SURVEYS  # the plan compared is the old one's
+    assert "~ Survey/s5" in once.stdout and "offer_price" in once.stdout
+    assert once.stdout == twice.stdout
+
+
+def test_an_adopting_apply_writes_from_the_one_read_of_each_survey_in_its_run(
+    applied, project, manifests, run_cli
+):
+    _lost_then_changed(project, manifests)
+
+    applied_run = run_cli("--debug", "apply", "manifests", "--adopt", "--auto-approve")
+
+    assert applied_run.exit_code == 0, applied_run.stdout + applied_run.stderr
+    sent = requests(applied_run)
+    target = survey_id(run_cli, "s5")
+    assert len(survey_reads(applied_run)) == SURVEYS
+    assert [r for r in sent if r.startswith("PUT")] == [f"PUT /surveys/{target}"]
+    assert sent.index(f"GET /surveys/{target}") < sent.index(f"PUT /surveys/{target}")

@@ -158,9 +158,11 @@ class Kind:
         manifest, none of them in state) by the kind's identity rule, into `found`. A kind
         without a rule finds nothing: its creates go ahead as planned."""
 
-    def twin_record(self, client: Any, twin: Twin, manifest: Any) -> Record:
+    def twin_record(self, client: Any, twin: Twin, manifest: Any) -> tuple[Record, dict]:
         """The state record that adopts `twin` for `manifest` (`--adopt`, `state rebuild`):
-        its ids and no last-applied body."""
+        its ids and no last-applied body; with the live body it was made from (the body
+        `read` would return), which the plan of the same run plans it from instead of
+        reading it again."""
         raise NotImplementedError
 
 

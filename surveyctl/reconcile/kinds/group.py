@@ -214,10 +214,13 @@ class GroupKind(Kind):
                 found.requests += 1
                 _note_twin(found, resource, ref, failure)
 
-    def twin_record(self, client: Marketplace, twin: Twin, manifest: ExclusionGroup) -> GroupRecord:
+    def twin_record(
+        self, client: Marketplace, twin: Twin, manifest: ExclusionGroup
+    ) -> tuple[GroupRecord, dict]:
         live = client.get_group(str(twin.remote_id))
         ids = member_ids(live)
-        return GroupRecord(str(twin.remote_id), ids, None, manifest.lifecycle.prevent_destroy)
+        record = GroupRecord(str(twin.remote_id), ids, None, manifest.lifecycle.prevent_destroy)
+        return record, live
 
 
 def _managed_already(ref: str, other: str, resource: str, found: Identity) -> str:

@@ -205,9 +205,11 @@ class SurveyKind(Kind):
     ) -> None:
         survey_twins(client, wanted, state, rule, found, parallelism)
 
-    def twin_record(self, client: Marketplace, twin: Twin, manifest: Survey) -> SurveyRecord:
+    def twin_record(
+        self, client: Marketplace, twin: Twin, manifest: Survey
+    ) -> tuple[SurveyRecord, dict]:
         live = client.get_survey(int(twin.remote_id))
-        return survey_record(live, None, manifest.lifecycle.prevent_destroy)
+        return survey_record(live, None, manifest.lifecycle.prevent_destroy), live
 
 
 def _unchanged(name: str, survey: Survey, desired: dict, record: SurveyRecord) -> ResourceChange:
