@@ -5,7 +5,8 @@ protected environment that is not named with --env), record lifecycle flags, app
 
 SIGINT, SIGTERM and SIGHUP stop the run before the writes, and once they run let those in
 flight finish (`Interrupts`). A plan approved after a question is made again and must agree with
-the one shown. `refresh_run` (`apply --refresh-only`) records the live values that drifted.
+the one shown. `refresh_run` (`apply --refresh-only`) records the live values that drifted,
+read again once a question was answered and recorded only when they are still what it showed.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from surveyctl.reconcile.apply import (
 from surveyctl.reconcile.plan import Plan
 from surveyctl.reconcile.plan_run import plan_refresh, plan_run
 from surveyctl.reconcile.recovery import record_recovered
-from surveyctl.reconcile.refresh import record_refresh
+from surveyctl.reconcile.refresh import Refresh, changed_since, record_refresh
 from surveyctl.reconcile.run import ApplyHooks, ApplyRun, RunOptions, Workspace
 from surveyctl.reconcile.saved_plan import load_saved, saved_plan_path
 from surveyctl.reconcile.tamper import disagreement, guard_deletes, restricted
@@ -90,7 +91,8 @@ def _report(outcomes: list[Outcome], result: ApplyResult, hooks: ApplyHooks) -> 
 def refresh_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) -> ApplyRun:
     """`apply --refresh-only`: under the state lock, reads every managed resource, shows what
     changed outside surveyctl, asks as apply does, and records the live values of the drifted
-    fields as last applied (one state write). Nothing is sent to the marketplace."""
+    fields as last applied (one state write); once a person answered, from a second read that
+    must agree with the first. Nothing is sent to the marketplace."""
     environment = workspace.environment
     if saved_plan_path(options.targets) is not None:
         raise SurveyctlError(
@@ -104,7 +106,7 @@ def refresh_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) ->
             raise SurveyctlError("the refresh has errors; nothing was recorded")
         if not refresh.records:
             return ApplyRun(refresh.plan)
-        _approve(
+        asked = _approve(
             environment,
             options,
             hooks,
@@ -112,8 +114,29 @@ def refresh_run(workspace: Workspace, options: RunOptions, hooks: ApplyHooks) ->
             action=f"record these live values in the state of environment {environment.name!r}",
             hint="",
         )
+        if asked:
+            refresh = _refresh_as_answered(workspace, options, refresh)
         recorded = record_refresh(refresh, store)
     return ApplyRun(refresh.plan, refreshed=recorded)
+
+
+def _refresh_as_answered(workspace: Workspace, options: RunOptions, shown: Refresh) -> Refresh:
+    """The refresh to record once a person said yes to `shown`: read again, since the answer
+    may come long after the reads. Recording the values read before the question would write
+    into the state, as seen and accepted, values the service no longer holds; recording the
+    ones read now, values no one was shown. Where the two disagree nothing is recorded."""
+    fresh = plan_refresh(workspace, options, workspace.state.load())
+    moved, unreadable = changed_since(shown, fresh)
+    waited = "while the question waited for an answer"
+    again = "nothing was recorded: run apply --refresh-only again to see what it records now"
+    if moved:
+        raise SurveyctlError(f"changed outside surveyctl {waited}: {', '.join(moved)}; {again}")
+    if unreadable:
+        raise SurveyctlError(
+            f"could not read {', '.join(unreadable)} again once the question was answered, to "
+            f"check {'it' if len(unreadable) == 1 else 'they'} did not change {waited}; {again}"
+        )
+    return fresh
 
 
 def _plan_and_approve(

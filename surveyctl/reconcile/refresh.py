@@ -8,7 +8,10 @@ compares every managed resource's live body with its last-applied body, manifest
 - `make_refresh` reads each resource (one GET each, in parallel) and returns a Plan with
   `refresh_only` set: every resource as a no-op carrying its drift, and, for those that
   drifted, the last-applied body the refresh would record;
-- `record_refresh` writes those bodies to state in one write.
+- `record_refresh` writes those bodies to state in one write;
+- `changed_since` says where a second refresh would record otherwise than the first: what
+  `apply --refresh-only` checks once its question is answered (it records what it read then,
+  and only when that is what it showed).
 
 The recorded body is the last-applied body with each drifted top-level field replaced by its
 live value (left out when the live value is unset). Fields that were not managed stay
@@ -62,6 +65,29 @@ def make_refresh(
         if change is not None:
             plan.resources.append(change)
     return refresh
+
+
+def changed_since(shown: Refresh, fresh: Refresh) -> tuple[list[str], list[str]]:
+    """Where `fresh` (the same state refreshed again) would not record what `shown` showed:
+    (moved, unreadable). Moved: a resource whose drift or record to write differs (a value
+    changed again, a drift undone, a resource drifted that showed none); unreadable: read
+    then, not now. Counters that move with traffic and are no part of a record do not count."""
+    now = {resource.address: resource.drift for resource in fresh.plan.resources}
+    then = {resource.address: resource.drift for resource in shown.plan.resources}
+    unreadable = sorted(a for a in fresh.plan.unread if a not in shown.plan.unread)
+    moved = {
+        address
+        for address in shown.records.keys() | fresh.records.keys()
+        if _recorded(shown, address) != _recorded(fresh, address)
+    }
+    moved |= {a for a in then.keys() & now.keys() if then[a] != now[a]}
+    moved |= {a for a in fresh.plan.gone if a not in shown.plan.gone}
+    return sorted(moved - set(unreadable)), unreadable
+
+
+def _recorded(refresh: Refresh, address: str) -> dict | None:
+    record = refresh.records.get(address)
+    return record.to_json() if record is not None else None
 
 
 def record_refresh(refresh: Refresh, store: StateBackend) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from surveyctl.reconcile.apply_run import apply_run
@@ -9,6 +11,7 @@ from surveyctl.reconcile.normalise import update_body
 from surveyctl.reconcile.run import ApplyHooks, RunOptions
 from surveyctl.state import FileStateStore, SurveyRecord
 
+from ..hostile.test_approval_wait import _answered_yes_after
 from .conftest import group_manifest, survey_manifest, survey_title
 
 
@@ -217,3 +220,73 @@ def test_apply_refresh_only_refuses_a_saved_plan(project, manifests, run_cli):
         result.stderr
     )
     assert _store(project).load().survey("tracker") is None
+
+
+# -- the question: what is recorded is what was shown, read again once answered.
+
+
+def test_a_value_changed_again_while_the_refresh_question_waited_is_not_recorded(
+    project, manifests, api, run_cli, monkeypatch
+):
+    _applied(run_cli, manifests)
+    survey_id = _tracker_id(project)
+    _set_price_by_hand(api, survey_id, 4.0)
+    asked = _answered_yes_after(monkeypatch, lambda: _set_price_by_hand(api, survey_id, 5.0))
+
+    refused = run_cli("apply", "--refresh-only")
+
+    assert asked and refused.exit_code == 1
+    assert (
+        "Error: changed outside surveyctl while the question waited for an answer: "
+        "Survey/tracker; nothing was recorded: run apply --refresh-only again to see what it "
+        "records now"
+    ) in refused.stderr
+    assert _store(project).load().survey("tracker").last_applied["offer_price"] == 2.5
+
+
+def test_a_survey_that_drifted_while_the_refresh_question_waited_is_not_recorded_unseen(
+    project, manifests, api, run_cli, monkeypatch
+):
+    _applied(run_cli, manifests, survey_manifest("tracker"), survey_manifest("panel"))
+    _set_price_by_hand(api, _tracker_id(project), 4.0)
+    panel = _store(project).load().survey("panel").ps_survey_id
+    asked = _answered_yes_after(monkeypatch, lambda: _set_price_by_hand(api, panel, 6.0))
+
+    refused = run_cli("apply", "--refresh-only")
+
+    assert asked and refused.exit_code == 1
+    assert "while the question waited for an answer: Survey/panel; nothing" in refused.stderr
+    state = _store(project).load()
+    assert state.survey("tracker").last_applied["offer_price"] == 2.5
+    assert state.survey("panel").last_applied["offer_price"] == 2.5
+
+
+def test_a_survey_deleted_while_the_refresh_question_waited_records_nothing(
+    project, manifests, api, run_cli, monkeypatch
+):
+    _applied(run_cli, manifests)
+    survey_id = _tracker_id(project)
+    _set_price_by_hand(api, survey_id, 4.0)
+    asked = _answered_yes_after(monkeypatch, lambda: api.delete_survey(survey_id))
+
+    refused = run_cli("apply", "--refresh-only")
+
+    assert asked and refused.exit_code == 1
+    assert "while the question waited for an answer: Survey/tracker;" in refused.stderr
+    assert _store(project).load().survey("tracker").last_applied["offer_price"] == 2.5
+
+
+def test_a_refresh_still_as_shown_when_answered_records_what_it_read_after_the_answer(
+    project, manifests, api, run_cli, monkeypatch
+):
+    _applied(run_cli, manifests)
+    survey_id = _tracker_id(project)
+    _set_price_by_hand(api, survey_id, 4.0)
+    asked = _answered_yes_after(monkeypatch, lambda: None)
+
+    accepted = run_cli("--debug", "apply", "--refresh-only")
+
+    assert asked and accepted.exit_code == 0, accepted.stdout + accepted.stderr
+    assert _store(project).load().survey("tracker").last_applied["offer_price"] == 4.0
+    reads = re.findall(rf"surveyctl\.http > GET \S+/surveys/{survey_id}\b", accepted.stderr)
+    assert len(reads) == 2  # once to show it, once more after the answer
