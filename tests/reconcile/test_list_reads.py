@@ -79,6 +79,21 @@ def test_a_survey_changed_on_the_service_is_read_and_shown_as_drift(applied, run
     assert "offer_price" in planned.stdout and "No changes." not in planned.stdout
 
 
+
+def test_a_survey_whose_drift_was_accepted_by_refresh_only_is_not_read_by_the_next_plan(
+    applied, manifests, run_cli
+):
+    changed = survey_id(run_cli, "s3")
+    applied.update_survey(changed, {**applied.get_survey(changed), "offer_price": 3.0})
+    accepted = run_cli("apply", "--refresh-only", "--auto-approve")
+    assert accepted.exit_code == 0, accepted.stdout + accepted.stderr
+    manifests.write(survey_manifest("s3", offer_price=3.0))
+
+    planned = run_cli("--debug", "plan", "manifests")
+
+    assert planned.stdout.startswith("No changes.")
+    assert survey_reads(planned) == []  # the refresh recorded the mod_on it read
+
 def test_a_survey_changed_in_its_manifest_is_read_fresh(applied, manifests, run_cli):
     manifests.write(survey_manifest("s5", offer_price=2.75))
 

@@ -181,7 +181,14 @@ class SurveyKind(Kind):
     ) -> tuple[list[FieldChange], dict | None, SurveyRecord]:
         differences = drift(live, record.last_applied)
         applied = with_live_values(record.last_applied, update_body(live), differences)
-        refreshed = dataclasses.replace(record, last_applied=applied, quota_ids=quota_ids(live))
+        # The live body now matches what is recorded as last applied, so its mod_on is the one
+        # "read and found as last applied": later plans need not read the survey again.
+        refreshed = dataclasses.replace(
+            record,
+            last_applied=applied,
+            quota_ids=quota_ids(live),
+            mod_on=survey_listing.version(live),
+        )
         return differences, applied, refreshed
 
     def recover(
