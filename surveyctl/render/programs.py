@@ -85,18 +85,19 @@ def _split(text: str) -> tuple[str, str]:
     return head, rest
 
 
-# How a line of each symbol reads in a headline: as `path old -> new`.
+# How a line of each symbol reads in a headline: as `path old -> new`, the words a group's
+# headline has always used for a field added or removed.
 _PHRASES = {
     "~": "{0} {1}",
     "+": "{0} (absent) -> {1}",
     "-": "{0} {1} -> (absent)",
     "!": "{0} {1}",
-    " ": "{0} {1}",
 }
 
 
 def _where(group: MemberGroup) -> str:
-    """`wave 2027-01 in en_US, en_GB, de_DE`, or `3 waves in 4 markets` when not a grid."""
+    """`wave 2027-01 in markets en_US, en_GB, de_DE`, or `3 waves in 4 markets` when some
+    market lacks some wave (the member list below names them all)."""
     markets = list(dict.fromkeys(m.market for m in group.where))
     waves = list(dict.fromkeys(m.wave for m in group.where))
     if len(markets) * len(waves) != len(group.where):

@@ -270,3 +270,10 @@ def test_a_part_of_an_update_leaves_its_spend_to_the_groups_headline():
     shown = text.render(plan(*members))
     assert "~ 6 surveys of program tracker: expected_loi 12 -> 15 (+$200.00)\n" in shown
     assert "    ~ 2 of them (en_GB): offer_price 2.8 -> 3.0\n" in shown
+
+
+def test_creates_that_are_not_every_markets_same_waves_are_counted_in_the_headline():
+    creates = [c for c in _creates("w1", "w2") if c.name != "tracker[de_DE,w1]"]
+    shown = text.render(plan(*creates, labels=LABELS))
+    assert "+ 5 surveys of program tracker will be created: 2 waves in 3 markets (" in shown
+    assert "      members de_DE: w2\n" in shown
