@@ -18,7 +18,7 @@ from surveyctl.jsontext import dumps
 from surveyctl.reconcile.plan import FORMAT_VERSION, Plan
 from surveyctl.render.describe import Describer
 from surveyctl.render.formats import Format, register
-from surveyctl.render.programs import member_groups
+from surveyctl.render.programs import alike_groups, member_groups
 from surveyctl.render.report import ApplyReport
 from surveyctl.render.text import summary_line
 from surveyctl.resources import member_of
@@ -72,7 +72,8 @@ def plan_data(plan: Plan) -> dict[str, Any]:
     data["summary"] = {**plan.counts(), "text": summary_line(plan)}
     data["spend_total"] = vars(plan.spend_totals())
     data["has_changes"] = plan.has_changes
-    data["program_groups"] = [group.to_json() for group in member_groups(plan)[0]]
+    data["program_groups"] = alike_groups(plan)
+    data["program_view"] = [group.to_json() for group in member_groups(plan)[0]]
     for resource, out in zip(plan.resources, data["resources"], strict=True):
         out["address"] = resource.address
         member = member_of(resource.name)

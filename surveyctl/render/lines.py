@@ -16,17 +16,29 @@ SYMBOLS = {"create": "+", "update": "~", "quota-update": "~", "delete": "-", "no
 def resource_lines(plan: Plan, resource: ResourceChange, spend: bool = True) -> list[Line]:
     """The header of the resource, then one line per field, quota or change, its spend (unless
     `spend` is False) and any drift."""
-    describer = Describer(plan, resource)
     symbol = SYMBOLS[resource.action]
-    ident = f" ({_ident(resource)})" if resource.remote_id is not None else ""
-    lines = [Line(symbol, 0, f"{resource.address}{ident} {_how(resource)}")]
-    if resource.action == "create" and resource.body:
-        lines.extend(describer.create_lines(resource.body))
-    elif resource.action in ("update", "quota-update"):
-        lines.extend(change_lines(describer, resource))
+    lines = [Line(symbol, 0, f"{resource.address}{ident(resource)} {_how(resource)}")]
+    describer = Describer(plan, resource)
+    lines.extend(body_lines(describer, resource))
     if spend and resource.spend and resource.spend.before != resource.spend.after:
         before, after = usd(resource.spend.before), usd(resource.spend.after)
         lines.append(Line(" ", 1, f"spend: {before} -> {after}"))
+    lines.extend(drift_lines(describer, resource))
+    return lines
+
+
+def body_lines(describer: Describer, resource: ResourceChange) -> list[Line]:
+    """What is sent: every field of a create, or each changed field of an update."""
+    if resource.action == "create" and resource.body:
+        return describer.create_lines(resource.body)
+    if resource.action in ("update", "quota-update"):
+        return change_lines(describer, resource)
+    return []
+
+
+def drift_lines(describer: Describer, resource: ResourceChange) -> list[Line]:
+    """One `!` line per managed field changed outside surveyctl since the last apply."""
+    lines = []
     for change in resource.drift:
         path, old, new = describer.change(change)
         lines.append(Line("!", 1, f"drift: {path} was {old} when last applied, is {new} live"))
@@ -61,7 +73,10 @@ def _count(quota_puts: int) -> str:
     return f"{quota_puts} quota PUT" + ("" if quota_puts == 1 else "s")
 
 
-def _ident(resource: ResourceChange) -> str:
+def ident(resource: ResourceChange) -> str:
+    """` (ps_survey_id 10001)`, or nothing for a resource not made yet."""
+    if resource.remote_id is None:
+        return ""
     from surveyctl.reconcile import kinds  # the kinds (and state) only when a plan is drawn
 
-    return f"{kinds.get(resource.kind).id_label} {resource.remote_id}"
+    return f" ({kinds.get(resource.kind).id_label} {resource.remote_id})"

@@ -193,13 +193,12 @@ def _diff_block(plan: Plan, resource: ResourceChange | MemberGroup) -> list[str]
 
 def _entries(plan: Plan) -> list[ResourceChange | MemberGroup]:
     """The changed resources, with members changed alike shown once as their group."""
-    _, grouped = member_groups(plan)
+    _, placed = member_groups(plan)
     entries: list[ResourceChange | MemberGroup] = []
     for resource in plan.resources:
-        group = grouped.get(id(resource))
-        if group is not None:
-            if group.members[0] is resource:
-                entries.append(group)
+        groups = placed.get(id(resource))
+        if groups is not None:
+            entries.extend(groups)  # where their first member is; nothing for the others
         elif resource.is_change or resource.drift:
             entries.append(resource)
     return entries

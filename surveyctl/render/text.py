@@ -31,17 +31,18 @@ def render(plan: Plan, color: bool = False) -> str:
     lines: list[str] = []
     if plan.from_state:
         lines += [paint("!", f"! {line}") for line in textwrap.wrap(FROM_STATE, 90)] + [""]
-    _, grouped = member_groups(plan)
+    _, placed = member_groups(plan)
     for resource in plan.resources:
-        group = grouped.get(id(resource))
-        if group is not None and group.members[0] is not resource:
-            continue  # shown once, with the group's first member
-        if resource.is_change or resource.drift:
-            drawn = group_lines(group) if group else resource_lines(plan, resource)
-            lines.extend(
-                paint(line.symbol, "    " * line.depth + f"{line.symbol} {line.text}")
-                for line in drawn
-            )
+        groups = placed.get(id(resource))
+        if groups is not None:  # a member: its groups are drawn where their first member is
+            drawn = [line for group in groups for line in group_lines(group)]
+        elif resource.is_change or resource.drift:
+            drawn = resource_lines(plan, resource)
+        else:
+            continue
+        lines.extend(
+            paint(line.symbol, "    " * line.depth + f"{line.symbol} {line.text}") for line in drawn
+        )
     if lines and lines[-1]:  # the --refresh=false header ends with its own blank line
         lines.append("")
     if plan.notes:

@@ -75,14 +75,37 @@ def test_the_example_program_applies_every_market_and_wave(run_cli, project, uni
     assert replanned.exit_code == 0, replanned.stdout
 
 
-def test_adding_a_wave_plans_one_create_per_market(run_cli, write_program):
+def test_adding_a_wave_plans_one_create_per_market_shown_as_one_group(run_cli, write_program):
     write_program(program(None, ["w1", "w2"]))
     _apply(run_cli)
     write_program(program(None, ["w1", "w2", "w3"]))
     result = run_cli("plan", "manifests")
     assert f"Plan: {len(MARKETS)} to add, 0 to change, 0 to destroy." in result.stdout
-    assert "+ Survey/tracker[en_GB,w3] will be created" in result.stdout
-    assert "+ Survey/tracker[en_US,w3] will be created" in result.stdout
+    # 300 x 2.5 (en_US) + 200 x 2.5 (en_GB)
+    assert (
+        "+ 2 surveys of program tracker will be created: wave w3 in markets en_GB, en_US "
+        "(+$1,250.00)\n"
+    ) in result.stdout
+    assert result.stdout.count("+ expected_loi: 10\n") == 1  # the template's, shared
+    assert "    + Survey/tracker[en_US,w3] (+$750.00)\n        + completes_required: 300\n" in (
+        result.stdout
+    )
+
+
+def test_a_template_change_beside_a_markets_own_change_shows_the_shared_field_once(
+    run_cli, write_program
+):
+    write_program(program(None, ["w1", "w2"]))
+    _apply(run_cli)
+    changed = program(None, ["w1", "w2"])
+    changed["spec"]["template"]["expected_loi"] = 12
+    changed["spec"]["markets"]["en_GB"] = {"spec": {"offer_price": 3}}
+    write_program(changed)
+    result = run_cli("plan", "manifests")
+    # the spend of the 4 surveys: en_GB's 2 waves x 200 completes x 0.5
+    assert "~ 4 surveys of program tracker: expected_loi 10 -> 12 (+$200.00)\n" in result.stdout
+    assert result.stdout.count("expected_loi: 10 -> 12") == 1
+    assert "    ~ 2 of them (en_GB): offer_price 2.5 -> 3\n" in result.stdout
 
 
 def test_a_template_price_change_updates_every_member_as_one_grouped_change(run_cli, write_program):

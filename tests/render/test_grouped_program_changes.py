@@ -31,13 +31,19 @@ def test_a_headline_of_three_changes_names_them_all():
     assert "~ 3 surveys of program tracker: a 1 -> 2, b 1 -> 2, c 1 -> 2\n" in shown
 
 
-def test_a_member_with_drift_is_shown_on_its_own():
+def test_the_drift_of_one_member_of_a_group_is_shown_under_that_member():
     members = _members(price(2.5, 2.75))
     members[0].drift = [FieldChange("expected_ir", 40, 30)]
     shown = text.render(plan(*members))
-    assert "~ 2 surveys of program tracker: offer_price 2.5 -> 2.75\n" in shown
-    assert "~ Survey/tracker[en_GB,w1] (ps_survey_id 10001) will be updated" in shown
-    assert "! drift: expected_ir was 40 when last applied, is 30 live" in shown
+    assert (
+        "~ 3 surveys of program tracker: offer_price 2.5 -> 2.75\n"
+        "    ~ offer_price: 2.5 -> 2.75\n"
+        "      members en_GB: w1, w2\n"
+        "      members de_DE: w1\n"
+        "    ! Survey/tracker[en_GB,w1] (ps_survey_id 10001): drift expected_ir was 40 when last "
+        "applied, is 30 live\n"
+        "        ! drift: expected_ir was 40 when last applied, is 30 live\n"
+    ) in shown
 
 
 def test_the_members_of_a_group_are_listed_by_market_in_text():
