@@ -22,6 +22,7 @@ from surveyctl.state import FileStateStore
 from surveyctl.statuses import LIVE
 
 from ..conftest import BUYER_1_KEY
+from ..processes import surveyctl
 from .conftest import survey_manifest, survey_title
 
 # `/` and `"`: JSON writes the quote as `\"`, and a service may write the slash as `\/`.
@@ -114,14 +115,15 @@ def test_a_saved_plan_file_carries_no_spelling_of_the_key(drifted, project, run_
 
 
 def test_show_of_a_saved_plan_shows_the_title_redacted_without_a_key_at_hand(
-    drifted, project, run_cli, monkeypatch
+    drifted, project, run_cli
 ):
     assert run_cli("plan", "manifests", "--out", PLAN).exit_code == 0
-    monkeypatch.delenv("SURVEYCTL_LOCAL_KEY")  # `show` reads the file alone
-    result = run_cli("show", PLAN)
-    assert result.exit_code == 0, result.stderr
-    assert REDACTED in result.stdout
-    assert _leaks(result.stdout + result.stderr) == []
+    # `show` reads the file alone: a process of its own, without the key, knows no secret.
+    shown = surveyctl(project, "show", PLAN, env={"SURVEYCTL_LOCAL_KEY": ""})
+    out, err = shown.communicate(timeout=60)
+    assert shown.returncode == 0, err
+    assert REDACTED in out
+    assert _leaks(out + err) == []
 
 
 def test_a_saved_plan_with_a_redacted_title_applies_and_restores_the_title(
@@ -212,3 +214,37 @@ def test_a_table_on_a_narrow_terminal_shows_no_piece_of_the_key():
     shown = narrow.file.getvalue()
     assert "[redact" in shown
     assert [piece for piece in ("sk-live", "7f3c", "9a1e5b2d4c6e") if piece in shown] == []
+
+
+def test_a_title_holding_the_state_database_password_is_shown_redacted(
+    project, sandbox, postgres, api, run_cli, monkeypatch
+):
+    monkeypatch.setenv("SURVEYCTL_STATE_DSN", postgres.dsn())
+    state = (
+        f"{{backend: postgres, dsn_env: SURVEYCTL_STATE_DSN, schema: {postgres.fresh_schema()}}}"
+    )
+    (project / "surveyctl.yaml").write_text(
+        "environments:\n"
+        f"  local: {{host: '{sandbox.url}', api_key_env: SURVEYCTL_LOCAL_KEY, state: {state}}}\n"
+        "default_environment: local\n",
+        encoding="utf-8",
+    )
+    body = {**survey_manifest("pasted")["spec"], "survey_title": f"Tracker {postgres.password}"}
+    api.create_survey(body)
+    result = run_cli("surveys", "list")
+    assert result.exit_code == 0, result.stderr
+    assert f"Tracker {REDACTED}" in result.stdout
+    assert postgres.password not in result.stdout + result.stderr
+
+
+def test_state_show_prints_a_recorded_title_holding_the_key_redacted(titled, project, run_cli):
+    # An import records the live body as last applied: the state holds the key, 0600, and
+    # `state show`, which makes no client, still knows the key to take out (a process of its
+    # own: this one remembers every key its clients had).
+    imported = run_cli("import", str(titled), "--name", "pasted", "--out", "pasted.yaml")
+    assert imported.exit_code == 0, imported.stderr
+    shown = surveyctl(project, "state", "show", "Survey/pasted")
+    out, err = shown.communicate(timeout=60)
+    assert shown.returncode == 0, err
+    assert f"Tracker {REDACTED} wave 2" in out
+    assert _leaks(out + err) == []
