@@ -103,15 +103,20 @@ def _refuse_secrets(plan: Plan) -> None:
     password (a title a buyer pasted the key into): apply would send it to the marketplace,
     where suppliers read titles, and record it in state as the body last applied."""
     for resource in plan.resources:
-        if resource.is_change and holds_secret(
-            [resource.body, resource.quota_updates, resource.last_applied]
-        ):
+        if not resource.is_change:
+            continue
+        sent = [resource.body, resource.quota_updates]
+        # A create's or full update's body is mostly the body recorded: one JSON text, not two.
+        if resource.last_applied != resource.body:
+            sent.append(resource.last_applied)
+        if holds_secret(sent):
             plan.notes.append(
                 Note(
                     "error",
                     resource.address,
-                    "the manifest holds the API key or the state database's password; take "
-                    "it out: apply would send it to the marketplace and record it in state",
+                    "the body to send holds the API key or the state database's password "
+                    "(in the manifest, or in a field of the live survey that an update keeps); "
+                    "take it out: apply would send it to the marketplace and record it in state",
                     resource.location,
                 )
             )
