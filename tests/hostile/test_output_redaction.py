@@ -248,3 +248,27 @@ def test_state_show_prints_a_recorded_title_holding_the_key_redacted(titled, pro
     assert shown.returncode == 0, err
     assert f"Tracker {REDACTED} wave 2" in out
     assert _leaks(out + err) == []
+
+
+def test_a_transactions_export_is_private_whatever_the_umask(titled, api, project, run_cli):
+    api.set_survey_status(titled, LIVE)
+    api.simulate_traffic(titled, {"respondents": 3, "seed": 7})
+    previous = os.umask(0)
+    try:
+        result = run_cli("transactions", "list", str(titled), "--format", "csv", "--out", "t.csv")
+    finally:
+        os.umask(previous)
+    assert result.exit_code == 0, result.stderr
+    assert stat.S_IMODE((project / "t.csv").stat().st_mode) == 0o600
+
+
+def test_a_history_an_earlier_surveyctl_left_readable_by_others_is_made_private(
+    project, manifests, run_cli, keyed
+):
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    history = project / ".surveyctl" / "state" / "local.history.jsonl"
+    history.chmod(0o644)
+    manifests.write(survey_manifest("tracker", completes_required=300))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    assert stat.S_IMODE(history.stat().st_mode) == 0o600
