@@ -2,7 +2,10 @@
 
 The text goes to a temporary file in the same folder, which is then renamed over the target;
 the temporary file is removed if anything fails. `durable=True` also flushes the data and the
-folder entry to disk, for files whose loss after a crash would lose work (state).
+folder entry to disk, for files whose loss after a crash would lose work (state). A file
+written so has mode 0600, whatever the umask (a caller that writes files of the project,
+such as `init` or `fmt`, sets the mode it wants afterwards); `open_private` gives files
+appended to the same mode.
 `shown_path` is how paths of the project appear in findings and plans; `os_error_message` is
 one sentence for what the file system refused (a file where a folder should be, a folder where
 a file should be, a read-only folder, a full disk).
@@ -17,6 +20,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
+
+# The mode of every file surveyctl writes with the account's data in it: its owner's alone.
+PRIVATE_MODE = 0o600
 
 
 def write_atomically(path: Path, text: str, *, durable: bool = False) -> None:
@@ -42,6 +48,7 @@ def replacing(path: Path, *, durable: bool = False, newline: str | None = None) 
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(handle, PRIVATE_MODE)  # mkstemp's 0600 less the umask's bits: 0600 exactly
         with os.fdopen(handle, "w", encoding="utf-8", newline=newline) as out:
             yield out
             if durable:
@@ -53,6 +60,18 @@ def replacing(path: Path, *, durable: bool = False, newline: str | None = None) 
         raise
     if durable:
         fsync_directory(path.parent)
+
+
+def open_private(path: Path, flags: int) -> int:
+    """A descriptor of `path` opened with `flags` (os.O_CREAT among them), whose mode is 0600
+    whatever the umask, also when an earlier surveyctl made it readable by others: the file
+    holds the account's data (state, its change log and history, journals)."""
+    descriptor = os.open(path, flags, PRIVATE_MODE)
+    try:
+        os.fchmod(descriptor, PRIVATE_MODE)
+    except OSError:
+        pass  # another user's file, writable by this one: its owner decides its mode
+    return descriptor
 
 
 def fsync_directory(folder: Path) -> None:

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 from surveyctl import signals
 from surveyctl.errors import SurveyctlError
 from surveyctl.files import os_error_message, replacing
+from surveyctl.redacting import RedactingWriter
 
 if TYPE_CHECKING:  # only for the type: the configuration loads YAML
     from surveyctl.config import Environment
@@ -84,12 +85,16 @@ class OutputFile:
     replacing the file only when the command ends well (`files.replacing`): an export stopped
     half-way leaves no partial file, and an earlier file of that name as it was. What the file
     system refuses is one OutputPathError naming the option and the file, not an OSError the
-    command cannot explain."""
+    command cannot explain.
+
+    Everything written passes `redact` (surveyctl.redacting): an export is a file people pass
+    on, and a title or an answer of the service may repeat the API key. Its mode is 0600, as
+    the temporary file it was written as (`files.replacing`): it holds the account's data."""
 
     def __init__(self, path: Path, option: str):
         self._path, self._option = path, option
         self._replacing = replacing(path, newline="")
-        self._file = self._guarded(self._replacing.__enter__)
+        self._file = RedactingWriter(self._guarded(self._replacing.__enter__))
 
     def write(self, text: str) -> int:
         return self._guarded(lambda: self._file.write(text))
@@ -104,6 +109,16 @@ class OutputFile:
         return self
 
     def __exit__(self, *exc_info) -> None:
+        if exc_info[0] is None:
+            try:
+                self._guarded(self._file.flush)  # the last line, when it has no line end
+            except OutputPathError as error:
+                exc_info = (OutputPathError, error, error.__traceback__)
+                try:
+                    self._replacing.__exit__(*exc_info)  # removes the written part
+                except OSError:
+                    pass  # a device refuses the rest again as it is closed: said already
+                raise
         try:
             self._guarded(lambda: self._replacing.__exit__(*exc_info))
         except OutputPathError:

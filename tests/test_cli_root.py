@@ -46,13 +46,14 @@ def test_root_help_lists_exactly_the_commands_there_are():
 
 def test_root_help_and_version_import_no_command():
     # Listing the commands from SUMMARIES is what keeps `surveyctl --help` quick to start.
-    # The root needs only itself, the errors and the option types (which import click alone).
+    # The root needs only itself, the errors and the option types (which import click alone),
+    # and the redaction of its output streams (which imports the standard library alone).
     code = (
         "import sys; from surveyctl.cli.main import cli; "
         "cli([sys.argv[1]], standalone_mode=False); "
         "print(sorted(m for m in sys.modules if m.startswith('surveyctl.') "
         "and m not in ('surveyctl.cli', 'surveyctl.cli.main', 'surveyctl.cli.options', "
-        "'surveyctl.errors')))"
+        "'surveyctl.errors', 'surveyctl.cli.streams', 'surveyctl.redacting')))"
     )
     for option in ("--help", "--version"):
         run = subprocess.run(

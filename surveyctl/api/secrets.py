@@ -1,9 +1,10 @@
 """The secrets of this process, and `redact`, which takes them out of any text a person may see.
 
 Every client registers its API key when it is made, and the PostgreSQL state its DSN and
-password; error messages, `--debug` logs and tracebacks pass through `redact` on their way out.
-This module imports nothing heavy, so the CLI's error path can use it without loading the HTTP
-stack.
+password; everything surveyctl prints and the files it writes for people pass through `redact`
+on their way out (`surveyctl.redacting`). This module imports nothing heavy (nor does the
+package, which loads its client on first use), so the CLI's error path and the environment's
+key can use it without loading the HTTP stack.
 """
 
 from __future__ import annotations
@@ -25,11 +26,17 @@ def remember(api_key: str) -> None:
         _SECRETS.add(api_key)
 
 
+def holds_any() -> bool:
+    """Whether any secret was registered: until one is, `redact` changes nothing."""
+    return bool(_SECRETS)
+
+
 def redact(text: str) -> str:
     """`text` without any API key a client of this process holds, in any of the spellings an
     error message or a raw body may use: as is, stripped, escaped as Python shows str and bytes
-    values (requests' InvalidHeader repeats the header value that way), and with any of its
-    characters escaped as JSON encoders write them (`\\/`, `\\u003c`) or percent-encoded."""
+    values (requests' InvalidHeader repeats the header value that way), its `"` doubled as in
+    a quoted CSV cell, and with any of its characters escaped as JSON encoders write them
+    (`\\/`, `\\u003c`) or percent-encoded."""
     for secret in sorted(_SECRETS, key=len, reverse=True):
         for form in _spellings(secret):
             text = text.replace(form, REDACTED)
@@ -76,6 +83,7 @@ def _spellings(secret: str) -> list[str]:
         secret.strip(),
         repr(secret)[1:-1],
         repr(secret.encode("utf-8", "backslashreplace"))[2:-1],
+        secret.replace('"', '""'),  # a CSV or TSV cell quoted: an export of the service's text
     }
     return sorted((form for form in forms if form), key=len, reverse=True)
 

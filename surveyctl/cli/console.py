@@ -93,7 +93,9 @@ def _reader_gone(made: Console):
 def plain_table(**options: Any) -> Table:
     """A table without borders whose text cells are shown as written: ids, titles and answers
     come from the service and from respondents, so the characters a terminal acts on are
-    escaped in them (render/values.printable), as in a plan."""
+    escaped in them (render/values.printable), as in a plan, and any secret is redacted in
+    each cell: on a terminal a cell is wrapped or cut to the column's width, and a key split
+    over two lines, or cut with an ellipsis, would pass by the redaction of the output."""
     return _plain_table_class()(box=None, pad_edge=False, **options)
 
 
@@ -102,11 +104,14 @@ def _plain_table_class() -> type:
     from rich.table import Table
     from rich.text import Text
 
+    from surveyctl.redacting import redacted
     from surveyctl.render.values import printable
 
     class PlainTable(Table):
         def add_row(self, *cells: Any, **options: Any) -> None:
-            shown = [Text(printable(cell)) if isinstance(cell, str) else cell for cell in cells]
+            shown = [
+                Text(printable(redacted(cell))) if isinstance(cell, str) else cell for cell in cells
+            ]
             super().add_row(*shown, **options)
 
     return PlainTable

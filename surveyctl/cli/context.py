@@ -33,6 +33,7 @@ class CliContext:
     _config: Config | None = field(default=None, repr=False)
     _client: ApiClient | None = field(default=None, repr=False)
     _announced: bool = field(default=False, repr=False)
+    _key_remembered: bool = field(default=False, repr=False)
 
     def config(self) -> Config:
         if self._config is None:
@@ -44,7 +45,11 @@ class CliContext:
         return self._config
 
     def environment(self) -> Environment:
-        return self.config().environment(self.env_name)
+        environment = self.config().environment(self.env_name)
+        if not self._key_remembered:
+            _remember_key(environment)
+            self._key_remembered = True
+        return environment
 
     def manifest_cache(self) -> ParsedCache | None:
         """The user's cache of manifest files read before (None when $SURVEYCTL_CACHE_DIR is
@@ -154,6 +159,22 @@ class CliContext:
 
         self.announce()
         return open_state(self.config(), self.environment())
+
+
+def _remember_key(environment: Environment) -> None:
+    """Registers the environment's API key for redaction as soon as the environment is known,
+    not only when a client is made: `state show` and friends print what the state recorded,
+    which may repeat it, without ever making a client. The embedded sandbox's key is published
+    (docs/sandbox.md) and `sandbox serve` prints it: there is nothing to hide."""
+    if environment.embedded:
+        return
+    from surveyctl.api.secrets import remember
+    from surveyctl.errors import ConfigError
+
+    try:
+        remember(environment.api_key())
+    except ConfigError:
+        pass  # unset or badly shaped: the command that needs it says so
 
 
 def _say_retry(notice: object) -> None:

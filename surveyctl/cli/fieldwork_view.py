@@ -18,6 +18,7 @@ from surveyctl.errors import SurveyctlError
 from surveyctl.jsontext import dumps
 from surveyctl.money import usd
 from surveyctl.ops.fieldwork import Fieldwork, fieldwork, fieldwork_of_many
+from surveyctl.redacting import redacted
 from surveyctl.render.values import printable
 from surveyctl.state import SurveyRecord
 from surveyctl.statuses import CLOSED
@@ -137,11 +138,12 @@ def _exit_on_errors(views: list[Fieldwork]) -> None:
 
 
 def _heading(view: Fieldwork) -> str:
-    """The survey's line: its title comes from the service, shown as written (printable)."""
+    """The survey's line: its title comes from the service, shown as written (printable) and
+    redacted here, before a terminal's width may wrap a key in it over two lines."""
     who = f"{view.name} (survey {view.survey_id})" if view.name else f"survey {view.survey_id}"
     if view.error:
         return f"{who}: cannot be read: {view.error}"
-    return printable(f"{who} is {view.status_name}: {view.title}")
+    return printable(redacted(f"{who} is {view.status_name}: {view.title}"))
 
 
 def _incidence(view: Fieldwork) -> str:

@@ -15,6 +15,7 @@ import importlib
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -133,6 +134,14 @@ def hoist_global_options(args: list[str]) -> list[str]:
 class LazyGroup(click.Group):
     """A group whose sub-commands are imported on first use, that takes the global options
     anywhere on the line, and that reports user errors."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """The command with stdout and stderr redacted throughout, its usage errors, help and
+        error messages included (surveyctl.cli.streams.redacting)."""
+        from surveyctl.cli.streams import redacting
+
+        with redacting():
+            return super().main(*args, **kwargs)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ending = args.index("--") if "--" in args else len(args)

@@ -9,12 +9,16 @@ So each closed descriptor gets /dev/null. A closed stdin is no terminal, as `</d
 closed stderr silences messages, as `2>/dev/null`, and the exit code still tells. A closed
 stdout is refused before the command starts: the output is what was asked for, and a script
 would otherwise read an exit code 0 from a command whose output went nowhere.
+
+While a command runs, both output streams pass every write through `redact` (`redacting`).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 STDIN, STDOUT, STDERR = 0, 1, 2
 
@@ -58,3 +62,28 @@ def settle() -> bool:
         sys.stdout = open(STDOUT, "w", encoding="utf-8", closefd=False)
         return False
     return True
+
+
+@contextmanager
+def redacting() -> Iterator[None]:
+    """stdout and stderr wrapped for the block so that every write passes `redact`: whatever
+    a command prints (tables, plans, progress lines, errors, the --debug log) can repeat text
+    of the service, and a survey title may hold the key that a buyer once pasted into it.
+    The streams are put back as they were at the end (a test runner calls commands in turn)."""
+    from surveyctl.redacting import RedactingWriter
+
+    before = sys.stdout, sys.stderr
+    wrapped = [
+        stream if isinstance(stream, RedactingWriter) else RedactingWriter(stream)
+        for stream in before
+    ]
+    sys.stdout, sys.stderr = wrapped
+    try:
+        yield
+    finally:
+        for stream in wrapped:
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass  # the reader went away (a closed pipe): nothing more can reach it
+        sys.stdout, sys.stderr = before

@@ -27,6 +27,7 @@ from surveyctl.api import ApiClient, paths
 from surveyctl.api.reading import as_int
 from surveyctl.api.transport import RETRY_STATUSES
 from surveyctl.errors import ApiError, SurveyctlError
+from surveyctl.files import open_private
 
 DRAFT = 11
 JOURNAL_BYTES = 64_000  # the journal holds one small entry
@@ -100,7 +101,8 @@ class DraftJournal:
         """Replaces the journal atomically and durably: it must outlive a kill -9."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         temporary = self.path.with_suffix(".tmp")
-        with open(temporary, "w", encoding="utf-8") as handle:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+        with open(open_private(temporary, flags), "w", encoding="utf-8") as handle:
             json.dump(entry, handle)
             handle.flush()
             os.fsync(handle.fileno())

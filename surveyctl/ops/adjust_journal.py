@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 from filelock import FileLock
 
 from surveyctl.errors import SurveyctlError
+from surveyctl.files import open_private
 from surveyctl.processes import boot_id, is_process_id, process_running, process_start_time
 
 if TYPE_CHECKING:  # only for the type: the configuration loads YAML
@@ -277,7 +278,8 @@ class AdjustmentJournal:
     def _append(self, event: dict) -> None:
         line = json.dumps(event, separators=(",", ":"), ensure_ascii=False) + "\n"
         try:
-            with open(self.path, "ab") as out:
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+            with open(open_private(self.path, flags), "ab") as out:
                 if out.tell() and not self._ends_with_newline():
                     out.write(b"\n")  # a line cut short by a kill stays a line of its own
                 out.write(line.encode("utf-8"))

@@ -16,7 +16,8 @@ import os
 from pathlib import Path
 from tempfile import mkstemp
 
-from surveyctl.files import fsync_directory
+from surveyctl.files import PRIVATE_MODE, fsync_directory
+from surveyctl.redacting import redacted
 from surveyctl.safety import OutputPathError, check_output_path
 from surveyctl.yamlsafe import special_file_kind
 
@@ -65,7 +66,8 @@ class AnswerFile:
         the file system still refuses (the target is then left as it was)."""
         if self._temporary is None:
             raise RuntimeError("the answer file was written or discarded already")
-        data = text.encode("utf-8")
+        # The service's answer is kept for people to read and pass on: redacted as all output.
+        data = redacted(text).encode("utf-8")
         descriptor = os.open(self._temporary, os.O_WRONLY)
         try:
             view = memoryview(data)
@@ -75,7 +77,7 @@ class AnswerFile:
             os.fsync(descriptor)
         finally:
             os.close(descriptor)
-        os.chmod(self._temporary, 0o666 & ~_umask())  # a temporary file's mode is 0600
+        os.chmod(self._temporary, PRIVATE_MODE)  # the account's adjustment: its owner's alone
         os.replace(self._temporary, self.path)
         self._temporary = None
         fsync_directory(self.path.parent)
@@ -102,12 +104,6 @@ def _allocate(descriptor: int, size: int) -> None:
         while remaining > 0:
             remaining -= os.write(descriptor, b"\0" * min(remaining, _BLOCK))
     os.fsync(descriptor)
-
-
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current
 
 
 def _reason(exc: OSError) -> str:

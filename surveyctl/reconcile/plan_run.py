@@ -26,13 +26,14 @@ from surveyctl.reconcile.guards import add_guard_notes
 from surveyctl.reconcile.labels import plan_labels, survey_names
 from surveyctl.reconcile.listed_once import listed_once
 from surveyctl.reconcile.marketplace import Marketplace
-from surveyctl.reconcile.plan import Plan
+from surveyctl.reconcile.plan import Note, Plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
 from surveyctl.reconcile.progress import reporting_reads
 from surveyctl.reconcile.reads import LiveReads
 from surveyctl.reconcile.refresh import Refresh, make_refresh
 from surveyctl.reconcile.run import RunOptions, Workspace
 from surveyctl.reconcile.twins import creates_due, find_twins
+from surveyctl.redacting import holds_secret
 from surveyctl.state import State
 from surveyctl.state.placement import check_placement, state_warnings
 from surveyctl.variables import create_settle_seconds
@@ -97,6 +98,30 @@ def desired_state(workspace: Workspace, options: RunOptions) -> DesiredState:
     return desired
 
 
+def _refuse_secrets(plan: Plan) -> None:
+    """An error note on each change whose body holds the API key or the state database's
+    password (a title a buyer pasted the key into): apply would send it to the marketplace,
+    where suppliers read titles, and record it in state as the body last applied."""
+    for resource in plan.resources:
+        if not resource.is_change:
+            continue
+        sent = [resource.body, resource.quota_updates]
+        # A create's or full update's body is mostly the body recorded: one JSON text, not two.
+        if resource.last_applied != resource.body:
+            sent.append(resource.last_applied)
+        if holds_secret(sent):
+            plan.notes.append(
+                Note(
+                    "error",
+                    resource.address,
+                    "the body to send holds the API key or the state database's password "
+                    "(in the manifest, or in a field of the live survey that an update keeps); "
+                    "take it out: apply would send it to the marketplace and record it in state",
+                    resource.location,
+                )
+            )
+
+
 def plan_run(
     workspace: Workspace,
     options: RunOptions,
@@ -152,6 +177,7 @@ def plan_run(
         )
         plan = make_plan(marketplace, request, reads)
     settle(plan, twins, rule, options.overrides)
+    _refuse_secrets(plan)
     creates = plan.counts()["add"]
     location = workspace.state.location
     for warning in state_warnings(workspace.config, environment, location, loaded, creates):

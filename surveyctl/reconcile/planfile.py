@@ -1,7 +1,8 @@
 """Saved plans: `plan --out FILE` writes one, `apply FILE` reads it back.
 
 The file is JSON: the Plan itself plus a checksum over it, so a file edited by hand or cut
-short is refused rather than half-applied. It carries no API key.
+short is refused rather than half-applied. It carries no API key: what it only shows (old and
+new values, notes) is redacted (`shown`), and a plan whose bodies hold a secret is not saved.
 
 A plan file travels between jobs and machines, so it is read as untrusted input: its size is
 bounded before it is parsed, its shape is checked before it is used, and when
@@ -20,6 +21,7 @@ another surveyctl is refused naming both; make a new plan with the one that appl
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -32,7 +34,15 @@ from surveyctl.build import made_by
 from surveyctl.errors import SurveyctlError
 from surveyctl.files import write_atomically
 from surveyctl.quickschema import first_error
-from surveyctl.reconcile.plan import FORMAT_VERSION, Note, Plan, ResourceChange, Spend
+from surveyctl.reconcile.plan import (
+    FORMAT_VERSION,
+    FieldChange,
+    Note,
+    Plan,
+    ResourceChange,
+    Spend,
+)
+from surveyctl.redacting import holds_secret, redacted
 from surveyctl.resources import RESOURCE_NAME_PATTERN, known_kinds
 from surveyctl.state import fingerprint
 
@@ -156,14 +166,77 @@ def save_plan(plan: Plan, path: Path, key: bytes | None = None) -> None:
             "a saved plan's manifests again from the project's folder; plan manifests inside "
             "the project"
         )
-    data = {**plan.to_dict(), "made_by": made_by()}
+    data = {**shown(plan).to_dict(), "made_by": made_by()}
     document = {"kind": MAGIC, "checksum": fingerprint(data), "plan": data}
     if key is not None:
         document["signature"] = _sign(data, key)
+    text = json.dumps(document, indent=1, sort_keys=True)
+    if redacted(text) != text:
+        raise PlanFileError(f"cannot save the plan to {path}: {_secret_in(data)}")
     try:
-        write_atomically(path, json.dumps(document, indent=1, sort_keys=True))
+        write_atomically(path, text)
     except OSError as exc:
         raise PlanFileError(f"{path}: cannot write the plan file: {exc.strerror}") from exc
+
+
+def shown(plan: Plan) -> Plan:
+    """`plan` with what it only shows a reviewer redacted: the old and new values of its
+    changes and drift, its notes and warnings. A saved plan is shown by `show` without any
+    key at hand, is kept as a CI artifact and quoted in pull requests, and a live survey's
+    title may hold the API key a buyer once pasted into it. `apply PLANFILE` compares these
+    parts of a fresh plan redacted alike (`surveyctl.reconcile.tamper`), and applies the
+    fresh plan, so nothing redacted is ever sent."""
+    return dataclasses.replace(
+        plan,
+        resources=[
+            dataclasses.replace(
+                resource,
+                changes=[_shown_change(change) for change in resource.changes],
+                drift=[_shown_change(change) for change in resource.drift],
+            )
+            if resource.changes or resource.drift
+            else resource
+            for resource in plan.resources
+        ],
+        notes=[dataclasses.replace(note, message=redacted(note.message)) for note in plan.notes],
+        warnings=[redacted(warning) for warning in plan.warnings],
+    )
+
+
+def _shown_change(change: FieldChange) -> FieldChange:
+    return dataclasses.replace(
+        change, old=_redacted_value(change.old), new=_redacted_value(change.new)
+    )
+
+
+def _redacted_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return redacted(value)
+    if isinstance(value, list):
+        return [_redacted_value(item) for item in value]
+    if isinstance(value, dict):
+        return {redacted(name): _redacted_value(item) for name, item in value.items()}
+    return value
+
+
+def _secret_in(data: dict) -> str:
+    """Where a secret is left in a plan whose shown parts are redacted: in what apply sends
+    or records (a body, a quota update, the body recorded as last applied, a lost create's
+    record). Those cannot be redacted, as apply checks them against a fresh plan of the
+    manifests and sends them, so the plan is not saved; the output said the rest redacted."""
+    for resource in data["resources"]:
+        for part in ("body", "quota_updates", "last_applied"):
+            if holds_secret(resource.get(part)):
+                return (
+                    f"the {part.replace('_', ' ')} of {resource['kind']}/{resource['name']} "
+                    "holds the API key or the state database's password, which a plan file "
+                    "never carries; take it out of the manifest (a survey's title is seen by "
+                    "suppliers, too)"
+                )
+    return (
+        "the plan holds the API key or the state database's password, which a plan file never "
+        "carries; take it out of the manifests, or apply without a plan file"
+    )
 
 
 def load_plan(path: Path, key: bytes | None = None) -> Plan:

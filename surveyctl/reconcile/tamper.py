@@ -35,7 +35,7 @@ from surveyctl.files import shown_path
 from surveyctl.reconcile import kinds
 from surveyctl.reconcile.choices import flag
 from surveyctl.reconcile.plan import Note, Plan, ResourceChange
-from surveyctl.reconcile.planfile import KEY_VARIABLE, PlanFileError, SavedPlan
+from surveyctl.reconcile.planfile import KEY_VARIABLE, PlanFileError, SavedPlan, shown
 from surveyctl.state import Record, State
 
 # What a planned resource does when applied; two plans agree on a resource when these agree.
@@ -150,6 +150,8 @@ def disagreement(saved: Plan, fresh: Plan, verified: bool = False) -> Disagreeme
     """Where `fresh` (the same manifests planned again now) does not agree with `saved`. Unless
     `saved` is `verified` (signed, or made in this process), what it could not read and its
     notes must also be what the fresh plan says."""
+    # A saved plan's shown parts are redacted (planfile.shown): compared so on both sides.
+    saved, fresh = shown(saved), shown(fresh)
     now = {resource.address: resource for resource in fresh.resources}
     moved, differ, unreadable = [], [], []
     for resource in saved.resources:

@@ -93,6 +93,11 @@ def test_an_escaped_key_is_redacted_each_time_it_is_shown():
     assert redact(text) == "first [redacted] then [redacted]"  # the pattern, kept, still works
 
 
+def test_a_key_in_a_quoted_csv_cell_is_redacted_with_its_quotes_doubled():
+    remember('sk-live"7f3c"9a1e')
+    assert redact('1,"Tracker sk-live""7f3c""9a1e",en_US') == '1,"Tracker [redacted]",en_US'
+
+
 def test_a_character_outside_latin_1_is_matched_only_as_itself_or_its_unicode_escape():
     remember("sk-live-7f3c\u20ac9a1e")
     assert redact("k sk-live-7f3c\\u20ac9a1e") == "k [redacted]"

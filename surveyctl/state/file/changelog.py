@@ -21,7 +21,7 @@ import threading
 from pathlib import Path
 from typing import BinaryIO
 
-from surveyctl.files import os_error_message
+from surveyctl.files import open_private, os_error_message
 from surveyctl.state.changes import Change
 from surveyctl.state.records import NewerState, StateError
 
@@ -81,7 +81,7 @@ def read_history(path: Path) -> list[Change]:
 def append_to_history(path: Path, lines: bytes) -> None:
     """Appends whole lines to a history file, starting on a line of their own, and syncs."""
     try:
-        with open(path, "ab") as handle:
+        with open(open_private(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "ab") as handle:
             if handle.tell() > 0 and not _ends_with_newline(path):
                 handle.write(b"\n")  # after an append that was cut short
             handle.write(lines)
@@ -177,7 +177,7 @@ class ChangeLog:
     def _open(self) -> BinaryIO:
         if self._handle is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = open_private(self.path, os.O_RDWR | os.O_CREAT)
             # Unbuffered: a line the disk refused must not wait in a buffer, to be flushed by
             # a later write or by close() (which would then fail, or record a failed write).
             self._handle = os.fdopen(fd, "r+b", buffering=0)
