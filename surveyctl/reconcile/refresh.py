@@ -131,8 +131,6 @@ def _refresh_one(
     live = result.body
     kind = kinds.get(kind_name)
     changes, applied, refreshed = kind.refresh(record, live)
-    with open("/tmp/dbg.txt", "a") as f:
-        print("REF", address, live.get("mod_on"), refreshed, file=f)
     if changes:
         refresh.records[address] = refreshed
     return ResourceChange(
