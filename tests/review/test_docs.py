@@ -315,3 +315,35 @@ def test_every_command_line_of_a_docs_block_gives_each_choice_a_value_it_takes()
         except click.UsageError as exc:
             unread.append(f"{page}: surveyctl {shlex.join(args)}: {exc.format_message()}")
     assert unread == []
+
+
+def _leaf_commands(group: click.Group = cli, prefix: str = "") -> dict[str, click.Command]:
+    found: dict[str, click.Command] = {}
+    for name in group.list_commands(click.Context(group)):
+        command = group.get_command(click.Context(group), name)
+        if isinstance(command, click.Group):
+            found.update(_leaf_commands(command, f"{prefix}{name} "))
+        else:
+            found[f"{prefix}{name}"] = command
+    return found
+
+
+def test_the_readme_names_every_command_whose_format_takes_json_and_no_other():
+    sentence = re.search(r"`--format json` is for programs on (.*?);", " ".join(_readme().split()))
+    named = set(re.findall(r"`([^`]+)`", sentence.group(1)))
+    taking = {
+        path
+        for path, command in _leaf_commands().items()
+        for param in command.params
+        if "--format" in getattr(param, "opts", []) and "json" in param.type.choices
+    }
+    assert named == taking
+
+
+def test_the_commands_the_readme_says_have_no_format_have_none():
+    sentence = re.search(r"; (`render`.*?) without `--format`", " ".join(_readme().split()))
+    named = {name.split(" --")[0] for name in re.findall(r"`([^`]+)`", sentence.group(1))}
+    assert named >= {"render", "state show", "state list", "adjustments"}
+    commands = _leaf_commands()
+    with_format = [n for n in named if any("--format" in p.opts for p in commands[n].params)]
+    assert with_format == []
