@@ -50,6 +50,11 @@ def test_every_supplier_option_takes_supplier_and_supplier_ids():
         assert {"--supplier", "--supplier-ids"} <= set(option.opts), path
 
 
+def test_every_supplier_option_is_shown_as_supplier_the_spelling_the_readme_gives():
+    for path, option in _options("--supplier", "--supplier-ids"):
+        assert option.opts[0] == "--supplier", path
+
+
 def test_the_catalogue_refresh_is_refresh_catalog_everywhere():
     found = _options("--refresh-catalog")
     assert {path for path, _ in found} >= {"plan", "validate", "attributes"}

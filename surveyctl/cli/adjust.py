@@ -65,6 +65,7 @@ def _interactive() -> bool:
     "--survey",
     "survey_id",
     type=SURVEY_ID,  # survey ids are positive: -1 would reach a path of its own
+    metavar="SURVEY_ID",
     help="Submit through the per-survey path for this survey id (the file's survey, if it "
     "names one).",
 )

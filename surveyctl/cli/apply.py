@@ -41,7 +41,8 @@ if TYPE_CHECKING:
 
 
 @click.command("apply")
-@click.argument("target", nargs=-1, type=FilePath(path_type=Path))
+# Named as the docs name it: "TARGET" read as the --target option, which chooses resources.
+@click.argument("target", nargs=-1, type=FilePath(path_type=Path), metavar="[PATHS]... | PLANFILE")
 @click.option(
     "--auto-approve",
     "--yes",
@@ -74,11 +75,11 @@ def apply_command(
 ) -> None:
     """Apply the manifests (or a plan saved by `plan --out FILE`) to the environment.
 
-    TARGET is manifest files or folders (default: `manifests:` of surveyctl.yaml), or one saved
-    plan file, which is applied when a fresh plan of its manifests agrees with it (with the
-    --allow-... overrides it was planned with, given again unless the plan is signed), and
-    refused otherwise (deletes in it need --destroy; with $SURVEYCTL_PLAN_KEY set, only plans
-    signed with that key are applied).
+    PATHS are manifest files or folders (default: `manifests:` of surveyctl.yaml); PLANFILE is
+    one saved plan file, which is applied when a fresh plan of its manifests agrees with it
+    (with the --allow-... overrides it was planned with, given again unless the plan is
+    signed), and refused otherwise (deletes in it need --destroy; with $SURVEYCTL_PLAN_KEY
+    set, only plans signed with that key are applied).
     """
     if run.refresh_only and run.destroy:
         raise click.UsageError("--refresh-only cannot be combined with --destroy")
@@ -142,7 +143,7 @@ def apply_command(
 
 
 def _check_targets_exist(targets: tuple[Path, ...]) -> None:
-    """A TARGET that does not exist is refused first, in one sentence. In CI it is most often
+    """A path that does not exist is refused first, in one sentence. In CI it is most often
     the plan artifact of the pull request's job that was not downloaded: taken for manifests,
     it would be refused as an unapproved apply ("pass --auto-approve") or as manifest errors,
     which send the reader the wrong way."""

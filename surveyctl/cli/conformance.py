@@ -7,6 +7,7 @@ turned into an orderly stop that still removes the draft, and prints the table.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import click
@@ -20,7 +21,18 @@ from surveyctl.files import os_error_message
 from surveyctl.jsontext import dumps
 from surveyctl.safety import Interrupted, Interrupts, OutputPathError, check_output_path
 
-_WIDTHS = (21, 30, 11)
+
+@functools.cache
+def _widths() -> tuple[int, int, int]:
+    """The widths of the id, source and result columns: the rows are printed as each check
+    ends, so the columns are as wide as the longest of every assumption there is."""
+    from surveyctl.conformance import assumptions, probe
+
+    rows = [(a.id, a.source) for a in (*assumptions.BEFORE_DRAFT, *assumptions.ON_DRAFT)]
+    rows += [(assumptions.REMOVED[0], assumptions.REMOVED[2]), ("assumption", "source")]
+    rows += [(row[0], row[2]) for row in assumptions.NOT_CHECKED]
+    verdicts = (probe.HOLDS, probe.DIFFERS, probe.NOT_CHECKED, "result")
+    return max(len(r[0]) for r in rows), max(len(r[1]) for r in rows), max(map(len, verdicts))
 
 
 @click.command("conformance")
@@ -108,7 +120,8 @@ def _print_row(row) -> None:
 
 
 def _line(first: str, source: str, verdict: str, seen: str) -> str:
-    cells = (first.ljust(_WIDTHS[0]), source.ljust(_WIDTHS[1]), verdict.ljust(_WIDTHS[2]))
+    widths = _widths()
+    cells = (first.ljust(widths[0]), source.ljust(widths[1]), verdict.ljust(widths[2]))
     return " | ".join((*cells, seen)).rstrip()
 
 

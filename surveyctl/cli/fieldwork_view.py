@@ -1,5 +1,6 @@
 """How `surveyctl status` draws fieldwork: bars with rich on a terminal, plain text otherwise,
-or JSON; once, or refreshed every `--watch SECONDS` until Ctrl-C.
+or JSON; once, or refreshed every `--watch SECONDS` until Ctrl-C (exit 0; SIGTERM and
+SIGHUP stop it as they stop any command, 143 and 129).
 
 The numbers come from `surveyctl.ops.fieldwork`; this module only draws them.
 """
@@ -12,6 +13,7 @@ from collections.abc import Callable
 
 import click
 
+from surveyctl import signals
 from surveyctl.cli.console import console, plain_table, redraws
 from surveyctl.cli.context import CliContext
 from surveyctl.errors import SurveyctlError
@@ -42,8 +44,13 @@ def show_fieldwork(
         return
     try:
         last = _watch(read, output_format, survey_id is not None, watch, times)
-    except KeyboardInterrupt:
-        click.echo("", err=True)  # Ctrl-C ends a watch; it is not an error
+    except KeyboardInterrupt as stop:
+        # Ctrl-C is how a person ends a watch: not an error. SIGTERM and SIGHUP (a cancelled
+        # CI job, `timeout`, a closed terminal) are not a person's choice, and exit as every
+        # command a signal stops does (143, 129), so a script can tell a watch that was cut.
+        if signals.describe(stop) != "Ctrl-C":
+            raise
+        click.echo("", err=True)
         return
     # A watch that ended by itself (--times, every survey closed) says, as one view does,
     # whether its last view left a survey unread: a script running it would see exit 0 else.

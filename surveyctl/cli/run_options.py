@@ -46,6 +46,7 @@ _parallelism = click.option(
     default=DEFAULT_PARALLELISM,
     show_default=True,
     type=click.IntRange(1, MAX_PARALLELISM),
+    metavar="N",
     help="Requests in flight at once.",
 )
 

@@ -63,14 +63,17 @@ def _rate_limit(ctx: click.Context, param: click.Parameter, value: float) -> flo
 @click.option("--db", "db_path", type=FilePath(dir_okay=False, path_type=Path),
               help="SQLite data file (default: .surveyctl/sandbox.db of the project).")  # fmt: skip
 @click.option("--latency-ms", default=0, show_default=True,
-              type=click.IntRange(0, MAX_LATENCY_MS),
+              type=click.IntRange(0, MAX_LATENCY_MS), metavar="N",
               help="Delay every response by this many milliseconds.")  # fmt: skip
 @click.option("--fail-rate", default=0.0, show_default=True, type=Number(0.0, 1.0),
+              metavar="P",
               help="Share of /buyers requests answered 503 or 429 (with Retry-After).")  # fmt: skip
-@click.option("--seed", type=int, help="Seed of the fault draws, for reproducible runs.")
+@click.option("--seed", type=int, metavar="N",
+              help="Seed of the fault draws, for reproducible runs.")  # fmt: skip
 @click.option("--key", "keys", multiple=True, metavar="TOKEN=BUYER_ID",
               help="Add an access token for a buyer (repeatable).")  # fmt: skip
 @click.option("--threads", default=32, show_default=True, type=click.IntRange(1, 1024),
+              metavar="N",
               help="Requests served at once (a delayed request holds one).")  # fmt: skip
 @click.option("--strict", is_flag=True,
               help="Refuse request fields the API's schemas do not list, query parameters "

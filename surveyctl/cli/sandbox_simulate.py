@@ -26,12 +26,15 @@ from surveyctl.statuses import transaction_status_name
     default=100,
     show_default=True,
     type=click.IntRange(1, 10_000),
+    metavar="N",
     help="How many respondents to send.",
 )
-@click.option("--seed", type=int, help="Same seed, same respondents (and same outcomes).")
 @click.option(
-    "--supplier-ids",
+    "--seed", type=int, metavar="N", help="Same seed, same respondents (and same outcomes)."
+)
+@click.option(
     "--supplier",
+    "--supplier-ids",
     "supplier_ids",
     callback=int_list,
     help="Suppliers to draw from: ids, comma-separated, e.g. 12,13.",
@@ -39,6 +42,7 @@ from surveyctl.statuses import transaction_status_name
 @click.option(
     "--bad-hash-share",
     type=Number(0.0, 1.0),
+    metavar="P",
     help="Share of returns signed with a wrong secret (recorded as 31, tampered); the "
     "sandbox's default is 0.02.",
 )

@@ -76,8 +76,8 @@ def surveys() -> None:
 def list_command(
     ctx: CliContext, statuses: tuple[int, ...], unmanaged: bool, output_format: str
 ) -> None:
-    """Every survey of the account with those statuses (all pages), with the address under
-    which this environment manages it; `import --all-unmanaged` adopts the others."""
+    """Every survey of the account in the statuses of --status (all pages), with the address
+    under which this environment manages it; `import --all-unmanaged` adopts the others."""
     state = ctx.state_store().load()
     listed = list_surveys(ctx.client(), state, statuses)
     managed = sum(1 for survey in listed if survey.managed_as)

@@ -147,6 +147,7 @@ def transactions() -> None:
     "--page-size",
     # The sandbox's (and docs/api-assumptions.md's) largest `limit`: a larger one is a 400.
     type=click.IntRange(1, MAX_PAGE_SIZE),
+    metavar="N",
     default=DEFAULT_PAGE_SIZE,
     show_default=True,
     help="Transactions per request (`limit`, at most 1000).",

@@ -48,7 +48,8 @@ def _verdicts(report: dict) -> dict[str, str]:
 
 
 def _run(folder: Path, url: str, *options: str) -> dict:
-    """One run against the sandbox at `url`, its JSON report read from --output."""
+    """One run against the sandbox at `url`, its JSON report read from --output (the table it
+    showed is kept in `folder`/table.txt)."""
     from click.testing import CliRunner
 
     from surveyctl.cli.main import cli
@@ -66,13 +67,22 @@ def _run(folder: Path, url: str, *options: str) -> dict:
         os.chdir(before)
         del os.environ["SURVEYCTL_C_KEY"]
     assert result.exit_code == 0, result.output
+    (folder / "table.txt").write_text(result.stdout, encoding="utf-8")
     return json.loads((folder / "report.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory, sandbox) -> dict:
-    """One run against the session's sandbox (its default, faithful mode)."""
-    return _run(tmp_path_factory.mktemp("conformance"), sandbox.url)
+def run_folder(tmp_path_factory, sandbox) -> Path:
+    """The folder of one run against the session's sandbox (its default, faithful mode)."""
+    folder = tmp_path_factory.mktemp("conformance")
+    _run(folder, sandbox.url)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def report(run_folder) -> dict:
+    """That run's JSON report."""
+    return json.loads((run_folder / "report.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")
@@ -123,6 +133,16 @@ def test_a_row_names_its_source_and_what_was_seen(report):
     row = next(row for row in report["rows"] if row["id"] == "unknown-survey-404")
     assert row["source"] == "public facts"
     assert "404" in row["seen"] and "1006" in row["seen"]
+
+
+def test_the_table_keeps_its_columns_in_line_on_every_row(run_folder):
+    # A source longer than its column ("spec 1.5, 2.7, 3, sandbox decision") pushed the
+    # result and what was seen of its row out of line with every other row.
+    table = (run_folder / "table.txt").read_text(encoding="utf-8")
+    rows = [line for line in table.splitlines() if " | " in line]
+    assert len(rows) > 40
+    bars = {tuple(i for i, c in enumerate(row) if c == "|")[:3] for row in rows}
+    assert len(bars) == 1, bars
 
 
 def test_the_leniency_rows_differ_against_a_strict_sandbox(strict_report):

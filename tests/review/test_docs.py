@@ -1,10 +1,12 @@
 """The documentation is true and whole: its links and cited files exist, each section once,
-and the README's example manifest is the one in examples/ and plans as the README says."""
+the README's example manifest is the one in examples/ and plans as the README says, and every
+command line the docs show is one surveyctl reads: its command, options and choices exist."""
 
 from __future__ import annotations
 
 import inspect
 import re
+import shlex
 import shutil
 from pathlib import Path
 
@@ -13,7 +15,7 @@ import yaml
 from click.testing import CliRunner
 
 from surveyctl import manifests, model
-from surveyctl.cli.main import cli
+from surveyctl.cli.main import cli, hoist_global_options
 from surveyctl.config_checks import MIN_KEY_LENGTH
 from surveyctl.sandbox import catalogue as sandbox_catalogue
 
@@ -103,6 +105,30 @@ def test_changing_the_readme_shares_plans_what_the_readme_shows(tmp_path, monkey
     survey_id = re.search(r"ps_survey_id (\d+)", planned).group(1)  # the README says 10001
     for line in filter(str.strip, shown.replace("10001", survey_id).splitlines()):
         assert line in planned, line
+
+
+def test_the_plan_page_shows_names_next_to_codes_as_a_plan_of_the_examples_does(
+    tmp_path, monkeypatch
+):
+    shutil.copytree(REPOSITORY / "examples", tmp_path / "examples")
+    shutil.copy(REPOSITORY / "surveyctl.yaml", tmp_path / "surveyctl.yaml")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
+    text = (REPOSITORY / "docs" / "plan.md").read_text(encoding="utf-8")
+    section = text.split("## Names next to codes")[1]
+    shown = re.search(r"\n```\n(.*?)```", section, re.S).group(1).splitlines()
+    created = CliRunner().invoke(cli, ["plan"]).stdout  # before the first apply
+    target = ["--target", "Survey/it-decision-makers"]
+    assert CliRunner().invoke(cli, ["apply", "--auto-approve", *target]).exit_code == 0
+    manifest = tmp_path / "examples" / "surveys" / "it-decision-makers-qbp.yaml"
+    written = manifest.read_text(encoding="utf-8")
+    manifest.write_text(written.replace('codes: ["111", "113"]', 'codes: ["111"]'))
+    updated = CliRunner().invoke(cli, ["plan", *target]).stdout
+    survey_id = re.search(r"ps_survey_id (\d+)", updated).group(1)  # the page says 10003
+
+    for line in shown:
+        planned = updated if line.lstrip().startswith("~") else created
+        assert line.replace("10003", survey_id) in planned
 
 
 def _synopses() -> dict[str, str]:
@@ -208,3 +234,116 @@ def test_the_readme_names_every_global_option():
     listed = re.search(r"# global options \(([^)]*)\)", _readme()).group(1).split(", ")
     options = [o.opts[0] for o in cli.params if o.opts[0].startswith("--") and not o.is_eager]
     assert sorted(listed) == sorted(options)
+
+
+FENCED = re.compile(r"^```[^\n]*\n(.*?)^```", re.S | re.M)
+# A command as a block shows it: `surveyctl ...`, `$ surveyctl ...`, `VAR=... surveyctl ...`.
+SHOWN = re.compile(r"^(?:\$ )?(?:[A-Z_]+=\S* )*(?:\.venv/bin/)?surveyctl (.+)$")
+# Where the shell takes over from surveyctl: a comment, a pipe, a redirection, `&`.
+SHELL_PART = re.compile(r"\s+#|\s\|\s|(?:^|\s)[12]?>&?|\s&$")
+
+
+def _shown_commands() -> list[tuple[str, list[str], bool]]:
+    """(page, arguments, in a code block) of every surveyctl command line the docs show: in
+    code blocks (a line ending in `\\` continued), and in the text's `surveyctl ...` spans.
+    Synopses (`[--out FILE]`) are left to the synopsis test."""
+    found = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        shown = [
+            (match.group(1), True)
+            for block in FENCED.findall(text)
+            for line in block.replace("\\\n", " ").splitlines()
+            if (match := SHOWN.match(line))
+        ]
+        spans = re.findall(r"`surveyctl ([^`]+)`", FENCED.sub("", text))
+        shown += [(span, False) for span in spans]
+        for line, in_block in shown:
+            command = SHELL_PART.split(line)[0].replace("\\|", "|").strip()
+            if command and "[--" not in command:
+                found.append((page.name, shlex.split(command), in_block))
+    return found
+
+
+def _parsed(args: list[str], check_choices: bool) -> None:
+    """Reads `args` as surveyctl's parser does, down to the last sub-command, without running
+    anything: an option a command does not have, or a choice it does not offer (values in
+    capitals, `SURVEY_ID`, stand for the reader's), is click's usage error."""
+    command: click.Command = cli
+    context = click.Context(cli, info_name="surveyctl")
+    rest = list(hoist_global_options(args))
+    while True:
+        options, rest, _ = command.make_parser(context).parse_args(rest)
+        if check_choices:
+            _check_choices(command, options)
+        if not isinstance(command, click.Group) or not rest:
+            return
+        sub = command.get_command(context, rest[0])
+        if sub is None:
+            raise click.UsageError(f"no command {rest[0]!r}")
+        context = click.Context(sub, info_name=rest[0], parent=context)
+        command, rest = sub, rest[1:]
+
+
+def _check_choices(command: click.Command, options: dict) -> None:
+    for param in command.params:
+        if isinstance(param.type, click.Choice) and param.name in options:
+            given = options[param.name]
+            for value in given if isinstance(given, list) else [given]:
+                placeholder = re.fullmatch(r"[A-Z_]+|\.\.\.", str(value))
+                if isinstance(value, str) and not placeholder:
+                    param.type.convert(value, param, None)
+
+
+def test_every_command_line_the_docs_show_has_only_options_its_command_has():
+    shown = _shown_commands()
+    assert len(shown) > 250
+    unread = []
+    for page, args, _ in shown:
+        try:
+            _parsed(args, check_choices=False)
+        except click.UsageError as exc:
+            unread.append(f"{page}: surveyctl {shlex.join(args)}: {exc.format_message()}")
+    assert unread == []
+
+
+def test_every_command_line_of_a_docs_block_gives_each_choice_a_value_it_takes():
+    unread = []
+    for page, args, in_block in _shown_commands():
+        try:
+            _parsed(args, check_choices=in_block)
+        except click.UsageError as exc:
+            unread.append(f"{page}: surveyctl {shlex.join(args)}: {exc.format_message()}")
+    assert unread == []
+
+
+def _leaf_commands(group: click.Group = cli, prefix: str = "") -> dict[str, click.Command]:
+    found: dict[str, click.Command] = {}
+    for name in group.list_commands(click.Context(group)):
+        command = group.get_command(click.Context(group), name)
+        if isinstance(command, click.Group):
+            found.update(_leaf_commands(command, f"{prefix}{name} "))
+        else:
+            found[f"{prefix}{name}"] = command
+    return found
+
+
+def test_the_readme_names_every_command_whose_format_takes_json_and_no_other():
+    sentence = re.search(r"`--format json` is for programs on (.*?);", " ".join(_readme().split()))
+    named = set(re.findall(r"`([^`]+)`", sentence.group(1)))
+    taking = {
+        path
+        for path, command in _leaf_commands().items()
+        for param in command.params
+        if "--format" in getattr(param, "opts", []) and "json" in param.type.choices
+    }
+    assert named == taking
+
+
+def test_the_commands_the_readme_says_have_no_format_have_none():
+    sentence = re.search(r"; (`render`.*?) without `--format`", " ".join(_readme().split()))
+    named = {name.split(" --")[0] for name in re.findall(r"`([^`]+)`", sentence.group(1))}
+    assert named >= {"render", "state show", "state list", "adjustments"}
+    commands = _leaf_commands()
+    with_format = [n for n in named if any("--format" in p.opts for p in commands[n].params)]
+    assert with_format == []

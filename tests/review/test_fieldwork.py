@@ -148,6 +148,24 @@ def test_ctrl_c_ends_a_watch_with_exit_code_0(api, project):
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    ("stop", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)], ids=["SIGTERM", "SIGHUP"]
+)
+def test_a_watch_stopped_by_sigterm_or_sighup_exits_as_any_command_they_stop(
+    api, project, stop, code
+):
+    # The README's conventions: only Ctrl-C is a person ending the watch; a cancelled CI job
+    # or `timeout` must not read as a watch that ended well.
+    survey_id = _fielded(api)
+    watcher = surveyctl(project, "status", str(survey_id), "--watch", "60")
+    watcher.stdout.readline()  # the first view is out: it now sleeps
+    watcher.send_signal(stop)
+    _, err = watcher.communicate(timeout=30)
+    assert watcher.returncode == code, err
+    assert f"stopped by {stop.name}" in err
+    assert "Traceback" not in err
+
+
 @pytest.mark.parametrize(("variable", "value"), [("CI", "true"), ("TERM", "dumb")])
 def test_a_watch_on_a_terminal_of_ci_or_a_dumb_one_prints_each_view_without_redrawing(
     api, project, variable, value

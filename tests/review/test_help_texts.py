@@ -145,3 +145,25 @@ def test_a_value_its_help_names_is_named_so_in_its_usage(path, placeholder):
     usage = command.collect_usage_pieces(context)
     metavars = [param.make_metavar(context) for param in command.params]
     assert any(placeholder in shown for shown in usage + metavars)
+
+
+# The names click gives its number types: they say what the value is made of, not what it is.
+CLICK_NUMBER_NAMES = {"INTEGER", "INTEGER RANGE", "FLOAT", "FLOAT RANGE", "NUMBER"}
+
+
+def test_no_option_shows_its_value_by_the_name_of_clicks_number_type():
+    shown = [
+        f"{path} {option.opts[0]}"
+        for path, command in _commands()
+        for option in _options(command)
+        if not option.is_flag
+        and option.make_metavar(click.Context(command)) in CLICK_NUMBER_NAMES
+    ]
+    assert shown == []
+
+
+def test_apply_names_its_arguments_paths_or_planfile_not_target_as_its_option_is_named():
+    apply = dict(_commands())["apply"]
+    usage = apply.collect_usage_pieces(click.Context(apply, info_name="apply"))
+    assert usage == ["[OPTIONS]", "[PATHS]... | PLANFILE"]
+    assert "PATHS" in apply.help and "PLANFILE" in apply.help
