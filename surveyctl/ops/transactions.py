@@ -2,7 +2,8 @@
 
 Rows are written as each page arrives and the page is then dropped, so memory stays flat
 however many transactions a survey has. Writers share one small interface: `begin(columns)`
-is called with the keys of the first page's rows, `rows(page)` for every page, `end()` once.
+is called once, with the keys of the first page's rows (or, when no page has a row, the
+fields of spec 2.10), `rows(page)` for every page with rows, `end()` once.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
 from surveyctl.api import ApiClient
+from surveyctl.fields import TRANSACTION_FIELDS
 
 # Machine formats written here; the CLI adds "table" for people.
 FORMATS = ("csv", "tsv", "json", "jsonl")
@@ -68,7 +70,8 @@ class RowWriter(Protocol):
 
 @dataclass
 class CsvWriter:
-    """CSV (or TSV) with a header of the first page's keys (the service's key order, `export`).
+    """CSV (or TSV) with a header of the first page's keys (the service's key order, `export`),
+    and the header alone when there are no rows.
 
     A key a row lacks is an empty cell, a key the header lacks is left out. Rows go to the C
     csv writer as tuples picked by `operator.itemgetter`, about twice as fast as
@@ -184,5 +187,9 @@ def export(
         state.rows += len(items)
         if progress:
             progress(state)
+    if columns is None:
+        # No record to take the columns from: a csv of no rows still says which columns an
+        # export has, so that a spreadsheet or a script reading it by name finds them.
+        writer.begin(list(TRANSACTION_FIELDS))
     writer.end()
     return state

@@ -101,3 +101,19 @@ def test_csv_of_a_single_column_has_one_cell_per_line():
         iter([([{"Transaction ID": "t-1"}, {"Transaction ID": "t-2"}], 1)]), make_writer("csv", out)
     )
     assert out.getvalue() == "Transaction ID\nt-1\nt-2\n"
+
+
+def test_csv_export_of_nothing_is_the_header_of_the_documented_fields():
+    out = io.StringIO()
+    export(iter([([], 1)]), make_writer("csv", out))
+    (header,) = csv.reader(io.StringIO(out.getvalue()))
+    assert header[:2] == ["Survey ID", "Supplier ID"]
+    assert "Transaction ID" in header and header[-1] == "Parent ID"
+    assert len(header) == len(set(header)) == 89
+
+
+def test_tsv_export_of_nothing_is_one_tab_separated_header_line():
+    out = io.StringIO()
+    export(iter([([], 1)]), make_writer("tsv", out))
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Survey ID\tSupplier ID\t")

@@ -233,6 +233,18 @@ def test_a_survey_without_transactions_says_so_in_the_table(live_survey, run_cli
     assert "0 transaction(s) in 1 page(s)" in result.stderr
 
 
+def test_a_csv_export_without_transactions_has_the_columns_an_export_with_them_has(
+    traffic, live_survey, run_cli
+):
+    survey_id, _ = traffic
+    full = run_cli("transactions", "list", str(survey_id), "--format", "csv")
+    empty = run_cli("transactions", "list", str(live_survey()), "--format", "csv")
+    assert empty.exit_code == 0, empty.output
+    (header,) = csv.reader(io.StringIO(empty.stdout))
+    assert sorted(header) == sorted(next(csv.reader(io.StringIO(full.stdout))))
+    assert "0 transaction(s) in 1 page(s)" in empty.stderr
+
+
 def _table(pages: list[list[dict]], terminal: bool) -> list[str]:
     """The lines `transactions list` prints for `pages`, on a terminal 200 columns wide or
     piped."""
