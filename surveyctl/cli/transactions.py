@@ -151,6 +151,13 @@ def transactions() -> None:
     show_default=True,
     help="Transactions per request (`limit`, at most 1000).",
 )
+@click.option(
+    "--raw-cells",
+    is_flag=True,
+    help="csv and tsv: write text cells exactly as the service gave them. By default a text "
+    "cell starting with =, +, -, @, a tab or a carriage return gets a leading ' so that a "
+    "spreadsheet shows it instead of running it as a formula (numbers are never changed).",
+)
 @pass_context
 def list_transactions(
     ctx: CliContext,
@@ -160,6 +167,7 @@ def list_transactions(
     output_format: str,
     output: Path | None,
     page_size: int,
+    raw_cells: bool,
 ) -> None:
     """Every transaction of SURVEY_ID, all pages, written as they arrive."""
     if output is not None:
@@ -174,7 +182,7 @@ def list_transactions(
         writer: RowWriter = (
             TableWriter(make_console(out))
             if output_format == "table"
-            else make_writer(output_format, out)
+            else make_writer(output_format, out, raw_cells)
         )
         report = stack.enter_context(_ProgressReporter())
         final = export(iter_pages(client, query), writer, report)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import json
 import operator
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
@@ -83,10 +84,12 @@ class CsvWriter:
     _columns: list[str] = field(default_factory=list)
     _pick: Callable[[dict], tuple] | None = None
     delimiter: str = ","
+    # False for `--raw-cells`: text cells exactly as the service gave them.
+    neutralise: bool = True
 
     def begin(self, columns: list[str]) -> None:
         self._writer = csv.writer(self.out, lineterminator="\n", delimiter=self.delimiter)
-        self._writer.writerow(columns)
+        self._writer.writerow(map(inert_cell, columns) if self.neutralise else columns)
         self._columns = columns
         if len(columns) == 1:  # itemgetter of one key gives the value, not a tuple
             (only,) = columns
@@ -100,11 +103,28 @@ class CsvWriter:
             picked = list(map(self._pick, page))
         except KeyError:  # a row without some column: picked one by one, "" where missing
             picked = [tuple(row.get(name, "") for name in self._columns) for row in page]
+        if self.neutralise:
+            picked = [tuple(map(inert_cell, row)) for row in picked]
         self._writer.writerows(picked)
         self.out.flush()
 
     def end(self) -> None:
         self.out.flush()
+
+
+# What makes a spreadsheet read a cell as a formula (OWASP "CSV injection"): a text cell of
+# the export may hold what a respondent, a supplier or a survey's title put there.
+_FORMULA_STARTS = frozenset("=+-@\t\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?").fullmatch
+
+
+def inert_cell(value: Any) -> Any:
+    """`value` as a spreadsheet shows it rather than runs it: text that starts with `=`, `+`,
+    `-`, `@`, a tab or a carriage return gets a leading `'` (which spreadsheets hide); numbers,
+    and text that is a plain number (`-2.5`), are left as they are, so they stay numbers."""
+    if type(value) is str and value[:1] in _FORMULA_STARTS and not _PLAIN_NUMBER(value):
+        return "'" + value
+    return value
 
 
 @dataclass
@@ -146,12 +166,13 @@ class JsonArrayWriter:
         self.out.flush()
 
 
-def make_writer(fmt: str, out: IO[str]) -> RowWriter:
-    """The writer for a format name of FORMATS."""
+def make_writer(fmt: str, out: IO[str], raw_cells: bool = False) -> RowWriter:
+    """The writer for a format name of FORMATS; csv and tsv make text cells that a
+    spreadsheet would run as formulas inert (`inert_cell`) unless `raw_cells`."""
     if fmt == "csv":
-        return CsvWriter(out)
+        return CsvWriter(out, neutralise=not raw_cells)
     if fmt == "tsv":
-        return CsvWriter(out, delimiter="\t")
+        return CsvWriter(out, delimiter="\t", neutralise=not raw_cells)
     if fmt == "jsonl":
         return JsonLinesWriter(out)
     if fmt == "json":

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 
+import pytest
 from rich.console import Console
 
 from surveyctl.cli.transactions import TableWriter
@@ -117,3 +118,35 @@ def test_tsv_export_of_nothing_is_one_tab_separated_header_line():
     export(iter([([], 1)]), make_writer("tsv", out))
     lines = out.getvalue().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Survey ID\tSupplier ID\t")
+
+
+def _one_row_csv(row: dict, **options) -> dict:
+    out = io.StringIO()
+    export(iter([([row], 1)]), make_writer("csv", out, **options))
+    return next(csv.DictReader(io.StringIO(out.getvalue())))
+
+
+@pytest.mark.parametrize("text", ["=1+2", "+44 20 7946", "-2+3", "@SUM(A1)", "\tx"])
+def test_csv_text_a_spreadsheet_would_run_as_a_formula_gets_a_leading_quote(text):
+    assert _one_row_csv({"Project Name": text})["Project Name"] == "'" + text
+
+
+def test_csv_negative_numbers_stay_numbers_whether_sent_as_numbers_or_text():
+    row = _one_row_csv({"Respondent Buyer CPI": -2.5, "Block": -1, "Reason": "-0.75"})
+    assert row == {"Respondent Buyer CPI": "-2.5", "Block": "-1", "Reason": "-0.75"}
+
+
+def test_csv_raw_cells_writes_formula_text_as_the_service_gave_it():
+    assert _one_row_csv({"Project Name": "=1+2"}, raw_cells=True) == {"Project Name": "=1+2"}
+
+
+def test_tsv_text_a_spreadsheet_would_run_as_a_formula_gets_a_leading_quote():
+    out = io.StringIO()
+    export(iter([([{"a": "=cmd", "b": "x"}], 1)]), make_writer("tsv", out))
+    assert out.getvalue() == "a\tb\n'=cmd\tx\n"
+
+
+def test_json_export_keeps_formula_text_as_the_service_gave_it():
+    out = io.StringIO()
+    export(iter([([{"a": "=cmd"}], 1)]), make_writer("json", out))
+    assert json.loads(out.getvalue()) == [{"a": "=cmd"}]
