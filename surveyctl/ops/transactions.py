@@ -9,6 +9,7 @@ fields of spec 2.10), `rows(page)` for every page with rows, `end()` once.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import operator
 import re
@@ -80,7 +81,6 @@ class CsvWriter:
     """
 
     out: IO[str]
-    _writer: Any = None
     _columns: list[str] = field(default_factory=list)
     _pick: Callable[[dict], tuple] | None = None
     delimiter: str = ","
@@ -88,8 +88,7 @@ class CsvWriter:
     neutralise: bool = True
 
     def begin(self, columns: list[str]) -> None:
-        self._writer = csv.writer(self.out, lineterminator="\n", delimiter=self.delimiter)
-        self._writer.writerow(map(inert_cell, columns) if self.neutralise else columns)
+        self._write([tuple(map(inert_cell, columns)) if self.neutralise else columns])
         self._columns = columns
         if len(columns) == 1:  # itemgetter of one key gives the value, not a tuple
             (only,) = columns
@@ -98,15 +97,34 @@ class CsvWriter:
             self._pick = operator.itemgetter(*columns)
 
     def rows(self, page: list[dict]) -> None:
-        assert self._writer is not None and self._pick is not None
+        assert self._pick is not None
         try:
             picked = list(map(self._pick, page))
         except KeyError:  # a row without some column: picked one by one, "" where missing
             picked = [tuple(row.get(name, "") for name in self._columns) for row in page]
         if self.neutralise:
             picked = [tuple(map(inert_cell, row)) for row in picked]
-        self._writer.writerows(picked)
+        self._write(picked)
         self.out.flush()
+
+    def _write(self, rows: list) -> None:
+        """Writes `rows`, a page's csv made in one piece, which one search tells free of
+        carriage returns.
+
+        The csv module quotes a cell that holds a character of the line terminator, and the
+        terminator is "\n": a cell holding a lone "\r" would go unquoted, and a spreadsheet or
+        a csv reader takes it for the end of the row. The rare page that holds one is made
+        again row by row with the terminator "\r\n", which has such cells quoted."""
+        text = self._text(rows, "\n")
+        if "\r" in text:
+            text = "".join(self._text([row], "\r\n")[:-2] + "\n" for row in rows)
+        self.out.write(text)
+
+    def _text(self, rows: list, terminator: str) -> str:
+        # A new buffer each time: one emptied and written again is slower than a fresh one.
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator=terminator, delimiter=self.delimiter).writerows(rows)
+        return buffer.getvalue()
 
     def end(self) -> None:
         self.out.flush()

@@ -150,3 +150,14 @@ def test_json_export_keeps_formula_text_as_the_service_gave_it():
     out = io.StringIO()
     export(iter([([{"a": "=cmd"}], 1)]), make_writer("json", out))
     assert json.loads(out.getvalue()) == [{"a": "=cmd"}]
+
+
+@pytest.mark.parametrize("raw_cells", [False, True], ids=["inert", "raw"])
+def test_csv_a_carriage_return_in_a_text_cell_keeps_the_row_one_row(raw_cells):
+    out = io.StringIO()
+    pages = iter([([{"a": "one\rtwo", "b": 1}, {"a": "\r=x", "b": 2}, {"a": "ok", "b": 3}], 1)])
+    export(pages, make_writer("csv", out, raw_cells=raw_cells))
+    rows = list(csv.reader(io.StringIO(out.getvalue(), newline="")))
+    first = "'\r=x" if not raw_cells else "\r=x"
+    assert rows == [["a", "b"], ["one\rtwo", "1"], [first, "2"], ["ok", "3"]]
+    assert out.getvalue().endswith("\nok,3\n")
