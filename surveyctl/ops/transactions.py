@@ -102,7 +102,11 @@ class CsvWriter:
             picked = list(map(self._pick, page))
         except KeyError:  # a row without some column: picked one by one, "" where missing
             picked = [tuple(row.get(name, "") for name in self._columns) for row in page]
-        if self.neutralise:
+        if self.neutralise and not _FORMULA_STARTS.isdisjoint(
+            # The first characters of the page's text cells, in one pass: the usual page has
+            # no cell to change and is not copied cell by cell.
+            {cell[:1] for row in picked for cell in row if cell.__class__ is str}
+        ):
             picked = [tuple(map(inert_cell, row)) for row in picked]
         self._write(picked)
         self.out.flush()
