@@ -200,6 +200,17 @@ class Number(click.FloatRange):
         return number
 
 
+# The csv and tsv of `transactions list` and `surveys list`: their cells hold what others
+# wrote (a survey's title, a supplier's names), which a spreadsheet may run as a formula.
+raw_cells_option = click.option(
+    "--raw-cells",
+    is_flag=True,
+    help="csv and tsv: write text cells exactly as the service gave them. By default a text "
+    "cell starting with =, +, -, @, a tab or a carriage return gets a leading ' so that a "
+    "spreadsheet shows it instead of running it as a formula (numbers are never changed).",
+)
+
+
 # How long a command waits for the lock another command holds (apply, import, import-group,
 # state rm|mv|migrate|rebuild).
 lock_timeout_option = click.option(

@@ -31,6 +31,7 @@ from surveyctl.cli.options import (
     format_option,
     int_list,
     quota_id_list,
+    raw_cells_option,
     spelled,
     status_code,
     yes_help,
@@ -151,13 +152,7 @@ def transactions() -> None:
     show_default=True,
     help="Transactions per request (`limit`, at most 1000).",
 )
-@click.option(
-    "--raw-cells",
-    is_flag=True,
-    help="csv and tsv: write text cells exactly as the service gave them. By default a text "
-    "cell starting with =, +, -, @, a tab or a carriage return gets a leading ' so that a "
-    "spreadsheet shows it instead of running it as a formula (numbers are never changed).",
-)
+@raw_cells_option
 @pass_context
 def list_transactions(
     ctx: CliContext,
