@@ -430,3 +430,14 @@ def test_an_environment_named_as_the_embedded_sandbox_is_refused_at_its_line(tmp
         f"environment name {name!r} is the embedded sandbox's, which needs no entry; name this "
         "environment otherwise (such as 'marketplace-sandbox')"
     )
+
+
+def test_an_undefined_alias_in_surveyctl_yaml_names_the_alias_and_setting(tmp_path):
+    path = tmp_path / "surveyctl.yaml"
+    path.write_text("manifests: [a/]\ndefault_environment: *stagng\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as raised:
+        load_config(path)
+    assert raised.value.location.line == 2
+    assert raised.value.message.startswith(
+        'default_environment: undefined alias "*stagng": no anchor &stagng'
+    )

@@ -37,6 +37,18 @@ def show_fieldwork(
 ) -> None:
     """Shows the fieldwork of SURVEY_ID, or of every managed survey, once or under --watch."""
     read = _reader(ctx, survey_id)
+    if read is None:
+        # A new project, or one whose surveys were all removed: nothing is wrong, there is
+        # only nothing to show yet (a watch would have nothing to refresh).
+        if output_format == "json":
+            click.echo(dumps([], compact=watch is not None))
+        click.echo(
+            f"No managed surveys in the state of environment {ctx.environment().name!r} yet: "
+            "`surveyctl apply` creates them, and `surveyctl status SURVEY_ID` shows any "
+            "survey by its id.",
+            err=True,
+        )
+        return
     if watch is None:
         views = read()
         _print(views, output_format, single=survey_id is not None, compact=False)
@@ -57,7 +69,9 @@ def show_fieldwork(
     _exit_on_errors(last)
 
 
-def _reader(ctx: CliContext, survey_id: int | None) -> Callable[[], list[Fieldwork]]:
+def _reader(ctx: CliContext, survey_id: int | None) -> Callable[[], list[Fieldwork]] | None:
+    """What reads the views: of SURVEY_ID, else of every managed survey (None when the state
+    holds none)."""
     if survey_id is not None:
         try:  # the manifest name is a courtesy: a state that cannot be read does not matter
             by_id = {ps_id: name for name, ps_id in _managed(ctx)}
@@ -66,12 +80,9 @@ def _reader(ctx: CliContext, survey_id: int | None) -> Callable[[], list[Fieldwo
         client = ctx.client()
         return lambda: [fieldwork(client, survey_id, by_id.get(survey_id))]
     names = _managed(ctx)
-    client = ctx.client()
     if not names:
-        raise SurveyctlError(
-            f"no managed surveys in the state of environment {ctx.environment().name!r}; "
-            "name a SURVEY_ID"
-        )
+        return None
+    client = ctx.client()
     surveys = [(ps_id, name) for name, ps_id in names]
     return lambda: fieldwork_of_many(client, surveys)
 

@@ -137,20 +137,38 @@ class FilePath(click.Path):
                 param,
                 ctx,
             )
+        if isinstance(value, str) and value.startswith("-") and isinstance(param, click.Option):
+            # `--out --fromat json`: a misspelt option, or one of another command, would
+            # otherwise be the name of the file written (and the next word an argument).
+            from surveyctl.suggest import suggest  # not at startup: `--help` imports this module
+
+            hint = suggest(value.split("=", 1)[0], _option_names(ctx)) if ctx else ""
+            self.fail(
+                f"{value!r} starts with '-' and reads as an option, not a file{hint}: give the "
+                f"file right after the option, and use ./{value} for a file whose name starts "
+                "with -",
+                param,
+                ctx,
+            )
         return super().convert(value, param, ctx)
+
+
+def _option_names(ctx: click.Context) -> list[str]:
+    """The names of the options of the command and of the root's."""
+    commands = [c.command for c in (ctx, ctx.find_root()) if c is not None]
+    return [
+        name
+        for command in commands
+        for p in command.params
+        for name in getattr(p, "opts", []) + getattr(p, "secondary_opts", [])
+    ]
 
 
 def _an_option_of(ctx: click.Context, value: str) -> bool:
     """Whether `value` is the name of an option of the command (or of the root's)."""
     if not value.startswith("-"):
         return False
-    name = value.split("=", 1)[0]
-    commands = [c.command for c in (ctx, ctx.find_root()) if c is not None]
-    return any(
-        name in getattr(p, "opts", []) + getattr(p, "secondary_opts", [])
-        for command in commands
-        for p in command.params
-    )
+    return value.split("=", 1)[0] in _option_names(ctx)
 
 
 # A ps_survey_id as the commands take it: positive, and within the service's 64-bit integers.
@@ -180,6 +198,17 @@ class Number(click.FloatRange):
                 raise
             raise click.BadParameter(error.message, ctx, param, f"${param.envvar}") from None
         return number
+
+
+# The csv and tsv of `transactions list` and `surveys list`: their cells hold what others
+# wrote (a survey's title, a supplier's names), which a spreadsheet may run as a formula.
+raw_cells_option = click.option(
+    "--raw-cells",
+    is_flag=True,
+    help="csv and tsv: write text cells exactly as the service gave them. By default a text "
+    "cell starting with =, +, -, @, a tab or a carriage return gets a leading ' so that a "
+    "spreadsheet shows it instead of running it as a formula (numbers are never changed).",
+)
 
 
 # How long a command waits for the lock another command holds (apply, import, import-group,

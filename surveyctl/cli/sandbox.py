@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 from pathlib import Path
 
@@ -47,7 +48,13 @@ MIN_RATE_LIMIT = 1 / 86_400
 
 
 def _rate_limit(ctx: click.Context, param: click.Parameter, value: float) -> float:
-    """--rate-limit as given: 0 (no limit) or at least a request a day."""
+    """--rate-limit as given: 0 (no limit) or at least a request a day, and finite: `inf`
+    would read as the fastest limit and be none, a bucket of infinite tokens."""
+    if math.isinf(value):
+        raise click.BadParameter(
+            f"{value:g} is not a rate: give requests per second (at least 0.0000116), or 0 for "
+            "no limit"
+        )
     if 0 < value < MIN_RATE_LIMIT:
         raise click.BadParameter(
             f"{value:g} is below a request a day: give 0 for no limit, or at least 0.0000116"

@@ -8,7 +8,6 @@ surveyctl surveys list --status all --format csv > surveys.csv
 
 from __future__ import annotations
 
-import csv
 import sys
 
 import click
@@ -17,8 +16,9 @@ from rich.console import Console
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import format_option
+from surveyctl.cli.options import format_option, raw_cells_option
 from surveyctl.jsontext import dumps
+from surveyctl.ops.transactions import make_writer
 from surveyctl.reconcile.discovery import ROW_FIELDS, ListedSurvey, list_surveys
 from surveyctl.statuses import CLOSED, DRAFT, LIVE, PAUSED, SURVEY_STATUSES
 
@@ -72,9 +72,14 @@ def surveys() -> None:
 @status_option
 @click.option("--unmanaged", is_flag=True, help="Only surveys this environment does not manage.")
 @format_option("table", "json", "csv", "tsv")
+@raw_cells_option
 @pass_context
 def list_command(
-    ctx: CliContext, statuses: tuple[int, ...], unmanaged: bool, output_format: str
+    ctx: CliContext,
+    statuses: tuple[int, ...],
+    unmanaged: bool,
+    output_format: str,
+    raw_cells: bool,
 ) -> None:
     """Every survey of the account in the statuses of --status (all pages), with the address
     under which this environment manages it; `import --all-unmanaged` adopts the others."""
@@ -86,12 +91,12 @@ def list_command(
     if output_format == "json":
         click.echo(dumps([s.row() for s in listed]))
     elif output_format in ("csv", "tsv"):
-        dialect = "excel-tab" if output_format == "tsv" else "excel"
-        writer = csv.DictWriter(
-            sys.stdout, fieldnames=ROW_FIELDS, dialect=dialect, lineterminator="\n"
-        )
-        writer.writeheader()
-        writer.writerows(s.row() for s in listed)
+        # The writer of `transactions list`: a title a spreadsheet would run as a formula is
+        # made inert, and one holding a line break stays in its row.
+        writer = make_writer(output_format, sys.stdout, raw_cells)
+        writer.begin(list(ROW_FIELDS))
+        writer.rows([s.row() for s in listed])
+        writer.end()
     else:
         _table(listed)
     environment = ctx.environment().name

@@ -31,6 +31,7 @@ from surveyctl.cli.options import (
     format_option,
     int_list,
     quota_id_list,
+    raw_cells_option,
     spelled,
     status_code,
     yes_help,
@@ -152,6 +153,7 @@ def transactions() -> None:
     show_default=True,
     help="Transactions per request (`limit`, at most 1000).",
 )
+@raw_cells_option
 @pass_context
 def list_transactions(
     ctx: CliContext,
@@ -161,6 +163,7 @@ def list_transactions(
     output_format: str,
     output: Path | None,
     page_size: int,
+    raw_cells: bool,
 ) -> None:
     """Every transaction of SURVEY_ID, all pages, written as they arrive."""
     if output is not None:
@@ -175,7 +178,7 @@ def list_transactions(
         writer: RowWriter = (
             TableWriter(make_console(out))
             if output_format == "table"
-            else make_writer(output_format, out)
+            else make_writer(output_format, out, raw_cells)
         )
         report = stack.enter_context(_ProgressReporter())
         final = export(iter_pages(client, query), writer, report)

@@ -39,6 +39,11 @@ _TYPE_WORDS = {
     "null": "empty",
 }
 
+# Why a number stands where text was meant: said where a field takes text and got a fraction.
+FRACTION_READING = (
+    "YAML reads a plain value with a dot as a number, which loses the text as written (2026.10 "
+    'is 2026.1); quote it as meant ("2026.10")'
+)
 
 # Lists whose items are checked one by one, so that an item seen before (the same criterion
 # in many quotas, the same quota in many surveys) is not checked again: property -> $defs name.
@@ -293,7 +298,9 @@ def _describe(error: ValidationError, data: MarkedDict, prefix: list) -> tuple[s
         expected = error.validator_value
         expected = expected if isinstance(expected, list) else [expected]
         words = " or ".join(_TYPE_WORDS.get(t, t) for t in expected)
-        return f"{name} must be {words}, not {_show(value)}", where
+        fraction = isinstance(value, float) and math.isfinite(value) and "string" in expected
+        hint = f": {FRACTION_READING}" if fraction else ""
+        return f"{name} must be {words}, not {_show(value)}{hint}", where
     if kind in ("enum", "const"):
         allowed = error.validator_value if kind == "enum" else [error.validator_value]
         assigned = _ignored_field_of_the_service(path, value, allowed)

@@ -14,6 +14,7 @@ from typing import Any
 from surveyctl.errors import Location
 from surveyctl.manifests.diagnostics import Diagnostics
 from surveyctl.manifests.load import MarkedDict, MarkedList
+from surveyctl.manifests.schema import FRACTION_READING
 from surveyctl.resources import WAVE_PATTERN
 
 _MONTH = re.compile(r"^(\d{4})-(\d{2})$")
@@ -31,11 +32,18 @@ def waves_of(spec: MarkedDict, diagnostics: Diagnostics) -> list[tuple[str, Any,
             )
             return []
         out = []
+        fractions = False
         for index, item in enumerate(waves):
             wave_id = item["id"] if isinstance(item, dict) else item
+            if isinstance(wave_id, float):
+                field = f"spec.waves[{index}]" + (".id" if isinstance(item, dict) else "")
+                where = item.where("id") if isinstance(item, MarkedDict) else waves.where(index)
+                diagnostics.error(f"{field} is {fraction_hint(wave_id)}", where)
+                fractions = True
+                continue
             out.append((str(wave_id), item if isinstance(item, dict) else None, waves.where(index)))
         _unique(out, diagnostics)
-        return out if _ids_valid(out, diagnostics) else []
+        return out if _ids_valid(out, diagnostics) and not fractions else []
     start, end = waves["from"], waves["to"]
     where = waves.location
     bounds = _range_bounds(start, end)
@@ -54,6 +62,16 @@ def waves_of(spec: MarkedDict, diagnostics: Diagnostics) -> list[tuple[str, Any,
     out = [(_wave_id(n, months), None, where) for n in range(first, last + 1)]
     # Ids between two valid ones are valid: checking the ends says it once for a range.
     return out if _ids_valid([out[0], out[-1]], diagnostics) else []
+
+
+def fraction_hint(value: float) -> str:
+    """Why a number with a dot is not taken for a wave id, and what to write instead.
+
+    YAML 1.1 reads a plain `2026.10` as the number 2026.1 and `1.0` as 1.0: the text as
+    written is lost (2026.10 and 2026.1 are the same number, October and January), so no id
+    made from the number is surely the one meant; quoting keeps the text."""
+    whole = f", or write the whole number {int(value)}" if value.is_integer() else ""
+    return f"the number {value!r}, not a wave id: {FRACTION_READING}{whole}"
 
 
 def _ids_valid(waves: list[tuple[str, Any, Location]], diagnostics: Diagnostics) -> bool:

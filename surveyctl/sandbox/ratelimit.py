@@ -34,8 +34,8 @@ class RateLimit:
         burst: float | None = None,
         clock: Callable[[], float] = time.monotonic,
     ):
-        if rate <= 0:
-            raise ValueError("the rate limit must be above 0 requests per second")
+        if not 0 < rate < math.inf:  # NaN fails both comparisons
+            raise ValueError("the rate limit must be a finite number above 0 requests per second")
         self.rate = rate
         self.burst = max(1.0, burst if burst is not None else rate)
         self._clock = clock

@@ -38,6 +38,7 @@ from surveyctl.yamlsafe.marked import (
     error_location,
     location,
     short,
+    undefined_alias,
     yaml_problem,
 )
 
@@ -181,7 +182,9 @@ def load_documents(text: str, filename: str, limits: Limits, report: Report) -> 
     except StructureError as exc:
         report(str(exc.problem), error_location(exc, filename))
     except yaml.YAMLError as exc:
-        report(f"Invalid YAML: {yaml_problem(exc, text)}", error_location(exc, filename))
+        alias = undefined_alias(exc, text)
+        problem = alias or f"Invalid YAML: {yaml_problem(exc, text)}"
+        report(problem, error_location(exc, filename))
     except RecursionError:
         report(f"The YAML nests too deeply to be a {limits.what}", Location(filename, 1))
     finally:

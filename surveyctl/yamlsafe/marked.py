@@ -14,6 +14,7 @@ built by PyYAML's own constructor (`MarkedLoader.construct_document`), so the va
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from surveyctl.errors import Location
+from surveyctl.suggest import suggest
 
 BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MERGE_TAG = "tag:yaml.org,2002:merge"
@@ -350,6 +352,99 @@ def error_location(exc: yaml.YAMLError, filename: str) -> Location:
     if mark is not None:
         return location(filename, mark)
     return Location(filename, 1, 1)
+
+
+def undefined_alias(exc: yaml.YAMLError, text: str) -> str | None:
+    """For an alias that no anchor defines (`*typo`), the sentence that names the field and
+    the alias, else None. libyaml's composer says only "found undefined alias"; the alias is
+    read back from the events (or the text) at the error's mark, with the path of keys to it
+    and the anchors defined before it in its document, the closest of which is suggested."""
+    problem = str(getattr(exc, "problem", None) or "")
+    mark = getattr(exc, "problem_mark", None)
+    if not problem.startswith("found undefined alias") or mark is None:
+        return None
+    name, path, anchors = _alias_at(text, mark.line, mark.column)
+    if name is None:
+        name = _alias_text(text, mark)
+    if not name:
+        return None
+    field = f"{path}: " if path else ""
+    return (
+        f'{field}undefined alias "*{name}": no anchor &{name} comes before it in this '
+        f"document{suggest('*' + name, ['*' + anchor for anchor in anchors])}"
+    )
+
+
+def _alias_at(text: str, line: int, column: int) -> tuple[str | None, str, list[str]]:
+    """The name of the alias that starts at (line, column), the path of keys and items to it
+    (`spec.quotas[1].criteria`), and the anchors defined before it in its document; found by
+    walking libyaml's events, which do not check aliases (composing does)."""
+    # Each open collection: [is_mapping, key or index, whether a mapping awaits its key]
+    stack: list[list[Any]] = []
+    anchors: list[str] = []
+
+    def node_starts() -> None:
+        if stack and stack[-1][0] and stack[-1][2]:
+            return  # a key: the path stays the mapping's own
+        if stack and not stack[-1][0]:
+            stack[-1][1] += 1
+
+    def node_ends(value: Any) -> None:
+        if stack and stack[-1][0]:
+            if stack[-1][2]:
+                stack[-1][1] = value
+            stack[-1][2] = not stack[-1][2]
+
+    try:
+        for event in yaml.parse(text, Loader=BaseLoader):
+            kind = type(event)
+            if kind is yaml.DocumentStartEvent:
+                stack, anchors = [], []
+                continue
+            if kind not in _NODE_EVENTS:
+                if kind in (yaml.MappingEndEvent, yaml.SequenceEndEvent) and stack:
+                    stack.pop()
+                    node_ends(None)
+                continue
+            node_starts()
+            start = event.start_mark
+            if kind is yaml.AliasEvent and (start.line, start.column) == (line, column):
+                # An alias used as a key has its mapping's path.
+                parts = [part for is_map, part, awaits_key in stack if not (is_map and awaits_key)]
+                return event.anchor, _dotted(parts), anchors
+            if getattr(event, "anchor", None) and kind is not yaml.AliasEvent:
+                anchors.append(event.anchor)
+            if kind is yaml.MappingStartEvent:
+                stack.append([True, None, True])
+            elif kind is yaml.SequenceStartEvent:
+                stack.append([False, -1, False])
+            else:
+                node_ends(event.value if kind is yaml.ScalarEvent else None)
+    except yaml.YAMLError:
+        pass
+    return None, "", anchors
+
+
+_NODE_EVENTS = (yaml.ScalarEvent, yaml.AliasEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent)
+
+
+def _dotted(parts: list[Any]) -> str:
+    text = ""
+    for part in parts:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+    return text
+
+
+def _alias_text(text: str, mark: Any) -> str:
+    """The name of the alias written at `mark` (`*name`, up to a space or flow indicator)."""
+    lines = text.splitlines()
+    if mark.line >= len(lines):
+        return ""
+    found = re.match(r"\*([^\s,\[\]{}]+)", lines[mark.line][mark.column :])
+    return found.group(1) if found else ""
 
 
 def _unclosed_quote(exc: yaml.YAMLError) -> bool:

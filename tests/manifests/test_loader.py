@@ -139,3 +139,23 @@ def test_a_tab_in_the_indentation_is_called_a_tab(check):
     assert len(errors) == 1
     assert "a tab character: YAML indents with spaces only" in errors[0].summary
     assert errors[0].location.line == 4
+
+
+def test_an_undefined_alias_is_named_with_its_field_and_line(check):
+    text = "kind: Survey\nname: x\nspec:\n  survey_title: *typo\n"
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == (
+        'spec.survey_title: undefined alias "*typo": no anchor &typo comes before it in this '
+        "document."
+    )
+    assert (error.location.line, error.location.column) == (4, 17)
+
+
+def test_an_undefined_alias_in_a_list_suggests_the_anchor_defined(check):
+    text = "kind: Survey\nname: x\nspec:\n  base: &base {a: 1}\n"
+    text += "  quotas: [{criteria: [1, *bsae]}]\n"
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary.startswith('spec.quotas[0].criteria[1]: undefined alias "*bsae"')
+    assert "(did you mean '*base'?)" in error.summary

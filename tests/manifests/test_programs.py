@@ -576,3 +576,35 @@ def test_a_programs_exclusion_groups_keep_prevent_destroy_unless_the_program_say
     assert state.groups["tracker[en_US,w2]"].lifecycle.prevent_destroy is True
     state, _, _ = check(text + "lifecycle: {prevent_destroy: false}\n")
     assert state.groups["tracker[en_US,w2]"].lifecycle.prevent_destroy is False
+
+
+def test_a_wave_id_written_with_a_dot_is_refused_saying_to_quote_it(check, line_of):
+    text = PROGRAM.replace("waves: [w1, w2]", "waves: [w1, 2026.10]")
+    state, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary.startswith("spec.waves[1] must be text or a whole number, not 2026.1: ")
+    assert 'quote it as meant ("2026.10")' in error.summary
+    assert error.location.line == line_of(text, "waves:")
+    assert state.surveys == {}
+
+
+def test_a_wave_id_of_1_0_is_refused_rather_than_made_the_wave_1_0(check, line_of):
+    text = PROGRAM.replace("waves: [w1, w2]", "waves: [w1, {id: 1.0}]")
+    state, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary.startswith("spec.waves[1].id is the number 1.0, not a wave id: ")
+    assert error.summary.endswith(", or write the whole number 1.")
+    assert error.location.line == line_of(text, "waves:")
+    assert state.surveys == {}
+
+
+def test_a_quoted_wave_id_with_a_dot_keeps_its_text(check):
+    text = PROGRAM.replace("waves: [w1, w2]", 'waves: ["2026.10", {id: "1.0"}]')
+    state, errors, _ = check(text)
+    assert errors == []
+    assert sorted(state.surveys) == [
+        "tracker[en_GB,1.0]",
+        "tracker[en_GB,2026.10]",
+        "tracker[en_US,1.0]",
+        "tracker[en_US,2026.10]",
+    ]

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 
+import pytest
 from rich.console import Console
 
 from surveyctl.cli.transactions import TableWriter
@@ -101,3 +102,62 @@ def test_csv_of_a_single_column_has_one_cell_per_line():
         iter([([{"Transaction ID": "t-1"}, {"Transaction ID": "t-2"}], 1)]), make_writer("csv", out)
     )
     assert out.getvalue() == "Transaction ID\nt-1\nt-2\n"
+
+
+def test_csv_export_of_nothing_is_the_header_of_the_documented_fields():
+    out = io.StringIO()
+    export(iter([([], 1)]), make_writer("csv", out))
+    (header,) = csv.reader(io.StringIO(out.getvalue()))
+    assert header[:2] == ["Survey ID", "Supplier ID"]
+    assert "Transaction ID" in header and header[-1] == "Parent ID"
+    assert len(header) == len(set(header)) == 89
+
+
+def test_tsv_export_of_nothing_is_one_tab_separated_header_line():
+    out = io.StringIO()
+    export(iter([([], 1)]), make_writer("tsv", out))
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Survey ID\tSupplier ID\t")
+
+
+def _one_row_csv(row: dict, **options) -> dict:
+    out = io.StringIO()
+    export(iter([([row], 1)]), make_writer("csv", out, **options))
+    return next(csv.DictReader(io.StringIO(out.getvalue())))
+
+
+@pytest.mark.parametrize("text", ["=1+2", "+44 20 7946", "-2+3", "@SUM(A1)", "\tx"])
+def test_csv_text_a_spreadsheet_would_run_as_a_formula_gets_a_leading_quote(text):
+    assert _one_row_csv({"Project Name": text})["Project Name"] == "'" + text
+
+
+def test_csv_negative_numbers_stay_numbers_whether_sent_as_numbers_or_text():
+    row = _one_row_csv({"Respondent Buyer CPI": -2.5, "Block": -1, "Reason": "-0.75"})
+    assert row == {"Respondent Buyer CPI": "-2.5", "Block": "-1", "Reason": "-0.75"}
+
+
+def test_csv_raw_cells_writes_formula_text_as_the_service_gave_it():
+    assert _one_row_csv({"Project Name": "=1+2"}, raw_cells=True) == {"Project Name": "=1+2"}
+
+
+def test_tsv_text_a_spreadsheet_would_run_as_a_formula_gets_a_leading_quote():
+    out = io.StringIO()
+    export(iter([([{"a": "=cmd", "b": "x"}], 1)]), make_writer("tsv", out))
+    assert out.getvalue() == "a\tb\n'=cmd\tx\n"
+
+
+def test_json_export_keeps_formula_text_as_the_service_gave_it():
+    out = io.StringIO()
+    export(iter([([{"a": "=cmd"}], 1)]), make_writer("json", out))
+    assert json.loads(out.getvalue()) == [{"a": "=cmd"}]
+
+
+@pytest.mark.parametrize("raw_cells", [False, True], ids=["inert", "raw"])
+def test_csv_a_carriage_return_in_a_text_cell_keeps_the_row_one_row(raw_cells):
+    out = io.StringIO()
+    pages = iter([([{"a": "one\rtwo", "b": 1}, {"a": "\r=x", "b": 2}, {"a": "ok", "b": 3}], 1)])
+    export(pages, make_writer("csv", out, raw_cells=raw_cells))
+    rows = list(csv.reader(io.StringIO(out.getvalue(), newline="")))
+    first = "'\r=x" if not raw_cells else "\r=x"
+    assert rows == [["a", "b"], ["one\rtwo", "1"], [first, "2"], ["ok", "3"]]
+    assert out.getvalue().endswith("\nok,3\n")

@@ -233,6 +233,38 @@ def test_a_survey_without_transactions_says_so_in_the_table(live_survey, run_cli
     assert "0 transaction(s) in 1 page(s)" in result.stderr
 
 
+def test_a_csv_export_without_transactions_has_the_columns_an_export_with_them_has(
+    traffic, live_survey, run_cli
+):
+    survey_id, _ = traffic
+    full = run_cli("transactions", "list", str(survey_id), "--format", "csv")
+    empty = run_cli("transactions", "list", str(live_survey()), "--format", "csv")
+    assert empty.exit_code == 0, empty.output
+    (header,) = csv.reader(io.StringIO(empty.stdout))
+    assert sorted(header) == sorted(next(csv.reader(io.StringIO(full.stdout))))
+    assert "0 transaction(s) in 1 page(s)" in empty.stderr
+
+
+def _exported_titles(api, live_survey, run_cli, *options: str) -> set[str]:
+    survey_id = live_survey(survey_title='=HYPERLINK("https://example.com","open")')
+    api.simulate_traffic(survey_id, {"respondents": 3, "seed": 5})
+    result = run_cli("transactions", "list", str(survey_id), "--format", "csv", *options)
+    assert result.exit_code == 0, result.output
+    return {row["Project Name"] for row in csv.DictReader(io.StringIO(result.stdout))}
+
+
+def test_a_survey_title_that_a_spreadsheet_would_run_is_exported_with_a_leading_quote(
+    api, live_survey, run_cli
+):
+    titles = _exported_titles(api, live_survey, run_cli)
+    assert titles == {'\'=HYPERLINK("https://example.com","open")'}
+
+
+def test_raw_cells_exports_the_survey_title_as_the_service_gave_it(api, live_survey, run_cli):
+    titles = _exported_titles(api, live_survey, run_cli, "--raw-cells")
+    assert titles == {'=HYPERLINK("https://example.com","open")'}
+
+
 def _table(pages: list[list[dict]], terminal: bool) -> list[str]:
     """The lines `transactions list` prints for `pages`, on a terminal 200 columns wide or
     piped."""

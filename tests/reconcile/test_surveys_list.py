@@ -138,3 +138,19 @@ def test_surveys_list_writes_tsv_as_other_lists_do(own_market, run_cli):
     assert result.exit_code == 0, result.stderr
     rows = list(csv.DictReader(io.StringIO(result.stdout), dialect="excel-tab"))
     assert [int(row["ps_survey_id"]) for row in rows] == [made]
+
+
+def _csv_titles(run_cli, *options: str) -> list[str]:
+    result = run_cli("surveys", "list", "--format", "csv", *options)
+    assert result.exit_code == 0, result.stderr
+    return [row["survey_title"] for row in csv.DictReader(io.StringIO(result.stdout))]
+
+
+def test_surveys_list_as_csv_makes_a_title_a_spreadsheet_would_run_inert(own_market, run_cli):
+    own_market.create_survey(survey_manifest("a", survey_title="=1+2 tracker")["spec"])
+    assert _csv_titles(run_cli) == ["'=1+2 tracker"]
+
+
+def test_surveys_list_raw_cells_writes_the_title_as_the_service_gave_it(own_market, run_cli):
+    own_market.create_survey(survey_manifest("a", survey_title="=1+2 tracker")["spec"])
+    assert _csv_titles(run_cli, "--raw-cells") == ["=1+2 tracker"]

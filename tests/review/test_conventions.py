@@ -102,6 +102,29 @@ def test_an_option_taken_for_the_file_of_out_is_a_usage_error_not_a_file(run_cli
     assert not (project / "--status").exists()
 
 
+def test_a_misspelt_option_taken_for_the_file_of_out_is_a_usage_error_naming_the_option(
+    run_cli, project
+):
+    result = run_cli("plan", "--out", "--fromat", "json")
+    assert result.exit_code == 2
+    assert (
+        "'--fromat' starts with '-' and reads as an option, not a file (did you mean "
+        "'--format'?): give the file right after the option, and use ./--fromat for a file "
+        "whose name starts with -"
+    ) in result.stderr
+    assert "Saved the plan" not in result.output
+    assert not (project / "--fromat").exists()
+
+
+def test_a_file_whose_name_starts_with_a_dash_is_written_when_named_with_dot_slash(
+    run_cli, manifests, project
+):
+    manifests.write(survey_manifest("tracker"))
+    result = run_cli("plan", "manifests", "--out", "./-plan.json")
+    assert result.exit_code == 0, result.stderr
+    assert (project / "-plan.json").is_file()
+
+
 def test_fmt_of_an_empty_path_rewrites_no_manifest(run_cli, manifests, project):
     path = project / "manifests" / "tracker.yaml"
     path.write_text("kind: Survey\nname: tracker\nspec:\n    survey_title: T\n")

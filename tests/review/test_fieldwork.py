@@ -106,10 +106,24 @@ def test_status_without_an_id_shows_every_managed_survey(run_cli, project):
     assert all("is draft: Survey " in h for h in headings)
 
 
-def test_status_without_an_id_and_nothing_managed_says_so(run_cli):
+def test_status_of_a_new_project_with_nothing_managed_says_so_and_exits_0(run_cli):
     result = run_cli("status")
-    assert result.exit_code == 1
-    assert "no managed surveys in the state of environment 'local'" in result.stderr
+    assert result.exit_code == 0, result.stderr
+    assert "No managed surveys in the state of environment 'local' yet" in result.stderr
+    assert "`surveyctl apply` creates them" in result.stderr
+    assert result.stdout == ""
+
+
+def test_status_as_json_with_nothing_managed_is_an_empty_list(run_cli):
+    result = run_cli("status", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == []
+
+
+def test_a_watch_with_nothing_managed_says_so_once_and_ends(run_cli):
+    result = run_cli("status", "--watch", "1")
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.count("No managed surveys") == 1
 
 
 def test_watch_refreshes_the_view(api, run_cli):

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
 import signal
 
+import pytest
 import requests
 from click.testing import CliRunner
 
 from surveyctl.cli.main import cli
+from surveyctl.sandbox.ratelimit import RateLimit
 
 from .conftest import HEADERS
 
@@ -80,6 +83,31 @@ def test_a_rate_limit_below_a_request_a_day_is_a_usage_error_not_a_huge_retry_af
     )
     assert result.exit_code == 2
     assert "'--rate-limit': 1e-300 is below a request a day: give 0 for no limit" in (result.stderr)
+
+
+@pytest.mark.parametrize("value", ["inf", "Infinity", "1e999"])
+def test_an_infinite_rate_limit_is_a_usage_error_not_a_limit_that_limits_nothing(tmp_path, value):
+    result = CliRunner().invoke(
+        cli, ["sandbox", "serve", "--db", str(tmp_path / "s.db"), "--rate-limit", value]
+    )
+    assert result.exit_code == 2
+    assert "'--rate-limit': inf is not a rate: give requests per second (at least 0.0000116)" in (
+        result.stderr
+    )
+
+
+def test_a_rate_limit_of_nan_is_a_usage_error(tmp_path):
+    result = CliRunner().invoke(
+        cli, ["sandbox", "serve", "--db", str(tmp_path / "s.db"), "--rate-limit", "nan"]
+    )
+    assert result.exit_code == 2
+    assert "'--rate-limit': 'nan' is not a number" in result.stderr
+
+
+@pytest.mark.parametrize("rate", [math.inf, math.nan, 0.0])
+def test_a_sandbox_rate_limit_that_is_not_a_finite_rate_is_refused(rate):
+    with pytest.raises(ValueError, match="must be a finite number above 0"):
+        RateLimit(rate)
 
 
 def test_a_rate_limit_of_a_request_a_day_is_taken():
