@@ -620,6 +620,17 @@ _FROM_STATE = (
     "from_state only keeps a --refresh=false result out of plan.seen, which only apply records "
     "(and apply refuses --refresh=false; a saved plan drops seen)"
 )
+_DECIDED_BY_EXPECT = (
+    "the record or manifest result hands _listed_unchanged is not looked at: the planner, "
+    "result's one caller, hands expect every address first with the same record and manifest, "
+    "and expect's answer for it is kept (self._unchanged), so result's question is answered "
+    "from there"
+)
+_ASKED_TWICE = (
+    "the answer of _listed_unchanged not kept (or kept as None, which reads as not kept): "
+    "result then compares again what expect compared, the same record, listing and manifest, "
+    "and finds the same; only the time of the second comparison is lost (docs/performance.md)"
+)
 EQUIVALENT.update(
     {
         _READS + "xǁ_FastSwitchingǁ__init____mutmut_4": "the first open() sets _found before "
@@ -630,15 +641,27 @@ EQUIVALENT.update(
         "the survey kind has a listing (versions is None for the others), and every "
         "SurveyRecord has mod_on",
         _READS + "xǁLiveReadsǁresult__mutmut_7": _NO_ERROR_ADDRESS,
-        _READS + "xǁLiveReadsǁresult__mutmut_30": _NO_ERROR_ADDRESS,
+        # The address of an unchanged result: result__mutmut_30 until the listing's question
+        # moved into _listed_unchanged (30 is now the fault below).
+        _READS + "xǁLiveReadsǁresult__mutmut_23": _NO_ERROR_ADDRESS,
+        _READS + "xǁLiveReadsǁresult__mutmut_30": "the record result hands _read is not "
+        "looked at: result reads only what _listed_unchanged found changed, whose read expect "
+        "(called first with the same record) or the listing's worker has sent already, so "
+        "_read returns that read",
+        _READS + "xǁLiveReadsǁresult__mutmut_16": _DECIDED_BY_EXPECT,
+        _READS + "xǁLiveReadsǁresult__mutmut_17": _DECIDED_BY_EXPECT,
+        _READS + "xǁLiveReadsǁ_listed_unchanged__mutmut_1": _ASKED_TWICE,
+        _READS + "xǁLiveReadsǁ_listed_unchanged__mutmut_2": _ASKED_TWICE,
+        _READS + "xǁLiveReadsǁ_listed_unchanged__mutmut_21": _ASKED_TWICE,
         _READS + "x_read_live__mutmut_3": "the first attempt's result is kept only when it has "
         "no error, and then its address is never looked at (as xǁLiveReadsǁresult__mutmut_7)",
         _READS + "xǁLiveReadsǁresult__mutmut_9": _FROM_STATE,
         _READS + "xǁLiveReadsǁresult__mutmut_12": _FROM_STATE,
         _READS + "xǁLiveReadsǁresult__mutmut_13": _FROM_STATE,
-        _READS + "xǁLiveReadsǁresult__mutmut_18": "unreachable: result() comes after start() "
-        "saw the same state, so a kind with a record there has a listing, or was skipped "
-        "under --refresh=false, whose records all returned above",
+        # result__mutmut_18 until the listing's question moved into _listed_unchanged.
+        _READS + "xǁLiveReadsǁ_listed_unchanged__mutmut_8": "unreachable: expect and result "
+        "come after start() saw the same state, so a kind with a record there has a listing, "
+        "or was skipped under --refresh=false, whose records all returned before asking",
     }
 )
 
