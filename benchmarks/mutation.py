@@ -620,6 +620,17 @@ _FROM_STATE = (
     "from_state only keeps a --refresh=false result out of plan.seen, which only apply records "
     "(and apply refuses --refresh=false; a saved plan drops seen)"
 )
+_DECIDED_BY_EXPECT = (
+    "the record or manifest result hands _listed_unchanged is not looked at: the planner, "
+    "result's one caller, hands expect every address first with the same record and manifest, "
+    "and expect's answer for it is kept (self._unchanged), so result's question is answered "
+    "from there"
+)
+_ASKED_TWICE = (
+    "the answer of _listed_unchanged not kept (or kept as None, which reads as not kept): "
+    "result then compares again what expect compared, the same record, listing and manifest, "
+    "and finds the same; only the time of the second comparison is lost (docs/performance.md)"
+)
 EQUIVALENT.update(
     {
         _READS + "xǁ_FastSwitchingǁ__init____mutmut_4": "the first open() sets _found before "
@@ -630,15 +641,27 @@ EQUIVALENT.update(
         "the survey kind has a listing (versions is None for the others), and every "
         "SurveyRecord has mod_on",
         _READS + "xǁLiveReadsǁresult__mutmut_7": _NO_ERROR_ADDRESS,
-        _READS + "xǁLiveReadsǁresult__mutmut_30": _NO_ERROR_ADDRESS,
+        # The address of an unchanged result: result__mutmut_30 until the listing's question
+        # moved into _listed_unchanged (30 is now the fault below).
+        _READS + "xǁLiveReadsǁresult__mutmut_23": _NO_ERROR_ADDRESS,
+        _READS + "xǁLiveReadsǁresult__mutmut_30": "the record result hands _read is not "
+        "looked at: result reads only what _listed_unchanged found changed, whose read expect "
+        "(called first with the same record) or the listing's worker has sent already, so "
+        "_read returns that read",
+        _READS + "xǁLiveReadsǁresult__mutmut_16": _DECIDED_BY_EXPECT,
+        _READS + "xǁLiveReadsǁresult__mutmut_17": _DECIDED_BY_EXPECT,
+        _READS + "xǁLiveReadsǁ_listed_unchanged__mutmut_1": _ASKED_TWICE,
+        _READS + "xǁLiveReadsǁ_listed_unchanged__mutmut_2": _ASKED_TWICE,
+        _READS + "xǁLiveReadsǁ_listed_unchanged__mutmut_21": _ASKED_TWICE,
         _READS + "x_read_live__mutmut_3": "the first attempt's result is kept only when it has "
         "no error, and then its address is never looked at (as xǁLiveReadsǁresult__mutmut_7)",
         _READS + "xǁLiveReadsǁresult__mutmut_9": _FROM_STATE,
         _READS + "xǁLiveReadsǁresult__mutmut_12": _FROM_STATE,
         _READS + "xǁLiveReadsǁresult__mutmut_13": _FROM_STATE,
-        _READS + "xǁLiveReadsǁresult__mutmut_18": "unreachable: result() comes after start() "
-        "saw the same state, so a kind with a record there has a listing, or was skipped "
-        "under --refresh=false, whose records all returned above",
+        # result__mutmut_18 until the listing's question moved into _listed_unchanged.
+        _READS + "xǁLiveReadsǁ_listed_unchanged__mutmut_8": "unreachable: expect and result "
+        "come after start() saw the same state, so a kind with a record there has a listing, "
+        "or was skipped under --refresh=false, whose records all returned before asking",
     }
 )
 
@@ -716,6 +739,11 @@ _PROC_STAT = (
     "what is read of /proc/PID/stat (')' and the numbers after it) is ASCII, which every "
     "locale's encoding reads alike; errors='replace' keeps the name from failing either way"
 )
+_EVERY_JSON_KIND = (
+    "the fallback of _json_kind (left out, None or another text) is never reached: its value "
+    "comes from json.loads, which gives only null, true, false, objects, lists, strings and "
+    "numbers, each named before it"
+)
 EQUIVALENT.update(
     {
         _LOCK + "x__remove_leftovers__mutmut_2": _UNDER_THE_GUARD,
@@ -730,12 +758,22 @@ EQUIVALENT.update(
         _PROCESSES + "x_boot_id__mutmut_1": "the boot ID is an ASCII UUID, which every locale's "
         "encoding reads alike",
         _PROCESSES + "x_boot_id__mutmut_6": "'ASCII' is the codec 'ascii'",
-        _PROCESSES + "x_process_start_time__mutmut_2": _PROC_STAT,
-        _PROCESSES + "x_process_start_time__mutmut_4": _PROC_STAT,
-        _PROCESSES + "x_process_start_time__mutmut_8": "'ASCII' is the codec 'ascii'",
+        # Named x_process_start_time__mutmut_2, _4 and _8 until one reader of /proc/PID/stat
+        # (_stat_fields) served the start time and the zombie check; _2 and _4 of
+        # process_start_time now name faults the tests kill, and it has no _8.
+        _PROCESSES + "x__stat_fields__mutmut_2": _PROC_STAT,
+        _PROCESSES + "x__stat_fields__mutmut_4": _PROC_STAT,
+        _PROCESSES + "x__stat_fields__mutmut_8": "'ASCII' is the codec 'ascii'",
         _LOCK + "xǁStateLockǁacquire__mutmut_10": "waiting=None for False: both are false",
-        _LOCK + "xǁStateLockǁacquire__mutmut_37": "`>` for `>=`: Linux's monotonic clock (in "
+        # acquire__mutmut_37 until acquire passed $SURVEYCTL_ACTOR on (37 is now a fault the
+        # tests kill).
+        _LOCK + "xǁStateLockǁacquire__mutmut_40": "`>` for `>=`: Linux's monotonic clock (in "
         "nanoseconds) has passed the deadline by the time the record is read",
+        _LOCK_RECORD + "x__json_kind__mutmut_14": _EVERY_JSON_KIND,
+        _LOCK_RECORD + "x__json_kind__mutmut_16": _EVERY_JSON_KIND,
+        _LOCK_RECORD + "x__json_kind__mutmut_17": _EVERY_JSON_KIND,
+        _LOCK_RECORD + "x__json_kind__mutmut_18": _EVERY_JSON_KIND,
+        _LOCK_RECORD + "x__json_kind__mutmut_19": _EVERY_JSON_KIND,
     }
 )
 

@@ -79,7 +79,6 @@ def test_a_survey_changed_on_the_service_is_read_and_shown_as_drift(applied, run
     assert "offer_price" in planned.stdout and "No changes." not in planned.stdout
 
 
-
 def test_a_survey_whose_drift_was_accepted_by_refresh_only_is_not_read_by_the_next_plan(
     applied, manifests, run_cli
 ):
@@ -93,6 +92,7 @@ def test_a_survey_whose_drift_was_accepted_by_refresh_only_is_not_read_by_the_ne
 
     assert planned.stdout.startswith("No changes.")
     assert survey_reads(planned) == []  # the refresh recorded the mod_on it read
+
 
 def test_a_survey_changed_in_its_manifest_is_read_fresh(applied, manifests, run_cli):
     manifests.write(survey_manifest("s5", offer_price=2.75))
@@ -305,3 +305,48 @@ def test_an_adopting_apply_writes_from_the_one_read_of_each_survey_in_its_run(
     assert len(survey_reads(applied_run)) == SURVEYS
     assert [r for r in sent if r.startswith("PUT")] == [f"PUT /surveys/{target}"]
     assert sent.index(f"GET /surveys/{target}") < sent.index(f"PUT /surveys/{target}")
+
+
+def _plan(client, project, refresh: bool = True, state=None):
+    from surveyctl.manifests import load_desired
+    from surveyctl.reconcile.planner import PlanRequest, make_plan
+    from surveyctl.state import FileStateStore
+
+    if state is None:
+        state = FileStateStore(project / ".surveyctl" / "state" / "local.json").load()
+    desired = load_desired([project / "manifests"])
+    return make_plan(client, PlanRequest(desired, state, "local", refresh=refresh))
+
+
+def test_changed_surveys_are_read_side_by_side_beside_a_new_survey(applied, manifests, project):
+    # The new survey's manifest sorts first: it has nothing to read, and the reads of the
+    # changed ones after it are still sent at once.
+    manifests.write(survey_manifest("a-new-survey"))
+    for index in range(SURVEYS):
+        manifests.write(survey_manifest(f"s{index}", offer_price=2.75))
+    client = OverlappingReads(applied)
+
+    plan = _plan(client, project)
+
+    assert [r.action for r in plan.resources] == ["create"] + ["update"] * SURVEYS
+    assert client.most > 1
+
+
+def test_under_refresh_false_surveys_without_a_body_in_the_state_are_read_side_by_side(
+    applied, project
+):
+    # An adopted survey has no last applied body, so even --refresh=false reads it; the first
+    # survey, planned from the state, does not hold back the reads of those after it.
+    from dataclasses import replace
+
+    from surveyctl.state import FileStateStore
+
+    state = FileStateStore(project / ".surveyctl" / "state" / "local.json").load()
+    for index in range(1, SURVEYS):
+        address = f"Survey/s{index}"
+        state.resources[address] = replace(state.resources[address], last_applied=None)
+    client = OverlappingReads(applied)
+
+    _plan(client, project, refresh=False, state=state)
+
+    assert client.most > 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 from pathlib import Path
 
 import pytest
@@ -95,3 +96,17 @@ def held_elsewhere(state_path: Path) -> None:
     path = lock_file(state_path)
     record = json.loads(path.read_text(encoding="utf-8"))
     path.write_text(json.dumps({**record, "host": "teammate.example"}), encoding="utf-8")
+
+
+@pytest.fixture
+def hangup_fails_the_test():
+    """A SIGHUP to the tests' own process fails the test that sent it. The lock records of
+    these tests name this process as the holder, so a check of whether the holder runs that
+    signals it would otherwise end the whole run unexplained rather than fail one test."""
+
+    def hung_up(signum, frame):
+        raise AssertionError("SIGHUP sent to the holder of the lock, this test's own process")
+
+    previous = signal.signal(signal.SIGHUP, hung_up)
+    yield
+    signal.signal(signal.SIGHUP, previous)

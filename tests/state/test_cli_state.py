@@ -12,6 +12,8 @@ from surveyctl.state import GroupRecord, StateBackend
 
 from .conftest import held_elsewhere, open_staging
 
+pytestmark = pytest.mark.usefixtures("hangup_fails_the_test")
+
 
 @pytest.fixture
 def project(staging_project: Path) -> Path:

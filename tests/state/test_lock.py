@@ -25,11 +25,14 @@ from surveyctl.state.lock import (
     LockHeld,
     LockLost,
     LockWaitInterrupted,
+    lock_lost,
     wait_interrupted,
     waiting_note,
 )
 
 from .conftest import held_elsewhere
+
+pytestmark = pytest.mark.usefixtures("hangup_fails_the_test")
 
 # A separate process that takes the lock, says so, and holds it until told (or crashes).
 HOLDER = textwrap.dedent(
@@ -314,21 +317,28 @@ def test_a_lock_record_may_name_any_process_from_pid_1_to_the_largest_pid_t(pid,
     assert is_process_id(pid) is one_process
 
 
-def test_a_lock_record_without_a_field_names_the_field(state_path):
+@pytest.mark.parametrize("missing", ["operation", "pid"], ids=["text", "number"])
+def test_a_lock_record_without_a_field_names_the_field(state_path, missing):
     _record_of(state_path)
     record = json.loads(lock_file(state_path).read_text())
-    del record["operation"]
+    del record[missing]
     lock_file(state_path).write_text(json.dumps(record))
     assert _refusal(state_path) == (
-        f"{lock_file(state_path)}: the lock record is unreadable (it has no 'operation'); if no "
+        f"{lock_file(state_path)}: the lock record is unreadable (it has no {missing!r}); if no "
         "surveyctl command is running, delete that file"
     )
 
 
 @pytest.mark.parametrize(
     ("content", "holds"),
-    [("null", "null"), ("[]", "a list"), ('"apply"', "a string"), ("42", "a number")],
-    ids=["null", "list", "string", "number"],
+    [
+        ("null", "null"),
+        ("true", "true"),
+        ("[]", "a list"),
+        ('"apply"', "a string"),
+        ("42", "a number"),
+    ],
+    ids=["null", "true", "list", "string", "number"],
 )
 def test_a_lock_record_that_is_not_a_json_object_says_what_it_holds(state_path, content, holds):
     state_path.parent.mkdir(parents=True)
@@ -339,10 +349,15 @@ def test_a_lock_record_that_is_not_a_json_object_says_what_it_holds(state_path, 
     )
 
 
-def test_a_lock_record_whose_pid_is_not_a_number_names_the_field(state_path):
-    _record_of(state_path, pid="12a")
+@pytest.mark.parametrize(
+    ("pid", "holds"),
+    [("12a", "a string"), ({"pid": 12}, "an object"), (True, "true"), (12.5, "a number")],
+    ids=["string", "object", "true", "fraction"],
+)
+def test_a_lock_record_whose_pid_is_not_a_number_names_the_field(state_path, pid, holds):
+    _record_of(state_path, pid=pid)
     assert _refusal(state_path) == (
-        f"{lock_file(state_path)}: the lock record is unreadable (its 'pid' is a string, not a "
+        f"{lock_file(state_path)}: the lock record is unreadable (its 'pid' is {holds}, not a "
         "whole number); if no surveyctl command is running, delete that file"
     )
 
@@ -356,7 +371,10 @@ def test_a_lock_record_that_is_not_json_says_so(state_path):
 def test_a_lock_record_that_is_not_utf8_is_one_sentence(state_path):
     state_path.parent.mkdir(parents=True)
     lock_file(state_path).write_bytes(b"\xff\xfe{}")
-    assert "(it is not UTF-8 text)" in _refusal(state_path)
+    assert _refusal(state_path) == (
+        f"{lock_file(state_path)}: the lock record is unreadable (it is not UTF-8 text); if no "
+        "surveyctl command is running, delete that file"
+    )
 
 
 def test_a_holder_whose_name_has_a_line_break_is_named_on_one_line(state_path):
@@ -443,6 +461,21 @@ def test_a_user_without_a_name_holds_the_lock_as_unknown(state_path, monkeypatch
     with StateLock(state_path, "apply"):
         record = json.loads(lock_file(state_path).read_text())
     assert record["who"] == f"unknown@{socket.gethostname()}"
+
+
+def test_a_lock_taken_for_an_actor_is_refused_to_others_naming_that_actor(state_path):
+    # $SURVEYCTL_ACTOR: a CI runner's account alone says nobody whom to ask.
+    account = f"{getpass.getuser()}@{socket.gethostname()}"
+    with StateLock(state_path, "apply", actor="alice"):
+        refusal = _refusal(state_path)
+    assert refusal.startswith(f"the state is locked by alice on {account} (pid {os.getpid()})")
+
+
+@pytest.mark.parametrize("actor", [None, "", "account"], ids=["none", "empty", "the-account"])
+def test_a_lock_taken_without_another_actor_names_the_account_alone(state_path, actor):
+    account = f"{getpass.getuser()}@{socket.gethostname()}"
+    with StateLock(state_path, "apply", actor=account if actor == "account" else actor):
+        assert read_lock(state_path).who == account
 
 
 def test_the_lock_makes_the_state_folders_it_needs(tmp_path):
@@ -595,6 +628,35 @@ def test_a_write_after_the_lock_was_force_unlocked_is_refused_in_one_sentence(st
         "`force-unlock`, or the end of the session that held it: a database restart or a "
         "dropped connection), so its state write was refused and it starts no further change; "
         "run `surveyctl plan` to see what is left to do"
+    )
+
+
+def test_a_check_before_a_change_after_a_force_unlock_says_no_state_write_was_refused(
+    state_path,
+):
+    # The applier's check before each marketplace write: no write was refused, and saying so
+    # would send a person looking for one.
+    store = FileStateStore(state_path, "staging")
+    with pytest.raises(LockLost) as lost:
+        with store.locked("apply") as held:
+            held_elsewhere(state_path)
+            force_unlock(state_path, held.id)
+            store.check_lock()
+    assert str(lost.value) == (
+        f"this command lost the state lock of environment 'staging' in {state_path} (a "
+        "`force-unlock`, or the end of the session that held it: a database restart or a "
+        "dropped connection), so it starts no further change; run `surveyctl plan` to see what "
+        "is left to do"
+    )
+
+
+def test_a_lost_lock_said_without_more_is_a_refused_state_write():
+    # How PostgreSQL's store says it when a state write finds its session's lock gone.
+    assert str(lock_lost("staging", "PostgreSQL db.example/surveys (schema surveyctl)")) == (
+        "this command lost the state lock of environment 'staging' in PostgreSQL "
+        "db.example/surveys (schema surveyctl) (a `force-unlock`, or the end of the session that "
+        "held it: a database restart or a dropped connection), so its state write was refused "
+        "and it starts no further change; run `surveyctl plan` to see what is left to do"
     )
 
 
