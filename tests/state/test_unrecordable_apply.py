@@ -25,7 +25,7 @@ from ..reconcile.conftest import Manifests, survey_manifest
 from ..reconcile.proxies import HoldingProxy
 from .conftest import held_elsewhere, local_project
 
-LATENCY_MS = 60
+LATENCY_MS = 100  # room for the lock to be lost while writes remain
 SURVEYS = 8
 UPDATED = re.compile(r"Survey/\S+ \(\d+/\d+\): update ok")
 
@@ -147,8 +147,10 @@ def test_an_apply_that_lost_its_lock_starts_no_further_write(
     # report says so either way.
     assert "This apply halted (the state lock was lost)" in shown, shown
     changed = live_prices(served, ids).count(3.5)
-    # The two recorded, and at most the one in flight when the lock went.
-    assert changed <= 3, shown
+    # Those recorded while the lock was held, and at most the one in flight when it went: on a
+    # loaded machine a third update may be recorded before the force-unlock lands.
+    done, failed = map(int, re.search(r"(\d+) done, (\d+) failed", shown).groups())
+    assert failed <= 1 and changed <= done + failed, shown
     assert "not attempted" in shown, shown
 
 
