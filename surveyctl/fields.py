@@ -109,27 +109,12 @@ UNADDRESSABLE: tuple[str, ...] = ("", ".", "..")
 # quota performance call (public facts), so a quota of that id could never be updated alone.
 RESERVED_QUOTA_IDS: tuple[str, ...] = ("performance",)
 
-# Spec 2.10, in the spec's order (integers, numbers, strings, children, booleans), and
-# `Parent ID`, which items of a survey's transaction list carry: the columns of a csv or tsv
-# export that has no record to take them from.
-TRANSACTION_FIELDS: tuple[str, ...] = (
-    "Survey ID", "Supplier ID", "Buyer ID", "Respondent Status Code", "Block",
-    "Is Block Factor", "GPP", "GPP LOI", "GPP IR", "Respondent LOI", "Reconciliation Status",
-    "Gender Code", "Age", "Income", "Race Code", "Race/Ethnicity Code", "HispanicOrigin Code",
-    "Relationship Code", "Employment Code", "Education Code", "Device Code", "Children Count",
-    "Region Code", "Division Code", "State Code",
-    "Expected Buyer CPI", "Expected Buyer CPI Fx", "Respondent Buyer CPI",
-    "PSID", "Transaction ID", "Project Name", "Child Type", "Survey Country", "Survey Language",
-    "Supplier Name", "Supplier Group", "PO / Billing", "Requested By", "Supplier Respondent ID",
-    "Supplier Sid", "Buyer Name", "PS Entry DateTime", "Buyer Survey Entry Datetime",
-    "Buyer Survey Return Datetime", "PS Exit Datetime", "Respondent Status Description",
-    "Offer ID", "Respondent Source", "Reconciliation Date", "Reconciliation Reason",
-    "Transaction Original Status", "Transaction Original Description", "PM", "Buyer PM Email",
-    "Sub Supplier Name", "PS_Termination Reason", "PS_Termination Code", "PS_QuotaFull Reason",
-    "Gender", "Race", "Race/Ethnicity", "HispanicOrigin", "Relationship", "Employment",
-    "Education", "Device", "ZipCode", "Region", "Division", "State", "Browser", "UserAgent", "IP",
-    "Buyer PM", "Reconciliation By", "Respondent Substatus Description",
-    *(f"Child{n} {what}" for n in range(1, 6) for what in ("Age", "Gender")),
-    "Programmatic Direct Transaction", "Modular Transaction",
-    "Parent ID",
-)  # fmt: skip
+
+def transaction_fields() -> tuple[str, ...]:
+    """The keys of a transaction record (spec 2.10) in the spec's order, as the contract in
+    `schemas/` lists them, and `Parent ID`, which items of a survey's transaction list carry:
+    the columns of a csv or tsv export that has no record to take them from."""
+    from surveyctl.schemafiles import load_schema  # only an empty export needs it
+
+    fields = load_schema("api/common.json")["$defs"]["transaction_fields"]["properties"]
+    return (*fields, "Parent ID")

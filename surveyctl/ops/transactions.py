@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
 from surveyctl.api import ApiClient
-from surveyctl.fields import TRANSACTION_FIELDS
+from surveyctl.fields import transaction_fields
 
 # Machine formats written here; the CLI adds "table" for people.
 FORMATS = ("csv", "tsv", "json", "jsonl")
@@ -233,6 +233,6 @@ def export(
     if columns is None:
         # No record to take the columns from: a csv of no rows still says which columns an
         # export has, so that a spreadsheet or a script reading it by name finds them.
-        writer.begin(list(TRANSACTION_FIELDS))
+        writer.begin(list(transaction_fields()))
     writer.end()
     return state
