@@ -102,6 +102,28 @@ def test_an_option_taken_for_the_file_of_out_is_a_usage_error_not_a_file(run_cli
     assert not (project / "--status").exists()
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("status", "10001", "live"),
+        ("transactions", "set-status", "10001", "T1", "--status", "21"),
+        ("adjust", "ids.csv"),
+        ("apply", "manifests"),
+    ],
+    ids=["status-move", "set-status", "adjust", "apply"],
+)
+def test_a_change_refused_for_want_of_yes_names_the_environment_first(
+    run_cli, manifests, project, command
+):
+    manifests.write(survey_manifest("tracker"))
+    (project / "ids.csv").write_text("survey_id,transaction_id\n10001,T1\n")
+    result = run_cli(*command)
+    assert result.exit_code == 1
+    lines = result.stderr.splitlines()
+    refusal = next(i for i, line in enumerate(lines) if "a confirmation is needed" in line)
+    assert any(line.startswith("surveyctl: environment local") for line in lines[:refusal])
+
+
 def test_fmt_of_an_empty_path_rewrites_no_manifest(run_cli, manifests, project):
     path = project / "manifests" / "tracker.yaml"
     path.write_text("kind: Survey\nname: tracker\nspec:\n    survey_title: T\n")
