@@ -105,8 +105,8 @@ def _message(old_addresses: list[str], new_address: str) -> str:
     )
     olds = ", ".join(old_addresses)
     return (
-        f"created beside {olds}, retired from its program and the same survey but for the "
-        f"wave id: if the wave was renamed, run {moves} and plan again, so that the survey "
+        f"created beside {olds}, of a wave its program no longer lists, the same survey but "
+        f"for the wave id: if the wave was renamed, run {moves} and plan again, so that the survey "
         "keeps its id and fieldwork instead of running twice; if a wave ended as this one "
         "begins, apply as planned"
     )

@@ -698,7 +698,8 @@ def test_a_renamed_wave_is_noted_with_the_state_mv_that_keeps_each_survey(run_cl
     for market in MARKETS:
         assert (
             f"  note: Survey/tracker[{market},nov]: created beside Survey/tracker[{market},w2], "
-            "retired from its program and the same survey but for the wave id: if the wave was "
+            "of a wave its program no longer lists, the same survey but for the wave id: if the "
+            "wave was "
             f"renamed, run `surveyctl state mv 'Survey/tracker[{market},w2]' "
             f"'Survey/tracker[{market},nov]'` and plan again, so that the survey keeps its id "
             "and fieldwork instead of running twice; if a wave ended as this one begins, apply "
@@ -750,3 +751,15 @@ def test_a_dropped_wave_unlike_the_new_one_is_not_taken_for_a_rename(run_cli, wr
     write_program(program(None, ["w1", "w3"], price=3.0))
     result = run_cli("plan", "manifests")
     assert _RENAMED not in result.stdout
+
+
+def test_a_renamed_wave_that_destroy_would_delete_is_noted_too(run_cli, write_program):
+    loose = program(None, ["w1", "w2"])
+    loose["lifecycle"] = {"prevent_destroy": False}
+    write_program(loose)
+    _apply(run_cli)
+    loose["spec"]["waves"] = ["w1", "nov"]
+    write_program(loose)
+    result = run_cli("plan", "manifests", "--destroy")
+    assert "Plan: 2 to add, 0 to change, 2 to destroy." in result.stdout
+    assert result.stdout.count(_RENAMED) == 2
