@@ -73,6 +73,20 @@ def test_surveys_list_as_csv_has_a_header_and_a_row_per_survey(own_market, manif
     assert rows[0]["status_name"] == "draft" and rows[0]["offer_price"] == "2.5"
 
 
+def test_an_empty_survey_table_leaves_stdout_empty_and_says_so_on_stderr(own_market, run_cli):
+    result = run_cli("surveys", "list")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == ""
+    assert "0 survey(s) listed, 0 of them managed in environment" in result.stderr
+
+
+def test_an_empty_survey_list_parses_as_the_format_asked(own_market, run_cli):
+    as_json = run_cli("surveys", "list", "--format", "json")
+    as_csv = run_cli("surveys", "list", "--format", "csv")
+    assert json.loads(as_json.stdout) == []
+    assert as_csv.stdout.splitlines() == [",".join(ROW_FIELDS)]
+
+
 def test_surveys_list_as_a_table_names_the_managing_address(own_market, manifests, run_cli):
     _managed_tracker(run_cli, manifests)
     own_market.create_survey(survey_manifest("x", survey_title="Made by hand")["spec"])
@@ -139,17 +153,3 @@ def test_surveys_list_writes_tsv_as_other_lists_do(own_market, run_cli):
     assert result.exit_code == 0, result.stderr
     rows = list(csv.DictReader(io.StringIO(result.stdout), dialect="excel-tab"))
     assert [int(row["ps_survey_id"]) for row in rows] == [made]
-
-
-def test_an_empty_survey_table_leaves_stdout_empty_and_says_so_on_stderr(own_market, run_cli):
-    result = run_cli("surveys", "list")
-    assert result.exit_code == 0, result.stderr
-    assert result.stdout == ""
-    assert "0 survey(s) listed, 0 of them managed in environment" in result.stderr
-
-
-def test_an_empty_survey_list_parses_as_the_format_asked(own_market, run_cli):
-    as_json = run_cli("surveys", "list", "--format", "json")
-    as_csv = run_cli("surveys", "list", "--format", "csv")
-    assert json.loads(as_json.stdout) == []
-    assert as_csv.stdout.splitlines() == [",".join(ROW_FIELDS)]

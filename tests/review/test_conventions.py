@@ -81,27 +81,6 @@ def test_a_dash_is_refused_not_taken_for_a_file_named_dash(run_cli, manifests, p
     assert not (project / "-").exists()
 
 
-@pytest.mark.parametrize("command", ["validate", "render", "plan", "apply"])
-def test_offline_with_refresh_catalog_is_a_usage_error_not_one_ignored(run_cli, manifests, command):
-    manifests.write(survey_manifest("tracker"))
-    result = run_cli(command, "manifests", "--refresh-catalog", "--offline")
-    assert result.exit_code == 2
-    assert (
-        "Error: --offline uses no attribute catalogue and --refresh-catalog fetches it again: "
-        "give one"
-    ) in result.stderr
-
-
-def test_an_option_taken_for_the_file_of_out_is_a_usage_error_not_a_file(run_cli, project):
-    result = run_cli("transactions", "list", "10001", "--out", "--status", "21")
-    assert result.exit_code == 2
-    assert (
-        "'--status' is an option, not a file: give the file right after the option "
-        "(./--status for a file of that name)"
-    ) in result.stderr
-    assert not (project / "--status").exists()
-
-
 @pytest.mark.parametrize(
     "command",
     [
@@ -122,6 +101,27 @@ def test_a_change_refused_for_want_of_yes_names_the_environment_first(
     lines = result.stderr.splitlines()
     refusal = next(i for i, line in enumerate(lines) if "a confirmation is needed" in line)
     assert any(line.startswith("surveyctl: environment local") for line in lines[:refusal])
+
+
+@pytest.mark.parametrize("command", ["validate", "render", "plan", "apply"])
+def test_offline_with_refresh_catalog_is_a_usage_error_not_one_ignored(run_cli, manifests, command):
+    manifests.write(survey_manifest("tracker"))
+    result = run_cli(command, "manifests", "--refresh-catalog", "--offline")
+    assert result.exit_code == 2
+    assert (
+        "Error: --offline uses no attribute catalogue and --refresh-catalog fetches it again: "
+        "give one"
+    ) in result.stderr
+
+
+def test_an_option_taken_for_the_file_of_out_is_a_usage_error_not_a_file(run_cli, project):
+    result = run_cli("transactions", "list", "10001", "--out", "--status", "21")
+    assert result.exit_code == 2
+    assert (
+        "'--status' is an option, not a file: give the file right after the option "
+        "(./--status for a file of that name)"
+    ) in result.stderr
+    assert not (project / "--status").exists()
 
 
 def test_fmt_of_an_empty_path_rewrites_no_manifest(run_cli, manifests, project):
