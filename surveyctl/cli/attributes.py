@@ -93,6 +93,8 @@ def _print_tsv(found: list[Attribute]) -> None:
 
 
 def _print_table(found: list[Attribute]) -> None:
+    if not found:  # the count on stderr says so; stdout stays empty, as every list leaves it
+        return
     table = plain_table()
     table.add_column("code", justify="right")
     table.add_column("name")

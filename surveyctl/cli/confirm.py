@@ -41,6 +41,8 @@ def confirm_write(
     `approved` is the command's explicit approval (`flag`); `always_asks` marks commands that
     ask on every environment (apply, adjust), the others ask only on a protected one.
     """
+    # Whichever command asks: a question or a refusal is never read without the environment.
+    ctx.announce()
     environment = ctx.environment()
     approval = Approval(
         approved=approved,
@@ -98,5 +100,6 @@ def refuse_unapprovable(ctx: CliContext, approved: bool, flag: str = "--auto-app
     Without it the refusal would come only after the plan (and any wait on the network)."""
     environment = ctx.environment()
     if environment.protected:
+        ctx.announce()
         approval = Approval(approved=approved, env_named=ctx.env_named, can_ask=False, flag=flag)
         needs_question(environment, f"apply to environment {environment.name!r}", approval)

@@ -88,6 +88,9 @@ def _move(ctx: CliContext, survey_id: int, new_status: str, yes: bool) -> None:
     needs --yes; a protected environment also needs --env): a refusal that needs no answer
     comes before any request, and a move the marketplace does not make names the way there."""
     action = f"move survey {survey_id} to {new_status}"
+    # Named before any refusal or question, as set-status, adjust and apply do: "no --yes"
+    # or "protected" must not be read without knowing which marketplace it is about.
+    ctx.announce()
     if not confirm.terminal():  # refuses here, or lets the move through without a question
         confirm.confirm_write(ctx, action, approved=yes, always_asks=True)
     client = ctx.client()

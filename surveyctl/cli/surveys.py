@@ -111,10 +111,10 @@ def _table(listed: list[ListedSurvey], console: Console | None = None) -> None:
     """The surveys as a table on `console` (the shared one: piped, nothing is cut). On a narrow
     terminal only the title and the address wrap; ids, statuses, locales and prices stay whole.
     """
-    console = console or make_console()
     if not listed:
-        console.print("no surveys")
+        # Nothing on stdout: the count on stderr says so, and a script reads an empty list.
         return
+    console = console or make_console()
     rows = [
         (
             str(survey.ps_survey_id),

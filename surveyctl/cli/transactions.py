@@ -90,8 +90,9 @@ class TableWriter:
         self._header_done = True
 
     def end(self) -> None:
-        if not self._header_done:
-            self.console.print("no transactions")
+        # No rows, no table: the count on stderr says there were none, and stdout (or the
+        # --output file) stays empty for a script, as the other list commands leave it.
+        pass
 
 
 def _cell(value: object) -> str:

@@ -33,6 +33,7 @@ from surveyctl.reconcile.reads import LiveReads
 from surveyctl.reconcile.refresh import Refresh, make_refresh
 from surveyctl.reconcile.run import RunOptions, Workspace
 from surveyctl.reconcile.twins import creates_due, find_twins
+from surveyctl.reconcile.wave_renames import note_wave_renames
 from surveyctl.redacting import holds_secret
 from surveyctl.state import State
 from surveyctl.state.placement import check_placement, state_warnings
@@ -177,6 +178,9 @@ def plan_run(
         )
         plan = make_plan(marketplace, request, reads)
     settle(plan, twins, rule, options.overrides)
+    # After settle: a create it withheld (a renamed wave whose title has no `{wave}` is a
+    # twin) has its own note naming the `state mv` already.
+    note_wave_renames(plan, desired, state, reads.results)
     _refuse_secrets(plan)
     creates = plan.counts()["add"]
     location = workspace.state.location

@@ -40,6 +40,18 @@ def test_search_matches_names_questions_and_answers(run_cli):
     assert [a["qualification_code"] for a in found] == [211]
 
 
+def test_a_search_that_matches_nothing_leaves_stdout_empty_and_says_so_on_stderr(run_cli):
+    result = run_cli("attributes", "--search", "no-such-attribute-anywhere")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == ""
+    assert "0 attribute(s) in en_US" in result.stderr
+
+
+def test_a_search_that_matches_nothing_as_tsv_is_the_header_alone(run_cli):
+    result = run_cli("attributes", "--search", "no-such-attribute-anywhere", "--format", "tsv")
+    assert result.stdout == "code\tname\tquestion\tanswers\n"
+
+
 def test_the_full_catalogue_is_cached_and_read_back_without_the_service(run_cli, project):
     run_cli("attributes", "--locale", "en_US")
     cached = project / ".surveyctl" / "cache" / "catalog" / "local" / "en_US.json"

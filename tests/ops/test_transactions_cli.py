@@ -150,6 +150,12 @@ def test_csv_export_parses_back_to_the_same_values(traffic, run_cli):
     assert first["Respondent Status Code"] == str(rows[0]["Respondent Status Code"])
 
 
+def test_a_survey_without_transactions_as_json_prints_an_empty_array(live_survey, run_cli):
+    result = run_cli("transactions", "list", str(live_survey()), "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == []
+
+
 def test_a_page_that_is_not_json_is_one_clear_error(tmp_path, monkeypatch):
     import responses
     from click.testing import CliRunner
@@ -226,10 +232,12 @@ def test_a_table_of_several_pages_has_one_header_above_every_row(traffic, run_cl
     assert shown == [row["Transaction ID"] for row in rows]
 
 
-def test_a_survey_without_transactions_says_so_in_the_table(live_survey, run_cli):
+def test_a_survey_without_transactions_leaves_stdout_empty_and_says_so_on_stderr(
+    live_survey, run_cli
+):
     result = run_cli("transactions", "list", str(live_survey()))
     assert result.exit_code == 0, result.output
-    assert result.stdout.strip() == "no transactions"
+    assert result.stdout == ""
     assert "0 transaction(s) in 1 page(s)" in result.stderr
 
 

@@ -684,3 +684,82 @@ def test_import_of_a_program_reads_its_members_groups_side_by_side(
 
     assert len(found.unmatched) > 1  # no group was made: each was looked for, and not found
     assert client.most > 1
+
+
+_RENAMED = "if the wave was renamed, run"
+
+
+def test_a_renamed_wave_is_noted_with_the_state_mv_that_keeps_each_survey(run_cli, write_program):
+    write_program(program(None, ["w1", "w2"]))
+    _apply(run_cli)
+    write_program(program(None, ["w1", "nov"]))
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 0, result.stderr
+    for market in MARKETS:
+        assert (
+            f"  note: Survey/tracker[{market},nov]: created beside Survey/tracker[{market},w2], "
+            "of a wave its program no longer lists, the same survey but for the wave id: if the "
+            "wave was "
+            f"renamed, run `surveyctl state mv 'Survey/tracker[{market},w2]' "
+            f"'Survey/tracker[{market},nov]'` and plan again, so that the survey keeps its id "
+            "and fieldwork instead of running twice; if a wave ended as this one begins, apply "
+            "as planned (manifests/tracker.yaml:"
+        ) in result.stdout
+
+
+def test_the_state_mv_a_renamed_wave_is_noted_with_leaves_nothing_to_create(run_cli, write_program):
+    write_program(program(None, ["w1", "w2"]))
+    _apply(run_cli)
+    write_program(program(None, ["w1", "nov"]))
+    for market in MARKETS:
+        moved = run_cli(
+            "state", "mv", f"Survey/tracker[{market},w2]", f"Survey/tracker[{market},nov]"
+        )
+        assert moved.exit_code == 0, moved.stderr
+    result = run_cli("plan", "manifests")
+    assert "Plan: 0 to add, 2 to change, 0 to destroy." in result.stdout  # the titles
+    assert _RENAMED not in result.stdout
+
+
+def test_a_wave_added_while_the_others_stay_is_not_taken_for_a_rename(run_cli, write_program):
+    write_program(program(None, ["w1", "w2"]))
+    _apply(run_cli)
+    write_program(program(None, ["w1", "w2", "w3"]))
+    result = run_cli("plan", "manifests")
+    assert f"Plan: {len(MARKETS)} to add, 0 to change, 0 to destroy." in result.stdout
+    assert _RENAMED not in result.stdout
+
+
+def test_a_closed_wave_dropped_as_the_next_begins_is_not_taken_for_a_rename(
+    run_cli, write_program, project
+):
+    write_program(program(None, ["w1", "w2"]))
+    _apply(run_cli)
+    for market in MARKETS:
+        survey_id = str(_state(project)[f"Survey/tracker[{market},w1]"].ps_survey_id)
+        for status in ("live", "paused", "closed"):
+            assert run_cli("status", survey_id, status, "--yes").exit_code == 0
+    write_program(program(None, ["w2", "w3"]))
+    result = run_cli("plan", "manifests")
+    assert f"Plan: {len(MARKETS)} to add, 0 to change, 0 to destroy." in result.stdout
+    assert _RENAMED not in result.stdout
+
+
+def test_a_dropped_wave_unlike_the_new_one_is_not_taken_for_a_rename(run_cli, write_program):
+    write_program(program(None, ["w1", "w2"]))
+    _apply(run_cli)
+    write_program(program(None, ["w1", "w3"], price=3.0))
+    result = run_cli("plan", "manifests")
+    assert _RENAMED not in result.stdout
+
+
+def test_a_renamed_wave_that_destroy_would_delete_is_noted_too(run_cli, write_program):
+    loose = program(None, ["w1", "w2"])
+    loose["lifecycle"] = {"prevent_destroy": False}
+    write_program(loose)
+    _apply(run_cli)
+    loose["spec"]["waves"] = ["w1", "nov"]
+    write_program(loose)
+    result = run_cli("plan", "manifests", "--destroy")
+    assert "Plan: 2 to add, 0 to change, 2 to destroy." in result.stdout
+    assert result.stdout.count(_RENAMED) == 2

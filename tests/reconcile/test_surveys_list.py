@@ -6,6 +6,7 @@ import csv
 import io
 import json
 
+from surveyctl.reconcile.discovery import ROW_FIELDS
 from surveyctl.state import FileStateStore, State
 
 from .conftest import survey_manifest, survey_title
@@ -70,6 +71,20 @@ def test_surveys_list_as_csv_has_a_header_and_a_row_per_survey(own_market, manif
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
     assert [row["managed_as"] for row in rows] == ["Survey/tracker"]
     assert rows[0]["status_name"] == "draft" and rows[0]["offer_price"] == "2.5"
+
+
+def test_an_empty_survey_table_leaves_stdout_empty_and_says_so_on_stderr(own_market, run_cli):
+    result = run_cli("surveys", "list")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == ""
+    assert "0 survey(s) listed, 0 of them managed in environment" in result.stderr
+
+
+def test_an_empty_survey_list_parses_as_the_format_asked(own_market, run_cli):
+    as_json = run_cli("surveys", "list", "--format", "json")
+    as_csv = run_cli("surveys", "list", "--format", "csv")
+    assert json.loads(as_json.stdout) == []
+    assert as_csv.stdout.splitlines() == [",".join(ROW_FIELDS)]
 
 
 def test_surveys_list_as_a_table_names_the_managing_address(own_market, manifests, run_cli):

@@ -81,6 +81,28 @@ def test_a_dash_is_refused_not_taken_for_a_file_named_dash(run_cli, manifests, p
     assert not (project / "-").exists()
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("status", "10001", "live"),
+        ("transactions", "set-status", "10001", "T1", "--status", "21"),
+        ("adjust", "ids.csv"),
+        ("apply", "manifests"),
+    ],
+    ids=["status-move", "set-status", "adjust", "apply"],
+)
+def test_a_change_refused_for_want_of_yes_names_the_environment_first(
+    run_cli, manifests, project, command
+):
+    manifests.write(survey_manifest("tracker"))
+    (project / "ids.csv").write_text("survey_id,transaction_id\n10001,T1\n")
+    result = run_cli(*command)
+    assert result.exit_code == 1
+    lines = result.stderr.splitlines()
+    refusal = next(i for i, line in enumerate(lines) if "a confirmation is needed" in line)
+    assert any(line.startswith("surveyctl: environment local") for line in lines[:refusal])
+
+
 @pytest.mark.parametrize("command", ["validate", "render", "plan", "apply"])
 def test_offline_with_refresh_catalog_is_a_usage_error_not_one_ignored(run_cli, manifests, command):
     manifests.write(survey_manifest("tracker"))

@@ -231,3 +231,27 @@ def test_import_resolving_a_journaled_create_on_a_protected_environment_writes_n
     allowed = run_cli("--env", "prod", "import", str(draft), "--name", "tracker", "--yes")
     assert allowed.exit_code == 0, allowed.stderr
     assert store.load().survey("tracker").ps_survey_id == draft
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("status", "{draft}", "live", "--yes"),
+        ("transactions", "set-status", "{draft}", "T1", "--status", "21", "--yes"),
+        ("adjust", "ids.csv", "--yes"),
+        ("apply", "manifests", "--auto-approve"),
+        ("import", "{draft}", "--name", "tracker", "--out", "tracker.yaml"),
+        ("conformance", "--yes"),
+    ],
+    ids=["status-move", "set-status", "adjust", "apply", "import", "conformance"],
+)
+def test_a_write_refused_on_a_protected_environment_names_the_environment_first(
+    prod, draft, run_cli, command
+):
+    write_manifest(prod, survey_manifest("tracker"))
+    (prod / "ids.csv").write_text(f"survey_id,transaction_id\n{draft},T1\n")
+    result = run_cli(*(word.format(draft=draft) for word in command))
+    assert result.exit_code == 1
+    lines = result.stderr.splitlines()
+    refusal = next(i for i, line in enumerate(lines) if "is protected" in line)
+    assert any(line.startswith("surveyctl: environment prod") for line in lines[:refusal])
