@@ -30,6 +30,8 @@ def note_wave_renames(
     plan: Plan, desired: DesiredState, state: State, live: dict[str, LiveResult]
 ) -> None:
     """Adds a note to each survey create of `plan` that looks like a renamed wave's member."""
+    if not any(r.action == "create" and r.kind == SURVEY for r in plan.resources):
+        return  # the common plan: no state walk after its last read
     left = _members_left(desired, state, live)
     if not left:
         return
