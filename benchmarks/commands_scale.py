@@ -6,7 +6,8 @@ a user runs them (a fresh `surveyctl` process each, its `--debug` log counting t
 
 - `import --all-unmanaged` of the N surveys, then a no-op `plan` of what it wrote;
 - `status` of the N managed surveys; `surveys list`;
-- `state list`, `state show`, `state mv`, `state rm`; `validate`, `fmt --check`, `render`;
+- `state list`, `state show`, `state mv`, `state rm`; `validate`, `fmt --check` (twice: the
+  second finds the files formatted before), `render`;
 - one quota count changed in every manifest: `plan --out` (and the plan file's size),
   `show PLAN` as text, json and markdown, `apply PLAN`;
 - the state lost: `state rebuild`, then `plan --adopt` (the state lost again; its survey GETs
@@ -161,6 +162,7 @@ def survey_steps(project: Project, n: int, quotas: int) -> dict[str, Figure]:
     (project.root / "surveys/imported/benchmark-survey-8.yaml").unlink()
     figures["validate"] = project.run("validate")
     figures["fmt --check"] = project.run("fmt", "--check")
+    figures["fmt --check (again: files found formatted)"] = project.run("fmt", "--check")
     figures["render --name"] = project.run("render", "--name", some)
     one_quota_changed(project.root / "surveys/imported")
     figures["plan --out (N quota changes)"] = project.run("plan", "--out", "change.plan")
