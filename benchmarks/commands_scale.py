@@ -6,7 +6,8 @@ a user runs them (a fresh `surveyctl` process each, its `--debug` log counting t
 
 - `import --all-unmanaged` of the N surveys, then a no-op `plan` of what it wrote;
 - `status` of the N managed surveys; `surveys list`;
-- `state list`, `state show`, `state mv`, `state rm`; `validate`, `fmt --check`, `render`;
+- `state list`, `state show`, `state mv`, `state rm`; `validate`, `fmt --check` (twice: the
+  second finds the files formatted before), `render`;
 - one quota count changed in every manifest: `plan --out` (and the plan file's size),
   `show PLAN` as text, json and markdown, `apply PLAN`;
 - the state lost: `state rebuild`, then `plan --adopt` (the state lost again; its survey GETs
@@ -16,6 +17,7 @@ a user runs them (a fresh `surveyctl` process each, its `--debug` log counting t
   file` of the N records into PostgreSQL;
 - N surveys that each name the 51 US states (and give their codes in a quota): `validate`;
 - every page of the survey list, every status, read from the sandbox (its time per page);
+- `surveys list` of the N surveys piped: as the table for people, and as `--format tsv`;
 - a SurveyProgram of 6 markets x N/6 waves, each wave excluding the one before: its first
   `plan` (which looks for each exclusion group on the service), then after its apply and a
   lost state `import --program` attaching its surveys and groups again.
@@ -26,6 +28,7 @@ the ratio of the sizes (1.0 is linear; the fixed start-up of a process makes sma
 come out below it). The load average is printed before and after.
 
     python benchmarks/commands_scale.py --sizes 2500 10000 --steps pages   # the sandbox alone
+    python benchmarks/commands_scale.py --sizes 2500 10000 --steps list    # surveys list piped
     python benchmarks/commands_scale.py --sizes 250 1000 [--quotas 2] [--latency-ms 0]
         [--postgres] [--steps surveys,pages,changed,named,program] [--only import,status]
 """
@@ -159,6 +162,7 @@ def survey_steps(project: Project, n: int, quotas: int) -> dict[str, Figure]:
     (project.root / "surveys/imported/benchmark-survey-8.yaml").unlink()
     figures["validate"] = project.run("validate")
     figures["fmt --check"] = project.run("fmt", "--check")
+    figures["fmt --check (again: files found formatted)"] = project.run("fmt", "--check")
     figures["render --name"] = project.run("render", "--name", some)
     one_quota_changed(project.root / "surveys/imported")
     figures["plan --out (N quota changes)"] = project.run("plan", "--out", "change.plan")
@@ -252,6 +256,15 @@ def named_step(root: Path, url: str, n: int) -> Figure:
     return project.run("validate")
 
 
+def list_steps(project: Project) -> dict[str, Figure]:
+    """`surveys list` of the account's N surveys with its output piped, as a table for people
+    and as TSV (the table's layout is the difference)."""
+    return {
+        "surveys list (piped table)": project.run("surveys", "list"),
+        "surveys list --format tsv": project.run("surveys", "list", "--format", "tsv"),
+    }
+
+
 def list_pages_step(url: str) -> Figure:
     """Every page of the account's survey list, every status, as a plan's listing reads it
     (in this process: the sandbox's time per page)."""
@@ -280,6 +293,10 @@ def measure(args: argparse.Namespace, n: int, root: Path, dsn: str | None) -> di
             figures.update(survey_steps(project, n, args.quotas))
             if dsn:
                 figures["state migrate --from file (postgres)"] = migrate_step(project, n)
+        if "list" in steps:
+            if "surveys" not in steps:
+                make_surveys(sandbox.url, n, args.quotas)
+            figures.update(list_steps(Project(root / f"list-{n}", sandbox.url)))
         if "pages" in steps:
             if "surveys" not in steps:
                 make_surveys(sandbox.url, n, args.quotas)
@@ -321,8 +338,8 @@ def main() -> None:
         "--steps",
         default="surveys,pages,changed,named,program",
         help="which to run, comma-separated: surveys (import, status, state, validate, fmt, "
-        "saved plans, rebuild, adopt), pages (the sandbox's survey list), changed, named, "
-        "program",
+        "saved plans, rebuild, adopt), list (surveys list piped, table and tsv), pages (the "
+        "sandbox's survey list), changed, named, program",
     )
     parser.add_argument(
         "--postgres", action="store_true", help="with surveys: also time state migrate"

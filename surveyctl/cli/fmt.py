@@ -9,11 +9,15 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.manifest_options import manifest_paths, paths_argument
+
+if TYPE_CHECKING:
+    from surveyctl.manifests.formatted import FormattedCache
 
 
 @click.command("fmt")
@@ -53,15 +57,20 @@ def fmt_command(ctx: CliContext, paths: tuple[Path, ...], check: bool) -> None:
         )
     changed: list[Path] = []
     failed = 0
+    seen = _formatted_before(given)
     for path in files:
         try:
             text = _bounded_text(path, LIMITS.max_bytes)
+            if seen is not None and seen.formatted(text):
+                continue
             formatted = canonical(text, str(path))
         except LayoutError as exc:
             click.echo(f"Error: {exc}", err=True)
             failed += 1
             continue
         if formatted == text:
+            if seen is not None:
+                seen.found_formatted(text)
             continue
         changed.append(path)
         if check:
@@ -71,6 +80,8 @@ def fmt_command(ctx: CliContext, paths: tuple[Path, ...], check: bool) -> None:
             write_atomically(path, formatted)
             os.chmod(path, mode)  # a temporary file's mode is 0600; keep the file's own
             click.echo(f"reformatted {path}")
+    if seen is not None:
+        seen.save()
     verb = "would be reformatted" if check else "reformatted"
     click.echo(
         f"{len(changed)} file(s) {verb}, {len(files) - len(changed) - failed} already formatted"
@@ -80,6 +91,16 @@ def fmt_command(ctx: CliContext, paths: tuple[Path, ...], check: bool) -> None:
     )
     if failed or (check and changed):
         click.get_current_context().exit(1)
+
+
+def _formatted_before(given: list[Path]) -> FormattedCache | None:
+    """The texts of these paths found formatted by an earlier fmt (surveyctl.manifests
+    .formatted); None when the user's cache folder is off or cannot be used."""
+    from surveyctl.manifests.formatted import FormattedCache
+    from surveyctl.variables import cache_folder
+
+    folder = cache_folder()
+    return None if folder is None else FormattedCache.at(folder / "formatted", given)
 
 
 def _bounded_text(path: Path, max_bytes: int) -> str:

@@ -82,8 +82,9 @@ class TableWriter:
         for name, width in self._columns:
             if self.console.is_terminal:  # fixed widths keep the pages aligned on screen
                 table.add_column(name, width=width, no_wrap=True, overflow="ellipsis")
-            else:  # piped: never cut a value (`--format tsv` for exact columns)
-                table.add_column(name, min_width=width, no_wrap=True)
+            else:  # piped: never cut a value (`--format tsv` for exact columns); as wide as
+                # its header on every page, so that pages without one line up with the first
+                table.add_column(name, min_width=max(width, len(name)), no_wrap=True)
         for row in page:
             table.add_row(*(_cell(row.get(name)) for name, _ in self._columns))
         self.console.print(table)

@@ -216,6 +216,22 @@ def test_a_table_on_a_narrow_terminal_shows_no_piece_of_the_key():
     assert [piece for piece in ("sk-live", "7f3c", "9a1e5b2d4c6e") if piece in shown] == []
 
 
+def test_a_piped_table_lays_out_each_cell_redacted():
+    from surveyctl.api.secrets import remember
+    from surveyctl.cli.console import console, plain_table
+
+    remember(SECRET)
+    table = plain_table()
+    table.add_column("title")
+    table.add_column("id")
+    table.add_row(f"Tracker {SECRET} wave 2", "10001")
+    piped = io.StringIO()
+    console(piped).print(table)
+    title, row = piped.getvalue().splitlines()
+    assert row == f"Tracker {REDACTED} wave 2  10001"
+    assert title == "title" + " " * (len(row) - len("title") - len("  10001")) + "  id"
+
+
 def test_a_title_holding_the_state_database_password_is_shown_redacted(
     project, sandbox, postgres, api, run_cli, monkeypatch
 ):

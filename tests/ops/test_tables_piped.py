@@ -83,3 +83,31 @@ def test_adjust_summary_and_adjustments_list_keep_values_whole(traffic, run_cli,
     assert listed.exit_code == 0, listed.output
     assert ELLIPSIS not in listed.stdout
     assert LONG_FILE in listed.stdout
+
+
+def _blank_ended(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line != line.rstrip()]
+
+
+def test_no_piped_table_ends_a_line_with_blanks(traffic, run_cli):
+    survey_id, _ = traffic
+    for command in (
+        ("transactions", "list", str(survey_id), "--page-size", "7"),
+        ("attributes", "--locale", "en_US"),
+        ("sandbox", "simulate", str(survey_id), "--respondents", "5", "--seed", "3"),
+    ):
+        result = run_cli(*command)
+        assert result.exit_code == 0, result.output
+        assert _blank_ended(result.stdout) == [], command
+
+
+def test_the_pages_of_a_piped_transactions_table_line_up_with_its_header(traffic, run_cli):
+    survey_id, rows = traffic
+    result = run_cli("transactions", "list", str(survey_id), "--page-size", "7")
+    assert result.exit_code == 0, result.output
+    header, *lines = result.stdout.splitlines()
+    assert len(lines) == len(rows)
+    column = header.index("Respondent Status Description")
+    described = {row["Transaction ID"]: row["Respondent Status Description"] for row in rows}
+    for line in lines:
+        assert line[column:].startswith(described[line.split()[0]]), line

@@ -234,3 +234,35 @@ def test_each_adopted_manifest_is_laid_out_once(project, own, run_cli, monkeypat
     assert _import_all(run_cli).exit_code == 0
 
     assert len(laid_out) == 3
+
+
+class _Died(BaseException):
+    """The process dying at that point (a BaseException: nothing catches it)."""
+
+
+def test_an_import_that_dies_at_a_state_write_is_completed_by_the_next_without_doubles(
+    project, own, run_cli, monkeypatch
+):
+    made = [_made_by_hand(own, title) for title in ("One", "Two", "Three", "Four")]
+    real = FileStateStore.resolve_create
+    writes = []
+
+    def dies_at_the_third(store, *args, **kwargs):
+        writes.append(args[0])
+        if len(writes) == 3:
+            raise _Died()
+        return real(store, *args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(FileStateStore, "resolve_create", dies_at_the_third)
+        with pytest.raises(_Died):
+            _import_all(run_cli)
+    assert len(_store(project).load().resources) == 2  # each adopted survey kept
+    again = _import_all(run_cli)
+    assert again.exit_code == 0, again.stdout + again.stderr
+    assert "Adopted 2 survey(s)" in again.stdout
+    state = _store(project).load()
+    recorded = sorted(record.ps_survey_id for record in state.resources.values())
+    assert recorded == sorted(made)
+    written = sorted(path.stem for path in (project / "manifests/imported").glob("*.yaml"))
+    assert written == sorted(name.split("/", 1)[1] for name in state.resources)

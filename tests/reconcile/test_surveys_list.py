@@ -169,3 +169,34 @@ def test_surveys_list_as_csv_makes_a_title_a_spreadsheet_would_run_inert(own_mar
 def test_surveys_list_raw_cells_writes_the_title_as_the_service_gave_it(own_market, run_cli):
     own_market.create_survey(survey_manifest("a", survey_title="=1+2 tracker")["spec"])
     assert _csv_titles(run_cli, "--raw-cells") == ["=1+2 tracker"]
+
+
+def test_the_surveys_table_piped_has_every_value_in_its_column_and_no_blank_at_line_ends(
+    own_market, run_cli
+):
+    spec = survey_manifest("long", survey_title=LONG_TITLE, offer_price=2.75)["spec"]
+    made = own_market.create_survey(spec)["ps_survey_id"]
+    short = own_market.create_survey(survey_manifest("s", survey_title="S")["spec"])
+    result = run_cli("surveys", "list")
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert [line for line in lines if line != line.rstrip()] == []
+    header = lines[0]
+    row = next(line for line in lines if line.startswith(str(made)))
+    for heading, value in (("TITLE", LONG_TITLE), ("LOCALE", "en_US"), ("PRICE", "2.75")):
+        assert row.index(value) == header.index(heading)
+    assert row.endswith("  -")  # MANAGED AS, unmanaged
+    assert any(line.startswith(f"{short['ps_survey_id']}  draft   S  ") for line in lines)
+
+
+def test_a_piped_table_is_written_without_rich_laying_it_out(own_market, run_cli, monkeypatch):
+    from rich.table import Table
+
+    def laid_out(*args, **kwargs):
+        raise AssertionError("rich laid the table out")
+
+    monkeypatch.setattr(Table, "_calculate_column_widths", laid_out)
+    own_market.create_survey(survey_manifest("a")["spec"])
+    result = run_cli("surveys", "list")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("ID")

@@ -221,6 +221,56 @@ def test_fmt_check_lists_what_would_change_and_changes_nothing(run_cli, project)
     assert run_cli("fmt", "--check", "manifests").exit_code == 0
 
 
+def _three_files(run_cli, project) -> None:
+    """manifests/ with a formatted file, one to reformat and one that is not YAML."""
+    _write(project, MESSY)
+    run_cli("fmt", "manifests")
+    (project / "manifests" / "messy.yaml").write_text(MESSY)
+    (project / "manifests" / "broken.yaml").write_text("kind: Survey\nname: [unclosed\n")
+
+
+def test_fmt_check_says_the_same_whether_or_not_it_found_the_files_formatted_before(
+    run_cli, project, monkeypatch
+):
+    _three_files(run_cli, project)
+    monkeypatch.setenv("SURVEYCTL_CACHE_DIR", "off")
+    fresh = run_cli("fmt", "--check", "manifests")
+    monkeypatch.setenv("SURVEYCTL_CACHE_DIR", str(project.parent / "fmt-cache"))
+    first, again = (run_cli("fmt", "--check", "manifests") for _ in range(2))
+    for result in (first, again):
+        assert (result.exit_code, result.stdout, result.stderr) == (
+            fresh.exit_code,
+            fresh.stdout,
+            fresh.stderr,
+        )
+    assert fresh.stdout == f"would reformat {Path('manifests') / 'messy.yaml'}\n"
+
+
+def test_fmt_check_does_not_lay_out_again_a_file_it_found_formatted(run_cli, project, monkeypatch):
+    from surveyctl.manifests import layout
+
+    _three_files(run_cli, project)
+    run_cli("fmt", "--check", "manifests")
+    laid_out = []
+    real = layout.canonical
+    monkeypatch.setattr(
+        layout, "canonical", lambda text, file: laid_out.append(file) or real(text, file)
+    )
+    again = run_cli("fmt", "--check", "manifests")
+    assert again.exit_code == 1
+    assert sorted(Path(file).name for file in laid_out) == ["broken.yaml", "messy.yaml"]
+
+
+def test_a_file_changed_since_fmt_found_it_formatted_is_laid_out_again(run_cli, project):
+    path = _write(project, MESSY)
+    run_cli("fmt", "manifests")
+    assert run_cli("fmt", "--check", "manifests").exit_code == 0
+    path.write_text(path.read_text().replace("kind: Survey", "kind:   Survey"))
+    result = run_cli("fmt", "--check", "manifests")
+    assert result.exit_code == 1
+    assert result.stdout == f"would reformat {Path('manifests') / 'tracker.yaml'}\n"
+
+
 def test_fmt_keeps_the_file_mode(run_cli, project):
     path = _write(project, MESSY)
     path.chmod(0o664)
