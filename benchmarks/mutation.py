@@ -294,6 +294,31 @@ TARGETS = {
             "tests/reconcile/test_plan_apply.py",
         ),
     ),
+    # What a survey's manifest and live body become in a plan: create, update, quota-update or
+    # no-op (read, or left unread as the list shows it), the changes and drift shown, the
+    # body recorded, the notes. Only the plan's functions are measured (the writes are
+    # "survey"'s): --only once per function, as docs/safety.md says.
+    "survey-plan": Target(
+        "surveyctl/reconcile/kinds/survey.py",
+        (
+            "tests/reconcile/test_plan_apply.py",
+            "tests/reconcile/test_closed_surveys.py",
+            "tests/reconcile/test_group_references.py",
+            "tests/reconcile/test_list_reads.py",
+        ),
+    ),
+    # What a group's manifest and live body become in a plan: create, update or no-op, the
+    # members (pending ones by name), the fields kept as live, the drift, the notes of a
+    # changed reference. Only the plan's functions are measured (--only, as for "survey-plan").
+    "group-plan": Target(
+        "surveyctl/reconcile/kinds/group.py",
+        (
+            "tests/reconcile/test_group_ignore_changes.py",
+            "tests/reconcile/test_group_references.py",
+            "tests/reconcile/test_group_update_answers.py",
+            "tests/reconcile/test_plan_apply.py",
+        ),
+    ),
     # What the state records of each survey and group, and reads back: a record lost or
     # read otherwise loses a survey (planned as a create again) or its last applied body.
     "records": Target(

@@ -19,7 +19,7 @@ from surveyctl.reconcile.apply import INTERRUPTED, apply_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
 from surveyctl.state import FileStateStore
 
-from .conftest import group_manifest, survey_manifest, survey_title
+from .conftest import group_manifest, point_project_at, survey_manifest, survey_title
 from .proxies import Proxy
 
 
@@ -738,3 +738,88 @@ def test_a_plan_from_the_state_alone_shows_the_destroy_of_a_removed_survey(
     assert result.exit_code == 0, result.stdout + result.stderr
     assert "- Survey/old" in result.stdout
     assert "Plan: 0 to add, 0 to change, 1 to destroy." in result.stdout
+
+
+def test_a_survey_deleted_outside_surveyctl_is_planned_as_a_create_with_a_warning(
+    project, manifests, sandbox, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    client = _fresh_client(sandbox)
+    _apply(project, client)
+    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    client.delete_survey(survey_id)
+    result = run_cli("plan", "manifests")
+    assert "+ Survey/tracker will be created" in result.stdout
+    assert (
+        f"survey {survey_id} was deleted outside surveyctl; it will be created again"
+    ) in result.stdout
+
+
+def test_a_group_deleted_outside_surveyctl_is_planned_as_a_create(
+    project, manifests, sandbox, unique, run_cli
+):
+    manifests.write(survey_manifest("tracker-a"))
+    ref = f"trackers-{unique}"
+    manifests.write(group_manifest(ref, "tracker-a"))
+    client = _fresh_client(sandbox)
+    _apply(project, client)
+    client.delete_group(ref)
+    result = run_cli("plan", "manifests")
+    assert "+ ExclusionGroup/trackers will be created" in result.stdout
+    assert "Plan: 1 to add, 0 to change, 0 to destroy." in result.stdout
+
+
+def test_a_saved_plan_of_a_group_changed_by_hand_since_is_refused_as_outdated(
+    project, manifests, sandbox, unique, run_cli
+):
+    from surveyctl.reconcile.normalise import group_update_body
+
+    manifests.write(survey_manifest("tracker-a"))
+    ref = f"trackers-{unique}"
+    manifests.write(group_manifest(ref, "tracker-a"))
+    client = _fresh_client(sandbox)
+    _apply(project, client)
+    renamed = group_manifest(ref, "tracker-a")
+    renamed["spec"]["name"] = "Renamed"
+    manifests.write(renamed)
+    saved = run_cli("plan", "manifests", "--out", "change.plan")
+    assert saved.exit_code == 0, saved.stdout + saved.stderr
+    client.update_group(ref, {**group_update_body(client.get_group(ref)), "exclusion_period": 60})
+    result = run_cli("apply", "change.plan")
+    assert result.exit_code == 1
+    assert "changed outside this plan since it was made: ExclusionGroup/trackers" in result.stderr
+    assert client.get_group(ref)["exclusion_period"] == 60
+
+
+class GroupReadsRefused(Proxy):
+    """Refuses (403) every read of one group, as a read refused on every retry is."""
+
+    def __init__(self, upstream: str, ref: str):
+        self.path = f"/buyers/v2/surveygroups/{ref}"
+        super().__init__(upstream)
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if request.method == "GET" and request.path == self.path:
+            headers["Content-Type"] = "application/json"
+            answer.status_code = 403
+            return b'{"ps_api_response_code": 1002, "ps_api_response_message": "refused"}'
+        return answer.content
+
+
+def test_the_warning_of_a_group_that_cannot_be_read_names_its_manifest(
+    project, manifests, sandbox, unique, run_cli
+):
+    manifests.write(survey_manifest("tracker-a"))
+    ref = f"trackers-{unique}"
+    manifests.write(group_manifest(ref, "tracker-a"))
+    _apply(project, _fresh_client(sandbox))
+    proxy = GroupReadsRefused(sandbox.url, ref)
+    try:
+        point_project_at(project, proxy.url)
+        result = run_cli("plan", "manifests")
+    finally:
+        proxy.stop()
+    shown = [row.strip() for row in result.stdout.splitlines()]
+    (line,) = [row for row in shown if "cannot read the live group" in row]
+    assert line.startswith("warning: ExclusionGroup/trackers: cannot read the live group")
+    assert line.endswith("(manifests/trackers.yaml:1:1)")
