@@ -823,3 +823,18 @@ def test_the_warning_of_a_group_that_cannot_be_read_names_its_manifest(
     (line,) = [row for row in shown if "cannot read the live group" in row]
     assert line.startswith("warning: ExclusionGroup/trackers: cannot read the live group")
     assert line.endswith("(manifests/trackers.yaml:1:1)")
+
+
+
+def test_a_group_create_whose_answer_was_lost_is_not_planned_again_before_it_settles(
+    project, manifests, sandbox, unique, run_cli
+):
+    manifests.write(survey_manifest("tracker-a"))
+    _apply(project, _fresh_client(sandbox))
+    ref = f"trackers-{unique}"
+    manifests.write(group_manifest(ref, "tracker-a"))
+    _store(project).journal_create("ExclusionGroup/trackers", group_manifest(ref)["spec"])
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 1, result.stdout + result.stderr  # held back, as an unread one
+    assert "ExclusionGroup/trackers will be created" not in result.stdout
+    assert "1 create is blocked by an unresolved earlier attempt" in result.stdout
