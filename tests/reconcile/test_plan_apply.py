@@ -838,3 +838,34 @@ def test_a_group_create_whose_answer_was_lost_is_not_planned_again_before_it_set
     assert result.exit_code == 1, result.stdout + result.stderr  # held back, as an unread one
     assert "ExclusionGroup/trackers will be created" not in result.stdout
     assert "1 create is blocked by an unresolved earlier attempt" in result.stdout
+
+
+def test_plan_of_a_new_survey_shows_its_spend(run_cli, manifests):
+    manifests.write(survey_manifest("tracker"))
+    result = run_cli("plan", "manifests")
+    assert "Estimated spend: $0.00 -> $500.00 (+$500.00)." in result.stdout
+
+
+def test_plan_of_a_new_survey_whose_quotas_sum_below_its_goal_notes_a_soft_launch(
+    run_cli, manifests
+):
+    spec = survey_manifest("tracker")["spec"]
+    manifests.write(survey_manifest("tracker", quotas=spec["quotas"][:1]))
+    result = run_cli("plan", "manifests")
+    assert (
+        "note: Survey/tracker: soft launch: the quotas sum to 100, below completes_required 200 "
+        "(manifests/tracker.yaml:1:1)"
+    ) in result.stdout
+
+
+def test_lowering_a_quota_below_the_goal_notes_a_soft_launch(project, manifests, sandbox, run_cli):
+    manifests.write(survey_manifest("tracker"))
+    _apply(project, _fresh_client(sandbox))
+    edited = survey_manifest("tracker")
+    edited["spec"]["quotas"][0]["required_count"] = 80
+    manifests.write(edited)
+    result = run_cli("plan", "manifests")
+    assert (
+        "note: Survey/tracker: soft launch: the quotas sum to 180, below completes_required 200 "
+        "(manifests/tracker.yaml:1:1)"
+    ) in result.stdout
