@@ -869,3 +869,17 @@ def test_lowering_a_quota_below_the_goal_notes_a_soft_launch(project, manifests,
         "note: Survey/tracker: soft launch: the quotas sum to 180, below completes_required 200 "
         "(manifests/tracker.yaml:1:1)"
     ) in result.stdout
+
+
+def test_a_create_journaled_beside_a_groups_record_does_not_hold_the_group_back(
+    project, manifests, sandbox, unique, run_cli
+):
+    # The state of a group deleted outside surveyctl whose create again lost its answer.
+    manifests.write(survey_manifest("tracker-a"))
+    ref = f"trackers-{unique}"
+    manifests.write(group_manifest(ref, "tracker-a"))
+    _apply(project, _fresh_client(sandbox))
+    _store(project).journal_create("ExclusionGroup/trackers", group_manifest(ref)["spec"])
+    result = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "No changes." in result.stdout
