@@ -1213,6 +1213,40 @@ EQUIVALENT.update(
     }
 )
 
+_UNREAD_NO_OP = (
+    "a survey left unread (SurveyKind.unchanged) has the manifest's body as last applied in "
+    "the state already, and record_settled records a no-op's last_applied only where the "
+    "state holds another: nothing is written either way"
+)
+_NO_OP_FINGERPRINT = (
+    "a no-op's fingerprint is compared with the fresh plan's only where their effects differ "
+    "(tamper.disagreement), and then 'mod_on N' and None alike differ from a read survey's "
+    "fingerprint, or alike equal an unread one's: the same refusal"
+)
+_HELD_BACK_NOTED = (
+    "the kind (or the location) given to blocked_create as None: it is read only for the note "
+    "blocked_create adds when no note names the address yet, and recovery, which runs before "
+    "every plan, leaves each create of a group it does not settle with a note of its own "
+    "(held back, not checked, another buyer's)"
+)
+_NO_OP_LOCATION = (
+    "the location of a no-op is read by nothing: only a change gets the notes that carry it "
+    "(after_plan's quota notes, the check of a body holding the API key)"
+)
+EQUIVALENT.update(
+    {
+        **{_SURVEY + f"x__unchanged__mutmut_{n}": _UNREAD_NO_OP for n in (6, 15)},
+        **{_SURVEY + f"x__unchanged__mutmut_{n}": _NO_OP_FINGERPRINT for n in (7, 16)},
+        **{_SURVEY + f"x__unchanged__mutmut_{n}": _NO_OP_LOCATION for n in (9, 18, 25, 26, 27)},
+        _SURVEY + "x__left_closed__mutmut_4": "a closed wave's last_applied is the state's own "
+        "record.last_applied, which record_settled leaves as it is: nothing is written either "
+        "way",
+        _GROUP + "xǁGroupKindǁplan__mutmut_9": "`or True` for the group's location: every group "
+        "has one (its manifest's document, or its program's exclusion), so the same branch",
+        **{_GROUP + f"xǁGroupKindǁplan__mutmut_{n}": _HELD_BACK_NOTED for n in (18, 23)},
+    }
+)
+
 _RECORDS = "surveyctl.state.records."
 _ONE_KIND = (
     "a record under a Survey/ (ExclusionGroup/) address is always of that kind: the state "

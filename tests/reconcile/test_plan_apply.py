@@ -883,3 +883,19 @@ def test_a_create_journaled_beside_a_groups_record_does_not_hold_the_group_back(
     result = run_cli("plan", "manifests", "--detailed-exitcode")
     assert result.exit_code == 0, result.stdout + result.stderr
     assert "No changes." in result.stdout
+
+
+def test_a_new_group_whose_name_holds_the_api_key_is_refused_at_its_manifest(
+    manifests, unique, run_cli
+):
+    from tests.conftest import BUYER_1_KEY
+
+    manifests.write(survey_manifest("tracker-a"))
+    group = group_manifest(f"trackers-{unique}", "tracker-a")
+    group["spec"]["name"] = f"Trackers {BUYER_1_KEY}"
+    manifests.write(group)
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 1
+    (line,) = [row.strip() for row in result.stdout.splitlines() if "holds the API key" in row]
+    assert line.startswith("error: ExclusionGroup/trackers: the body to send holds the API key")
+    assert line.endswith("(manifests/trackers.yaml:1:1)")
