@@ -693,7 +693,8 @@ def test_a_changed_group_reference_is_an_error_at_its_line_and_nothing_is_writte
     line = path.read_text().splitlines().index(f"  buyer_surveygroup_ref: other-{unique}") + 1
     assert (
         f"ExclusionGroup/trackers: buyer_surveygroup_ref changed from 'trackers-{unique}' to "
-        f"'other-{unique}'; a group's reference cannot change in place"
+        f"'other-{unique}'; a group's reference cannot change in place: give the manifest a "
+        "new name (a new group) and delete the old one with --destroy"
     ) in result.stdout
     assert f"(manifests/trackers.yaml:{line}:" in result.stdout
     assert _store(project).load().resources["ExclusionGroup/trackers"].remote_id == (
@@ -821,8 +822,11 @@ def test_the_warning_of_a_group_that_cannot_be_read_names_its_manifest(
         proxy.stop()
     shown = [row.strip() for row in result.stdout.splitlines()]
     (line,) = [row for row in shown if "cannot read the live group" in row]
-    assert line.startswith("warning: ExclusionGroup/trackers: cannot read the live group")
-    assert line.endswith("(manifests/trackers.yaml:1:1)")
+    assert line.startswith("warning: ExclusionGroup/trackers: cannot read the live group: GET")
+    assert line.endswith(
+        "1002): refused; it is left out of this plan and apply does not attempt it (run it "
+        "again) (manifests/trackers.yaml:1:1)"
+    )
 
 
 
@@ -894,6 +898,67 @@ def test_a_new_group_whose_name_holds_the_api_key_is_refused_at_its_manifest(
     group = group_manifest(f"trackers-{unique}", "tracker-a")
     group["spec"]["name"] = f"Trackers {BUYER_1_KEY}"
     manifests.write(group)
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 1
+    (line,) = [row.strip() for row in result.stdout.splitlines() if "holds the API key" in row]
+    assert line.startswith("error: ExclusionGroup/trackers: the body to send holds the API key")
+    assert line.endswith("(manifests/trackers.yaml:1:1)")
+
+
+def _group_applied(project, manifests, sandbox, unique) -> str:
+    """Survey tracker-a and group trackers of it, applied; the group's reference."""
+    manifests.write(survey_manifest("tracker-a"))
+    ref = f"trackers-{unique}"
+    manifests.write(group_manifest(ref, "tracker-a"))
+    _apply(project, _fresh_client(sandbox))
+    return ref
+
+
+def _renamed_by_hand(client: ApiClient, ref: str, name: str) -> None:
+    from surveyctl.reconcile.normalise import group_update_body
+
+    client.update_group(ref, {**group_update_body(client.get_group(ref)), "name": name})
+
+
+def test_prevent_destroy_added_to_an_unchanged_group_is_recorded_in_state(
+    project, manifests, sandbox, unique, run_cli
+):
+    ref = _group_applied(project, manifests, sandbox, unique)
+    guarded = group_manifest(ref, "tracker-a")
+    guarded["lifecycle"] = {"prevent_destroy": True}
+    manifests.write(guarded)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    assert _store(project).load().group("trackers").prevent_destroy is True
+
+
+def test_a_group_renamed_by_hand_is_shown_as_drift(project, manifests, sandbox, unique, run_cli):
+    ref = _group_applied(project, manifests, sandbox, unique)
+    _renamed_by_hand(_fresh_client(sandbox), ref, "Set by hand")
+    result = run_cli("plan", "manifests")
+    assert '! drift: name was "Trackers" when last applied, is "Set by hand" live' in result.stdout
+
+
+def test_a_group_renamed_by_hand_as_its_manifest_now_says_is_settled_by_the_next_apply(
+    project, manifests, sandbox, unique, run_cli
+):
+    ref = _group_applied(project, manifests, sandbox, unique)
+    _renamed_by_hand(_fresh_client(sandbox), ref, "Renamed")
+    renamed = group_manifest(ref, "tracker-a")
+    renamed["spec"]["name"] = "Renamed"
+    manifests.write(renamed)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    assert _store(project).load().group("trackers").last_applied["name"] == "Renamed"
+
+
+def test_a_group_update_whose_name_holds_the_api_key_is_refused_at_its_manifest(
+    project, manifests, sandbox, unique, run_cli
+):
+    from tests.conftest import BUYER_1_KEY
+
+    ref = _group_applied(project, manifests, sandbox, unique)
+    renamed = group_manifest(ref, "tracker-a")
+    renamed["spec"]["name"] = f"Trackers {BUYER_1_KEY}"
+    manifests.write(renamed)
     result = run_cli("plan", "manifests")
     assert result.exit_code == 1
     (line,) = [row.strip() for row in result.stdout.splitlines() if "holds the API key" in row]
