@@ -5,6 +5,7 @@ Over real HTTP against the sandbox, a proxy recording what is sent."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -127,6 +128,16 @@ def test_after_it_the_plan_notes_the_closed_wave_and_has_no_changes(run_cli, pro
         "this finished wave is left as it is (expected_loi differs from the program's)"
     ) in result.stdout
     assert result.stdout.splitlines()[-1].startswith("No changes.")
+
+
+def test_the_json_plan_shows_the_closed_wave_unchanged_without_changes(
+    run_cli, project, closed_wave
+):
+    _write_program(project, _program(loi=15))
+    result = run_cli("plan", "manifests", "--format", "json")
+    resources = {r["address"]: r for r in json.loads(result.stdout)["resources"]}
+    closed = resources[CLOSED_WAVE]
+    assert (closed["action"], closed["changes"]) == ("no-op", [])
 
 
 def test_the_closed_wave_note_says_that_several_fields_differ(run_cli, project, closed_wave):
