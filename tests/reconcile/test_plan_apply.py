@@ -964,3 +964,20 @@ def test_a_group_update_whose_name_holds_the_api_key_is_refused_at_its_manifest(
     (line,) = [row.strip() for row in result.stdout.splitlines() if "holds the API key" in row]
     assert line.startswith("error: ExclusionGroup/trackers: the body to send holds the API key")
     assert line.endswith("(manifests/trackers.yaml:1:1)")
+
+
+def test_a_survey_changed_by_hand_as_its_manifest_now_says_is_shown_as_drift(
+    project, manifests, sandbox, run_cli
+):
+    from surveyctl.reconcile.normalise import update_body
+
+    manifests.write(survey_manifest("tracker"))
+    client = _fresh_client(sandbox)
+    _apply(project, client)
+    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    client.update_survey(
+        survey_id, {**update_body(client.get_survey(survey_id)), "offer_price": 4.0}
+    )
+    manifests.write(survey_manifest("tracker", offer_price=4.0))
+    result = run_cli("plan", "manifests")
+    assert "! drift: offer_price was 2.5 when last applied, is 4 live" in result.stdout
