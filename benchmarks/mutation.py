@@ -294,6 +294,31 @@ TARGETS = {
             "tests/reconcile/test_plan_apply.py",
         ),
     ),
+    # What a survey's manifest and live body become in a plan: create, update, quota-update or
+    # no-op (read, or left unread as the list shows it), the changes and drift shown, the
+    # body recorded, the notes. Only the plan's functions are measured (the writes are
+    # "survey"'s): --only once per function, as docs/safety.md says.
+    "survey-plan": Target(
+        "surveyctl/reconcile/kinds/survey.py",
+        (
+            "tests/reconcile/test_plan_apply.py",
+            "tests/reconcile/test_closed_surveys.py",
+            "tests/reconcile/test_group_references.py",
+            "tests/reconcile/test_list_reads.py",
+        ),
+    ),
+    # What a group's manifest and live body become in a plan: create, update or no-op, the
+    # members (pending ones by name), the fields kept as live, the drift, the notes of a
+    # changed reference. Only the plan's functions are measured (--only, as for "survey-plan").
+    "group-plan": Target(
+        "surveyctl/reconcile/kinds/group.py",
+        (
+            "tests/reconcile/test_group_ignore_changes.py",
+            "tests/reconcile/test_group_references.py",
+            "tests/reconcile/test_group_update_answers.py",
+            "tests/reconcile/test_plan_apply.py",
+        ),
+    ),
     # What the state records of each survey and group, and reads back: a record lost or
     # read otherwise loses a survey (planned as a create again) or its last applied body.
     "records": Target(
@@ -1223,6 +1248,40 @@ EQUIVALENT.update(
         _SURVEY + "x__record_quotas__mutmut_29": "mod_on kept instead of None: a quota PUT "
         "moves the survey's mod_on to a value not seen, so the list shows it changed and the "
         "next plan reads the survey either way",
+    }
+)
+
+_UNREAD_NO_OP = (
+    "a survey left unread (SurveyKind.unchanged) has the manifest's body as last applied in "
+    "the state already, and record_settled records a no-op's last_applied only where the "
+    "state holds another: nothing is written either way"
+)
+_NO_OP_FINGERPRINT = (
+    "a no-op's fingerprint is compared with the fresh plan's only where their effects differ "
+    "(tamper.disagreement), and then 'mod_on N' and None alike differ from a read survey's "
+    "fingerprint, or alike equal an unread one's: the same refusal"
+)
+_HELD_BACK_NOTED = (
+    "the kind (or the location) given to blocked_create as None: it is read only for the note "
+    "blocked_create adds when no note names the address yet, and recovery, which runs before "
+    "every plan, leaves each create of a group it does not settle with a note of its own "
+    "(held back, not checked, another buyer's)"
+)
+_NO_OP_LOCATION = (
+    "the location of a no-op is read by nothing: only a change gets the notes that carry it "
+    "(after_plan's quota notes, the check of a body holding the API key)"
+)
+EQUIVALENT.update(
+    {
+        **{_SURVEY + f"x__unchanged__mutmut_{n}": _UNREAD_NO_OP for n in (6, 15)},
+        **{_SURVEY + f"x__unchanged__mutmut_{n}": _NO_OP_FINGERPRINT for n in (7, 16)},
+        **{_SURVEY + f"x__unchanged__mutmut_{n}": _NO_OP_LOCATION for n in (9, 18, 25, 26, 27)},
+        _SURVEY + "x__left_closed__mutmut_4": "a closed wave's last_applied is the state's own "
+        "record.last_applied, which record_settled leaves as it is: nothing is written either "
+        "way",
+        _GROUP + "xǁGroupKindǁplan__mutmut_9": "`or True` for the group's location: every group "
+        "has one (its manifest's document, or its program's exclusion), so the same branch",
+        **{_GROUP + f"xǁGroupKindǁplan__mutmut_{n}": _HELD_BACK_NOTED for n in (18, 23)},
     }
 )
 

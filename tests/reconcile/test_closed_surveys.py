@@ -5,6 +5,7 @@ Over real HTTP against the sandbox, a proxy recording what is sent."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -49,8 +50,9 @@ def _quota(quota_id: str, count: int, code: str) -> dict:
     }
 
 
-def _program(loi: int = 10, male: int = 100) -> dict:
-    """Two markets x two waves; `loi` and the male quota's count come from the template."""
+def _program(loi: int = 10, male: int = 100, price: float = 2.5) -> dict:
+    """Two markets x two waves; `loi`, the male quota's count and the offer price come from
+    the template."""
     return {
         "kind": "SurveyProgram",
         "name": "tracker",
@@ -61,7 +63,7 @@ def _program(loi: int = 10, male: int = 100) -> dict:
                 "completes_required": 200,
                 "expected_ir": 50,
                 "expected_loi": loi,
-                "offer_price": 2.5,
+                "offer_price": price,
                 "field_time": 10,
                 "live_url": "https://survey.example.com/s?w={wave}&tid=[%%transaction_id%%]",
                 "qualifications": [{"qualification_code": 211, "condition_codes": ["111", "112"]}],
@@ -128,11 +130,31 @@ def test_after_it_the_plan_notes_the_closed_wave_and_has_no_changes(run_cli, pro
     assert result.stdout.splitlines()[-1].startswith("No changes.")
 
 
+def test_the_json_plan_shows_the_closed_wave_unchanged_without_changes(
+    run_cli, project, closed_wave
+):
+    _write_program(project, _program(loi=15))
+    result = run_cli("plan", "manifests", "--format", "json")
+    resources = {r["address"]: r for r in json.loads(result.stdout)["resources"]}
+    closed = resources[CLOSED_WAVE]
+    assert (closed["action"], closed["changes"]) == ("no-op", [])
+
+
 def test_the_closed_wave_note_says_that_several_fields_differ(run_cli, project, closed_wave):
     _write_program(project, _program(loi=15, male=90))
     result = run_cli("plan", "manifests")
     assert result.exit_code == 0, result.output + result.stderr
     assert "left as it is (expected_loi, quotas differ from the program's)" in result.stdout
+
+
+def test_the_spend_of_a_closed_wave_stays_as_it_is_in_the_plans_estimate(
+    run_cli, project, closed_wave
+):
+    # 200 completes each: the three open waves go from $2.50 to $3.00, the closed one stays.
+    _write_program(project, _program(price=3.0))
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "Estimated spend: $2,000.00 -> $2,300.00 (+$300.00)." in result.stdout
 
 
 def test_a_quota_change_sends_no_quota_put_to_the_closed_wave(run_cli, project, proxy, closed_wave):

@@ -3,6 +3,7 @@ wrote or saw them (their `mod_on`), or whose manifest changed; `--refresh=false`
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 
@@ -350,3 +351,26 @@ def test_under_refresh_false_surveys_without_a_body_in_the_state_are_read_side_b
     _plan(client, project, refresh=False, state=state)
 
     assert client.most > 1
+
+
+def test_the_spend_of_surveys_left_unread_is_in_the_plans_estimate(applied, run_cli):
+    planned = run_cli("--debug", "plan", "manifests")
+    assert survey_reads(planned) == []
+    assert "Estimated spend: $5,000.00 (unchanged)." in planned.stdout  # 10 x 200 x $2.50
+
+
+def test_the_json_plan_gives_the_id_of_each_survey_left_unread(applied, run_cli):
+    planned = run_cli("plan", "manifests", "--format", "json")
+    shown = {r["name"]: r["remote_id"] for r in json.loads(planned.stdout)["resources"]}
+    assert shown == {f"s{index}": survey_id(run_cli, f"s{index}") for index in range(SURVEYS)}
+
+
+def test_prevent_destroy_added_to_a_survey_left_unread_is_recorded_in_state(
+    applied, manifests, run_cli
+):
+    manifests.write({**survey_manifest("s0"), "lifecycle": {"prevent_destroy": True}})
+    applied_again = run_cli("--debug", "apply", "manifests", "--auto-approve")
+    assert applied_again.exit_code == 0, applied_again.stdout + applied_again.stderr
+    assert survey_reads(applied_again) == []
+    shown = run_cli("state", "show", "Survey/s0")
+    assert '"prevent_destroy": true' in shown.stdout

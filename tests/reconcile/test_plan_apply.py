@@ -19,7 +19,7 @@ from surveyctl.reconcile.apply import INTERRUPTED, apply_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
 from surveyctl.state import FileStateStore
 
-from .conftest import group_manifest, survey_manifest, survey_title
+from .conftest import group_manifest, point_project_at, survey_manifest, survey_title
 from .proxies import Proxy
 
 
@@ -693,7 +693,8 @@ def test_a_changed_group_reference_is_an_error_at_its_line_and_nothing_is_writte
     line = path.read_text().splitlines().index(f"  buyer_surveygroup_ref: other-{unique}") + 1
     assert (
         f"ExclusionGroup/trackers: buyer_surveygroup_ref changed from 'trackers-{unique}' to "
-        f"'other-{unique}'; a group's reference cannot change in place"
+        f"'other-{unique}'; a group's reference cannot change in place: give the manifest a "
+        "new name (a new group) and delete the old one with --destroy"
     ) in result.stdout
     assert f"(manifests/trackers.yaml:{line}:" in result.stdout
     assert _store(project).load().resources["ExclusionGroup/trackers"].remote_id == (
@@ -738,3 +739,245 @@ def test_a_plan_from_the_state_alone_shows_the_destroy_of_a_removed_survey(
     assert result.exit_code == 0, result.stdout + result.stderr
     assert "- Survey/old" in result.stdout
     assert "Plan: 0 to add, 0 to change, 1 to destroy." in result.stdout
+
+
+def test_a_survey_deleted_outside_surveyctl_is_planned_as_a_create_with_a_warning(
+    project, manifests, sandbox, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    client = _fresh_client(sandbox)
+    _apply(project, client)
+    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    client.delete_survey(survey_id)
+    result = run_cli("plan", "manifests")
+    assert "+ Survey/tracker will be created" in result.stdout
+    assert (
+        f"survey {survey_id} was deleted outside surveyctl; it will be created again"
+    ) in result.stdout
+
+
+def test_a_group_deleted_outside_surveyctl_is_planned_as_a_create(
+    project, manifests, sandbox, unique, run_cli
+):
+    manifests.write(survey_manifest("tracker-a"))
+    ref = f"trackers-{unique}"
+    manifests.write(group_manifest(ref, "tracker-a"))
+    client = _fresh_client(sandbox)
+    _apply(project, client)
+    client.delete_group(ref)
+    result = run_cli("plan", "manifests")
+    assert "+ ExclusionGroup/trackers will be created" in result.stdout
+    assert "Plan: 1 to add, 0 to change, 0 to destroy." in result.stdout
+
+
+def test_a_saved_plan_of_a_group_changed_by_hand_since_is_refused_as_outdated(
+    project, manifests, sandbox, unique, run_cli
+):
+    from surveyctl.reconcile.normalise import group_update_body
+
+    manifests.write(survey_manifest("tracker-a"))
+    ref = f"trackers-{unique}"
+    manifests.write(group_manifest(ref, "tracker-a"))
+    client = _fresh_client(sandbox)
+    _apply(project, client)
+    renamed = group_manifest(ref, "tracker-a")
+    renamed["spec"]["name"] = "Renamed"
+    manifests.write(renamed)
+    saved = run_cli("plan", "manifests", "--out", "change.plan")
+    assert saved.exit_code == 0, saved.stdout + saved.stderr
+    client.update_group(ref, {**group_update_body(client.get_group(ref)), "exclusion_period": 60})
+    result = run_cli("apply", "change.plan")
+    assert result.exit_code == 1
+    assert "changed outside this plan since it was made: ExclusionGroup/trackers" in result.stderr
+    assert client.get_group(ref)["exclusion_period"] == 60
+
+
+class GroupReadsRefused(Proxy):
+    """Refuses (403) every read of one group, as a read refused on every retry is."""
+
+    def __init__(self, upstream: str, ref: str):
+        self.path = f"/buyers/v2/surveygroups/{ref}"
+        super().__init__(upstream)
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if request.method == "GET" and request.path == self.path:
+            headers["Content-Type"] = "application/json"
+            answer.status_code = 403
+            return b'{"ps_api_response_code": 1002, "ps_api_response_message": "refused"}'
+        return answer.content
+
+
+def test_the_warning_of_a_group_that_cannot_be_read_names_its_manifest(
+    project, manifests, sandbox, unique, run_cli
+):
+    manifests.write(survey_manifest("tracker-a"))
+    ref = f"trackers-{unique}"
+    manifests.write(group_manifest(ref, "tracker-a"))
+    _apply(project, _fresh_client(sandbox))
+    proxy = GroupReadsRefused(sandbox.url, ref)
+    try:
+        point_project_at(project, proxy.url)
+        result = run_cli("plan", "manifests")
+    finally:
+        proxy.stop()
+    shown = [row.strip() for row in result.stdout.splitlines()]
+    (line,) = [row for row in shown if "cannot read the live group" in row]
+    assert line.startswith("warning: ExclusionGroup/trackers: cannot read the live group: GET")
+    assert line.endswith(
+        "1002): refused; it is left out of this plan and apply does not attempt it (run it "
+        "again) (manifests/trackers.yaml:1:1)"
+    )
+
+
+
+def test_a_group_create_whose_answer_was_lost_is_not_planned_again_before_it_settles(
+    project, manifests, sandbox, unique, run_cli
+):
+    manifests.write(survey_manifest("tracker-a"))
+    _apply(project, _fresh_client(sandbox))
+    ref = f"trackers-{unique}"
+    manifests.write(group_manifest(ref, "tracker-a"))
+    _store(project).journal_create("ExclusionGroup/trackers", group_manifest(ref)["spec"])
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 1, result.stdout + result.stderr  # held back, as an unread one
+    assert "ExclusionGroup/trackers will be created" not in result.stdout
+    assert "1 create is blocked by an unresolved earlier attempt" in result.stdout
+
+
+def test_plan_of_a_new_survey_shows_its_spend(run_cli, manifests):
+    manifests.write(survey_manifest("tracker"))
+    result = run_cli("plan", "manifests")
+    assert "Estimated spend: $0.00 -> $500.00 (+$500.00)." in result.stdout
+
+
+def test_plan_of_a_new_survey_whose_quotas_sum_below_its_goal_notes_a_soft_launch(
+    run_cli, manifests
+):
+    spec = survey_manifest("tracker")["spec"]
+    manifests.write(survey_manifest("tracker", quotas=spec["quotas"][:1]))
+    result = run_cli("plan", "manifests")
+    assert (
+        "note: Survey/tracker: soft launch: the quotas sum to 100, below completes_required 200 "
+        "(manifests/tracker.yaml:1:1)"
+    ) in result.stdout
+
+
+def test_lowering_a_quota_below_the_goal_notes_a_soft_launch(project, manifests, sandbox, run_cli):
+    manifests.write(survey_manifest("tracker"))
+    _apply(project, _fresh_client(sandbox))
+    edited = survey_manifest("tracker")
+    edited["spec"]["quotas"][0]["required_count"] = 80
+    manifests.write(edited)
+    result = run_cli("plan", "manifests")
+    assert (
+        "note: Survey/tracker: soft launch: the quotas sum to 180, below completes_required 200 "
+        "(manifests/tracker.yaml:1:1)"
+    ) in result.stdout
+
+
+def test_a_create_journaled_beside_a_groups_record_does_not_hold_the_group_back(
+    project, manifests, sandbox, unique, run_cli
+):
+    # The state of a group deleted outside surveyctl whose create again lost its answer.
+    manifests.write(survey_manifest("tracker-a"))
+    ref = f"trackers-{unique}"
+    manifests.write(group_manifest(ref, "tracker-a"))
+    _apply(project, _fresh_client(sandbox))
+    _store(project).journal_create("ExclusionGroup/trackers", group_manifest(ref)["spec"])
+    result = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "No changes." in result.stdout
+
+
+def test_a_new_group_whose_name_holds_the_api_key_is_refused_at_its_manifest(
+    manifests, unique, run_cli
+):
+    from tests.conftest import BUYER_1_KEY
+
+    manifests.write(survey_manifest("tracker-a"))
+    group = group_manifest(f"trackers-{unique}", "tracker-a")
+    group["spec"]["name"] = f"Trackers {BUYER_1_KEY}"
+    manifests.write(group)
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 1
+    (line,) = [row.strip() for row in result.stdout.splitlines() if "holds the API key" in row]
+    assert line.startswith("error: ExclusionGroup/trackers: the body to send holds the API key")
+    assert line.endswith("(manifests/trackers.yaml:1:1)")
+
+
+def _group_applied(project, manifests, sandbox, unique) -> str:
+    """Survey tracker-a and group trackers of it, applied; the group's reference."""
+    manifests.write(survey_manifest("tracker-a"))
+    ref = f"trackers-{unique}"
+    manifests.write(group_manifest(ref, "tracker-a"))
+    _apply(project, _fresh_client(sandbox))
+    return ref
+
+
+def _renamed_by_hand(client: ApiClient, ref: str, name: str) -> None:
+    from surveyctl.reconcile.normalise import group_update_body
+
+    client.update_group(ref, {**group_update_body(client.get_group(ref)), "name": name})
+
+
+def test_prevent_destroy_added_to_an_unchanged_group_is_recorded_in_state(
+    project, manifests, sandbox, unique, run_cli
+):
+    ref = _group_applied(project, manifests, sandbox, unique)
+    guarded = group_manifest(ref, "tracker-a")
+    guarded["lifecycle"] = {"prevent_destroy": True}
+    manifests.write(guarded)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    assert _store(project).load().group("trackers").prevent_destroy is True
+
+
+def test_a_group_renamed_by_hand_is_shown_as_drift(project, manifests, sandbox, unique, run_cli):
+    ref = _group_applied(project, manifests, sandbox, unique)
+    _renamed_by_hand(_fresh_client(sandbox), ref, "Set by hand")
+    result = run_cli("plan", "manifests")
+    assert '! drift: name was "Trackers" when last applied, is "Set by hand" live' in result.stdout
+
+
+def test_a_group_renamed_by_hand_as_its_manifest_now_says_is_settled_by_the_next_apply(
+    project, manifests, sandbox, unique, run_cli
+):
+    ref = _group_applied(project, manifests, sandbox, unique)
+    _renamed_by_hand(_fresh_client(sandbox), ref, "Renamed")
+    renamed = group_manifest(ref, "tracker-a")
+    renamed["spec"]["name"] = "Renamed"
+    manifests.write(renamed)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    assert _store(project).load().group("trackers").last_applied["name"] == "Renamed"
+
+
+def test_a_group_update_whose_name_holds_the_api_key_is_refused_at_its_manifest(
+    project, manifests, sandbox, unique, run_cli
+):
+    from tests.conftest import BUYER_1_KEY
+
+    ref = _group_applied(project, manifests, sandbox, unique)
+    renamed = group_manifest(ref, "tracker-a")
+    renamed["spec"]["name"] = f"Trackers {BUYER_1_KEY}"
+    manifests.write(renamed)
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 1
+    (line,) = [row.strip() for row in result.stdout.splitlines() if "holds the API key" in row]
+    assert line.startswith("error: ExclusionGroup/trackers: the body to send holds the API key")
+    assert line.endswith("(manifests/trackers.yaml:1:1)")
+
+
+def test_a_survey_changed_by_hand_as_its_manifest_now_says_is_shown_as_drift(
+    project, manifests, sandbox, run_cli
+):
+    from surveyctl.reconcile.normalise import update_body
+
+    manifests.write(survey_manifest("tracker"))
+    client = _fresh_client(sandbox)
+    _apply(project, client)
+    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    client.update_survey(
+        survey_id, {**update_body(client.get_survey(survey_id)), "offer_price": 4.0}
+    )
+    manifests.write(survey_manifest("tracker", offer_price=4.0))
+    result = run_cli("plan", "manifests")
+    assert "! drift: offer_price was 2.5 when last applied, is 4 live" in result.stdout
