@@ -156,8 +156,7 @@ def test_no_option_shows_its_value_by_the_name_of_clicks_number_type():
         f"{path} {option.opts[0]}"
         for path, command in _commands()
         for option in _options(command)
-        if not option.is_flag
-        and option.make_metavar(click.Context(command)) in CLICK_NUMBER_NAMES
+        if not option.is_flag and option.make_metavar(click.Context(command)) in CLICK_NUMBER_NAMES
     ]
     assert shown == []
 

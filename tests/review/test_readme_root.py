@@ -74,9 +74,7 @@ def _after_quickstart_commands() -> list[tuple[dict[str, str], list[str]]]:
     return commands
 
 
-def test_the_readmes_state_and_conventions_commands_run_after_the_quickstart(
-    tmp_path, monkeypatch
-):
+def test_the_readmes_state_and_conventions_commands_run_after_the_quickstart(tmp_path, monkeypatch):
     shutil.copy(REPOSITORY / "surveyctl.yaml", tmp_path / "surveyctl.yaml")
     shutil.copytree(REPOSITORY / "examples", tmp_path / "examples")
     monkeypatch.chdir(tmp_path)
