@@ -72,13 +72,7 @@ class ParsedCache:
     def at(cls, folder: Path) -> ParsedCache | None:
         """The cache in `folder` (made, private to the user, when missing); None when the folder
         cannot be made or may be written by another user."""
-        try:
-            os.makedirs(folder, mode=0o700, exist_ok=True)
-            if not _private(folder):
-                return None
-        except OSError:
-            return None
-        return cls(folder)
+        return cls(folder) if own_folder(folder) else None
 
     def pack(self, paths: Iterable[str | Path]) -> Pack:
         """The pack of the manifests under `paths` (as given to load_manifests)."""
@@ -223,6 +217,16 @@ def _reader_sources() -> list[Path]:
     """The source files of the reader and of this cache."""
     folder = Path(_marked_module.__file__).parent
     return [*sorted(folder.glob("*.py")), Path(__file__)]
+
+
+def own_folder(folder: Path) -> bool:
+    """Whether `folder` exists (made, private to the user, when missing) and no one else may
+    write to it: what a cache folder must be before a pack in it is trusted."""
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        return _private(folder)
+    except OSError:
+        return False
 
 
 def _private(folder: Path) -> bool:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import orjson
 
-from surveyctl.manifests.cache import _private, _remove_unused, _touch
+from surveyctl.manifests.cache import _remove_unused, _touch, own_folder
 
 FORMAT = b"surveyctl formatted manifests 1"
 MAX_PACK_BYTES = 64_000_000  # 65 bytes an entry: about a million files
@@ -49,11 +49,7 @@ class FormattedCache:
     def at(cls, folder: Path, paths: Iterable[str | Path]) -> FormattedCache | None:
         """The pack of `paths` in `folder` (made, private to the user, when missing); None when
         the folder cannot be made or may be written by another user."""
-        try:
-            os.makedirs(folder, mode=0o700, exist_ok=True)
-            if not _private(folder):
-                return None
-        except OSError:
+        if not own_folder(folder):
             return None
         digest = hashlib.sha256(_layout_fingerprint())
         for path in sorted(os.path.abspath(path) for path in paths):
