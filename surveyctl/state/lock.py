@@ -38,17 +38,24 @@ def of_environment(environment: str | None) -> str:
     return f" of environment {environment!r}" if environment else ""
 
 
-def lock_lost(environment: str | None, where: str, refused: bool = True) -> LockLost:
+def lock_lost(
+    environment: str | None, where: str, refused: bool = True, how: str | None = None
+) -> LockLost:
     """The one sentence both backends say when their lock went while the command ran:
     `refused` by a state write, or found by a check before any (the applier's, before each
     marketplace write), when no write was refused and saying so would send a person looking
-    for one."""
+    for one. `how` is what ended it, when the backend knows (the server's words)."""
     env = of_environment(environment)
     write = "its state write was refused and " if refused else ""
+    cause = (
+        f": {how}"
+        if how
+        else " (a `force-unlock`, or the end of the session that held it: a database restart "
+        "or a dropped connection)"
+    )
     return LockLost(
-        f"this command lost the state lock{env} in {where} (a `force-unlock`, or the end of "
-        "the session that held it: a database restart or a dropped connection), so "
-        f"{write}it starts no further change; run `surveyctl plan` to see what is left to do"
+        f"this command lost the state lock{env} in {where}{cause}, so {write}it starts no "
+        "further change; run `surveyctl plan` to see what is left to do"
     )
 
 

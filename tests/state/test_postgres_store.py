@@ -773,8 +773,9 @@ def test_a_command_whose_lock_was_forced_is_told_before_its_next_change(postgres
         with pytest.raises(LockLost) as lost:
             store.check_lock()
     assert str(lost.value).startswith(
-        f"this command lost the state lock of environment 'staging' in {store.location} (a "
-        "`force-unlock`, "
+        f"this command lost the state lock of environment 'staging' in {store.location}: the "
+        'database server ended the session that held it ("terminating connection due to '
+        'administrator command", as a `force-unlock`, '
     )
 
 

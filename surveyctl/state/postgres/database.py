@@ -29,6 +29,22 @@ _KEEPALIVES = {
     "keepalives_count": "3",
 }
 _CONNECT_TIMEOUT = "10"
+# Timeouts a DBA may set for a role or a database (`ALTER ROLE surveyctl SET
+# idle_session_timeout = '60s'`) that end a session of surveyctl's, or cancel its statement, in
+# the middle of a command: the lock's session sits idle for the whole apply (and while a person
+# reads the plan), the state's between its writes. Each is a setting any user may change for
+# the session, so surveyctl turns them off for its own; one the server lacks
+# (idle_session_timeout came with PostgreSQL 14, transaction_timeout with 17) is not asked for.
+SESSION_TIMEOUTS = (
+    "idle_session_timeout",
+    "idle_in_transaction_session_timeout",
+    "statement_timeout",
+    "transaction_timeout",
+)
+# The SQLSTATEs of a session the server ended for a timeout, and for an administrator's
+# command (pg_terminate_backend, a force-unlock, a shutdown) or a crash.
+_TIMED_OUT = {"57P05", "25P03", "25P04"}
+_TERMINATED = {"57P01", "57P02"}
 # What a user refused a right on the state tables needs (docs/state.md).
 _TABLE_RIGHTS = (
     "USAGE and CREATE on the schema, or CREATE on the database for the first use, and SELECT, "
@@ -121,7 +137,7 @@ class Dsn:
         extra = {key: value for key, value in _KEEPALIVES.items() if key not in given}
         extra.setdefault("connect_timeout", given.get("connect_timeout") or _CONNECT_TIMEOUT)
         try:
-            return psycopg.connect(
+            connection = psycopg.connect(
                 self.value,
                 autocommit=True,
                 application_name=f"{APPLICATION_NAME} {purpose}",
@@ -129,6 +145,15 @@ class Dsn:
             )
         except psycopg.Error as exc:
             raise self.error(exc, "connect") from None
+        try:
+            connection.execute(
+                "SELECT set_config(name, '0', false) FROM pg_settings WHERE name = ANY(%s)",
+                (list(SESSION_TIMEOUTS),),
+            )
+        except psycopg.Error as exc:
+            connection.close()
+            raise self.error(exc, "connect") from None
+        return connection
 
     def error(
         self,
@@ -158,10 +183,32 @@ class Dsn:
         if isinstance(exc, psycopg.OperationalError) and action == "connect":
             return Unreachable(f"cannot reach {where}: {reason}")
         if isinstance(exc, psycopg.OperationalError):
-            return DatabaseError(
-                f"lost the connection to {where} while trying to {action}: {reason}"
-            )
+            said = self.ended(exc, "the session") or reason
+            return DatabaseError(f"lost the connection to {where} while trying to {action}: {said}")
         return DatabaseError(f"{where} refused to {action}: {reason}")
+
+    def ended(self, exc: psycopg.Error, session: str) -> str | None:
+        """What ended `session` when its next statement failed with `exc`, in the server's
+        words, and where to look; None when `exc` says nothing of it."""
+        said = self.redact(_reason(exc))
+        state = getattr(getattr(exc, "diag", None), "sqlstate", None)
+        if state in _TIMED_OUT:
+            return (
+                f'the database server ended {session} ("{said}", for a timeout set for the '
+                "database user or the database: `SELECT * FROM pg_db_role_setting` lists them)"
+            )
+        if state in _TERMINATED:
+            return (
+                f'the database server ended {session} ("{said}", as a `force-unlock`, a '
+                "`pg_terminate_backend` or a server shutdown does: the server's log says which, "
+                "and `pg_stat_activity` shows the sessions now)"
+            )
+        if isinstance(exc, psycopg.OperationalError) and state is None:
+            return (
+                f'the connection to the database server was lost ("{said}": a server restart '
+                "or crash, or the network; the server's log says which)"
+            )
+        return None
 
 
 def _credentials_spill(value: str) -> bool:

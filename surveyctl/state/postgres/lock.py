@@ -24,6 +24,7 @@ from surveyctl.state.lock import (
     LockError,
     LockHeld,
     LockInfo,
+    LockLost,
     lock_lost,
     wait_interrupted,
     waiting_note,
@@ -149,15 +150,31 @@ class AdvisoryLock:
 
     def check(self, where: str) -> None:
         """LockLost (naming `where` the state is) when the session holding the lock has ended
-        (a force-unlock, a server restart, a dropped connection): a session-level advisory lock
-        lives exactly as long as its session, so a round trip on that connection tells."""
-        connection = self._connection
-        if connection is None or self.info is None:
+        (a force-unlock, a server restart, a dropped connection)."""
+        if self._connection is None or self.info is None:
             return
+        ended, how = self._probe()
+        if ended:
+            raise lock_lost(self.environment, where, False, how)
+
+    def lost(self, where: str) -> LockLost:
+        """What a state write refused for want of this lock says, with what ended the lock's
+        session in the server's words when its connection tells: "terminating connection due
+        to idle-session timeout" points at the role's settings, "administrator command" at a
+        force-unlock or a restart, where the bare fact sent a person looking at surveyctl."""
+        return lock_lost(self.environment, where, True, self._probe()[1])
+
+    def _probe(self) -> tuple[bool, str | None]:
+        """Whether the lock's session has ended (a round trip on its connection tells: a
+        session-level advisory lock lives exactly as long as its session), and what ended it."""
+        connection = self._connection
+        if connection is None:
+            return False, None
         try:
             connection.execute("SELECT 1")
-        except psycopg.Error:
-            raise lock_lost(self.environment, where, refused=False) from None
+        except psycopg.Error as exc:
+            return True, self.dsn.ended(exc, "the session that held it")
+        return False, None
 
     def still_held_sql(self) -> tuple[sql.Composed, tuple[object, ...]]:
         """A query, for the write transaction, that returns a row while the lock row is this

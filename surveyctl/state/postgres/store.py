@@ -21,7 +21,7 @@ import psycopg
 from psycopg import sql
 
 from surveyctl.state.changes import Change, Edit, Entry
-from surveyctl.state.lock import LockInfo, lock_lost
+from surveyctl.state.lock import LockInfo, LockLost, lock_lost
 from surveyctl.state.notes import Note
 from surveyctl.state.postgres import DEFAULT_SCHEMA
 from surveyctl.state.postgres.database import DatabaseError, Dsn
@@ -182,9 +182,16 @@ class PostgresStateStore(StoreBase):
         except _Refused:
             raise self._refusal(connection, state) from None
         except _LockGone:
-            raise lock_lost(self.environment, self.location) from None
+            raise self._lost() from None
         except psycopg.Error as exc:
             raise self.dsn.error(exc, "write the state", self.schema) from None
+
+    def _lost(self) -> LockLost:
+        """The refusal of a write whose lock is gone, saying what ended it when it can."""
+        lock = self._lock
+        if lock is None:
+            return lock_lost(self.environment, self.location)
+        return lock.lost(self.location)
 
     def _still_locked(self, connection: psycopg.Connection) -> bool:
         """True while this command holds no lock, or the lock it took is still its own."""
@@ -297,7 +304,7 @@ class PostgresStateStore(StoreBase):
             except _Refused:
                 raise self._refusal(connection, read) from None
             except _LockGone:
-                raise lock_lost(self.environment, self.location) from None
+                raise self._lost() from None
             except psycopg.Error as exc:
                 raise self.dsn.error(exc, "write the state", self.schema) from None
             self._state = state.copy()
