@@ -1,6 +1,7 @@
 """Configuration: `surveyctl.yaml` and environment variables -> the chosen Environment.
 
 ```yaml
+required_version: ">=0.1.0, <0.3"   # the versions of surveyctl this project allows
 manifests: [surveys/, groups/]      # read when no paths are given
 environments:
   staging:    {host: https://staging.example.com, api_key_env: SURVEYCTL_STAGING_KEY}
@@ -23,6 +24,8 @@ mistake in it is one ConfigError with the file, the line and the setting, and th
 known name for a misspelt one: `surveyctl.yaml:2:1: unknown setting 'enviroments' (did you
 mean 'environments'?); ...`. A setting this surveyctl does not know is refused, never ignored
 (one a newer surveyctl added may be a guard), and the message says to upgrade if it is one.
+`required_version` (see `surveyctl.version_pin`) is checked before anything else in the file:
+a surveyctl it excludes refuses every command that reads the file.
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from surveyctl.config_checks import check_environment_name, only_known
+from surveyctl import __version__
+from surveyctl.config_checks import check_environment_name, check_required_version, only_known
 from surveyctl.environments import Environment, read_environment
 from surveyctl.errors import ConfigError, Location
 from surveyctl.files import shown_path
@@ -53,7 +57,7 @@ CONFIG_FILE = "surveyctl.yaml"
 SANDBOX = "sandbox"
 ENV_VARIABLE = "SURVEYCTL_ENV"
 WORK_DIR = ".surveyctl"
-SETTINGS = ("manifests", "environments", "default_environment")
+SETTINGS = ("manifests", "environments", "default_environment", "required_version")
 # A configuration is a few lines; these bounds only stop a hostile file early.
 LIMITS = Limits("configuration file", max_bytes=1_000_000, max_values=100_000, max_depth=16)
 
@@ -245,9 +249,12 @@ def load_config(path: Path | None = None, cwd: Path | None = None) -> Config:
     if not isinstance(data, MarkedDict):
         raise ConfigError(
             "the configuration must be a mapping of settings (manifests, environments, "
-            "default_environment)",
+            "default_environment, required_version)",
             document.location,
         )
+    # The pin first: a surveyctl it excludes is told to change version, not what else it
+    # does not know of the file (a setting added by the version the team pins).
+    check_required_version(data, __version__)
     only_known(data, SETTINGS, "")
     manifests = data.get("manifests") or []
     if not isinstance(manifests, list) or not all(isinstance(m, str) for m in manifests):

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from surveyctl.errors import ConfigError
 from surveyctl.suggest import setting_hint
+from surveyctl.version_pin import PinError, allows, parse_pin
 from surveyctl.yamlsafe import MarkedDict
 
 # An environment's name names its state file and catalogue cache under .surveyctl/.
@@ -188,3 +189,29 @@ def only_known(data: MarkedDict, known: tuple[str, ...], prefix: str) -> None:
         if key not in known:
             hint = setting_hint(key, known)
             raise ConfigError(f"{prefix}unknown setting {key!r}{hint}", data.where(key))
+
+
+def check_required_version(data: MarkedDict, version: str) -> None:
+    """ConfigError at `required_version` when it is not a pin in the accepted syntax, or when
+    `version` (this surveyctl's) is not one it allows: a team pins one version, and a
+    surveyctl outside it would plan with other rules than the rest of the team's, or write a
+    state the others refuse (docs/state.md, "Two versions of surveyctl on one project")."""
+    if "required_version" not in data:
+        return
+    pin, where = data["required_version"], data.where("required_version")
+    if not isinstance(pin, str):
+        raise ConfigError(
+            'required_version must be a quoted string of version clauses, such as ">=0.1.0, <0.3"',
+            where,
+        )
+    try:
+        clauses = parse_pin(pin)
+    except PinError as problem:
+        raise ConfigError(f"required_version {_shown_name(pin)} {problem}", where) from None
+    if not allows(clauses, version):
+        raise ConfigError(
+            f"required_version {_shown_name(pin)} does not allow this surveyctl ({version}): "
+            "install a version it allows (the one the team runs), or change required_version "
+            "when the whole team moves to another; nothing was changed",
+            where,
+        )

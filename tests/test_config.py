@@ -103,7 +103,8 @@ def test_a_misspelt_setting_names_its_line_and_the_setting_meant(run_cli, projec
 def test_an_unknown_setting_lists_the_known_ones(tmp_path):
     error = config_error(tmp_path, "manifests: []\nsecrets: {}\n")
     assert error.message == (
-        "unknown setting 'secrets'; known: manifests, environments, default_environment" + NEWER
+        "unknown setting 'secrets'; known: manifests, environments, default_environment, "
+        "required_version" + NEWER
     )
     assert error.location.line == 2
 
