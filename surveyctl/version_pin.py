@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-OPERATORS = ("~=", "==", "!=", ">=", "<=", ">", "<")
 _CLAUSE = re.compile(r"\s*(~=|==|!=|>=|<=|>|<)\s*(\d+(?:\.\d+)*)(\.\*)?\s*")
 _RELEASE = re.compile(r"\d+(?:\.\d+)*")
 ACCEPTED = (

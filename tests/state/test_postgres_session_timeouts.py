@@ -179,3 +179,20 @@ def test_a_state_session_the_server_ended_for_a_timeout_says_where_to_look(postg
         'session ("terminating connection due to idle-session timeout", for a timeout set for '
         "the database user or the database: `SELECT * FROM pg_db_role_setting` lists them)"
     )
+
+
+def test_a_check_after_a_refused_write_still_says_the_server_ended_the_lock_session(postgres):
+    # An apply of several writes at once: one write is refused, and another's check before
+    # its change comes after it, on a connection that can only say it is closed by then.
+    schema = postgres.fresh_schema()
+    store = PostgresStateStore(postgres.dsn(), "staging", schema)
+    try:
+        with store.locked("apply"):
+            end_lock_session(postgres, schema)
+            with pytest.raises(LockLost):
+                store.record("Survey/a", SurveyRecord(1))
+            with pytest.raises(LockLost) as lost:
+                store.check_lock()
+    finally:
+        store.close()
+    assert f"{store.location}: {ENDED}, so it starts no further change" in str(lost.value)

@@ -57,6 +57,8 @@ class AdvisoryLock:
         self.info: LockInfo | None = None
         # Whether the wait connected again: the session that ended was not the lock's alone.
         self.reconnected = False
+        # What ended the lock's session, in the server's words, once a probe found it ended.
+        self._how_it_ended: str | None = None
 
     def acquire(
         self,
@@ -170,10 +172,14 @@ class AdvisoryLock:
         connection = self._connection
         if connection is None:
             return False, None
+        if connection.closed:
+            # Probed before: a closed connection now says only that it is closed.
+            return True, self._how_it_ended
         try:
             connection.execute("SELECT 1")
         except psycopg.Error as exc:
-            return True, self.dsn.ended(exc, "the session that held it")
+            self._how_it_ended = self.dsn.ended(exc, "the session that held it")
+            return True, self._how_it_ended
         return False, None
 
     def still_held_sql(self) -> tuple[sql.Composed, tuple[object, ...]]:
