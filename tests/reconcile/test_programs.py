@@ -686,7 +686,7 @@ def test_import_of_a_program_reads_its_members_groups_side_by_side(
     assert client.most > 1
 
 
-_RENAMED = "if the wave was renamed, run"
+_RENAMED = "renames that wave to this one, run"
 
 
 def test_a_renamed_wave_is_noted_with_the_state_mv_that_keeps_each_survey(run_cli, write_program):
@@ -697,13 +697,13 @@ def test_a_renamed_wave_is_noted_with_the_state_mv_that_keeps_each_survey(run_cl
     assert result.exit_code == 0, result.stderr
     for market in MARKETS:
         assert (
-            f"  note: Survey/tracker[{market},nov]: created beside Survey/tracker[{market},w2], "
-            "of a wave its program no longer lists, the same survey but for the wave id: if the "
-            "wave was "
-            f"renamed, run `surveyctl state mv 'Survey/tracker[{market},w2]' "
-            f"'Survey/tracker[{market},nov]'` and plan again, so that the survey keeps its id "
-            "and fieldwork instead of running twice; if a wave ended as this one begins, apply "
-            "as planned (manifests/tracker.yaml:"
+            f"  note: Survey/tracker[{market},nov]: created beside Survey/tracker[{market},w2] "
+            "(not closed), of a wave its program no longer lists (dropped in this edit or an "
+            "earlier one: the state does not say which), the same survey but for the wave id: "
+            "if this edit renames that wave to this one, run `surveyctl state mv "
+            f"'Survey/tracker[{market},w2]' 'Survey/tracker[{market},nov]'` and plan again, so "
+            "that the survey keeps its id and fieldwork instead of running twice; if this is a "
+            "new wave, apply as planned (manifests/tracker.yaml:"
         ) in result.stdout
 
 
@@ -763,3 +763,18 @@ def test_a_renamed_wave_that_destroy_would_delete_is_noted_too(run_cli, write_pr
     result = run_cli("plan", "manifests", "--destroy")
     assert "Plan: 2 to add, 0 to change, 2 to destroy." in result.stdout
     assert result.stdout.count(_RENAMED) == 2
+
+
+def test_a_new_wave_beside_a_wave_dropped_in_an_earlier_edit_is_not_said_to_end_as_it_begins(
+    run_cli, write_program
+):
+    write_program(program(None, ["w1", "w2"]))
+    _apply(run_cli)
+    write_program(program(None, ["w2"]))  # w1 dropped, its surveys kept open
+    _apply(run_cli)
+    write_program(program(None, ["w2", "w3"]))  # a month later, the next wave
+    result = run_cli("plan", "manifests")
+    note = next(line for line in result.stdout.splitlines() if "[en_GB,w3]: created" in line)
+    assert "(dropped in this edit or an earlier one: the state does not say which)" in note
+    assert "if this is a new wave, apply as planned" in note
+    assert "ended as this one begins" not in note
