@@ -112,11 +112,12 @@ def _message(old_addresses: list[str], new_address: str) -> str:
         for old in old_addresses
     )
     olds = ", ".join(old_addresses)
-    that = "that wave" if len(old_addresses) == 1 else "one of those waves"
+    one = len(old_addresses) == 1
+    waves, that = ("a wave", "that wave") if one else ("waves", "one of those waves")
     return (
-        f"created beside {olds} (not closed), of a wave its program no longer lists (dropped "
-        "in this edit or an earlier one: the state does not say which), the same survey but "
-        f"for the wave id: if this edit renames {that} to this one, run {moves} and plan "
-        "again, so that the survey keeps its id and fieldwork instead of running twice; if "
-        "this is a new wave, apply as planned"
+        f"created beside {olds}, of {waves} its program no longer lists (dropped in this edit "
+        f"or an earlier one: the state does not say which), the same survey but for the wave "
+        f"id: if this edit renames {that} to this one, run {moves} and plan again, so that the "
+        "survey keeps its id and fieldwork instead of running twice; if this is a new wave, "
+        "apply as planned"
     )

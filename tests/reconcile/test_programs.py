@@ -696,9 +696,9 @@ def test_a_renamed_wave_is_noted_with_the_state_mv_that_keeps_each_survey(run_cl
     assert result.exit_code == 0, result.stderr
     for market in MARKETS:
         assert (
-            f"  note: Survey/tracker[{market},nov]: created beside Survey/tracker[{market},w2] "
-            "(not closed), of a wave its program no longer lists (dropped in this edit or an "
-            "earlier one: the state does not say which), the same survey but for the wave id: "
+            f"  note: Survey/tracker[{market},nov]: created beside Survey/tracker[{market},w2], "
+            "of a wave its program no longer lists (dropped in this edit or an earlier one: the "
+            "state does not say which), the same survey but for the wave id: "
             "if this edit renames that wave to this one, run `surveyctl state mv "
             f"'Survey/tracker[{market},w2]' 'Survey/tracker[{market},nov]'` and plan again, so "
             "that the survey keeps its id and fieldwork instead of running twice; if this is a "
