@@ -799,3 +799,23 @@ def test_a_renamed_wave_deleted_by_destroy_is_one_group_beside_the_new_waves_cre
         "(-$1,250.00)\n"
     ) in result.stdout
     assert result.stdout.count("will be destroyed") == 1
+
+
+def test_a_removed_programs_protected_member_is_refused_by_name_beside_the_others_group(
+    run_cli, write_program, project
+):
+    loose = program(None, ["w1", "w2"])
+    loose["lifecycle"] = {"prevent_destroy": False}
+    write_program(loose)
+    _apply(run_cli)
+    write_program(program(None, ["w1", "w2"]))  # protected again, applied to one member only
+    protected = "tracker[en_GB,w1]"
+    targeted = run_cli("apply", "manifests", "--target", protected, "--auto-approve")
+    assert targeted.exit_code == 0, targeted.stdout + targeted.stderr
+    (project / "manifests" / "tracker.yaml").write_text(yaml.safe_dump(survey_manifest("other")))
+    result = run_cli("plan", "manifests", "--destroy")
+    assert "- 3 surveys of program tracker will be destroyed: " in result.stdout
+    assert (
+        f"  error: Survey/{protected}: lifecycle.prevent_destroy forbids deleting it; restore "
+        "its manifest or `surveyctl state rm` it"
+    ) in result.stdout.splitlines()
