@@ -7,7 +7,10 @@ M markets x W waves (default 10 x 100), and times `text.render`, `markdown.rende
 - update: a template change to every member, one market's own price change on top, and the
   same drift on every tenth member;
 - create: every member created (the first plan of the program), 12 quotas each;
-- wave: one new wave's creates, one per market, beside 990 unchanged members.
+- wave: one new wave's creates, one per market, beside 990 unchanged members;
+- delete: every member deleted (a program of `prevent_destroy: false` removed, `--destroy`),
+  each with the warning of a live survey's delete;
+- retire: every member retired (the program's default `prevent_destroy`), each with its note.
 
 It prints the least CPU time of --repeat renders (the figure a busy machine moves least).
 
@@ -19,7 +22,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from surveyctl.reconcile.plan import FieldChange, Plan, ResourceChange, Spend
+from surveyctl.reconcile.plan import FieldChange, Note, Plan, ResourceChange, Spend
 from surveyctl.render import json as json_format
 from surveyctl.render import markdown, text
 
@@ -113,6 +116,29 @@ def create_plan(markets: int, wave_ids: list[str], unchanged: int = 0) -> Plan:
     return _plan(resources)
 
 
+def leave_plan(markets: int, wave_ids: list[str], action: str) -> Plan:
+    """Every member leaving: deleted ("delete") or retired and kept ("no-op"), each with the
+    note the planner gives it."""
+    severity, message = {
+        "delete": ("warning", "deleting a live survey stops its fieldwork"),
+        "no-op": ("note", "retired from program tracker: kept, never destroyed"),
+    }[action]
+    resources = [
+        ResourceChange(
+            "Survey",
+            f"tracker[{locale},{wave}]",
+            action,
+            remote_id=10001 + m * len(wave_ids) + w,
+            spend=Spend(2500.0, None if action == "delete" else 2500.0),
+        )
+        for m, locale in enumerate(LOCALES[:markets])
+        for w, wave in enumerate(wave_ids)
+    ]
+    plan = _plan(resources)
+    plan.notes = [Note(severity, r.address, message) for r in resources]
+    return plan
+
+
 def cpu(render, plan: Plan, repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
@@ -133,6 +159,8 @@ def main() -> None:
         "update": update_plan(args.markets, wave_ids),
         "create": create_plan(args.markets, wave_ids),
         "wave": create_plan(args.markets, wave_ids, unchanged=args.waves - 1),
+        "delete": leave_plan(args.markets, wave_ids, "delete"),
+        "retire": leave_plan(args.markets, wave_ids, "no-op"),
     }
     renders = {
         "text": lambda plan: text.render(plan),

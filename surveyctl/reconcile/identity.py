@@ -86,6 +86,9 @@ class Twin:
     # The address the state manages it as, when no manifest describes that address any more
     # (a renamed manifest): the create would duplicate a resource surveyctl made.
     managed_as: str | None = None
+    # The whole live resource, when the search read it so (a group's GET by its reference):
+    # adopting it records it from that read instead of reading it a second time.
+    body: dict | None = field(default=None, compare=False, repr=False)
 
     @property
     def duplicable(self) -> bool:

@@ -86,10 +86,11 @@ def _adopt(client: Any, desired: DesiredState, found: Identity, parallelism: int
             return None, f"{twin.shown()}: {exc}"
 
     with ThreadPoolExecutor(max_workers=max(1, parallelism)) as pool:
-        for (resource_address, _twin), (made, problem) in zip(
+        for (resource_address, twin), (made, problem) in zip(
             wanted, pool.map(record, wanted), strict=True
         ):
-            found.requests += 1
+            if twin.body is None:  # else the search read it whole, and adopting it reads none
+                found.requests += 1
             if made is None:
                 found.unchecked[resource_address] = str(problem)
             else:

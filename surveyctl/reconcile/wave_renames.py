@@ -10,6 +10,12 @@ and market in the state whose wave left the program, whose last applied body is 
 create's once the old id is read as the new one, and whose survey is not closed (a wave
 dropped at the end of its fieldwork is closed; one renamed is not). A new wave added while
 the others stay retires nothing, so the monthly cycle is never noted.
+
+Nor does the state say when a wave left: nothing is written when a wave is dropped (its
+members are kept as they were), so a wave dropped an edit ago and kept open, beside the next
+wave added now, is the same state and manifests as a wave renamed now. The note says so and
+names both ways rather than guess: a guess that missed a real rename would run the wave
+twice, and closing a finished wave's surveys ends the note.
 """
 
 from __future__ import annotations
@@ -106,9 +112,12 @@ def _message(old_addresses: list[str], new_address: str) -> str:
         for old in old_addresses
     )
     olds = ", ".join(old_addresses)
+    one = len(old_addresses) == 1
+    waves, that = ("a wave", "that wave") if one else ("waves", "one of those waves")
     return (
-        f"created beside {olds}, of a wave its program no longer lists, the same survey but "
-        f"for the wave id: if the wave was renamed, run {moves} and plan again, so that the survey "
-        "keeps its id and fieldwork instead of running twice; if a wave ended as this one "
-        "begins, apply as planned"
+        f"created beside {olds}, of {waves} its program no longer lists (dropped in this edit "
+        f"or an earlier one: the state does not say which), the same survey but for the wave "
+        f"id: if this edit renames {that} to this one, run {moves} and plan again, so that the "
+        "survey keeps its id and fieldwork instead of running twice; if this is a new wave, "
+        "apply as planned"
     )

@@ -29,6 +29,7 @@ from surveyctl.render.programs import (
     group_row,
     member_groups,
     member_list,
+    shown_notes,
 )
 from surveyctl.render.values import printable
 
@@ -95,17 +96,20 @@ def _notes(plan: Plan) -> list[str]:
     them would push the comment over GitHub's limit, which refuses it whole. The table and
     the details keep the other half."""
     budget = (COMMENT_LIMIT - _RESERVE) // 2
-    errors = _note_list("**Errors (apply is blocked):**", plan.errors, "error(s)", budget)
-    others = [note for note in plan.notes if note.severity != "error"]
-    budget -= _size(errors)
-    return errors + _note_list("**Warnings and notes:**", others, "warning(s) and note(s)", budget)
+    errors = [(note, None) for note in plan.errors]
+    listed = _note_list("**Errors (apply is blocked):**", errors, "error(s)", budget)
+    # Members' notes alike are one item, naming them (render/programs.py); errors never are.
+    others = [shown for shown in shown_notes(plan) if shown[0].severity != "error"]
+    budget -= _size(listed)
+    return listed + _note_list("**Warnings and notes:**", others, "warning(s) and note(s)", budget)
 
 
 def _note_list(title: str, notes: list, noun: str, budget: int) -> list[str]:
-    """`title` and one item per note while they fit in `budget`; the rest are counted."""
+    """`title` and one item per note (with the members it is of, or None) while they fit in
+    `budget`; the rest are counted."""
     if not notes:
         return []
-    items = [_note(note) for note in notes]
+    items = [_note(note, members) for note, members in notes]
     return [title, *_bounded(items, noun, budget - _size([title]), _WHOLE_PLAN)]
 
 
@@ -130,10 +134,11 @@ def _bounded(items: list[str], noun: str, budget: int, where: str) -> list[str]:
     return lines
 
 
-def _note(note) -> str:
+def _note(note, members: str | None = None) -> str:
     where = f" ({note.location})" if note.location else ""
     severity = "" if note.severity == "error" else f"{note.severity}: "
-    return f"- {severity}{_code(note.address)}: {_inline(note.message + where)}"
+    who = _inline(members) if members else _code(note.address)
+    return f"- {severity}{who}: {_inline(note.message + where)}"
 
 
 def _table(resources: list, budget: int) -> list[str]:

@@ -30,6 +30,18 @@ group's headline carries the spend change of all its members (whatever part move
 carries its own only for creates, the one case where its members' spend is theirs alone. The
 program, market and wave come from each member's name (`surveyctl.resources`), so the planner
 carries nothing for programs.
+
+Members that leave a program (a wave or a market dropped, the program removed) are grouped
+too. Those deleted (`--destroy`) are one group named by what leaves, each member listed with
+its own id and spend, the only things in which their entries differ:
+
+    - 20 surveys of program brand-tracker will be destroyed: wave 2026-09 in markets ...
+          members de_DE: 2026-09 (ps_survey_id 10007, -$1,240.00)
+
+What a leaving member is told is a note (retired and kept, left alone, deleting a live
+survey), and `shown_notes` lists a note or warning that members of a program have word for
+word once, naming them; an error (a protected member's refusal) is always listed under its
+own address, so a refusal is never folded into a group.
 """
 
 from __future__ import annotations
@@ -39,10 +51,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from surveyctl.money import total, usd_delta
-from surveyctl.reconcile.plan import Plan, ResourceChange
+from surveyctl.reconcile.plan import Note, Plan, ResourceChange
 from surveyctl.render.describe import Describer, Line
 from surveyctl.render.lines import body_lines, drift_lines, ident
-from surveyctl.resources import Member, member_of
+from surveyctl.resources import SURVEY, Member, member_of
 
 # Fewer members than this planned alike are shown per member.
 MIN_GROUP = 2
@@ -70,6 +82,9 @@ class _Shape:
     # A part's spend change is its own only when its surveys are made whole by it (creates):
     # an updated member's spend moves with all its changes, some shown in the outer group.
     part_spend: bool = False
+    # Members that leave (deletes) show no line of their own: they are one group all the same,
+    # and its member list names each one's id and spend, which differ member by member.
+    itemised: bool = False
 
 
 def _changes(group: MemberGroup) -> str:
@@ -130,6 +145,7 @@ _SHAPES = {
     "update": _UPDATE,
     "quota-update": _UPDATE,
     "no-op": _Shape("no-op", "!", "", _changes, _changes, _exact),  # drifted, nothing planned
+    "delete": _Shape("delete", "-", " will be destroyed", _where, _nothing, _exact, True, True),
 }
 
 
@@ -196,8 +212,18 @@ class MemberGroup:
         )
 
     def by_market(self) -> list[str]:
-        """`en_GB: 2026-09, 2026-10` per market, in the order of the plan."""
-        return [f"{market}: {', '.join(w)}" for market, w in _waves_by_market(self.where).items()]
+        """`en_GB: 2026-09, 2026-10` per market, in the order of the plan; for members that
+        leave, each wave with its member's id and spend (`2026-09 (ps_survey_id 10001,
+        -$750.00)`)."""
+        waves: dict[str, list[str]] = {}
+        for member, where in zip(self.members, self.where, strict=True):
+            shown = f"{where.wave}{_item(member)}" if self.shape.itemised else where.wave
+            waves.setdefault(where.market, []).append(shown)
+        return [f"{market}: {', '.join(w)}" for market, w in waves.items()]
+
+    def member_items(self) -> list[str]:
+        """Each member's address, with its id and spend for members that leave."""
+        return [f"`{m.address}`{_item(m) if self.shape.itemised else ''}" for m in self.members]
 
     def fields(self) -> list[str]:
         """The fields its members' changes are in, as the table of a comment names them."""
@@ -228,7 +254,7 @@ def member_groups(plan: Plan) -> tuple[list[MemberGroup], dict[int, list[MemberG
             continue
         describer = Describer(plan, resource)
         lines = body_lines(describer, resource) + drift_lines(describer, resource)
-        if lines:
+        if lines or shape.itemised:
             key = (member.program, resource.kind, shape)
             candidates.setdefault(key, []).append((resource, member, lines))
     groups = []
@@ -262,6 +288,8 @@ def _grouped(
     by_market = [frozenset(indexes) for indexes in markets.values()]
     # each member set that shows lines -> the lines, by where its first member has them
     placed: dict[Members, list[tuple[int, Line]]] = {}
+    if shape.itemised:
+        placed[everyone] = []  # one group whatever lines its members share
     for (line, _), where in holders.items():
         for who in shape.place(frozenset(where), everyone, by_market):
             placed.setdefault(who, []).append((where[min(who)], line))
@@ -304,6 +332,45 @@ def _nested(shown: dict[Members, MemberGroup]) -> list[MemberGroup]:
     return [group for _, group in sorted(outermost, key=_first)]
 
 
+def shown_notes(plan: Plan) -> list[tuple[Note, str | None]]:
+    """The notes as the text and markdown plans list them, each with whom it is said of in
+    place of its address, or None for its address. A note or warning that two members of a
+    program or more have word for word (`retired from program P: kept, never destroyed` of a
+    wave dropped in 20 markets) is listed once, where the first of them is, said of them all
+    (`20 surveys of program P, wave w1 in markets ...`). Any other note, and every error (a
+    member's refusal is read under its own name), keeps its address."""
+    alike: dict[tuple, list[tuple[Note, Member]]] = {}
+    for note in plan.notes:
+        kind, _, name = note.address.partition("/")
+        member = member_of(name)
+        if member is not None and note.severity != "error":
+            key = (member.program, kind, note.severity, note.message, note.location)
+            alike.setdefault(key, []).append((note, member))
+    folded: dict[int, str | None] = {}  # id of each note folded -> its line's members, or None
+    for (program, kind, *_), notes in alike.items():
+        if len(notes) < MIN_GROUP:
+            continue
+        where = [member for _, member in notes]
+        noun = "surveys" if kind == SURVEY else "exclusion groups"
+        folded[id(notes[0][0])] = f"{len(notes)} {noun} of program {program}, {_whole(where)}"
+        folded.update((id(note), None) for note, _ in notes[1:])
+    return [
+        (note, folded.get(id(note)))
+        for note in plan.notes
+        if id(note) not in folded or folded[id(note)] is not None
+    ]
+
+
+def _whole(where: list[Member]) -> str:
+    """`wave w1 in markets en_US, en_GB` (every one named), or `en_US: w1, w2; en_GB: w1`
+    when some market lacks some wave."""
+    markets = list(dict.fromkeys(m.market for m in where))
+    waves = list(dict.fromkeys(m.wave for m in where))
+    if len(markets) * len(waves) == len(where):
+        return f"{_named(waves, 'wave', None)} in {_named(markets, 'market', None)}"
+    return "; ".join(f"{market}: {', '.join(w)}" for market, w in _waves_by_market(where).items())
+
+
 def group_lines(group: MemberGroup, members: bool = True) -> list[Line]:
     """A group as the text renderer draws it: headline, what every member shows, the members
     by market, then each part the same way, one level in."""
@@ -335,7 +402,7 @@ def group_row(group: MemberGroup, action: str) -> str:
 def member_list(group: MemberGroup) -> list[str]:
     """The members of a group as a collapsed markdown list."""
     lines = [f"<details><summary>{len(group.members)} members</summary>", ""]
-    lines += [f"- `{member.address}`" for member in group.members]
+    lines += [f"- {item}" for item in group.member_items()]
     return [*lines, "", "</details>", ""]
 
 
@@ -405,3 +472,12 @@ def _named(names: list[str], noun: str, limit: int | None = HEADLINE_NAMES) -> s
     if limit is not None and len(names) > limit:
         return f"{plural} {', '.join(names[:limit])} and {len(names) - limit} more"
     return f"{plural} {', '.join(names)}"
+
+
+def _item(member: ResourceChange) -> str:
+    """` (ps_survey_id 10001, -$750.00)`: what a member that leaves takes with it."""
+    # `ident` is ` (ps_survey_id 10001)`: its words, beside the spend in one parenthesis
+    details = [ident(member).strip()[1:-1]] if member.remote_id is not None else []
+    if member.spend and member.spend.before != member.spend.after:
+        details.append(usd_delta(member.spend.before, member.spend.after))
+    return f" ({', '.join(details)})" if details else ""

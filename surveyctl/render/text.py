@@ -8,7 +8,7 @@ from surveyctl.money import usd, usd_delta
 from surveyctl.reconcile.plan import Plan
 from surveyctl.render.formats import Format, register
 from surveyctl.render.lines import SYMBOLS, resource_lines
-from surveyctl.render.programs import group_lines, member_groups
+from surveyctl.render.programs import group_lines, member_groups, shown_notes
 from surveyctl.render.report import ApplyReport
 from surveyctl.render.values import printable
 
@@ -47,9 +47,10 @@ def render(plan: Plan, color: bool = False) -> str:
         lines.append("")
     if plan.notes:
         lines.append("Notes:")
-        for note in plan.notes:
+        for note, members in shown_notes(plan):
             where = f" ({note.location})" if note.location else ""
-            lines.append(printable(f"  {note.severity}: {note.address}: {note.message}{where}"))
+            who = members or note.address
+            lines.append(printable(f"  {note.severity}: {who}: {note.message}{where}"))
         lines.append("")
     lines.append(summary_line(plan))
     return "\n".join(lines) + "\n"

@@ -175,7 +175,8 @@ def test_removing_a_wave_destroys_nothing_and_shows_it_retired(run_cli, write_pr
     result = run_cli("plan", "manifests", "--destroy", "--detailed-exitcode")
     assert result.exit_code == 0, result.stdout
     assert (
-        "  note: Survey/tracker[en_GB,w1]: retired from program tracker: kept, never destroyed"
+        "  note: 2 surveys of program tracker, wave w1 in markets en_GB, en_US: retired from "
+        "program tracker: kept, never destroyed"
     ) in result.stdout.splitlines()
     assert "2 retired program members are kept" in result.stdout
     assert "Survey/tracker[en_GB,w1]" in _state(project)
@@ -204,12 +205,10 @@ def test_removing_a_market_retires_its_members_with_a_note(run_cli, write_progra
     write_program(us_only)
     result = run_cli("plan", "manifests", "--destroy", "--detailed-exitcode")
     assert result.exit_code == 0, result.stdout
-    lines = result.stdout.splitlines()
-    for wave in ("w1", "w2"):
-        assert (
-            f"  note: Survey/tracker[en_GB,{wave}]: retired from program tracker: kept, "
-            "never destroyed"
-        ) in lines
+    assert (
+        "  note: 2 surveys of program tracker, waves w1, w2 in market en_GB: retired from "
+        "program tracker: kept, never destroyed"
+    ) in result.stdout.splitlines()
     assert "no longer makes it" not in result.stdout
     assert "Survey/tracker[en_GB,w2]" in _state(project)
 
@@ -686,7 +685,7 @@ def test_import_of_a_program_reads_its_members_groups_side_by_side(
     assert client.most > 1
 
 
-_RENAMED = "if the wave was renamed, run"
+_RENAMED = "renames that wave to this one, run"
 
 
 def test_a_renamed_wave_is_noted_with_the_state_mv_that_keeps_each_survey(run_cli, write_program):
@@ -698,12 +697,12 @@ def test_a_renamed_wave_is_noted_with_the_state_mv_that_keeps_each_survey(run_cl
     for market in MARKETS:
         assert (
             f"  note: Survey/tracker[{market},nov]: created beside Survey/tracker[{market},w2], "
-            "of a wave its program no longer lists, the same survey but for the wave id: if the "
-            "wave was "
-            f"renamed, run `surveyctl state mv 'Survey/tracker[{market},w2]' "
-            f"'Survey/tracker[{market},nov]'` and plan again, so that the survey keeps its id "
-            "and fieldwork instead of running twice; if a wave ended as this one begins, apply "
-            "as planned (manifests/tracker.yaml:"
+            "of a wave its program no longer lists (dropped in this edit or an earlier one: the "
+            "state does not say which), the same survey but for the wave id: "
+            "if this edit renames that wave to this one, run `surveyctl state mv "
+            f"'Survey/tracker[{market},w2]' 'Survey/tracker[{market},nov]'` and plan again, so "
+            "that the survey keeps its id and fieldwork instead of running twice; if this is a "
+            "new wave, apply as planned (manifests/tracker.yaml:"
         ) in result.stdout
 
 
@@ -763,3 +762,60 @@ def test_a_renamed_wave_that_destroy_would_delete_is_noted_too(run_cli, write_pr
     result = run_cli("plan", "manifests", "--destroy")
     assert "Plan: 2 to add, 0 to change, 2 to destroy." in result.stdout
     assert result.stdout.count(_RENAMED) == 2
+
+
+def test_a_new_wave_beside_a_wave_dropped_in_an_earlier_edit_is_not_said_to_end_as_it_begins(
+    run_cli, write_program
+):
+    write_program(program(None, ["w1", "w2"]))
+    _apply(run_cli)
+    write_program(program(None, ["w2"]))  # w1 dropped, its surveys kept open
+    _apply(run_cli)
+    write_program(program(None, ["w2", "w3"]))  # a month later, the next wave
+    result = run_cli("plan", "manifests")
+    note = next(line for line in result.stdout.splitlines() if "[en_GB,w3]: created" in line)
+    assert "(dropped in this edit or an earlier one: the state does not say which)" in note
+    assert "if this is a new wave, apply as planned" in note
+    assert "ended as this one begins" not in note
+
+
+def test_a_renamed_wave_deleted_by_destroy_is_one_group_beside_the_new_waves_creates(
+    run_cli, write_program
+):
+    loose = program(None, ["w1", "w2"])
+    loose["lifecycle"] = {"prevent_destroy": False}
+    write_program(loose)
+    _apply(run_cli)
+    loose["spec"]["waves"] = ["w1", "nov"]
+    write_program(loose)
+    result = run_cli("plan", "manifests", "--destroy")
+    assert "Plan: 2 to add, 0 to change, 2 to destroy." in result.stdout
+    assert (
+        "+ 2 surveys of program tracker will be created: wave nov in markets en_GB, en_US "
+        "(+$1,250.00)\n"
+    ) in result.stdout
+    assert (
+        "- 2 surveys of program tracker will be destroyed: wave w2 in markets en_GB, en_US "
+        "(-$1,250.00)\n"
+    ) in result.stdout
+    assert result.stdout.count("will be destroyed") == 1
+
+
+def test_a_removed_programs_protected_member_is_refused_by_name_beside_the_others_group(
+    run_cli, write_program, project
+):
+    loose = program(None, ["w1", "w2"])
+    loose["lifecycle"] = {"prevent_destroy": False}
+    write_program(loose)
+    _apply(run_cli)
+    write_program(program(None, ["w1", "w2"]))  # protected again, applied to one member only
+    protected = "tracker[en_GB,w1]"
+    targeted = run_cli("apply", "manifests", "--target", protected, "--auto-approve")
+    assert targeted.exit_code == 0, targeted.stdout + targeted.stderr
+    (project / "manifests" / "tracker.yaml").write_text(yaml.safe_dump(survey_manifest("other")))
+    result = run_cli("plan", "manifests", "--destroy")
+    assert "- 3 surveys of program tracker will be destroyed: " in result.stdout
+    assert (
+        f"  error: Survey/{protected}: lifecycle.prevent_destroy forbids deleting it; restore "
+        "its manifest or `surveyctl state rm` it"
+    ) in result.stdout.splitlines()

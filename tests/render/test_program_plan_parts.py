@@ -245,8 +245,9 @@ def test_the_json_program_view_gives_each_member_every_line_its_own_entry_shows(
     members = [
         *_creates("w3"),
         *_updates(("w1", "w2"), FieldChange("expected_loi", 12, 15), en_GB=price(2.8, 3.0)),
+        *[ResourceChange("Survey", f"tracker[{m},w0]", "delete", remote_id=9) for m in MARKETS],
     ]
-    members[-1].drift = [FieldChange("expected_ir", 40, 30)]
+    members[-4].drift = [FieldChange("expected_ir", 40, 30)]
     made = plan(*members, labels=LABELS)
     view = json.loads(json_format.render(made))["program_view"]
     shown: dict[str, list[str]] = {}

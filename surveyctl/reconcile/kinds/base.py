@@ -161,8 +161,8 @@ class Kind:
     def twin_record(self, client: Any, twin: Twin, manifest: Any) -> tuple[Record, dict]:
         """The state record that adopts `twin` for `manifest` (`--adopt`, `state rebuild`):
         its ids and no last-applied body; with the live body it was made from (the body
-        `read` would return), which the plan of the same run plans it from instead of
-        reading it again."""
+        `read` would return, or `twin.body` when the search read it whole), which the plan of
+        the same run plans it from instead of reading it again."""
         raise NotImplementedError
 
 

@@ -209,15 +209,15 @@ class GroupKind(Kind):
             else:
                 unmanaged[resource] = ref
         with ThreadPoolExecutor(max_workers=max(1, parallelism)) as pool:
-            failures = pool.map(lambda ref: _read_failure(client, ref), unmanaged.values())
-            for (resource, ref), failure in zip(unmanaged.items(), failures, strict=True):
+            reads = pool.map(lambda ref: _read(client, ref), unmanaged.values())
+            for (resource, ref), (body, failure) in zip(unmanaged.items(), reads, strict=True):
                 found.requests += 1
-                _note_twin(found, resource, ref, failure)
+                _note_twin(found, resource, ref, body, failure)
 
     def twin_record(
         self, client: Marketplace, twin: Twin, manifest: ExclusionGroup
     ) -> tuple[GroupRecord, dict]:
-        live = client.get_group(str(twin.remote_id))
+        live = twin.body if twin.body is not None else client.get_group(str(twin.remote_id))
         ids = member_ids(live)
         record = GroupRecord(str(twin.remote_id), ids, None, manifest.lifecycle.prevent_destroy)
         return record, live
@@ -237,20 +237,21 @@ def _managed_already(ref: str, other: str, resource: str, found: Identity) -> st
     return refused
 
 
-def _read_failure(client: Marketplace, ref: str) -> SurveyctlError | None:
-    """How reading group `ref` failed (a 404 is an ApiError too), or None: it exists."""
+def _read(client: Marketplace, ref: str) -> tuple[dict | None, SurveyctlError | None]:
+    """Group `ref` as read (it exists), or how reading it failed (a 404 is an ApiError too)."""
     try:
-        client.get_group(ref)
+        return client.get_group(ref), None
     except SurveyctlError as exc:
-        return exc
-    return None
+        return None, exc
 
 
-def _note_twin(found: Identity, resource: str, ref: str, failure: SurveyctlError | None) -> None:
-    """What the read of group `ref` says of `resource`: a twin, none (404), another buyer's
-    group, or a group that could not be checked."""
+def _note_twin(
+    found: Identity, resource: str, ref: str, body: dict | None, failure: SurveyctlError | None
+) -> None:
+    """What the read of group `ref` says of `resource`: a twin (with the body read, which
+    adopting it records), none (404), another buyer's group, or one that could not be checked."""
     if failure is None:
-        found.twins[resource] = [Twin(ref, "same reference", noun="group")]
+        found.twins[resource] = [Twin(ref, "same reference", noun="group", body=body)]
     elif isinstance(failure, ApiError) and failure.status == 403:
         found.refused[resource] = (
             f"group {ref} exists on the service and belongs to another buyer; "
