@@ -38,6 +38,7 @@ from surveyctl.cli.options import (
 )
 from surveyctl.errors import ApiError, ConnectionFailed, SurveyctlError
 from surveyctl.jsontext import dumps
+from surveyctl.ops.final_status import what_it_pays
 from surveyctl.ops.transactions import (
     DEFAULT_PAGE_SIZE,
     FORMATS,
@@ -321,13 +322,16 @@ def set_status(
         # the transaction is read.
         confirm_write(ctx, action, approved=yes, always_asks=True, can_ask=False)
     client = ctx.client()  # names the environment before anything is asked
-    _check_open(client.get_transaction(survey_id, transaction_id), survey_id, transaction_id)
+    record = client.get_transaction(survey_id, transaction_id)
+    _check_open(record, survey_id, transaction_id)
     if quota_ids:
         _check_quota_ids(client.get_survey(survey_id), quota_ids, sqlc)
     counted = f", counted in quota(s) {', '.join(quota_ids)}" if quota_ids else ""
+    pays = what_it_pays(record, status)
     click.echo(
         f"Transaction {transaction_id} of survey {survey_id} will get status {status} "
         f"({STATUS_NAMES[status]}){counted}. A status set this way is final."
+        + (f" {pays}" if pays else "")
     )
     if not confirm_write(ctx, action, approved=yes, always_asks=True, can_ask=_interactive()):
         # Declined: exit 1, as apply, status and adjust do, so a script sees nothing was done.
