@@ -25,6 +25,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from surveyctl.cli import confirm
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import plain_table
@@ -51,7 +52,8 @@ SHOWN_IDS = 10
 
 
 def _interactive() -> bool:
-    return sys.stdin.isatty()
+    # Looked up when called, so that a test's terminal (or CI's rule) is the one in force.
+    return confirm.terminal()
 
 
 @click.command(name="adjust", cls=SpelledCommand)

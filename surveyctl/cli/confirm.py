@@ -15,14 +15,17 @@ import click
 
 from surveyctl.cli.context import CliContext
 from surveyctl.safety import Approval, needs_question
+from surveyctl.variables import running_in_ci
 
 if TYPE_CHECKING:  # an annotation only: `apply --help` need not read YAML's modules
     from surveyctl.config import Environment
 
 
 def terminal() -> bool:
-    """Whether there is a person at a terminal to ask."""
-    return sys.stdin.isatty()
+    """Whether there is a person at a terminal to ask: standard input is one, and `$CI` does
+    not say this runs in CI. Some runners attach a pseudo-terminal that nobody types into, and
+    a question there would hold the job until its timeout instead of refusing at once."""
+    return sys.stdin.isatty() and not running_in_ci()
 
 
 def confirm_write(

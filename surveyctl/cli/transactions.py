@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from surveyctl.api.transport import may_have_been_processed
+from surveyctl.cli import confirm
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import note_quoting_the_service, plain_table, redraws
@@ -240,7 +241,8 @@ def get_transaction(ctx: CliContext, survey_id: int, transaction_id: str) -> Non
 
 
 def _interactive() -> bool:
-    return sys.stdin.isatty()
+    # Looked up when called, so that a test's terminal (or CI's rule) is the one in force.
+    return confirm.terminal()
 
 
 def _final_status(value: str) -> int:

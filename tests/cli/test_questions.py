@@ -4,6 +4,10 @@ nothing and says so. Over real HTTP against the sandbox."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 DRAFT, LIVE, PAUSED = 11, 22, 33
 
 
@@ -79,3 +83,33 @@ def test_the_question_to_record_a_complete_shows_what_the_complete_pays(
     )
     assert api.get_transaction(survey_id, transaction_id)["Respondent Status Code"] == 16
 
+
+def _on_a_pseudo_terminal(*args: str) -> subprocess.CompletedProcess:
+    """`surveyctl ARGS` with a pseudo-terminal as standard input that nobody types into, as
+    some CI runners attach one; a question would wait until the timeout fails the test."""
+    leader, follower = os.openpty()
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "surveyctl", *args],
+            stdin=follower,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    finally:
+        os.close(follower)
+        os.close(leader)
+
+
+def test_under_ci_a_write_on_a_pseudo_terminal_refuses_without_yes_instead_of_asking(
+    api, project, new_survey, monkeypatch
+):
+    monkeypatch.setenv("CI", "true")
+    survey_id = new_survey()
+    run = _on_a_pseudo_terminal("status", str(survey_id), "live")
+    assert run.returncode == 1
+    assert run.stderr.splitlines()[-1] == (
+        f"Error: a confirmation is needed to move survey {survey_id} to live and there is no "
+        "terminal to ask: confirm with --yes"
+    )
+    assert api.get_survey(survey_id)["ps_survey_status"] == DRAFT
