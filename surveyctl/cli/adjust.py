@@ -2,7 +2,8 @@
 
 An adjustment moves money, so the command shows what it will submit and asks first; without
 a terminal to ask on, it needs `--yes`, and on a protected environment also `--env NAME`.
-Declining exits 1 with nothing sent.
+Declining exits 1 with nothing sent. `--dry-run` shows the same preview and sends nothing, so
+an adjustment can be reviewed (in CI too) before it is submitted.
 
 The answer cannot be asked for again, so nothing is sent before it can be kept: `--output` is
 reserved beside its target first (`surveyctl.ops.answer_file`), and the submission is
