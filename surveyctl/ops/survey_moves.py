@@ -37,5 +37,19 @@ def _up_to_the_goal(survey: dict) -> str:
         )
     return (
         f"until its goal of {goal:,} completes is reached, each paid at {usd_price(price)} "
-        f"(offer_price): up to {usd(cents(price * goal))} in US dollars"
+        f"(offer_price): up to {usd(cents(price * goal))} in US dollars{_priced_apart(survey)}"
+    )
+
+
+def _priced_apart(survey: dict) -> str:
+    """With quota based pricing, the quotas it names are priced individually, at prices the
+    API does not show (spec 2.6 rule 5): the total above is then said to be the offer_price's."""
+    qbp = survey.get("qbp")
+    if not isinstance(qbp, dict) or qbp.get("enable") is not True:
+        return ""
+    ids = [str(i) for i in qbp.get("quota_ids") or []]
+    named = f" ({', '.join(ids)})" if ids else ""
+    return (
+        f" at the offer_price; its QBP quotas{named} are priced individually, at prices the "
+        "API does not show, so what they cost is not in this sum"
     )

@@ -28,6 +28,25 @@ def test_the_question_to_launch_a_survey_shows_its_goal_its_price_and_the_most_i
     assert api.get_survey(survey_id)["ps_survey_status"] == DRAFT
 
 
+def test_the_question_to_launch_a_survey_with_quota_based_pricing_leaves_those_quotas_out(
+    api, run_cli, new_survey, on_a_terminal
+):
+    quotas = [
+        {"buyer_quota_id": "male", "required_count": 100,
+         "criteria": [{"qualification_code": 211, "condition_codes": ["111"]}]},
+        {"buyer_quota_id": "female", "required_count": 100,
+         "criteria": [{"qualification_code": 211, "condition_codes": ["112"]}]},
+    ]  # fmt: skip
+    survey_id = new_survey(quotas=quotas, qbp={"enable": True, "quota_ids": ["male"]})
+    result = run_cli("status", str(survey_id), "live", input="n\n")
+    assert result.exit_code == 1
+    assert (
+        "up to $500.00 in US dollars at the offer_price; its QBP quotas (male) are priced "
+        "individually, at prices the API does not show, so what they cost is not in this sum."
+    ) in result.stderr
+    assert api.get_survey(survey_id)["ps_survey_status"] == DRAFT
+
+
 def test_the_question_to_close_a_survey_says_it_cannot_be_opened_again(
     api, run_cli, new_survey, on_a_terminal
 ):
