@@ -1,7 +1,7 @@
 """What the identity check costs: a plan with C creates in an account of N surveys, at latency L.
 
 Before a plan creates anything it reads the account's survey list (every status, every page;
-surveyctl.reconcile.account_surveys). This prints, per account size, the requests and the wall
+surveyctl.api.account_surveys). This prints, per account size, the requests and the wall
 time of that check alone (`find_twins`) and of the whole plan of the C creates, and for a no-op
 plan of the same manifests once applied, the requests it makes with the check in place (it must
 make none for the check). The account is seeded through the sandbox app in-process (not
@@ -23,9 +23,9 @@ from pathlib import Path
 from plan_scale import KEY_VARIABLE, serve_sandbox, write
 
 from surveyctl.api import ApiClient
+from surveyctl.api.account_surveys import account_surveys
 from surveyctl.config import Config, Environment
 from surveyctl.reconcile import identity
-from surveyctl.reconcile.account_surveys import account_surveys
 from surveyctl.reconcile.apply_run import apply_run
 from surveyctl.reconcile.plan_run import desired_state, plan_run
 from surveyctl.reconcile.run import ApplyHooks, RunOptions, Workspace

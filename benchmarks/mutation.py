@@ -116,7 +116,7 @@ TARGETS = {
     "identity": Target(
         (
             "surveyctl/reconcile/identity.py",
-            "surveyctl/reconcile/account_surveys.py",
+            "surveyctl/api/account_surveys.py",
             "surveyctl/reconcile/kinds/survey_twins.py",
             "surveyctl/reconcile/adoption.py",
         ),
@@ -690,7 +690,7 @@ EQUIVALENT.update(
     }
 )
 
-_ACCOUNT = "surveyctl.reconcile.account_surveys."
+_ACCOUNT = "surveyctl.api.account_surveys."
 _ADOPTION = "surveyctl.reconcile.adoption."
 _SURVEY_TWINS = "surveyctl.reconcile.kinds.survey_twins."
 _NEVER_AMBIGUOUS = (

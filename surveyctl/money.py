@@ -42,6 +42,12 @@ def usd(amount: float | None) -> str:
     return "n/a" if amount is None else f"${amount:,.2f}"
 
 
+def usd_price(price: Decimal) -> str:
+    """A price per complete as it is paid: cents as cents (`$2.50`), and a price written with
+    more decimals in full (`$2.675`), never rounded to a price that is not the one paid."""
+    return f"${price:,.2f}" if price == price.quantize(CENT) else f"${price:,}"
+
+
 def usd_delta(before: float | None, after: float | None) -> str:
     """`+$100.00` or `-$12.50` from `before` to `after` (None counts 0), without float drift."""
     delta = (dollars(after) or Decimal(0)) - (dollars(before) or Decimal(0))

@@ -2,7 +2,8 @@
 
 An adjustment moves money, so the command shows what it will submit and asks first; without
 a terminal to ask on, it needs `--yes`, and on a protected environment also `--env NAME`.
-Declining exits 1 with nothing sent.
+Declining exits 1 with nothing sent. `--dry-run` shows the same preview and sends nothing, so
+an adjustment can be reviewed (in CI too) before it is submitted.
 
 The answer cannot be asked for again, so nothing is sent before it can be kept: `--output` is
 reserved beside its target first (`surveyctl.ops.answer_file`), and the submission is
@@ -25,6 +26,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from surveyctl.cli import confirm
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import plain_table
@@ -51,7 +53,8 @@ SHOWN_IDS = 10
 
 
 def _interactive() -> bool:
-    return sys.stdin.isatty()
+    # Looked up when called, so that a test's terminal (or CI's rule) is the one in force.
+    return confirm.terminal()
 
 
 @click.command(name="adjust", cls=SpelledCommand)
@@ -83,6 +86,12 @@ def _interactive() -> bool:
     help="Submit again transactions that an earlier adjustment from here carried (answered, "
     "or with its answer lost: it may have been made).",
 )
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Show what would be submitted (and any earlier submission of the same transactions) "
+    "and submit nothing.",
+)
 @pass_context
 def adjust(
     ctx: CliContext,
@@ -91,10 +100,20 @@ def adjust(
     survey_id: int | None,
     output: Path | None,
     resubmit: bool,
+    dry_run: bool,
 ) -> None:
     """Submit the transactions listed in FILE (CSV or JSON) for adjustment."""
+    if dry_run and output is not None:
+        raise click.UsageError(
+            f"{spelled('output')} keeps the service's answer, and a dry run gets none: leave "
+            "one of them out"
+        )
     upload = load_upload(file)
     check_survey_path(upload, survey_id, file)  # before anything is reserved or sent
+    if dry_run:
+        _preview(ctx, upload, survey_id, resubmit=resubmit)
+        click.echo("Dry run: nothing was submitted.", err=True)
+        return
     reserved = None
     if output is not None:  # the answer must not be lost once money moved
         size = ANSWER_BYTES + ANSWER_BYTES_PER_SURVEY * len(upload.per_survey)
@@ -126,26 +145,7 @@ def _submit(
         # A protected environment not named with --env and approved is refused whatever the
         # service would say, so before the read-back of earlier submissions asks it anything.
         confirm_write(ctx, action, approved=yes, can_ask=False)
-    journal = AdjustmentJournal.of(ctx.config(), ctx.environment())
-    console = make_console()
-    earlier = journal.overlapping(upload.transaction_ids)
-    for record in earlier:
-        show_earlier(record, journal, client, console)
-    busy = [r for r in earlier if r.in_flight]
-    if busy:
-        raise SurveyctlError(
-            f"nothing submitted: adjustment {busy[0].ref[:8]} of some of these transactions is "
-            f"being submitted now by process {busy[0].process.get('pid')}"
-        )
-    if earlier and not resubmit:
-        submitted = set().union(*(r.ids for r in earlier))
-        carried = [t for t in upload.transaction_ids if t in submitted]
-        raise SurveyctlError(
-            f"nothing submitted: {len(carried)} of these {len(upload.transaction_ids)} "
-            f"transaction(s) were submitted already by {len(earlier)} earlier adjustment(s) "
-            "(see above); to submit them again anyway, pass --resubmit"
-        )
-    render_preview(upload, console, survey_id)
+    journal, earlier, console = _preview(ctx, upload, survey_id, resubmit=resubmit)
     with Interrupts(_interrupted) as signals:
         try:
             if not confirm_write(
@@ -189,6 +189,40 @@ def _submit(
             f"({response.get('adjustment_id', '?')})",
             signals.exit_code,
         )
+
+
+def _preview(
+    ctx: CliContext,
+    upload: AdjustmentUpload,
+    survey_id: int | None,
+    *,
+    resubmit: bool,
+) -> tuple[AdjustmentJournal, list[AdjustmentRecord], Console]:
+    """What a submission of `upload` would do, shown before anything is sent: the earlier
+    submissions of the same transactions (refused unless --resubmit, as a real run refuses
+    them), then the surveys and counts. The journal and those records, for the submission."""
+    client = ctx.client()
+    journal = AdjustmentJournal.of(ctx.config(), ctx.environment())
+    console = make_console()
+    earlier = journal.overlapping(upload.transaction_ids)
+    for record in earlier:
+        show_earlier(record, journal, client, console)
+    busy = [r for r in earlier if r.in_flight]
+    if busy:
+        raise SurveyctlError(
+            f"nothing submitted: adjustment {busy[0].ref[:8]} of some of these transactions is "
+            f"being submitted now by process {busy[0].process.get('pid')}"
+        )
+    if earlier and not resubmit:
+        submitted = set().union(*(r.ids for r in earlier))
+        carried = [t for t in upload.transaction_ids if t in submitted]
+        raise SurveyctlError(
+            f"nothing submitted: {len(carried)} of these {len(upload.transaction_ids)} "
+            f"transaction(s) were submitted already by {len(earlier)} earlier adjustment(s) "
+            "(see above); to submit them again anyway, pass --resubmit"
+        )
+    render_preview(upload, console, survey_id)
+    return journal, earlier, console
 
 
 def show_earlier(record: AdjustmentRecord, journal: AdjustmentJournal, client, console):

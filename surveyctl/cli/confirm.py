@@ -15,14 +15,17 @@ import click
 
 from surveyctl.cli.context import CliContext
 from surveyctl.safety import Approval, needs_question
+from surveyctl.variables import running_in_ci
 
 if TYPE_CHECKING:  # an annotation only: `apply --help` need not read YAML's modules
     from surveyctl.config import Environment
 
 
 def terminal() -> bool:
-    """Whether there is a person at a terminal to ask."""
-    return sys.stdin.isatty()
+    """Whether there is a person at a terminal to ask: standard input is one, and `$CI` does
+    not say this runs in CI. Some runners attach a pseudo-terminal that nobody types into, and
+    a question there would hold the job until its timeout instead of refusing at once."""
+    return sys.stdin.isatty() and not running_in_ci()
 
 
 def confirm_write(
@@ -60,7 +63,9 @@ def ask(environment: Environment, action: str) -> bool:
     question = action[0].upper() + action[1:]
     if environment.protected:
         return typed_yes(f"Environment {environment.name!r} is protected. {question}")
-    return _interruptible(lambda: click.confirm(f"{question}?", default=False, err=True))
+    return _interruptible(
+        lambda: click.confirm(f"{question}?", default=False, err=True), declined=False
+    )
 
 
 def typed_yes(question: str) -> bool:
@@ -70,7 +75,8 @@ def typed_yes(question: str) -> bool:
     answer = _interruptible(
         lambda: click.prompt(
             f"{question}? Only 'yes' will be accepted", default="", show_default=False, err=True
-        )
+        ),
+        declined="",
     )
     return answer.strip() == "yes"
 
@@ -78,12 +84,15 @@ def typed_yes(question: str) -> bool:
 Answer = TypeVar("Answer")
 
 
-def _interruptible(question: Callable[[], Answer]) -> Answer:
+def _interruptible(question: Callable[[], Answer], declined: Answer) -> Answer:
     """Asks; Ctrl-C (or SIGTERM or SIGHUP, which surveyctl.signals turns into the same) while
     the question waits stays a KeyboardInterrupt. click turns it into Abort ("Aborted!", exit
     1), which would hide it from the command: apply then says that nothing was applied and
-    exits 130 (143, 129), as for an interruption anywhere else before its writes. End of input
-    (EOF) stays Abort."""
+    exits 130 (143, 129), as for an interruption anywhere else before its writes.
+
+    End of input (Ctrl-D, or a closed pipe on a terminal's stdin) is the answer `declined`:
+    nobody said yes, so the command says in its own words that nothing was changed and exits 1,
+    rather than click's bare "Aborted!", which does not say whether the write was made."""
     try:
         return question()
     except click.Abort as exc:
@@ -91,7 +100,7 @@ def _interruptible(question: Callable[[], Answer]) -> Answer:
         click.echo(err=True)
         if isinstance(exc.__context__, KeyboardInterrupt):
             raise exc.__context__ from None
-        raise
+        return declined
 
 
 def refuse_unapprovable(ctx: CliContext, approved: bool, flag: str = "--auto-approve") -> None:

@@ -20,6 +20,7 @@ from surveyctl.errors import SurveyctlError
 from surveyctl.jsontext import dumps
 from surveyctl.money import usd
 from surveyctl.ops.fieldwork import Fieldwork, fieldwork, fieldwork_of_many
+from surveyctl.reconcile.choices import DEFAULT_PARALLELISM
 from surveyctl.redacting import redacted
 from surveyctl.render.values import printable
 from surveyctl.state import SurveyRecord
@@ -84,7 +85,7 @@ def _reader(ctx: CliContext, survey_id: int | None) -> Callable[[], list[Fieldwo
         return None
     client = ctx.client()
     surveys = [(ps_id, name) for name, ps_id in names]
-    return lambda: fieldwork_of_many(client, surveys)
+    return lambda: fieldwork_of_many(client, surveys, DEFAULT_PARALLELISM)
 
 
 def _managed(ctx: CliContext) -> list[tuple[str, int]]:

@@ -18,6 +18,8 @@ from surveyctl.cli.console import note_quoting_the_service
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import SURVEY_ID, Number, format_option, yes_help
 from surveyctl.errors import SurveyctlError
+from surveyctl.ops.survey_moves import what_the_move_does
+from surveyctl.render.values import printable
 from surveyctl.statuses import CLOSED, SURVEY_STATUSES, survey_move_path, survey_status_name
 
 
@@ -94,7 +96,8 @@ def _move(ctx: CliContext, survey_id: int, new_status: str, yes: bool) -> None:
     if not confirm.terminal():  # refuses here, or lets the move through without a question
         confirm.confirm_write(ctx, action, approved=yes, always_asks=True)
     client = ctx.client()
-    current = client.get_survey(survey_id).get("ps_survey_status")
+    survey = client.get_survey(survey_id)
+    current = survey.get("ps_survey_status")
     wanted = SURVEY_STATUSES[new_status]
     path = survey_move_path(current, wanted) if isinstance(current, int) else [wanted]
     now = f"survey {survey_id} is {survey_status_name(current)} ({current})"
@@ -111,6 +114,9 @@ def _move(ctx: CliContext, survey_id: int, new_status: str, yes: bool) -> None:
             f"{now} and cannot move to {new_status} directly (the marketplace moves draft -> "
             f"live <-> paused -> closed): {steps}"
         )
+    # What the move does, and for a launch what it can cost, before the question (and in a
+    # CI log before the move): "move survey 10001 to live" alone does not say it spends.
+    click.echo(f"{_named(survey, survey_id, now)}: {what_the_move_does(survey, wanted)}.", err=True)
     asked = confirm.terminal()
     if asked and not confirm.confirm_write(ctx, action, approved=yes, always_asks=True):
         raise SurveyctlError(f"survey {survey_id} was not moved")
@@ -122,6 +128,13 @@ def _move(ctx: CliContext, survey_id: int, new_status: str, yes: bool) -> None:
     got = answer.get("ps_survey_status")
     if got != wanted:
         raise SurveyctlError(f"survey {survey_id} did not stay {new_status}: {_why_not(got)}")
+
+
+def _named(survey: dict, survey_id: int, now: str) -> str:
+    """`Survey 10001 (Brand tracker US) is draft (11)`: the title says which survey an id is."""
+    title = survey.get("survey_title")
+    named = f" ({printable(title)})" if isinstance(title, str) and title else ""
+    return f"Survey {survey_id}{named}{now.removeprefix(f'survey {survey_id}')}"
 
 
 def _read_back(client, survey_id: int, wanted: int, failure: SurveyctlError) -> dict:

@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from surveyctl.api.transport import may_have_been_processed
+from surveyctl.cli import confirm
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import note_quoting_the_service, plain_table, redraws
@@ -38,6 +39,7 @@ from surveyctl.cli.options import (
 )
 from surveyctl.errors import ApiError, ConnectionFailed, SurveyctlError
 from surveyctl.jsontext import dumps
+from surveyctl.ops.final_status import what_it_pays
 from surveyctl.ops.transactions import (
     DEFAULT_PAGE_SIZE,
     FORMATS,
@@ -239,7 +241,8 @@ def get_transaction(ctx: CliContext, survey_id: int, transaction_id: str) -> Non
 
 
 def _interactive() -> bool:
-    return sys.stdin.isatty()
+    # Looked up when called, so that a test's terminal (or CI's rule) is the one in force.
+    return confirm.terminal()
 
 
 def _final_status(value: str) -> int:
@@ -321,13 +324,16 @@ def set_status(
         # the transaction is read.
         confirm_write(ctx, action, approved=yes, always_asks=True, can_ask=False)
     client = ctx.client()  # names the environment before anything is asked
-    _check_open(client.get_transaction(survey_id, transaction_id), survey_id, transaction_id)
+    record = client.get_transaction(survey_id, transaction_id)
+    _check_open(record, survey_id, transaction_id)
     if quota_ids:
         _check_quota_ids(client.get_survey(survey_id), quota_ids, sqlc)
     counted = f", counted in quota(s) {', '.join(quota_ids)}" if quota_ids else ""
+    pays = what_it_pays(record, status)
     click.echo(
         f"Transaction {transaction_id} of survey {survey_id} will get status {status} "
         f"({STATUS_NAMES[status]}){counted}. A status set this way is final."
+        + (f" {pays}" if pays else "")
     )
     if not confirm_write(ctx, action, approved=yes, always_asks=True, can_ask=_interactive()):
         # Declined: exit 1, as apply, status and adjust do, so a script sees nothing was done.

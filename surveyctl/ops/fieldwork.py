@@ -31,10 +31,10 @@ from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 
 from surveyctl.api import ApiClient
+from surveyctl.api.account_surveys import account_surveys
 from surveyctl.errors import SurveyctlError
 from surveyctl.money import cents, dollars
 from surveyctl.numbers import as_number
-from surveyctl.reconcile.choices import DEFAULT_PARALLELISM
 from surveyctl.statuses import COMPLETE, SURVEY_STATUSES, survey_status_name
 
 OVER_QUOTA, BUYER_TERMINATION, BUYER_DROP = 17, 18, 19
@@ -145,10 +145,10 @@ def _summary(client: ApiClient, survey_id: int) -> dict:
 def fieldwork_of_many(
     client: ApiClient,
     surveys: Iterable[tuple[int, str | None]],
-    parallelism: int = DEFAULT_PARALLELISM,
+    parallelism: int,
 ) -> list[Fieldwork]:
-    """The fieldwork of each (survey_id, name), read in parallel; a survey that cannot be read
-    gets its `error` instead of failing the others."""
+    """The fieldwork of each (survey_id, name), read `parallelism` at a time; a survey that
+    cannot be read gets its `error` instead of failing the others."""
 
     items = list(surveys)
     summaries = _listed_summaries(client) if len(items) >= LISTED_FROM else {}
@@ -168,8 +168,6 @@ def _listed_summaries(client: ApiClient) -> dict[int, dict]:
     """ps_survey_id -> the survey's list item, for each survey the list shows with every
     field of SUMMARY_FIELDS; empty when the list cannot be read (each survey is then read on
     its own, and says so if it cannot be)."""
-    from surveyctl.reconcile.account_surveys import account_surveys
-
     try:
         items, _pages = account_surveys(client)
     except SurveyctlError:

@@ -21,7 +21,7 @@ for the resource on the service, among what this environment's state does not ma
   service keeps globally unique (one GET per group to be created).
 
 Each kind applies its own rule (`Kind.find_twins`: surveys in `kinds/survey_twins.py`, among
-every survey of the account as `surveyctl.reconcile.account_surveys` reads them, groups in
+every survey of the account as `surveyctl.api.account_surveys` reads them, groups in
 `kinds/group.py`; a kind without one creates as before); `surveyctl.reconcile.twins` asks
 the kinds only when a create is due (a plan without creates costs no request more: for surveys
 the survey list, all statuses and pages, once, its pages read in parallel), and

@@ -9,8 +9,8 @@ import threading
 import pytest
 
 from surveyctl.api import ApiClient
+from surveyctl.api.account_surveys import MAX_ANNOUNCED_PAGES, account_surveys
 from surveyctl.api.reading import RepeatedPage
-from surveyctl.reconcile.account_surveys import MAX_ANNOUNCED_PAGES, account_surveys
 
 from ..reconcile.proxies import Proxy
 

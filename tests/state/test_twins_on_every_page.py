@@ -10,9 +10,9 @@ import uuid
 import pytest
 
 from surveyctl.api import ApiClient
+from surveyctl.api.account_surveys import account_surveys
 from surveyctl.model import Survey
 from surveyctl.reconcile import identity
-from surveyctl.reconcile.account_surveys import account_surveys
 from surveyctl.reconcile.kinds.survey_twins import survey_twins
 from surveyctl.state import State
 

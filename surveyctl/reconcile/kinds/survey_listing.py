@@ -13,8 +13,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from surveyctl.api.account_surveys import account_surveys
 from surveyctl.errors import SurveyctlError
-from surveyctl.reconcile.account_surveys import account_surveys
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.state import SurveyRecord
 from surveyctl.statuses import SURVEY_STATUSES

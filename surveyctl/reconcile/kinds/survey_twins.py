@@ -10,9 +10,9 @@ its title changed with the name. Groups find theirs in `kinds/group.py`.
 
 from __future__ import annotations
 
+from surveyctl.api.account_surveys import Lister, account_surveys
 from surveyctl.errors import SurveyctlError, key_refused
 from surveyctl.model import Survey
-from surveyctl.reconcile.account_surveys import Lister, account_surveys
 from surveyctl.reconcile.identity import Identity, Rule, Twin, same_survey
 from surveyctl.resources import SURVEY, member_of, split_address
 from surveyctl.state import State, SurveyRecord

@@ -1,10 +1,13 @@
 """Every survey of the account, read fast: all four statuses, every page, without targeting.
 
-The identity check reads the whole survey list before a create (a survey not in state may be
-the manifest's), and list-mode reads read it to see which managed surveys changed
-(`kinds/survey_listing.py`). The service answers one status per call and a hundred surveys per
-page, so 10,000 surveys are a hundred requests: the first page of each status is read at once,
-the pages it announces side by side, and each page is checked against the one before it.
+A read of the API alone, so that the reconciler and the operations share it without one
+depending on the other: the identity check reads the whole survey list before a create (a
+survey not in state may be the manifest's), list-mode reads read it to see which managed
+surveys changed (`reconcile/kinds/survey_listing.py`), and the fieldwork view of many surveys
+takes their status and goal from it (`ops/fieldwork.py`). The service answers one status per
+call and a hundred surveys per page, so 10,000 surveys are a hundred requests: the first page
+of each status is read at once, the pages it announces side by side, and each page is checked
+against the one before it.
 """
 
 from __future__ import annotations
