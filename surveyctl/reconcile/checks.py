@@ -44,6 +44,34 @@ def quota_balance(address: str, body: dict, location: str | None) -> list[Note]:
     return [Note("note", address, text, location)]
 
 
+def survey_notes(address: str, body: dict, location: str | None) -> list[Note]:
+    """What a new or changed survey's quotas say of its goal (`quota_balance`) and of its
+    estimated spend (`priced_apart`)."""
+    return quota_balance(address, body, location) + priced_apart(address, body, location)
+
+
+def priced_apart(address: str, body: dict, location: str | None) -> list[Note]:
+    """Quotas priced individually (QBP, spec 2.6) are paid at prices the API does not show
+    (rule 5), so the estimate, offer_price x completes_required, counts their completes at
+    offer_price and the max_spend_increase guard cannot see what they add: say so, naming
+    them, where a reviewer reads the spend."""
+    qbp = body.get("qbp")
+    if not isinstance(qbp, dict) or qbp.get("enable") is not True:
+        return []
+    quota_ids = [str(q) for q in qbp.get("quota_ids") or []]
+    if not quota_ids:
+        return []
+    one = len(quota_ids) == 1
+    named = ("quota " if one else "quotas ") + ", ".join(quota_ids)
+    its = "its" if one else "their"
+    text = (
+        f"{named} {'is' if one else 'are'} priced individually (qbp); the API does not show "
+        f"{its} price, so {its} completes are counted at offer_price in the estimated spend "
+        "and in max_spend_increase"
+    )
+    return [Note("note", address, text, location)]
+
+
 def frozen_fields(
     address: str,
     status: int | None,

@@ -104,7 +104,7 @@ class SurveyKind(Kind):
                         where,
                     )
                 )
-            plan.notes.extend(checks.quota_balance(resource, desired, where))
+            plan.notes.extend(checks.survey_notes(resource, desired, where))
             return ResourceChange(
                 SURVEY,
                 name,
@@ -292,6 +292,8 @@ def _update(
         touched = {c.field for c in changes}
         if touched & {"quotas", "completes_required"}:
             notes.extend(checks.quota_balance(resource, merged, where))
+        if touched & {"quotas", "completes_required", "offer_price", "qbp"}:
+            notes.extend(checks.priced_apart(resource, merged, where))
     return change
 
 
