@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from typing import Any
 
 from flask import request
@@ -69,8 +70,8 @@ def _strictly_parsed(data: bytes) -> Any:
 def _unique_names(pairs: list[tuple[str, Any]]) -> dict:
     body = dict(pairs)
     if len(body) < len(pairs):
-        seen: set[str] = set()
-        shown = ", ".join(sorted({name for name, _ in pairs if name in seen or seen.add(name)}))
+        counts = Counter(name for name, _ in pairs)
+        shown = ", ".join(sorted(name for name, count in counts.items() if count > 1))
         raise ApiProblem(400, INVALID_BODY, f"the body names {shown} more than once in one object")
     return body
 
