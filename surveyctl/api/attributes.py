@@ -33,5 +33,5 @@ class AttributeCalls(Paging):
         if response.status_code == 404:
             return [], page - 1
         items = self._page_items("GET", path, response)
-        pages = page_count(response, page, items, None)
+        pages = page_count(response, page, items, None, f"GET {self.shown_url(path)}")
         return [with_codes(item, ATTRIBUTE_CODES) for item in items], pages

@@ -10,8 +10,9 @@ one transaction as an object). Survey bodies are compared and sent back through
 
 What the service is not documented to send is read here too, each one sentence rather than a
 traceback: error bodies under the names gateways use (`message`, `error`), an answer of another
-shape than the call's (`json_object`, `json_list`), a `total_pages` header without a number,
-and a page that repeats the one before (`check_next_page`).
+shape than the call's (`json_object`, `json_list`), a page that repeats the one before
+(`check_next_page`) and the other answers of a paged call a read cannot trust (`total_pages`
+that is no page count, and what `paging` finds: UntrustedPage).
 """
 
 from __future__ import annotations
@@ -203,13 +204,31 @@ def _decoded(response: requests.Response, method: str, url: str) -> Any:
         raise ApiError(method, url, response.status_code, None, "the body is not JSON") from exc
 
 
-def total_pages(response: requests.Response) -> int | None:
-    """The `total_pages` header as a number ("3", " 3 ", "3.0"); None when it is absent or
-    names no whole number, for the caller to count pages without it."""
-    number = as_number(response.headers.get("total_pages", ""))
+# The most pages one read of a list takes: no list of the API comes near (the transaction
+# export's 500 a page makes it 50 million transactions, the survey list's 100 ten million
+# surveys), and a service that announces more, or keeps announcing one more, is not believed.
+MAX_PAGES = 100_000
+
+
+def total_pages(response: requests.Response, where: str, page: int) -> int | None:
+    """The `total_pages` header as a number ("3", " 3 ", "3.0"; 0, an empty list's, as 1); None
+    when it is absent or blank, for the caller to count pages without it. Any other value
+    (`-1`, `2.5`, `abc`, `1e20`) is UntrustedPage: a read that believed it would end early
+    or never."""
+    raw = response.headers.get("total_pages")
+    number = as_number(raw) if raw is not None else None
+    if number is None:
+        return None
     if isinstance(number, float) and number.is_integer():
         number = int(number)
-    return max(1, number) if isinstance(number, int) and not isinstance(number, bool) else None
+    shown = f"total_pages {redact_clipped(raw, 40)!r}"
+    if isinstance(number, bool) or not isinstance(number, int) or number < 0:
+        raise UntrustedPage(where, page, f"with {shown}, which is not a page count")
+    if number > MAX_PAGES:
+        raise UntrustedPage(
+            where, page, f"with {shown}, more pages than one read takes ({MAX_PAGES})"
+        )
+    return max(1, number)
 
 
 def clip(value: Any) -> str:
@@ -227,6 +246,19 @@ class RepeatedPage(SurveyctlError):
         super().__init__(
             f"the service answered page {page} of {what} with the items of page {page - 1}: "
             "it seems to ignore the page parameter, so the list cannot be read whole; nothing "
+            "more was read"
+        )
+
+
+class UntrustedPage(SurveyctlError):
+    """An answer of a paged call that cannot be right (a `total_pages` that is no page count,
+    more items than the page holds, an empty page before the last, a page of items read
+    already, more pages announced past MAX_PAGES): read on, the list would be incomplete,
+    doubled or never end."""
+
+    def __init__(self, where: str, page: int, problem: str):
+        super().__init__(
+            f"{where} answered page {page} {problem}: the list cannot be read whole, so nothing "
             "more was read"
         )
 

@@ -59,7 +59,7 @@ class TransactionCalls(Paging):
         path = paths.transactions(survey_id)
         response = self.request("GET", path, params=params)
         items = self._page_items("GET", path, response)
-        return items, page_count(response, page, items, limit)
+        return items, page_count(response, page, items, limit, f"GET {self.shown_url(path)}")
 
     def get_transaction(self, survey_id: int, transaction_id: str) -> dict:
         """One transaction record (the service may answer an array of one: it is unwrapped).

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from surveyctl.api import ApiClient, paths
+from surveyctl.api.reading import RepeatedPage, UntrustedPage
 from surveyctl.api.secrets import redact
 from surveyctl.api.transport import RETRY_STATUSES
 from surveyctl.conformance import assumptions
@@ -178,7 +179,7 @@ def _checked(assumption: assumptions.Assumption, probe: Probe) -> Outcome:
         return assumption.check(probe)
     except Unanswered as exc:
         return not_checked(str(exc))
-    except Unread as exc:
+    except (Unread, UntrustedPage, RepeatedPage) as exc:  # an answer no reader can trust
         return differs(str(exc))
     except ApiError as exc:
         if exc.status in RETRY_STATUSES:  # no answer about the assumption (after retries)

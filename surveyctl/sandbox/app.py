@@ -20,7 +20,7 @@ from flask import Blueprint, Flask, current_app, json, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
 
-from surveyctl.sandbox import contract, query
+from surveyctl.sandbox import contract, strictness
 from surveyctl.sandbox.accounts import Accounts
 from surveyctl.sandbox.bodies import MAX_BODY_BYTES, MAX_NUMBER
 from surveyctl.sandbox.converters import QuotaIdConverter
@@ -91,7 +91,7 @@ def create_app(
                 rate_limit.take(request.headers.get("access-token", ""))
             accounts.authenticate()
             if strict and request.url_rule is not None:
-                query.refuse_unlisted(request.method, request.url_rule.rule)
+                strictness.refuse_sloppiness(request.method, request.url_rule.rule)
         elif request.path.startswith(SANDBOX_PREFIX):
             accounts.authenticate()
 

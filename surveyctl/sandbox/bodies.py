@@ -5,13 +5,15 @@ Python's JSON reader is more lenient than JSON and than the service: it takes `N
 which SQLite, arithmetic or a later JSON answer survive. It also recurses once per nesting
 level. So a body is refused when it is not JSON, holds a non-finite number or a number beyond
 64 bits, or nests deeper than MAX_DEPTH; the size limit (MAX_BODY_BYTES, enforced by werkzeug
-while reading) answers 413.
+while reading) answers 413. The strict mode also refuses a body that is not UTF-8 or names a
+field twice in one object, which Python's reader takes.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from typing import Any
 
 from flask import request
@@ -30,7 +32,7 @@ def read_json() -> Any:
         raise _invalid("the body must be JSON (Content-Type: application/json)")
     data = request.get_data(cache=True)  # 413 past MAX_CONTENT_LENGTH
     try:
-        body = json.loads(data, parse_constant=_refuse_constant)
+        body = _strictly_parsed(data) if contract.strict_mode() else _parsed(data)
     except RecursionError:
         raise _invalid(f"the body nests deeper than {MAX_DEPTH} levels") from None
     except ValueError:
@@ -45,6 +47,33 @@ def request_body(schema: str) -> Any:
     """The request's JSON body, checked against `schemas/api/<schema>` (400 otherwise), as the
     app's mode reads it (faithful: without the fields the schema does not list)."""
     return contract.check_request(schema, read_json())
+
+
+def _parsed(data: bytes) -> Any:
+    # json.loads reads UTF-16 and UTF-32 too, and a repeated name as its last value.
+    return json.loads(data, parse_constant=_refuse_constant)
+
+
+def _strictly_parsed(data: bytes) -> Any:
+    """The strict mode's reading: UTF-8 without a byte order mark, as JSON sent over a network
+    must be (RFC 8259 8.1), and every name once in its object (readers differ on which of two
+    they keep, 8.4)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise ApiProblem(400, INVALID_BODY, "the body starts with a byte order mark")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ApiProblem(400, INVALID_BODY, "the body is not UTF-8") from None
+    return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_unique_names)
+
+
+def _unique_names(pairs: list[tuple[str, Any]]) -> dict:
+    body = dict(pairs)
+    if len(body) < len(pairs):
+        counts = Counter(name for name, _ in pairs)
+        shown = ", ".join(sorted(name for name, count in counts.items() if count > 1))
+        raise ApiProblem(400, INVALID_BODY, f"the body names {shown} more than once in one object")
+    return body
 
 
 def _refuse_constant(name: str) -> Any:

@@ -19,8 +19,9 @@ Two modes read request bodies (`create_app(strict=...)`):
   marked so is a spelling the service takes (range bounds as text, `"21"`, as its GET shows
   them); such bounds are read as numbers before the body is used (`_range_bounds_as_numbers`).
 - strict refuses every field the schema does not list, and the `x-lenient` ones too (fields and
-  branches), naming them, and an integer written with a fraction (`1000.0`): for clients that
-  want their own stray fields caught.
+  branches), naming them, an integer written with a fraction (`1000.0`) and a null anywhere
+  (`first_null`: the spec gives no request field null): for clients that want their own stray
+  fields caught.
 
 Responses are always checked against the schema files as they are.
 """
@@ -177,8 +178,40 @@ def check_request(name: str, body: Any) -> Any:
     if error is not None:
         raise ApiProblem(400, INVALID_BODY, f"invalid request body: {describe(error)}")
     if mode == STRICT:
+        where = None if name in ANY_VALUE else first_null(body)
+        if where is not None:
+            raise ApiProblem(
+                400,
+                INVALID_BODY,
+                f"invalid request body: field {where or '(body)'} is null, where the contract "
+                "gives a type and no null (leave the field out)",
+            )
         return body
     return _range_bounds_as_numbers(prune(load_schema(f"{API_FOLDER}/{name}"), body, name))
+
+
+# Request bodies whose values may be any JSON, null included (a patch's `value`): the
+# document a patch makes is judged by the schema of the matching PUT instead.
+ANY_VALUE = frozenset({"json-patch.request.json"})
+
+
+def first_null(body: Any) -> str | None:
+    """The JSON path of the first null in `body` ("" for a body that is null), or None.
+
+    The spec's request bodies give every field a type and none of them null; the schemas take
+    null where a GET shows an unset field so, for the default mode's GET body sent back."""
+    stack: list[tuple[Any, list]] = [(body, [])]
+    while stack:
+        value, path = stack.pop()
+        if value is None:
+            return json_path(path)
+        items = (
+            value.items()
+            if isinstance(value, dict)
+            else (enumerate(value) if isinstance(value, list) else ())
+        )
+        stack.extend((item, [*path, key]) for key, item in reversed(list(items)))
+    return None
 
 
 def _range_bounds_as_numbers(value: Any) -> Any:

@@ -112,6 +112,7 @@ _SURVEY = (_SURVEY_ID,)
 # A quota id of `performance` reaches the quota performance call, which answers 405 to others.
 _QUOTA_ERRORS = (400, 401, 403, 404, 405)
 _PATCH_TYPES = ("application/json", "application/json-patch+json")
+STRICT_MEDIA_TYPES = ("application/json",)  # spec: a request with a body sends this
 OPERATIONS: tuple[Operation, ...] = (
     Operation("post", f"{V2}/surveys", "Create a survey (4.1)", (201, "survey.response"),
               "survey-create.request", errors=(400, 401, 403)),
@@ -245,7 +246,7 @@ def document(strict: bool = False) -> dict[str, Any]:
         },
         "servers": [{"url": "/", "description": "the sandbox serving this document"}],
         "security": [{"accessToken": []}],
-        "paths": _paths(),
+        "paths": _paths(strict),
         "components": {
             "schemas": _schemas(STRICT if strict else FAITHFUL),
             "securitySchemes": {
@@ -333,14 +334,14 @@ def _rewrite_refs(node: Any, file_name: str) -> Any:
     return node
 
 
-def _paths() -> dict[str, Any]:
+def _paths(strict: bool) -> dict[str, Any]:
     paths: dict[str, dict] = {}
     for operation in OPERATIONS:
-        paths.setdefault(operation.path, {})[operation.method] = _operation(operation)
+        paths.setdefault(operation.path, {})[operation.method] = _operation(operation, strict)
     return paths
 
 
-def _operation(operation: Operation) -> dict[str, Any]:
+def _operation(operation: Operation, strict: bool) -> dict[str, Any]:
     status, schema = operation.answer
     success: dict[str, Any] = {"description": operation.summary}
     if schema is not None:
@@ -364,7 +365,11 @@ def _operation(operation: Operation) -> dict[str, Any]:
         body_schema = {"$ref": COMPONENTS + operation.body}
         entry["requestBody"] = {
             "required": True,
-            "content": {media: {"schema": body_schema} for media in operation.media_types},
+            # The spec's convention is application/json; the default mode reads the others.
+            "content": {
+                media: {"schema": body_schema}
+                for media in (STRICT_MEDIA_TYPES if strict else operation.media_types)
+            },
         }
     return entry
 

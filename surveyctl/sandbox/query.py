@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import calendar
-import re
 from collections.abc import Collection
 from datetime import UTC, date, datetime, time, timedelta, timezone
-from functools import cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from flask import request
 
 from surveyctl.sandbox.errors import INVALID_QUERY, bad_request
-from surveyctl.sandbox.openapi import OPERATIONS
 
 # Larger values would not fit SQLite's 64-bit integers (an OFFSET, a status): no page, limit
 # or code the sandbox serves comes anywhere near it.
@@ -23,35 +20,6 @@ try:
     PACIFIC: timezone | ZoneInfo = ZoneInfo("America/Los_Angeles")
 except ZoneInfoNotFoundError:  # no time zone database (some Windows installs): standard time
     PACIFIC = timezone(timedelta(hours=-8), "PST")
-
-
-def refuse_unlisted(method: str, rule: str) -> None:
-    """The strict mode: a 400 naming the request's query parameters that the operation served
-    by `method` and the Flask `rule` does not list in its OpenAPI description. Read leniently,
-    a misspelt filter (`statuses=21`) is ignored and the whole list answered, which a client
-    would take for the filtered one. A route the description leaves out is not checked."""
-    listed = _listed().get((method.upper(), re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule)))
-    if listed is None:
-        return
-    unlisted = [name for name in request.args if name not in listed]
-    if unlisted:
-        takes = f"takes {', '.join(listed)}" if listed else "takes none"
-        raise bad_request(
-            INVALID_QUERY,
-            f"unknown query parameter{'s' if len(unlisted) > 1 else ''} {', '.join(unlisted)} "
-            f"(this call {takes})",
-        )
-
-
-@cache
-def _listed() -> dict[tuple[str, str], tuple[str, ...]]:
-    """The query parameters of each operation, by method and described path."""
-    return {
-        (operation.method.upper(), operation.path): tuple(
-            p["name"] for p in operation.parameters if p["in"] == "query"
-        )
-        for operation in OPERATIONS
-    }
 
 
 def integer_list(name: str) -> list[int] | None:

@@ -21,7 +21,8 @@ def test_every_request_is_refused_at_fail_rate_one(start_sandbox, make_body):
             assert response.headers["Retry-After"] == "7"
         assert response.json()["ps_api_response_code"] in (1019, 1027)
     assert statuses == {429, 503}
-    assert sandbox.store.surveys_of(1) == []
+    with sandbox.store.read() as conn:
+        assert conn.execute("SELECT COUNT(*) FROM surveys").fetchone()[0] == 0
 
 
 def test_refusals_are_the_same_for_the_same_seed(start_sandbox):

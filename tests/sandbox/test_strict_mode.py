@@ -4,6 +4,8 @@ parameters the call's description does not list; without them the same request i
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import requests
 
@@ -143,3 +145,185 @@ def test_strict_takes_a_whole_number_where_the_spec_wants_any_number(strict_raw)
 
 def test_without_strict_an_integer_written_with_a_fraction_is_taken(raw):
     assert raw.v2("POST", "/surveys", json=survey_body(completes_required=100.0)).status_code == 201
+
+
+def test_strict_refuses_a_null_for_a_field_the_contract_gives_a_type_naming_it(strict_raw):
+    # GET shows an unset buyer_message as null; the spec's create body gives it a string only.
+    response = strict_raw.v2("POST", "/surveys", json={**survey_body(), "buyer_message": None})
+    assert (response.status_code, response.json()["ps_api_response_code"]) == (400, 1004)
+    assert response.json()["ps_api_response_message"] == (
+        "invalid request body: field buyer_message is null, where the contract gives a type "
+        "and no null (leave the field out)"
+    )
+
+
+def test_without_strict_a_null_field_as_a_get_body_shows_it_is_taken(raw):
+    response = raw.v2("POST", "/surveys", json={**survey_body(), "buyer_message": None})
+    assert response.status_code == 201, response.text
+
+
+def test_strict_takes_a_patch_of_a_survey_whose_get_shows_unset_fields_as_null(strict_raw):
+    survey_id = strict_raw.create()["ps_survey_id"]
+    operations = [{"op": "replace", "path": "/completes_required", "value": 150}]
+    response = strict_raw.v2("PATCH", f"/surveys/{survey_id}", json=operations)
+    assert response.status_code == 200, response.text
+    assert response.json()["buyer_message"] is None
+
+
+def test_strict_refuses_a_patch_that_sets_a_field_to_null(strict_raw):
+    survey_id = strict_raw.create(buyer_message="hello")["ps_survey_id"]
+    operations = [{"op": "replace", "path": "/buyer_message", "value": None}]
+    response = strict_raw.v2("PATCH", f"/surveys/{survey_id}", json=operations)
+    assert response.status_code == 400
+    assert "field buyer_message is null" in response.json()["ps_api_response_message"]
+
+
+@pytest.mark.parametrize("method", ["GET", "DELETE"])
+def test_strict_refuses_a_body_on_a_call_that_takes_none(strict_raw, method):
+    survey_id = strict_raw.create()["ps_survey_id"]
+    response = strict_raw.v2(method, f"/surveys/{survey_id}", json={"ps_survey_id": survey_id})
+    assert (response.status_code, response.json()["ps_api_response_code"]) == (400, 1004)
+    assert response.json()["ps_api_response_message"] == (
+        f"{method} /buyers/v2/surveys/{{survey_id}} takes no body: send none"
+    )
+    assert strict_raw.v2("GET", f"/surveys/{survey_id}").status_code == 200  # not deleted
+
+
+def test_without_strict_a_body_on_a_get_is_ignored(raw):
+    survey_id = raw.create()["ps_survey_id"]
+    response = raw.v2("GET", f"/surveys/{survey_id}", json={"ps_survey_id": 1})
+    assert response.status_code == 200
+    assert response.json()["ps_survey_id"] == survey_id
+
+
+_SLOPPY_TYPES = [
+    "application/vnd.foo+json",
+    "application/json-patch+json",
+    "text/plain",
+    "application/json; charset=iso-8859-1",
+]
+
+
+@pytest.mark.parametrize("content_type", _SLOPPY_TYPES)
+def test_strict_refuses_a_body_sent_as_anything_but_application_json(strict_raw, content_type):
+    response = strict_raw.v2(
+        "POST", "/surveys", data=json.dumps(survey_body()), headers={"Content-Type": content_type}
+    )
+    assert (response.status_code, response.json()["ps_api_response_code"]) == (400, 1004)
+    assert response.json()["ps_api_response_message"] == (
+        f"the body must be sent as Content-Type: application/json, not {content_type}"
+    )
+
+
+def test_strict_refuses_a_patch_sent_as_json_patch_json(strict_raw):
+    # The OpenAPI media type of a JSON Patch; the spec's convention is application/json.
+    survey_id = strict_raw.create()["ps_survey_id"]
+    operations = [{"op": "replace", "path": "/completes_required", "value": 150}]
+    response = strict_raw.v2(
+        "PATCH",
+        f"/surveys/{survey_id}",
+        data=json.dumps(operations),
+        headers={"Content-Type": "application/json-patch+json"},
+    )
+    assert response.status_code == 400
+    assert strict_raw.v2("GET", f"/surveys/{survey_id}").json()["completes_required"] == 100
+
+
+def test_strict_takes_application_json_with_a_utf8_charset(strict_raw):
+    response = strict_raw.v2(
+        "POST",
+        "/surveys",
+        data=json.dumps(survey_body()).encode(),
+        headers={"Content-Type": "application/json; charset=UTF-8"},
+    )
+    assert response.status_code == 201, response.text
+
+
+@pytest.mark.parametrize(
+    "content_type", ["application/vnd.foo+json", "application/json-patch+json"]
+)
+def test_without_strict_a_json_media_type_of_another_name_is_taken(raw, content_type):
+    response = raw.v2(
+        "POST", "/surveys", data=json.dumps(survey_body()), headers={"Content-Type": content_type}
+    )
+    assert response.status_code == 201, response.text
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (json.dumps(survey_body()).encode("utf-16"), "the body is not UTF-8"),
+        (
+            b"\xef\xbb\xbf" + json.dumps(survey_body()).encode(),
+            "the body starts with a byte order mark",
+        ),
+    ],
+    ids=["utf-16", "byte-order-mark"],
+)
+def test_strict_refuses_a_body_that_is_not_plain_utf8(strict_raw, data, message):
+    response = strict_raw.v2(
+        "POST", "/surveys", data=data, headers={"Content-Type": "application/json"}
+    )
+    assert response.status_code == 400
+    assert response.json()["ps_api_response_message"] == message
+
+
+def test_strict_refuses_a_body_naming_a_field_twice_in_one_object(strict_raw):
+    # Readers differ on which of the two they keep (RFC 8259 4): this one keeps the last.
+    text = json.dumps(survey_body())[:-1] + ', "field_time": 3}'
+    response = strict_raw.v2(
+        "POST", "/surveys", data=text, headers={"Content-Type": "application/json"}
+    )
+    assert response.status_code == 400
+    assert response.json()["ps_api_response_message"] == (
+        "the body names field_time more than once in one object"
+    )
+
+
+def test_without_strict_a_field_named_twice_counts_as_its_last_value(raw):
+    text = json.dumps(survey_body())[:-1] + ', "field_time": 3}'
+    response = raw.v2("POST", "/surveys", data=text, headers={"Content-Type": "application/json"})
+    assert response.status_code == 201
+    assert response.json()["field_time"] == 3
+
+
+def test_strict_refuses_a_query_parameter_given_twice(strict_raw):
+    # Read leniently the first counts; a server that keeps the last answers page 2.
+    response = strict_raw.v2("GET", "/surveys?page=1&page=2")
+    assert (response.status_code, response.json()["ps_api_response_code"]) == (400, INVALID_QUERY)
+    assert response.json()["ps_api_response_message"] == (
+        "query parameter page given 2 times (send it once)"
+    )
+
+
+def test_without_strict_a_query_parameter_given_twice_counts_once(raw):
+    assert raw.v2("GET", "/surveys?page=1&page=2").status_code == 200
+
+
+@pytest.mark.parametrize("written", ["%2B1", "%201", "1%20"])
+def test_strict_refuses_a_query_integer_not_written_in_plain_digits(strict_raw, written):
+    response = strict_raw.v2("GET", f"/surveys?page={written}")
+    assert response.status_code == 400
+    assert "is not an integer written in plain digits" in response.json()["ps_api_response_message"]
+
+
+def test_without_strict_a_page_written_with_a_plus_sign_is_read(raw):
+    assert raw.v2("GET", "/surveys?page=%2B1").status_code == 200
+
+
+def test_strict_refuses_a_query_value_the_description_does_not_list(strict_raw):
+    survey_id = strict_raw.create()["ps_survey_id"]
+    response = strict_raw.v2(
+        "POST", f"/surveys/{survey_id}/transactions/tx-1/status?st=21&sqlc=yes"
+    )
+    assert (response.status_code, response.json()["ps_api_response_code"]) == (400, INVALID_QUERY)
+    assert (
+        response.json()["ps_api_response_message"]
+        == "query parameter sqlc: 'yes' is not one it takes"
+    )
+
+
+def test_the_strict_description_takes_bodies_as_application_json_only(served):
+    strict = requests.get(served("--strict").url + "/openapi.json", timeout=10).json()
+    patch = strict["paths"]["/buyers/v2/surveys/{survey_id}"]["patch"]
+    assert list(patch["requestBody"]["content"]) == ["application/json"]

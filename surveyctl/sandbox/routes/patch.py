@@ -45,8 +45,11 @@ def patch_survey(survey_id: int):
         survey = owned_survey(store, survey_id, conn)
         current = rendered(store, survey, conn)
         patched = patching.apply(current, operations)
-        patching.refuse_fixed(patching.changed_fields(current, patched), UPDATE_FIELDS, "survey")
-        body = contract.check_request("survey-update.request.json", _fields(patched, UPDATE_FIELDS))
+        changed = patching.changed_fields(current, patched)
+        patching.refuse_fixed(changed, UPDATE_FIELDS, "survey")
+        body = contract.check_request(
+            "survey-update.request.json", _fields(patched, UPDATE_FIELDS, changed)
+        )
         answer = overwrite(store, conn, survey, body)
     return reply(answer, 200, SURVEY)
 
@@ -66,7 +69,7 @@ def patch_quota(survey_id: int, buyer_quota_id: str):
         patched = patching.apply(current, operations)
         changed = patching.changed_fields(current, patched)
         patching.refuse_fixed(changed, set(QUOTA_SETTABLE) - set(QUOTA_IDENTITY), "quota")
-        body = {**_fields(patched, QUOTA_FIELDS), "buyer_quota_id": buyer_quota_id}
+        body = {**_fields(patched, QUOTA_FIELDS, changed), "buyer_quota_id": buyer_quota_id}
         body.pop("ps_quota_id", None)
         body = contract.check_request("quota-create.request.json", body)
         target = _target(patched, changed, body["required_count"], survey.body)
@@ -91,10 +94,15 @@ def _target(patched: dict, changed: set[str], required: int, survey_body: dict) 
     return target
 
 
-def _fields(patched: dict, names: tuple[str, ...]) -> dict:
+def _fields(patched: dict, names: tuple[str, ...], changed: set[str]) -> dict:
     """The named fields of a patched document exactly as the patch left them, nulls and nested
     fields included, so that the schema of the matching PUT judges them (`null` where a PUT
     refuses it, a stray `quotas[0].foo` in --strict). What is left out is what GET shows
     besides those fields (ps_survey_status, current_target...), which `refuse_fixed` has
-    already seen unchanged or the route reads itself."""
-    return {name: patched[name] for name in names if name in patched}
+    already seen unchanged or the route reads itself, and a null the patch left as it was:
+    GET's way of showing a field unset, which a PUT leaves out."""
+    return {
+        name: patched[name]
+        for name in names
+        if name in patched and (patched[name] is not None or name in changed)
+    }

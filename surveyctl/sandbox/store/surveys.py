@@ -91,18 +91,6 @@ class SurveyTables:
         ]
         return survey
 
-    def surveys_of(self, buyer_id: int) -> list[StoredSurvey]:
-        """Every survey of the buyer, oldest first, read in one snapshot."""
-        with self.read() as conn:
-            ids = [
-                r[0]
-                for r in conn.execute(
-                    "SELECT survey_id FROM surveys WHERE buyer_id = ? ORDER BY survey_id",
-                    (buyer_id,),
-                )
-            ]
-            return [s for s in (self._survey(conn, i) for i in ids) if s is not None]
-
     def insert_survey(
         self, conn: sqlite3.Connection, buyer_id: int, body: dict, quotas: list[dict]
     ) -> int:
