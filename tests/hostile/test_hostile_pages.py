@@ -18,7 +18,9 @@ from werkzeug.serving import make_server
 from werkzeug.wrappers import Request, Response
 
 from surveyctl.api import ApiClient, reading
+from surveyctl.api.account_surveys import account_surveys
 from surveyctl.api.reading import UntrustedPage
+from surveyctl.statuses import SURVEY_STATUSES
 
 from .conftest import point_project_at
 
@@ -238,3 +240,13 @@ def test_transactions_without_an_id_are_all_handed_on(service):
     _server, client = service(script)
     pages = list(client.iter_pages(client.get_transactions_page, survey_id=SURVEY_ID))
     assert [len(items) for items in pages] == [2, 2, 0]
+
+
+def test_the_account_listing_reads_full_pages_without_a_header_no_further_than_the_most(
+    service, monkeypatch
+):
+    monkeypatch.setattr(reading, "MAX_PAGES", 4)
+    server, client = service(lambda page, limit: (_surveys(page, limit), None))
+    with pytest.raises(UntrustedPage, match=r"the survey list answered page 4 full still"):
+        account_surveys(client, parallelism=2)
+    assert server.reads <= 4 * len(SURVEY_STATUSES)
