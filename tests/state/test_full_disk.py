@@ -106,7 +106,8 @@ def test_an_import_whose_manifest_cannot_be_written_is_one_sentence_and_records_
 
     assert imported.returncode == 1, imported.stderr
     assert imported.stderr.endswith(
-        "manifests/big.yaml: File too large; Survey/big was not recorded\n"
+        "cannot write the manifest: manifests/big.yaml does not fit (file too large); free some "
+        "space; Survey/big was not recorded\n"
     ), imported.stderr
     assert "Traceback" not in imported.stderr
     assert not (project / "manifests" / "big.yaml").exists()
