@@ -16,6 +16,8 @@ of the sandbox and says so (code 1098).
 
 from __future__ import annotations
 
+import sqlite3
+
 from flask import Blueprint, Flask, current_app, json, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
@@ -116,9 +118,22 @@ def create_app(
             headers,
         )
 
+    @app.errorhandler(sqlite3.OperationalError)
+    def _unwritable(error: sqlite3.OperationalError):
+        # A full disk is no bug of the sandbox: the 500 says which file and what to do.
+        if getattr(error, "sqlite_errorcode", 0) & 0xFF not in (SQLITE_IOERR, SQLITE_FULL):
+            raise error
+        message = f"the sandbox cannot write its data in {store.db_path} ({error}); free some space"
+        body = {"ps_api_response_code": SERVER_ERROR, "ps_api_response_message": message}
+        return contract.reply(body, 500, ERROR_SCHEMA)
+
     if check_responses:
         app.after_request(_check_response)
     return app
+
+
+# SQLite's codes for a write the disk refused (a full disk, a file that may not grow).
+SQLITE_IOERR, SQLITE_FULL = 10, 13
 
 
 def _code_of(error: HTTPException) -> int:

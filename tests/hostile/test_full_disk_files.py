@@ -45,17 +45,20 @@ def temporary_files(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.rglob("*.tmp"))
 
 
-def a_manifest_of_many_quotas(project: Path) -> Path:
-    """A manifest of 4 kB whose layout fmt changes (a blank line after each line)."""
-    quotas = [
+def many_quotas(count: int) -> list[dict]:
+    return [
         {
             "buyer_quota_id": f"region-{number:02d}",
             "required_count": 1,
             "criteria": [{"qualification_code": 211, "condition_codes": ["111"]}],
         }
-        for number in range(30)
+        for number in range(count)
     ]
-    path = Manifests(project).write(survey_manifest("big", quotas=quotas))
+
+
+def a_manifest_of_many_quotas(project: Path) -> Path:
+    """A manifest of 4 kB whose layout fmt changes (a blank line after each line)."""
+    path = Manifests(project).write(survey_manifest("big", quotas=many_quotas(30)))
     path.write_text(path.read_text().replace("\n", "\n\n"))
     return path
 
@@ -200,3 +203,25 @@ def test_a_full_disk_no_command_expected_is_one_sentence_without_a_traceback(
         "Error: cannot go on: a file could not be written (file too large); free some space\n"
     )
     assert "Traceback" not in result.stderr
+
+
+def test_an_embedded_sandbox_whose_data_does_not_fit_says_so_and_not_that_it_is_a_bug(
+    tmp_path, monkeypatch
+):
+    monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
+    manifests = Manifests(tmp_path)  # no surveyctl.yaml: the embedded sandbox
+    manifests.write(survey_manifest("first"))
+    started = subprocess.run(command("plan", "manifests"), cwd=tmp_path, capture_output=True)
+    assert started.returncode == 0, started.stderr
+    for number in range(10):
+        manifests.write(survey_manifest(f"more-{number}", quotas=many_quotas(20)))
+
+    # Its data file (70 kB when made) cannot take ten more surveys of 20 quotas.
+    applied = on_a_nearly_full_disk(tmp_path, 100_000, "apply", "manifests", "--auto-approve")
+
+    shown = applied.stdout + applied.stderr
+    assert applied.returncode == 1, shown
+    assert f"the sandbox cannot write its data in {tmp_path / '.surveyctl' / 'sandbox.db'}" in shown
+    assert "free some space" in shown
+    assert "a bug" not in shown
+    assert "Traceback" not in shown
