@@ -225,3 +225,35 @@ def test_an_embedded_sandbox_whose_data_does_not_fit_says_so_and_not_that_it_is_
     assert "free some space" in shown
     assert "a bug" not in shown
     assert "Traceback" not in shown
+
+
+def test_a_validate_on_a_disk_too_full_for_its_cache_validates_and_leaves_no_temporary_file(
+    project, own_cache_folder
+):
+    manifests = Manifests(project)
+    for number in range(10):
+        manifests.write(survey_manifest(f"cached-{number}", quotas=many_quotas(5)))
+
+    # The pack of ten parsed manifests is larger than 1 kB.
+    validated = on_a_nearly_full_disk(project, 1_000, "validate", "manifests")
+
+    assert validated.returncode == 0, validated.stderr
+    assert "Valid: 10 surveys" in validated.stdout
+    assert temporary_files(own_cache_folder) == []
+
+
+def test_a_fmt_on_a_disk_too_full_for_its_cache_formats_and_leaves_no_temporary_file(
+    project, own_cache_folder
+):
+    manifests = Manifests(project)
+    for number in range(40):
+        manifests.write(survey_manifest(f"laid-out-{number}"))
+    assert on_a_nearly_full_disk(project, 100_000, "fmt", "manifests").returncode == 0
+    manifests.write(survey_manifest("laid-out-40"))
+
+    # The 41 texts found formatted (a digest of 64 characters each) are more than 1 kB.
+    formatted = on_a_nearly_full_disk(project, 1_000, "fmt", "manifests")
+
+    assert formatted.returncode == 0, formatted.stderr
+    assert formatted.stdout == "reformatted manifests/laid-out-40.yaml\n"
+    assert temporary_files(own_cache_folder) == []
