@@ -148,3 +148,18 @@ def test_a_plan_on_a_disk_too_full_for_the_attribute_cache_still_plans(project):
 
     assert planned.returncode == 0, planned.stderr
     assert "Plan: 1 to add, 0 to change, 0 to destroy." in planned.stdout
+
+
+def test_an_apply_that_cannot_write_its_lock_record_is_one_sentence_and_sends_nothing(project, api):
+    Manifests(project).write(survey_manifest("locked-out"))
+
+    # The lock record, written before anything is sent, is longer than 100 bytes.
+    applied = on_a_nearly_full_disk(project, "apply", "manifests", "--auto-approve", limit=100)
+
+    assert applied.returncode == 1, applied.stderr
+    assert applied.stderr.endswith(
+        f"Error: cannot take the state lock: {project / '.surveyctl' / 'state' / 'local.lock.json'}"
+        " does not fit (file too large); free some space\n"
+    ), applied.stderr
+    assert api.list_surveys() == []
+    assert not (project / ".surveyctl" / "state" / "local.lock.json").exists()
