@@ -37,6 +37,7 @@ from surveyctl.sandbox.errors import (
     TOO_LARGE,
     ApiProblem,
     BadPathParameter,
+    refused_by_the_disk,
 )
 from surveyctl.sandbox.faults import Faults
 from surveyctl.sandbox.ratelimit import RateLimit
@@ -121,7 +122,7 @@ def create_app(
     @app.errorhandler(sqlite3.OperationalError)
     def _unwritable(error: sqlite3.OperationalError):
         # A full disk is no bug of the sandbox: the 500 says which file and what to do.
-        if getattr(error, "sqlite_errorcode", 0) & 0xFF not in (SQLITE_IOERR, SQLITE_FULL):
+        if not refused_by_the_disk(error):
             raise error
         message = f"the sandbox cannot write its data in {store.db_path} ({error}); free some space"
         body = {"ps_api_response_code": SERVER_ERROR, "ps_api_response_message": message}
@@ -130,10 +131,6 @@ def create_app(
     if check_responses:
         app.after_request(_check_response)
     return app
-
-
-# SQLite's codes for a write the disk refused (a full disk, a file that may not grow).
-SQLITE_IOERR, SQLITE_FULL = 10, 13
 
 
 def _code_of(error: HTTPException) -> int:

@@ -257,3 +257,17 @@ def test_a_fmt_on_a_disk_too_full_for_its_cache_formats_and_leaves_no_temporary_
     assert formatted.returncode == 0, formatted.stderr
     assert formatted.stdout == "reformatted manifests/laid-out-40.yaml\n"
     assert temporary_files(own_cache_folder) == []
+
+
+def test_an_embedded_sandbox_that_cannot_make_its_data_file_is_one_sentence(tmp_path, monkeypatch):
+    monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
+    Manifests(tmp_path).write(survey_manifest("first"))  # no surveyctl.yaml: embedded sandbox
+
+    # A new data file (70 kB) is far larger than the limit.
+    planned = on_a_nearly_full_disk(tmp_path, 5_000, "plan", "manifests")
+
+    assert planned.returncode == 1, planned.stderr
+    assert planned.stderr.endswith(
+        f"Error: the embedded sandbox cannot start: {tmp_path / '.surveyctl' / 'sandbox.db'}: "
+        "cannot open the sandbox data: disk I/O error; free some space\n"
+    ), planned.stderr
