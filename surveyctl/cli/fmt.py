@@ -99,7 +99,9 @@ def _rewrite(path: Path, text: str) -> None:
 
     try:
         mode = stat.S_IMODE(path.stat().st_mode)
-        write_atomically(path, text)
+        # Synced before the rename: after a crash the manifest is the old text or the new,
+        # never an empty file (a rename can reach the disk before the data it names).
+        write_atomically(path, text, durable=True)
     except OSError as exc:
         message = os_error_message(exc, path, f"rewrite {path}")
         raise SurveyctlError(f"{message}; it is left as it was") from None
