@@ -5,10 +5,10 @@ the temporary file is removed if anything fails. `durable=True` also flushes the
 folder entry to disk, for files whose loss after a crash would lose work (state). A file
 written so has mode 0600, whatever the umask (a caller that writes files of the project,
 such as `init` or `fmt`, sets the mode it wants afterwards); `open_private` gives files
-appended to the same mode.
+appended to the same mode, and `append_lines` appends whole lines or none.
 `shown_path` is how paths of the project appear in findings and plans; `os_error_message` is
 one sentence for what the file system refused (a file where a folder should be, a folder where
-a file should be, a read-only folder, a full disk).
+a file should be, a read-only folder, a full disk, a quota or a limit on a file's size).
 """
 
 from __future__ import annotations
@@ -74,6 +74,34 @@ def open_private(path: Path, flags: int) -> int:
     return descriptor
 
 
+def append_lines(path: Path, data: bytes) -> None:
+    """Appends `data`, whole lines, to `path` (created 0600), starting on a line of its own,
+    and syncs it; OSError when it cannot. A file system that takes only a part (a full disk
+    takes what fits, then refuses the rest) finds the file cut back to what it held: a journal
+    never ends in half a line of this write."""
+    descriptor = open_private(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+    try:
+        size = os.lseek(descriptor, 0, os.SEEK_END)
+        if size and os.pread(descriptor, 1, size - 1) != b"\n":
+            data = b"\n" + data  # a line cut short by a kill stays a line of its own
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(descriptor, view)
+                if not written:
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                view = view[written:]
+            os.fsync(descriptor)
+        except OSError:
+            try:
+                os.ftruncate(descriptor, size)
+            except OSError:
+                pass  # the half line stays; readers skip a line that is not whole
+            raise
+    finally:
+        os.close(descriptor)
+
+
 def fsync_directory(folder: Path) -> None:
     """Makes the folder's entries (a rename) durable."""
     # The rename is durable only once the directory entry is on disk; not every OS allows it.
@@ -113,6 +141,11 @@ def os_error_message(exc: OSError, path: Path, action: str) -> str:
         )
     if exc.errno == errno.ENOSPC:
         return f"cannot {action}: no space left on the device holding {path.parent}"
+    if exc.errno in (errno.EFBIG, errno.EDQUOT):
+        # A quota, or a limit on the size of a file, refuses the write as a full disk does.
+        reason = (exc.strerror or os.strerror(exc.errno)).lower()
+        subject = "the file" if str(path) in action else str(path)
+        return f"cannot {action}: {subject} does not fit ({reason}); free some space"
     return f"cannot {action} at {path}: {exc.strerror or exc}"
 
 

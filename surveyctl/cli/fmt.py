@@ -31,7 +31,6 @@ def fmt_command(ctx: CliContext, paths: tuple[Path, ...], check: bool) -> None:
     comments, flow lists and the order of spec fields stay as written.
     """
     from surveyctl.errors import SurveyctlError
-    from surveyctl.files import write_atomically
     from surveyctl.manifests.diagnostics import ERROR, Diagnostics, ManifestError
     from surveyctl.manifests.layout import LayoutError, canonical
     from surveyctl.manifests.load import LIMITS, discover
@@ -76,9 +75,7 @@ def fmt_command(ctx: CliContext, paths: tuple[Path, ...], check: bool) -> None:
         if check:
             click.echo(f"would reformat {path}")
         else:
-            mode = stat.S_IMODE(path.stat().st_mode)
-            write_atomically(path, formatted)
-            os.chmod(path, mode)  # a temporary file's mode is 0600; keep the file's own
+            _rewrite(path, formatted)
             click.echo(f"reformatted {path}")
     if seen is not None:
         seen.save()
@@ -91,6 +88,24 @@ def fmt_command(ctx: CliContext, paths: tuple[Path, ...], check: bool) -> None:
     )
     if failed or (check and changed):
         click.get_current_context().exit(1)
+
+
+def _rewrite(path: Path, text: str) -> None:
+    """Replaces the manifest at `path` by `text` in one step, keeping its mode; on a failed
+    write (a full disk) the file stays as it was and the command ends there (the files
+    reformatted before it were listed as they were)."""
+    from surveyctl.errors import SurveyctlError
+    from surveyctl.files import os_error_message, write_atomically
+
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        # Synced before the rename: after a crash the manifest is the old text or the new,
+        # never an empty file (a rename can reach the disk before the data it names).
+        write_atomically(path, text, durable=True)
+    except OSError as exc:
+        message = os_error_message(exc, path, f"rewrite {path}")
+        raise SurveyctlError(f"{message}; it is left as it was") from None
+    os.chmod(path, mode)  # a temporary file's mode is 0600; keep the file's own
 
 
 def _formatted_before(given: list[Path]) -> FormattedCache | None:

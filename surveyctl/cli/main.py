@@ -4,14 +4,17 @@ Sub-commands are imported only when used, so `surveyctl --help` and a plain `val
 fast: the root's help lists them from SUMMARIES, without importing any. A `SurveyctlError`
 becomes one line on stderr and exit code 1; `--debug` also shows the traceback and the HTTP
 exchange. Ctrl-C, SIGTERM or SIGHUP that no command handles itself is one line and the
-shell's exit code for the signal (130, 143, 129; see surveyctl.signals). Any other exception
-is a bug: its traceback is shown and the exit code is 1. The API key is redacted from all of
-it (the access-token header is never logged).
+shell's exit code for the signal (130, 143, 129; see surveyctl.signals). A file that the file
+system refuses where no command expected it (a disk that filled up) is one line naming it, and
+exit code 1. Any other exception is a bug: its traceback is shown and the exit code is 1. The
+API key is redacted from all of it (the access-token header is never logged).
 """
 
 from __future__ import annotations
 
+import errno
 import importlib
+import os
 import re
 import sys
 from pathlib import Path
@@ -218,6 +221,13 @@ class LazyGroup(click.Group):
             # 143, 129), else 1.
             error.exit_code = getattr(exc, "exit_code", 1)
             raise error from exc
+        except OSError as exc:
+            message = _file_system_refusal(exc)
+            if message is None:
+                raise _bug() from exc
+            if isinstance(ctx.obj, CliContext) and ctx.obj.debug:
+                click.echo(_redacted(_traceback()), err=True, nl=False)
+            raise UserError(_shown(_redacted(message))) from exc
         except Exception as exc:
             if isinstance(exc, UnicodeEncodeError) and _escaped_bytes(exc):
                 # Bytes of an argument or variable that are not UTF-8 (the shell's $'\\xff')
@@ -231,12 +241,36 @@ class LazyGroup(click.Group):
                         )
                     )
                 ) from None
-            # A bug in surveyctl: its traceback is what a report needs, but never with the key.
-            click.echo(_redacted(_traceback()), err=True, nl=False)
-            raise UserError(
-                f"unexpected {type(exc).__name__} (a bug in surveyctl; the traceback above "
-                "shows where)"
-            ) from exc
+            raise _bug() from exc
+
+
+def _bug() -> UserError:
+    """The error being handled, a bug in surveyctl: its traceback is what a report needs, but
+    never with the key."""
+    exc = sys.exc_info()[1]
+    click.echo(_redacted(_traceback()), err=True, nl=False)
+    return UserError(
+        f"unexpected {type(exc).__name__} (a bug in surveyctl; the traceback above shows where)"
+    )
+
+
+# A write the file system refuses for want of room (a full disk, a quota, a limit on a file's
+# size): no bug, also where the error names no file.
+_FULL = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)
+
+
+def _file_system_refusal(exc: OSError) -> str | None:
+    """One sentence for a file that could not be read or written where no command expected it
+    to fail (a disk that filled up); None for an OSError that is not about a file."""
+    from surveyctl.files import os_error_message
+
+    if exc.filename is not None:
+        path = Path(os.fsdecode(exc.filename))
+        return os_error_message(exc, path, f"write {path}" if exc.errno in _FULL else "go on")
+    if exc.errno in _FULL:
+        reason = (exc.strerror or os.strerror(exc.errno)).lower()
+        return f"cannot go on: a file could not be written ({reason}); free some space"
+    return None
 
 
 def _escaped_bytes(exc: UnicodeEncodeError) -> bool:

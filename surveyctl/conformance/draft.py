@@ -27,7 +27,7 @@ from surveyctl.api import ApiClient, paths
 from surveyctl.api.reading import as_int
 from surveyctl.api.transport import RETRY_STATUSES
 from surveyctl.errors import ApiError, SurveyctlError
-from surveyctl.files import open_private
+from surveyctl.files import os_error_message, write_atomically
 
 DRAFT = 11
 JOURNAL_BYTES = 64_000  # the journal holds one small entry
@@ -98,15 +98,14 @@ class DraftJournal:
         return entry if isinstance(entry, dict) and entry.get("title") else None
 
     def write(self, entry: dict[str, Any]) -> None:
-        """Replaces the journal atomically and durably: it must outlive a kill -9."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_suffix(".tmp")
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
-        with open(open_private(temporary, flags), "w", encoding="utf-8") as handle:
-            json.dump(entry, handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, self.path)
+        """Replaces the journal atomically and durably: it must outlive a kill -9. A write that
+        fails (a full disk) leaves the journal as it was and no temporary file beside it."""
+        try:
+            write_atomically(self.path, json.dumps(entry), durable=True)
+        except OSError as exc:
+            raise SurveyctlError(
+                os_error_message(exc, self.path, "write the conformance journal")
+            ) from exc
 
     def clear(self) -> None:
         self.path.unlink(missing_ok=True)

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from filelock import FileLock
 
 from surveyctl.errors import SurveyctlError
-from surveyctl.files import open_private
+from surveyctl.files import append_lines, os_error_message
 from surveyctl.processes import boot_id, is_process_id, process_running, process_start_time
 
 if TYPE_CHECKING:  # only for the type: the configuration loads YAML
@@ -244,7 +244,10 @@ class AdjustmentJournal:
                 "supersedes": sorted(allowed),
                 "process": _me(),
             }
-            self._append(event)
+            try:
+                self._append(event)
+            except JournalError as exc:
+                raise JournalError(f"{exc}; nothing sent") from exc
         record = AdjustmentRecord(
             event["ref"],
             event["at"],
@@ -278,22 +281,11 @@ class AdjustmentJournal:
     def _append(self, event: dict) -> None:
         line = json.dumps(event, separators=(",", ":"), ensure_ascii=False) + "\n"
         try:
-            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
-            with open(open_private(self.path, flags), "ab") as out:
-                if out.tell() and not self._ends_with_newline():
-                    out.write(b"\n")  # a line cut short by a kill stays a line of its own
-                out.write(line.encode("utf-8"))
-                out.flush()
-                os.fsync(out.fileno())
+            append_lines(self.path, line.encode("utf-8"))
         except OSError as exc:
             raise JournalError(
-                f"cannot write the adjustments journal {self.path}: {exc.strerror or exc}"
+                os_error_message(exc, self.path, "write the adjustments journal")
             ) from exc
-
-    def _ends_with_newline(self) -> bool:
-        with open(self.path, "rb") as handle:
-            handle.seek(-1, os.SEEK_END)
-            return handle.read(1) == b"\n"
 
     def _events(self) -> list[dict]:
         # The earlier journals first: events written here since may settle their records.

@@ -32,7 +32,7 @@ from typing import Any
 
 from surveyctl.build import made_by
 from surveyctl.errors import SurveyctlError
-from surveyctl.files import write_atomically
+from surveyctl.files import os_error_message, write_atomically
 from surveyctl.quickschema import first_error
 from surveyctl.reconcile.plan import (
     FORMAT_VERSION,
@@ -175,8 +175,8 @@ def save_plan(plan: Plan, path: Path, key: bytes | None = None) -> None:
         raise PlanFileError(f"cannot save the plan to {path}: {_secret_in(data)}")
     try:
         write_atomically(path, text)
-    except OSError as exc:
-        raise PlanFileError(f"{path}: cannot write the plan file: {exc.strerror}") from exc
+    except OSError as exc:  # a full disk: the earlier plan of that name stays as it was
+        raise PlanFileError(os_error_message(exc, path, "write the plan file")) from exc
 
 
 def shown(plan: Plan) -> Plan:

@@ -16,6 +16,8 @@ of the sandbox and says so (code 1098).
 
 from __future__ import annotations
 
+import sqlite3
+
 from flask import Blueprint, Flask, current_app, json, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter
@@ -35,6 +37,7 @@ from surveyctl.sandbox.errors import (
     TOO_LARGE,
     ApiProblem,
     BadPathParameter,
+    refused_by_the_disk,
 )
 from surveyctl.sandbox.faults import Faults
 from surveyctl.sandbox.ratelimit import RateLimit
@@ -115,6 +118,15 @@ def create_app(
             ERROR_SCHEMA,
             headers,
         )
+
+    @app.errorhandler(sqlite3.OperationalError)
+    def _unwritable(error: sqlite3.OperationalError):
+        # A full disk is no bug of the sandbox: the 500 says which file and what to do.
+        if not refused_by_the_disk(error):
+            raise error
+        message = f"the sandbox cannot write its data in {store.db_path} ({error}); free some space"
+        body = {"ps_api_response_code": SERVER_ERROR, "ps_api_response_message": message}
+        return contract.reply(body, 500, ERROR_SCHEMA)
 
     if check_responses:
         app.after_request(_check_response)

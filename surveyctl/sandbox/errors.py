@@ -42,6 +42,15 @@ SERVER_ERROR = 1098
 CONTRACT_VIOLATION = 1099
 
 
+# SQLite's codes for a write the disk refused (a full disk, a file that may not grow).
+SQLITE_IOERR, SQLITE_FULL = 10, 13
+
+
+def refused_by_the_disk(error: Exception) -> bool:
+    """Whether a SQLite error is the disk refusing a write, rather than a bug of the sandbox."""
+    return getattr(error, "sqlite_errorcode", 0) & 0xFF in (SQLITE_IOERR, SQLITE_FULL)
+
+
 class SandboxError(Exception):
     """Base of the errors of the sandbox itself (it cannot start, its data is inconsistent).
 

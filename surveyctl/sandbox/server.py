@@ -33,7 +33,7 @@ from cheroot.wsgi import Server as WsgiServer
 
 from surveyctl.sandbox.accounts import Accounts
 from surveyctl.sandbox.app import create_app
-from surveyctl.sandbox.errors import SandboxError
+from surveyctl.sandbox.errors import SandboxError, refused_by_the_disk
 from surveyctl.sandbox.faults import Faults
 from surveyctl.sandbox.ratelimit import RateLimit
 from surveyctl.sandbox.store import Store
@@ -191,7 +191,10 @@ def build(options: SandboxOptions) -> SandboxServer:
     try:
         store = Store(options.db_path)
     except sqlite3.Error as exc:
-        raise SandboxStartError(f"{options.db_path}: cannot open the sandbox data: {exc}") from exc
+        hint = "; free some space" if refused_by_the_disk(exc) else ""
+        raise SandboxStartError(
+            f"{options.db_path}: cannot open the sandbox data: {exc}{hint}"
+        ) from exc
     except NewerData as exc:
         raise SandboxStartError(f"{options.db_path}: {exc}") from None
     return SandboxServer(options, store, Accounts(options.keys))

@@ -438,7 +438,10 @@ class TestPlanFileRefusals:
         path = tmp_path / "a-file" / PLAN
         with pytest.raises(PlanFileError) as refused:
             save_plan(_plan(), path)
-        assert str(refused.value) == f"{path}: cannot write the plan file: File exists"
+        assert str(refused.value) == (
+            f"cannot write the plan file: {tmp_path / 'a-file'} is a file where a folder is "
+            "expected"
+        )
 
     def test_a_missing_plan_file_is_named(self, tmp_path):
         assert _refusal(tmp_path / PLAN) == f"{tmp_path / PLAN}: no such plan file"

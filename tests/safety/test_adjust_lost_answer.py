@@ -511,8 +511,8 @@ def test_an_answer_the_journal_cannot_take_is_shown_and_the_command_exits_1(
     assert f"adjustment {adjustment_id}: status 1 (Pending)" in result.stdout.splitlines()
     assert result.stderr.splitlines()[-1] == (
         f"Error: adjustment {adjustment_id} was submitted (see above), but its answer could not "
-        f"be recorded: cannot write the adjustments journal {project.joinpath(*JOURNAL)}: Is a "
-        "directory"
+        f"be recorded: cannot write the adjustments journal: {project.joinpath(*JOURNAL)} is a "
+        "folder where a file is expected; remove or rename it"
     )
     assert not (project / "a.json").exists()  # the error comes first; the answer is on stdout
 

@@ -23,17 +23,19 @@ FILE_SIZE_LIMIT = 2_000
 SURVEYS = 8
 
 
-def on_a_nearly_full_disk(project: Path, *args: str) -> subprocess.CompletedProcess:
-    """`surveyctl ARGS` run to its end in `project`, each file it writes limited in size."""
+def on_a_nearly_full_disk(
+    project: Path, *args: str, limit: int = FILE_SIZE_LIMIT
+) -> subprocess.CompletedProcess:
+    """`surveyctl ARGS` run to its end in `project`, each file it writes limited to `limit`
+    bytes."""
+
+    def limited_file_size() -> None:  # in the child: writes past it fail (EFBIG), not kill it
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
     process = surveyctl(project, *args, preexec_fn=limited_file_size)
     out, err = process.communicate(timeout=120)
     return subprocess.CompletedProcess(process.args, process.returncode, out, err)
-
-
-def limited_file_size() -> None:
-    """In the child: writes past FILE_SIZE_LIMIT fail (EFBIG) instead of killing it."""
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
 
 
 def test_an_apply_whose_state_file_cannot_be_rewritten_reports_its_recorded_writes(
@@ -85,6 +87,29 @@ def test_an_apply_whose_change_log_fills_the_disk_halts_and_the_next_apply_settl
     assert {r.last_applied["offer_price"] for r in state.resources.values()} == {4}
 
 
+def test_a_history_that_fills_the_disk_keeps_no_half_line_and_loses_no_change(project, run_cli):
+    manifests = Manifests(project)
+    for number in range(SURVEYS):
+        manifests.write(survey_manifest(f"full-{number}"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    history = project / ".surveyctl" / "state" / "local.history.jsonl"
+    before = history.read_bytes()
+    manifests.write(survey_manifest("full-0", offer_price=4))
+
+    # The state file is smaller than the history, which takes 100 more bytes, not the change.
+    applied = on_a_nearly_full_disk(
+        project, "apply", "manifests", "--auto-approve", limit=len(before) + 100
+    )
+
+    assert applied.returncode == 0, applied.stderr
+    assert "cannot write the state history: " in applied.stderr
+    assert "every write of this command is kept in" in applied.stderr
+    assert history.read_bytes() == before
+    assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
+    changed = run_cli("state", "history", "Survey/full-0")
+    assert changed.stdout.rstrip().endswith("changed"), changed.stdout
+
+
 def test_an_import_whose_manifest_cannot_be_written_is_one_sentence_and_records_nothing(
     project, api
 ):
@@ -106,7 +131,8 @@ def test_an_import_whose_manifest_cannot_be_written_is_one_sentence_and_records_
 
     assert imported.returncode == 1, imported.stderr
     assert imported.stderr.endswith(
-        "manifests/big.yaml: File too large; Survey/big was not recorded\n"
+        "cannot write the manifest: manifests/big.yaml does not fit (file too large); free some "
+        "space; Survey/big was not recorded\n"
     ), imported.stderr
     assert "Traceback" not in imported.stderr
     assert not (project / "manifests" / "big.yaml").exists()
@@ -122,3 +148,18 @@ def test_a_plan_on_a_disk_too_full_for_the_attribute_cache_still_plans(project):
 
     assert planned.returncode == 0, planned.stderr
     assert "Plan: 1 to add, 0 to change, 0 to destroy." in planned.stdout
+
+
+def test_an_apply_that_cannot_write_its_lock_record_is_one_sentence_and_sends_nothing(project, api):
+    Manifests(project).write(survey_manifest("locked-out"))
+
+    # The lock record, written before anything is sent, is longer than 100 bytes.
+    applied = on_a_nearly_full_disk(project, "apply", "manifests", "--auto-approve", limit=100)
+
+    assert applied.returncode == 1, applied.stderr
+    assert applied.stderr.endswith(
+        f"Error: cannot take the state lock: {project / '.surveyctl' / 'state' / 'local.lock.json'}"
+        " does not fit (file too large); free some space\n"
+    ), applied.stderr
+    assert api.list_surveys() == []
+    assert not (project / ".surveyctl" / "state" / "local.lock.json").exists()

@@ -21,7 +21,7 @@ import threading
 from pathlib import Path
 from typing import BinaryIO
 
-from surveyctl.files import open_private, os_error_message
+from surveyctl.files import append_lines, open_private, os_error_message
 from surveyctl.state.changes import Change
 from surveyctl.state.records import NewerState, StateError
 
@@ -81,12 +81,7 @@ def read_history(path: Path) -> list[Change]:
 def append_to_history(path: Path, lines: bytes) -> None:
     """Appends whole lines to a history file, starting on a line of their own, and syncs."""
     try:
-        with open(open_private(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "ab") as handle:
-            if handle.tell() > 0 and not _ends_with_newline(path):
-                handle.write(b"\n")  # after an append that was cut short
-            handle.write(lines)
-            handle.flush()
-            os.fsync(handle.fileno())
+        append_lines(path, lines)
     except OSError as exc:
         raise StateError(os_error_message(exc, path, "write the state history")) from exc
 
@@ -212,9 +207,3 @@ def _read_bytes(path: Path) -> bytes | None:
         return None
     except OSError as exc:
         raise StateError(os_error_message(exc, path, "read the state")) from exc
-
-
-def _ends_with_newline(path: Path) -> bool:
-    with open(path, "rb") as handle:
-        handle.seek(-1, os.SEEK_END)
-        return handle.read(1) == b"\n"
