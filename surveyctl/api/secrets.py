@@ -10,12 +10,14 @@ key can use it without loading the HTTP stack.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from surveyctl.config_checks import MIN_KEY_LENGTH
 
 REDACTED = "[redacted]"
 _SECRETS: set[str] = set()
 _ESCAPED: dict[str, re.Pattern[str]] = {}
+_OPENINGS: dict[str, tuple[int, re.Pattern[str], list[str]]] = {}
 
 
 def remember(api_key: str) -> None:
@@ -62,6 +64,99 @@ def redact_clipped(text: str, limit: int, more: str = "...") -> str:
         window *= 2  # keys redacted in the window shortened it: read on
 
 
+def open_end(text: str) -> int:
+    """How many of the last characters of `text` could be the first part of a secret, in a
+    spelling `redact` knows (0 when none could). A writer that passes text on in pieces holds
+    these back until the next piece shows whether the rest of the secret follows: redacting
+    each piece alone would let a secret split over two of them through."""
+    return max((_open_end(secret, text) for secret in _SECRETS), default=0)
+
+
+def _open_end(secret: str, text: str) -> int:
+    reach, firsts, heads, spellings = _opening(secret)
+    position = max(0, len(text) - reach + 1)  # a whole spelling was redacted already
+    while (found := firsts.search(text, position)) is not None:
+        position = found.start()
+        if heads.match(text, position):
+            tail = text[position:]  # the first that may begin a spelling is the longest
+            if any(len(tail) < len(form) and form.startswith(tail) for form in spellings):
+                return len(tail)
+            if _begins_escaped(secret.strip(), tail):
+                return len(tail)
+        position += 1
+    return 0
+
+
+# How many characters of a secret a pattern of `_opening` looks at: text that begins none of
+# them (nearly all) is passed over by patterns, not character by character.
+_HEAD = 3
+
+
+def _opening(secret: str) -> tuple[int, re.Pattern[str], re.Pattern[str], list[str]]:
+    """For `secret`: the length of its longest spelling; a pattern of the characters a
+    spelling begins with, and one of where a spelling may begin (its first `_HEAD` characters,
+    or fewer and the end of the text); and its spellings written out (`_escaped`'s are not)."""
+    opening = _OPENINGS.get(secret)
+    if opening is None:
+        spellings = _spellings(secret)
+        stripped = secret.strip()
+        escaped = sum(max(len(form) for form, _ in _forms(char)) for char in stripped)
+        reach = max(escaped, *map(len, spellings))
+        firsts = {form[0] for form in spellings}
+        heads = [_head(form, map(re.escape, form)) for form in spellings]
+        if stripped:
+            firsts |= {form[0] for form, _ in _forms(stripped[0])}
+            heads.append(_head(stripped, map(_character, stripped)))
+        first = re.compile("[" + "".join(map(re.escape, sorted(firsts))) + "]")
+        opening = (reach, first, re.compile("|".join(heads)), spellings)
+        _OPENINGS[secret] = opening
+    return opening
+
+
+def _head(characters: str, patterns: Iterable[str]) -> str:
+    """A pattern of the first `_HEAD` of `characters`, each matched by its pattern of
+    `patterns`, or of fewer of them, the last perhaps a cut escape, then the end of the text."""
+    firsts = list(zip(characters, patterns, strict=False))[:_HEAD]
+    pattern = ""
+    for char, whole in reversed(firsts):
+        cut = "|".join(_cut_forms(char))
+        ending = f"|(?:{cut})\\Z" if cut else ""
+        pattern = f"(?:{whole}(?:{pattern}|\\Z){ending})" if pattern else f"(?:{whole}{ending})"
+    return pattern
+
+
+def _cut_forms(char: str) -> list[str]:
+    """Patterns of the escapes of `char` cut short (`\\`, `\\u0`, `%7`)."""
+    cuts = set()
+    for form, folded in _forms(char):
+        for end in range(1, len(form)):
+            cuts.add(f"(?i:{re.escape(form[:end])})" if folded else re.escape(form[:end]))
+    return sorted(cuts)
+
+
+def _begins_escaped(secret: str, tail: str) -> bool:
+    """Whether `tail` is the start of a text `_escaped(secret)` matches, cut before its end:
+    each character as written or escaped, the last one perhaps cut in the middle of its
+    escape (`\\u00`)."""
+    paths, seen = [(0, 0)], set()
+    while paths:
+        at, index = paths.pop()
+        if at == len(tail):
+            return True  # `tail` is shorter: a whole spelling was redacted already
+        if index == len(secret) or (at, index) in seen:
+            continue
+        seen.add((at, index))
+        for form, folded in _forms(secret[index]):
+            piece = tail[at : at + len(form)]
+            if folded:
+                piece = piece.lower()
+            if piece == form:
+                paths.append((at + len(form), index + 1))
+            elif len(piece) < len(form) and form.startswith(piece):
+                return True
+    return False
+
+
 def redacting_handler(stream, fmt: str):  # -> logging.Handler; logging is imported late
     """A logging handler writing to `stream` records formatted by `fmt` and then redacted: the
     `--debug` log shows the records of urllib3 as well as surveyctl's, and urllib3 names the
@@ -100,8 +195,17 @@ def _escaped(secret: str) -> re.Pattern[str]:
 
 
 def _character(char: str) -> str:
-    code = ord(char)
-    forms = [re.escape(char), re.escape("\\" + char), f"(?i:\\\\u{code:04x})"]
-    if code < 0x100:
-        forms += [f"(?i:\\\\x{code:02x})", f"(?i:%{code:02x})"]
+    forms = (
+        f"(?i:{re.escape(form)})" if folded else re.escape(form) for form, folded in _forms(char)
+    )
     return f"(?:{'|'.join(forms)})"
+
+
+def _forms(char: str) -> list[tuple[str, bool]]:
+    """The ways an encoder writes `char`, each with whether its letters may be capitals: as
+    is, after a backslash, `\\uXXXX`, and below U+0100 `\\xNN` and `%NN`."""
+    code = ord(char)
+    forms = [(char, False), ("\\" + char, False), (f"\\u{code:04x}", True)]
+    if code < 0x100:
+        forms += [(f"\\x{code:02x}", True), (f"%{code:02x}", True)]
+    return forms

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, TypeVar
 import click
 
 from surveyctl.cli.context import CliContext
+from surveyctl.redacting import nothing_held
 from surveyctl.safety import Approval, needs_question
 
 if TYPE_CHECKING:  # an annotation only: `apply --help` need not read YAML's modules
@@ -85,7 +86,8 @@ def _interruptible(question: Callable[[], Answer]) -> Answer:
     exits 130 (143, 129), as for an interruption anywhere else before its writes. End of input
     (EOF) stays Abort."""
     try:
-        return question()
+        with nothing_held():  # the question's last characters are seen before the answer
+            return question()
     except click.Abort as exc:
         # The question's line was left open: what is said next starts a line of its own.
         click.echo(err=True)
