@@ -141,9 +141,9 @@ def _begins_escaped(secret: str, tail: str) -> bool:
     paths, seen = [(0, 0)], set()
     while paths:
         at, index = paths.pop()
-        if at == len(tail):
-            return True  # `tail` is shorter: a whole spelling was redacted already
-        if index == len(secret) or (at, index) in seen:
+        if at == len(tail) and index < len(secret):
+            return True
+        if at == len(tail) or index == len(secret) or (at, index) in seen:
             continue
         seen.add((at, index))
         for form, folded in _forms(secret[index]):

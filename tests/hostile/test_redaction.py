@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from surveyctl.api import secrets
-from surveyctl.api.secrets import redact, redact_clipped, remember
+from surveyctl.api.secrets import open_end, redact, redact_clipped, remember
 from surveyctl.config_checks import MIN_KEY_LENGTH
 
 
@@ -18,6 +18,7 @@ from surveyctl.config_checks import MIN_KEY_LENGTH
 def no_key_remembered(monkeypatch):
     monkeypatch.setattr(secrets, "_SECRETS", set())
     monkeypatch.setattr(secrets, "_ESCAPED", {})
+    monkeypatch.setattr(secrets, "_OPENINGS", {})
 
 
 def test_a_key_of_the_shortest_accepted_length_is_redacted():
@@ -139,3 +140,35 @@ def test_a_clipped_text_keeps_its_first_characters_when_keys_before_the_cut_shor
 def test_a_text_shorter_than_the_cut_is_only_redacted():
     remember("sk-live-7f3c9a1e")
     assert redact_clipped("token sk-live-7f3c9a1e refused", 300) == "token [redacted] refused"
+
+
+def test_a_text_ending_in_the_first_characters_of_the_key_could_begin_it():
+    remember("sk-live-7f3c9a1e")
+    assert open_end("renamed to sk-li") == len("sk-li")
+
+
+def test_a_text_whose_end_begins_no_spelling_of_the_key_holds_nothing_back():
+    remember("sk-live-7f3c9a1e")
+    assert open_end("renamed to sk-lime") == 0
+    assert open_end("renamed to sk-live-7f3c9a1e") == 0  # whole: redact takes it out
+
+
+@pytest.mark.parametrize(
+    "end", ["sk\\/li", "sk\\", "sk%2", "sk%2f", "sk\\u00", "sk\\U002F", "sk\\x2"]
+)
+def test_a_text_ending_in_the_key_escaped_could_begin_it_even_cut_inside_an_escape(end):
+    remember("sk/live<7f3c>9a1e&x")
+    assert open_end(f"unknown token {end}") == len(end)
+
+
+def test_the_key_with_every_character_escaped_could_begin_it_until_its_last_one():
+    key = "sk-live-7f3c9a1e"
+    remember(key)
+    escaped = "".join(f"\\u{ord(char):04x}" for char in key)
+    assert open_end(f"token {escaped[:-1]}") == len(escaped) - 1
+
+
+def test_a_text_ending_in_the_key_as_bytes_repr_writes_it_could_begin_it():
+    remember("sk-live-7f3c9a1e\u20ac")
+    end = "sk-live-7f3c9a1e\\xe2\\x82"
+    assert open_end(f"b'{end}") == len(end)
