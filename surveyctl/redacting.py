@@ -32,12 +32,12 @@ def redacted(text: str) -> str:
     return secrets.redact(text)
 
 
-def _open_end(text: str) -> int:
-    """How many characters at the end of `text` could begin a secret this process holds."""
+def _redacted_open(text: str) -> tuple[str, str]:
+    """`text` redacted, without and with its last characters that could begin a secret."""
     secrets = sys.modules.get(_SECRETS_MODULE)
     if secrets is None or not secrets.holds_any():
-        return 0
-    return secrets.open_end(text)
+        return text, ""
+    return secrets.redact_open(text)
 
 
 class RedactingWriter:
@@ -94,15 +94,13 @@ class RedactingWriter:
         self.release()
 
     def _pass_on(self, text: str, *, hold: bool) -> None:
-        shown = redacted(text)
-        cut = len(shown) - (_open_end(shown) if hold else 0)
-        self._held = shown[cut:]
+        shown, self._held = _redacted_open(text) if hold else (redacted(text), "")
         if self._held:
             _HOLDING.add(self)  # kept until it is written, though its owner let it go
         else:
             _HOLDING.discard(self)
-        if cut:
-            self._emit(shown[:cut])
+        if shown:
+            self._emit(shown)
 
     def _emit(self, text: str) -> None:
         try:

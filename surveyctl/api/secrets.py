@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from surveyctl.config_checks import MIN_KEY_LENGTH
 
 REDACTED = "[redacted]"
 _SECRETS: set[str] = set()
 _ESCAPED: dict[str, re.Pattern[str]] = {}
-_OPENINGS: dict[str, tuple[int, re.Pattern[str], list[str]]] = {}
+_OPENINGS: dict[str, _Opening] = {}
 
 
 def remember(api_key: str) -> None:
@@ -40,10 +41,13 @@ def redact(text: str) -> str:
     a quoted CSV cell, and with any of its characters escaped as JSON encoders write them
     (`\\/`, `\\u003c`) or percent-encoded."""
     for secret in sorted(_SECRETS, key=len, reverse=True):
-        for form in _spellings(secret):
+        stripped = secret.strip()
+        if len(text) < len(stripped):
+            continue  # every spelling is at least as long (a piece written alone)
+        for form in _opening(secret).spellings:
             text = text.replace(form, REDACTED)
-        if secret.strip():
-            text = _escaped(secret.strip()).sub(REDACTED, text)
+        if stripped:
+            text = _escaped(stripped).sub(REDACTED, text)
     return text
 
 
@@ -64,12 +68,25 @@ def redact_clipped(text: str, limit: int, more: str = "...") -> str:
         window *= 2  # keys redacted in the window shortened it: read on
 
 
+def redact_open(text: str) -> tuple[str, str]:
+    """`text` redacted, in two parts: what can be passed on, and its last characters that
+    could begin a secret (`open_end`), to be held until the next piece of text."""
+    if not any(_opening(secret).firsts.search(text) for secret in _SECRETS):
+        return text, ""  # no character a spelling begins with: nothing to take out or hold
+    shown = redact(text)
+    cut = len(shown) - open_end(shown)
+    return shown[:cut], shown[cut:]
+
+
 def open_end(text: str) -> int:
     """How many of the last characters of `text` could be the first part of a secret, in a
     spelling `redact` knows (0 when none could). A writer that passes text on in pieces holds
     these back until the next piece shows whether the rest of the secret follows: redacting
     each piece alone would let a secret split over two of them through."""
-    return max((_open_end(secret, text) for secret in _SECRETS), default=0)
+    longest = 0
+    for secret in _SECRETS:
+        longest = max(longest, _open_end(secret, text))
+    return longest
 
 
 def _open_end(secret: str, text: str) -> int:
@@ -92,10 +109,17 @@ def _open_end(secret: str, text: str) -> int:
 _HEAD = 3
 
 
-def _opening(secret: str) -> tuple[int, re.Pattern[str], re.Pattern[str], list[str]]:
-    """For `secret`: the length of its longest spelling; a pattern of the characters a
-    spelling begins with, and one of where a spelling may begin (its first `_HEAD` characters,
-    or fewer and the end of the text); and its spellings written out (`_escaped`'s are not)."""
+class _Opening(NamedTuple):
+    """What is known of a secret's spellings, made once a secret."""
+
+    reach: int  # the length of its longest spelling
+    firsts: re.Pattern[str]  # the characters a spelling begins with
+    heads: re.Pattern[str]  # where one may begin: its first `_HEAD` characters, or fewer
+    spellings: list[str]  # its spellings written out, longest first (`_escaped`'s are not)
+
+
+def _opening(secret: str) -> _Opening:
+    """The `_Opening` of `secret`."""
     opening = _OPENINGS.get(secret)
     if opening is None:
         spellings = _spellings(secret)
@@ -108,7 +132,7 @@ def _opening(secret: str) -> tuple[int, re.Pattern[str], re.Pattern[str], list[s
             firsts |= {form[0] for form, _ in _forms(stripped[0])}
             heads.append(_head(stripped, map(_character, stripped)))
         first = re.compile("[" + "".join(map(re.escape, sorted(firsts))) + "]")
-        opening = (reach, first, re.compile("|".join(heads)), spellings)
+        opening = _Opening(reach, first, re.compile("|".join(heads)), spellings)
         _OPENINGS[secret] = opening
     return opening
 
