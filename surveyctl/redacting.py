@@ -177,7 +177,7 @@ _ASKING = False
 def release_all() -> None:
     """Writes what every writer holds, redacted (at exit, before a question): a line without
     its end is not lost, and a question's last characters are seen before the answer is
-    read. A writer whose reader went away is left, with its text."""
+    read. A writer whose reader went away is passed over: nothing more can reach it."""
     for writer in list(_HOLDING):
         try:
             writer.release()
