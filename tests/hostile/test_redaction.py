@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from surveyctl.api import secrets
-from surveyctl.api.secrets import open_end, redact, redact_clipped, remember
+from surveyctl.api.secrets import open_end, redact, redact_clipped, redact_open, remember
 from surveyctl.config_checks import MIN_KEY_LENGTH
 
 
@@ -78,6 +78,7 @@ def test_a_key_pasted_with_spaces_around_it_is_redacted_with_and_without_them():
         "sk/live\\u003c7f3c\\u003e9a1e\\u0026x",  # Go's encoding/json
         "sk/live\\u003C7f3c\\u003E9a1e\\u0026x",  # the same in capitals
         "sk\\x2flive<7f3c>9a1e&x",  # a byte escape
+        "sk\\x2Flive<7f3c>9a1e&x",  # the same in capitals
         "sk%2Flive%3C7f3c%3E9a1e%26x",  # percent-encoded, as in a URL
         "sk%2flive%3c7f3c%3e9a1e%26x",
     ],
@@ -154,7 +155,7 @@ def test_a_text_whose_end_begins_no_spelling_of_the_key_holds_nothing_back():
 
 
 @pytest.mark.parametrize(
-    "end", ["sk\\/li", "sk\\", "sk%2", "sk%2f", "sk\\u00", "sk\\U002F", "sk\\x2"]
+    "end", ["sk\\/li", "sk\\", "sk%2", "sk%2f", "sk\\u00", "sk\\U00", "sk\\U002F", "sk\\x2"]
 )
 def test_a_text_ending_in_the_key_escaped_could_begin_it_even_cut_inside_an_escape(end):
     remember("sk/live<7f3c>9a1e&x")
@@ -172,3 +173,44 @@ def test_a_text_ending_in_the_key_as_bytes_repr_writes_it_could_begin_it():
     remember("sk-live-7f3c9a1e\u20ac")
     end = "sk-live-7f3c9a1e\\xe2\\x82"
     assert open_end(f"b'{end}") == len(end)
+
+
+def test_the_key_in_other_capitals_is_another_text_and_left_as_it_is():
+    remember("sk-live-7f3c9a1e")
+    assert redact("token SK-LIVE-7F3C9A1E") == "token SK-LIVE-7F3C9A1E"
+
+
+def test_a_text_that_is_the_first_characters_of_the_key_could_begin_it():
+    remember("sk-live-7f3c9a1e")
+    assert open_end("sk-li") == len("sk-li")
+
+
+def test_the_start_of_the_key_right_after_a_character_it_could_begin_with_is_found():
+    remember("sk-live-7f3c9a1e")
+    assert open_end("token ssk-li") == len("sk-li")
+
+
+def test_the_whole_key_followed_by_more_text_holds_nothing_back():
+    remember("sk-live-7f3c9a1e")
+    assert open_end("sk-live-7f3c9a1e is the key") == 0
+
+
+def test_spaces_pasted_before_the_key_are_held_with_its_first_characters():
+    remember("  sk-live-7f3c9a1e")
+    assert open_end("token   sk-li") == len("  sk-li")
+
+
+def test_a_key_holding_a_backslash_could_begin_where_the_backslash_stands_alone():
+    # `\\` then `\u0063` is the key's `\` as itself and its `c` escaped, not an escaped `\`.
+    remember("ab\\cdefgh")
+    assert open_end("token ab\\\\u0063d") == len("ab\\\\u0063d")
+
+
+def test_redact_open_passes_the_text_on_redacted_and_holds_what_could_begin_the_key():
+    remember("sk-live-7f3c9a1e")
+    assert redact_open("token sk-live-7f3c9a1e, then sk-li") == ("token [redacted], then ", "sk-li")
+
+
+def test_redact_open_of_a_text_no_spelling_of_the_key_begins_in_holds_nothing():
+    remember("sk-live-7f3c9a1e")
+    assert redact_open("page 3 of 9") == ("page 3 of 9", "")
