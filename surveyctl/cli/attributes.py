@@ -89,8 +89,8 @@ _TSV_COLUMNS = ["code", "name", "question", "answers"]
 
 
 def _print_tsv(found: list[Attribute], raw_cells: bool) -> None:
-    # The writer of every csv and tsv: a question a spreadsheet would run as a formula (a
-    # custom attribute's text is a buyer's own) is made inert, and one holding a line break
+    # The writer of every csv and tsv: a question a spreadsheet would run as a formula (the
+    # catalogue's texts are written by others) is made inert, and one holding a line break
     # stays in its row.
     writer = make_writer("tsv", sys.stdout, raw_cells)
     writer.begin(_TSV_COLUMNS)

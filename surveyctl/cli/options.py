@@ -201,8 +201,8 @@ class Number(click.FloatRange):
 
 
 # Every command that writes csv or tsv (`transactions list`, `surveys list`, `attributes`):
-# their cells hold what others wrote (a survey's title, a supplier's names, a custom
-# attribute's question), which a spreadsheet may run as a formula.
+# their cells hold what others wrote (a survey's title, a supplier's names, an attribute's
+# question), which a spreadsheet may run as a formula.
 raw_cells_option = click.option(
     "--raw-cells",
     is_flag=True,

