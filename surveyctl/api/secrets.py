@@ -140,12 +140,10 @@ def _opening(secret: str) -> _Opening:
 def _head(characters: str, patterns: Iterable[str]) -> str:
     """A pattern of the first `_HEAD` of `characters`, each matched by its pattern of
     `patterns`, or of fewer of them, the last perhaps a cut escape, then the end of the text."""
-    firsts = list(zip(characters, patterns, strict=False))[:_HEAD]
-    pattern = ""
-    for char, whole in reversed(firsts):
-        cut = "|".join(_cut_forms(char))
-        ending = f"|(?:{cut})\\Z" if cut else ""
-        pattern = f"(?:{whole}(?:{pattern}|\\Z){ending})" if pattern else f"(?:{whole}{ending})"
+    pattern = ""  # the innermost `(?:|\\Z)` matches anything that follows
+    for char, whole in reversed(list(zip(characters, patterns, strict=True))[:_HEAD]):
+        cut = "|".join(_cut_forms(char))  # never empty: a backslash before it is one escape
+        pattern = f"(?:{whole}(?:{pattern}|\\Z)|(?:{cut})\\Z)"
     return pattern
 
 
