@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from surveyctl.api import secrets
-from surveyctl.api.secrets import open_end, redact, redact_clipped, redact_open, remember
+from surveyctl.api.secrets import REDACTED, open_end, redact, redact_clipped, redact_open, remember
 from surveyctl.config_checks import MIN_KEY_LENGTH
 
 
@@ -215,3 +215,20 @@ def test_redact_open_passes_the_text_on_redacted_and_holds_what_could_begin_the_
 def test_redact_open_of_a_text_no_spelling_of_the_key_begins_in_holds_nothing():
     remember("sk-live-7f3c9a1e")
     assert redact_open("page 3 of 9") == ("page 3 of 9", "")
+
+
+def test_a_text_that_is_the_key_alone_is_redacted():
+    remember("sk-live-7f3c9a1e")
+    assert redact("sk-live-7f3c9a1e") == REDACTED
+
+
+def test_a_text_shorter_than_one_key_still_has_a_shorter_key_redacted():
+    remember("sk-live-7f3c9a1e5b2d4c6e8a0b")
+    remember("pw-7f3c9a1e")
+    assert redact("pw-7f3c9a1e") == REDACTED
+
+
+def test_a_text_ending_in_the_first_character_of_the_key_cut_in_its_percent_escape_could_begin_it():
+    # The key's next character has no percent escape: only the first one tells this end.
+    remember("s\u20ack-live-7f3c")
+    assert open_end("token %7") == len("%7")
