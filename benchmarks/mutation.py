@@ -935,6 +935,15 @@ _SECRETS = "surveyctl.api.secrets."
 _PATTERN_MEMO = (
     "the pattern of a key is kept only to save compiling it again: made anew, it is the same"
 )
+_OPENING_MEMO = (
+    "what is known of a key's spellings is kept only to save making it again: made anew, it is "
+    "the same"
+)
+_WIDER_HEADS = (
+    "the patterns of where a spelling may begin only pass places on to the exact check: one "
+    "that passes more places (an empty cut, capitals, an X) finds the same open ends, slower"
+)
+_SAME_LENGTHS = "the characters and their patterns are always as many: zip's strict changes nothing"
 _BYTE_ESCAPE_AT_256 = (
     "U+0100 also gets \\x100 and %100, which no encoder writes for it: more text redacted, "
     "never less, and only text that spells the key's other characters too"
@@ -945,8 +954,28 @@ EQUIVALENT.update(
         _SECRETS + "x__escaped__mutmut_1": _PATTERN_MEMO,
         _SECRETS + "x__escaped__mutmut_2": _PATTERN_MEMO,
         _SECRETS + "x__escaped__mutmut_9": _PATTERN_MEMO,
-        _SECRETS + "x__character__mutmut_8": _BYTE_ESCAPE_AT_256,
-        _SECRETS + "x__character__mutmut_9": _BYTE_ESCAPE_AT_256,
+        _SECRETS + "x__forms__mutmut_9": _BYTE_ESCAPE_AT_256,
+        _SECRETS + "x__forms__mutmut_10": _BYTE_ESCAPE_AT_256,
+        _SECRETS + "x__opening__mutmut_1": _OPENING_MEMO,
+        _SECRETS + "x__opening__mutmut_2": _OPENING_MEMO,
+        _SECRETS + "x__opening__mutmut_69": _OPENING_MEMO,
+        _SECRETS + "x__begins_escaped__mutmut_15": (
+            "the states tried are kept only so as not to try one twice: the answer is the same"
+        ),
+        _SECRETS + "x__begins_escaped__mutmut_27": (
+            "a piece as long as the escape that the escape starts with is the escape, which the "
+            "branch before takes"
+        ),
+        _SECRETS + "x__open_end__mutmut_9": (
+            "two more characters looked at: an end longer than every spelling begins none, as "
+            "the exact check that follows says"
+        ),
+        _SECRETS + "x__cut_forms__mutmut_5": _WIDER_HEADS,
+        _SECRETS + "x__cut_forms__mutmut_10": _WIDER_HEADS,
+        _SECRETS + "x__opening__mutmut_50": _WIDER_HEADS,
+        _SECRETS + "x__head__mutmut_7": _SAME_LENGTHS,
+        _SECRETS + "x__head__mutmut_10": _SAME_LENGTHS,
+        _SECRETS + "x__head__mutmut_11": _SAME_LENGTHS,
     }
 )
 

@@ -13,8 +13,12 @@ until then text passes as it is, at the cost of one dictionary look-up a write.
 
 from __future__ import annotations
 
+import atexit
+import codecs
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import IO, Any
 
 _SECRETS_MODULE = "surveyctl.api.secrets"
@@ -28,20 +32,35 @@ def redacted(text: str) -> str:
     return secrets.redact(text)
 
 
+def _redacted_open(text: str) -> tuple[str, str]:
+    """`text` redacted, without and with its last characters that could begin a secret."""
+    secrets = sys.modules.get(_SECRETS_MODULE)
+    if secrets is None or not secrets.holds_any():
+        return text, ""
+    return secrets.redact_open(text)
+
+
 class RedactingWriter:
     """A text stream that writes what it is given to `stream`, redacted.
 
-    A secret is only found whole, so text is passed on a line at a time: what follows the last
-    line end of a write waits for the next one, or for `flush` (a prompt, a progress line
-    redrawn in place, the end of the command). A secret split over two writes with a flush
-    between them is not found; every writer of surveyctl writes a value in one piece.
+    A secret is only found whole, and writers hand text over in pieces (a line written in
+    parts, `print(a, b)`, rich's segments, a page of an export), so a piece is passed on
+    redacted together with what came before it, except for its last characters when they could
+    be the beginning of a secret (a key starting `sk-`, a piece ending `... sk-`): those wait
+    for the next piece, which shows whether the rest of the secret follows. Text that could
+    begin no secret, which is nearly all, goes out at once. `flush` keeps them waiting too (click
+    and rich flush after every call); they go out, redacted, on `close`, when the process ends
+    (`atexit`), and while a question waits for its answer (`nothing_held`).
 
-    Its `buffer`, where click writes bytes (the shell completion's script), redacts as well.
+    Its `buffer`, where click writes bytes (the shell completion's script), takes bytes into
+    the same text: a character split between two writes of bytes is decoded whole.
     """
 
     def __init__(self, stream: IO[str]):
         self.stream = stream
-        self._pending = ""
+        self._held = ""  # redacted already: what may begin a secret
+        self._decoder: codecs.IncrementalDecoder | None = None  # made by `buffer`
+        self._bytes: _RedactingBuffer | None = None
         self._lock = threading.Lock()  # progress lines come from apply's worker threads
 
     def write(self, text: str) -> int:
@@ -49,11 +68,7 @@ class RedactingWriter:
             # click asks a stream whether it takes bytes by writing b"" to it.
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
         with self._lock:
-            data = self._pending + text
-            cut = data.rfind("\n") + 1
-            self._pending = data[cut:]
-            if cut:
-                self.stream.write(redacted(data[:cut]))
+            self._pass_on(self._held + text, hold=not _ASKING)
         return len(text)
 
     def writelines(self, lines: Any) -> None:
@@ -61,15 +76,42 @@ class RedactingWriter:
             self.write(line)
 
     def flush(self) -> None:
+        """Passes on the stream's own buffer; what may begin a secret still waits (`close`)."""
+        if _ASKING:
+            self.release()
+        else:
+            self.stream.flush()
+
+    def release(self) -> None:
+        """Writes what waits, redacted, and flushes: the end of the output, or a question."""
         with self._lock:
-            if self._pending:
-                self.stream.write(redacted(self._pending))
-                self._pending = ""
+            rest = self._decoder.decode(b"", final=True) if self._decoder else ""
+            self._pass_on(self._held + rest, hold=False)
         self.stream.flush()
 
     def close(self) -> None:
         """Writes what waits; the stream itself belongs to whoever gave it."""
-        self.flush()
+        self.release()
+
+    def _pass_on(self, text: str, *, hold: bool) -> None:
+        shown, self._held = _redacted_open(text) if hold else (redacted(text), "")
+        if self._held:
+            _HOLDING.add(self)  # kept until it is written, though its owner let it go
+        else:
+            _HOLDING.discard(self)
+        if shown:
+            self._emit(shown)
+
+    def _emit(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+        except UnicodeEncodeError:
+            # Bytes that were not UTF-8, from `buffer`: written back as the bytes they were.
+            target = getattr(self.stream, "buffer", None)
+            if target is None:
+                raise
+            self.stream.flush()
+            target.write(text.encode(self.stream.encoding or "utf-8", "surrogateescape"))
 
     @property
     def closed(self) -> bool:
@@ -100,7 +142,10 @@ class RedactingWriter:
 
     @property
     def buffer(self) -> _RedactingBuffer:
-        return _RedactingBuffer(self)
+        if self._bytes is None:
+            self._decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+            self._bytes = _RedactingBuffer(self, self._decoder)
+        return self._bytes
 
     def __getattr__(self, name: str) -> Any:
         stream = self.__dict__.get("stream")  # None while being made, or copied
@@ -110,27 +155,52 @@ class RedactingWriter:
 
 
 class _RedactingBuffer:
-    """The bytes side of a RedactingWriter: each write is UTF-8 text for the writer (bytes
-    that are not UTF-8 kept as they are), redacted whole."""
+    """The bytes side of a RedactingWriter: bytes as UTF-8 text for the writer (bytes that are
+    not UTF-8 kept as they are), held and redacted with the text written around them."""
 
-    def __init__(self, writer: RedactingWriter):
-        self._writer = writer
+    def __init__(self, writer: RedactingWriter, decoder: codecs.IncrementalDecoder):
+        self._writer, self._decoder = writer, decoder
 
     def write(self, data: bytes) -> int:
-        text = bytes(data).decode("utf-8", "surrogateescape")
-        self._writer.flush()  # text written before comes first
-        target = getattr(self._writer.stream, "buffer", None)
-        if target is None:
-            self._writer.stream.write(redacted(text))
-        else:
-            target.write(redacted(text).encode("utf-8", "surrogateescape"))
+        self._writer.write(self._decoder.decode(bytes(data)))
         return len(data)
 
     def flush(self) -> None:
         self._writer.flush()
-        target = getattr(self._writer.stream, "buffer", None)
-        if target is not None:
-            target.flush()
+
+
+# The writers that hold text, so that it is written at the end and before a question.
+_HOLDING: set[RedactingWriter] = set()
+_ASKING = False
+
+
+def release_all() -> None:
+    """Writes what every writer holds, redacted (at exit, before a question): a line without
+    its end is not lost, and a question's last characters are seen before the answer is
+    read. A writer whose reader went away is passed over: nothing more can reach it."""
+    for writer in list(_HOLDING):
+        try:
+            writer.release()
+        except (OSError, ValueError):
+            pass
+
+
+@contextmanager
+def nothing_held() -> Iterator[None]:
+    """While a question waits for its answer, every writer passes all it is given on at once,
+    redacted, and what was held goes out first: a question whose last characters could begin a
+    secret must still be read whole before the person answers. The person's answer, typed
+    between the question and what follows, splits what is written before from what after."""
+    global _ASKING
+    release_all()
+    asking, _ASKING = _ASKING, True
+    try:
+        yield
+    finally:
+        _ASKING = asking
+
+
+atexit.register(release_all)
 
 
 def holds_secret(value: Any) -> bool:

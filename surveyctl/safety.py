@@ -111,7 +111,7 @@ class OutputFile:
     def __exit__(self, *exc_info) -> None:
         if exc_info[0] is None:
             try:
-                self._guarded(self._file.flush)  # the last line, when it has no line end
+                self._guarded(self._file.close)  # what it held: the file's last characters
             except OutputPathError as error:
                 exc_info = (OutputPathError, error, error.__traceback__)
                 try:

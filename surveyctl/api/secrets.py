@@ -10,12 +10,15 @@ key can use it without loading the HTTP stack.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import NamedTuple
 
 from surveyctl.config_checks import MIN_KEY_LENGTH
 
 REDACTED = "[redacted]"
 _SECRETS: set[str] = set()
 _ESCAPED: dict[str, re.Pattern[str]] = {}
+_OPENINGS: dict[str, _Opening] = {}
 
 
 def remember(api_key: str) -> None:
@@ -38,10 +41,13 @@ def redact(text: str) -> str:
     a quoted CSV cell, and with any of its characters escaped as JSON encoders write them
     (`\\/`, `\\u003c`) or percent-encoded."""
     for secret in sorted(_SECRETS, key=len, reverse=True):
-        for form in _spellings(secret):
+        stripped = secret.strip()
+        if len(text) < len(stripped):
+            continue  # every spelling is at least as long (a piece written alone)
+        for form in _opening(secret).spellings:
             text = text.replace(form, REDACTED)
-        if secret.strip():
-            text = _escaped(secret.strip()).sub(REDACTED, text)
+        if stripped:
+            text = _escaped(stripped).sub(REDACTED, text)
     return text
 
 
@@ -60,6 +66,117 @@ def redact_clipped(text: str, limit: int, more: str = "...") -> str:
             # What the window cut off a key is in its last `margin` characters, beyond `limit`.
             return shown[:limit] + more
         window *= 2  # keys redacted in the window shortened it: read on
+
+
+def redact_open(text: str) -> tuple[str, str]:
+    """`text` redacted, in two parts: what can be passed on, and its last characters that
+    could begin a secret (`open_end`), to be held until the next piece of text."""
+    if not any(_opening(secret).firsts.search(text) for secret in _SECRETS):
+        return text, ""  # no character a spelling begins with: nothing to take out or hold
+    shown = redact(text)
+    cut = len(shown) - open_end(shown)
+    return shown[:cut], shown[cut:]
+
+
+def open_end(text: str) -> int:
+    """How many of the last characters of `text` could be the first part of a secret, in a
+    spelling `redact` knows (0 when none could). A writer that passes text on in pieces holds
+    these back until the next piece shows whether the rest of the secret follows: redacting
+    each piece alone would let a secret split over two of them through."""
+    longest = 0
+    for secret in _SECRETS:
+        longest = max(longest, _open_end(secret, text))
+    return longest
+
+
+def _open_end(secret: str, text: str) -> int:
+    reach, firsts, heads, spellings = _opening(secret)
+    position = max(0, len(text) - reach + 1)  # a whole spelling was redacted already
+    while (found := firsts.search(text, position)) is not None:
+        position = found.start()
+        if heads.match(text, position):
+            tail = text[position:]  # the first that may begin a spelling is the longest
+            if any(len(tail) < len(form) and form.startswith(tail) for form in spellings):
+                return len(tail)
+            if _begins_escaped(secret.strip(), tail):
+                return len(tail)
+        position += 1
+    return 0
+
+
+# How many characters of a secret a pattern of `_opening` looks at: text that begins none of
+# them (nearly all) is passed over by patterns, not character by character.
+_HEAD = 3
+
+
+class _Opening(NamedTuple):
+    """What is known of a secret's spellings, made once a secret."""
+
+    reach: int  # the length of its longest spelling
+    firsts: re.Pattern[str]  # the characters a spelling begins with
+    heads: re.Pattern[str]  # where one may begin: its first `_HEAD` characters, or fewer
+    spellings: list[str]  # its spellings written out, longest first (`_escaped`'s are not)
+
+
+def _opening(secret: str) -> _Opening:
+    """The `_Opening` of `secret`."""
+    opening = _OPENINGS.get(secret)
+    if opening is None:
+        spellings = _spellings(secret)
+        stripped = secret.strip()
+        escaped = sum(max(len(form) for form, _ in _forms(char)) for char in stripped)
+        reach = max(escaped, *map(len, spellings))
+        firsts = {form[0] for form in spellings}
+        heads = [_head(form, map(re.escape, form)) for form in spellings]
+        if stripped:
+            firsts |= {form[0] for form, _ in _forms(stripped[0])}
+            heads.append(_head(stripped, map(_character, stripped)))
+        first = re.compile("[" + "".join(map(re.escape, sorted(firsts))) + "]")
+        opening = _Opening(reach, first, re.compile("|".join(heads)), spellings)
+        _OPENINGS[secret] = opening
+    return opening
+
+
+def _head(characters: str, patterns: Iterable[str]) -> str:
+    """A pattern of the first `_HEAD` of `characters`, each matched by its pattern of
+    `patterns`, or of fewer of them, the last perhaps a cut escape, then the end of the text."""
+    pattern = ""  # the innermost `(?:|\\Z)` matches anything that follows
+    for char, whole in reversed(list(zip(characters, patterns, strict=True))[:_HEAD]):
+        cut = "|".join(_cut_forms(char))  # never empty: a backslash before it is one escape
+        pattern = f"(?:{whole}(?:{pattern}|\\Z)|(?:{cut})\\Z)"
+    return pattern
+
+
+def _cut_forms(char: str) -> list[str]:
+    """Patterns of the escapes of `char` cut short (`\\`, `\\u0`, `%7`)."""
+    cuts = set()
+    for form, folded in _forms(char):
+        for end in range(1, len(form)):
+            cuts.add(f"(?i:{re.escape(form[:end])})" if folded else re.escape(form[:end]))
+    return sorted(cuts)
+
+
+def _begins_escaped(secret: str, tail: str) -> bool:
+    """Whether `tail` is the start of a text `_escaped(secret)` matches, cut before its end:
+    each character as written or escaped, the last one perhaps cut in the middle of its
+    escape (`\\u00`)."""
+    paths, seen = [(0, 0)], set()
+    while paths:
+        at, index = paths.pop()
+        if at == len(tail) and index < len(secret):
+            return True
+        if at == len(tail) or index == len(secret) or (at, index) in seen:
+            continue
+        seen.add((at, index))
+        for form, folded in _forms(secret[index]):
+            piece = tail[at : at + len(form)]
+            if folded:
+                piece = piece.lower()
+            if piece == form:
+                paths.append((at + len(form), index + 1))
+            elif len(piece) < len(form) and form.startswith(piece):
+                return True
+    return False
 
 
 def redacting_handler(stream, fmt: str):  # -> logging.Handler; logging is imported late
@@ -100,8 +217,17 @@ def _escaped(secret: str) -> re.Pattern[str]:
 
 
 def _character(char: str) -> str:
-    code = ord(char)
-    forms = [re.escape(char), re.escape("\\" + char), f"(?i:\\\\u{code:04x})"]
-    if code < 0x100:
-        forms += [f"(?i:\\\\x{code:02x})", f"(?i:%{code:02x})"]
+    forms = (
+        f"(?i:{re.escape(form)})" if folded else re.escape(form) for form, folded in _forms(char)
+    )
     return f"(?:{'|'.join(forms)})"
+
+
+def _forms(char: str) -> list[tuple[str, bool]]:
+    """The ways an encoder writes `char`, each with whether its letters may be capitals: as
+    is, after a backslash, `\\uXXXX`, and below U+0100 `\\xNN` and `%NN`."""
+    code = ord(char)
+    forms = [(char, False), ("\\" + char, False), (f"\\u{code:04x}", True)]
+    if code < 0x100:
+        forms += [(f"\\x{code:02x}", True), (f"%{code:02x}", True)]
+    return forms

@@ -7,7 +7,6 @@ filters, and the answer is not cached, so a filtered list never stands in for th
 
 from __future__ import annotations
 
-import csv
 import sys
 from dataclasses import asdict
 
@@ -17,8 +16,9 @@ from surveyctl.catalog import Attribute
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import format_option, int_list
+from surveyctl.cli.options import format_option, int_list, raw_cells_option
 from surveyctl.jsontext import dumps
+from surveyctl.ops.transactions import make_writer
 
 
 def _classes(ctx: click.Context, param: click.Parameter, value: str | None) -> list[int] | None:
@@ -48,6 +48,7 @@ def _matches(attribute: Attribute, needle: str) -> bool:
 )
 @click.option("--search", help="Only attributes whose name, question or answers contain TEXT.")
 @format_option("table", "tsv", "json")
+@raw_cells_option
 @click.option(
     "--refresh-catalog",
     "--refresh",
@@ -62,6 +63,7 @@ def attributes(
     classes: list[int] | None,
     search: str | None,
     output_format: str,
+    raw_cells: bool,
     refresh: bool,
 ) -> None:
     """The qualifications a survey of LOCALE can target, with their answer codes."""
@@ -72,7 +74,7 @@ def attributes(
     if output_format == "json":
         click.echo(dumps([asdict(a) for a in found]))
     elif output_format == "tsv":
-        _print_tsv(found)
+        _print_tsv(found, raw_cells)
     else:
         _print_table(found)
     # The cache may have answered without a connection; name the environment all the same.
@@ -83,13 +85,21 @@ def _answers(attribute: Attribute) -> str:
     return ", ".join(f"{a.condition_code}={a.eng_text or a.local_text}" for a in attribute.answers)
 
 
-def _print_tsv(found: list[Attribute]) -> None:
-    out = csv.writer(sys.stdout, dialect="excel-tab", lineterminator="\n")
-    out.writerow(["code", "name", "question", "answers"])
-    for attribute in found:
-        out.writerow(
-            [attribute.qualification_code, attribute.desc, attribute.text, _answers(attribute)]
-        )
+_TSV_COLUMNS = ["code", "name", "question", "answers"]
+
+
+def _print_tsv(found: list[Attribute], raw_cells: bool) -> None:
+    # The writer of every csv and tsv: a question a spreadsheet would run as a formula (the
+    # catalogue's texts are written by others) is made inert, and one holding a line break
+    # stays in its row.
+    writer = make_writer("tsv", sys.stdout, raw_cells)
+    writer.begin(_TSV_COLUMNS)
+    writer.rows([dict(zip(_TSV_COLUMNS, _tsv_cells(a), strict=True)) for a in found])
+    writer.end()
+
+
+def _tsv_cells(attribute: Attribute) -> tuple[int, str, str, str]:
+    return attribute.qualification_code, attribute.desc, attribute.text, _answers(attribute)
 
 
 def _print_table(found: list[Attribute]) -> None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, TypeVar
 import click
 
 from surveyctl.cli.context import CliContext
+from surveyctl.redacting import nothing_held
 from surveyctl.safety import Approval, needs_question
 from surveyctl.variables import running_in_ci
 
@@ -94,7 +95,8 @@ def _interruptible(question: Callable[[], Answer], declined: Answer) -> Answer:
     nobody said yes, so the command says in its own words that nothing was changed and exits 1,
     rather than click's bare "Aborted!", which does not say whether the write was made."""
     try:
-        return question()
+        with nothing_held():  # the question's last characters are seen before the answer
+            return question()
     except click.Abort as exc:
         # The question's line was left open: what is said next starts a line of its own.
         click.echo(err=True)

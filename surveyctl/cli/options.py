@@ -200,8 +200,9 @@ class Number(click.FloatRange):
         return number
 
 
-# The csv and tsv of `transactions list` and `surveys list`: their cells hold what others
-# wrote (a survey's title, a supplier's names), which a spreadsheet may run as a formula.
+# Every command that writes csv or tsv (`transactions list`, `surveys list`, `attributes`):
+# their cells hold what others wrote (a survey's title, a supplier's names, an attribute's
+# question), which a spreadsheet may run as a formula.
 raw_cells_option = click.option(
     "--raw-cells",
     is_flag=True,

@@ -83,7 +83,7 @@ def redacting() -> Iterator[None]:
     finally:
         for stream in wrapped:
             try:
-                stream.flush()
+                stream.close()  # what it held, as the output's end: redacted, never lost
             except (OSError, ValueError):
                 pass  # the reader went away (a closed pipe): nothing more can reach it
         sys.stdout, sys.stderr = before

@@ -12,7 +12,10 @@ import csv
 import io
 import json
 import os
+import select
 import stat
+import subprocess
+import sys
 
 import pytest
 from rich.console import Console
@@ -22,7 +25,7 @@ from surveyctl.state import FileStateStore
 from surveyctl.statuses import LIVE
 
 from ..conftest import BUYER_1_KEY
-from ..processes import surveyctl
+from ..processes import environment, surveyctl
 from .conftest import survey_manifest, survey_title
 
 # `/` and `"`: JSON writes the quote as `\"`, and a service may write the slash as `\/`.
@@ -288,3 +291,163 @@ def test_a_history_an_earlier_surveyctl_left_readable_by_others_is_made_private(
     manifests.write(survey_manifest("tracker", completes_required=300))
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
     assert stat.S_IMODE(history.stat().st_mode) == 0o600
+
+
+# What a command writes in pieces: a title, then the rest of its line.
+SPLIT_LINE = f"Tracker {SECRET} wave 2\n"
+
+
+def _only_secret(monkeypatch, secret: str) -> None:
+    """`secret` the one secret this process holds (not the keys and passwords earlier tests
+    made it remember)."""
+    from surveyctl.api import secrets
+
+    monkeypatch.setattr(secrets, "_SECRETS", set())
+    secrets.remember(secret)
+
+
+def _written_through_the_streams(monkeypatch, write) -> str:
+    """What reaches stdout when `write(stdout)` writes through the streams every command gets
+    (`surveyctl.cli.streams.redacting`)."""
+    from surveyctl.cli.streams import redacting
+
+    _only_secret(monkeypatch, SECRET)
+    terminal = io.StringIO()
+    monkeypatch.setattr("sys.stdout", terminal)
+    with redacting():
+        write(sys.stdout)
+    return terminal.getvalue()
+
+
+# Whole spellings of SECRET beside SPELLINGS' first four (its fifth is a piece of the key):
+# cut inside an escape (`%2`, `\u00`), the start of the key is not yet told from other text.
+WHOLE_ESCAPED = (
+    SECRET.replace("/", "%2F").replace('"', "%22"),
+    SECRET.replace("/", "\\u002f").replace('"', "\\u0022"),
+)
+
+
+def test_the_key_split_at_any_point_over_two_writes_never_shows(monkeypatch):
+    for spelling in SPELLINGS[:4] + WHOLE_ESCAPED:
+        line = SPLIT_LINE.replace(SECRET, spelling)
+        for cut in range(len(line) + 1):
+
+            def in_two(stdout, cut=cut, line=line):
+                stdout.write(line[:cut])
+                stdout.flush()  # as click.echo and rich do after every call
+                stdout.write(line[cut:])
+                stdout.flush()
+
+            shown = _written_through_the_streams(monkeypatch, in_two)
+            assert shown == f"Tracker {REDACTED} wave 2\n", (spelling, cut)
+
+
+def test_the_key_split_over_two_writes_of_bytes_never_shows(monkeypatch):
+    line = SPLIT_LINE.encode("utf-8")
+    for cut in range(len(line) + 1):
+
+        def in_two(stdout, cut=cut):
+            stdout.buffer.write(line[:cut])
+            stdout.buffer.flush()
+            stdout.buffer.write(line[cut:])
+
+        assert _written_through_the_streams(monkeypatch, in_two) == (
+            f"Tracker {REDACTED} wave 2\n"
+        ), cut
+
+
+def test_a_line_that_could_begin_no_secret_is_written_at_once_before_any_flush(monkeypatch):
+    seen = []
+
+    def progress(stdout):
+        stdout.write("\rReading page 3 of 9")
+        seen.append(sys.stdout.stream.getvalue())  # the terminal, before any flush
+
+    _written_through_the_streams(monkeypatch, progress)
+    assert seen == ["\rReading page 3 of 9"]
+
+
+def test_a_question_whose_end_could_begin_a_secret_is_shown_whole_before_the_answer_is_read(
+    monkeypatch,
+):
+    from surveyctl.cli import confirm
+    from surveyctl.cli.streams import redacting
+
+    # A state database's password may hold spaces: this one begins as every question ends.
+    _only_secret(monkeypatch, ": pass-7f3c9a1e")
+    terminal = io.StringIO()
+    shown_when_read = []
+
+    class Person(io.StringIO):
+        def readline(self, *args):
+            shown_when_read.append(terminal.getvalue())
+            return "no\n"
+
+    monkeypatch.setattr("sys.stderr", terminal)
+    monkeypatch.setattr("sys.stdin", Person())
+    with redacting():
+        assert confirm.typed_yes("Apply these changes to environment 'local'") is False
+    assert shown_when_read == [
+        "Apply these changes to environment 'local'? Only 'yes' will be accepted: "
+    ]
+
+
+def test_apply_shows_its_question_before_it_reads_the_answer(keyed, manifests, project):
+    manifests.write(survey_manifest("asked"))
+    leader, follower = os.openpty()
+    process = surveyctl(project, "apply", "manifests", stdin=follower, text=False)
+    os.close(follower)
+    try:
+        shown = b""
+        while not shown.endswith(b"Only 'yes' will be accepted: "):
+            ready, _, _ = select.select([process.stderr], [], [], 30)
+            assert ready, shown.decode()  # the question never came whole: apply would wait
+            chunk = os.read(process.stderr.fileno(), 4096)
+            assert chunk, shown.decode()
+            shown += chunk
+        os.write(leader, b"no\n")
+        process.communicate(timeout=60)
+    finally:
+        os.close(leader)
+    assert process.returncode == 1
+
+
+# A command whose last line is cut short by the way it ends, in a process of its own: the
+# line ends with what could begin the key (`sk-`), so the streams hold it back until the end.
+_CUT_SHORT = """
+import os, signal, sys
+from surveyctl import signals
+from surveyctl.api.secrets import remember
+from surveyctl.cli.streams import redacting
+from surveyctl.redacting import RedactingWriter
+
+remember({secret!r})
+signals.stop_like_ctrl_c()
+how = sys.argv[1]
+if how == "a writer never closed":
+    RedactingWriter(sys.stdout).write("Renaming Tracker to sk-")
+    sys.exit(0)
+with redacting():
+    sys.stdout.write("Renaming Tracker to sk-")
+    sys.stdout.flush()
+    if how == "SystemExit":
+        sys.exit(3)
+    if how == "KeyboardInterrupt":
+        raise KeyboardInterrupt
+    if how == "SIGTERM":
+        os.kill(os.getpid(), signal.SIGTERM)
+"""
+
+
+@pytest.mark.parametrize(
+    "how", ["the end", "SystemExit", "KeyboardInterrupt", "SIGTERM", "a writer never closed"]
+)
+def test_a_line_cut_short_with_no_secret_is_not_lost_at_exit(tmp_path, how):
+    ended = subprocess.run(
+        [sys.executable, "-c", _CUT_SHORT.format(secret=SECRET), how],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=environment(),
+    )
+    assert ended.stdout == "Renaming Tracker to sk-", ended.stderr

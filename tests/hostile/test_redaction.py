@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from surveyctl.api import secrets
-from surveyctl.api.secrets import redact, redact_clipped, remember
+from surveyctl.api.secrets import REDACTED, open_end, redact, redact_clipped, redact_open, remember
 from surveyctl.config_checks import MIN_KEY_LENGTH
 
 
@@ -18,6 +18,7 @@ from surveyctl.config_checks import MIN_KEY_LENGTH
 def no_key_remembered(monkeypatch):
     monkeypatch.setattr(secrets, "_SECRETS", set())
     monkeypatch.setattr(secrets, "_ESCAPED", {})
+    monkeypatch.setattr(secrets, "_OPENINGS", {})
 
 
 def test_a_key_of_the_shortest_accepted_length_is_redacted():
@@ -77,6 +78,7 @@ def test_a_key_pasted_with_spaces_around_it_is_redacted_with_and_without_them():
         "sk/live\\u003c7f3c\\u003e9a1e\\u0026x",  # Go's encoding/json
         "sk/live\\u003C7f3c\\u003E9a1e\\u0026x",  # the same in capitals
         "sk\\x2flive<7f3c>9a1e&x",  # a byte escape
+        "sk\\x2Flive<7f3c>9a1e&x",  # the same in capitals
         "sk%2Flive%3C7f3c%3E9a1e%26x",  # percent-encoded, as in a URL
         "sk%2flive%3c7f3c%3e9a1e%26x",
     ],
@@ -139,3 +141,94 @@ def test_a_clipped_text_keeps_its_first_characters_when_keys_before_the_cut_shor
 def test_a_text_shorter_than_the_cut_is_only_redacted():
     remember("sk-live-7f3c9a1e")
     assert redact_clipped("token sk-live-7f3c9a1e refused", 300) == "token [redacted] refused"
+
+
+def test_a_text_ending_in_the_first_characters_of_the_key_could_begin_it():
+    remember("sk-live-7f3c9a1e")
+    assert open_end("renamed to sk-li") == len("sk-li")
+
+
+def test_a_text_whose_end_begins_no_spelling_of_the_key_holds_nothing_back():
+    remember("sk-live-7f3c9a1e")
+    assert open_end("renamed to sk-lime") == 0
+    assert open_end("renamed to sk-live-7f3c9a1e") == 0  # whole: redact takes it out
+
+
+@pytest.mark.parametrize(
+    "end", ["sk\\/li", "sk\\", "sk%2", "sk%2f", "sk\\u00", "sk\\U00", "sk\\U002F", "sk\\x2"]
+)
+def test_a_text_ending_in_the_key_escaped_could_begin_it_even_cut_inside_an_escape(end):
+    remember("sk/live<7f3c>9a1e&x")
+    assert open_end(f"unknown token {end}") == len(end)
+
+
+def test_the_key_with_every_character_escaped_could_begin_it_until_its_last_one():
+    key = "sk-live-7f3c9a1e"
+    remember(key)
+    escaped = "".join(f"\\u{ord(char):04x}" for char in key)
+    assert open_end(f"token {escaped[:-1]}") == len(escaped) - 1
+
+
+def test_a_text_ending_in_the_key_as_bytes_repr_writes_it_could_begin_it():
+    remember("sk-live-7f3c9a1e\u20ac")
+    end = "sk-live-7f3c9a1e\\xe2\\x82"
+    assert open_end(f"b'{end}") == len(end)
+
+
+def test_the_key_in_other_capitals_is_another_text_and_left_as_it_is():
+    remember("sk-live-7f3c9a1e")
+    assert redact("token SK-LIVE-7F3C9A1E") == "token SK-LIVE-7F3C9A1E"
+    assert redact("token s\\K-live-7f3c9a1e") == "token s\\K-live-7f3c9a1e"  # `k` escaped
+
+
+def test_a_text_that_is_the_first_characters_of_the_key_could_begin_it():
+    remember("sk-live-7f3c9a1e")
+    assert open_end("sk-li") == len("sk-li")
+
+
+def test_the_start_of_the_key_right_after_a_character_it_could_begin_with_is_found():
+    remember("sk-live-7f3c9a1e")
+    assert open_end("token ssk-li") == len("sk-li")
+
+
+def test_the_whole_key_followed_by_more_text_holds_nothing_back():
+    remember("sk-live-7f3c9a1e")
+    assert open_end("sk-live-7f3c9a1e is the key") == 0
+
+
+def test_a_space_pasted_before_the_key_is_held_with_its_first_characters():
+    remember(" sk-live-7f3c9a1e")
+    assert open_end("token  sk-li") == len(" sk-li")
+
+
+def test_a_key_holding_a_backslash_could_begin_where_the_backslash_stands_alone():
+    # `\\` then `\u0063` is the key's `\` as itself and its `c` escaped, not an escaped `\`.
+    remember("ab\\cdefgh")
+    assert open_end("token ab\\\\u0063d") == len("ab\\\\u0063d")
+
+
+def test_redact_open_passes_the_text_on_redacted_and_holds_what_could_begin_the_key():
+    remember("sk-live-7f3c9a1e")
+    assert redact_open("token sk-live-7f3c9a1e, then sk-li") == ("token [redacted], then ", "sk-li")
+
+
+def test_redact_open_of_a_text_no_spelling_of_the_key_begins_in_holds_nothing():
+    remember("sk-live-7f3c9a1e")
+    assert redact_open("page 3 of 9") == ("page 3 of 9", "")
+
+
+def test_a_text_that_is_the_key_alone_is_redacted():
+    remember("sk-live-7f3c9a1e")
+    assert redact("sk-live-7f3c9a1e") == REDACTED
+
+
+def test_a_text_shorter_than_one_key_still_has_a_shorter_key_redacted():
+    remember("sk-live-7f3c9a1e5b2d4c6e8a0b")
+    remember("pw-7f3c9a1e")
+    assert redact("pw-7f3c9a1e") == REDACTED
+
+
+def test_a_text_ending_in_the_first_character_of_the_key_cut_in_its_percent_escape_could_begin_it():
+    # The key's next character has no percent escape: only the first one tells this end.
+    remember("s\u20ack-live-7f3c")
+    assert open_end("token %7") == len("%7")

