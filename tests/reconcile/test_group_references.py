@@ -80,3 +80,22 @@ def test_an_apply_records_the_manifest_but_the_membership_it_could_not_change(
     assert shown["last_applied"]["offer_price"] == 3.0
     assert shown["last_applied"]["survey_title"] == edited["spec"]["survey_title"]
     assert shown["last_applied"]["buyer_surveygroup_refs"] == [refs[0]]
+
+
+def test_the_membership_warning_names_the_groups_the_survey_is_still_in_that_the_manifest_dropped(
+    moved, refs, run_cli
+):
+    planned = run_cli("plan", "manifests")
+
+    assert (
+        f"the manifest puts the survey in group(s) {moved}, which it is not in, and no longer "
+        f"names group(s) {refs[0]}, which it is still in; apply does not change this"
+    ) in planned.stdout
+
+
+def test_the_membership_warning_is_at_the_survey_manifest(moved, run_cli):
+    planned = run_cli("plan", "manifests")
+
+    (line,) = [row.strip() for row in planned.stdout.splitlines() if "which it is not in" in row]
+    assert line.startswith("warning: Survey/tracker: the manifest puts the survey in group(s)")
+    assert line.endswith("(manifests/tracker.yaml:1:1)")

@@ -829,7 +829,6 @@ def test_the_warning_of_a_group_that_cannot_be_read_names_its_manifest(
     )
 
 
-
 def test_a_group_create_whose_answer_was_lost_is_not_planned_again_before_it_settles(
     project, manifests, sandbox, unique, run_cli
 ):
@@ -981,3 +980,57 @@ def test_a_survey_changed_by_hand_as_its_manifest_now_says_is_shown_as_drift(
     manifests.write(survey_manifest("tracker", offer_price=4.0))
     result = run_cli("plan", "manifests")
     assert "! drift: offer_price was 2.5 when last applied, is 4 live" in result.stdout
+
+
+def test_the_error_of_a_qlc_change_on_a_survey_that_has_been_live_names_the_survey(
+    project, manifests, sandbox, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    client = _fresh_client(sandbox)
+    _apply(project, client)
+    client.set_survey_status(_store(project).load().survey("tracker").ps_survey_id, 22)
+    manifests.write(
+        survey_manifest("tracker", qlc={"enable": True, "multiple_quotas": {"enable": True}})
+    )
+    result = run_cli("plan", "manifests")
+    (line,) = [row.strip() for row in result.stdout.splitlines() if "QLC cannot change" in row]
+    assert line.startswith(
+        "error: Survey/tracker: QLC cannot change once a survey has been live; this survey is "
+        "live (22)"
+    )
+
+
+def test_a_survey_update_whose_title_holds_the_api_key_is_refused_at_its_manifest(
+    project, manifests, sandbox, run_cli
+):
+    from tests.conftest import BUYER_1_KEY
+
+    manifests.write(survey_manifest("tracker"))
+    _apply(project, _fresh_client(sandbox))
+    manifests.write(survey_manifest("tracker", survey_title=f"Tracker {BUYER_1_KEY}"))
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 1
+    (line,) = [row.strip() for row in result.stdout.splitlines() if "holds the API key" in row]
+    assert line.startswith("error: Survey/tracker: the body to send holds the API key")
+    assert line.endswith("(manifests/tracker.yaml:1:1)")
+
+
+def test_a_saved_plan_of_a_survey_changed_by_hand_since_is_refused_as_outdated(
+    project, manifests, sandbox, run_cli
+):
+    from surveyctl.reconcile.normalise import update_body
+
+    manifests.write(survey_manifest("tracker"))
+    client = _fresh_client(sandbox)
+    _apply(project, client)
+    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    manifests.write(survey_manifest("tracker", expected_loi=15))
+    saved = run_cli("plan", "manifests", "--out", "change.plan")
+    assert saved.exit_code == 0, saved.stdout + saved.stderr
+    client.update_survey(
+        survey_id, {**update_body(client.get_survey(survey_id)), "offer_price": 4.0}
+    )
+    result = run_cli("apply", "change.plan")
+    assert result.exit_code == 1
+    assert "changed outside this plan since it was made: Survey/tracker" in result.stderr
+    assert client.get_survey(survey_id)["offer_price"] == 4.0
