@@ -1034,3 +1034,28 @@ def test_a_saved_plan_of_a_survey_changed_by_hand_since_is_refused_as_outdated(
     assert result.exit_code == 1
     assert "changed outside this plan since it was made: Survey/tracker" in result.stderr
     assert client.get_survey(survey_id)["offer_price"] == 4.0
+
+
+def test_raising_the_goal_above_the_quotas_notes_a_soft_launch(
+    project, manifests, sandbox, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    _apply(project, _fresh_client(sandbox))
+    manifests.write(survey_manifest("tracker", completes_required=250))
+    result = run_cli("plan", "manifests")
+    assert (
+        "note: Survey/tracker: soft launch: the quotas sum to 200, below completes_required 250 "
+        "(manifests/tracker.yaml:1:1)"
+    ) in result.stdout
+
+
+def test_a_soft_launch_is_not_noted_again_by_an_update_that_leaves_the_quotas_and_goal(
+    project, manifests, sandbox, run_cli
+):
+    spec = survey_manifest("tracker")["spec"]
+    manifests.write(survey_manifest("tracker", quotas=spec["quotas"][:1]))
+    _apply(project, _fresh_client(sandbox))
+    manifests.write(survey_manifest("tracker", quotas=spec["quotas"][:1], expected_loi=15))
+    result = run_cli("plan", "manifests")
+    assert "~ expected_loi: 10 -> 15" in result.stdout
+    assert "soft launch" not in result.stdout
