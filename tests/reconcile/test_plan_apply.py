@@ -20,7 +20,7 @@ from surveyctl.reconcile.planner import PlanRequest, make_plan
 from surveyctl.state import FileStateStore
 
 from .conftest import group_manifest, point_project_at, survey_manifest, survey_title
-from .proxies import Proxy
+from .proxies import Proxy, RefusingProxy
 
 
 @pytest.fixture(params=["faithful", "strict"])
@@ -1059,3 +1059,51 @@ def test_a_soft_launch_is_not_noted_again_by_an_update_that_leaves_the_quotas_an
     result = run_cli("plan", "manifests")
     assert "~ expected_loi: 10 -> 15" in result.stdout
     assert "soft launch" not in result.stdout
+
+
+def test_the_warning_of_a_survey_deleted_outside_surveyctl_names_its_manifest(
+    project, manifests, sandbox, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    client = _fresh_client(sandbox)
+    _apply(project, client)
+    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    client.delete_survey(survey_id)
+    result = run_cli("plan", "manifests")
+    assert (
+        f"warning: Survey/tracker: survey {survey_id} was deleted outside surveyctl; it will be "
+        "created again (manifests/tracker.yaml:1:1)"
+    ) in result.stdout
+
+
+def test_a_new_survey_whose_title_holds_the_api_key_is_refused_at_its_manifest(manifests, run_cli):
+    from tests.conftest import BUYER_1_KEY
+
+    manifests.write(survey_manifest("tracker", survey_title=f"Tracker {BUYER_1_KEY}"))
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 1
+    (line,) = [row.strip() for row in result.stdout.splitlines() if "holds the API key" in row]
+    assert line.startswith("error: Survey/tracker: the body to send holds the API key")
+    assert line.endswith("(manifests/tracker.yaml:1:1)")
+
+
+def test_the_warning_of_a_survey_that_cannot_be_read_names_its_manifest(
+    project, manifests, sandbox, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    _apply(project, _fresh_client(sandbox))
+    manifests.write(survey_manifest("tracker", expected_loi=15))
+    proxy = RefusingProxy(sandbox.url)
+    proxy.unreadable.add(_store(project).load().survey("tracker").ps_survey_id)
+    try:
+        point_project_at(project, proxy.url)
+        result = run_cli("plan", "manifests")
+    finally:
+        proxy.stop()
+    shown = [row.strip() for row in result.stdout.splitlines()]
+    (line,) = [row for row in shown if "cannot read the live survey" in row]
+    assert line.startswith("warning: Survey/tracker: cannot read the live survey: GET")
+    assert line.endswith(
+        "1002): refused (test); it is left out of this plan and apply does not attempt it (run "
+        "it again) (manifests/tracker.yaml:1:1)"
+    )
