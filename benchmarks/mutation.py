@@ -1276,8 +1276,17 @@ EQUIVALENT.update(
         **{_SURVEY + f"x__unchanged__mutmut_{n}": _UNREAD_NO_OP for n in (6, 15)},
         **{_SURVEY + f"x__unchanged__mutmut_{n}": _NO_OP_FINGERPRINT for n in (7, 16)},
         **{_SURVEY + f"x__unchanged__mutmut_{n}": _NO_OP_LOCATION for n in (9, 18, 25, 26, 27)},
-        _SURVEY + "x__update__mutmut_8": "`or True` for the survey's location: every survey "
-        "has one (its manifest's document, or its program's), so the same branch",
+        **{
+            _SURVEY + f"{function}__mutmut_8": "`or True` for the survey's location: every "
+            "survey has one (its manifest's document, or its program's), so the same branch"
+            for function in ("x__update", "xǁSurveyKindǁplan")
+        },
+        **{
+            _SURVEY + f"xǁSurveyKindǁplan__mutmut_{n}": _HELD_BACK_NOTED.replace(
+                "of a group", "of a survey"
+            )
+            for n in (18, 23)
+        },
         _SURVEY + "x__left_closed__mutmut_4": "a closed wave's last_applied is the state's own "
         "record.last_applied, which record_settled leaves as it is: nothing is written either "
         "way",

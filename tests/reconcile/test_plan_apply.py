@@ -1107,3 +1107,28 @@ def test_the_warning_of_a_survey_that_cannot_be_read_names_its_manifest(
         "1002): refused (test); it is left out of this plan and apply does not attempt it (run "
         "it again) (manifests/tracker.yaml:1:1)"
     )
+
+
+def test_a_survey_create_whose_answer_was_lost_is_not_planned_again_before_it_settles(
+    project, manifests, run_cli
+):
+    manifest = survey_manifest("tracker")
+    manifests.write(manifest)
+    _store(project).journal_create("Survey/tracker", manifest["spec"])
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 1, result.stdout + result.stderr  # held back, as an unread one
+    assert "Survey/tracker will be created" not in result.stdout
+    assert "1 create is blocked by an unresolved earlier attempt" in result.stdout
+
+
+def test_a_create_journaled_beside_a_surveys_record_does_not_hold_the_survey_back(
+    project, manifests, sandbox, run_cli
+):
+    # The state of a survey deleted outside surveyctl whose create again lost its answer.
+    manifest = survey_manifest("tracker")
+    manifests.write(manifest)
+    _apply(project, _fresh_client(sandbox))
+    _store(project).journal_create("Survey/tracker", manifest["spec"])
+    result = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "No changes." in result.stdout
