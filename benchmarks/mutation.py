@@ -1288,6 +1288,9 @@ EQUIVALENT.update(
             "settles, not checked, candidates to import), so blocked_create adds none"
             for n in (18, 23)
         },
+        _SURVEY + "xǁSurveyKindǁplan__mutmut_86": "`result.error and result.body is None` for "
+        "`or`: a read that failed has no body, and one that did not has one (the client "
+        "refuses an answer that is no JSON object; gone and unchanged results returned before)",
         _SURVEY + "x__left_closed__mutmut_4": "a closed wave's last_applied is the state's own "
         "record.last_applied, which record_settled leaves as it is: nothing is written either "
         "way",
