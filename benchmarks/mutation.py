@@ -1288,6 +1288,9 @@ EQUIVALENT.update(
             "settles, not checked, candidates to import), so blocked_create adds none"
             for n in (18, 23)
         },
+        _SURVEY + "xǁSurveyKindǁplan__mutmut_87": "`result is None and result.error` for "
+        "`or`: result is never None there, since the planner reads every address the state "
+        "records, and a survey it does not record was planned as a create above",
         _SURVEY + "xǁSurveyKindǁplan__mutmut_86": "`result.error and result.body is None` for "
         "`or`: a read that failed has no body, and one that did not has one (the client "
         "refuses an answer that is no JSON object; gone and unchanged results returned before)",
