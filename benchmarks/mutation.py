@@ -1288,6 +1288,11 @@ EQUIVALENT.update(
             "settles, not checked, candidates to import), so blocked_create adds none"
             for n in (18, 23)
         },
+        _SURVEY + "x__update__mutmut_66": "the manifest given to _drift as None: the shortcut "
+        "is then never taken (but for a survey with nothing last applied, whose drift is none "
+        "either way), and the shortcut gives what the general way gives, the drift of the group "
+        "membership alone being the only one possible there; only the time of normalising the "
+        "whole body last applied is lost",
         _SURVEY + "xǁSurveyKindǁplan__mutmut_87": "`result is None and result.error` for "
         "`or`: result is never None there, since the planner reads every address the state "
         "records, and a survey it does not record was planned as a create above",

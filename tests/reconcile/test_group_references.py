@@ -99,3 +99,22 @@ def test_the_membership_warning_is_at_the_survey_manifest(moved, run_cli):
     (line,) = [row.strip() for row in planned.stdout.splitlines() if "which it is not in" in row]
     assert line.startswith("warning: Survey/tracker: the manifest puts the survey in group(s)")
     assert line.endswith("(manifests/tracker.yaml:1:1)")
+
+
+def test_a_survey_taken_out_of_its_manifests_group_by_hand_is_shown_as_drift(
+    manifests, refs, client, run_cli
+):
+    from surveyctl.reconcile.normalise import group_update_body
+
+    first, _ = refs
+    manifests.write(survey_manifest("tracker", buyer_surveygroup_refs=[first]))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    client.update_group(
+        first, {**group_update_body(client.get_group(first)), "surveys_in_group": []}
+    )
+
+    planned = run_cli("plan", "manifests")
+
+    assert (
+        f'! drift: buyer_surveygroup_refs was ["{first}"] when last applied, is (absent) live'
+    ) in planned.stdout
