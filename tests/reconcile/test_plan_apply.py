@@ -19,7 +19,7 @@ from surveyctl.reconcile.apply import INTERRUPTED, apply_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
 from surveyctl.state import FileStateStore
 
-from .conftest import group_manifest, point_project_at, survey_manifest, survey_title
+from .conftest import group_manifest, point_project_at, survey_manifest, survey_title, title_tag
 from .proxies import Proxy, RefusingProxy
 
 
@@ -1132,3 +1132,37 @@ def test_a_create_journaled_beside_a_surveys_record_does_not_hold_the_survey_bac
     result = run_cli("plan", "manifests", "--detailed-exitcode")
     assert result.exit_code == 0, result.stdout + result.stderr
     assert "No changes." in result.stdout
+
+
+def _program(ref: str) -> dict:
+    """One market in two waves, the second excluding the first under `ref`-{wave}."""
+    template = {k: v for k, v in survey_manifest("tracker")["spec"].items() if k != "quotas"}
+    template["survey_title"] = "Tracker {wave} " + title_tag()
+    del template["survey_localization"]
+    return {
+        "kind": "SurveyProgram",
+        "name": "tracker",
+        "spec": {
+            "template": template,
+            "markets": {"en_US": None},
+            "waves": ["w1", "w2"],
+            "exclusion": {"waves": 1, "exclusion_period": 30, "ref": ref + "-{wave}"},
+        },
+    }
+
+
+def test_a_changed_exclusion_ref_of_a_program_says_how_to_move_its_group(
+    project, manifests, unique, run_cli
+):
+    manifests.write(_program(f"t-{unique}"))
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    assert applied.exit_code == 0, applied.stdout + applied.stderr
+    manifests.write(_program(f"u-{unique}"))
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 1
+    group = "ExclusionGroup/tracker[en_US,w2]"
+    assert (
+        f"a group's reference cannot change in place: restore the program's exclusion.ref, or "
+        f"`surveyctl state rm {group}` (the old group stays on the service) and plan a new group "
+        "under the new one"
+    ) in result.stdout
