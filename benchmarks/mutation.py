@@ -1305,6 +1305,8 @@ EQUIVALENT.update(
         _GROUP + "xǁGroupKindǁplan__mutmut_9": "`or True` for the group's location: every group "
         "has one (its manifest's document, or its program's exclusion), so the same branch",
         **{_GROUP + f"xǁGroupKindǁplan__mutmut_{n}": _HELD_BACK_NOTED for n in (18, 23)},
+        _GROUP + "xǁGroupKindǁplan__mutmut_101": "unknown=None for [] when the surveys are "
+        "ignored: _with_pending, its one reader, asks only `not unknown`, true for both",
     }
 )
 
