@@ -1305,12 +1305,37 @@ EQUIVALENT.update(
         **{_SURVEY + f"x__unchanged__mutmut_{n}": _UNREAD_NO_OP for n in (6, 15)},
         **{_SURVEY + f"x__unchanged__mutmut_{n}": _NO_OP_FINGERPRINT for n in (7, 16)},
         **{_SURVEY + f"x__unchanged__mutmut_{n}": _NO_OP_LOCATION for n in (9, 18, 25, 26, 27)},
+        **{
+            _SURVEY + f"{function}__mutmut_8": "`or True` for the survey's location: every "
+            "survey has one (its manifest's document, or its program's), so the same branch"
+            for function in ("x__update", "xǁSurveyKindǁplan")
+        },
+        **{
+            _SURVEY + f"xǁSurveyKindǁplan__mutmut_{n}": "the kind (or the location) given to "
+            "blocked_create as None: as for a group (GroupKind.plan's 18 and 23), recovery leaves "
+            "each survey create it does not settle with a note of its own (held back before it "
+            "settles, not checked, candidates to import), so blocked_create adds none"
+            for n in (18, 23)
+        },
+        _SURVEY + "x__update__mutmut_66": "the manifest given to _drift as None: the shortcut "
+        "is then never taken (but for a survey with nothing last applied, whose drift is none "
+        "either way), and the shortcut gives what the general way gives, the drift of the group "
+        "membership alone being the only one possible there; only the time of normalising the "
+        "whole body last applied is lost",
+        _SURVEY + "xǁSurveyKindǁplan__mutmut_87": "`result is None and result.error` for "
+        "`or`: result is never None there, since the planner reads every address the state "
+        "records, and a survey it does not record was planned as a create above",
+        _SURVEY + "xǁSurveyKindǁplan__mutmut_86": "`result.error and result.body is None` for "
+        "`or`: a read that failed has no body, and one that did not has one (the client "
+        "refuses an answer that is no JSON object; gone and unchanged results returned before)",
         _SURVEY + "x__left_closed__mutmut_4": "a closed wave's last_applied is the state's own "
         "record.last_applied, which record_settled leaves as it is: nothing is written either "
         "way",
         _GROUP + "xǁGroupKindǁplan__mutmut_9": "`or True` for the group's location: every group "
         "has one (its manifest's document, or its program's exclusion), so the same branch",
         **{_GROUP + f"xǁGroupKindǁplan__mutmut_{n}": _HELD_BACK_NOTED for n in (18, 23)},
+        _GROUP + "xǁGroupKindǁplan__mutmut_101": "unknown=None for [] when the surveys are "
+        "ignored: _with_pending, its one reader, asks only `not unknown`, true for both",
     }
 )
 

@@ -246,3 +246,34 @@ def test_destroying_a_draft_survey_warns_of_nothing(run_cli, project):
     result = run_cli("plan", "manifests", "--destroy")
     assert "- Survey/solo" in result.stdout
     assert "warning: Survey/solo" not in result.stdout
+
+
+def test_the_error_of_a_survey_manifest_changed_while_closed_is_at_its_manifest(
+    run_cli, project, api
+):
+    manifests = Manifests(project)
+    manifests.write(survey_manifest("solo"))
+    assert _apply(run_cli).exit_code == 0
+    _close(api, _ids(project)["Survey/solo"])
+    manifests.write(survey_manifest("solo", expected_loi=15))
+
+    planned = run_cli("plan", "manifests")
+
+    (line,) = [row.strip() for row in planned.stdout.splitlines() if "is closed" in row]
+    assert line.startswith("error: Survey/solo: survey")
+    assert line.endswith("(manifests/solo.yaml:1:1)")
+
+
+def test_a_closed_survey_whose_manifest_still_says_what_it_is_plans_no_change(
+    run_cli, project, api
+):
+    manifests = Manifests(project)
+    manifests.write(survey_manifest("solo"))
+    assert _apply(run_cli).exit_code == 0
+    _close(api, _ids(project)["Survey/solo"])
+
+    planned = run_cli("plan", "manifests")
+
+    assert planned.exit_code == 0, planned.stdout + planned.stderr
+    assert "closed" not in planned.stdout
+    assert planned.stdout.splitlines()[-1].startswith("No changes.")

@@ -95,3 +95,20 @@ def test_ignoring_a_groups_surveys_beside_another_field_keeps_that_fields_live_v
     assert applied.exit_code == 0, applied.stdout + applied.stderr
     after = client.get_group(applied_group)
     assert (after["name"], after["exclusion_period"]) == ("By hand", 30)
+
+
+def test_ignoring_a_groups_surveys_plans_no_pending_member_for_a_survey_not_created_yet(
+    manifests, unique, run_cli
+):
+    manifests.write(survey_manifest("tracker-a"))
+    manifests.write(survey_manifest("tracker-b"))
+    ref = f"trackers-{unique}"
+    manifests.write(_group(ref, ignore="surveys_in_group"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    manifests.write(survey_manifest("tracker-c"))
+    manifests.write(_group(ref, "tracker-a", "tracker-b", "tracker-c", ignore="surveys_in_group"))
+
+    planned = run_cli("plan", "manifests")
+
+    assert planned.exit_code == 0, planned.stdout + planned.stderr
+    assert "Plan: 1 to add, 0 to change, 0 to destroy." in planned.stdout

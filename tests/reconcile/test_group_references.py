@@ -80,3 +80,41 @@ def test_an_apply_records_the_manifest_but_the_membership_it_could_not_change(
     assert shown["last_applied"]["offer_price"] == 3.0
     assert shown["last_applied"]["survey_title"] == edited["spec"]["survey_title"]
     assert shown["last_applied"]["buyer_surveygroup_refs"] == [refs[0]]
+
+
+def test_the_membership_warning_names_the_groups_the_survey_is_still_in_that_the_manifest_dropped(
+    moved, refs, run_cli
+):
+    planned = run_cli("plan", "manifests")
+
+    assert (
+        f"the manifest puts the survey in group(s) {moved}, which it is not in, and no longer "
+        f"names group(s) {refs[0]}, which it is still in; apply does not change this"
+    ) in planned.stdout
+
+
+def test_the_membership_warning_is_at_the_survey_manifest(moved, run_cli):
+    planned = run_cli("plan", "manifests")
+
+    (line,) = [row.strip() for row in planned.stdout.splitlines() if "which it is not in" in row]
+    assert line.startswith("warning: Survey/tracker: the manifest puts the survey in group(s)")
+    assert line.endswith("(manifests/tracker.yaml:1:1)")
+
+
+def test_a_survey_taken_out_of_its_manifests_group_by_hand_is_shown_as_drift(
+    manifests, refs, client, run_cli
+):
+    from surveyctl.reconcile.normalise import group_update_body
+
+    first, _ = refs
+    manifests.write(survey_manifest("tracker", buyer_surveygroup_refs=[first]))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    client.update_group(
+        first, {**group_update_body(client.get_group(first)), "surveys_in_group": []}
+    )
+
+    planned = run_cli("plan", "manifests")
+
+    assert (
+        f'! drift: buyer_surveygroup_refs was ["{first}"] when last applied, is (absent) live'
+    ) in planned.stdout

@@ -19,8 +19,8 @@ from surveyctl.reconcile.apply import INTERRUPTED, apply_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
 from surveyctl.state import FileStateStore
 
-from .conftest import group_manifest, point_project_at, survey_manifest, survey_title
-from .proxies import Proxy
+from .conftest import group_manifest, point_project_at, survey_manifest, survey_title, title_tag
+from .proxies import Proxy, RefusingProxy
 
 
 @pytest.fixture(params=["faithful", "strict"])
@@ -829,7 +829,6 @@ def test_the_warning_of_a_group_that_cannot_be_read_names_its_manifest(
     )
 
 
-
 def test_a_group_create_whose_answer_was_lost_is_not_planned_again_before_it_settles(
     project, manifests, sandbox, unique, run_cli
 ):
@@ -981,3 +980,189 @@ def test_a_survey_changed_by_hand_as_its_manifest_now_says_is_shown_as_drift(
     manifests.write(survey_manifest("tracker", offer_price=4.0))
     result = run_cli("plan", "manifests")
     assert "! drift: offer_price was 2.5 when last applied, is 4 live" in result.stdout
+
+
+def test_the_error_of_a_qlc_change_on_a_survey_that_has_been_live_names_the_survey(
+    project, manifests, sandbox, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    client = _fresh_client(sandbox)
+    _apply(project, client)
+    client.set_survey_status(_store(project).load().survey("tracker").ps_survey_id, 22)
+    manifests.write(
+        survey_manifest("tracker", qlc={"enable": True, "multiple_quotas": {"enable": True}})
+    )
+    result = run_cli("plan", "manifests")
+    (line,) = [row.strip() for row in result.stdout.splitlines() if "QLC cannot change" in row]
+    assert line.startswith(
+        "error: Survey/tracker: QLC cannot change once a survey has been live; this survey is "
+        "live (22)"
+    )
+
+
+def test_a_survey_update_whose_title_holds_the_api_key_is_refused_at_its_manifest(
+    project, manifests, sandbox, run_cli
+):
+    from tests.conftest import BUYER_1_KEY
+
+    manifests.write(survey_manifest("tracker"))
+    _apply(project, _fresh_client(sandbox))
+    manifests.write(survey_manifest("tracker", survey_title=f"Tracker {BUYER_1_KEY}"))
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 1
+    (line,) = [row.strip() for row in result.stdout.splitlines() if "holds the API key" in row]
+    assert line.startswith("error: Survey/tracker: the body to send holds the API key")
+    assert line.endswith("(manifests/tracker.yaml:1:1)")
+
+
+def test_a_saved_plan_of_a_survey_changed_by_hand_since_is_refused_as_outdated(
+    project, manifests, sandbox, run_cli
+):
+    from surveyctl.reconcile.normalise import update_body
+
+    manifests.write(survey_manifest("tracker"))
+    client = _fresh_client(sandbox)
+    _apply(project, client)
+    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    manifests.write(survey_manifest("tracker", expected_loi=15))
+    saved = run_cli("plan", "manifests", "--out", "change.plan")
+    assert saved.exit_code == 0, saved.stdout + saved.stderr
+    client.update_survey(
+        survey_id, {**update_body(client.get_survey(survey_id)), "offer_price": 4.0}
+    )
+    result = run_cli("apply", "change.plan")
+    assert result.exit_code == 1
+    assert "changed outside this plan since it was made: Survey/tracker" in result.stderr
+    assert client.get_survey(survey_id)["offer_price"] == 4.0
+
+
+def test_raising_the_goal_above_the_quotas_notes_a_soft_launch(
+    project, manifests, sandbox, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    _apply(project, _fresh_client(sandbox))
+    manifests.write(survey_manifest("tracker", completes_required=250))
+    result = run_cli("plan", "manifests")
+    assert (
+        "note: Survey/tracker: soft launch: the quotas sum to 200, below completes_required 250 "
+        "(manifests/tracker.yaml:1:1)"
+    ) in result.stdout
+
+
+def test_a_soft_launch_is_not_noted_again_by_an_update_that_leaves_the_quotas_and_goal(
+    project, manifests, sandbox, run_cli
+):
+    spec = survey_manifest("tracker")["spec"]
+    manifests.write(survey_manifest("tracker", quotas=spec["quotas"][:1]))
+    _apply(project, _fresh_client(sandbox))
+    manifests.write(survey_manifest("tracker", quotas=spec["quotas"][:1], expected_loi=15))
+    result = run_cli("plan", "manifests")
+    assert "~ expected_loi: 10 -> 15" in result.stdout
+    assert "soft launch" not in result.stdout
+
+
+def test_the_warning_of_a_survey_deleted_outside_surveyctl_names_its_manifest(
+    project, manifests, sandbox, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    client = _fresh_client(sandbox)
+    _apply(project, client)
+    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    client.delete_survey(survey_id)
+    result = run_cli("plan", "manifests")
+    assert (
+        f"warning: Survey/tracker: survey {survey_id} was deleted outside surveyctl; it will be "
+        "created again (manifests/tracker.yaml:1:1)"
+    ) in result.stdout
+
+
+def test_a_new_survey_whose_title_holds_the_api_key_is_refused_at_its_manifest(manifests, run_cli):
+    from tests.conftest import BUYER_1_KEY
+
+    manifests.write(survey_manifest("tracker", survey_title=f"Tracker {BUYER_1_KEY}"))
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 1
+    (line,) = [row.strip() for row in result.stdout.splitlines() if "holds the API key" in row]
+    assert line.startswith("error: Survey/tracker: the body to send holds the API key")
+    assert line.endswith("(manifests/tracker.yaml:1:1)")
+
+
+def test_the_warning_of_a_survey_that_cannot_be_read_names_its_manifest(
+    project, manifests, sandbox, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    _apply(project, _fresh_client(sandbox))
+    manifests.write(survey_manifest("tracker", expected_loi=15))
+    proxy = RefusingProxy(sandbox.url)
+    proxy.unreadable.add(_store(project).load().survey("tracker").ps_survey_id)
+    try:
+        point_project_at(project, proxy.url)
+        result = run_cli("plan", "manifests")
+    finally:
+        proxy.stop()
+    shown = [row.strip() for row in result.stdout.splitlines()]
+    (line,) = [row for row in shown if "cannot read the live survey" in row]
+    assert line.startswith("warning: Survey/tracker: cannot read the live survey: GET")
+    assert line.endswith(
+        "1002): refused (test); it is left out of this plan and apply does not attempt it (run "
+        "it again) (manifests/tracker.yaml:1:1)"
+    )
+
+
+def test_a_survey_create_whose_answer_was_lost_is_not_planned_again_before_it_settles(
+    project, manifests, run_cli
+):
+    manifest = survey_manifest("tracker")
+    manifests.write(manifest)
+    _store(project).journal_create("Survey/tracker", manifest["spec"])
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 1, result.stdout + result.stderr  # held back, as an unread one
+    assert "Survey/tracker will be created" not in result.stdout
+    assert "1 create is blocked by an unresolved earlier attempt" in result.stdout
+
+
+def test_a_create_journaled_beside_a_surveys_record_does_not_hold_the_survey_back(
+    project, manifests, sandbox, run_cli
+):
+    # The state of a survey deleted outside surveyctl whose create again lost its answer.
+    manifest = survey_manifest("tracker")
+    manifests.write(manifest)
+    _apply(project, _fresh_client(sandbox))
+    _store(project).journal_create("Survey/tracker", manifest["spec"])
+    result = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "No changes." in result.stdout
+
+
+def _program(ref: str) -> dict:
+    """One market in two waves, the second excluding the first under `ref`-{wave}."""
+    template = {k: v for k, v in survey_manifest("tracker")["spec"].items() if k != "quotas"}
+    template["survey_title"] = "Tracker {wave} " + title_tag()
+    del template["survey_localization"]
+    return {
+        "kind": "SurveyProgram",
+        "name": "tracker",
+        "spec": {
+            "template": template,
+            "markets": {"en_US": None},
+            "waves": ["w1", "w2"],
+            "exclusion": {"waves": 1, "exclusion_period": 30, "ref": ref + "-{wave}"},
+        },
+    }
+
+
+def test_a_changed_exclusion_ref_of_a_program_says_how_to_move_its_group(
+    project, manifests, unique, run_cli
+):
+    manifests.write(_program(f"t-{unique}"))
+    applied = run_cli("apply", "manifests", "--auto-approve")
+    assert applied.exit_code == 0, applied.stdout + applied.stderr
+    manifests.write(_program(f"u-{unique}"))
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 1
+    group = "ExclusionGroup/tracker[en_US,w2]"
+    assert (
+        f"a group's reference cannot change in place: restore the program's exclusion.ref, or "
+        f"`surveyctl state rm {group}` (the old group stays on the service) and plan a new group "
+        "under the new one"
+    ) in result.stdout

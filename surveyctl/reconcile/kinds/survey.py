@@ -335,9 +335,12 @@ def _drift(
 ) -> list[FieldChange]:
     """Managed fields changed outside surveyctl since the last apply."""
     if last_applied == desired and not differences:
-        # The manifest is what was last applied and live matches it: no drift, and no need
-        # to normalise the last-applied body (the common case of a no-op plan).
-        return []
+        # The manifest is what was last applied and live matches the update made of it, which
+        # keeps the group membership as it is live (merge rule 6): only the membership can
+        # have drifted, and only it is compared. The common case of a no-op plan, spared
+        # normalising the whole last-applied body.
+        membership = {k: v for k, v in last_applied.items() if k in GROUP_MEMBERSHIP_FIELDS}
+        return drift_normalised(live_normalised, membership)
     return drift_normalised(live_normalised, last_applied)
 
 
