@@ -14,6 +14,7 @@ because every write checks that its lock is still the one recorded.
 
 from __future__ import annotations
 
+import threading
 import time
 
 import psycopg
@@ -59,6 +60,9 @@ class AdvisoryLock:
         self.reconnected = False
         # What ended the lock's session, in the server's words, once a probe found it ended.
         self._how_it_ended: str | None = None
+        # Parallel writes probe at once: the first to meet the ended session closes the
+        # connection before it has said how it ended; one at a time, the others read that.
+        self._probing = threading.Lock()
 
     def acquire(
         self,
@@ -169,6 +173,10 @@ class AdvisoryLock:
     def _probe(self) -> tuple[bool, str | None]:
         """Whether the lock's session has ended (a round trip on its connection tells: a
         session-level advisory lock lives exactly as long as its session), and what ended it."""
+        with self._probing:
+            return self._probe_once()
+
+    def _probe_once(self) -> tuple[bool, str | None]:
         connection = self._connection
         if connection is None:
             return False, None
