@@ -1300,6 +1300,13 @@ _NO_OP_LOCATION = (
     "the location of a no-op is read by nothing: only a change gets the notes that carry it "
     "(after_plan's quota notes, the check of a body holding the API key)"
 )
+_PERIOD_ALWAYS = (
+    "the live exclusion_period taken into the planned body of a manifest without one: every "
+    "group manifest has one (the schema requires it, in an ExclusionGroup and in a program's "
+    "exclusion; validate, plan and apply refuse one without it), so the branch is never taken, "
+    "and a fault that takes it anyway copies the merge's value, which is the manifest's, or "
+    "for an ignored exclusion_period the live one that _keeping_live puts there too"
+)
 EQUIVALENT.update(
     {
         **{_SURVEY + f"x__unchanged__mutmut_{n}": _UNREAD_NO_OP for n in (6, 15)},
@@ -1336,6 +1343,11 @@ EQUIVALENT.update(
         **{_GROUP + f"xǁGroupKindǁplan__mutmut_{n}": _HELD_BACK_NOTED for n in (18, 23)},
         _GROUP + "xǁGroupKindǁplan__mutmut_101": "unknown=None for [] when the surveys are "
         "ignored: _with_pending, its one reader, asks only `not unknown`, true for both",
+        _GROUP + "xǁGroupKindǁplan__mutmut_105": "the body last applied given to the merge as "
+        "None: the merge reads it only to drop a field the manifest no longer has, and every "
+        "group manifest has all four fields of a group (exclusion_period is required by the "
+        "schema, in an ExclusionGroup and in a program's exclusion; the other three always are)",
+        **{_GROUP + f"xǁGroupKindǁplan__mutmut_{n}": _PERIOD_ALWAYS for n in range(131, 143)},
     }
 )
 

@@ -1166,3 +1166,12 @@ def test_a_changed_exclusion_ref_of_a_program_says_how_to_move_its_group(
         f"`surveyctl state rm {group}` (the old group stays on the service) and plan a new group "
         "under the new one"
     ) in result.stdout
+
+
+def test_the_json_plan_of_an_unchanged_group_has_no_body_to_send(
+    project, manifests, sandbox, unique, run_cli
+):
+    _group_applied(project, manifests, sandbox, unique)
+    result = run_cli("plan", "manifests", "--format", "json")
+    (group,) = [r for r in json.loads(result.stdout)["resources"] if r["kind"] == "ExclusionGroup"]
+    assert (group["action"], group["body"]) == ("no-op", None)
