@@ -10,6 +10,7 @@ import shutil
 import pytest
 
 from surveyctl.reconcile.kinds.survey_listing import MIN_LISTED
+from surveyctl.reconcile.normalise import group_update_body
 from surveyctl.reconcile.reads import LiveReads
 from tests.overlapping import OverlappingReads
 from tests.reconcile.conftest import point_project_at, survey_manifest
@@ -374,3 +375,28 @@ def test_prevent_destroy_added_to_a_survey_left_unread_is_recorded_in_state(
     assert survey_reads(applied_again) == []
     shown = run_cli("state", "show", "Survey/s0")
     assert '"prevent_destroy": true' in shown.stdout
+
+
+def test_membership_drift_found_beside_a_change_made_both_by_hand_and_in_the_manifest_stays_shown(
+    applied, manifests, run_cli
+):
+    # The survey's drift keeps it read: were its mod_on recorded as seen by the apply that
+    # settles the other change, the next plan would leave it unread (the list shows it as last
+    # seen) and the membership drift would no longer be shown.
+    group = {"buyer_surveygroup_ref": "waves", "name": "waves", "exclusion_period": 30}
+    applied.create_group({**group, "surveys_in_group": []})
+    manifests.write(survey_manifest("grouped", buyer_surveygroup_refs=["waves"]))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    emptied = {**group_update_body(applied.get_group("waves")), "surveys_in_group": []}
+    applied.update_group("waves", emptied)
+    grouped = survey_id(run_cli, "grouped")
+    applied.update_survey(grouped, {**applied.get_survey(grouped), "offer_price": 3.0})
+    manifests.write(survey_manifest("grouped", buyer_surveygroup_refs=["waves"], offer_price=3.0))
+    settled = run_cli("apply", "manifests", "--auto-approve")
+    assert settled.exit_code == 0, settled.stdout + settled.stderr
+
+    planned = run_cli("plan", "manifests")
+
+    assert (
+        '! drift: buyer_surveygroup_refs was ["waves"] when last applied, is (absent) live'
+    ) in planned.stdout
