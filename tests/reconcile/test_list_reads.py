@@ -400,3 +400,41 @@ def test_membership_drift_found_beside_a_change_made_both_by_hand_and_in_the_man
     assert (
         '! drift: buyer_surveygroup_refs was ["waves"] when last applied, is (absent) live'
     ) in planned.stdout
+
+
+class UpdatesRefused(Proxy):
+    """Each survey update refused before it reaches the service (sent on as a read, so
+    nothing changes there); every other request passes."""
+
+    def forward(self, request):
+        if request.method == "PUT" and re.fullmatch(r"/buyers/v2/surveys/\d+", request.path):
+            return self.session.get(self.upstream + request.path, timeout=30)
+        return super().forward(request)
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if request.method == "PUT" and re.fullmatch(r"/buyers/v2/surveys/\d+", request.path):
+            answer.status_code = 403
+            return b'{"ps_api_response_code": 1002, "ps_api_response_message": "update refused"}'
+        return answer.content
+
+
+def test_a_survey_changed_on_the_service_whose_update_was_refused_is_read_by_the_next_plan(
+    applied, project, run_cli
+):
+    # A survey read for an update is not recorded as seen: with the update refused, the list
+    # shows the survey as that read found it, and the next plan would leave it unread, the
+    # change made on the service no longer shown.
+    changed = survey_id(run_cli, "s3")
+    applied.update_survey(changed, {**applied.get_survey(changed), "offer_price": 3.0})
+    proxy = UpdatesRefused(applied.host)
+    try:
+        point_project_at(project, proxy.url)
+        refused = run_cli("apply", "manifests", "--auto-approve")
+    finally:
+        proxy.stop()
+    assert refused.exit_code != 0
+    point_project_at(project, applied.host)
+
+    planned = run_cli("plan", "manifests")
+
+    assert "~ Survey/s3" in planned.stdout and "offer_price" in planned.stdout
