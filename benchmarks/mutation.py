@@ -305,6 +305,7 @@ TARGETS = {
             "tests/reconcile/test_closed_surveys.py",
             "tests/reconcile/test_group_references.py",
             "tests/reconcile/test_list_reads.py",
+            "tests/reconcile/test_priced_apart.py",
         ),
     ),
     # What a group's manifest and live body become in a plan: create, update or no-op, the

@@ -10,6 +10,7 @@ import shutil
 import pytest
 
 from surveyctl.reconcile.kinds.survey_listing import MIN_LISTED
+from surveyctl.reconcile.normalise import group_update_body
 from surveyctl.reconcile.reads import LiveReads
 from tests.overlapping import OverlappingReads
 from tests.reconcile.conftest import point_project_at, survey_manifest
@@ -374,3 +375,66 @@ def test_prevent_destroy_added_to_a_survey_left_unread_is_recorded_in_state(
     assert survey_reads(applied_again) == []
     shown = run_cli("state", "show", "Survey/s0")
     assert '"prevent_destroy": true' in shown.stdout
+
+
+def test_membership_drift_found_beside_a_change_made_both_by_hand_and_in_the_manifest_stays_shown(
+    applied, manifests, run_cli
+):
+    # The survey's drift keeps it read: were its mod_on recorded as seen by the apply that
+    # settles the other change, the next plan would leave it unread (the list shows it as last
+    # seen) and the membership drift would no longer be shown.
+    group = {"buyer_surveygroup_ref": "waves", "name": "waves", "exclusion_period": 30}
+    applied.create_group({**group, "surveys_in_group": []})
+    manifests.write(survey_manifest("grouped", buyer_surveygroup_refs=["waves"]))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    emptied = {**group_update_body(applied.get_group("waves")), "surveys_in_group": []}
+    applied.update_group("waves", emptied)
+    grouped = survey_id(run_cli, "grouped")
+    applied.update_survey(grouped, {**applied.get_survey(grouped), "offer_price": 3.0})
+    manifests.write(survey_manifest("grouped", buyer_surveygroup_refs=["waves"], offer_price=3.0))
+    settled = run_cli("apply", "manifests", "--auto-approve")
+    assert settled.exit_code == 0, settled.stdout + settled.stderr
+
+    planned = run_cli("plan", "manifests")
+
+    assert (
+        '! drift: buyer_surveygroup_refs was ["waves"] when last applied, is (absent) live'
+    ) in planned.stdout
+
+
+class UpdatesRefused(Proxy):
+    """Each survey update refused before it reaches the service (sent on as a read, so
+    nothing changes there); every other request passes."""
+
+    def forward(self, request):
+        if request.method == "PUT" and re.fullmatch(r"/buyers/v2/surveys/\d+", request.path):
+            return self.session.get(self.upstream + request.path, timeout=30)
+        return super().forward(request)
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if request.method == "PUT" and re.fullmatch(r"/buyers/v2/surveys/\d+", request.path):
+            answer.status_code = 403
+            return b'{"ps_api_response_code": 1002, "ps_api_response_message": "update refused"}'
+        return answer.content
+
+
+def test_a_survey_changed_on_the_service_whose_update_was_refused_is_read_by_the_next_plan(
+    applied, project, run_cli
+):
+    # A survey read for an update is not recorded as seen: with the update refused, the list
+    # shows the survey as that read found it, and the next plan would leave it unread, the
+    # change made on the service no longer shown.
+    changed = survey_id(run_cli, "s3")
+    applied.update_survey(changed, {**applied.get_survey(changed), "offer_price": 3.0})
+    proxy = UpdatesRefused(applied.host)
+    try:
+        point_project_at(project, proxy.url)
+        refused = run_cli("apply", "manifests", "--auto-approve")
+    finally:
+        proxy.stop()
+    assert refused.exit_code != 0
+    point_project_at(project, applied.host)
+
+    planned = run_cli("plan", "manifests")
+
+    assert "~ Survey/s3" in planned.stdout and "offer_price" in planned.stdout

@@ -55,3 +55,46 @@ def test_a_change_that_leaves_the_spend_alone_does_not_repeat_the_note(run_cli, 
     result = run_cli("plan", "manifests")
     assert "1 to change" in result.stdout
     assert "priced individually" not in result.stdout
+
+
+def _applied_with_qbp(run_cli, manifests) -> None:
+    manifests.write(survey_manifest("tracker", qbp=QBP_MALE))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+
+
+def test_the_note_of_an_update_names_the_manifest_of_the_survey(run_cli, manifests):
+    _applied_with_qbp(run_cli, manifests)
+    manifests.write(survey_manifest("tracker", qbp=QBP_MALE, offer_price=3.0))
+    result = run_cli("plan", "manifests")
+    assert SAID in result.stdout
+
+
+def test_raising_the_completes_required_of_a_survey_with_a_quota_priced_individually_says_so(
+    run_cli, manifests
+):
+    _applied_with_qbp(run_cli, manifests)
+    manifests.write(survey_manifest("tracker", qbp=QBP_MALE, completes_required=300))
+    result = run_cli("plan", "manifests")
+    assert "1 to change" in result.stdout
+    assert SAID in result.stdout
+
+
+def test_changing_the_quotas_of_a_survey_with_a_quota_priced_individually_says_so(
+    run_cli, manifests
+):
+    _applied_with_qbp(run_cli, manifests)
+    quotas = survey_manifest("tracker")["spec"]["quotas"]
+    quotas[0]["required_count"] = 150
+    manifests.write(survey_manifest("tracker", qbp=QBP_MALE, quotas=quotas))
+    result = run_cli("plan", "manifests")
+    assert "1 to change" in result.stdout
+    assert SAID in result.stdout
+
+
+def test_pricing_a_quota_individually_in_an_update_says_so(run_cli, manifests):
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    manifests.write(survey_manifest("tracker", qbp=QBP_MALE))
+    result = run_cli("plan", "manifests")
+    assert "1 to change" in result.stdout
+    assert SAID in result.stdout
