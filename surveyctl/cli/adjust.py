@@ -52,11 +52,6 @@ ANSWER_BYTES_PER_SURVEY = 2 * 1024
 SHOWN_IDS = 10
 
 
-def _interactive() -> bool:
-    # Looked up when called, so that a test's terminal (or CI's rule) is the one in force.
-    return confirm.terminal()
-
-
 @click.command(name="adjust", cls=SpelledCommand)
 @click.argument("file", type=FilePath(dir_okay=False, path_type=Path))
 @click.option(
@@ -141,16 +136,14 @@ def _submit(
         f"submit {len(upload.transaction_ids)} transaction(s){of_survey} for adjustment "
         "(money moves)"
     )
-    if not _interactive():
+    if not confirm.terminal():
         # A protected environment not named with --env and approved is refused whatever the
         # service would say, so before the read-back of earlier submissions asks it anything.
         confirm_write(ctx, action, approved=yes, can_ask=False)
     journal, earlier, console = _preview(ctx, upload, survey_id, resubmit=resubmit)
     with Interrupts(_interrupted) as signals:
         try:
-            if not confirm_write(
-                ctx, action, approved=yes, always_asks=True, can_ask=_interactive()
-            ):
+            if not confirm_write(ctx, action, approved=yes, always_asks=True):
                 raise SurveyctlError("nothing submitted: the adjustment was declined")
             signals.finish_in_flight()
         except KeyboardInterrupt:

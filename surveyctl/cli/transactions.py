@@ -240,11 +240,6 @@ def get_transaction(ctx: CliContext, survey_id: int, transaction_id: str) -> Non
     click.echo(dumps(record))
 
 
-def _interactive() -> bool:
-    # Looked up when called, so that a test's terminal (or CI's rule) is the one in force.
-    return confirm.terminal()
-
-
 def _final_status(value: str) -> int:
     """A return status by code (`21`) or name (`complete`); one sentence when it is neither."""
     code = status_code(value)
@@ -318,7 +313,7 @@ def set_status(
         raise SurveyctlError("--sqlc needs --quota-id")
     action = f"record status {status} for transaction {transaction_id} (it decides what is paid)"
     ctx.announce()
-    if not _interactive():
+    if not confirm.terminal():
         # Without a terminal no answer of the service can make the write allowed, so the
         # refusal (a protected environment not named with --env, or no --yes) comes before
         # the transaction is read.
@@ -335,7 +330,7 @@ def set_status(
         f"({STATUS_NAMES[status]}){counted}. A status set this way is final."
         + (f" {pays}" if pays else "")
     )
-    if not confirm_write(ctx, action, approved=yes, always_asks=True, can_ask=_interactive()):
+    if not confirm_write(ctx, action, approved=yes, always_asks=True):
         # Declined: exit 1, as apply, status and adjust do, so a script sees nothing was done.
         raise SurveyctlError(f"transaction {transaction_id} was not changed; nothing sent")
     try:

@@ -34,7 +34,7 @@ def test_with_yes_the_status_is_recorded(run_cli, api, new_survey, held):
 def test_the_answer_on_a_terminal_decides(run_cli, api, new_survey, held, monkeypatch):
     survey_id = new_survey(live=True)
     first, second = held(survey_id)[:2]
-    monkeypatch.setattr("surveyctl.cli.transactions._interactive", lambda: True)
+    monkeypatch.setattr("surveyctl.cli.confirm.terminal", lambda: True)
     declined = run_cli("transactions", "set-status", str(survey_id), first, "--status", "18",
                        input="n\n")  # fmt: skip
     accepted = run_cli("transactions", "set-status", str(survey_id), second, "--status", "18",

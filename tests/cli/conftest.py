@@ -32,8 +32,6 @@ def sandbox(strict_sandbox):
 def on_a_terminal(monkeypatch):
     """Standard input is a terminal: a write asks, and `input=` is what the person types."""
     monkeypatch.setattr("surveyctl.cli.confirm.terminal", lambda: True)
-    monkeypatch.setattr("surveyctl.cli.transactions._interactive", lambda: True)
-    monkeypatch.setattr("surveyctl.cli.adjust._interactive", lambda: True)
 
 
 @pytest.fixture

@@ -77,7 +77,7 @@ def test_unknown_transaction_ids_count_as_invalid(completes, run_cli, project):
 
 def test_the_answer_on_a_terminal_decides(completes, run_cli, project, monkeypatch, api):
     survey_id, ids = completes
-    monkeypatch.setattr("surveyctl.cli.adjust._interactive", lambda: True)
+    monkeypatch.setattr("surveyctl.cli.confirm.terminal", lambda: True)
     name = _write_ids(project, survey_id, ids)
     declined = run_cli("adjust", name, input="n\n")
     assert declined.exit_code == 1  # as apply: a declined write is not a success
@@ -332,7 +332,7 @@ def test_without_yes_the_refusal_names_what_would_be_submitted(completes, run_cl
 
 def test_a_declined_adjustment_says_so_in_one_line(completes, run_cli, project, monkeypatch):
     survey_id, ids = completes
-    monkeypatch.setattr("surveyctl.cli.adjust._interactive", lambda: True)
+    monkeypatch.setattr("surveyctl.cli.confirm.terminal", lambda: True)
     declined = run_cli("adjust", _write_ids(project, survey_id, ids), input="n\n")
     assert declined.stderr.splitlines()[-1] == (
         "Error: nothing submitted: the adjustment was declined"

@@ -455,7 +455,7 @@ def test_a_signal_while_the_submission_is_journalled_withdraws_it_unsent(
 def test_a_signal_while_the_question_waits_stops_before_anything_is_journalled(
     sandbox, completes, run_cli, project, monkeypatch
 ):
-    monkeypatch.setattr("surveyctl.cli.adjust._interactive", lambda: True)
+    monkeypatch.setattr("surveyctl.cli.confirm.terminal", lambda: True)
     reader, writer = os.pipe()  # an answer that never comes
     before = adjustment_count(sandbox)
     signaller = _once_adjust_handles_signals(_signal_main_thread)
