@@ -118,3 +118,12 @@ def transaction_fields() -> tuple[str, ...]:
 
     fields = load_schema("api/common.json")["$defs"]["transaction_fields"]["properties"]
     return (*fields, "Parent ID")
+
+
+def priced_individually(body: dict) -> list[str] | None:
+    """The buyer_quota_ids a survey body prices individually with quota based pricing (spec
+    2.6), at prices the API does not show (rule 5); None when QBP is not enabled."""
+    qbp = body.get("qbp")
+    if not isinstance(qbp, dict) or qbp.get("enable") is not True:
+        return None
+    return [str(quota_id) for quota_id in qbp.get("quota_ids") or []]

@@ -10,6 +10,7 @@ offer_price x completes_required, exactly in decimal, rounded once to the cent.
 
 from __future__ import annotations
 
+from surveyctl.fields import priced_individually
 from surveyctl.money import cents, dollars, usd, usd_price
 from surveyctl.statuses import CLOSED, LIVE, PAUSED
 
@@ -44,10 +45,9 @@ def _up_to_the_goal(survey: dict) -> str:
 def _priced_apart(survey: dict) -> str:
     """With quota based pricing, the quotas it names are priced individually, at prices the
     API does not show (spec 2.6 rule 5): the total above is then said to be the offer_price's."""
-    qbp = survey.get("qbp")
-    if not isinstance(qbp, dict) or qbp.get("enable") is not True:
+    ids = priced_individually(survey)
+    if ids is None:
         return ""
-    ids = [str(i) for i in qbp.get("quota_ids") or []]
     named = f" ({', '.join(ids)})" if ids else ""
     return (
         f" at the offer_price; its QBP quotas{named} are priced individually, at prices the "

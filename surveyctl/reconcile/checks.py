@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from surveyctl.fields import priced_individually
 from surveyctl.money import cents, dollars
 from surveyctl.reconcile.plan import FieldChange, Note, Spend
 from surveyctl.statuses import CLOSED, DRAFT, survey_status_name
@@ -55,10 +56,7 @@ def priced_apart(address: str, body: dict, location: str | None) -> list[Note]:
     (rule 5), so the estimate, offer_price x completes_required, counts their completes at
     offer_price and the max_spend_increase guard cannot see what they add: say so, naming
     them, where a reviewer reads the spend."""
-    qbp = body.get("qbp")
-    if not isinstance(qbp, dict) or qbp.get("enable") is not True:
-        return []
-    quota_ids = [str(q) for q in qbp.get("quota_ids") or []]
+    quota_ids = priced_individually(body)
     if not quota_ids:
         return []
     one = len(quota_ids) == 1
