@@ -18,7 +18,7 @@ from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import format_option, int_list, raw_cells_option
 from surveyctl.jsontext import dumps
-from surveyctl.ops.transactions import make_writer
+from surveyctl.ops.rows import make_writer
 
 
 def _classes(ctx: click.Context, param: click.Parameter, value: str | None) -> list[int] | None:

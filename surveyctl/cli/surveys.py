@@ -18,7 +18,7 @@ from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import format_option, raw_cells_option
 from surveyctl.jsontext import dumps
-from surveyctl.ops.transactions import make_writer
+from surveyctl.ops.rows import make_writer
 from surveyctl.reconcile.discovery import ROW_FIELDS, ListedSurvey, list_surveys
 from surveyctl.statuses import CLOSED, DRAFT, LIVE, PAUSED, SURVEY_STATUSES
 

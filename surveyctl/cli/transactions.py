@@ -40,16 +40,14 @@ from surveyctl.cli.options import (
 from surveyctl.errors import ApiError, ConnectionFailed, SurveyctlError
 from surveyctl.jsontext import dumps
 from surveyctl.ops.final_status import what_it_pays
+from surveyctl.ops.rows import FORMATS, RowWriter, make_writer
 from surveyctl.ops.transactions import (
     DEFAULT_PAGE_SIZE,
-    FORMATS,
     MAX_PAGE_SIZE,
     ExportProgress,
-    RowWriter,
     TransactionQuery,
     export,
     iter_pages,
-    make_writer,
 )
 from surveyctl.render.values import printable
 from surveyctl.safety import OutputFile, check_output_path

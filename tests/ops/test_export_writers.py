@@ -10,7 +10,8 @@ import pytest
 from rich.console import Console
 
 from surveyctl.cli.transactions import TableWriter
-from surveyctl.ops.transactions import export, make_writer
+from surveyctl.ops.rows import make_writer
+from surveyctl.ops.transactions import export
 
 
 def _pages(count: int, size: int):
