@@ -15,8 +15,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
-from surveyctl.api import reading
-from surveyctl.api.reading import UntrustedPage, check_next_page
+from surveyctl.api.reading import check_next_page, check_within_most
 from surveyctl.api.surveys import SURVEYS_PAGE_SIZE
 from surveyctl.statuses import SURVEY_STATUSES
 
@@ -72,11 +71,7 @@ def account_surveys(client: Lister, parallelism: int = 10) -> tuple[list[dict], 
             )
         while len(pages[(status, number)]) >= SURVEYS_PAGE_SIZE:
             number += 1
-            if number > reading.MAX_PAGES:  # full pages of new surveys for ever
-                most = reading.MAX_PAGES
-                raise UntrustedPage(
-                    "the survey list", most, f"full still ({most} is the most one read takes)"
-                )
+            check_within_most("the survey list", number, "full still")  # new surveys for ever
             pages[(status, number)] = page((status, number))
             check_next_page(
                 "the survey list", number, pages[(status, number)], pages[(status, number - 1)]

@@ -21,9 +21,15 @@ from typing import Any
 
 import requests
 
-from surveyctl.api import paths, reading
+from surveyctl.api import paths
 from surveyctl.api.read_ahead import read_ahead
-from surveyctl.api.reading import UntrustedPage, check_next_page, json_list, total_pages
+from surveyctl.api.reading import (
+    UntrustedPage,
+    check_next_page,
+    check_within_most,
+    json_list,
+    total_pages,
+)
 from surveyctl.api.transport import Transport
 
 
@@ -61,11 +67,7 @@ class Paging(Transport):
         ids = _Ids(listed.key, listed.recent_only) if listed else _Ids(None)
         page, total, previous = 1, 1, None
         while page <= total:
-            if page > reading.MAX_PAGES:
-                most = reading.MAX_PAGES
-                raise UntrustedPage(
-                    where, most, f"announcing more pages still ({most} is the most one read takes)"
-                )
+            check_within_most(where, page, "announcing more pages still")
             items, total = fetch_page(page=page, **kwargs)
             check_next_page(what, page, items, previous)
             if not items and total > page:

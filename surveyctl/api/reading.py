@@ -263,6 +263,13 @@ class UntrustedPage(SurveyctlError):
         )
 
 
+def check_within_most(where: str, page: int, still: str) -> None:
+    """UntrustedPage before page `page` of a read past MAX_PAGES: the service `still` says
+    there is more (announces more pages, answers full pages)."""
+    if page > MAX_PAGES:
+        raise UntrustedPage(where, MAX_PAGES, f"{still} ({MAX_PAGES} is the most one read takes)")
+
+
 def check_next_page(what: str, page: int, items: list, previous: list | None) -> None:
     """RepeatedPage when `items` (page `page`, not empty) are those of the page before."""
     if items and items == previous:
