@@ -75,8 +75,11 @@ def _count(quota_puts: int) -> str:
 
 def ident(resource: ResourceChange) -> str:
     """` (ps_survey_id 10001)`, or nothing for a resource not made yet."""
-    if resource.remote_id is None:
-        return ""
+    return f" ({id_words(resource)})" if resource.remote_id is not None else ""
+
+
+def id_words(resource: ResourceChange) -> str:
+    """`ps_survey_id 10001`: the id of a resource made already, named as its kind names it."""
     from surveyctl.reconcile import kinds  # the kinds (and state) only when a plan is drawn
 
-    return f" ({kinds.get(resource.kind).id_label} {resource.remote_id})"
+    return f"{kinds.get(resource.kind).id_label} {resource.remote_id}"

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from surveyctl.money import total, usd_delta
 from surveyctl.reconcile.plan import Note, Plan, ResourceChange
 from surveyctl.render.describe import Describer, Line
-from surveyctl.render.lines import body_lines, drift_lines, ident
+from surveyctl.render.lines import body_lines, drift_lines, id_words, ident
 from surveyctl.resources import SURVEY, Member, member_of
 
 # Fewer members than this planned alike are shown per member.
@@ -476,8 +476,7 @@ def _named(names: list[str], noun: str, limit: int | None = HEADLINE_NAMES) -> s
 
 def _item(member: ResourceChange) -> str:
     """` (ps_survey_id 10001, -$750.00)`: what a member that leaves takes with it."""
-    # `ident` is ` (ps_survey_id 10001)`: its words, beside the spend in one parenthesis
-    details = [ident(member).strip()[1:-1]] if member.remote_id is not None else []
+    details = [id_words(member)] if member.remote_id is not None else []
     if member.spend and member.spend.before != member.spend.after:
         details.append(usd_delta(member.spend.before, member.spend.after))
     return f" ({', '.join(details)})" if details else ""
