@@ -66,11 +66,13 @@ class LiveReads:
         self.client = client
         self.state = state
         self.refresh = refresh
+        self.parallelism = max(1, parallelism)
         self._pool = ThreadPoolExecutor(max_workers=max(1, parallelism))
         self._reads: dict[str, Future[LiveResult]] = {}
         self._lock = threading.Lock()  # the listing's worker and the planner both send reads
         self._versions: dict[str, Future[dict[str, Any] | None]] = {}
         self._unchanged: dict[str, bool] = {}  # address -> what _listed_unchanged found
+        self._stale: set[str] | None = None  # what the kinds' stale_listings said, once asked
         self.results: dict[str, LiveResult] = {}
 
     def __enter__(self) -> LiveReads:
@@ -88,17 +90,21 @@ class LiveReads:
         `state` changed (a lost create resolved), it starts only the kinds not started yet;
         a resource the listing did not cover is read when asked for."""
         for kind in kinds.in_order():
-            records = {
-                address: record
-                for address, record in sorted(self.state.resources.items())
-                if kinds.of_address(address) is kind
-            }
+            records = self._records(kind)
             if not records or kind.name in self._versions:
                 continue
             if not self.refresh and all(kind.state_body(r) is not None for r in records.values()):
                 continue
             self._versions[kind.name] = self._pool.submit(self._list_then_read, kind, records)
         return self
+
+    def _records(self, kind: kinds.Kind) -> dict[str, Any]:
+        """address -> record of each resource of `kind` in the state."""
+        return {
+            address: record
+            for address, record in sorted(self.state.resources.items())
+            if kinds.of_address(address) is kind
+        }
 
     def _list_then_read(self, kind: kinds.Kind, records: dict[str, Any]) -> dict[str, Any] | None:
         versions = kind.versions(self.client, records)
@@ -160,9 +166,28 @@ class LiveReads:
             versions is not None
             and address in versions
             and kind.unchanged(record, versions[address], manifest)
+            and address not in self._stale_listings()
         )
         self._unchanged[address] = unchanged
         return unchanged
+
+    def _stale_listings(self) -> set[str]:
+        """The resources whose listed version the kinds' own reads say not to trust (a
+        survey that joined or left an exclusion group: editing a group need not move its
+        members' `mod_on`), asked of every kind once, when a listing first spares a read.
+        A plan that reads each resource never asks: it reads them all anyway."""
+        if self._stale is None:
+            stale: set[str] = set()
+            for kind in kinds.in_order():
+                records = self._records(kind)
+                stale |= kind.stale_listings(
+                    self.client,
+                    self.state,
+                    lambda address, records=records: self._read(address, records[address]).result(),
+                    self.parallelism,
+                )
+            self._stale = stale
+        return self._stale
 
     def read_all(self, records: dict[str, Any]) -> dict[str, LiveResult]:
         """The live bodies of `records` (address -> record), read side by side whatever the
