@@ -4,9 +4,11 @@
 list's `mod_on`, see kinds/survey_listing.py), then a GET of every managed resource the listing
 shows changed since surveyctl last wrote or saw it (of every one, when there is no listing).
 Once the manifests are known, `result` answers for each resource: unchanged without a read
-when its listed version is the recorded one and its manifest is what was last applied, else
-its GET (already under way, or sent then). With `refresh=False` (`plan --refresh=false`) the
-kinds that can plan against their last-applied body are not read at all.
+when its listed version is the recorded one, its manifest is what was last applied and no
+kind's reads say its listed version cannot be trusted (`Kind.stale_listings`: a survey that
+joined or left an exclusion group), else its GET (already under way, or sent then). With
+`refresh=False` (`plan --refresh=false`) the kinds that can plan against their last-applied
+body are not read at all.
 """
 
 from __future__ import annotations
