@@ -139,3 +139,14 @@ def test_a_survey_taken_out_of_a_managed_group_by_hand_is_planned_as_by_a_plan_r
 
     assert "~ ExclusionGroup/pairs" in planned.stdout
     assert planned.stdout == _read_each_plan(run_cli, monkeypatch).stdout
+
+
+def test_a_group_the_surveys_name_deleted_by_hand_is_shown_by_a_plan_that_trusts_the_list(
+    grouped, run_cli, monkeypatch
+):
+    grouped.client.delete_group(grouped.waves)
+
+    planned = run_cli("--debug", "plan", "manifests")
+
+    assert len(survey_reads(planned)) == len(SURVEYS) - len(PAIRED)
+    assert planned.stdout == _read_each_plan(run_cli, monkeypatch).stdout
