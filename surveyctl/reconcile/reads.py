@@ -4,9 +4,11 @@
 list's `mod_on`, see kinds/survey_listing.py), then a GET of every managed resource the listing
 shows changed since surveyctl last wrote or saw it (of every one, when there is no listing).
 Once the manifests are known, `result` answers for each resource: unchanged without a read
-when its listed version is the recorded one and its manifest is what was last applied, else
-its GET (already under way, or sent then). With `refresh=False` (`plan --refresh=false`) the
-kinds that can plan against their last-applied body are not read at all.
+when its listed version is the recorded one, its manifest is what was last applied and no
+kind's reads say its listed version cannot be trusted (`Kind.stale_listings`: a survey that
+joined or left an exclusion group), else its GET (already under way, or sent then). With
+`refresh=False` (`plan --refresh=false`) the kinds that can plan against their last-applied
+body are not read at all.
 """
 
 from __future__ import annotations
@@ -66,11 +68,13 @@ class LiveReads:
         self.client = client
         self.state = state
         self.refresh = refresh
+        self.parallelism = max(1, parallelism)
         self._pool = ThreadPoolExecutor(max_workers=max(1, parallelism))
         self._reads: dict[str, Future[LiveResult]] = {}
         self._lock = threading.Lock()  # the listing's worker and the planner both send reads
         self._versions: dict[str, Future[dict[str, Any] | None]] = {}
         self._unchanged: dict[str, bool] = {}  # address -> what _listed_unchanged found
+        self._stale: set[str] | None = None  # what the kinds' stale_listings said, once asked
         self.results: dict[str, LiveResult] = {}
 
     def __enter__(self) -> LiveReads:
@@ -88,17 +92,21 @@ class LiveReads:
         `state` changed (a lost create resolved), it starts only the kinds not started yet;
         a resource the listing did not cover is read when asked for."""
         for kind in kinds.in_order():
-            records = {
-                address: record
-                for address, record in sorted(self.state.resources.items())
-                if kinds.of_address(address) is kind
-            }
+            records = self._records(kind)
             if not records or kind.name in self._versions:
                 continue
             if not self.refresh and all(kind.state_body(r) is not None for r in records.values()):
                 continue
             self._versions[kind.name] = self._pool.submit(self._list_then_read, kind, records)
         return self
+
+    def _records(self, kind: kinds.Kind) -> dict[str, Any]:
+        """address -> record of each resource of `kind` in the state."""
+        return {
+            address: record
+            for address, record in sorted(self.state.resources.items())
+            if kinds.of_address(address) is kind
+        }
 
     def _list_then_read(self, kind: kinds.Kind, records: dict[str, Any]) -> dict[str, Any] | None:
         versions = kind.versions(self.client, records)
@@ -160,9 +168,28 @@ class LiveReads:
             versions is not None
             and address in versions
             and kind.unchanged(record, versions[address], manifest)
+            and address not in self._stale_listings()
         )
         self._unchanged[address] = unchanged
         return unchanged
+
+    def _stale_listings(self) -> set[str]:
+        """The resources whose listed version the kinds' own reads say not to trust (a
+        survey that joined or left an exclusion group: editing a group need not move its
+        members' `mod_on`), asked of every kind once, when a listing first spares a read.
+        A plan that reads each resource never asks: it reads them all anyway."""
+        if self._stale is None:
+            stale: set[str] = set()
+            for kind in kinds.in_order():
+                records = self._records(kind)
+                stale |= kind.stale_listings(
+                    self.client,
+                    self.state,
+                    lambda address, records=records: self._read(address, records[address]).result(),
+                    self.parallelism,
+                )
+            self._stale = stale
+        return self._stale
 
     def read_all(self, records: dict[str, Any]) -> dict[str, LiveResult]:
         """The live bodies of `records` (address -> record), read side by side whatever the

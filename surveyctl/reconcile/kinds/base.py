@@ -96,6 +96,19 @@ class Kind:
         LiveResult with `unchanged` set and no body."""
         return False
 
+    def stale_listings(
+        self,
+        client: Marketplace,
+        state: State,
+        read: Callable[[str], LiveResult],
+        parallelism: int,
+    ) -> set[str]:
+        """Addresses of other kinds' resources to read fresh whatever their listed version
+        says: a write to one of this kind's resources may change them without moving that
+        version. `read(address)` is the live result of one of this kind's managed resources
+        (its one read of the plan). Asked once a plan, only when a listing would spare a read."""
+        return set()
+
     def state_body(self, record: Any) -> dict | None:
         """The body to plan against without reading (`plan --refresh=false`); None: the kind
         is read even then."""

@@ -11,20 +11,22 @@ before any plan is made.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.model import DesiredState, ExclusionGroup
 from surveyctl.reconcile.adoption import state_mv_command
+from surveyctl.reconcile.checks import group_refs
 from surveyctl.reconcile.diff import FieldChange, diff_group, group_drift
 from surveyctl.reconcile.identity import Identity, Rule, Twin
 from surveyctl.reconcile.kinds import base
 from surveyctl.reconcile.kinds.base import Kind, Skipped, journaled_create, with_live_values
-from surveyctl.reconcile.live import LiveResult
+from surveyctl.reconcile.live import LiveResult, fetch_all
 from surveyctl.reconcile.lost import Recovery, adopt, cannot_check, plan_again
 from surveyctl.reconcile.marketplace import Marketplace
-from surveyctl.reconcile.merge import merge_group
+from surveyctl.reconcile.merge import GROUP_MEMBERSHIP_FIELDS, merge_group
 from surveyctl.reconcile.normalise import group_update_body, normalise_group
 from surveyctl.reconcile.plan import Note, Plan, ResourceChange
 from surveyctl.resources import EXCLUSION_GROUP, SURVEY, address, split_address
@@ -69,6 +71,57 @@ class GroupKind(Kind):
 
     def adopt_hint(self, name: str) -> str:
         return f"adopt it with `surveyctl import-group REF --name {name}`"
+
+    def stale_listings(
+        self,
+        client: Marketplace,
+        state: State,
+        read: Callable[[str], LiveResult],
+        parallelism: int,
+    ) -> set[str]:
+        """The managed surveys whose group membership is not what a plan trusting their
+        listed `mod_on` would take it to be. Editing a group changes its members' bodies
+        (`buyer_surveygroup_ref(s)`), and whether it moves their `mod_on` is not documented
+        (the sandbox's does not), so such a plan would miss what a plan reading each survey
+        shows. Read: each managed group (read by every plan anyway) and each other group a
+        survey's last-applied body names (one GET each). A survey is read fresh when it is in
+        a group and is not expected to be, or the reverse: expected by its last-applied body
+        when that sets the membership (it is compared with the live body), else by the
+        members state recorded for a managed group. A group that cannot be read leaves
+        every survey expected in it read."""
+        surveys = {a: r for a, r in state.resources.items() if isinstance(r, SurveyRecord)}
+        claims = {
+            r.ps_survey_id: group_refs(r.last_applied)
+            for r in surveys.values()
+            if _manages_membership(r.last_applied)
+        }
+        recorded: dict[str, set[int]] = {}  # ref of a managed group -> the members recorded
+        live: dict[str, LiveResult] = {}
+        for resource, record in state.resources.items():
+            if isinstance(record, GroupRecord):
+                recorded[record.buyer_surveygroup_ref] = set(record.ps_survey_ids)
+                live[record.buyer_surveygroup_ref] = read(resource)
+        named = sorted({ref for refs in claims.values() for ref in refs} - set(recorded))
+        live.update(
+            fetch_all(
+                client, ((ref, lambda cl, ref=ref: cl.get_group(ref)) for ref in named), parallelism
+            )
+        )
+        moved: set[int] = set()
+        for ref, result in live.items():
+            expected = {i for i, refs in claims.items() if ref in refs}
+            expected |= {i for i in recorded.get(ref, ()) if i not in claims}
+            if result.error or (result.body is None and not result.gone):
+                moved |= expected
+                continue
+            members = set(member_ids(result.body or {}))
+            if ref not in recorded:
+                # A group no manifest manages matters only to a survey whose last-applied
+                # body sets its membership: a read of any other would show nothing of it.
+                members &= set(claims)
+            moved |= expected ^ members
+        by_id = {record.ps_survey_id: a for a, record in surveys.items()}
+        return {by_id[i] for i in moved if i in by_id}
 
     def plan(
         self,
@@ -422,6 +475,11 @@ def _recover_group(
 
 
 KIND = base.register(GroupKind())
+
+
+def _manages_membership(body: dict | None) -> bool:
+    """Whether a survey's last-applied body sets a membership field, even to none."""
+    return any(field in (body or {}) for field in GROUP_MEMBERSHIP_FIELDS)
 
 
 def member_ids(body: dict) -> list[int]:
