@@ -164,10 +164,9 @@ def os_error_message(exc: OSError, path: Path, action: str) -> str:
             f"cannot {action}: permission denied in {path.parent} (the folder or the file is "
             "read-only for this user)"
         )
-    if exc.errno == errno.ENOSPC:
-        return f"cannot {action}: no space left on the device holding {path.parent}"
-    if exc.errno in (errno.EFBIG, errno.EDQUOT):
-        # A quota, or a limit on the size of a file, refuses the write as a full disk does.
+    if exc.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
+        # A full disk, a quota or a limit on the size of a file: the file being written is
+        # what does not fit, and naming it (not its folder) says which write failed.
         reason = (exc.strerror or os.strerror(exc.errno)).lower()
         subject = "the file" if str(path) in action else str(path)
         return f"cannot {action}: {subject} does not fit ({reason}); free some space"
