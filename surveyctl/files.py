@@ -2,10 +2,15 @@
 
 The text goes to a temporary file in the same folder, which is then renamed over the target;
 the temporary file is removed if anything fails. `durable=True` also flushes the data and the
-folder entry to disk, for files whose loss after a crash would lose work (state). A file
-written so has mode 0600, whatever the umask (a caller that writes files of the project,
-such as `init` or `fmt`, sets the mode it wants afterwards); `open_private` gives files
-appended to the same mode, and `append_lines` appends whole lines or none.
+folder entry to disk before the command says the file is written, for files whose loss after
+a power cut would lose work: the state, a saved plan, an export, the manifests `import`
+writes, the files of `init` and of `fmt`, a conformance report (without it, a power cut a
+few seconds after the rename can leave an empty file, or none, where the command reported
+one). Caches (parsed manifests, the attribute catalogue) are only whole or absent: a cache
+lost is read afresh. A file written so has mode 0600, whatever the umask, unless the caller
+names another (`init` and `fmt` write files of the project, 0644 or the file's own mode): the
+mode is set before the rename, so the file never shows with another. `open_private` gives
+files appended to mode 0600, and `append_lines` appends whole lines or none.
 `shown_path` is how paths of the project appear in findings and plans; `os_error_message` is
 one sentence for what the file system refused (a file where a folder should be, a folder where
 a file should be, a read-only folder, a full disk, a quota or a limit on a file's size).
@@ -19,16 +24,20 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import IO, TextIO
 
 # The mode of every file surveyctl writes with the account's data in it: its owner's alone.
 PRIVATE_MODE = 0o600
 
 
-def write_atomically(path: Path, text: str, *, durable: bool = False) -> None:
-    """Replaces `path` with `text` in one step; OSError when it cannot."""
-    with replacing(path, durable=durable) as out:
-        out.write(text)
+def write_atomically(
+    path: Path, data: str | bytes, *, durable: bool = False, mode: int = PRIVATE_MODE
+) -> None:
+    """Replaces `path` with `data` (text, written as UTF-8, or bytes) in one step, with file
+    mode `mode`; OSError when it cannot."""
+    opened = "wb" if isinstance(data, bytes) else "w"
+    with _replacing(path, opened, durable=durable, newline=None, mode=mode) as out:
+        out.write(data)
 
 
 @contextmanager
@@ -40,26 +49,42 @@ def replacing(path: Path, *, durable: bool = False, newline: str | None = None) 
     A device or a pipe (`--out /dev/stdout`) is written in place: replaced, it would become a
     regular file, and as root a rename replaces even /dev/null.
     """
+    with _replacing(path, "w", durable=durable, newline=newline, mode=PRIVATE_MODE) as out:
+        yield out
+
+
+@contextmanager
+def _replacing(
+    path: Path, opened: str, *, durable: bool, newline: str | None, mode: int
+) -> Iterator[IO]:
+    """`replacing`, for a file opened as `opened` ("w" for text, "wb" for bytes), whose file
+    mode is `mode`."""
     path = Path(path)
+    encoding = None if "b" in opened else "utf-8"
     if path.exists() and not path.is_file() and not path.is_dir():
-        with open(path, "w", encoding="utf-8", newline=newline) as out:
+        with open(path, opened, encoding=encoding, newline=newline) as out:
             yield out
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        os.fchmod(handle, PRIVATE_MODE)  # mkstemp's 0600 less the umask's bits: 0600 exactly
-        with os.fdopen(handle, "w", encoding="utf-8", newline=newline) as out:
+        os.fchmod(handle, mode)  # mkstemp's 0600 less the umask's bits: `mode` exactly
+        with os.fdopen(handle, opened, encoding=encoding, newline=newline) as out:
             yield out
             if durable:
+                # The data reaches the disk before the rename makes it the file: a power cut
+                # after the rename then finds the new content, not an empty file.
                 out.flush()
                 os.fsync(out.fileno())
         os.replace(temporary, path)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        try:
+            Path(temporary).unlink(missing_ok=True)
+        except OSError:
+            pass  # a folder turned read-only: the error that stopped the write says more
         raise
     if durable:
-        fsync_directory(path.parent)
+        fsync_directory(path.parent)  # the rename itself, else the old file may come back
 
 
 def open_private(path: Path, flags: int) -> int:
@@ -139,10 +164,9 @@ def os_error_message(exc: OSError, path: Path, action: str) -> str:
             f"cannot {action}: permission denied in {path.parent} (the folder or the file is "
             "read-only for this user)"
         )
-    if exc.errno == errno.ENOSPC:
-        return f"cannot {action}: no space left on the device holding {path.parent}"
-    if exc.errno in (errno.EFBIG, errno.EDQUOT):
-        # A quota, or a limit on the size of a file, refuses the write as a full disk does.
+    if exc.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
+        # A full disk, a quota or a limit on the size of a file: the file being written is
+        # what does not fit, and naming it (not its folder) says which write failed.
         reason = (exc.strerror or os.strerror(exc.errno)).lower()
         subject = "the file" if str(path) in action else str(path)
         return f"cannot {action}: {subject} does not fit ({reason}); free some space"

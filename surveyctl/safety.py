@@ -89,11 +89,13 @@ class OutputFile:
 
     Everything written passes `redact` (surveyctl.redacting): an export is a file people pass
     on, and a title or an answer of the service may repeat the API key. Its mode is 0600, as
-    the temporary file it was written as (`files.replacing`): it holds the account's data."""
+    the temporary file it was written as (`files.replacing`): it holds the account's data.
+    It is durable, flushed to disk before the command reports it written: an export of money
+    data lost to a power cut would otherwise be an empty file that looks like no transactions."""
 
     def __init__(self, path: Path, option: str):
         self._path, self._option = path, option
-        self._replacing = replacing(path, newline="")
+        self._replacing = replacing(path, durable=True, newline="")
         self._file = RedactingWriter(self._guarded(self._replacing.__enter__))
 
     def write(self, text: str) -> int:

@@ -177,8 +177,9 @@ def write_project(folder: Path) -> list[tuple[Path, str]]:
         if text is None:
             continue
         try:
-            write_atomically(target, text)
-            target.chmod(mode)
+            # Durable: a file of init lost to a power cut comes back empty, and an init run
+            # again refuses to write over it.
+            write_atomically(target, text, durable=True, mode=mode)
         except OSError as exc:  # a read-only folder, a full disk
             message = os_error_message(exc, target, f"write {target}")
             raise ScaffoldError(f"{message}; {_undone(written)}") from None
@@ -207,7 +208,7 @@ def _undone(written: list[Path]) -> str:
 def _planned(target: Path, item: ProjectFile) -> tuple[Path, str | None, str, int]:
     """The text to write at `target` (None: nothing to write), the verb for it and the mode."""
     if not (item.extends and _is_regular_file(target)):
-        return target, item.text, "wrote", 0o644  # a temporary file's mode is 0600
+        return target, item.text, "wrote", 0o644  # a file of the project, not the account's
     try:
         existing = target.read_text(encoding="utf-8")
         mode = target.stat().st_mode & 0o777

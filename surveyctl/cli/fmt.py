@@ -6,7 +6,6 @@ exits 1 when a file would change, listing each one (for CI and pre-commit).
 
 from __future__ import annotations
 
-import os
 import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -100,12 +99,12 @@ def _rewrite(path: Path, text: str) -> None:
     try:
         mode = stat.S_IMODE(path.stat().st_mode)
         # Synced before the rename: after a crash the manifest is the old text or the new,
-        # never an empty file (a rename can reach the disk before the data it names).
-        write_atomically(path, text, durable=True)
+        # never an empty file (a rename can reach the disk before the data it names). The
+        # file keeps its own mode (a temporary file's would be 0600).
+        write_atomically(path, text, durable=True, mode=mode)
     except OSError as exc:
         message = os_error_message(exc, path, f"rewrite {path}")
         raise SurveyctlError(f"{message}; it is left as it was") from None
-    os.chmod(path, mode)  # a temporary file's mode is 0600; keep the file's own
 
 
 def _formatted_before(given: list[Path]) -> FormattedCache | None:

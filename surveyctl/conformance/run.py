@@ -80,8 +80,10 @@ class Report:
         return None if row is None or row.verdict == NOT_CHECKED else row.verdict == HOLDS
 
     def write_json(self, path: Path) -> None:
-        """OSError when the file cannot be written (it is then left as it was)."""
-        write_atomically(path, json.dumps(self.as_dict(), indent=2) + "\n")
+        """OSError when the file cannot be written (it is then left as it was). Durable: the
+        report says what a live service answered on that day, and a run to make it again
+        creates a draft on the account."""
+        write_atomically(path, json.dumps(self.as_dict(), indent=2) + "\n", durable=True)
 
 
 class LeftoverStuck(SurveyctlError):

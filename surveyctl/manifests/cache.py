@@ -28,7 +28,6 @@ is a miss, and the file is read afresh.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import logging
 import os
@@ -43,6 +42,7 @@ import orjson
 import yaml
 
 from surveyctl.errors import Location
+from surveyctl.files import write_atomically
 from surveyctl.yamlsafe import Limits, Loaded, MarkedDict, MarkedList, load_documents
 from surveyctl.yamlsafe import marked as _marked_module
 
@@ -151,14 +151,12 @@ class Pack:
             orjson.dumps(key) + b":" + (entry if type(entry) is bytes else orjson.dumps(entry))
             for key, entry in self._used.items()
         )
-        temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
         try:
-            temporary.write_bytes(b'{"entries":{' + entries + b"}}")
-            os.replace(temporary, self.path)  # readers see the whole pack or none
+            # Whole or absent, mode 0600, no temporary file left; not durable: a pack lost to
+            # a power cut is a miss, and the next run parses again.
+            write_atomically(self.path, b'{"entries":{' + entries + b"}}")
         except OSError:
-            with contextlib.suppress(OSError):  # made or not: what matters is the command
-                temporary.unlink()
-            return
+            return  # what matters is the command: the next run parses again
         _remove_unused(self.path.parent)
 
     def _entry(self, key: str) -> Any:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import orjson
 
+from surveyctl.files import write_atomically
 from surveyctl.manifests.cache import _remove_unused, _touch, own_folder
 
 FORMAT = b"surveyctl formatted manifests 1"
@@ -75,13 +76,12 @@ class FormattedCache:
         if self._kept == self._found:
             _touch(self.path)  # used: not to be removed as unused
             return
-        temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
         try:
-            temporary.write_bytes(orjson.dumps(sorted(self._kept)))
-            os.replace(temporary, self.path)  # readers see the whole pack or none
+            # Whole or absent, mode 0600, no temporary file left; not durable: a pack lost to
+            # a power cut lays the files out again.
+            write_atomically(self.path, orjson.dumps(sorted(self._kept)))
         except OSError:
-            temporary.unlink(missing_ok=True)
-            return
+            return  # what matters is the command: the next run lays the files out again
         _remove_unused(self.path.parent)
 
 

@@ -7,6 +7,11 @@ allocates room for the answer there, synced: a full file system, a read-only fol
 such as /dev/full or a FIFO with no reader is refused while nothing has been sent yet.
 `write` then fills the reserved file and renames it over the target in one step, so an
 existing answer file is never truncated by a write that fails half-way.
+
+It keeps its own write and rename rather than `files.write_atomically`: there the temporary
+file is made, filled and renamed in one call, while here it must exist, with its room taken,
+before the request is sent, and be filled only once the answer came. What it gives is the
+same: the file is whole or absent, mode 0600, and durable (data and folder entry synced).
 """
 
 from __future__ import annotations

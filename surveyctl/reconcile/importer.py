@@ -181,9 +181,11 @@ def record_adoption(store: StateBackend, adoption: Adoption) -> None:
 def save_adoption(store: StateBackend, adoption: Adoption, path: Path) -> None:
     """Writes the manifest to `path`, then records the resource; the file is removed again
     when the state was not written. The manifest comes first because a resource recorded
-    without one is what `plan --destroy` deletes."""
+    without one is what `plan --destroy` deletes. The manifest is on disk (durable) before
+    the state, itself durable, records the resource: after a power cut the state never
+    records a resource whose manifest came back empty or missing."""
     try:
-        write_atomically(path, adoption.text)
+        write_atomically(path, adoption.text, durable=True)
     except OSError as exc:  # a full disk, a folder made read-only since the check
         raise ImportRefused(
             f"{os_error_message(exc, path, 'write the manifest')}; {adoption.address} was not "

@@ -157,8 +157,10 @@ class SavedPlan:
 
 
 def save_plan(plan: Plan, path: Path, key: bytes | None = None) -> None:
-    """Writes the plan atomically (temp file + rename), signed when a key is given (the
-    configuration's `$SURVEYCTL_PLAN_KEY`, surveyctl.variables.plan_signing_key)."""
+    """Writes the plan atomically (temp file + rename) and durably (flushed to disk before
+    `plan` says it saved it: a reviewed plan lost to a power cut is a review to do again),
+    signed when a key is given (the configuration's `$SURVEYCTL_PLAN_KEY`,
+    surveyctl.variables.plan_signing_key)."""
     outside = [source for source in plan.sources if Path(source).is_absolute()]
     if outside:
         raise PlanFileError(
@@ -174,7 +176,7 @@ def save_plan(plan: Plan, path: Path, key: bytes | None = None) -> None:
     if redacted(text) != text:
         raise PlanFileError(f"cannot save the plan to {path}: {_secret_in(data)}")
     try:
-        write_atomically(path, text)
+        write_atomically(path, text, durable=True)
     except OSError as exc:  # a full disk: the earlier plan of that name stays as it was
         raise PlanFileError(os_error_message(exc, path, "write the plan file")) from exc
 

@@ -184,7 +184,8 @@ def test_a_file_error_no_command_expected_is_one_sentence_naming_the_file(
 
     assert result.exit_code == 1
     assert result.stderr.endswith(
-        "Error: cannot write exports/surveys.json: no space left on the device holding exports\n"
+        "Error: cannot write exports/surveys.json: the file does not fit (no space left on "
+        "device); free some space\n"
     )
     assert "Traceback" not in result.stderr
 

@@ -435,18 +435,38 @@ def test_a_pack_no_load_used_for_30_days_is_removed_when_another_is_written(runs
     assert runs.pack_file.exists()
 
 
-def test_a_write_that_cannot_even_start_leaves_the_command_to_go_on(runs):
+def test_a_temporary_file_of_an_earlier_run_does_not_keep_the_pack_from_being_written(runs):
     runs.read(SURVEY)
     pack = runs.cache.pack(["surveys"])
     temporary = pack.path.with_name(f"{pack.path.name}.{os.getpid()}.tmp")
-    temporary.mkdir()  # the temporary file's place is taken
+    temporary.mkdir()  # where a surveyctl of this process id once wrote its pack
     (temporary / "inside").write_text("kept")
 
     found = read(SURVEY.replace("100", "300"), pack)
     pack.save()
+    runs.read(SURVEY.replace("100", "300"))
 
     assert found[0][0].data["spec"]["completes_required"] == 300
+    assert runs.hits == 1
     assert (temporary / "inside").read_text() == "kept"
+
+
+def test_a_pack_is_readable_by_its_user_alone(runs):
+    earlier = os.umask(0o022)  # the usual umask, under which a file is made 0644
+    try:
+        runs.read(SURVEY)
+    finally:
+        os.umask(earlier)
+
+    assert stat.S_IMODE(runs.pack_file.stat().st_mode) == 0o600
+
+
+def test_a_pack_is_written_whole_with_no_temporary_file_left_beside_it(runs):
+    runs.read(SURVEY)
+    runs.read(SURVEY.replace("100", "300"))
+
+    assert len(runs.entries()) == 1
+    assert [path.name for path in runs.cache.folder.iterdir()] == [runs.pack_file.name]
 
 
 def test_a_file_left_by_a_write_that_was_killed_is_removed_with_the_unused_packs(runs):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 from pathlib import Path
@@ -269,6 +270,24 @@ def test_a_file_changed_since_fmt_found_it_formatted_is_laid_out_again(run_cli, 
     result = run_cli("fmt", "--check", "manifests")
     assert result.exit_code == 1
     assert result.stdout == f"would reformat {Path('manifests') / 'tracker.yaml'}\n"
+
+
+def test_the_texts_fmt_found_formatted_are_kept_whole_and_private_to_the_user(
+    run_cli, project, monkeypatch, tmp_path_factory
+):
+    _write(project, MESSY)
+    cache = tmp_path_factory.mktemp("fmt-cache")
+    monkeypatch.setenv("SURVEYCTL_CACHE_DIR", str(cache))
+    run_cli("fmt", "manifests")
+    earlier = os.umask(0o022)  # the usual umask, under which a file is made 0644
+    try:
+        assert run_cli("fmt", "--check", "manifests").exit_code == 0
+    finally:
+        os.umask(earlier)
+
+    packs = list((cache / "formatted").iterdir())
+    assert [len(json.loads(pack.read_bytes())) for pack in packs] == [1]
+    assert [pack.stat().st_mode & 0o777 for pack in packs] == [0o600]
 
 
 def test_fmt_keeps_the_file_mode(run_cli, project):

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import subprocess
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -185,3 +187,29 @@ def slow_market(slow_servers, project) -> SlowMarket:
     (project / "bare.csv").write_text("".join(f"{t}\n" for t in ids), encoding="utf-8")
     configure(project, slow)
     return SlowMarket(slow, fast, survey_id, ids, db)
+
+
+@pytest.fixture
+def small_mount(tmp_path):
+    """A 256 KB tmpfs mounted for the test (needs the right to mount: root in CI's container)."""
+    folder = tmp_path / "small"
+    folder.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(folder)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip("mounting a small file system needs root")
+    yield folder
+    subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def fill_file_system(folder: Path) -> None:
+    """Writes into `folder` until its file system is full."""
+    descriptor = os.open(folder / "filler", os.O_WRONLY | os.O_CREAT)
+    try:
+        while True:
+            os.write(descriptor, b"\0" * 4096)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)

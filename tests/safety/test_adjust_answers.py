@@ -9,38 +9,10 @@ import os
 import subprocess
 import sys
 
-import pytest
-
-from .conftest import adjustment_count
+from .conftest import adjustment_count, fill_file_system
 from .test_adjust_in_flight import _adjust, _in_flight
 
 OLD_ANSWER = '{"adjustment_id": "earlier"}\n'
-
-
-@pytest.fixture
-def small_mount(tmp_path):
-    """A 256 KB tmpfs mounted for the test (needs the right to mount: root in CI's container)."""
-    folder = tmp_path / "small"
-    folder.mkdir()
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(folder)], capture_output=True
-    )
-    if mounted.returncode != 0:
-        pytest.skip("mounting a small file system needs root")
-    yield folder
-    subprocess.run(["umount", "-l", str(folder)], check=False)
-
-
-def _fill(folder) -> None:
-    """Writes into `folder` until its file system is full."""
-    descriptor = os.open(folder / "filler", os.O_WRONLY | os.O_CREAT)
-    try:
-        while True:
-            os.write(descriptor, b"\0" * 4096)
-    except OSError:
-        pass
-    finally:
-        os.close(descriptor)
 
 
 def test_adjust_refuses_dev_full_before_sending(sandbox, completes, run_cli):
@@ -75,7 +47,7 @@ def test_on_a_full_file_system_nothing_is_sent_and_the_old_answer_is_kept(
 ):
     answer = small_mount / "answer.json"
     answer.write_text(OLD_ANSWER)
-    _fill(small_mount)
+    fill_file_system(small_mount)
     before = adjustment_count(sandbox)
 
     result = run_cli("adjust", "ids.csv", "--yes", "--output", str(answer))

@@ -44,7 +44,8 @@ def test_an_output_that_fails_as_the_command_ends_is_an_error_naming_the_file():
     with pytest.raises(OutputPathError) as refused, OutputFile(FULL_DEVICE, "--output") as out:
         out.write("transaction_id,status\n")
     assert str(refused.value) == (
-        "cannot write --output /dev/full: no space left on the device holding /dev"
+        "cannot write --output /dev/full: the file does not fit (no space left on device); "
+        "free some space"
     )
 
 

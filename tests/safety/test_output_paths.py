@@ -140,7 +140,8 @@ def test_a_transactions_export_to_a_full_disk_is_one_sentence(project, sandbox, 
     result = run_cli("transactions", "list", str(survey_id), "--output", FULL_DEVICE)
     assert result.exit_code == 1
     assert result.stderr.strip().splitlines()[-1] == (
-        f"Error: cannot write --output {FULL_DEVICE}: no space left on the device holding /dev"
+        f"Error: cannot write --output {FULL_DEVICE}: the file does not fit (no space left on "
+        "device); free some space"
     )
 
 
@@ -153,7 +154,7 @@ def test_a_conformance_report_that_cannot_be_saved_is_shown_and_the_failure_said
     assert result.exit_code == 1
     assert "assumption" in result.stdout  # the report of the run is not lost
     assert (
-        f"cannot write --output {FULL_DEVICE}: no space left on the device holding /dev; "
-        "the report is above" in result.stderr
+        f"cannot write --output {FULL_DEVICE}: the file does not fit (no space left on "
+        "device); free some space; the report is above" in result.stderr
     )
     assert "Traceback" not in result.stderr
