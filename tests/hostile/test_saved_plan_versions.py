@@ -40,12 +40,12 @@ def _nothing_recorded(project: Path) -> bool:
 
 
 def test_a_plan_made_by_another_surveyctl_is_refused_naming_both(project, manifests, run_cli):
-    _saved(run_cli, manifests, project, lambda plan: plan["made_by"].update(build="0123456789ab"))
+    _saved(run_cli, manifests, project, lambda plan: plan["made_by"].update(build="fedcba987654"))
 
     result = run_cli("apply", PLAN, "--auto-approve")
 
     assert result.exit_code == 1
-    assert f"made by surveyctl {__version__} (build 0123456789ab)" in result.stderr
+    assert f"made by surveyctl {__version__} (build fedcba987654)" in result.stderr
     assert f"this is surveyctl {__version__} (build {build()})" in result.stderr
     assert "make a new plan with this one" in result.stderr
     assert _nothing_recorded(project)
