@@ -1,0 +1,268 @@
+"""`surveyctl status SURVEY_ID NEW_STATUS` and `transactions set-status` leave a record in the
+environment's history: who moved which survey or set which transaction's status, when, from
+what to what, what they were told it costs, and how it ended. Over real HTTP against the
+sandbox, with the state on the file and on PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from werkzeug.wrappers import Request
+
+from surveyctl.config import load_config
+from surveyctl.state import SurveyRecord, open_state
+
+from ..api.conftest import SURVEY
+from ..reconcile.proxies import Proxy
+from .conftest import DSN_VARIABLE, local_project
+
+DRAFT, LIVE, PAUSED, IN_SURVEY, COMPLETE = 11, 22, 33, 16, 21
+
+
+@pytest.fixture
+def project(tmp_path: Path, sandbox, monkeypatch, state_setting) -> Path:
+    """The `local` environment on the session sandbox, its state in the backend under test."""
+    monkeypatch.setenv("SURVEYCTL_ACTOR", "ann")
+    return local_project(tmp_path, sandbox.url, state_setting, monkeypatch)
+
+
+@pytest.fixture
+def new_survey(api):
+    """`new_survey(live=False)`: a survey of buyer 1 (1,000 completes at $2.50); its id."""
+
+    def make(live: bool = False) -> int:
+        body = {**SURVEY, "completes_required": 1000, "offer_price": 2.5}
+        survey_id = api.create_survey(body)["ps_survey_id"]
+        if live:
+            api.set_survey_status(survey_id, LIVE)
+        return survey_id
+
+    return make
+
+
+@pytest.fixture
+def held(api):
+    """`held(survey_id)`: the id of a respondent stopped in the buyer's survey."""
+
+    def make(survey_id: int) -> str:
+        api.simulate_traffic(survey_id, {"respondents": 5, "seed": 2, "hold": True})
+        page, _ = api.get_transactions_page(survey_id, status=[IN_SURVEY], limit=1000)
+        return page[0]["Transaction ID"]
+
+    return make
+
+
+def open_local(project: Path):
+    config = load_config(project / "surveyctl.yaml")
+    return open_state(config, config.environment("local"))
+
+
+def history(run_cli, *name: str) -> list[dict]:
+    result = run_cli("state", "history", *name, "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_a_launch_is_recorded_and_state_history_shows_who_what_and_its_cost(
+    run_cli, api, new_survey
+):
+    survey_id = new_survey()
+    moved = run_cli("status", str(survey_id), "live", "--yes")
+    assert moved.exit_code == 0, moved.stderr
+    table = run_cli("state", "history")
+    assert table.exit_code == 0, table.stderr
+    header, row = table.stdout.splitlines()
+    assert header.split() == ["SERIAL", "WHEN", "WHO", "COMMAND", "ADDRESS", "CHANGE"]
+    serial, when, who, command, address, change = row.split(maxsplit=5)
+    assert (serial, who, command, address) == ("-", "ann", "status", "-")
+    assert when.endswith("+00:00")
+    assert change == (
+        f"survey {survey_id}: draft (11) -> live (22), made; said to cost up to $2,500.00 in "
+        "US dollars"
+    )
+
+
+def test_a_recorded_move_as_json_names_the_survey_the_statuses_and_the_outcome(run_cli, new_survey):
+    survey_id = new_survey(live=True)
+    assert run_cli("status", str(survey_id), "paused", "--yes").exit_code == 0
+    (entry,) = history(run_cli)
+    assert entry["survey_id"] == survey_id and entry["transaction_id"] is None
+    assert (entry["from"], entry["to"], entry["outcome"]) == (LIVE, PAUSED, "made")
+    assert entry["cost"] is None  # a pause spends nothing
+    assert (entry["serial"], entry["address"], entry["command"]) == (None, None, "status")
+
+
+def test_a_managed_surveys_move_is_listed_under_its_address_without_moving_the_serial(
+    run_cli, project, new_survey
+):
+    survey_id = new_survey()
+    store = open_local(project)
+    serial = store.record("Survey/brand-tracker-us", SurveyRecord(survey_id))
+    store.close()
+    assert run_cli("status", str(survey_id), "live", "--yes").exit_code == 0
+    entries = history(run_cli, "brand-tracker-us")
+    assert [(e["serial"], e["change"]) for e in entries][0] == (serial, "added")
+    moved = entries[1]
+    assert moved["address"] == "Survey/brand-tracker-us" and moved["after_serial"] == serial
+    store = open_local(project)
+    assert store.load().serial == serial  # a saved plan stays valid
+    store.close()
+
+
+def test_a_no_records_nothing(run_cli, api, new_survey, monkeypatch):
+    survey_id = new_survey()
+    monkeypatch.setattr("surveyctl.cli.confirm.terminal", lambda: True)
+    declined = run_cli("status", str(survey_id), "live", input="n\n")
+    assert declined.exit_code == 1
+    assert api.get_survey(survey_id)["ps_survey_status"] == DRAFT
+    assert history(run_cli) == []
+
+
+def test_a_refused_move_records_nothing(run_cli, new_survey):
+    survey_id = new_survey()
+    refused = run_cli("status", str(survey_id), "closed", "--yes")
+    assert refused.exit_code == 1 and "cannot move to closed directly" in refused.stderr
+    assert history(run_cli) == []
+
+
+def test_a_move_that_was_not_needed_records_nothing(run_cli, new_survey):
+    survey_id = new_survey(live=True)
+    already = run_cli("status", str(survey_id), "live", "--yes")
+    assert already.exit_code == 0 and "already" in already.stdout
+    assert history(run_cli) == []
+
+
+def test_set_status_is_recorded_with_the_transaction_its_outcome_and_what_it_pays(
+    run_cli, api, new_survey, held
+):
+    survey_id = new_survey(live=True)
+    transaction_id = held(survey_id)
+    price = api.get_transaction(survey_id, transaction_id)["Expected Buyer CPI"]
+    result = run_cli("transactions", "set-status", str(survey_id), transaction_id,
+                     "--status", "complete", "--yes")  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    (entry,) = history(run_cli)
+    assert entry["command"] == "transactions set-status" and entry["who"] == "ann"
+    assert (entry["survey_id"], entry["transaction_id"]) == (survey_id, transaction_id)
+    assert (entry["from"], entry["to"], entry["outcome"]) == (IN_SURVEY, COMPLETE, "made")
+    assert entry["cost"] == (
+        f"${float(price):,.2f} in US dollars (the transaction's Expected Buyer CPI)"
+    )
+    assert entry["change"].startswith(
+        f"transaction {transaction_id} of survey {survey_id}: in progress on the buyer survey "
+        "(16) -> complete (21), made; said to cost $"
+    )
+
+
+class _LosingProxy(Proxy):
+    """Forwards everything; the answer of a status call that was made is replaced by a 502,
+    as a gateway that lost the service's answer gives it; with `lose_reads_after`, so are
+    the answers of every read after it (nothing can be read back)."""
+
+    lose_reads_after = False
+    lost = False
+
+    def reshape(self, request: Request, answer, headers: dict) -> bytes:
+        status_call = request.method in ("POST", "PUT") and request.path.endswith("/status")
+        self.lost = self.lost or status_call
+        if status_call or (self.lose_reads_after and self.lost and request.method == "GET"):
+            answer.status_code = 502
+            headers["Content-Type"] = "text/plain"
+            return b"bad gateway"
+        return answer.content
+
+
+def through_losing_proxy(run_cli, sandbox, project, state_setting, monkeypatch, *args, reads=False):
+    """`surveyctl ARGS` through a proxy that loses the status call's answer (and, with
+    `reads`, every read after it)."""
+    proxy = _LosingProxy(sandbox.url)
+    proxy.lose_reads_after = reads
+    try:
+        local_project(project, proxy.url, state_setting, monkeypatch)
+        return run_cli(*args)
+    finally:
+        proxy.stop()
+        local_project(project, sandbox.url, state_setting, monkeypatch)
+
+
+def test_set_status_whose_answer_was_lost_is_recorded_as_made_though_lost(
+    run_cli, new_survey, held, sandbox, project, state_setting, monkeypatch
+):
+    survey_id = new_survey(live=True)
+    transaction_id = held(survey_id)
+    result = through_losing_proxy(
+        run_cli, sandbox, project, state_setting, monkeypatch,
+        "transactions", "set-status", str(survey_id), transaction_id, "--status", "18", "--yes",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    (entry,) = history(run_cli)
+    assert (entry["to"], entry["outcome"]) == (18, "made_answer_lost")
+    assert entry["change"].endswith("made though its answer was lost")
+
+
+def test_a_move_that_cannot_be_read_back_is_recorded_as_may_have_been_made(
+    run_cli, new_survey, sandbox, project, state_setting, monkeypatch
+):
+    survey_id = new_survey()
+    result = through_losing_proxy(
+        run_cli, sandbox, project, state_setting, monkeypatch,
+        "status", str(survey_id), "live", "--yes", reads=True,
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "could not be read back" in result.stderr.splitlines()[-1]
+    (entry,) = history(run_cli)
+    assert (entry["to"], entry["outcome"]) == (LIVE, "may_have_been_made")
+    assert entry["change"].endswith(
+        "may have been made; said to cost up to $2,500.00 in US dollars"
+    )
+
+
+def unrecordable(project: Path, backend: str, monkeypatch, postgres=None) -> None:
+    """Makes the history of `local` impossible to write: for the file, a folder where the
+    history file belongs; for PostgreSQL, a login the server refuses."""
+    if backend == "file":
+        (project / ".surveyctl" / "state" / "local.history.jsonl").mkdir(parents=True)
+    else:
+        monkeypatch.setenv(DSN_VARIABLE, postgres.dsn(password="not-the-password"))
+
+
+@pytest.fixture
+def cannot_record(project, backend, monkeypatch, request):
+    postgres = request.getfixturevalue("postgres") if backend == "postgres" else None
+    return lambda: unrecordable(project, backend, monkeypatch, postgres)
+
+
+def test_a_move_that_cannot_be_recorded_says_it_was_made_and_not_recorded(
+    run_cli, api, new_survey, cannot_record
+):
+    survey_id = new_survey()
+    cannot_record()
+    result = run_cli("status", str(survey_id), "live", "--yes")
+    assert api.get_survey(survey_id)["ps_survey_status"] == LIVE
+    assert result.exit_code == 1
+    assert f"survey {survey_id} is live (22)" in result.stdout
+    last = result.stderr.splitlines()[-1]
+    assert last.startswith(
+        f"Error: survey {survey_id} was moved to live, but the move is not in the history of "
+        "environment 'local': "
+    )
+    assert "not-the-password" not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_set_status_that_cannot_be_recorded_says_it_is_set_and_not_recorded(
+    run_cli, api, new_survey, held, cannot_record
+):
+    survey_id = new_survey(live=True)
+    transaction_id = held(survey_id)
+    cannot_record()
+    result = run_cli("transactions", "set-status", str(survey_id), transaction_id,
+                     "--status", "18", "--yes")  # fmt: skip
+    assert api.get_transaction(survey_id, transaction_id)["Respondent Status Code"] == 18
+    assert result.exit_code == 1
+    assert f"Recorded: transaction {transaction_id} has status 18." in result.stdout
+    assert result.stderr.splitlines()[-1].startswith(
+        f"Error: transaction {transaction_id} of survey {survey_id} has status 18, but that is "
+        "not in the history of environment 'local': "
+    )
