@@ -9,10 +9,13 @@ import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from werkzeug.wrappers import Request
 
+from surveyctl.cli.main import cli
 from surveyctl.config import load_config
 from surveyctl.state import SurveyRecord, open_state
+from surveyctl.state.status_changes import MADE, StatusSet
 
 from ..api.conftest import SURVEY
 from ..reconcile.proxies import Proxy
@@ -266,3 +269,106 @@ def test_a_set_status_that_cannot_be_recorded_says_it_is_set_and_not_recorded(
         f"Error: transaction {transaction_id} of survey {survey_id} has status 18, but that is "
         "not in the history of environment 'local': "
     )
+
+
+def test_a_move_is_recorded_while_another_command_holds_the_state_lock(
+    run_cli, project, new_survey
+):
+    survey_id = new_survey()
+    holder = open_local(project)
+    with holder.locked("apply"):
+        result = run_cli("status", str(survey_id), "live", "--yes")
+    holder.close()
+    assert result.exit_code == 0, result.stderr
+    assert [e["outcome"] for e in history(run_cli)] == ["made"]
+
+
+def test_a_move_made_before_the_environment_had_a_state_stays_in_its_history(
+    run_cli, project, new_survey
+):
+    survey_id = new_survey()
+    assert run_cli("status", str(survey_id), "live", "--yes").exit_code == 0
+    store = open_local(project)
+    store.record("Survey/brand-tracker-us", SurveyRecord(survey_id))  # the first write
+    store.close()
+    entries = history(run_cli)
+    assert [(e["serial"], e["change"].split(":")[0]) for e in entries] == [
+        (None, f"survey {survey_id}"),
+        (1, "added"),
+    ]
+
+
+def migrate_project(folder: Path, backend: str, schema: str) -> None:
+    state = (
+        f", state: {{backend: postgres, dsn_env: {DSN_VARIABLE}, schema: {schema}}}"
+        if backend == "postgres"
+        else ""
+    )
+    (folder / "surveyctl.yaml").write_text(
+        "environments:\n"
+        f"  staging: {{host: 'https://staging.invalid', api_key_env: STAGING_KEY{state}}}\n"
+        "default_environment: staging\n",
+        encoding="utf-8",
+    )
+
+
+def cli_runner(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_a_migration_carries_status_changes_each_way_once(tmp_path, monkeypatch, postgres):
+    monkeypatch.setenv(DSN_VARIABLE, postgres.dsn())
+    monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
+    monkeypatch.chdir(tmp_path)
+    schema = postgres.fresh_schema()
+
+    def staging():
+        config = load_config(tmp_path / "surveyctl.yaml")
+        return open_state(config, config.environment("staging"))
+
+    def moves() -> list[int]:
+        result = cli_runner("state", "history", "--format", "json")
+        assert result.exit_code == 0, result.stderr
+        return [e["survey_id"] for e in json.loads(result.stdout) if e["serial"] is None]
+
+    migrate_project(tmp_path, "file", schema)
+    store = staging()
+    store.record("Survey/tracker", SurveyRecord(4711))
+    store.record_status("status", StatusSet(4711, LIVE, MADE, from_status=DRAFT))
+    migrate_project(tmp_path, "postgres", schema)
+    assert cli_runner("state", "migrate", "--from", "file").exit_code == 0
+    store = staging()
+    store.record_status("status", StatusSet(4711, PAUSED, MADE, from_status=LIVE))
+    store.close()
+    assert moves() == [4711, 4711]
+    migrate_project(tmp_path, "file", schema)
+    back = cli_runner("state", "migrate", "--from", "postgres", "--schema", schema)
+    assert back.exit_code == 0, back.stderr
+    assert moves() == [4711, 4711]  # the one made in PostgreSQL added, the first kept once
+
+
+def test_a_status_change_line_is_refused_as_newer_by_a_reader_of_writes_alone():
+    # A surveyctl from before status changes reads every history line as a write: it must
+    # refuse this one (and say to upgrade), not show or copy it as a change of a record.
+    from surveyctl.state.changes import Change
+    from surveyctl.state.records import NewerState
+    from surveyctl.state.status_changes import StatusChange
+
+    line = StatusChange("", 0, "2026-11-29T21:00:00+00:00", "ann", "status", None,
+                        StatusSet(4711, LIVE, MADE, from_status=DRAFT)).to_json()  # fmt: skip
+    with pytest.raises(NewerState, match="upgrade surveyctl"):
+        Change.from_json(line, "staging.history.jsonl:1")
+
+
+def test_state_at_a_serial_is_rebuilt_without_the_status_changes_after_it(
+    run_cli, project, new_survey
+):
+    survey_id = new_survey()
+    store = open_local(project)
+    store.record("Survey/brand-tracker-us", SurveyRecord(survey_id))
+    assert run_cli("status", str(survey_id), "live", "--yes").exit_code == 0  # after serial 1
+    store.record("Survey/other", SurveyRecord(survey_id + 100000))
+    store.close()
+    shown = run_cli("state", "show", "brand-tracker-us", "--serial", "1")
+    assert shown.exit_code == 0, shown.stderr
+    assert json.loads(shown.stdout)["ps_survey_id"] == survey_id
