@@ -372,3 +372,42 @@ def test_state_at_a_serial_is_rebuilt_without_the_status_changes_after_it(
     shown = run_cli("state", "show", "brand-tracker-us", "--serial", "1")
     assert shown.exit_code == 0, shown.stderr
     assert json.loads(shown.stdout)["ps_survey_id"] == survey_id
+
+
+def test_a_record_holds_neither_the_api_key_nor_the_connection_string(
+    run_cli, project, new_survey, held, backend, request
+):
+    survey_id = new_survey(live=True)
+    transaction_id = held(survey_id)
+    assert run_cli("status", str(survey_id), "paused", "--yes").exit_code == 0
+    assert run_cli("transactions", "set-status", str(survey_id), transaction_id,
+                   "--status", "21", "--yes").exit_code == 0  # fmt: skip
+    store = open_local(project)
+    kept = json.dumps([change.to_json() for change in store.status_changes()])
+    store.close()
+    assert len(json.loads(kept)) == 2
+    assert "sandbox-buyer-1" not in kept
+    if backend == "postgres":
+        postgres = request.getfixturevalue("postgres")
+        assert postgres.password not in kept and postgres.socket_dir not in kept
+
+
+def test_an_actor_the_history_cannot_keep_is_refused_before_the_move(
+    run_cli, api, new_survey, monkeypatch
+):
+    survey_id = new_survey()
+    monkeypatch.setenv("SURVEYCTL_ACTOR", "ann\nbob")
+    result = run_cli("status", str(survey_id), "live", "--yes")
+    assert result.exit_code == 1 and "SURVEYCTL_ACTOR" in result.stderr
+    assert api.get_survey(survey_id)["ps_survey_status"] == DRAFT
+
+
+def test_a_launch_the_marketplace_pauses_at_once_is_recorded_as_made(run_cli, api):
+    quotas = [{**quota, "required_count": 0} for quota in SURVEY["quotas"]]
+    survey_id = api.create_survey({**SURVEY, "quotas": quotas})["ps_survey_id"]
+    assert api.set_survey_status(survey_id, LIVE)["ps_survey_status"] == PAUSED  # spec 1.5
+    result = run_cli("status", str(survey_id), "live", "--yes")
+    assert result.exit_code == 1 and "did not stay live" in result.stderr
+    assert [(e["from"], e["to"], e["outcome"]) for e in history(run_cli)] == [
+        (PAUSED, LIVE, "made")
+    ]
