@@ -6,6 +6,7 @@ sandbox, with the state on the file and on PostgreSQL."""
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -411,3 +412,35 @@ def test_a_launch_the_marketplace_pauses_at_once_is_recorded_as_made(run_cli, ap
     assert [(e["from"], e["to"], e["outcome"]) for e in history(run_cli)] == [
         (PAUSED, LIVE, "made")
     ]
+
+
+def test_status_changes_recorded_while_a_command_writes_and_folds_the_state_all_stay(project):
+    # Appended without the state lock while another command's writes are folded into the
+    # history (the file backend, at the end of each locked command): none is cut or lost.
+    writes = 20
+    failures: list[BaseException] = []
+
+    def write() -> None:
+        writer = open_local(project)
+        try:
+            for number in range(writes):
+                with writer.locked("apply"):
+                    writer.record(f"Survey/s-{number}", SurveyRecord(50000 + number))
+        except BaseException as exc:  # seen by the assertion below
+            failures.append(exc)
+        finally:
+            writer.close()
+
+    thread = threading.Thread(target=write)
+    thread.start()
+    recorder = open_local(project)
+    for number in range(writes):
+        recorder.record_status("status", StatusSet(60000 + number, LIVE, MADE))
+    thread.join()
+    assert failures == []
+    entries = recorder.history()
+    recorder.close()
+    assert sorted(e.status.what.survey_id for e in entries if e.status) == [
+        60000 + number for number in range(writes)
+    ]
+    assert [e.serial for e in entries if e.status is None] == list(range(1, writes + 1))
