@@ -133,23 +133,26 @@ def _move(ctx: CliContext, survey_id: int, new_status: str, yes: bool) -> None:
         from_status=current if isinstance(current, int) else None,
         cost=what_it_was_said_to_cost(survey, wanted),
     )
-    try:
-        answer = client.set_survey_status(survey_id, wanted)
-        outcome = MADE
-    except SurveyctlError as exc:
+    with status_history.in_flight("status"):  # a signal now waits for the answer and record
         try:
-            answer = _read_back(client, survey_id, wanted, exc)
-        except _Unknown as unknown:
-            _record(ctx, moved(MAYBE_MADE), failing=unknown)
-            raise
-        outcome = MADE_ANSWER_LOST
-    click.echo(_describe(answer))
-    got = answer.get("ps_survey_status")
-    # The move was made even when the marketplace paused the survey again at once (below).
-    stayed = None
-    if got != wanted:
-        stayed = SurveyctlError(f"survey {survey_id} did not stay {new_status}: {_why_not(got)}")
-    _record(ctx, moved(outcome), failing=stayed)
+            answer = client.set_survey_status(survey_id, wanted)
+            outcome = MADE
+        except SurveyctlError as exc:
+            try:
+                answer = _read_back(client, survey_id, wanted, exc)
+            except _Unknown as unknown:
+                _record(ctx, moved(MAYBE_MADE), failing=unknown)
+                raise
+            outcome = MADE_ANSWER_LOST
+        click.echo(_describe(answer))
+        got = answer.get("ps_survey_status")
+        # The move was made even when the marketplace paused the survey again at once.
+        stayed = None
+        if got != wanted:
+            stayed = SurveyctlError(
+                f"survey {survey_id} did not stay {new_status}: {_why_not(got)}"
+            )
+        _record(ctx, moved(outcome), failing=stayed)
 
 
 def _record(ctx: CliContext, what: StatusSet, failing: SurveyctlError | None) -> None:

@@ -344,25 +344,27 @@ def set_status(
         transaction_id=transaction_id,
         cost=what_it_was_said_to_cost(record, status),
     )
-    try:
-        client.set_transaction_status(survey_id, transaction_id, status, quota_ids, sqlc=sqlc)
-        outcome = MADE
-    except (ApiError, ConnectionFailed) as exc:
-        if not may_have_been_processed(exc):
-            raise
-        # The call is never sent again (a second final status is refused, and a person may
-        # have meant another); the record is read back to say which way it went.
-        if _status_now(client, survey_id, transaction_id) != status:
-            maybe = _maybe_recorded(exc, survey_id, transaction_id, status)
-            _record(ctx, what(MAYBE_MADE), failing=maybe)
-            raise maybe from exc
-        note_quoting_the_service(
-            f"surveyctl: the answer of the status call was lost ({exc}); the transaction, "
-            f"read back, has status {status}"
-        )
-        outcome = MADE_ANSWER_LOST
-    click.echo(f"Recorded: transaction {transaction_id} has status {status}.")
-    _record(ctx, what(outcome))
+    # A signal from here on waits for the answer and the record (ops/status_history.py).
+    with status_history.in_flight("transactions set-status"):
+        try:
+            client.set_transaction_status(survey_id, transaction_id, status, quota_ids, sqlc=sqlc)
+            outcome = MADE
+        except (ApiError, ConnectionFailed) as exc:
+            if not may_have_been_processed(exc):
+                raise
+            # The call is never sent again (a second final status is refused, and a person
+            # may have meant another); the record is read back to say which way it went.
+            if _status_now(client, survey_id, transaction_id) != status:
+                maybe = _maybe_recorded(exc, survey_id, transaction_id, status)
+                _record(ctx, what(MAYBE_MADE), failing=maybe)
+                raise maybe from exc
+            note_quoting_the_service(
+                f"surveyctl: the answer of the status call was lost ({exc}); the transaction, "
+                f"read back, has status {status}"
+            )
+            outcome = MADE_ANSWER_LOST
+        click.echo(f"Recorded: transaction {transaction_id} has status {status}.")
+        _record(ctx, what(outcome))
 
 
 def _record(ctx: CliContext, what: StatusSet, failing: SurveyctlError | None = None) -> None:

@@ -6,13 +6,21 @@ the state database is down, and a change already made cannot be taken back becau
 failed. So a record that fails is one sentence saying that the change was made (or may have
 been) and is not in the history, and why; the command then ends with exit 1, as `adjust` does
 when an adjustment was submitted but its answer could not be recorded.
+
+A signal (Ctrl-C, SIGTERM, SIGHUP) while the change is in flight does not stop the command
+there, which would leave a change that may have been made and no record of it: the answer is
+awaited and the change recorded first (`in_flight`), as `adjust` does for an adjustment.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from surveyctl.errors import SurveyctlError
+from surveyctl.safety import Interrupted, Interrupts
 from surveyctl.state.backend import StateBackend
 from surveyctl.state.status_changes import MAYBE_MADE, StatusSet
 from surveyctl.statuses import survey_status_name
@@ -58,3 +66,38 @@ def not_recorded(what: StatusSet, environment: str, why: str) -> str:
         f"transaction {what.transaction_id} of survey {what.survey_id} has status "
         f"{what.to_status}, but that is not in {where}: {why}"
     )
+
+
+@contextmanager
+def in_flight(command: str) -> Iterator[None]:
+    """The block that sends a status change, reads it back and records it: a signal that
+    arrives meanwhile lets it finish, then stops the command with the signal's exit code
+    (130, 143, 129) and what was done; an error the block raises stays the one reported."""
+    with Interrupts(_told) as signals:
+        signals.finish_in_flight()
+        try:
+            yield
+        except SurveyctlError as exc:
+            if signals.stop.is_set() and not isinstance(exc, Interrupted):
+                raise Interrupted(str(exc), signals.exit_code) from exc
+            raise
+        if signals.stop.is_set():
+            raise Interrupted(
+                f"{command} interrupted: the change in flight was answered and recorded",
+                signals.exit_code,
+            )
+
+
+def _told(signal_name: str, first: bool) -> None:
+    # Inside the signal handler: straight to the descriptor, as a buffered write could
+    # re-enter one the main thread was in the middle of.
+    text = (
+        f"\n{signal_name} received: the status change in flight is answered and recorded "
+        "before surveyctl stops.\n"
+        if first
+        else f"{signal_name} received again: still finishing the status change in flight.\n"
+    )
+    try:
+        os.write(sys.stderr.fileno(), text.encode())
+    except (OSError, ValueError):
+        pass

@@ -6,6 +6,7 @@ sandbox, with the state on the file and on PostgreSQL."""
 from __future__ import annotations
 
 import json
+import signal
 import threading
 from pathlib import Path
 
@@ -19,7 +20,8 @@ from surveyctl.state import SurveyRecord, open_state
 from surveyctl.state.status_changes import MADE, StatusSet
 
 from ..api.conftest import SURVEY
-from ..reconcile.proxies import Proxy
+from ..processes import surveyctl
+from ..reconcile.proxies import HoldingProxy, Proxy
 from .conftest import DSN_VARIABLE, local_project
 
 DRAFT, LIVE, PAUSED, IN_SURVEY, COMPLETE = 11, 22, 33, 16, 21
@@ -444,3 +446,43 @@ def test_status_changes_recorded_while_a_command_writes_and_folds_the_state_all_
         60000 + number for number in range(writes)
     ]
     assert [e.serial for e in entries if e.status is None] == list(range(1, writes + 1))
+
+
+class _HoldingStatusCalls(HoldingProxy):
+    """Holds each status call a while before forwarding it; `arrived` is set when one comes."""
+
+    held_s = 1.5
+
+    def __init__(self, upstream: str):
+        self.came = threading.Event()
+        super().__init__(upstream)
+
+    def holds(self, environ) -> bool:
+        return environ["REQUEST_METHOD"] in ("PUT", "POST") and environ["PATH_INFO"].endswith(
+            "/status"
+        )
+
+    def arrived(self, environ) -> None:
+        self.came.set()
+
+
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_a_move_is_in_flight_waits_for_it_and_records_it(
+    run_cli, api, new_survey, sandbox, project, state_setting, monkeypatch, number
+):
+    survey_id = new_survey()
+    proxy = _HoldingStatusCalls(sandbox.url)
+    try:
+        local_project(project, proxy.url, state_setting, monkeypatch)
+        process = surveyctl(project, "status", str(survey_id), "live", "--yes")
+        assert proxy.came.wait(30), process.communicate()
+        process.send_signal(number)
+        out, err = process.communicate(timeout=60)
+    finally:
+        proxy.stop()
+        local_project(project, sandbox.url, state_setting, monkeypatch)
+    assert process.returncode == 128 + number, err
+    assert "received: the status change in flight is answered and recorded" in err
+    assert f"survey {survey_id} is live (22)" in out
+    assert api.get_survey(survey_id)["ps_survey_status"] == LIVE
+    assert [e["outcome"] for e in history(run_cli)] == ["made"]
