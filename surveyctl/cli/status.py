@@ -159,14 +159,8 @@ def _record(ctx: CliContext, what: StatusSet, failing: SurveyctlError | None) ->
     """Adds the move to the environment's history (docs/operations.md), then raises `failing`
     if there is one; a move whose record failed is said, and ends with exit 1, as an
     adjustment whose answer could not be recorded does."""
-    why = status_history.record(ctx.state_store, "status", what)
-    if why is not None:
-        unrecorded = status_history.not_recorded(what, ctx.environment().name, why)
-        if failing is None:
-            raise SurveyctlError(unrecorded)
-        click.echo(f"surveyctl: {unrecorded}", err=True)
-    if failing is not None:
-        raise failing
+    environment = ctx.environment().name
+    status_history.record_or_say(ctx.state_store, environment, "status", what, failing)
 
 
 def _named(survey: dict, survey_id: int, now: str) -> str:

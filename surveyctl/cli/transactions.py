@@ -356,8 +356,7 @@ def set_status(
             # may have meant another); the record is read back to say which way it went.
             if _status_now(client, survey_id, transaction_id) != status:
                 maybe = _maybe_recorded(exc, survey_id, transaction_id, status)
-                _record(ctx, what(MAYBE_MADE), failing=maybe)
-                raise maybe from exc
+                _record(ctx, what(MAYBE_MADE), failing=maybe)  # raises `maybe`
             note_quoting_the_service(
                 f"surveyctl: the answer of the status call was lost ({exc}); the transaction, "
                 f"read back, has status {status}"
@@ -368,17 +367,14 @@ def set_status(
 
 
 def _record(ctx: CliContext, what: StatusSet, failing: SurveyctlError | None = None) -> None:
-    """Adds the final status to the environment's history (docs/operations.md). When that
-    fails, the status is not said to be unset: one sentence says it is set (or may be) and not
-    recorded, with exit 1, as an adjustment whose answer could not be recorded; before
-    `failing`, which the caller raises, it is a note."""
-    why = status_history.record(ctx.state_store, "transactions set-status", what)
-    if why is None:
-        return
-    unrecorded = status_history.not_recorded(what, ctx.environment().name, why)
-    if failing is None:
-        raise SurveyctlError(unrecorded)
-    click.echo(f"surveyctl: {unrecorded}", err=True)
+    """Adds the final status to the environment's history (docs/operations.md), then raises
+    `failing` if there is one. When the record fails, the status is not said to be unset: one
+    sentence says it is set (or may be) and not recorded, with exit 1, as an adjustment whose
+    answer could not be recorded."""
+    environment = ctx.environment().name
+    status_history.record_or_say(
+        ctx.state_store, environment, "transactions set-status", what, failing
+    )
 
 
 def _status_now(client, survey_id: int, transaction_id: str) -> int | None:

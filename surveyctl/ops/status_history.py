@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from surveyctl.errors import SurveyctlError
 from surveyctl.safety import Interrupted, Interrupts
 from surveyctl.state.backend import StateBackend
+from surveyctl.state.notes import Note, note_to_stderr
 from surveyctl.state.status_changes import MAYBE_MADE, StatusSet
 from surveyctl.statuses import survey_status_name
 
@@ -41,6 +42,27 @@ def record(open_store: Callable[[], StateBackend], command: str, what: StatusSet
     except OSError as exc:  # what no backend turned into a sentence (it names no secret)
         return exc.strerror or str(exc)
     return None
+
+
+def record_or_say(
+    open_store: Callable[[], StateBackend],
+    environment: str,
+    command: str,
+    what: StatusSet,
+    failing: SurveyctlError | None = None,
+    note: Note = note_to_stderr,
+) -> None:
+    """Records `what` (see `record`), then raises `failing` when the change also went wrong
+    (a move the marketplace undid at once, a lost answer not read back). A record that failed
+    is the error itself (exit 1), or beside `failing` a note before it."""
+    why = record(open_store, command, what)
+    if why is not None:
+        unrecorded = not_recorded(what, environment, why)
+        if failing is None:
+            raise SurveyctlError(unrecorded)
+        note(unrecorded)
+    if failing is not None:
+        raise failing
 
 
 def not_recorded(what: StatusSet, environment: str, why: str) -> str:

@@ -486,3 +486,42 @@ def test_a_signal_while_a_move_is_in_flight_waits_for_it_and_records_it(
     assert f"survey {survey_id} is live (22)" in out
     assert api.get_survey(survey_id)["ps_survey_status"] == LIVE
     assert [e["outcome"] for e in history(run_cli)] == ["made"]
+
+
+def test_set_status_whose_answer_was_lost_and_not_read_back_is_recorded_as_may_have_been_made(
+    run_cli, new_survey, held, sandbox, project, state_setting, monkeypatch
+):
+    survey_id = new_survey(live=True)
+    transaction_id = held(survey_id)
+    result = through_losing_proxy(
+        run_cli, sandbox, project, state_setting, monkeypatch,
+        "transactions", "set-status", str(survey_id), transaction_id, "--status", "20", "--yes",
+        reads=True,
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "may have been recorded" in result.stderr.splitlines()[-1]
+    (entry,) = history(run_cli)
+    assert (entry["transaction_id"], entry["to"]) == (transaction_id, 20)
+    assert entry["outcome"] == "may_have_been_made"
+
+
+def test_a_signal_while_a_final_status_is_in_flight_waits_for_it_and_records_it(
+    run_cli, api, new_survey, held, sandbox, project, state_setting, monkeypatch
+):
+    survey_id = new_survey(live=True)
+    transaction_id = held(survey_id)
+    proxy = _HoldingStatusCalls(sandbox.url)
+    try:
+        local_project(project, proxy.url, state_setting, monkeypatch)
+        process = surveyctl(project, "transactions", "set-status", str(survey_id),
+                            transaction_id, "--status", "18", "--yes")  # fmt: skip
+        assert proxy.came.wait(30), process.communicate()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        proxy.stop()
+        local_project(project, sandbox.url, state_setting, monkeypatch)
+    assert process.returncode == 130, err
+    assert f"Recorded: transaction {transaction_id} has status 18." in out
+    assert api.get_transaction(survey_id, transaction_id)["Respondent Status Code"] == 18
+    assert [(e["to"], e["outcome"]) for e in history(run_cli)] == [(18, "made")]
