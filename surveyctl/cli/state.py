@@ -128,7 +128,8 @@ def history_command(
 ) -> None:
     """List the changes of the state, or of one resource: serial, time, who, command, what.
 
-    NAME may be a resource that is no longer in the state (to see who removed it).
+    NAME may be a resource that is no longer in the state (to see who removed it). The surveys
+    moved by `status` and the final statuses set by `transactions set-status` are listed too.
     """
     store, _ = _store(ctx)
     current = store.load(verify=False)

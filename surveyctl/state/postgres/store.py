@@ -399,7 +399,8 @@ class PostgresStateStore(StoreBase):
     def status_changes(self, address: str | None = None) -> list[StatusChange]:
         query = (
             "SELECT lineage, serial, at, who, command, after FROM {s}.history "
-            f"WHERE environment = %s AND after -> '{MARK}' IS NOT NULL"
+            # `before IS NULL` first: most rows are updates, whose `after` need not be parsed.
+            f"WHERE environment = %s AND before IS NULL AND after -> '{MARK}' IS NOT NULL"
         )
         params: list[object] = [self.environment]
         if address is not None:
