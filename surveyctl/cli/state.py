@@ -128,13 +128,15 @@ def history_command(
 ) -> None:
     """List the changes of the state, or of one resource: serial, time, who, command, what.
 
-    NAME may be a resource that is no longer in the state (to see who removed it).
+    NAME may be a resource that is no longer in the state (to see who removed it). The surveys
+    moved by `status` and the final statuses set by `transactions set-status` are listed too.
     """
     store, _ = _store(ctx)
     current = store.load(verify=False)
     resource_address = None
     if name is not None:
-        known = sorted(set(current.addresses()) | {e.address for e in store.history()})
+        recorded = {e.address for e in store.history() if e.address is not None}
+        known = sorted(set(current.addresses()) | recorded)
         resource_address = _resolve_among(known, name, store.location)
     entries = store.history(resource_address)
     if limit is not None:
@@ -164,7 +166,10 @@ def _history_row(entry: HistoryEntry) -> tuple[str, ...]:
     # Every cell made printable: who comes from $SURVEYCTL_ACTOR or the OS user name, where a
     # line break would print a row of its own (a change that never was) and an escape code
     # would act on the terminal.
-    cells = (str(entry.serial), entry.at, entry.who, entry.command, entry.address, entry.summary)
+    # A status set on the marketplace wrote no state: no serial of its own, and no address
+    # when the state does not manage its survey (its change names the survey).
+    serial = "-" if entry.status is not None else str(entry.serial)
+    cells = (serial, entry.at, entry.who, entry.command, entry.address or "-", entry.summary)
     return tuple(printable(cell) for cell in cells)
 
 

@@ -4,12 +4,15 @@ paused 33, closed 44).
 Status is not part of the manifests: launching, pausing and closing are decisions of the day,
 not of the repository. The marketplace allows draft -> live, live <-> paused, paused -> closed;
 a move to where the survey is already is "already live" and exit 0, and a move it does not make
-directly names the steps. A move asks as apply does (a terminal, else --yes).
+directly names the steps. A move asks as apply does (a terminal, else --yes). A move made, or
+whose answer was lost, is recorded in the environment's history (`surveyctl state history`).
 Reading (no NEW_STATUS) shows status, completes against the goal, incidence, spend and each
 quota's fill (see cli/fieldwork_view.py); without SURVEY_ID, of every managed survey.
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 import click
 
@@ -18,8 +21,10 @@ from surveyctl.cli.console import note_quoting_the_service
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import SURVEY_ID, Number, format_option, yes_help
 from surveyctl.errors import SurveyctlError
-from surveyctl.ops.survey_moves import what_the_move_does
+from surveyctl.ops import status_history
+from surveyctl.ops.survey_moves import what_it_was_said_to_cost, what_the_move_does
 from surveyctl.render.values import printable
+from surveyctl.state.status_changes import MADE, MADE_ANSWER_LOST, MAYBE_MADE, StatusSet
 from surveyctl.statuses import CLOSED, SURVEY_STATUSES, survey_move_path, survey_status_name
 
 
@@ -93,6 +98,7 @@ def _move(ctx: CliContext, survey_id: int, new_status: str, yes: bool) -> None:
     # Named before any refusal or question, as set-status, adjust and apply do: "no --yes"
     # or "protected" must not be read without knowing which marketplace it is about.
     ctx.announce()
+    ctx.config().actor_name()  # a name the history cannot keep is refused before any change
     if not confirm.terminal():  # refuses here, or lets the move through without a question
         confirm.confirm_write(ctx, action, approved=yes, always_asks=True)
     client = ctx.client()
@@ -120,14 +126,41 @@ def _move(ctx: CliContext, survey_id: int, new_status: str, yes: bool) -> None:
     asked = confirm.terminal()
     if asked and not confirm.confirm_write(ctx, action, approved=yes, always_asks=True):
         raise SurveyctlError(f"survey {survey_id} was not moved")
-    try:
-        answer = client.set_survey_status(survey_id, wanted)
-    except SurveyctlError as exc:
-        answer = _read_back(client, survey_id, wanted, exc)
-    click.echo(_describe(answer))
-    got = answer.get("ps_survey_status")
-    if got != wanted:
-        raise SurveyctlError(f"survey {survey_id} did not stay {new_status}: {_why_not(got)}")
+    moved = partial(
+        StatusSet,
+        survey_id,
+        wanted,
+        from_status=current if isinstance(current, int) else None,
+        cost=what_it_was_said_to_cost(survey, wanted),
+    )
+    with status_history.in_flight("status"):  # a signal now waits for the answer and record
+        try:
+            answer = client.set_survey_status(survey_id, wanted)
+            outcome = MADE
+        except SurveyctlError as exc:
+            try:
+                answer = _read_back(client, survey_id, wanted, exc)
+            except _Unknown as unknown:
+                _record(ctx, moved(MAYBE_MADE), failing=unknown)
+                raise
+            outcome = MADE_ANSWER_LOST
+        click.echo(_describe(answer))
+        got = answer.get("ps_survey_status")
+        # The move was made even when the marketplace paused the survey again at once.
+        stayed = None
+        if got != wanted:
+            stayed = SurveyctlError(
+                f"survey {survey_id} did not stay {new_status}: {_why_not(got)}"
+            )
+        _record(ctx, moved(outcome), failing=stayed)
+
+
+def _record(ctx: CliContext, what: StatusSet, failing: SurveyctlError | None) -> None:
+    """Adds the move to the environment's history (docs/operations.md), then raises `failing`
+    if there is one; a move whose record failed is said, and ends with exit 1, as an
+    adjustment whose answer could not be recorded does."""
+    environment = ctx.environment().name
+    status_history.record_or_say(ctx.state_store, environment, "status", what, failing)
 
 
 def _named(survey: dict, survey_id: int, now: str) -> str:
@@ -146,7 +179,7 @@ def _read_back(client, survey_id: int, wanted: int, failure: SurveyctlError) -> 
     try:
         now = client.get_survey(survey_id)
     except SurveyctlError:
-        raise SurveyctlError(
+        raise _Unknown(
             f"{failure}; whether survey {survey_id} moved could not be read back: "
             f"`surveyctl status {survey_id}` shows where it is"
         ) from failure
@@ -160,6 +193,11 @@ def _read_back(client, survey_id: int, wanted: int, failure: SurveyctlError) -> 
         f"survey is {survey_status_name(got)} now: the move was made"
     )
     return now
+
+
+class _Unknown(SurveyctlError):
+    """A move whose answer was lost and whose survey could not be read back: it may have been
+    made."""
 
 
 def _why_not(got: object) -> str:

@@ -4,7 +4,8 @@
 `list` reads every page and writes rows as they arrive, so a survey of any size exports in
 flat memory. Progress goes to stderr; stdout (or --output) holds only the data. `set-status`
 records a respondent's final status, which decides what the buyer pays: it shows what it will
-send and asks first; without a terminal to ask on, it needs `--yes`.
+send and asks first; without a terminal to ask on, it needs `--yes`. A status set, or whose
+answer was lost, is recorded in the environment's history (`surveyctl state history`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import sys
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import click
@@ -39,7 +41,8 @@ from surveyctl.cli.options import (
 )
 from surveyctl.errors import ApiError, ConnectionFailed, SurveyctlError
 from surveyctl.jsontext import dumps
-from surveyctl.ops.final_status import what_it_pays
+from surveyctl.ops import status_history
+from surveyctl.ops.final_status import what_it_pays, what_it_was_said_to_cost
 from surveyctl.ops.rows import FORMATS, RowWriter, make_writer
 from surveyctl.ops.transactions import (
     DEFAULT_PAGE_SIZE,
@@ -51,6 +54,7 @@ from surveyctl.ops.transactions import (
 )
 from surveyctl.render.values import printable
 from surveyctl.safety import OutputFile, check_output_path
+from surveyctl.state.status_changes import MADE, MADE_ANSWER_LOST, MAYBE_MADE, StatusSet
 from surveyctl.statuses import OPEN_TRANSACTION_STATUSES, RETURN_STATUSES, transaction_status_name
 from surveyctl.statuses import RETURN_STATUS_NAMES as STATUS_NAMES
 
@@ -311,6 +315,7 @@ def set_status(
         raise SurveyctlError("--sqlc needs --quota-id")
     action = f"record status {status} for transaction {transaction_id} (it decides what is paid)"
     ctx.announce()
+    ctx.config().actor_name()  # a name the history cannot keep is refused before any change
     if not confirm.terminal():
         # Without a terminal no answer of the service can make the write allowed, so the
         # refusal (a protected environment not named with --env, or no --yes) comes before
@@ -331,20 +336,45 @@ def set_status(
     if not confirm_write(ctx, action, approved=yes, always_asks=True):
         # Declined: exit 1, as apply, status and adjust do, so a script sees nothing was done.
         raise SurveyctlError(f"transaction {transaction_id} was not changed; nothing sent")
-    try:
-        client.set_transaction_status(survey_id, transaction_id, status, quota_ids, sqlc=sqlc)
-    except (ApiError, ConnectionFailed) as exc:
-        if not may_have_been_processed(exc):
-            raise
-        # The call is never sent again (a second final status is refused, and a person may
-        # have meant another); the record is read back to say which way it went.
-        if _status_now(client, survey_id, transaction_id) != status:
-            raise _maybe_recorded(exc, survey_id, transaction_id, status) from exc
-        note_quoting_the_service(
-            f"surveyctl: the answer of the status call was lost ({exc}); the transaction, "
-            f"read back, has status {status}"
-        )
-    click.echo(f"Recorded: transaction {transaction_id} has status {status}.")
+    what = partial(
+        StatusSet,
+        survey_id,
+        status,
+        from_status=_code(record.get("Respondent Status Code")),
+        transaction_id=transaction_id,
+        cost=what_it_was_said_to_cost(record, status),
+    )
+    # A signal from here on waits for the answer and the record (ops/status_history.py).
+    with status_history.in_flight("transactions set-status"):
+        try:
+            client.set_transaction_status(survey_id, transaction_id, status, quota_ids, sqlc=sqlc)
+            outcome = MADE
+        except (ApiError, ConnectionFailed) as exc:
+            if not may_have_been_processed(exc):
+                raise
+            # The call is never sent again (a second final status is refused, and a person
+            # may have meant another); the record is read back to say which way it went.
+            if _status_now(client, survey_id, transaction_id) != status:
+                maybe = _maybe_recorded(exc, survey_id, transaction_id, status)
+                _record(ctx, what(MAYBE_MADE), failing=maybe)  # raises `maybe`
+            note_quoting_the_service(
+                f"surveyctl: the answer of the status call was lost ({exc}); the transaction, "
+                f"read back, has status {status}"
+            )
+            outcome = MADE_ANSWER_LOST
+        click.echo(f"Recorded: transaction {transaction_id} has status {status}.")
+        _record(ctx, what(outcome))
+
+
+def _record(ctx: CliContext, what: StatusSet, failing: SurveyctlError | None = None) -> None:
+    """Adds the final status to the environment's history (docs/operations.md), then raises
+    `failing` if there is one. When the record fails, the status is not said to be unset: one
+    sentence says it is set (or may be) and not recorded, with exit 1, as an adjustment whose
+    answer could not be recorded."""
+    environment = ctx.environment().name
+    status_history.record_or_say(
+        ctx.state_store, environment, "transactions set-status", what, failing
+    )
 
 
 def _status_now(client, survey_id: int, transaction_id: str) -> int | None:

@@ -22,6 +22,15 @@ def what_it_pays(record: dict, status: int) -> str:
     price = dollars(record.get(PRICE_FIELD))
     if price is None:
         return f"A complete is paid; the transaction shows no {PRICE_FIELD} to say how much."
-    return (
-        f"A complete is paid: {usd_price(price)} in US dollars (the transaction's {PRICE_FIELD})."
-    )
+    return f"A complete is paid: {what_it_was_said_to_cost(record, status)}."
+
+
+def what_it_was_said_to_cost(record: dict, status: int) -> str | None:
+    """What `what_it_pays` says, in a few words, for the history to keep; None when it says
+    nothing (a status other than a complete)."""
+    if status != COMPLETE:
+        return None
+    price = dollars(record.get(PRICE_FIELD))
+    if price is None:
+        return f"an amount the transaction does not show (no {PRICE_FIELD})"
+    return f"{usd_price(price)} in US dollars (the transaction's {PRICE_FIELD})"

@@ -27,18 +27,36 @@ def what_the_move_does(survey: dict, wanted: int) -> str:
     return "the marketplace moves it there"
 
 
-def _up_to_the_goal(survey: dict) -> str:
+def what_it_was_said_to_cost(survey: dict, wanted: int) -> str | None:
+    """What `what_the_move_does` says moving `survey` to `wanted` costs, in the same words,
+    for the history to keep; None for a move that spends nothing (a pause, a close)."""
+    if wanted != LIVE:
+        return None
+    goal, price = _goal_and_price(survey)
+    if goal is None or price is None:
+        return f"an amount that cannot be told ({_NO_PRICE})"
+    return f"up to {usd(cents(price * goal))} in US dollars{_priced_apart(survey)}"
+
+
+# Why a launch's cost is not said.
+_NO_PRICE = "the survey shows no numeric completes_required and offer_price"
+
+
+def _goal_and_price(survey: dict):
     goal = survey.get("completes_required")
-    price = dollars(survey.get("offer_price"))
-    if isinstance(goal, bool) or not isinstance(goal, int) or price is None:
+    if isinstance(goal, bool) or not isinstance(goal, int):
+        goal = None
+    return goal, dollars(survey.get("offer_price"))
+
+
+def _up_to_the_goal(survey: dict) -> str:
+    goal, price = _goal_and_price(survey)
+    if goal is None or price is None:
         # The service's word on either is missing: the cost is not guessed.
-        return (
-            "until its goal is reached; what that costs cannot be told (the survey shows no "
-            "numeric completes_required and offer_price)"
-        )
+        return f"until its goal is reached; what that costs cannot be told ({_NO_PRICE})"
     return (
         f"until its goal of {goal:,} completes is reached, each paid at {usd_price(price)} "
-        f"(offer_price): up to {usd(cents(price * goal))} in US dollars{_priced_apart(survey)}"
+        f"(offer_price): {what_it_was_said_to_cost(survey, LIVE)}"
     )
 
 

@@ -19,6 +19,7 @@ from typing import Protocol
 from surveyctl.state.changes import Change, HistoryEntry
 from surveyctl.state.lock import LockInfo
 from surveyctl.state.records import JournalEntry, Record, State
+from surveyctl.state.status_changes import StatusChange, StatusSet
 
 
 class StateBackend(Protocol):
@@ -80,7 +81,21 @@ class StateBackend(Protocol):
         ...
 
     def restore(self, state: State, changes: list[Change]) -> None:
-        """Replaces the stored state and its history (a migration; under the lock)."""
+        """Replaces the stored state and its history of writes (a migration; under the lock);
+        the status changes recorded there are kept."""
+        ...
+
+    def record_status(self, command: str, what: StatusSet) -> StatusChange:
+        """Adds a status set on the marketplace by `command` to the history, without the lock
+        and without a new serial (see `surveyctl.state.status_changes`)."""
+        ...
+
+    def status_changes(self, address: str | None = None) -> list[StatusChange]:
+        """The recorded status changes (at least those of `address`), as recorded."""
+        ...
+
+    def add_status_changes(self, changes: list[StatusChange]) -> int:
+        """Adds those of `changes` the history lacks (a migration); how many."""
         ...
 
     def locked(self, operation: str, timeout: float = 0.0) -> AbstractContextManager[LockInfo]:

@@ -26,6 +26,7 @@ from surveyctl.state.records import (
     journal_from_json,
     record_from_json,
 )
+from surveyctl.state.status_changes import StatusChange
 
 # The command of a change that stands for a whole state whose earlier history is unknown (a
 # state file written before history was kept): `fold` starts from it.
@@ -190,19 +191,30 @@ def diff(before: State, after: State) -> list[Edit]:
 
 @dataclass(frozen=True)
 class HistoryEntry:
-    """One address changed by one write, as `surveyctl state history` lists it."""
+    """One address changed by one write, or one status set on the marketplace (`status`, with
+    the serial it came after and the survey's address when managed, else None), as `surveyctl
+    state history` lists it."""
 
     serial: int
     at: str
     who: str
     command: str
-    address: str
+    address: str | None
     before: dict | None
     after: dict | None
+    status: StatusChange | None = None
+
+    @classmethod
+    def of_status(cls, change: StatusChange) -> HistoryEntry:
+        return cls(
+            change.serial, change.at, change.who, change.command, change.address, None, None, change
+        )
 
     @property
     def summary(self) -> str:
         """What happened, in a few words."""
+        if self.status is not None:
+            return self.status.what.describe()
         before, after = self.before or {}, self.after or {}
         was_pending, is_pending = "unresolved_create" in before, "unresolved_create" in after
         had, has = _has_record(before), _has_record(after)
@@ -217,6 +229,18 @@ class HistoryEntry:
         return "changed"
 
     def to_json(self) -> dict:
+        if self.status is not None:
+            # No serial of its own: it wrote no state. `after_serial` says where it stands.
+            return {
+                "serial": None,
+                "after_serial": self.serial,
+                "at": self.at,
+                "who": self.who,
+                "command": self.command,
+                "address": self.address,
+                "change": self.summary,
+                **self.status.what.to_json(),
+            }
         return {
             "serial": self.serial,
             "at": self.at,

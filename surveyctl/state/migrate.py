@@ -11,6 +11,9 @@ source's history rebuilds it; a target with the higher serial is refused in any 
 own history, rebuilt at the source's serial, tells whether it is simply ahead (copy the other
 way) or went on separately (neither copy holds every change, and the refusal says so).
 
+The status changes of the source's history (`surveyctl.state.status_changes`) are added to the
+target's when it lacks them; the target's own are kept.
+
 A file it copied from is marked as moved (`surveyctl.state.file.moved`), so that plan and apply
 refuse to go on with the old copy.
 """
@@ -59,6 +62,11 @@ def migrate(
         copied = there.serial != state.serial
         if copied:
             target.restore(state, changes)
+        # Status changes are not the state's writes: those the target lacks are added, whether
+        # or not the state was copied (one recorded here after a copy there and back).
+        target.add_status_changes(
+            [s for s in source.status_changes() if s.lineage in ("", state.lineage)]
+        )
         # Also when nothing was copied: the target is then the current copy all the same (a
         # file copied to PostgreSQL and straight back is not "moved"), and a source that an
         # earlier migrate left unmarked gets its mark.

@@ -37,6 +37,7 @@ from surveyctl.state.records import (
     fingerprint,
     utc_now,
 )
+from surveyctl.state.status_changes import StatusChange, StatusSet
 
 # An operation's edits, computed from the state as it stands when the write is made.
 Edits = Callable[[State], list[Edit]]
@@ -262,6 +263,44 @@ class StoreBase:
         self._durable(written)
         return change.serial
 
+    # Status set on the marketplace (surveyctl.state.status_changes).
+
+    def record_status(self, command: str, what: StatusSet) -> StatusChange:
+        """Adds `what`, set by `command` on the marketplace, to the history, after the serial
+        the state is at now and under the survey's address when the state manages it. It takes
+        no lock and writes no state (see the module of StatusChange); StateError (or a
+        backend's error) when it cannot be recorded."""
+        with self._mutex:
+            state = self._read()
+        change = StatusChange(
+            state.lineage if state.serial else "",  # no state yet: its lineage is not made
+            state.serial,
+            utc_now(),
+            self.actor,
+            command,
+            _managed_address(state, what.survey_id),
+            what,
+        )
+        self._append_status([change])
+        return change
+
+    def _append_status(self, changes: list[StatusChange]) -> None:
+        """Appends status changes to the history, without the state lock."""
+        raise NotImplementedError
+
+    def status_changes(self, address: str | None = None) -> list[StatusChange]:
+        """The recorded status changes in the order they were recorded: at least those filed
+        under `address` (all if None)."""
+        raise NotImplementedError
+
+    def add_status_changes(self, changes: list[StatusChange]) -> int:
+        """Adds those of `changes` the history lacks (a migration carries them); how many."""
+        known = {change.key for change in self.status_changes()}
+        missing = [change for change in changes if change.key not in known]
+        if missing:
+            self._append_status(missing)
+        return len(missing)
+
     # History.
 
     def changes(self, address: str | None = None, upto: int | None = None) -> list[Change]:
@@ -274,7 +313,9 @@ class StoreBase:
         raise NotImplementedError
 
     def history(self, resource_address: str | None = None) -> list[HistoryEntry]:
-        """Every recorded change of this state's lineage (of one address), oldest first."""
+        """Every recorded change of this state's lineage (of one address), oldest first, with
+        the status changes of this lineage, or made before the state had one, each after the
+        write it followed."""
         lineage = self.current().lineage
         entries = []
         for change in self.changes(resource_address):
@@ -285,7 +326,14 @@ class StoreBase:
                 for entry in history_entries(change)
                 if resource_address is None or entry.address == resource_address
             )
-        return entries
+        entries += [
+            HistoryEntry.of_status(change)
+            for change in self.status_changes(resource_address)
+            if change.lineage in ("", lineage)
+            and (resource_address is None or change.address == resource_address)
+        ]
+        # Stable: the writes of a serial in their order, then what followed it, as recorded.
+        return sorted(entries, key=lambda entry: (entry.serial, entry.status is not None))
 
     def state_at(self, serial: int) -> State:
         """The state as it was right after the write with `serial`."""
@@ -305,6 +353,15 @@ class StoreBase:
 
     def close(self) -> None:
         """Releases what the backend holds open (files, connections)."""
+
+
+def _managed_address(state: State, survey_id: int) -> str | None:
+    """The address under which `state` manages survey `survey_id`, if it does."""
+    for resource_address in sorted(state.resources):
+        record = state.resources[resource_address]
+        if isinstance(record, SurveyRecord) and record.ps_survey_id == survey_id:
+            return resource_address
+    return None
 
 
 def _program_moves(state: State, old: str, new: str) -> list[tuple[str, str]]:

@@ -6,6 +6,11 @@ whose serial is newer. At the end of a command the log is compacted: the state f
 rewritten once, the log's lines are appended to `<environment>.history.jsonl`, and the log is
 removed. A write therefore appends one line (and fsyncs it) instead of rewriting the file.
 
+The history also holds status changes (`surveyctl.state.status_changes`), appended by `status`
+and `transactions set-status` without the state lock. Every append to the history, theirs and
+a compaction's, and a migration's rewrite of it, holds the lock's guard (an OS lock, for an
+instant), so no line is cut or lost by another writer's.
+
 A process killed in the middle of an append leaves a last line without its newline: it was
 never acknowledged to anyone, so readers ignore it and the next writer cuts it off. History
 lines are only ever appended whole, but an append cut short is repeated by the next
@@ -24,6 +29,7 @@ from typing import BinaryIO
 from surveyctl.files import append_lines, open_private, os_error_message
 from surveyctl.state.changes import Change
 from surveyctl.state.records import NewerState, StateError
+from surveyctl.state.status_changes import StatusChange, from_history
 
 
 def changes_file(state_path: Path) -> Path:
@@ -63,19 +69,39 @@ def read_changes(path: Path) -> tuple[list[Change], int]:
 
 def read_history(path: Path) -> list[Change]:
     """The changes of a history file, one per serial, oldest first (see the module's note)."""
+    return read_history_file(path)[0]
+
+
+def read_history_file(path: Path) -> tuple[list[Change], list[StatusChange]]:
+    """The writes of a history file, one per serial, oldest first (see the module's note), and
+    its status changes in the order they were appended (each is appended once, whole)."""
     data = _read_bytes(path)
     if data is None:
-        return []
+        return [], []
     by_serial: dict[tuple[str, int, str], Change] = {}
+    statuses: list[StatusChange] = []
     for line in data.splitlines():
         try:
-            change = Change.from_json(json.loads(line), path)
+            parsed = json.loads(line)
+            status = from_history(parsed, path)
+            if status is not None:
+                statuses.append(status)
+                continue
+            change = Change.from_json(parsed, path)
         except NewerState:
             raise  # a whole line, of a later surveyctl: left out, it would be lost in a migrate
         except (ValueError, UnicodeDecodeError, StateError):
             continue
         by_serial.setdefault((change.lineage, change.serial, change.command), change)
-    return list(by_serial.values())
+    return list(by_serial.values()), statuses
+
+
+def encode_status(changes: list[StatusChange]) -> bytes:
+    """The history lines of status changes."""
+    return b"".join(
+        (json.dumps(c.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        for c in changes
+    )
 
 
 def append_to_history(path: Path, lines: bytes) -> None:

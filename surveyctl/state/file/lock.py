@@ -187,6 +187,12 @@ def force_unlock(state_path: Path, lock_id: str) -> LockInfo:
         raise _refused(exc, path, "remove the state lock") from exc
 
 
+def history_guard(state_path: Path) -> FileLock:
+    """The guard of the lock record, held for an instant around each write of the history
+    file (a status change is appended without the state lock, beside a compaction's append)."""
+    return _guard(lock_file(state_path))
+
+
 def _guard(path: Path) -> FileLock:
     # A fresh instance per step: held only while a record is read, judged and written or removed.
     from filelock import FileLock

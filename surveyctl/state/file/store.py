@@ -28,15 +28,18 @@ from surveyctl.state.file.changelog import (
     append_to_history,
     changes_file,
     encode,
+    encode_status,
     history_file,
     read_changes,
     read_history,
+    read_history_file,
 )
-from surveyctl.state.file.lock import StateLock, force_unlock, read_lock
+from surveyctl.state.file.lock import StateLock, force_unlock, history_guard, read_lock
 from surveyctl.state.file.moved import Moved, remove_moved, write_moved
 from surveyctl.state.lock import LockError, LockInfo, LockLost, lock_lost
 from surveyctl.state.notes import Note
 from surveyctl.state.records import Record, State, StateError, utc_now
+from surveyctl.state.status_changes import StatusChange
 from surveyctl.state.store import StoreBase
 
 # The change log is folded into the state file at the end of every command that holds the
@@ -259,9 +262,32 @@ class FileStateStore(StoreBase):
             logged = self._baseline() + logged
         self._write_snapshot(state)
         if logged:
-            append_to_history(self._history, logged)
+            self._add_to_history(logged)
         self._log.remove()
         fsync_directory(self.path.parent)
+
+    def _add_to_history(self, lines: bytes) -> None:
+        """Appends whole lines to the history, under the guard that status changes, appended
+        without the state lock, take as well."""
+        try:
+            with history_guard(self.path):
+                append_to_history(self._history, lines)
+        except OSError as exc:  # the guard's file
+            raise StateError(
+                os_error_message(exc, self._history, "write the state history")
+            ) from exc
+
+    def _append_status(self, changes: list[StatusChange]) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StateError(
+                os_error_message(exc, self._history, "write the state history")
+            ) from exc
+        self._add_to_history(encode_status(changes))
+
+    def status_changes(self, address: str | None = None) -> list[StatusChange]:
+        return read_history_file(self._history)[1]
 
     def _log_lines(self) -> bytes:
         try:
@@ -341,7 +367,11 @@ class FileStateStore(StoreBase):
                 raise StateError(f"{self.path}: the state changed while it was being replaced")
             history = b"".join(encode(change) for change in changes)
             try:
-                write_atomically(self._history, history.decode("utf-8"))
+                with history_guard(self.path):
+                    # Status changes are no part of the state: those recorded here are kept
+                    # (a migration adds the source's after this).
+                    kept = encode_status(read_history_file(self._history)[1])
+                    write_atomically(self._history, (history + kept).decode("utf-8"))
             except OSError as exc:
                 raise StateError(
                     os_error_message(exc, self._history, "write the state history")

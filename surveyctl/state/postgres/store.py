@@ -28,6 +28,7 @@ from surveyctl.state.postgres.database import DatabaseError, Dsn
 from surveyctl.state.postgres.lock import AdvisoryLock
 from surveyctl.state.postgres.schema import SCHEMA_VERSION, SchemaTooNew, ensure_schema
 from surveyctl.state.records import FORMAT_VERSION, State, StateError
+from surveyctl.state.status_changes import MARK, StatusChange, from_parts, is_status_change
 from surveyctl.state.store import StoreBase
 
 
@@ -294,11 +295,20 @@ class PostgresStateStore(StoreBase):
                         raise _LockGone()
                     if not self._take_over(connection, read, state):
                         raise _Refused()
-                    for table in ("resources", "journal", "history"):
+                    for table in ("resources", "journal"):
                         connection.execute(
                             self._sql(f"DELETE FROM {{s}}.{table} WHERE environment = %s"),
                             (self.environment,),
                         )
+                    # Status changes are no part of the state: those recorded here are kept
+                    # (a migration adds the source's after this).
+                    connection.execute(
+                        self._sql(
+                            "DELETE FROM {s}.history WHERE environment = %s "
+                            f"AND (after IS NULL OR after -> '{MARK}' IS NULL)"
+                        ),
+                        (self.environment,),
+                    )
                     self._put_all(connection, state)
                     self._add_history(connection, changes)
             except _Refused:
@@ -361,6 +371,53 @@ class PostgresStateStore(StoreBase):
                 raise self.dsn.error(exc, "read the state history", self.schema) from None
         return _group(rows, self.location)
 
+    def _append_status(self, changes: list[StatusChange]) -> None:
+        """Inserts the rows of status changes in one transaction of their own: no advisory
+        lock (an apply holding it does not hold them up), no serial moved."""
+        rows = [
+            (
+                self.environment,
+                change.lineage,
+                change.serial,
+                change.row_address,
+                change.at or None,
+                change.who,
+                change.command,
+                None,
+                _json(change.after()),
+            )
+            for change in changes
+        ]
+        with self._mutex:
+            connection = self._connected()
+            try:
+                with connection.transaction(), connection.cursor() as cursor:
+                    cursor.executemany(self._sql(_ADD_HISTORY), rows)
+            except psycopg.Error as exc:
+                raise self.dsn.error(exc, "write the state history", self.schema) from None
+
+    def status_changes(self, address: str | None = None) -> list[StatusChange]:
+        query = (
+            "SELECT lineage, serial, at, who, command, after FROM {s}.history "
+            # `before IS NULL` first: most rows are updates, whose `after` need not be parsed.
+            f"WHERE environment = %s AND before IS NULL AND after -> '{MARK}' IS NOT NULL"
+        )
+        params: list[object] = [self.environment]
+        if address is not None:
+            query += " AND address = %s"
+            params.append(address)
+        with self._mutex:
+            connection = self._connected()
+            try:
+                rows = connection.execute(self._sql(query + " ORDER BY id"), params).fetchall()
+            except psycopg.Error as exc:
+                raise self.dsn.error(exc, "read the state history", self.schema) from None
+        found = (
+            from_parts(lineage, serial, _at(at), who, command, after, self.location)
+            for lineage, serial, at, who, command, after in rows
+        )
+        return [change for change in found if change is not None]
+
     def close(self) -> None:
         with self._mutex:
             if self._connection is not None:
@@ -410,6 +467,8 @@ def _group(rows: list[tuple], source: str) -> list[Change]:
     """History rows, one per address, back into one Change per serial."""
     changes: list[Change] = []
     for lineage, serial, at, who, command, address, before, after in rows:
+        if is_status_change(after):
+            continue  # a status change, not a write (status_changes reads it)
         edit = Edit(
             address,
             None if before is None else Entry.from_json(address, before, source),
