@@ -638,7 +638,9 @@ def test_an_update_whose_state_write_was_lost_is_settled_by_the_next_apply(
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
     manifests.write(survey_manifest("tracker", survey_title="Renamed"))
     _killed_during(run_cli, monkeypatch, FileStateStore, "record")  # after the PUT
-    assert "drift" in run_cli("plan", "manifests").stdout
+    plan = run_cli("plan", "manifests").stdout
+    assert "! drift" not in plan  # surveyctl's own write, not a change made by hand
+    assert "Survey/tracker: survey_title is already as the manifest asks" in plan
     applied = run_cli("apply", "manifests", "--auto-approve")
     assert applied.exit_code == 0, applied.stdout + applied.stderr
     assert _store(project).load().survey("tracker").last_applied["survey_title"] == "Renamed"
@@ -656,7 +658,9 @@ def test_a_group_update_whose_state_write_was_lost_is_settled_by_the_next_apply(
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
     manifests.write(group_manifest(ref, "tracker"))  # `other` leaves the group
     _killed_during(run_cli, monkeypatch, FileStateStore, "record")  # after the group's PUT
-    assert "drift" in run_cli("plan", "manifests").stdout
+    plan = run_cli("plan", "manifests").stdout
+    assert "! drift" not in plan
+    assert "ExclusionGroup/trackers: surveys_in_group is already as the manifest asks" in plan
     applied = run_cli("apply", "manifests", "--auto-approve")
     assert applied.exit_code == 0, applied.stdout + applied.stderr
     record = _store(project).load().group("trackers")

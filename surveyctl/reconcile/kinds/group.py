@@ -72,6 +72,9 @@ class GroupKind(Kind):
     def adopt_hint(self, name: str) -> str:
         return f"adopt it with `surveyctl import-group REF --name {name}`"
 
+    def compared(self, body: dict) -> dict:
+        return normalise_group(group_update_body(body))
+
     def stale_listings(
         self,
         client: Marketplace,
@@ -188,7 +191,7 @@ class GroupKind(Kind):
         if "exclusion_period" not in planned and "exclusion_period" in merged:
             planned["exclusion_period"] = merged["exclusion_period"]
         planned = _keeping_live(planned, merged, ignored)
-        return ResourceChange(
+        change = ResourceChange(
             EXCLUSION_GROUP,
             name,
             action,
@@ -206,6 +209,8 @@ class GroupKind(Kind):
                 c for c in group_drift(result.body, record.last_applied) if c.field not in ignored
             ],
         )
+        base.take_unrecorded(self, change, result.body, plan)
+        return change
 
     def refresh(
         self, record: GroupRecord, live: dict
