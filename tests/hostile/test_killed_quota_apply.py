@@ -220,3 +220,53 @@ def test_a_json_plan_after_a_killed_quota_update_lists_the_survey_as_unrecorded_
     (tracker,) = plan["resources"]
     assert tracker["drift"] == []
     assert [c["path"] for c in tracker["changes"]] == ["quotas[male].required_count"]
+
+
+def test_a_saved_plan_made_after_a_killed_quota_update_applies_and_settles(
+    project, manifests, run_cli, monkeypatch, api, applied
+):
+    _killed_before_male(run_cli, monkeypatch)
+    assert run_cli("plan", "manifests", "--out", "killed.plan").exit_code == 0
+    sent = _sent_quotas(monkeypatch)
+    result = run_cli("apply", "killed.plan")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert sent == ["male"]
+    assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
+
+
+def test_with_its_state_in_postgresql_a_killed_quota_update_is_noted_and_settled(
+    project, manifests, run_cli, monkeypatch, api, postgres
+):
+    config = project / "surveyctl.yaml"
+    setting = (
+        f", state: {{backend: postgres, dsn_env: STATE_DSN, schema: {postgres.fresh_schema()}}}"
+    )
+    config.write_text(
+        config.read_text().replace("SURVEYCTL_LOCAL_KEY}", f"SURVEYCTL_LOCAL_KEY{setting}}}")
+    )
+    monkeypatch.setenv("STATE_DSN", postgres.dsn())
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    manifests.write(survey_manifest("tracker", quotas=_quotas({"male": 90, "female": 90})))
+    _killed_before_male(run_cli, monkeypatch)
+    plan = run_cli("plan", "manifests")
+    assert _drift_lines(plan.stdout) == []
+    assert FEMALE_NOTE in plan.stdout.splitlines()
+    sent = _sent_quotas(monkeypatch)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    assert sent == ["male"]
+    assert run_cli("plan", "manifests", "--detailed-exitcode").exit_code == 0
+    assert not (project / ".surveyctl" / "state" / "local.json").exists()
+
+
+def test_a_field_the_manifest_dropped_and_a_killed_apply_reset_is_noted_not_drift(
+    project, manifests, run_cli, monkeypatch, api
+):
+    manifests.write(survey_manifest("tracker", buyer_message="Thank you"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    manifests.write(survey_manifest("tracker"))  # the full PUT resets buyer_message
+    _killed_before_its_state_write(run_cli, monkeypatch)
+    assert not api.get_survey(_survey_id(project)).get("buyer_message")  # the PUT was made
+    plan = run_cli("plan", "manifests")
+    assert _drift_lines(plan.stdout) == []
+    assert "note: Survey/tracker: buyer_message is already as the manifest asks" in plan.stdout
