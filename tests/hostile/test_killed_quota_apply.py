@@ -12,23 +12,11 @@ import pytest
 from surveyctl.api import ApiClient
 from surveyctl.state import FileStateStore
 
-from .conftest import survey_manifest
+from .conftest import quotas_of, survey_manifest
 
 
 class Crash(BaseException):
     """The process dying at that point (a BaseException: nothing catches it)."""
-
-
-def _quotas(counts: dict[str, int]) -> list[dict]:
-    codes = {"male": "111", "female": "112"}
-    return [
-        {
-            "buyer_quota_id": quota,
-            "required_count": count,
-            "criteria": [{"qualification_code": 211, "condition_codes": [codes[quota]]}],
-        }
-        for quota, count in counts.items()
-    ]
 
 
 def _store(project: Path) -> FileStateStore:
@@ -62,7 +50,7 @@ def applied(project, manifests, run_cli, api) -> int:
     (a quota update: one PUT per quota, female sent first); its ps_survey_id."""
     manifests.write(survey_manifest("tracker"))
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    manifests.write(survey_manifest("tracker", quotas=_quotas({"male": 90, "female": 90})))
+    manifests.write(survey_manifest("tracker", quotas=quotas_of({"male": 90, "female": 90})))
     return _survey_id(project)
 
 
@@ -161,7 +149,7 @@ def test_a_quota_changed_by_hand_to_another_value_after_a_killed_apply_is_still_
     project, manifests, run_cli, monkeypatch, api, applied
 ):
     _killed_before_male(run_cli, monkeypatch)
-    (female,) = _quotas({"female": 95})
+    (female,) = quotas_of({"female": 95})
     api.update_quota(applied, "female", {k: v for k, v in female.items() if k != "buyer_quota_id"})
     plan = run_cli("plan", "manifests")
     assert _drift_lines(plan.stdout) == [
@@ -247,7 +235,7 @@ def test_with_its_state_in_postgresql_a_killed_quota_update_is_noted_and_settled
     monkeypatch.setenv("STATE_DSN", postgres.dsn())
     manifests.write(survey_manifest("tracker"))
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    manifests.write(survey_manifest("tracker", quotas=_quotas({"male": 90, "female": 90})))
+    manifests.write(survey_manifest("tracker", quotas=quotas_of({"male": 90, "female": 90})))
     _killed_before_male(run_cli, monkeypatch)
     plan = run_cli("plan", "manifests")
     assert _drift_lines(plan.stdout) == []
