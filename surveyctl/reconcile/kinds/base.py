@@ -77,8 +77,11 @@ class Kind:
     # -- reading and planning ------------------------------------------------------------
 
     def read(self, client: Marketplace, record: Any) -> dict:
-        """The live body of the managed resource `record` (one GET)."""
-        raise NotImplementedError
+        """The live body of the managed resource `record` (one GET): `read_method` called with
+        the record's remote_id, the very call progress watches for, so the two cannot part."""
+        if self.read_method is None:
+            raise NotImplementedError(f"{self.name} names no read_method and reads no other way")
+        return getattr(client, self.read_method)(record.remote_id)
 
     def fingerprint(self, live: dict) -> str:
         """What a saved plan depends on of the live body."""

@@ -63,9 +63,6 @@ class GroupKind(Kind):
     def depends_on(self, manifest: ExclusionGroup) -> list[str]:
         return [address(SURVEY, survey) for survey in manifest.surveys]
 
-    def read(self, client: Marketplace, record: GroupRecord) -> dict:
-        return client.get_group(record.buyer_surveygroup_ref)
-
     def fingerprint(self, live: dict) -> str:
         return group_fingerprint(live)
 

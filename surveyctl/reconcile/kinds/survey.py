@@ -54,9 +54,6 @@ class SurveyKind(Kind):
     def manifests(self, desired: DesiredState) -> dict[str, Survey]:
         return desired.surveys
 
-    def read(self, client: Marketplace, record: SurveyRecord) -> dict:
-        return client.get_survey(record.ps_survey_id)
-
     def fingerprint(self, live: dict) -> str:
         return live_fingerprint(live)
 
