@@ -101,9 +101,9 @@ def test_a_quota_put_made_by_an_apply_killed_before_the_next_is_not_shown_as_dri
 # The note of quota female, written by the killed apply and not recorded.
 FEMALE_NOTE = (
     "  note: Survey/tracker: quotas[female].required_count is already as the manifest asks "
-    "while the state records another value as last applied: written by an apply stopped "
-    "before its state write (or changed so by hand), so not drift; apply records it, with no "
-    "write of its own (manifests/tracker.yaml:1:1)"
+    "while the state records another value as last applied: written by an apply that could "
+    "not record it (stopped before its state write, or its answer lost), or changed so by "
+    "hand; not drift: apply records it, with no write of its own (manifests/tracker.yaml:1:1)"
 )
 
 

@@ -981,8 +981,8 @@ def test_a_survey_changed_by_hand_as_its_manifest_now_says_is_noted_as_not_recor
     result = run_cli("plan", "manifests")
     assert (
         "note: Survey/tracker: offer_price is already as the manifest asks while the state "
-        "records another value as last applied: written by an apply stopped before its state "
-        "write (or changed so by hand), so not drift"
+        "records another value as last applied: written by an apply that could not record it "
+        "(stopped before its state write, or its answer lost), or changed so by hand; not drift"
     ) in result.stdout
 
 

@@ -336,9 +336,9 @@ def take_unrecorded(kind: Kind, change: ResourceChange, live: dict, plan: Plan) 
             change.address,
             f"{', '.join(c.path for c in made)} {'is' if one else 'are'} already as the manifest "
             "asks while the state records another value as last applied: written by an apply "
-            "stopped before its state write (or changed so by hand), so not drift; apply "
-            f"records {'it' if one else 'them'}, with no write of {'its' if one else 'their'} "
-            "own",
+            "that could not record it (stopped before its state write, or its answer lost), or "
+            f"changed so by hand; not drift: apply records {'it' if one else 'them'}, with no "
+            f"write of {'its' if one else 'their'} own",
             change.location,
         )
     )
