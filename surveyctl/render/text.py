@@ -216,8 +216,8 @@ def _pending(plan: Plan) -> list[str]:
             "write of their own."
         )
     if plan.drifted and not plan.refresh_only:
-        # Drift the plan overwrites (a teammate's edit in the web UI, or an apply stopped
-        # between its writes) is settled by a plain apply too: say both ways out.
+        # Drift the plan overwrites (a teammate's edit in the web UI) is settled by a plain
+        # apply too: say both ways out.
         either = (
             "`surveyctl apply` writes the manifests' values again, or "
             if all(resource.is_change for resource in plan.drifted)
