@@ -149,7 +149,8 @@ def plan_command(
         click.echo(f"Saved the plan to {out}; {_how_to_apply(plan, out, key)}.", err=True)
     if plan.errors or unattempted(plan):  # an error, or a resource it could not plan
         click.get_current_context().exit(1)
-    if detailed_exitcode and (plan.has_changes or plan.refreshed or plan.recovered):
+    pending = plan.has_changes or plan.refreshed or plan.recovered or plan.unrecorded
+    if detailed_exitcode and pending:
         click.get_current_context().exit(2)
 
 

@@ -147,6 +147,11 @@ class Plan:
     # Of `recovered`, the resources found on the service for a create and adopted with --adopt
     # (`surveyctl.reconcile.identity`), not made by a lost create.
     adopted: list[str] = field(default_factory=list)
+    # Resources whose live body already is what the manifest asks in fields the state records
+    # otherwise: a write of an apply stopped before its state write (or the same change made
+    # by hand), shown in a note rather than as drift. Apply records them (no write to the
+    # marketplace for those fields), so the plan is not settled until it has.
+    unrecorded: list[str] = field(default_factory=list)
     format_version: int = FORMAT_VERSION
     # The guard overrides the plan was made with (`--allow-destroy` -> "destroy"); a saved plan
     # is applied with exactly these (surveyctl.reconcile.guards).
@@ -174,7 +179,7 @@ class Plan:
     @property
     def settled(self) -> bool:
         """Nothing is pending: no change, no error, nothing kept, unread, blocked, gone,
-        drifted or recovered. Only then may a plan say "no changes"."""
+        drifted, recovered or unrecorded. Only then may a plan say "no changes"."""
         return not (
             self.has_changes
             or self.errors
@@ -184,6 +189,7 @@ class Plan:
             or self.gone
             or self.drifted
             or self.recovered
+            or self.unrecorded
         )
 
     @property

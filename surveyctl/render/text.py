@@ -109,8 +109,9 @@ def _closing(report: ApplyReport) -> str:
         # record failed: the state cannot be said to hold everything that was done.
         return (
             f"This apply halted ({HALTS[report.result.halted]}), so a write in flight may have "
-            "reached the marketplace without a record (the next plan shows it as drift, or as "
-            "a create to resolve); run `surveyctl plan` to see what remains."
+            "reached the marketplace without a record (the next plan shows it as a write for "
+            "apply to record, or as a create to resolve); run `surveyctl plan` to see what "
+            "remains."
         )
     return "What was done is recorded in the state; run `surveyctl plan` to see what remains."
 
@@ -205,9 +206,18 @@ def _pending(plan: Plan) -> list[str]:
             "(see the notes); apply records "
             f"{'it' if len(adopted) == 1 else 'them'} in the state."
         )
+    if plan.unrecorded:
+        # Not drift: writes an apply stopped before its state write made (kinds.base).
+        one = len(plan.unrecorded) == 1
+        sentences.append(
+            f"{_are(len(plan.unrecorded), 'resource')} already as "
+            f"{'its manifest asks' if one else 'their manifests ask'} in fields the state "
+            "does not record yet (see the notes); `surveyctl apply` records them, with no "
+            "write of their own."
+        )
     if plan.drifted and not plan.refresh_only:
-        # Drift the plan overwrites (a teammate's edit in the web UI, or an apply stopped
-        # between its writes) is settled by a plain apply too: say both ways out.
+        # Drift the plan overwrites (a teammate's edit in the web UI) is settled by a plain
+        # apply too: say both ways out.
         either = (
             "`surveyctl apply` writes the manifests' values again, or "
             if all(resource.is_change for resource in plan.drifted)

@@ -21,3 +21,17 @@ from ..reconcile.conftest import (  # noqa: F401  (re-exported)
 @pytest.fixture
 def manifests(project: Path) -> Manifests:
     return Manifests(project)
+
+
+def quotas_of(counts: dict[str, int]) -> list[dict]:
+    """The quotas of `survey_manifest` (male and female, by gender) with these required
+    counts, in this order."""
+    codes = {"male": "111", "female": "112"}
+    return [
+        {
+            "buyer_quota_id": quota,
+            "required_count": count,
+            "criteria": [{"qualification_code": 211, "condition_codes": [codes[quota]]}],
+        }
+        for quota, count in counts.items()
+    ]

@@ -18,7 +18,7 @@ from werkzeug.wrappers import Request
 from surveyctl.state import FileStateStore
 
 from ..reconcile.proxies import Proxy
-from .conftest import group_manifest, point_project_at, survey_manifest, survey_title
+from .conftest import group_manifest, point_project_at, quotas_of, survey_manifest, survey_title
 
 
 class AnswerProxy(Proxy):
@@ -303,3 +303,26 @@ def test_a_new_group_whose_reference_cannot_be_looked_up_is_not_created(
     proxy.answers.clear()
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
     assert own_market.get_group(ref)["name"] == "Trackers"
+
+
+def test_a_quota_put_whose_answer_was_lost_after_it_was_made_is_noted_not_drift(
+    project, manifests, own_market, proxy, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    manifests.write(survey_manifest("tracker", quotas=quotas_of({"male": 90, "female": 90})))
+    # A 500 rather than a 502: the same lost answer, which the client does not retry for 15 s.
+    proxy.answers[("PUT", f"/buyers/v2/surveys/{survey_id}/quotas/female")] = 500
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 1
+    proxy.answers.clear()
+    quotas = {
+        q["buyer_quota_id"]: q["required_count"] for q in own_market.get_survey(survey_id)["quotas"]
+    }
+    assert quotas == {"male": 100, "female": 90}  # the service made female's PUT
+    plan = run_cli("plan", "manifests")
+    assert "! drift" not in plan.stdout
+    assert "Survey/tracker: quotas[female].required_count is already as the manifest asks" in (
+        plan.stdout
+    )
+    assert "~ quotas[male].required_count: 100 -> 90" in plan.stdout

@@ -16,7 +16,7 @@ from surveyctl.errors import ApiError
 from surveyctl.state import FileStateStore
 
 from ..reconcile.proxies import RefusingProxy
-from .conftest import group_manifest, point_project_at, survey_manifest, survey_title
+from .conftest import group_manifest, point_project_at, quotas_of, survey_manifest, survey_title
 
 
 class Crash(BaseException):
@@ -508,18 +508,6 @@ def test_a_delete_the_service_refuses_otherwise_fails_and_keeps_the_state(
     assert _store(project).load().survey("old") is not None
 
 
-def _quotas_of(counts: dict[str, int]) -> list[dict]:
-    codes = {"male": "111", "female": "112"}
-    return [
-        {
-            "buyer_quota_id": quota,
-            "required_count": count,
-            "criteria": [{"qualification_code": 211, "condition_codes": [codes[quota]]}],
-        }
-        for quota, count in counts.items()
-    ]
-
-
 def _quota_put_fails(monkeypatch, failing: str) -> None:
     """The service answers 500 to every PUT of the quota `failing`; the others are made."""
     original = ApiClient.update_quota
@@ -537,7 +525,7 @@ def test_quotas_updated_before_a_failed_quota_put_are_not_shown_as_drift(
 ):
     manifests.write(survey_manifest("tracker"))
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    manifests.write(survey_manifest("tracker", quotas=_quotas_of({"male": 90, "female": 90})))
+    manifests.write(survey_manifest("tracker", quotas=quotas_of({"male": 90, "female": 90})))
     with monkeypatch.context() as patch:
         _quota_put_fails(patch, "male")  # female is sent first, by buyer_quota_id
         applied = run_cli("apply", "manifests", "--auto-approve")
@@ -557,7 +545,7 @@ def test_quotas_recorded_after_a_failed_quota_put_keep_the_rest_of_the_body_appl
     manifests.write(survey_manifest("tracker"))
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
     before = _store(project).load().survey("tracker").last_applied
-    manifests.write(survey_manifest("tracker", quotas=_quotas_of({"male": 90, "female": 90})))
+    manifests.write(survey_manifest("tracker", quotas=quotas_of({"male": 90, "female": 90})))
     _quota_put_fails(monkeypatch, "male")
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 1
     after = _store(project).load().survey("tracker").last_applied
@@ -571,7 +559,7 @@ def test_a_failed_quota_put_names_every_quota_updated_before_it(
 ):
     def quotas(count: int) -> list[dict]:
         either = {"qualification_code": 211, "condition_codes": ["111", "112"]}
-        return _quotas_of({"female": count, "male": count}) + [
+        return quotas_of({"female": count, "male": count}) + [
             {"buyer_quota_id": "zall", "required_count": count, "criteria": [either]}
         ]
 
@@ -592,7 +580,7 @@ def test_a_first_quota_put_that_fails_records_nothing(
     manifests.write(survey_manifest("tracker"))
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
     before = _store(project).load().survey("tracker")
-    manifests.write(survey_manifest("tracker", quotas=_quotas_of({"male": 90, "female": 90})))
+    manifests.write(survey_manifest("tracker", quotas=quotas_of({"male": 90, "female": 90})))
     _quota_put_fails(monkeypatch, "female")
     applied = run_cli("apply", "manifests", "--auto-approve")
     assert applied.exit_code == 1
@@ -638,7 +626,9 @@ def test_an_update_whose_state_write_was_lost_is_settled_by_the_next_apply(
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
     manifests.write(survey_manifest("tracker", survey_title="Renamed"))
     _killed_during(run_cli, monkeypatch, FileStateStore, "record")  # after the PUT
-    assert "drift" in run_cli("plan", "manifests").stdout
+    plan = run_cli("plan", "manifests").stdout
+    assert "! drift" not in plan  # surveyctl's own write, not a change made by hand
+    assert "Survey/tracker: survey_title is already as the manifest asks" in plan
     applied = run_cli("apply", "manifests", "--auto-approve")
     assert applied.exit_code == 0, applied.stdout + applied.stderr
     assert _store(project).load().survey("tracker").last_applied["survey_title"] == "Renamed"
@@ -656,7 +646,9 @@ def test_a_group_update_whose_state_write_was_lost_is_settled_by_the_next_apply(
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
     manifests.write(group_manifest(ref, "tracker"))  # `other` leaves the group
     _killed_during(run_cli, monkeypatch, FileStateStore, "record")  # after the group's PUT
-    assert "drift" in run_cli("plan", "manifests").stdout
+    plan = run_cli("plan", "manifests").stdout
+    assert "! drift" not in plan
+    assert "ExclusionGroup/trackers: surveys_in_group is already as the manifest asks" in plan
     applied = run_cli("apply", "manifests", "--auto-approve")
     assert applied.exit_code == 0, applied.stdout + applied.stderr
     record = _store(project).load().group("trackers")
@@ -680,7 +672,7 @@ def test_a_failed_quota_put_does_not_claim_a_record_it_could_not_make(
         store.load()
         record = store.current().resources["Survey/tracker"]
         store.record("Survey/tracker", dataclasses.replace(record, last_applied=None))
-    manifests.write(survey_manifest("tracker", quotas=_quotas_of({"male": 90, "female": 90})))
+    manifests.write(survey_manifest("tracker", quotas=quotas_of({"male": 90, "female": 90})))
     with monkeypatch.context() as patch:
         _quota_put_fails(patch, "male")
         applied = run_cli("apply", "manifests", "--auto-approve")

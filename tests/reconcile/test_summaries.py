@@ -79,16 +79,39 @@ def test_a_blocked_create_is_not_no_changes_and_exits_1(project, manifests, run_
     assert "1 create is blocked by an unresolved earlier attempt" in _last_line(result)
 
 
-def test_drift_without_a_change_is_not_no_changes(project, manifests, api, run_cli):
-    _applied(run_cli, manifests, survey_manifest("tracker"))
-    survey_id = _store(project).load().survey("tracker").ps_survey_id
-    api.update_survey(survey_id, {**update_body(api.get_survey(survey_id)), "offer_price": 4.0})
-    manifests.write(survey_manifest("tracker", offer_price=4.0))  # the manifest agrees now
+def _out_of_its_group_by_hand(project, manifests, api, unique, run_cli) -> None:
+    """Survey/tracker applied into the group its manifest names, then taken out of it by hand:
+    drift that the plan changes nothing of (an update keeps the live membership)."""
+    ref = f"group-{unique}"
+    group = {"buyer_surveygroup_ref": ref, "name": ref, "exclusion_period": 30}
+    api.create_group({**group, "surveys_in_group": []})
+    _applied(run_cli, manifests, survey_manifest("tracker", buyer_surveygroup_refs=[ref]))
+    api.update_group(ref, {**group, "surveys_in_group": []})
+
+
+def test_drift_without_a_change_is_not_no_changes(project, manifests, api, unique, run_cli):
+    _out_of_its_group_by_hand(project, manifests, api, unique, run_cli)
     result = run_cli("plan", "manifests", "--detailed-exitcode")
     assert result.exit_code == 0  # apply has nothing to send
     assert NO_CHANGES not in result.stdout
     assert "Plan: 0 to add, 0 to change, 0 to destroy." in result.stdout
     assert "1 resource changed outside surveyctl since the last apply" in _last_line(result)
+
+
+def test_a_value_changed_by_hand_as_the_manifest_now_says_is_not_no_changes(
+    project, manifests, api, run_cli
+):
+    _applied(run_cli, manifests, survey_manifest("tracker"))
+    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    api.update_survey(survey_id, {**update_body(api.get_survey(survey_id)), "offer_price": 4.0})
+    manifests.write(survey_manifest("tracker", offer_price=4.0))  # the manifest agrees now
+    result = run_cli("plan", "manifests", "--detailed-exitcode")
+    assert result.exit_code == 2  # apply has a state write to make
+    assert "Plan: 0 to add, 0 to change, 0 to destroy." in result.stdout
+    assert (
+        "1 resource is already as its manifest asks in fields the state does not record yet "
+        "(see the notes); `surveyctl apply` records them, with no write of their own."
+    ) in _last_line(result)
 
 
 def test_drift_the_plan_overwrites_names_apply_as_a_way_out_too(project, manifests, api, run_cli):
@@ -103,11 +126,8 @@ def test_drift_the_plan_overwrites_names_apply_as_a_way_out_too(project, manifes
     ) in _last_line(result)
 
 
-def test_drift_without_a_change_names_only_refresh_only(project, manifests, api, run_cli):
-    _applied(run_cli, manifests, survey_manifest("tracker"))
-    survey_id = _store(project).load().survey("tracker").ps_survey_id
-    api.update_survey(survey_id, {**update_body(api.get_survey(survey_id)), "offer_price": 4.0})
-    manifests.write(survey_manifest("tracker", offer_price=4.0))
+def test_drift_without_a_change_names_only_refresh_only(project, manifests, api, unique, run_cli):
+    _out_of_its_group_by_hand(project, manifests, api, unique, run_cli)
     result = run_cli("plan", "manifests")
     assert "(! drift); `surveyctl apply --refresh-only` accepts" in _last_line(result)
 

@@ -77,8 +77,11 @@ class Kind:
     # -- reading and planning ------------------------------------------------------------
 
     def read(self, client: Marketplace, record: Any) -> dict:
-        """The live body of the managed resource `record` (one GET)."""
-        raise NotImplementedError
+        """The live body of the managed resource `record` (one GET): `read_method` called with
+        the record's remote_id, the very call progress watches for, so the two cannot part."""
+        if self.read_method is None:
+            raise NotImplementedError(f"{self.name} names no read_method and reads no other way")
+        return getattr(client, self.read_method)(record.remote_id)
 
     def fingerprint(self, live: dict) -> str:
         """What a saved plan depends on of the live body."""
@@ -136,6 +139,11 @@ class Kind:
     def refresh(self, record: Any, live: dict) -> tuple[list[FieldChange], dict | None, Any]:
         """(drift, last-applied body with the live values, the refreshed record)."""
         raise NotImplementedError
+
+    def compared(self, body: dict) -> dict:
+        """`body` (live, or a body last applied) in the form plans compare: the kind's
+        normalised form, whose fields and items are where a drift's `parts` point."""
+        return body
 
     def settled(self, record: Any, last_applied: dict) -> Any:
         """`record` once the plan found the live resource already as `last_applied` says
@@ -299,6 +307,51 @@ def with_live_values(
         else:
             applied[name] = value
     return applied
+
+
+def take_unrecorded(kind: Kind, change: ResourceChange, live: dict, plan: Plan) -> None:
+    """Takes out of `change.drift` each field whose live value is the one apply records
+    (`change.last_applied`, the manifest's body): such a field was written by an apply stopped
+    before its state write (the quotas of a quota update are PUT one by one, and a kill between
+    them leaves some made), or changed by hand to what the manifest asks; nobody's change to
+    undo or accept. A note names them and the plan lists the resource in `unrecorded`; apply
+    records them with the rest. A field live holds at another value stays drift, as does
+    every field when apply records nothing new (`last_applied` None, or the state's)."""
+    if not change.drift or change.last_applied is None:
+        return
+    live_body, recorded = kind.compared(live), kind.compared(change.last_applied)
+    # A field the body recorded no longer holds is one the manifest asks to reset: unset.
+    made = [
+        c
+        for c in change.drift
+        if c.parts and _value_at(live_body, c.parts) == _value_at(recorded, c.parts)
+    ]
+    if not made:
+        return
+    change.drift = [c for c in change.drift if c not in made]
+    one = len(made) == 1
+    plan.notes.append(
+        Note(
+            "note",
+            change.address,
+            f"{', '.join(c.path for c in made)} {'is' if one else 'are'} already as the manifest "
+            "asks while the state records another value as last applied: written by an apply "
+            "that could not record it (stopped before its state write, or its answer lost), or "
+            f"changed so by hand; not drift: apply records {'it' if one else 'them'}, with no "
+            f"write of {'its' if one else 'their'} own",
+            change.location,
+        )
+    )
+    plan.unrecorded.append(change.address)
+
+
+def _value_at(body: Any, parts: tuple) -> Any:
+    """The value at `parts` of a compared body (None when it holds none there)."""
+    for part in parts:
+        if not isinstance(body, dict) or part not in body:
+            return None
+        body = body[part]
+    return body
 
 
 def delete_gone(resource: ResourceChange, store: StateBackend, send: Callable[[], Any]) -> bool:

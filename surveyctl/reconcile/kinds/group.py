@@ -63,14 +63,14 @@ class GroupKind(Kind):
     def depends_on(self, manifest: ExclusionGroup) -> list[str]:
         return [address(SURVEY, survey) for survey in manifest.surveys]
 
-    def read(self, client: Marketplace, record: GroupRecord) -> dict:
-        return client.get_group(record.buyer_surveygroup_ref)
-
     def fingerprint(self, live: dict) -> str:
         return group_fingerprint(live)
 
     def adopt_hint(self, name: str) -> str:
         return f"adopt it with `surveyctl import-group REF --name {name}`"
+
+    def compared(self, body: dict) -> dict:
+        return normalise_group(group_update_body(body))
 
     def stale_listings(
         self,
@@ -188,7 +188,7 @@ class GroupKind(Kind):
         if "exclusion_period" not in planned and "exclusion_period" in merged:
             planned["exclusion_period"] = merged["exclusion_period"]
         planned = _keeping_live(planned, merged, ignored)
-        return ResourceChange(
+        change = ResourceChange(
             EXCLUSION_GROUP,
             name,
             action,
@@ -206,6 +206,8 @@ class GroupKind(Kind):
                 c for c in group_drift(result.body, record.last_applied) if c.field not in ignored
             ],
         )
+        base.take_unrecorded(self, change, result.body, plan)
+        return change
 
     def refresh(
         self, record: GroupRecord, live: dict

@@ -54,9 +54,6 @@ class SurveyKind(Kind):
     def manifests(self, desired: DesiredState) -> dict[str, Survey]:
         return desired.surveys
 
-    def read(self, client: Marketplace, record: SurveyRecord) -> dict:
-        return client.get_survey(record.ps_survey_id)
-
     def fingerprint(self, live: dict) -> str:
         return live_fingerprint(live)
 
@@ -71,6 +68,9 @@ class SurveyKind(Kind):
             and version == record.mod_on
             and record.last_applied == manifest.body()
         )
+
+    def compared(self, body: dict) -> dict:
+        return normalise_survey(body)
 
     def state_body(self, record: SurveyRecord) -> dict | None:
         return record.last_applied
@@ -121,6 +121,7 @@ class SurveyKind(Kind):
             plan.notes.append(base.unreadable(self, resource, result, where))
             return None
         change = _update(name, manifest, desired, record, result.body, plan.notes)
+        base.take_unrecorded(self, change, result.body, plan)
         if change.action == "no-op" and not change.drift and not result.from_state:
             plan.seen[resource] = survey_listing.version(result.body)
         return change
