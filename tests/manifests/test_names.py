@@ -63,6 +63,19 @@ def test_unknown_answer_lists_the_closest_answers(resolve, survey_yaml, line_of)
     assert error.location.line == line_of(text, "Femal")
 
 
+def test_answers_of_a_free_entry_attribute_point_to_range_sets(resolve, survey_yaml, line_of):
+    text = survey_yaml("qualifications:\n  - {attribute: Age, answers: [18-34, 35-54]}\n")
+    _, errors = resolve(text)
+    (error,) = errors  # one for the qualification, not one per answer
+    assert error.summary == (
+        "Attribute 'Age' is answered in free entry and has no answers to name in the en_US "
+        "catalogue of environment 'local': give range_sets instead of answers, [{from: LOW, "
+        "to: HIGH, units: U}] with U 311 for years, 312 for months or 321 for US dollars (or "
+        "condition_codes)."
+    )
+    assert error.location.line == line_of(text, "18-34")
+
+
 def test_unknown_qualification_code_is_an_error(resolve, survey_yaml, line_of):
     text = survey_yaml('qualifications:\n  - {qualification_code: 999, condition_codes: ["1"]}\n')
     _, errors = resolve(text)
