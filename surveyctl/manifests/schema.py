@@ -313,7 +313,14 @@ def _describe(error: ValidationError, data: MarkedDict, prefix: list) -> tuple[s
         return f"{name} is {_show(value)}, which is not one of: {listed}", where
     if kind in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
         symbol = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">"}.get(kind, "<")
-        return f"{name} must be {symbol} {error.validator_value}, not {_show(value)}", where
+        # A share written as a percentage (48 for 48 %) is the likeliest slip of a generator.
+        percent = kind == "maximum" and path and path[-1] == "share"
+        hint = (
+            f": a share is a fraction of 1, {_show(value / 100)} for {_show(value)} %"
+            if percent
+            else ""
+        )
+        return f"{name} must be {symbol} {error.validator_value}, not {_show(value)}{hint}", where
     if kind == "pattern":
         # Every pattern of the manifest schema has a description (a test holds it to that), so
         # the sentence says in words what is asked, never the regular expression.
