@@ -293,7 +293,10 @@ def _describe(error: ValidationError, data: MarkedDict, prefix: list) -> tuple[s
         absent = [m for m in missing if isinstance(value, dict) and m not in value]
         field = named.group(1) if named else (absent[0] if absent else missing[0])
         owner = name if path else "The manifest"
-        return f"{owner}: missing required field {field!r}", where
+        # The catalogue does not publish the units of a range, so the codes are said here.
+        units = field == "units" and "range_sets" in path
+        hint = ": 311 for years, 312 for months or 321 for US dollars" if units else ""
+        return f"{owner}: missing required field {field!r}{hint}", where
     if kind == "type":
         expected = error.validator_value
         expected = expected if isinstance(expected, list) else [expected]
