@@ -162,3 +162,18 @@ def test_a_negative_id_is_said_to_be_no_option_but_a_number_that_must_be_positiv
     assert result.stderr.splitlines()[-1] == (
         f"Error: No such option '{typed}': an id is a positive number."
     )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["status", "coffee-us"], ["transactions", "list", "coffee-us"], ["sandbox", "simulate", "x"]],
+    ids=" ".join,
+)
+def test_a_name_where_a_survey_id_is_due_is_said_not_to_be_one(args, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1].endswith(
+        f"{args[-1]!r} is not a survey id: a ps_survey_id is a whole number, and "
+        "`surveyctl state list` shows those of the surveys surveyctl manages"
+    )
