@@ -47,15 +47,18 @@ class UnknownLocale(CatalogError):
     """The environment has no attribute catalogue for a locale (the service answered 400 or
     404); `known` lists the locales whose catalogue it has served (see `known_locales`)."""
 
-    def __init__(self, environment: str, locale: str, status: int, known: list[str]):
-        listed = (
-            f"; locales whose catalogue it has served so far: {', '.join(known)}"
-            if known
-            else "; no catalogue of it has been read yet, so no locale can be listed"
-        )
+    def __init__(
+        self, environment: str, locale: str, status: int, known: list[str], said: str = ""
+    ):
+        if known:
+            listed = f"; locales whose catalogue it has served so far: {', '.join(known)}"
+        elif said:  # the service's words say what there is to say
+            listed = ""
+        else:
+            listed = "; no catalogue of it has been read yet, so no locale can be listed"
         super().__init__(
             f"environment {environment!r} has no attribute catalogue for locale {locale!r} "
-            f"(the service answered {status}){listed}"
+            f"(the service answered {status}{': ' + said if said else ''}){listed}"
         )
         self.locale = locale
         self.known = known
@@ -178,8 +181,10 @@ class Catalog:
             if (refused := key_refused(exc)) is not None:  # said as every other read says it
                 raise refused from exc
             if exc.status in (400, 404):
+                # The service's words are kept: they may name the locale meant (the sandbox's
+                # say "did you mean 'en_GB'?" of en_UK), which the list below cannot.
                 raise UnknownLocale(
-                    self.environment, localization, exc.status, self.known_locales()
+                    self.environment, localization, exc.status, self.known_locales(), exc.said
                 ) from exc
             raise
         self.fetched.append(localization)

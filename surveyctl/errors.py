@@ -45,6 +45,7 @@ class ApiError(SurveyctlError):
         self.url = url
         self.status = status
         self.code = code
+        self.said = message  # the service's own words, for a message that quotes them
         detail = f" (code {code})" if code is not None else ""
         super().__init__(f"{method} {url} answered {status}{detail}: {message}")
 

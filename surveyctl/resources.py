@@ -46,6 +46,19 @@ _MEMBER = re.compile(
 # Any name a resource may have in state or a plan: a plain name or a program member's.
 RESOURCE_NAME_PATTERN = "^(?:" + NAME_PATTERN[1:-1] + "|" + _MEMBER.pattern[1:-1] + ")$"
 MEMBER_RULE = "a program name followed by [market,wave], e.g. brand-tracker[en_GB,2026-11]"
+# The name of a survey in an exclusion group's `surveys`: a Survey manifest's or a program
+# member's, without named groups, which the JSON Schema of manifests (ECMA-262) spells otherwise.
+SURVEY_NAME_PATTERN = (
+    "^(?:"
+    + NAME_PATTERN[1:-1]
+    + "|"
+    + NAME_PATTERN[1:-1]
+    + r"\["
+    + MARKET_PATTERN[1:-1]
+    + ","
+    + WAVE_PATTERN[1:-1]
+    + r"\])$"
+)
 
 
 class ResourceNameError(SurveyctlError):

@@ -106,6 +106,25 @@ def test_a_misspelling_gets_did_you_mean(args, hint, tmp_path, monkeypatch):
     assert result.stderr.splitlines()[-1] == f"Error: {hint}"
 
 
+@pytest.mark.parametrize(
+    ("word", "meant"),
+    [
+        ("simulate", "'sandbox simulate'"),
+        ("try-postgres", "'state try-postgres'"),
+        ("list", "'state list', 'surveys list' or 'transactions list'"),
+    ],
+)
+def test_a_group_command_typed_without_its_group_is_named_with_it(
+    word, meant, tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, [word])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: No such command {word!r} (did you mean {meant}?)."
+    )
+
+
 def test_state_help_names_both_places_the_state_is_kept():
     shown = CliRunner().invoke(cli, ["state", "--help"]).output
     assert "local state" not in shown
@@ -142,4 +161,19 @@ def test_a_negative_id_is_said_to_be_no_option_but_a_number_that_must_be_positiv
     assert result.exit_code == 2
     assert result.stderr.splitlines()[-1] == (
         f"Error: No such option '{typed}': an id is a positive number."
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["status", "coffee-us"], ["transactions", "list", "coffee-us"], ["sandbox", "simulate", "x"]],
+    ids=" ".join,
+)
+def test_a_name_where_a_survey_id_is_due_is_said_not_to_be_one(args, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1].endswith(
+        f"{args[-1]!r} is not a survey id: a ps_survey_id is a whole number, and "
+        "`surveyctl state list` shows those of the surveys surveyctl manages"
     )

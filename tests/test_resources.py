@@ -6,6 +6,7 @@ import pytest
 
 from surveyctl.resources import (
     NAME_PATTERN,
+    SURVEY_NAME_PATTERN,
     Member,
     ResourceNameError,
     check_name,
@@ -16,19 +17,19 @@ from surveyctl.resources import (
 from surveyctl.schemafiles import load_schema
 
 
-def _name_patterns(node) -> list[str]:
-    """Every pattern of a `name`-like property in the manifest schema."""
+def _name_patterns(node, keys: tuple[str, ...] = ("name",)) -> list[str]:
+    """Every pattern of a property named one of `keys` in the manifest schema."""
     found = []
     if isinstance(node, dict):
         for key, value in node.items():
-            if key in ("name", "surveys") and isinstance(value, dict):
+            if key in keys and isinstance(value, dict):
                 pattern = value.get("pattern") or (value.get("items") or {}).get("pattern")
                 if pattern:
                     found.append(pattern)
-            found.extend(_name_patterns(value))
+            found.extend(_name_patterns(value, keys))
     elif isinstance(node, list):
         for item in node:
-            found.extend(_name_patterns(item))
+            found.extend(_name_patterns(item, keys))
     return found
 
 
@@ -36,6 +37,11 @@ def test_the_manifest_schema_uses_the_same_name_rule_as_every_command():
     patterns = _name_patterns(load_schema("manifest.schema.json"))
     assert patterns, "the schema names no pattern for manifest names"
     assert set(patterns) == {NAME_PATTERN}
+
+
+def test_an_exclusion_groups_surveys_take_survey_and_program_member_names():
+    patterns = _name_patterns(load_schema("manifest.schema.json"), ("surveys",))
+    assert set(patterns) == {SURVEY_NAME_PATTERN}
 
 
 @pytest.mark.parametrize("name", ["a", "brand-tracker-us", "old--tracker", "x" * 63, "2026"])

@@ -23,7 +23,7 @@ from surveyctl.cli.options import (
     output_format_option,
     yes_help,
 )
-from surveyctl.cli.progress import Steps
+from surveyctl.cli.progress import Steps, settle_spared_reads
 from surveyctl.cli.run_options import (
     RunChoices,
     reporting_manifest_errors,
@@ -104,6 +104,7 @@ def apply_command(
     output = formats.get(output_format)
 
     def show(plan: Plan) -> None:
+        settle_spared_reads(reading)
         reading.close()  # the bar of the reads goes before the plan is shown
         writing.total = sum(1 for resource in plan.resources if resource.is_change)
         if output.report_holds_plan:  # stdout holds the report alone

@@ -60,6 +60,20 @@ def init_command(folder: Path) -> None:
         f"run set the CI secrets {key} (the API key) and {dsn} (the PostgreSQL connection "
         f"string of the state, which surveyctl keeps in schema {state_schema(folder)}) and "
         "the repository variables SURVEYCTL_REPOSITORY and SURVEYCTL_REF (see "
-        "docs/state.md of surveyctl to try PostgreSQL locally).",
+        "docs/state.md of surveyctl to try PostgreSQL locally)."
+        + (
+            _NO_REPOSITORY.format(folder=path_word(folder) if enter else "This folder")
+            if root is None
+            else ""
+        ),
         err=True,
     )
+
+
+# Outside a repository surveyctl.yaml is looked for in the current folder only (config.py: a
+# search up to / could find a stranger's), so a command run in surveys/ said "no surveyctl.yaml
+# found" of a project made a moment before.
+_NO_REPOSITORY = (
+    " {folder} is in no git repository: run `git init` there, as surveyctl finds surveyctl.yaml "
+    "from a sub-folder (surveys/) only inside one, and the workflows run only from one."
+)

@@ -300,9 +300,14 @@ def _usage_error(ctx: click.Context, exc: click.UsageError) -> click.UsageError:
         names = command.list_commands(exc.ctx)
         import difflib  # only for a mistyped command: its import costs every start 10 ms
 
-        close = difflib.get_close_matches(unknown.group(1), names, n=1, cutoff=0.5)
+        # `surveyctl simulate` or `surveyctl list`: a command of a group typed without its
+        # group. The closest top-level name would send one elsewhere ('list' read as
+        # 'validate'), so the group's command, or each group's, is named instead.
+        close = _in_groups(exc.ctx, command, unknown.group(1)) or difflib.get_close_matches(
+            unknown.group(1), names, n=1, cutoff=0.5
+        )
         if close:
-            exc.message = f"No such command {unknown.group(1)!r} (did you mean {close[0]!r}?)."
+            exc.message = f"No such command {unknown.group(1)!r} (did you mean {_either(close)}?)."
             # click (8.4+) adds its own "Did you mean" for a group that lists its commands
             # (state, transactions...): the suggestion would be said twice.
             exc.possibilities = None
@@ -320,6 +325,22 @@ def _usage_error(ctx: click.Context, exc: click.UsageError) -> click.UsageError:
         exc.message = f"No such option {shown!r}: an id is a positive number."
         exc.possibilities = []
     return exc
+
+
+def _in_groups(ctx: click.Context, group: click.Group, word: str) -> list[str]:
+    """`GROUP WORD` for each sub-group of `group` that has a command named `word`."""
+    found = []
+    for name in group.list_commands(ctx):
+        sub = group.get_command(ctx, name)
+        if isinstance(sub, click.Group) and word in sub.list_commands(ctx):
+            found.append(f"{name} {word}")
+    return found
+
+
+def _either(names: list[str]) -> str:
+    """'a', 'a' or 'b', 'a', 'b' or 'c'."""
+    quoted = [repr(name) for name in names]
+    return " or ".join([", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted)
 
 
 def _single_dash_hint(exc: click.NoSuchOption, command: click.Command, args: list[str]) -> None:

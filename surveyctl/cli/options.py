@@ -175,7 +175,30 @@ def _an_option_of(ctx: click.Context, value: str) -> bool:
 # Checked before any request: 0 or 99999999999999999999999 would otherwise be sent, for the
 # service to refuse (or to read as another path).
 MAX_ID = 2**63 - 1
-SURVEY_ID = click.IntRange(1, MAX_ID)
+
+
+class SurveyId(click.IntRange):
+    """A ps_survey_id: what is not a whole number is said not to be one, and where ids are
+    found. click's words were "'coffee-us' is not a valid integer range", for a manifest's name
+    given where its survey's id is due."""
+
+    name = "survey id"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str):
+            try:
+                int(value)
+            except ValueError:
+                self.fail(
+                    f"{value!r} is not a survey id: a ps_survey_id is a whole number, and "
+                    "`surveyctl state list` shows those of the surveys surveyctl manages",
+                    param,
+                    ctx,
+                )
+        return super().convert(value, param, ctx)
+
+
+SURVEY_ID = SurveyId(1, MAX_ID)
 
 
 class Number(click.FloatRange):

@@ -16,7 +16,7 @@ import click
 
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import PLAN_FORMATS, FilePath, output_format_option
-from surveyctl.cli.progress import Steps
+from surveyctl.cli.progress import Steps, settle_spared_reads
 from surveyctl.cli.run_options import (
     RunChoices,
     reporting_manifest_errors,
@@ -140,6 +140,8 @@ def plan_command(
         workspace.on_warning = warn
         try:
             plan = reporting_manifest_errors(lambda: plan_run(workspace, options))
+            if refresh:  # --refresh=false spares reads for another reason
+                settle_spared_reads(reading)
         finally:
             reading.close()
     show_plan(plan, output_format)

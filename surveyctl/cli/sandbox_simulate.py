@@ -18,6 +18,10 @@ from surveyctl.jsontext import dumps
 from surveyctl.safety import require_sandbox
 from surveyctl.statuses import transaction_status_name
 
+# The sandbox's code for traffic sent at a draft (sandbox/routes/traffic.py, which imports Flask:
+# not loaded by a command that only calls it over HTTP).
+NOT_LAUNCHED = 1024
+
 
 @click.command(name="simulate")
 @click.argument("survey_id", type=SURVEY_ID)
@@ -80,6 +84,13 @@ def simulate(
             raise SurveyctlError(
                 f"environment {ctx.environment().name!r} is not a sandbox: "
                 "simulated traffic exists only in the sandbox marketplace"
+            ) from exc
+        if exc.status == 409 and exc.code == NOT_LAUNCHED:
+            # The sandbox's own words name no command; a first run of the quickstart meets
+            # this right after `apply`, whose surveys are drafts.
+            raise SurveyctlError(
+                f"survey {survey_id} is a draft, and respondents reach only a live survey: "
+                f"launch it with `surveyctl status {survey_id} live`, then simulate again"
             ) from exc
         raise
     if output_format == "json":

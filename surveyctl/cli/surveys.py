@@ -127,7 +127,9 @@ def _table(listed: list[ListedSurvey], console: Console | None = None) -> None:
         )
         for survey in listed
     ]
-    headers = ("ID", "STATUS", "TITLE", "LOCALE", "COMPLETES", "PRICE", "MANAGED AS")
+    # GOAL, not COMPLETES: the column is completes_required, and a live survey's reader took
+    # "COMPLETES 400" for 400 completes made (`status` shows those against the goal).
+    headers = ("ID", "STATUS", "TITLE", "LOCALE", "GOAL", "PRICE", "MANAGED AS")
     wrapping = {"TITLE", "MANAGED AS"}
     table = plain_table()
     for index, name in enumerate(headers):

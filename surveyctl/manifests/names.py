@@ -128,6 +128,17 @@ def _resolve_answers(
 ) -> None:
     codes: list[str] = []
     unknown = False
+    if item.answers and not attribute.answers:
+        # Age, income, postal code: answered in free entry, so "no answer '18-34'" would
+        # leave one looking for the answer's spelling rather than for range_sets.
+        diagnostics.error(
+            f"Attribute {attribute.desc!r} is answered in free entry and has no answers to "
+            f"name in {where}: give range_sets instead of answers, "
+            "[{from: LOW, to: HIGH, units: U}] with U 311 for years, 312 for months or 321 for "
+            "US dollars (or condition_codes)",
+            item.location,
+        )
+        return
     for text in item.answers or []:
         answer = attribute.answer(text)
         if answer is None:

@@ -11,6 +11,7 @@ from surveyctl.fields import RESERVED_QUOTA_IDS, UNADDRESSABLE
 from surveyctl.manifests.diagnostics import Diagnostics
 from surveyctl.manifests.load import MarkedDict, MarkedList
 from surveyctl.model import DesiredState, ExclusionGroup, Qualification, Survey
+from surveyctl.resources import member_of
 from surveyctl.suggest import suggest
 
 RECONTACT = 1  # incl_excl value of a recontact survey (spec 2.1)
@@ -311,14 +312,26 @@ def _group_members(
         survey = state.surveys.get(name)
         if survey is None:
             if name not in unbuilt:
-                diagnostics.error(
-                    f"Exclusion group {group.name!r} names survey {name!r}, which is not a "
-                    f"Survey manifest{suggest(name, state.surveys)}",
-                    where,
-                )
+                diagnostics.error(_not_a_survey(group, name, state), where)
         elif survey.settings.get("incl_excl") == RECONTACT:
             diagnostics.error(
                 f"Exclusion group {group.name!r} cannot hold survey {name!r}: it is a recontact "
                 "survey (incl_excl 1)",
                 where,
             )
+
+
+def _not_a_survey(group: ExclusionGroup, name: str, state: DesiredState) -> str:
+    """Why a name in a group's `surveys` is none of the surveys the manifests make. A program's
+    name stands for many surveys, and a group holds surveys: its members are named instead."""
+    members = sorted(n for n in state.surveys if (m := member_of(n)) and m.program == name)
+    if members:
+        return (
+            f"Exclusion group {group.name!r} names {name!r}, which is a SurveyProgram: a group "
+            f"holds surveys, so name the program's members it should hold, such as "
+            f"{members[0]!r}"
+        )
+    return (
+        f"Exclusion group {group.name!r} names survey {name!r}, which is neither a Survey "
+        f"manifest nor a program member{suggest(name, state.surveys)}"
+    )

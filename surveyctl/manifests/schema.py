@@ -293,7 +293,10 @@ def _describe(error: ValidationError, data: MarkedDict, prefix: list) -> tuple[s
         absent = [m for m in missing if isinstance(value, dict) and m not in value]
         field = named.group(1) if named else (absent[0] if absent else missing[0])
         owner = name if path else "The manifest"
-        return f"{owner}: missing required field {field!r}", where
+        # The catalogue does not publish the units of a range, so the codes are said here.
+        units = field == "units" and "range_sets" in path
+        hint = ": 311 for years, 312 for months or 321 for US dollars" if units else ""
+        return f"{owner}: missing required field {field!r}{hint}", where
     if kind == "type":
         expected = error.validator_value
         expected = expected if isinstance(expected, list) else [expected]
@@ -313,7 +316,14 @@ def _describe(error: ValidationError, data: MarkedDict, prefix: list) -> tuple[s
         return f"{name} is {_show(value)}, which is not one of: {listed}", where
     if kind in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
         symbol = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">"}.get(kind, "<")
-        return f"{name} must be {symbol} {error.validator_value}, not {_show(value)}", where
+        # A share written as a percentage (48 for 48 %) is the likeliest slip of a generator.
+        percent = kind == "maximum" and path and path[-1] == "share"
+        hint = (
+            f": a share is a fraction of 1, {_show(value / 100)} for {_show(value)} %"
+            if percent
+            else ""
+        )
+        return f"{name} must be {symbol} {error.validator_value}, not {_show(value)}{hint}", where
     if kind == "pattern":
         # Every pattern of the manifest schema has a description (a test holds it to that), so
         # the sentence says in words what is asked, never the regular expression.

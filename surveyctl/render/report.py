@@ -41,9 +41,13 @@ class ApplyReport:
         return "incomplete" if self.result.failed else "complete"
 
     def counts(self) -> dict[str, int]:
-        """Added, changed and destroyed (what was done), and done, failed, not attempted."""
+        """Imported, added, changed and destroyed (what was done), and done, failed, not
+        attempted. Imported are the resources found on the service and recorded in the state
+        before the writes (`--adopt`, or a create whose answer was lost): no write counts them,
+        and an apply that adopted 19 surveys said "0 added, 0 changed" as if it did nothing."""
         done = [o.action for o in self.result.outcomes if o.status == "done"]
         return {
+            "imported": sum(1 for record in self.plan.recovered.values() if record is not None),
             "added": done.count("create"),
             "changed": done.count("update") + done.count("quota-update"),
             "destroyed": done.count("delete"),

@@ -69,9 +69,11 @@ def render_apply(report: ApplyReport, color: bool = False) -> str:
             "as last applied.\n"
         )
     if report.verdict == "complete":
+        # Terraform's words: the imported count is said only when something was imported.
+        imported = f"{counts['imported']} imported, " if counts["imported"] else ""
         return (
-            f"Apply complete! Resources: {counts['added']} added, {counts['changed']} changed, "
-            f"{counts['destroyed']} destroyed.\n"
+            f"Apply complete! Resources: {imported}{counts['added']} added, "
+            f"{counts['changed']} changed, {counts['destroyed']} destroyed.\n"
         )
     lines = [
         f"Apply {report.verdict}: {counts['done']} done, {counts['failed']} failed, "

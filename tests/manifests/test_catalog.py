@@ -309,7 +309,7 @@ def test_an_attribute_without_its_locales_entry_takes_the_first_one(tmp_path):
 
 
 def test_a_locale_the_service_refuses_as_a_bad_request_is_a_catalog_error(make_catalog):
-    with pytest.raises(CatalogError, match=r"locale '' \(the service answered 400\)"):
+    with pytest.raises(CatalogError, match=r"locale '' \(the service answered 400: "):
         make_catalog().locale("")
 
 

@@ -44,6 +44,14 @@ def test_interlocked_generator_makes_one_quota_per_combination(check, survey_yam
     ]
 
 
+def test_a_share_written_as_a_percentage_says_it_is_a_fraction(check, survey_yaml):
+    _, errors, _ = check(survey_yaml(INTERLOCK.replace("share: 0.48", "share: 48")))
+    assert [e.summary for e in errors] == [
+        "spec.quotas[0].generate.interlock.gender.cells.male.share must be <= 1, not 48: "
+        "a share is a fraction of 1, 0.48 for 48 %."
+    ]
+
+
 def test_total_defaults_to_completes_required(check, survey_yaml):
     state, errors, _ = check(survey_yaml(INTERLOCK.replace("      total: 1000\n", "")))
     assert errors == []

@@ -63,6 +63,19 @@ def test_unknown_answer_lists_the_closest_answers(resolve, survey_yaml, line_of)
     assert error.location.line == line_of(text, "Femal")
 
 
+def test_answers_of_a_free_entry_attribute_point_to_range_sets(resolve, survey_yaml, line_of):
+    text = survey_yaml("qualifications:\n  - {attribute: Age, answers: [18-34, 35-54]}\n")
+    _, errors = resolve(text)
+    (error,) = errors  # one for the qualification, not one per answer
+    assert error.summary == (
+        "Attribute 'Age' is answered in free entry and has no answers to name in the en_US "
+        "catalogue of environment 'local': give range_sets instead of answers, [{from: LOW, "
+        "to: HIGH, units: U}] with U 311 for years, 312 for months or 321 for US dollars (or "
+        "condition_codes)."
+    )
+    assert error.location.line == line_of(text, "18-34")
+
+
 def test_unknown_qualification_code_is_an_error(resolve, survey_yaml, line_of):
     text = survey_yaml('qualifications:\n  - {qualification_code: 999, condition_codes: ["1"]}\n')
     _, errors = resolve(text)
@@ -133,19 +146,21 @@ def test_an_unknown_locale_lists_the_locales_the_environment_has_served(resolve,
         assert resolve(survey_yaml(locale=locale))[1] == []
     _, errors = resolve(survey_yaml(locale="en_UK"))
     (error,) = errors
-    assert error.summary == (
+    assert error.summary.startswith(
         "Survey 'test-survey': environment 'local' has no attribute catalogue for locale "
-        "'en_UK' (the service answered 404); locales whose catalogue it has served so far: "
-        "en_GB, en_US."
+        "'en_UK' (the service answered 404: "
     )
+    assert error.summary.endswith("; locales whose catalogue it has served so far: en_GB, en_US.")
 
 
-def test_an_unknown_locale_says_when_no_locale_is_known_yet(resolve, survey_yaml):
+def test_an_unknown_locale_gives_the_services_words_which_may_name_the_locale_meant(
+    resolve, survey_yaml
+):
     _, errors = resolve(survey_yaml(locale="en_UK"))
     (error,) = errors
     assert error.summary.endswith(
-        "(the service answered 404); no catalogue of it has been read yet, so no locale can be "
-        "listed."
+        "(the service answered 404: attribute catalogue: 'en_UK' is not a known locale (did you "
+        "mean 'en_GB'?); known: de_DE, en_AU, en_CA, en_GB, en_US, es_ES, fr_FR)."
     )
 
 

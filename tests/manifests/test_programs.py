@@ -48,6 +48,31 @@ def test_a_program_expands_into_one_survey_per_market_and_wave(check):
     ]
 
 
+def _group_of(*surveys: str) -> str:
+    listed = ", ".join(json.dumps(s) for s in surveys)
+    return (
+        "---\nkind: ExclusionGroup\nname: apart\nspec:\n  buyer_surveygroup_ref: apart-1\n"
+        f"  name: Apart\n  exclusion_period: 30\n  surveys: [{listed}]\n"
+    )
+
+
+def test_an_exclusion_group_may_hold_a_program_member(check):
+    state, errors, _ = check(PROGRAM + _group_of("tracker[en_US,w2]"))
+    assert errors == []
+    assert state.groups["apart"].surveys == ["tracker[en_US,w2]"]
+
+
+def test_an_exclusion_group_naming_a_program_is_told_to_name_its_members(check, line_of):
+    text = PROGRAM + _group_of("tracker")
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == (
+        "Exclusion group 'apart' names 'tracker', which is a SurveyProgram: a group holds "
+        "surveys, so name the program's members it should hold, such as 'tracker[en_GB,w1]'."
+    )
+    assert error.location.line == line_of(text, "surveys: [")
+
+
 def test_market_values_merge_over_the_template(check):
     state, _, _ = check(PROGRAM)
     us, gb = state.surveys["tracker[en_US,w2]"].body(), state.surveys["tracker[en_GB,w2]"].body()

@@ -255,9 +255,10 @@ def test_exclusion_group_must_name_survey_manifests(check, survey_yaml, line_of)
     text = survey_yaml(name="tracker-us") + group("g", "ref-1", "tracker-us", "tracker-uk")
     _, errors, _ = check(text)
     (error,) = errors
-    assert "Exclusion group 'g' names survey 'tracker-uk', which is not a Survey manifest" in (
-        error.summary
-    )
+    assert (
+        "Exclusion group 'g' names survey 'tracker-uk', which is neither a Survey manifest nor a "
+        "program member"
+    ) in error.summary
     assert "(did you mean 'tracker-us'?)" in error.summary
     assert error.location.line == line_of(text, "- tracker-uk")
 

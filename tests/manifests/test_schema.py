@@ -168,6 +168,20 @@ def test_missing_required_field_is_an_error(check, survey_yaml, line_of):
     assert error.location.line == line_of(text, "spec:")
 
 
+UNITS = ": 311 for years, 312 for months or 321 for US dollars."
+
+
+def test_a_range_without_units_names_the_unit_codes(check, survey_yaml, line_of):
+    text = survey_yaml("qualifications:\n  - {attribute: Age, range_sets: [{from: 18, to: 34}]}\n")
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary == (
+        "spec.qualifications[0].range_sets[0]: missing required field 'units': 311 for years, "
+        "312 for months or 321 for US dollars."
+    )
+    assert error.location.line == line_of(text, "from: 18")
+
+
 def test_required_count_below_zero_is_an_error(check, survey_yaml, line_of):
     text = survey_yaml(
         """\
@@ -318,11 +332,11 @@ def test_errors_inside_criteria_name_the_full_path(check, survey_yaml, line_of):
     _, errors, _ = check(text)
     assert [(e.summary, e.location.line) for e in errors] == [
         (
-            "spec.quotas[0].criteria[1].range_sets[0]: missing required field 'units'.",
+            f"spec.quotas[0].criteria[1].range_sets[0]: missing required field 'units'{UNITS}",
             line_of(text, "range_sets", occurrence=1),
         ),
         (
-            "spec.quotas[1].criteria[1].range_sets[0]: missing required field 'units'.",
+            f"spec.quotas[1].criteria[1].range_sets[0]: missing required field 'units'{UNITS}",
             line_of(text, "range_sets", occurrence=2),
         ),
     ]

@@ -9,6 +9,8 @@ from click.testing import CliRunner
 
 from surveyctl.cli.main import cli
 
+from .conftest import BASE_SURVEY
+
 
 def test_simulate_prints_the_counts_per_status(live_survey, run_cli):
     survey_id = live_survey()
@@ -51,3 +53,13 @@ def test_simulate_against_a_real_marketplace_says_it_is_sandbox_only(tmp_path, m
     result = CliRunner().invoke(cli, ["sandbox", "simulate", "5"])
     assert result.exit_code == 1
     assert "environment 'staging' is not a sandbox" in result.stderr
+
+
+def test_simulate_at_a_draft_names_the_command_that_launches_it(api, run_cli):
+    survey_id = api.create_survey(dict(BASE_SURVEY))["ps_survey_id"]
+    result = run_cli("sandbox", "simulate", str(survey_id), "--respondents", "5")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: survey {survey_id} is a draft, and respondents reach only a live survey: "
+        f"launch it with `surveyctl status {survey_id} live`, then simulate again"
+    )

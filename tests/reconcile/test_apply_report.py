@@ -5,6 +5,7 @@ real HTTP against the sandbox, a proxy refusing what the sandbox would not."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,7 @@ def test_apply_json_reports_each_create_with_the_id_the_marketplace_gave(
     report = json.loads(result.stdout)
     assert report["outcome"] == "complete"
     assert report["summary"] == {
+        "imported": 0,
         "added": 3,
         "changed": 0,
         "destroyed": 0,
@@ -183,3 +185,25 @@ def test_apply_json_reports_a_create_held_back_by_an_unreadable_survey_list_once
         "created; run apply again"
     )
     assert report["summary"]["not_attempted"] == 1
+
+
+def _adopted_after_a_lost_state(run_cli, manifests: Manifests, project: Path, *extra: str):
+    """The survey of manifest alpha applied, the state lost, then `apply --adopt`."""
+    manifests.write(survey_manifest("alpha"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    shutil.rmtree(project / ".surveyctl" / "state")
+    result = run_cli("apply", "manifests", "--adopt", "--auto-approve", *extra)
+    assert result.exit_code == 0, result.stderr
+    return result
+
+
+def test_an_apply_that_adopts_a_survey_counts_it_as_imported(run_cli, manifests, project):
+    result = _adopted_after_a_lost_state(run_cli, manifests, project)
+    assert result.stdout.splitlines()[-1] == (
+        "Apply complete! Resources: 1 imported, 0 added, 0 changed, 0 destroyed."
+    )
+
+
+def test_apply_json_counts_the_surveys_it_adopted(run_cli, manifests, project):
+    result = _adopted_after_a_lost_state(run_cli, manifests, project, "--format", "json")
+    assert json.loads(result.stdout)["summary"]["imported"] == 1

@@ -11,7 +11,7 @@ import yaml
 from surveyctl.state import FileStateStore, fingerprint
 
 from ..overlapping import OverlappingReads
-from .conftest import survey_manifest, title_tag
+from .conftest import group_manifest, survey_manifest, title_tag
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "programs" / "brand-tracker.yaml"
 MARKETS = ["en_US", "en_GB"]
@@ -316,6 +316,20 @@ def test_the_exclusion_between_waves_is_on_the_service(
     first = api.get_group(f"t-{unique}-en_GB-w2")
     assert sorted(first["surveys_in_group"]) == sorted([ids["w1"], ids["w2"]])
     assert f"t-{unique}-en_GB-w3" in api.get_survey(ids["w2"])["buyer_surveygroup_refs"]
+
+
+def test_an_exclusion_group_of_a_program_member_and_a_survey_holds_both_on_the_service(
+    run_cli, write_program, manifests, project, api, unique
+):
+    write_program(program(None, ["w1"]))
+    manifests.write(survey_manifest("study"))
+    manifests.write(group_manifest(f"apart-{unique}", "study", "tracker[en_GB,w1]"))
+    _apply(run_cli)
+    state = _state(project)
+    held = api.get_group(f"apart-{unique}")["surveys_in_group"]
+    assert sorted(held) == sorted(
+        [state["Survey/study"].ps_survey_id, state["Survey/tracker[en_GB,w1]"].ps_survey_id]
+    )
 
 
 def test_target_a_program_plans_all_its_members(run_cli, write_program, manifests):

@@ -33,3 +33,21 @@ def test_the_identity_checks_of_a_first_apply_are_not_counted_as_reads(manifests
     result = run_cli("apply", "manifests", "--auto-approve")
     assert result.exit_code == 0, result.stderr
     assert READ_LINE.findall(result.stderr) == []
+
+
+def test_the_surveys_the_survey_list_spares_reading_end_the_count_at_its_total(
+    manifests, run_cli, unique
+):
+    # From 8 surveys on, a plan lists the account instead of reading the surveys it shows
+    # unchanged; the log's count stopped at the group's read (1/9).
+    names = [f"tracker-{n}" for n in range(8)]
+    for name in names:
+        manifests.write(survey_manifest(name))
+    manifests.write(group_manifest(f"trackers-{unique}", *names))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    lines = READ_LINE.findall(run_cli("plan", "manifests").stderr)
+    assert lines[-1] == (
+        "the survey list: 8 surveys unchanged since surveyctl last saw them",
+        "9",
+        "9",
+    )

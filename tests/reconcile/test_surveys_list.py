@@ -189,6 +189,17 @@ def test_the_surveys_table_piped_has_every_value_in_its_column_and_no_blank_at_l
     assert any(line.startswith(f"{short['ps_survey_id']}  draft   S  ") for line in lines)
 
 
+def test_the_surveys_table_heads_completes_required_as_the_goal(own_market, run_cli):
+    made = own_market.create_survey(survey_manifest("g", completes_required=321)["spec"])
+    lines = run_cli("surveys", "list").stdout.splitlines()
+    header, row = (
+        lines[0],
+        next(line for line in lines if line.startswith(str(made["ps_survey_id"]))),
+    )
+    assert "COMPLETES" not in header
+    assert row.index("321") == header.index("GOAL")
+
+
 def test_a_piped_table_is_written_without_rich_laying_it_out(own_market, run_cli, monkeypatch):
     from rich.table import Table
 

@@ -19,6 +19,8 @@ from surveyctl.cli.main import cli, hoist_global_options
 from surveyctl.config_checks import MIN_KEY_LENGTH
 from surveyctl.sandbox import catalogue as sandbox_catalogue
 
+from ..reconcile.conftest import survey_manifest
+
 REPOSITORY = Path(__file__).resolve().parents[2]
 PAGES = [REPOSITORY / "README.md", *sorted((REPOSITORY / "docs").glob("*.md"))]
 EXAMPLE = REPOSITORY / "examples" / "surveys" / "brand-tracker-us.yaml"
@@ -347,3 +349,11 @@ def test_the_commands_the_readme_says_have_no_format_have_none():
     commands = _leaf_commands()
     with_format = [n for n in named if any("--format" in p.opts for p in commands[n].params)]
     assert with_format == []
+
+
+def test_the_surveys_table_the_plan_page_shows_has_the_columns_surveys_list_prints(run_cli, api):
+    section = (REPOSITORY / "docs" / "plan.md").read_text(encoding="utf-8")
+    shown = re.search(r"\n```\n(ID +STATUS .*?)\n", section).group(1)
+    api.create_survey(survey_manifest("listed")["spec"])
+    printed = run_cli("surveys", "list").stdout.splitlines()[0]
+    assert re.split(r"  +", shown.strip()) == re.split(r"  +", printed.strip())

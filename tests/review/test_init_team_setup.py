@@ -150,6 +150,21 @@ def test_the_next_hint_of_init_into_the_current_folder_has_no_cd(run_cli, projec
     assert "Next: `surveyctl validate` and `surveyctl plan`" in result.stderr
 
 
+def test_the_next_hint_of_init_outside_a_repository_says_to_git_init_it(run_cli, project):
+    result = run_cli("init", "trackers")
+    assert result.stderr.rstrip().endswith(
+        "trackers is in no git repository: run `git init` there, as surveyctl finds "
+        "surveyctl.yaml from a sub-folder (surveys/) only inside one, and the workflows run "
+        "only from one."
+    )
+
+
+def test_the_next_hint_of_init_inside_a_repository_says_nothing_of_git_init(run_cli, project):
+    (project / ".git").mkdir()
+    result = run_cli("init", "trackers")
+    assert "git init" not in result.stderr
+
+
 @pytest.mark.parametrize(
     ("folder", "schema"),
     [
