@@ -12,9 +12,12 @@ from ..reconcile.conftest import (  # noqa: F401  (re-exported)
     group_manifest,
     own_market,
     point_project_at,
+    recorded_ids,
+    refusing_proxy,
     survey_manifest,
     survey_title,
     unique,
+    write_surveys,
 )
 
 

@@ -10,6 +10,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from surveyctl.state import FileStateStore
+
+from .proxies import RefusingProxy
+
 
 def title_tag() -> str:
     """A short tag of the running test (the same in its setup and its body). Tests share one
@@ -75,6 +79,28 @@ class Manifests:
 @pytest.fixture
 def manifests(project: Path) -> Manifests:
     return Manifests(project)
+
+
+def write_surveys(manifests: Manifests, names: tuple[str, ...], title_suffix: str) -> None:
+    """Writes the `survey_manifest` of each of `names`, its title ending in `title_suffix`:
+    a new suffix is an update of every one of them."""
+    for name in names:
+        manifests.write(survey_manifest(name, survey_title=f"{survey_title(name)} {title_suffix}"))
+
+
+def recorded_ids(project: Path, names: tuple[str, ...]) -> dict[str, int]:
+    """The marketplace ids the project's local state records for the surveys `names`."""
+    state = FileStateStore(project / ".surveyctl" / "state" / "local.json").load()
+    return {name: state.survey(name).ps_survey_id for name in names}
+
+
+@pytest.fixture
+def refusing_proxy(sandbox, project):
+    """A `RefusingProxy` in front of the session's sandbox, the project pointed at it."""
+    running = RefusingProxy(sandbox.url)
+    point_project_at(project, running.url)
+    yield running
+    running.stop()
 
 
 @pytest.fixture
