@@ -287,6 +287,20 @@ def test_a_manifest_changed_since_a_lost_create_that_made_a_survey_asks(
     assert _titles(own_market) == Counter({survey_title("tracker"): 1})
 
 
+def _apply_refused(project, run_cli, **refusals):
+    """`apply` through a RefusingProxy set with `refusals` (its attributes), in front of the
+    marketplace the project points at."""
+    upstream = (project / "surveyctl.yaml").read_text().split("host: '")[1].split("'")[0]
+    proxy = RefusingProxy(upstream)
+    for name, value in refusals.items():
+        setattr(proxy, name, value)
+    try:
+        point_project_at(project, proxy.url)
+        return run_cli("apply", "manifests", "--auto-approve")
+    finally:
+        proxy.stop()
+
+
 def test_an_unreadable_survey_list_holds_back_only_the_lost_create(
     project, manifests, own_market, start_sandbox, run_cli, monkeypatch, settled
 ):
@@ -296,15 +310,7 @@ def test_an_unreadable_survey_list_holds_back_only_the_lost_create(
     _killed_during(run_cli, monkeypatch, FileStateStore, "resolve_create")
     # An update: a create is held back too while the list cannot be read (kinds/survey_twins.py).
     manifests.write(survey_manifest("other", offer_price=3.0))
-    config = (project / "surveyctl.yaml").read_text()
-    upstream = config.split("host: '")[1].split("'")[0]
-    proxy = RefusingProxy(upstream)
-    proxy.list_refused = True
-    try:
-        point_project_at(project, proxy.url)
-        result = run_cli("apply", "manifests", "--auto-approve")
-    finally:
-        proxy.stop()
+    result = _apply_refused(project, run_cli, list_refused=True)
     assert result.exit_code == 1
     assert re.search(
         r"^  warning: Survey/tracker: cannot check what the create sent at \S+ made "
@@ -323,14 +329,7 @@ def test_a_lost_create_whose_candidate_survey_cannot_be_read_is_left_for_a_later
     manifests.write(survey_manifest("tracker"))
     _killed_during(run_cli, monkeypatch, FileStateStore, "resolve_create")
     (made,) = [s["ps_survey_id"] for s in own_market.list_surveys()]
-    upstream = (project / "surveyctl.yaml").read_text().split("host: '")[1].split("'")[0]
-    proxy = RefusingProxy(upstream)
-    proxy.unreadable = {made}
-    try:
-        point_project_at(project, proxy.url)
-        result = run_cli("apply", "manifests", "--auto-approve")
-    finally:
-        proxy.stop()
+    result = _apply_refused(project, run_cli, unreadable={made})
     assert result.exit_code == 1
     assert re.search(
         r"^  warning: Survey/tracker: cannot check what the create sent at \S+ made "
