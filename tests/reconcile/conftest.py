@@ -60,6 +60,35 @@ def survey_manifest(name: str, **spec_overrides) -> dict:
     return {"kind": "Survey", "name": name, "spec": spec}
 
 
+def program_manifest(
+    name: str,
+    markets: list[str],
+    title: str = "Tracker {country} {wave}",
+    waves: tuple[str, ...] = ("w1", "w2"),
+) -> dict:
+    """A small valid SurveyProgram `name` of `markets` x `waves`, its template titled `title`
+    and the running test's tag (see `title_tag`)."""
+    return {
+        "kind": "SurveyProgram",
+        "name": name,
+        "spec": {
+            "template": {
+                "survey_title": f"{title} {title_tag()}",
+                "survey_category_code": 231,
+                "completes_required": 200,
+                "expected_ir": 50,
+                "expected_loi": 10,
+                "offer_price": 2.5,
+                "field_time": 10,
+                "live_url": "https://survey.example.com/s?w={wave}&tid=[%%transaction_id%%]",
+                "qualifications": [{"qualification_code": 211, "condition_codes": ["111"]}],
+            },
+            "markets": {market: None for market in markets},
+            "waves": list(waves),
+        },
+    }
+
+
 class Manifests:
     """Writes manifests into `<project>/manifests/`, one file per resource."""
 
