@@ -883,22 +883,6 @@ def test_a_create_journaled_beside_a_groups_record_does_not_hold_the_group_back(
     assert "No changes." in result.stdout
 
 
-def test_a_new_group_whose_name_holds_the_api_key_is_refused_at_its_manifest(
-    manifests, unique, run_cli
-):
-    from tests.conftest import BUYER_1_KEY
-
-    manifests.write(survey_manifest("tracker-a"))
-    group = group_manifest(f"trackers-{unique}", "tracker-a")
-    group["spec"]["name"] = f"Trackers {BUYER_1_KEY}"
-    manifests.write(group)
-    result = run_cli("plan", "manifests")
-    assert result.exit_code == 1
-    line = _line_holding(result.stdout, "holds the API key")
-    assert line.startswith("error: ExclusionGroup/trackers: the body to send holds the API key")
-    assert line.endswith("(manifests/trackers.yaml:1:1)")
-
-
 def test_prevent_destroy_added_to_an_unchanged_group_is_recorded_in_state(
     project, manifests, sandbox, unique, run_cli
 ):
@@ -929,20 +913,41 @@ def test_a_group_renamed_by_hand_as_its_manifest_now_says_is_settled_by_the_next
     assert _store(project).load().group("trackers").last_applied["name"] == "Renamed"
 
 
-def test_a_group_update_whose_name_holds_the_api_key_is_refused_at_its_manifest(
-    project, manifests, sandbox, unique, run_cli
+@pytest.mark.parametrize("applied_first", [False, True], ids=["new group", "group update"])
+def test_a_group_whose_name_holds_the_api_key_is_refused_at_its_manifest(
+    project, manifests, sandbox, unique, run_cli, applied_first
 ):
     from tests.conftest import BUYER_1_KEY
 
-    ref = _group_applied(project, manifests, sandbox, unique)
-    renamed = group_manifest(ref, "tracker-a")
-    renamed["spec"]["name"] = f"Trackers {BUYER_1_KEY}"
-    manifests.write(renamed)
+    if applied_first:
+        ref = _group_applied(project, manifests, sandbox, unique)
+    else:
+        ref = f"trackers-{unique}"
+        manifests.write(survey_manifest("tracker-a"))
+    group = group_manifest(ref, "tracker-a")
+    group["spec"]["name"] = f"Trackers {BUYER_1_KEY}"
+    manifests.write(group)
     result = run_cli("plan", "manifests")
     assert result.exit_code == 1
     line = _line_holding(result.stdout, "holds the API key")
     assert line.startswith("error: ExclusionGroup/trackers: the body to send holds the API key")
     assert line.endswith("(manifests/trackers.yaml:1:1)")
+
+
+@pytest.mark.parametrize("applied_first", [False, True], ids=["new survey", "survey update"])
+def test_a_survey_whose_title_holds_the_api_key_is_refused_at_its_manifest(
+    project, manifests, sandbox, run_cli, applied_first
+):
+    from tests.conftest import BUYER_1_KEY
+
+    if applied_first:
+        _tracker_applied(project, manifests, sandbox)
+    manifests.write(survey_manifest("tracker", survey_title=f"Tracker {BUYER_1_KEY}"))
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 1
+    line = _line_holding(result.stdout, "holds the API key")
+    assert line.startswith("error: Survey/tracker: the body to send holds the API key")
+    assert line.endswith("(manifests/tracker.yaml:1:1)")
 
 
 def test_a_survey_changed_by_hand_as_its_manifest_now_says_is_shown_as_drift(
@@ -969,20 +974,6 @@ def test_the_error_of_a_qlc_change_on_a_survey_that_has_been_live_names_the_surv
         "error: Survey/tracker: QLC cannot change once a survey has been live; this survey is "
         "live (22)"
     )
-
-
-def test_a_survey_update_whose_title_holds_the_api_key_is_refused_at_its_manifest(
-    project, manifests, sandbox, run_cli
-):
-    from tests.conftest import BUYER_1_KEY
-
-    _tracker_applied(project, manifests, sandbox)
-    manifests.write(survey_manifest("tracker", survey_title=f"Tracker {BUYER_1_KEY}"))
-    result = run_cli("plan", "manifests")
-    assert result.exit_code == 1
-    line = _line_holding(result.stdout, "holds the API key")
-    assert line.startswith("error: Survey/tracker: the body to send holds the API key")
-    assert line.endswith("(manifests/tracker.yaml:1:1)")
 
 
 def test_a_saved_plan_of_a_survey_changed_by_hand_since_is_refused_as_outdated(
@@ -1033,17 +1024,6 @@ def test_the_warning_of_a_survey_deleted_outside_surveyctl_names_its_manifest(
         f"warning: Survey/tracker: survey {survey_id} was deleted outside surveyctl; it will be "
         "created again (manifests/tracker.yaml:1:1)"
     ) in result.stdout
-
-
-def test_a_new_survey_whose_title_holds_the_api_key_is_refused_at_its_manifest(manifests, run_cli):
-    from tests.conftest import BUYER_1_KEY
-
-    manifests.write(survey_manifest("tracker", survey_title=f"Tracker {BUYER_1_KEY}"))
-    result = run_cli("plan", "manifests")
-    assert result.exit_code == 1
-    line = _line_holding(result.stdout, "holds the API key")
-    assert line.startswith("error: Survey/tracker: the body to send holds the API key")
-    assert line.endswith("(manifests/tracker.yaml:1:1)")
 
 
 def test_the_warning_of_a_survey_that_cannot_be_read_names_its_manifest(
