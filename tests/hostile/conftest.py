@@ -16,6 +16,7 @@ from ..reconcile.conftest import (  # noqa: F401  (re-exported)
     refusing_proxy,
     survey_manifest,
     survey_title,
+    surveys_applied,
     unique,
     write_surveys,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from .conftest import recorded_ids, survey_manifest, survey_title, write_surveys
+from .conftest import recorded_ids, survey_manifest, survey_title, surveys_applied, write_surveys
 
 NAMES = ("alpha", "bravo", "charlie")
 
@@ -12,9 +12,7 @@ NAMES = ("alpha", "bravo", "charlie")
 def test_apply_makes_every_change_it_could_read_and_reports_the_rest(
     project, manifests, refusing_proxy, api, run_cli
 ):
-    write_surveys(manifests, NAMES, "v1")
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    ids = recorded_ids(project, NAMES)
+    ids = surveys_applied(run_cli, manifests, project, NAMES, "v1")
     write_surveys(manifests, NAMES, "v2")
     refusing_proxy.unreadable = {ids["bravo"]}
     result = run_cli("apply", "manifests", "--auto-approve")
@@ -32,9 +30,8 @@ def test_apply_makes_every_change_it_could_read_and_reports_the_rest(
 def test_a_plan_with_an_unreadable_resource_says_so_and_exits_1(
     project, manifests, refusing_proxy, run_cli
 ):
-    write_surveys(manifests, NAMES, "v1")
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    refusing_proxy.unreadable = {recorded_ids(project, NAMES)["bravo"]}
+    ids = surveys_applied(run_cli, manifests, project, NAMES, "v1")
+    refusing_proxy.unreadable = {ids["bravo"]}
     result = run_cli("plan", "manifests", "--detailed-exitcode")
     assert result.exit_code == 1
     assert "Survey/bravo: cannot read the live survey" in result.stdout
@@ -45,9 +42,7 @@ def test_a_plan_with_an_unreadable_resource_says_so_and_exits_1(
 def test_an_apply_left_incomplete_by_an_unreadable_resource_converges_when_run_again(
     project, manifests, refusing_proxy, api, run_cli
 ):
-    write_surveys(manifests, NAMES, "v1")
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    ids = recorded_ids(project, NAMES)
+    ids = surveys_applied(run_cli, manifests, project, NAMES, "v1")
     write_surveys(manifests, NAMES, "v2")
     refusing_proxy.unreadable = {ids["bravo"]}
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 1
@@ -62,9 +57,8 @@ def test_an_apply_left_incomplete_by_an_unreadable_resource_converges_when_run_a
 def test_a_read_that_fails_once_more_than_the_client_retries_is_tried_again(
     project, manifests, refusing_proxy, run_cli
 ):
-    write_surveys(manifests, NAMES, "v1")
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    refusing_proxy.refusals_left = {recorded_ids(project, NAMES)["bravo"]: 1}
+    ids = surveys_applied(run_cli, manifests, project, NAMES, "v1")
+    refusing_proxy.refusals_left = {ids["bravo"]: 1}
     result = run_cli("plan", "manifests", "--detailed-exitcode")
     assert result.exit_code == 0, result.stdout
     assert "No changes." in result.stdout
@@ -79,10 +73,9 @@ def _unreadable_notes(output: str, name: str) -> list[str]:
 def test_a_removed_survey_that_cannot_be_read_is_a_warning_and_kept_without_destroy(
     project, manifests, refusing_proxy, run_cli
 ):
-    write_surveys(manifests, NAMES, "v1")
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    ids = surveys_applied(run_cli, manifests, project, NAMES, "v1")
     manifests.remove("bravo")
-    refusing_proxy.unreadable = {recorded_ids(project, NAMES)["bravo"]}
+    refusing_proxy.unreadable = {ids["bravo"]}
     plan = run_cli("plan", "manifests")
     (note,) = _unreadable_notes(plan.stdout, "bravo")
     # Without --destroy nothing would be deleted anyway: the note ends with the read's error.
@@ -96,9 +89,7 @@ def test_a_removed_survey_that_cannot_be_read_is_a_warning_and_kept_without_dest
 def test_destroy_does_not_delete_a_removed_survey_it_cannot_read(
     project, manifests, refusing_proxy, api, run_cli
 ):
-    write_surveys(manifests, NAMES, "v1")
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    ids = recorded_ids(project, NAMES)
+    ids = surveys_applied(run_cli, manifests, project, NAMES, "v1")
     manifests.remove("bravo")
     refusing_proxy.unreadable = {ids["bravo"]}
     plan = run_cli("plan", "manifests", "--destroy")
@@ -118,9 +109,8 @@ def test_destroy_does_not_delete_a_removed_survey_it_cannot_read(
 def test_destroy_deletes_a_removed_survey_once_it_can_be_read_again(
     project, manifests, refusing_proxy, api, run_cli
 ):
-    write_surveys(manifests, NAMES, "v1")
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    bravo = recorded_ids(project, NAMES)["bravo"]
+    ids = surveys_applied(run_cli, manifests, project, NAMES, "v1")
+    bravo = ids["bravo"]
     manifests.remove("bravo")
     refusing_proxy.unreadable = {bravo}
     assert run_cli("apply", "manifests", "--destroy", "--auto-approve").exit_code == 1
@@ -133,10 +123,9 @@ def test_destroy_deletes_a_removed_survey_once_it_can_be_read_again(
 
 def _lowered_to_completes(project, manifests, sandbox, run_cli) -> None:
     """bravo with 3 completes in quota male, whose required_count the manifest lowers to 3."""
-    write_surveys(manifests, NAMES, "v1")
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    ids = surveys_applied(run_cli, manifests, project, NAMES, "v1")
     for _ in range(3):
-        sandbox.store.record_complete(recorded_ids(project, NAMES)["bravo"], ["male"])
+        sandbox.store.record_complete(ids["bravo"], ["male"])
     edited = survey_manifest("bravo", survey_title=f"{survey_title('bravo')} v1")
     edited["spec"]["quotas"][0]["required_count"] = 3
     manifests.write(edited)

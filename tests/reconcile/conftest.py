@@ -117,6 +117,15 @@ def write_surveys(manifests: Manifests, names: tuple[str, ...], title_suffix: st
         manifests.write(survey_manifest(name, survey_title=f"{survey_title(name)} {title_suffix}"))
 
 
+def surveys_applied(
+    run_cli, manifests: Manifests, project: Path, names: tuple[str, ...], title_suffix: str
+) -> dict[str, int]:
+    """`write_surveys` then `apply`: the ids the state records for them."""
+    write_surveys(manifests, names, title_suffix)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    return recorded_ids(project, names)
+
+
 def recorded_ids(project: Path, names: tuple[str, ...]) -> dict[str, int]:
     """The marketplace ids the project's local state records for the surveys `names`."""
     state = FileStateStore(project / ".surveyctl" / "state" / "local.json").load()

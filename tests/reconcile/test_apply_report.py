@@ -8,7 +8,14 @@ import json
 
 from surveyctl.state import FileStateStore
 
-from .conftest import group_manifest, recorded_ids, survey_manifest, survey_title, write_surveys
+from .conftest import (
+    group_manifest,
+    recorded_ids,
+    survey_manifest,
+    survey_title,
+    surveys_applied,
+    write_surveys,
+)
 
 NAMES = ("alpha", "bravo", "charlie")
 
@@ -41,9 +48,7 @@ def test_apply_json_reports_each_create_with_the_id_the_marketplace_gave(
 def test_apply_json_reports_what_failed_and_what_was_not_attempted(
     run_cli, manifests, project, refusing_proxy
 ):
-    write_surveys(manifests, NAMES, "v1")
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    ids = recorded_ids(project, NAMES)
+    ids = surveys_applied(run_cli, manifests, project, NAMES, "v1")
     refusing_proxy.unwritable, refusing_proxy.unreadable = {ids["alpha"]}, {ids["bravo"]}
     write_surveys(manifests, NAMES, "v2")
     result = run_cli("apply", "manifests", "--auto-approve", "--format", "json")
