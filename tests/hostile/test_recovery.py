@@ -16,7 +16,7 @@ from surveyctl.errors import ApiError
 from surveyctl.state import FileStateStore
 
 from ..reconcile.proxies import RefusingProxy
-from .conftest import group_manifest, point_project_at, survey_manifest, survey_title
+from .conftest import group_manifest, pointed_at, survey_manifest, survey_title
 
 
 class Crash(BaseException):
@@ -305,11 +305,8 @@ def _apply_refused(project, run_cli, **refusals):
     proxy = RefusingProxy(upstream)
     for name, value in refusals.items():
         setattr(proxy, name, value)
-    try:
-        point_project_at(project, proxy.url)
+    with pointed_at(project, proxy):
         return run_cli("apply", "manifests", "--auto-approve")
-    finally:
-        proxy.stop()
 
 
 def test_an_unreadable_survey_list_holds_back_only_the_lost_create(

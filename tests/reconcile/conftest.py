@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import os
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -135,10 +137,8 @@ def recorded_ids(project: Path, names: tuple[str, ...]) -> dict[str, int]:
 @pytest.fixture
 def refusing_proxy(sandbox, project):
     """A `RefusingProxy` in front of the session's sandbox, the project pointed at it."""
-    running = RefusingProxy(sandbox.url)
-    point_project_at(project, running.url)
-    yield running
-    running.stop()
+    with pointed_at(project, RefusingProxy(sandbox.url)) as running:
+        yield running
 
 
 @pytest.fixture
@@ -154,6 +154,17 @@ def point_project_at(project: Path, url: str, env_var: str = "SURVEYCTL_LOCAL_KE
         "default_environment: local\n",
         encoding="utf-8",
     )
+
+
+@contextmanager
+def pointed_at(project: Path, server) -> Iterator:
+    """The project's `local` environment aimed at `server` (a proxy or a stand-in for the
+    marketplace) for the block, and `server` stopped after it."""
+    try:
+        point_project_at(project, server.url)
+        yield server
+    finally:
+        server.stop()
 
 
 def group_manifest(ref: str, *surveys: str, name: str = "trackers") -> dict:

@@ -19,7 +19,7 @@ from surveyctl.reconcile.apply import INTERRUPTED, apply_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
 from surveyctl.state import FileStateStore
 
-from .conftest import group_manifest, point_project_at, survey_manifest, survey_title, title_tag
+from .conftest import group_manifest, pointed_at, survey_manifest, survey_title, title_tag
 from .proxies import Proxy, RefusingProxy
 
 
@@ -88,11 +88,8 @@ def _line_holding(output: str, words: str) -> str:
 
 def _plan_through(project, proxy: Proxy, run_cli):
     """`surveyctl plan` with the project pointed at `proxy`, which is stopped after."""
-    try:
-        point_project_at(project, proxy.url)
+    with pointed_at(project, proxy):
         return run_cli("plan", "manifests")
-    finally:
-        proxy.stop()
 
 
 def test_apply_then_plan_shows_no_changes(run_cli, manifests):
