@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 import yaml
+from survey_bodies import body, gender_quotas
 
 from surveyctl.api import ApiClient
 from surveyctl.catalog import Catalog
@@ -38,30 +39,10 @@ from surveyctl.state.file import store as file_backend
 
 
 def manifest(index: int) -> dict:
-    return {
-        "kind": "Survey",
-        "name": f"survey-{index:04d}",
-        "spec": {
-            "survey_title": f"Apply benchmark {index}",
-            "survey_category_code": 231,
-            "survey_localization": "en_US",
-            "completes_required": 100,
-            "expected_ir": 40,
-            "expected_loi": 12,
-            "offer_price": 2.5,
-            "field_time": 14,
-            "live_url": "https://survey.example.com/s?tid=[%%transaction_id%%]",
-            "qualifications": [{"qualification_code": 211, "condition_codes": ["111", "112"]}],
-            "quotas": [
-                {
-                    "buyer_quota_id": gender,
-                    "required_count": 50,
-                    "criteria": [{"qualification_code": 211, "condition_codes": [code]}],
-                }
-                for gender, code in (("male", "111"), ("female", "112"))
-            ],
-        },
-    }
+    spec = body(f"Apply benchmark {index}")
+    spec["qualifications"] = [{"qualification_code": 211, "condition_codes": ["111", "112"]}]
+    spec["quotas"] = gender_quotas()
+    return {"kind": "Survey", "name": f"survey-{index:04d}", "spec": spec}
 
 
 class CountingFileStore(FileStateStore):

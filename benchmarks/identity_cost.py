@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from plan_scale import KEY_VARIABLE, serve_sandbox, write
+from survey_bodies import body
 
 from surveyctl.api import ApiClient
 from surveyctl.api.account_surveys import account_surveys
@@ -35,20 +36,6 @@ from surveyctl.sandbox.store import Store
 from surveyctl.state import FileStateStore
 
 KEY = "sandbox-buyer-1"
-
-
-def body(title: str) -> dict:
-    return {
-        "survey_title": title,
-        "survey_category_code": 231,
-        "survey_localization": "en_US",
-        "completes_required": 100,
-        "expected_ir": 40,
-        "expected_loi": 12,
-        "offer_price": 2.5,
-        "field_time": 14,
-        "live_url": "https://survey.example.com/s?tid=[%%transaction_id%%]",
-    }
 
 
 def manifest(index: int) -> dict:

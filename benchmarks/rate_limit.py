@@ -24,6 +24,7 @@ from pathlib import Path
 
 import yaml
 from processes import command
+from survey_bodies import body, gender_quotas
 
 from surveyctl.sandbox.process import served
 
@@ -35,29 +36,8 @@ _REFUSED = re.compile(r"retrying \w+ \S+ .*: answered 429$", re.MULTILINE)
 
 
 def manifest(index: int) -> dict:
-    return {
-        "kind": "Survey",
-        "name": f"survey-{index:04d}",
-        "spec": {
-            "survey_title": f"Rate limit survey {index}",
-            "survey_category_code": 231,
-            "survey_localization": "en_US",
-            "completes_required": 100,
-            "expected_ir": 40,
-            "expected_loi": 12,
-            "offer_price": 2.5,
-            "field_time": 14,
-            "live_url": "https://survey.example.com/s?tid=[%%transaction_id%%]",
-            "quotas": [
-                {
-                    "buyer_quota_id": gender,
-                    "required_count": 50,
-                    "criteria": [{"qualification_code": 211, "condition_codes": [code]}],
-                }
-                for gender, code in (("m", "111"), ("f", "112"))
-            ],
-        },
-    }
+    spec = {**body(f"Rate limit survey {index}"), "quotas": gender_quotas()}
+    return {"kind": "Survey", "name": f"survey-{index:04d}", "spec": spec}
 
 
 def timed(root: Path, key: str, *arguments: str) -> tuple[float, subprocess.CompletedProcess]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from ..strict_surveys import held, new_survey, sandbox  # noqa: F401  (fixtures of this folder)
+
 SURVEY = {
     "survey_title": "Client operations",
     "survey_category_code": 231,
@@ -22,35 +24,9 @@ SURVEY = {
     ],
 }  # fmt: skip
 QLC = {"enable": True, "multiple_quotas": {"enable": True}}
-LIVE, IN_BUYER_SURVEY = 22, 16
 
 
 @pytest.fixture
-def sandbox(strict_sandbox):
-    """The sandbox of these tests (and of `api` and `project`): the session's strict one."""
-    return strict_sandbox
-
-
-@pytest.fixture
-def new_survey(api):
-    """`new_survey(live=False, **overrides)`: a survey of buyer 1; its id."""
-
-    def make(live: bool = False, **overrides) -> int:
-        survey_id = api.create_survey({**SURVEY, **overrides})["ps_survey_id"]
-        if live:
-            api.set_survey_status(survey_id, LIVE)
-        return survey_id
-
-    return make
-
-
-@pytest.fixture
-def held(api):
-    """`held(survey_id, respondents)`: ids of respondents stopped in the buyer's survey."""
-
-    def make(survey_id: int, respondents: int = 5) -> list[str]:
-        api.simulate_traffic(survey_id, {"respondents": respondents, "seed": 2, "hold": True})
-        page, _ = api.get_transactions_page(survey_id, status=[IN_BUYER_SURVEY], limit=1000)
-        return [row["Transaction ID"] for row in page]
-
-    return make
+def survey_body() -> dict:
+    """What `new_survey` makes a survey of."""
+    return SURVEY

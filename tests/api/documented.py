@@ -11,14 +11,14 @@ answers that way, so the client is tested against them over real HTTP.
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 
 from flask import Response, request
-from werkzeug.serving import make_server
 
 from surveyctl.sandbox.app import create_app
 from surveyctl.sandbox.store import Store
+
+from ..loopback import LoopbackServer
 
 EPOCH_MS = 1741166851000
 TEXT_NUMBERS = ("Respondent Buyer CPI", "Expected Buyer CPI", "Expected Buyer CPI Fx")
@@ -72,19 +72,15 @@ def _reshape(response: Response) -> Response:
     return response
 
 
-class DocumentedShapes:
+class DocumentedShapes(LoopbackServer):
     """The sandbox app over its own data file, answering in the documented shapes."""
 
     def __init__(self, db_path: Path):
         self.store = Store(db_path)
         app = create_app(self.store)
         app.after_request(_reshape)
-        self.server = make_server("127.0.0.1", 0, app, threaded=True)
-        self.url = f"http://127.0.0.1:{self.server.server_port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        super().__init__(app)
 
     def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().stop()
         self.store.close()

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from ..reconcile.conftest import point_project_at
+from ..reconcile.conftest import pointed_at
 from ..reconcile.proxies import Proxy
 
 PAGED = ("/transactions", "/attributes")
@@ -177,11 +177,8 @@ def test_a_status_move_answered_without_the_status_is_confirmed_by_a_read(
     survey_id = new_survey()
     proxy = MoveAnsweredWithout(sandbox.url)
     proxy.body, proxy.status = body, status
-    try:
-        point_project_at(project, proxy.url)
+    with pointed_at(project, proxy):
         result = run_cli("status", str(survey_id), "live", "--yes")
-    finally:
-        proxy.stop()
     assert result.exit_code == 0, result.stderr
     assert f"survey {survey_id} is live (22)" in result.stdout
 
@@ -207,11 +204,8 @@ def test_a_transaction_answered_as_an_empty_array_is_one_sentence(
 ):
     survey_id = new_survey()
     proxy = NoRecord(sandbox.url)
-    try:
-        point_project_at(project, proxy.url)
+    with pointed_at(project, proxy):
         result = run_cli(*command[:2], str(survey_id), "t-1", *command[2:])
-    finally:
-        proxy.stop()
     assert result.exit_code == 1
     assert "Traceback" not in result.stderr
     assert result.stderr.strip().endswith(
@@ -238,11 +232,8 @@ def test_an_adjustment_answered_as_an_array_of_one_shows_its_id_and_status(
     complete = next(iter(pages))[0]["Transaction ID"]
     (project / "ids.csv").write_text(f"transaction_id\n{complete}\n", encoding="utf-8")
     proxy = AdjustmentAsArrayOfOne(sandbox.url)
-    try:
-        point_project_at(project, proxy.url)
+    with pointed_at(project, proxy):
         result = run_cli("adjust", "ids.csv", "--survey", str(survey_id), "--yes")
-    finally:
-        proxy.stop()
     assert result.exit_code == 0, result.stderr
     assert "status 1 (Pending)" in result.stdout + result.stderr
     assert "adjustment ?" not in result.stdout + result.stderr

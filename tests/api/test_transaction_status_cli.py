@@ -7,7 +7,7 @@ import json
 import pytest
 from werkzeug.wrappers import Request
 
-from ..reconcile.conftest import point_project_at
+from ..reconcile.conftest import pointed_at
 from ..reconcile.proxies import Proxy
 from .conftest import QLC, SURVEY
 
@@ -118,12 +118,9 @@ def _set_status_answer_lost(
     result and the (stopped) proxy, which counted the calls."""
     proxy = _LosingProxy(sandbox.url)
     proxy.lose_reads_after = lose_reads_after
-    try:
-        point_project_at(project, proxy.url)
+    with pointed_at(project, proxy):
         result = run_cli("transactions", "set-status", str(survey_id), transaction_id,
                          "--status", status, "--yes")  # fmt: skip
-    finally:
-        proxy.stop()
     return result, proxy
 
 
@@ -200,12 +197,9 @@ def test_an_ended_session_whose_code_is_text_is_refused_before_asking(
     transaction_id = held(survey_id)[0]
     api.set_transaction_status(survey_id, transaction_id, 18)
     proxy = _TextCodesProxy(sandbox.url)
-    try:
-        point_project_at(project, proxy.url)
+    with pointed_at(project, proxy):
         result = run_cli("transactions", "set-status", str(survey_id), transaction_id,
                          "--status", "21", "--yes")  # fmt: skip
-    finally:
-        proxy.stop()
     assert result.exit_code == 1
     assert "already has the final status 18 (buyer termination)" in result.stderr
     assert "will get status" not in result.stdout
@@ -267,9 +261,8 @@ class _StatusShapeProxy(Proxy):
 @pytest.fixture
 def reshaped(sandbox, project):
     proxy = _StatusShapeProxy(sandbox.url)
-    point_project_at(project, proxy.url)
-    yield proxy
-    proxy.stop()
+    with pointed_at(project, proxy):
+        yield proxy
 
 
 @pytest.mark.parametrize("shown", [None, "n/a"], ids=["left out", "not a number"])

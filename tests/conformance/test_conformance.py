@@ -242,25 +242,21 @@ def test_a_kill_9_leaves_one_draft_that_the_next_run_removes(tmp_path):
         assert drafts_left(sandbox.url) == []
 
 
-def test_ctrl_c_in_the_middle_removes_the_draft(tmp_path):
+@pytest.mark.parametrize(
+    ("stop", "exit_code"),
+    [(signal.SIGINT, 130), (signal.SIGTERM, 143)],
+    # SIGTERM: a cancelled CI job or a stopped container ends the run with it.
+    ids=["ctrl-c exits 130", "sigterm exits 143"],
+)
+def test_a_stop_signal_in_the_middle_removes_the_draft_and_exits_128_plus_its_number(
+    tmp_path, stop, exit_code
+):
     with served(tmp_path / "s.db", latency_ms=40) as sandbox:
         process = _start(tmp_path, _project(tmp_path, sandbox.url))
         _wait_for_draft(tmp_path, process)
-        process.send_signal(signal.SIGINT)
+        process.send_signal(stop)
         _, stderr = process.communicate(timeout=60)
-        assert process.returncode == 130
-        assert b"no draft is left" in stderr
-        assert drafts_left(sandbox.url) == []
-
-
-def test_sigterm_in_the_middle_removes_the_draft_and_exits_143(tmp_path):
-    # A cancelled CI job or a stopped container ends the run with SIGTERM.
-    with served(tmp_path / "s.db", latency_ms=40) as sandbox:
-        process = _start(tmp_path, _project(tmp_path, sandbox.url))
-        _wait_for_draft(tmp_path, process)
-        process.send_signal(signal.SIGTERM)
-        _, stderr = process.communicate(timeout=60)
-        assert process.returncode == 143
+        assert process.returncode == exit_code
         assert b"no draft is left" in stderr
         assert drafts_left(sandbox.url) == []
 

@@ -185,8 +185,9 @@ def verdicts(tmp_path, monkeypatch):
     return run
 
 
-def _through(proxy_class, upstream: str, run) -> dict[str, tuple[str, str]]:
-    proxy = proxy_class(upstream)
+def _through(proxy_class, upstream: str, run, **options) -> dict[str, tuple[str, str]]:
+    """The verdicts `run` finds through a `proxy_class(upstream, **options)`, stopped after."""
+    proxy = proxy_class(upstream, **options)
     try:
         return run(proxy.url)
     finally:
@@ -248,11 +249,8 @@ def test_gender_found_on_a_later_page_of_the_catalogue_holds(verdicts, sandbox):
 
 
 def test_gender_on_no_page_of_the_catalogue_differs_after_reading_every_page(verdicts, sandbox):
-    proxy = GenderOnTheLastPage(sandbox.url, nowhere=True)
-    try:
-        verdict, seen = verdicts(proxy.url)["catalogue-gender"]
-    finally:
-        proxy.stop()
+    rows = _through(GenderOnTheLastPage, sandbox.url, verdicts, nowhere=True)
+    verdict, seen = rows["catalogue-gender"]
     assert verdict == "differs"
     assert seen == "no attribute 211 on any of the 3 page(s) of the catalogue"
 
@@ -279,10 +277,7 @@ def test_an_open_ended_check_that_takes_an_unknown_transaction_differs(verdicts,
 
 
 def test_an_unknown_transaction_refused_without_a_message_differs(verdicts, sandbox):
-    proxy = TextCheckOfAnyTransaction(sandbox.url, refuses_silently=True)
-    try:
-        verdict, seen = verdicts(proxy.url)["text-check-unknown"]
-    finally:
-        proxy.stop()
+    rows = _through(TextCheckOfAnyTransaction, sandbox.url, verdicts, refuses_silently=True)
+    verdict, seen = rows["text-check-unknown"]
     assert verdict == "differs"
     assert seen.endswith("answered 400, without a message the client can read")

@@ -12,9 +12,14 @@ from ..reconcile.conftest import (  # noqa: F401  (re-exported)
     group_manifest,
     own_market,
     point_project_at,
+    pointed_at,
+    recorded_ids,
+    refusing_proxy,
     survey_manifest,
     survey_title,
+    surveys_applied,
     unique,
+    write_surveys,
 )
 
 

@@ -5,38 +5,32 @@ time), ends the command in one sentence instead of filling the memory or holding
 from __future__ import annotations
 
 import gzip
-import threading
 import time
 import tracemalloc
 
 import pytest
 import requests
-from werkzeug.serving import make_server
 from werkzeug.wrappers import Response
 
 from surveyctl.api import ApiClient
 from surveyctl.api.body import BodyTooLarge, read_body
 from surveyctl.errors import ConnectionFailed
 
+from ..loopback import LoopbackServer
+
 KEY = "sk-live-7f3c9a1e5b2d4c6e8a0b"
 MIB = 2**20
 
 
-class Answering:
+class Answering(LoopbackServer):
     """A host at 127.0.0.1 whose every answer is a 200 made by `answer()`."""
 
     def __init__(self, answer):
         self.answer = answer
-        self.server = make_server("127.0.0.1", 0, self._app, threaded=True)
-        self.url = f"http://127.0.0.1:{self.server.server_port}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        super().__init__(self._app)
 
     def _app(self, environ, start_response):
         return self.answer()(environ, start_response)
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture

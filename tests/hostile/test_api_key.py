@@ -7,12 +7,12 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from werkzeug.serving import make_server
 from werkzeug.wrappers import Request
 
 from surveyctl.api import ApiClient
 from surveyctl.errors import ConnectionFailed, SurveyctlError
 
+from ..loopback import LoopbackServer
 from ..reconcile.proxies import Proxy
 from .conftest import point_project_at, survey_manifest
 
@@ -225,23 +225,17 @@ def test_a_key_the_service_repeats_where_a_long_body_is_cut_leaves_no_characters
     assert SECRET[:5] not in _shown(result)
 
 
-class KeyCatcher:
+class KeyCatcher(LoopbackServer):
     """Another host (127.0.0.2) that notes the access-token of every request it gets."""
 
     def __init__(self):
         self.tokens: list[str | None] = []
-        self.server = make_server("127.0.0.2", 0, self._app, threaded=True)
-        self.url = f"http://127.0.0.2:{self.server.server_port}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        super().__init__(self._app, host="127.0.0.2")
 
     def _app(self, environ, start_response):
         self.tokens.append(environ.get("HTTP_ACCESS_TOKEN"))
         start_response("401 Unauthorized", [("Content-Type", "application/json")])
         return [b'{"msg": "who are you"}']
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 class RedirectingProxy(Proxy):

@@ -43,14 +43,20 @@ def tracker(project, manifests, api, run_cli) -> int:
     return _survey_id(project, "tracker")
 
 
+def _colleague_raises_the_target(api, survey_id: int):
+    """What a colleague does meanwhile: raises the survey's completes_required to 900 live."""
+
+    def raise_it() -> None:
+        live = api.get_survey(survey_id)
+        api.update_survey(survey_id, {**update_body(live), "completes_required": 900})
+
+    return raise_it
+
+
 def test_a_survey_changed_live_while_the_question_waited_is_not_written(
     tracker, api, run_cli, monkeypatch
 ):
-    def colleague_raises_the_target():
-        live = api.get_survey(tracker)
-        api.update_survey(tracker, {**update_body(live), "completes_required": 900})
-
-    asked = _answered_yes_after(monkeypatch, colleague_raises_the_target)
+    asked = _answered_yes_after(monkeypatch, _colleague_raises_the_target(api, tracker))
     result = run_cli("apply", "manifests")
     assert asked
     assert result.exit_code == 1
@@ -97,11 +103,7 @@ def test_a_saved_plan_asked_about_is_checked_again_once_answered(
         config.read_text().replace("SURVEYCTL_LOCAL_KEY}", "SURVEYCTL_LOCAL_KEY, protected: true}")
     )
 
-    def colleague_raises_the_target():
-        live = api.get_survey(tracker)
-        api.update_survey(tracker, {**update_body(live), "completes_required": 900})
-
-    asked = _answered_yes_after(monkeypatch, colleague_raises_the_target)
+    asked = _answered_yes_after(monkeypatch, _colleague_raises_the_target(api, tracker))
     result = run_cli("apply", "change.plan")
     assert asked
     assert result.exit_code == 1

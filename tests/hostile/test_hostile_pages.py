@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Callable
 
 import pytest
-from werkzeug.serving import make_server
 from werkzeug.wrappers import Request, Response
 
 from surveyctl.api import ApiClient, reading
@@ -22,6 +20,7 @@ from surveyctl.api.account_surveys import account_surveys
 from surveyctl.api.reading import UntrustedPage
 from surveyctl.statuses import SURVEY_STATUSES
 
+from ..loopback import LoopbackServer
 from .conftest import point_project_at
 
 KEY = "sk-live-7f3c9a1e5b2d4c6e8a0b"
@@ -31,17 +30,14 @@ SURVEY_ID = 10001
 Script = Callable[[int, int], tuple[list[dict], str | None]]
 
 
-class ScriptedList:
+class ScriptedList(LoopbackServer):
     """Answers GET of the survey list, a survey's quotas and its transactions with the pages
     `script(page, limit)` makes; counts the reads."""
 
     def __init__(self, script: Script):
         self.script = script
         self.reads = 0
-        self.server = make_server("127.0.0.1", 0, self._app, threaded=True)
-        self.url = f"http://127.0.0.1:{self.server.server_port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        super().__init__(self._app)
 
     def _app(self, environ, start_response):
         request = Request(environ)
@@ -52,11 +48,6 @@ class ScriptedList:
         headers = {} if announced is None else {"total_pages": announced}
         answer = Response(json.dumps(items), 200, headers, mimetype="application/json")
         return answer(environ, start_response)
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=5)
 
 
 @pytest.fixture

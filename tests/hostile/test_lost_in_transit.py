@@ -18,7 +18,13 @@ from werkzeug.wrappers import Request
 from surveyctl.state import FileStateStore
 
 from ..reconcile.proxies import Proxy
-from .conftest import group_manifest, point_project_at, quotas_of, survey_manifest, survey_title
+from .conftest import (
+    group_manifest,
+    pointed_at,
+    quotas_of,
+    survey_manifest,
+    survey_title,
+)
 
 
 class AnswerProxy(Proxy):
@@ -68,9 +74,8 @@ def proxy(project, own_market):
     """A proxy in front of the test's own marketplace, which the project is pointed at."""
     upstream = (project / "surveyctl.yaml").read_text().split("host: '")[1].split("'")[0]
     running = AnswerProxy(upstream)
-    point_project_at(project, running.url)
-    yield running
-    running.stop()
+    with pointed_at(project, running):
+        yield running
 
 
 def _nothing(whole: bytes) -> bytes:

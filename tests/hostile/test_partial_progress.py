@@ -3,44 +3,18 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-import pytest
-
-from surveyctl.state import FileStateStore
-
-from ..reconcile.proxies import RefusingProxy
-from .conftest import point_project_at, survey_manifest, survey_title
+from .conftest import recorded_ids, survey_manifest, survey_title, surveys_applied, write_surveys
 
 NAMES = ("alpha", "bravo", "charlie")
 
 
-@pytest.fixture
-def proxy(sandbox, project):
-    running = RefusingProxy(sandbox.url)
-    point_project_at(project, running.url)
-    yield running
-    running.stop()
-
-
-def _ids(project: Path) -> dict[str, int]:
-    state = FileStateStore(project / ".surveyctl" / "state" / "local.json").load()
-    return {name: state.survey(name).ps_survey_id for name in NAMES}
-
-
-def _renamed(manifests, suffix: str) -> None:
-    for name in NAMES:
-        manifests.write(survey_manifest(name, survey_title=f"{survey_title(name)} {suffix}"))
-
-
 def test_apply_makes_every_change_it_could_read_and_reports_the_rest(
-    project, manifests, proxy, api, run_cli
+    project, manifests, refusing_proxy, api, run_cli
 ):
-    _renamed(manifests, "v1")
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    ids = _ids(project)
-    _renamed(manifests, "v2")
-    proxy.unreadable = {ids["bravo"]}
+    ids = surveys_applied(run_cli, manifests, project, NAMES, "v1")
+    write_surveys(manifests, NAMES, "v2")
+    refusing_proxy.unreadable = {ids["bravo"]}
     result = run_cli("apply", "manifests", "--auto-approve")
     assert result.exit_code == 1
     assert "Apply incomplete: 2 done, 0 failed, 1 not attempted." in result.stdout
@@ -53,10 +27,11 @@ def test_apply_makes_every_change_it_could_read_and_reports_the_rest(
     }
 
 
-def test_a_plan_with_an_unreadable_resource_says_so_and_exits_1(project, manifests, proxy, run_cli):
-    _renamed(manifests, "v1")
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    proxy.unreadable = {_ids(project)["bravo"]}
+def test_a_plan_with_an_unreadable_resource_says_so_and_exits_1(
+    project, manifests, refusing_proxy, run_cli
+):
+    ids = surveys_applied(run_cli, manifests, project, NAMES, "v1")
+    refusing_proxy.unreadable = {ids["bravo"]}
     result = run_cli("plan", "manifests", "--detailed-exitcode")
     assert result.exit_code == 1
     assert "Survey/bravo: cannot read the live survey" in result.stdout
@@ -65,15 +40,13 @@ def test_a_plan_with_an_unreadable_resource_says_so_and_exits_1(project, manifes
 
 
 def test_an_apply_left_incomplete_by_an_unreadable_resource_converges_when_run_again(
-    project, manifests, proxy, api, run_cli
+    project, manifests, refusing_proxy, api, run_cli
 ):
-    _renamed(manifests, "v1")
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    ids = _ids(project)
-    _renamed(manifests, "v2")
-    proxy.unreadable = {ids["bravo"]}
+    ids = surveys_applied(run_cli, manifests, project, NAMES, "v1")
+    write_surveys(manifests, NAMES, "v2")
+    refusing_proxy.unreadable = {ids["bravo"]}
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 1
-    proxy.unreadable = set()
+    refusing_proxy.unreadable = set()
     again = run_cli("apply", "manifests", "--auto-approve")
     assert again.exit_code == 0, again.stdout
     assert "Apply complete! Resources: 0 added, 1 changed, 0 destroyed." in again.stdout
@@ -82,11 +55,10 @@ def test_an_apply_left_incomplete_by_an_unreadable_resource_converges_when_run_a
 
 
 def test_a_read_that_fails_once_more_than_the_client_retries_is_tried_again(
-    project, manifests, proxy, run_cli
+    project, manifests, refusing_proxy, run_cli
 ):
-    _renamed(manifests, "v1")
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    proxy.refusals_left = {_ids(project)["bravo"]: 1}
+    ids = surveys_applied(run_cli, manifests, project, NAMES, "v1")
+    refusing_proxy.refusals_left = {ids["bravo"]: 1}
     result = run_cli("plan", "manifests", "--detailed-exitcode")
     assert result.exit_code == 0, result.stdout
     assert "No changes." in result.stdout
@@ -99,12 +71,11 @@ def _unreadable_notes(output: str, name: str) -> list[str]:
 
 
 def test_a_removed_survey_that_cannot_be_read_is_a_warning_and_kept_without_destroy(
-    project, manifests, proxy, run_cli
+    project, manifests, refusing_proxy, run_cli
 ):
-    _renamed(manifests, "v1")
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    ids = surveys_applied(run_cli, manifests, project, NAMES, "v1")
     manifests.remove("bravo")
-    proxy.unreadable = {_ids(project)["bravo"]}
+    refusing_proxy.unreadable = {ids["bravo"]}
     plan = run_cli("plan", "manifests")
     (note,) = _unreadable_notes(plan.stdout, "bravo")
     # Without --destroy nothing would be deleted anyway: the note ends with the read's error.
@@ -116,13 +87,11 @@ def test_a_removed_survey_that_cannot_be_read_is_a_warning_and_kept_without_dest
 
 
 def test_destroy_does_not_delete_a_removed_survey_it_cannot_read(
-    project, manifests, proxy, api, run_cli
+    project, manifests, refusing_proxy, api, run_cli
 ):
-    _renamed(manifests, "v1")
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    ids = _ids(project)
+    ids = surveys_applied(run_cli, manifests, project, NAMES, "v1")
     manifests.remove("bravo")
-    proxy.unreadable = {ids["bravo"]}
+    refusing_proxy.unreadable = {ids["bravo"]}
     plan = run_cli("plan", "manifests", "--destroy")
     assert plan.exit_code == 1
     (note,) = _unreadable_notes(plan.stdout, "bravo")
@@ -133,20 +102,19 @@ def test_destroy_does_not_delete_a_removed_survey_it_cannot_read(
     result = run_cli("apply", "manifests", "--destroy", "--auto-approve")
     assert result.exit_code == 1
     assert "skipped: Survey/bravo (read): its live body could not be read" in result.stdout
-    proxy.unreadable = set()
+    refusing_proxy.unreadable = set()
     assert api.get_survey(ids["bravo"])["survey_title"] == f"{survey_title('bravo')} v1"
 
 
 def test_destroy_deletes_a_removed_survey_once_it_can_be_read_again(
-    project, manifests, proxy, api, run_cli
+    project, manifests, refusing_proxy, api, run_cli
 ):
-    _renamed(manifests, "v1")
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    bravo = _ids(project)["bravo"]
+    ids = surveys_applied(run_cli, manifests, project, NAMES, "v1")
+    bravo = ids["bravo"]
     manifests.remove("bravo")
-    proxy.unreadable = {bravo}
+    refusing_proxy.unreadable = {bravo}
     assert run_cli("apply", "manifests", "--destroy", "--auto-approve").exit_code == 1
-    proxy.unreadable = set()
+    refusing_proxy.unreadable = set()
     again = run_cli("apply", "manifests", "--destroy", "--auto-approve")
     assert again.exit_code == 0, again.stdout
     assert "0 added, 0 changed, 1 destroyed" in again.stdout
@@ -155,20 +123,19 @@ def test_destroy_deletes_a_removed_survey_once_it_can_be_read_again(
 
 def _lowered_to_completes(project, manifests, sandbox, run_cli) -> None:
     """bravo with 3 completes in quota male, whose required_count the manifest lowers to 3."""
-    _renamed(manifests, "v1")
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    ids = surveys_applied(run_cli, manifests, project, NAMES, "v1")
     for _ in range(3):
-        sandbox.store.record_complete(_ids(project)["bravo"], ["male"])
+        sandbox.store.record_complete(ids["bravo"], ["male"])
     edited = survey_manifest("bravo", survey_title=f"{survey_title('bravo')} v1")
     edited["spec"]["quotas"][0]["required_count"] = 3
     manifests.write(edited)
 
 
 def test_a_plan_that_cannot_read_quota_performance_says_closing_was_not_checked(
-    project, manifests, proxy, sandbox, run_cli
+    project, manifests, refusing_proxy, sandbox, run_cli
 ):
     _lowered_to_completes(project, manifests, sandbox, run_cli)
-    proxy.performance_refused = True
+    refusing_proxy.performance_refused = True
     result = run_cli("plan", "manifests")
     assert "Survey/bravo: cannot read its quota performance (GET " in result.stdout
     assert "whether a lowered required_count closes a quota was not checked" in result.stdout
@@ -176,7 +143,7 @@ def test_a_plan_that_cannot_read_quota_performance_says_closing_was_not_checked(
 
 
 def test_a_plan_that_reads_quota_performance_says_which_quota_closes(
-    project, manifests, proxy, sandbox, run_cli
+    project, manifests, refusing_proxy, sandbox, run_cli
 ):
     _lowered_to_completes(project, manifests, sandbox, run_cli)
     result = run_cli("plan", "manifests")
@@ -190,17 +157,17 @@ def _planned(result) -> dict[str, dict]:
 
 
 def test_a_kept_survey_keeps_its_id_and_lifecycle_and_unread_has_no_spend(
-    project, manifests, proxy, run_cli
+    project, manifests, refusing_proxy, run_cli
 ):
-    _renamed(manifests, "v1")
+    write_surveys(manifests, NAMES, "v1")
     guarded = survey_manifest("bravo", survey_title=f"{survey_title('bravo')} v1")
     guarded["lifecycle"] = {"prevent_destroy": True}
     manifests.write(guarded)
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    ids = _ids(project)
+    ids = recorded_ids(project, NAMES)
     manifests.remove("bravo")
     manifests.remove("charlie")
-    proxy.unreadable = {ids["bravo"]}
+    refusing_proxy.unreadable = {ids["bravo"]}
     planned = _planned(run_cli("plan", "manifests", "--format", "json"))
     bravo, charlie = planned["Survey/bravo"], planned["Survey/charlie"]
     assert (bravo["action"], bravo["remote_id"], bravo["prevent_destroy"]) == (
@@ -218,7 +185,7 @@ def test_a_kept_survey_keeps_its_id_and_lifecycle_and_unread_has_no_spend(
 
 
 def test_a_plan_of_new_surveys_holds_back_no_create(project, manifests, run_cli):
-    _renamed(manifests, "v1")
+    write_surveys(manifests, NAMES, "v1")
     result = run_cli("plan", "manifests", "--format", "json")
     document = json.loads(result.stdout)
     assert document["blocked"] == []

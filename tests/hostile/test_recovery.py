@@ -16,7 +16,13 @@ from surveyctl.errors import ApiError
 from surveyctl.state import FileStateStore
 
 from ..reconcile.proxies import RefusingProxy
-from .conftest import group_manifest, point_project_at, quotas_of, survey_manifest, survey_title
+from .conftest import (
+    group_manifest,
+    pointed_at,
+    quotas_of,
+    survey_manifest,
+    survey_title,
+)
 
 
 class Crash(BaseException):
@@ -45,6 +51,23 @@ def _killed_during(run_cli, monkeypatch, target, method) -> None:
             run_cli("apply", "manifests", "--auto-approve")
 
 
+def _tracker_made_by_a_killed_apply(manifests, own_market, run_cli, monkeypatch) -> int:
+    """Survey `tracker` created by an apply killed before it recorded the create: its id."""
+    manifests.write(survey_manifest("tracker"))
+    _killed_during(run_cli, monkeypatch, FileStateStore, "resolve_create")
+    (made,) = [s["ps_survey_id"] for s in own_market.list_surveys()]
+    return made
+
+
+def _old_applied_then_removed(project, manifests, run_cli) -> int:
+    """Surveys `tracker` and `old` applied, then `old`'s manifest removed: the id of `old`."""
+    manifests.write(survey_manifest("tracker"))
+    manifests.write(survey_manifest("old"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    manifests.remove("old")
+    return _store(project).load().survey("old").ps_survey_id
+
+
 def _titles(client: ApiClient) -> Counter:
     return Counter(s["survey_title"] for s in client.list_surveys(status=[11, 22, 33, 44]))
 
@@ -52,9 +75,7 @@ def _titles(client: ApiClient) -> Counter:
 def test_a_create_that_made_its_survey_is_adopted_by_the_next_plan(
     project, manifests, own_market, run_cli, monkeypatch
 ):
-    manifests.write(survey_manifest("tracker"))
-    _killed_during(run_cli, monkeypatch, FileStateStore, "resolve_create")
-    (made,) = [s["ps_survey_id"] for s in own_market.list_surveys()]
+    made = _tracker_made_by_a_killed_apply(manifests, own_market, run_cli, monkeypatch)
     plan = run_cli("plan", "manifests", "--detailed-exitcode")
     assert plan.exit_code == 2  # apply has something to record
     assert f"lost its answer but made survey {made}" in plan.stdout
@@ -77,9 +98,7 @@ def test_under_the_external_project_id_rule_a_create_that_made_its_survey_is_ado
     config = project / "surveyctl.yaml"
     rule = "api_key_env: SURVEYCTL_LOCAL_KEY, identity: external_project_id}"
     config.write_text(config.read_text().replace("api_key_env: SURVEYCTL_LOCAL_KEY}", rule))
-    manifests.write(survey_manifest("tracker"))
-    _killed_during(run_cli, monkeypatch, FileStateStore, "resolve_create")
-    (made,) = [s["ps_survey_id"] for s in own_market.list_surveys()]
+    made = _tracker_made_by_a_killed_apply(manifests, own_market, run_cli, monkeypatch)
     assert own_market.get_survey(made)["external_project_id"] == "local/Survey/tracker"
     plan = run_cli("plan", "manifests", "--detailed-exitcode")
     assert plan.exit_code == 2, plan.stdout + plan.stderr
@@ -93,9 +112,7 @@ def test_under_the_external_project_id_rule_a_create_that_made_its_survey_is_ado
 def test_an_adopted_survey_gets_the_change_made_to_its_manifest_since(
     project, manifests, own_market, run_cli, monkeypatch
 ):
-    manifests.write(survey_manifest("tracker"))
-    _killed_during(run_cli, monkeypatch, FileStateStore, "resolve_create")
-    (made,) = [s["ps_survey_id"] for s in own_market.list_surveys()]
+    made = _tracker_made_by_a_killed_apply(manifests, own_market, run_cli, monkeypatch)
     adopted = run_cli("apply", "manifests", "--auto-approve")
     assert adopted.exit_code == 0, adopted.stdout + adopted.stderr
     manifests.write(survey_manifest("tracker", offer_price=3.0))
@@ -287,6 +304,17 @@ def test_a_manifest_changed_since_a_lost_create_that_made_a_survey_asks(
     assert _titles(own_market) == Counter({survey_title("tracker"): 1})
 
 
+def _apply_refused(project, run_cli, **refusals):
+    """`apply` through a RefusingProxy set with `refusals` (its attributes), in front of the
+    marketplace the project points at."""
+    upstream = (project / "surveyctl.yaml").read_text().split("host: '")[1].split("'")[0]
+    proxy = RefusingProxy(upstream)
+    for name, value in refusals.items():
+        setattr(proxy, name, value)
+    with pointed_at(project, proxy):
+        return run_cli("apply", "manifests", "--auto-approve")
+
+
 def test_an_unreadable_survey_list_holds_back_only_the_lost_create(
     project, manifests, own_market, start_sandbox, run_cli, monkeypatch, settled
 ):
@@ -296,15 +324,7 @@ def test_an_unreadable_survey_list_holds_back_only_the_lost_create(
     _killed_during(run_cli, monkeypatch, FileStateStore, "resolve_create")
     # An update: a create is held back too while the list cannot be read (kinds/survey_twins.py).
     manifests.write(survey_manifest("other", offer_price=3.0))
-    config = (project / "surveyctl.yaml").read_text()
-    upstream = config.split("host: '")[1].split("'")[0]
-    proxy = RefusingProxy(upstream)
-    proxy.list_refused = True
-    try:
-        point_project_at(project, proxy.url)
-        result = run_cli("apply", "manifests", "--auto-approve")
-    finally:
-        proxy.stop()
+    result = _apply_refused(project, run_cli, list_refused=True)
     assert result.exit_code == 1
     assert re.search(
         r"^  warning: Survey/tracker: cannot check what the create sent at \S+ made "
@@ -320,17 +340,8 @@ def test_an_unreadable_survey_list_holds_back_only_the_lost_create(
 def test_a_lost_create_whose_candidate_survey_cannot_be_read_is_left_for_a_later_run(
     project, manifests, own_market, run_cli, monkeypatch
 ):
-    manifests.write(survey_manifest("tracker"))
-    _killed_during(run_cli, monkeypatch, FileStateStore, "resolve_create")
-    (made,) = [s["ps_survey_id"] for s in own_market.list_surveys()]
-    upstream = (project / "surveyctl.yaml").read_text().split("host: '")[1].split("'")[0]
-    proxy = RefusingProxy(upstream)
-    proxy.unreadable = {made}
-    try:
-        point_project_at(project, proxy.url)
-        result = run_cli("apply", "manifests", "--auto-approve")
-    finally:
-        proxy.stop()
+    made = _tracker_made_by_a_killed_apply(manifests, own_market, run_cli, monkeypatch)
+    result = _apply_refused(project, run_cli, unreadable={made})
     assert result.exit_code == 1
     assert re.search(
         r"^  warning: Survey/tracker: cannot check what the create sent at \S+ made "
@@ -377,11 +388,7 @@ def test_a_group_whose_create_made_nothing_is_created_again(
 def _old_survey_deleted_in_the_marketplace(project, manifests, own_market, run_cli) -> int:
     """Applies surveys `tracker` and `old`, then removes `old`'s manifest and deletes it in the
     marketplace behind surveyctl's back (as a kill after its delete would); returns its id."""
-    manifests.write(survey_manifest("tracker"))
-    manifests.write(survey_manifest("old"))
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    manifests.remove("old")
-    gone = _store(project).load().survey("old").ps_survey_id
+    gone = _old_applied_then_removed(project, manifests, run_cli)
     own_market.delete_survey(gone)
     return gone
 
@@ -443,11 +450,7 @@ def _answer_lost_then_retried(monkeypatch, method) -> None:
 def test_a_delete_retried_after_its_answer_was_lost_is_done_and_forgotten(
     project, manifests, own_market, run_cli, monkeypatch
 ):
-    manifests.write(survey_manifest("tracker"))
-    manifests.write(survey_manifest("old"))
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    manifests.remove("old")
-    gone = _store(project).load().survey("old").ps_survey_id
+    gone = _old_applied_then_removed(project, manifests, run_cli)
     _answer_lost_then_retried(monkeypatch, "delete_survey")
     applied = run_cli("apply", "manifests", "--destroy", "--auto-approve")
     assert applied.exit_code == 0, applied.stdout + applied.stderr
@@ -477,11 +480,7 @@ def test_a_group_delete_retried_after_its_answer_was_lost_is_done_and_forgotten(
 def test_a_delete_the_service_answers_is_reported_without_already_gone(
     project, manifests, own_market, run_cli
 ):
-    manifests.write(survey_manifest("tracker"))
-    manifests.write(survey_manifest("old"))
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    manifests.remove("old")
-    deleted = _store(project).load().survey("old").ps_survey_id
+    deleted = _old_applied_then_removed(project, manifests, run_cli)
     applied = run_cli("apply", "manifests", "--destroy", "--auto-approve")
     assert applied.exit_code == 0, applied.stdout + applied.stderr
     assert f"apply Survey/old (1/1): delete ok deleted ps_survey_id {deleted}" in (
@@ -493,10 +492,7 @@ def test_a_delete_the_service_answers_is_reported_without_already_gone(
 def test_a_delete_the_service_refuses_otherwise_fails_and_keeps_the_state(
     project, manifests, own_market, run_cli, monkeypatch
 ):
-    manifests.write(survey_manifest("tracker"))
-    manifests.write(survey_manifest("old"))
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    manifests.remove("old")
+    _old_applied_then_removed(project, manifests, run_cli)
 
     def refused(client, survey_id):
         raise ApiError("DELETE", f"/surveys/{survey_id}", 409, 1010, "refused")
@@ -589,9 +585,7 @@ def test_a_first_quota_put_that_fails_records_nothing(
 
 
 def test_a_saved_plan_adopts_what_it_showed(project, manifests, own_market, run_cli, monkeypatch):
-    manifests.write(survey_manifest("tracker"))
-    _killed_during(run_cli, monkeypatch, FileStateStore, "resolve_create")
-    (made,) = [s["ps_survey_id"] for s in own_market.list_surveys()]
+    made = _tracker_made_by_a_killed_apply(manifests, own_market, run_cli, monkeypatch)
     assert run_cli("plan", "manifests", "--out", "adopt.plan").exit_code == 0
     applied = run_cli("apply", "adopt.plan")
     assert applied.exit_code == 0, applied.stdout + applied.stderr

@@ -33,6 +33,26 @@ def make_survey(extra: str = "", name: str = "test-survey", locale: str = "en_US
     return text + textwrap.indent(textwrap.dedent(extra), "  ") if extra else text
 
 
+def make_program(waves: str = "[w1]", markets: str = "{en_US: {}}") -> str:
+    """A valid SurveyProgram manifest named tracker, its template titled "Tracker {wave}", with
+    `waves` and `markets` written as YAML after their keys (lines 13 and 12)."""
+    return f"""\
+kind: SurveyProgram
+name: tracker
+spec:
+  template:
+    survey_title: "Tracker {{wave}}"
+    survey_category_code: 231
+    completes_required: 100
+    expected_ir: 40
+    expected_loi: 10
+    field_time: 7
+    live_url: "https://survey.example.com/s?tid=[%%transaction_id%%]"
+  markets: {markets}
+  waves: {waves}
+"""
+
+
 def run_surveyctl(project: Path, *args: str, timeout: float = 30) -> subprocess.CompletedProcess:
     """`surveyctl ARGS` in a process of its own in `project`, stopped after `timeout` seconds
     (what the tests guard against is a command that hangs or walks without end)."""

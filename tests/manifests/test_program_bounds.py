@@ -10,30 +10,12 @@ import yaml
 from surveyctl import manifests
 from surveyctl.manifests.budget import Budget
 
-PROGRAM = """\
-kind: SurveyProgram
-name: tracker
-spec:
-  template:
-    survey_title: "Tracker {wave}"
-    survey_category_code: 231
-    completes_required: 100
-    expected_ir: 40
-    expected_loi: 10
-    field_time: 7
-    live_url: "https://survey.example.com/s?tid=[%%transaction_id%%]"
-  markets: {en_US: {}}
-  waves: WAVES
-"""
-
-
-def program(waves: str) -> str:
-    return PROGRAM.replace("WAVES", waves)
+from .conftest import make_program
 
 
 def test_a_range_of_a_trillion_waves_is_refused_at_once_without_making_them(check):
     started = time.monotonic()
-    state, errors, _ = check(program("{from: 0, to: 1000000000000}"))
+    state, errors, _ = check(make_program("{from: 0, to: 1000000000000}"))
     assert time.monotonic() - started < 5
     assert [(e.summary, e.location.line) for e in errors] == [
         ("spec.waves names 1,000,000,000,001 waves; at most 1,000.", 13)
@@ -42,12 +24,12 @@ def test_a_range_of_a_trillion_waves_is_refused_at_once_without_making_them(chec
 
 
 def test_a_range_of_months_over_the_bound_says_how_many_it_names(check):
-    _, errors, _ = check(program('{from: "2026-01", to: "9999-12"}'))
+    _, errors, _ = check(make_program('{from: "2026-01", to: "9999-12"}'))
     assert [e.summary for e in errors] == ["spec.waves names 95,688 waves; at most 1,000."]
 
 
 def test_a_range_of_months_crosses_the_year(check):
-    state, errors, _ = check(program('{from: "2026-11", to: "2027-02"}'))
+    state, errors, _ = check(make_program('{from: "2026-11", to: "2027-02"}'))
     assert errors == []
     assert sorted(state.surveys) == [
         "tracker[en_US,2026-11]",
@@ -58,7 +40,7 @@ def test_a_range_of_months_crosses_the_year(check):
 
 
 def test_a_range_into_negative_numbers_is_refused_at_the_wave_id_that_breaks_the_rule(check):
-    state, errors, _ = check(program("{from: -2, to: 1}"))
+    state, errors, _ = check(make_program("{from: -2, to: 1}"))
     assert [(e.summary, e.location.line) for e in errors] == [
         (
             "Wave id '-2' is not valid: a wave id is 1 to 32 letters, digits, dots, dashes and "
@@ -70,14 +52,14 @@ def test_a_range_into_negative_numbers_is_refused_at_the_wave_id_that_breaks_the
 
 
 def test_a_wave_id_written_as_a_number_of_more_than_32_digits_is_refused(check):
-    state, errors, _ = check(program("[w1, " + "9" * 40 + "]"))
+    state, errors, _ = check(make_program("[w1, " + "9" * 40 + "]"))
     assert [e.summary.split(":")[0] for e in errors] == [f"Wave id '{'9' * 40}' is not valid"]
     assert state.surveys == {}
 
 
 def test_a_list_of_more_than_a_thousand_waves_is_refused_as_a_range_is(check):
     waves = "[" + ", ".join(f"w{n}" for n in range(1001)) + "]"
-    state, errors, _ = check(program(waves))
+    state, errors, _ = check(make_program(waves))
     assert [e.summary for e in errors] == ["spec.waves lists 1,001 waves; at most 1,000."]
     assert state.surveys == {}
 
@@ -91,7 +73,7 @@ def markets(count: int) -> str:
 
 
 def test_markets_times_waves_over_the_bound_is_one_error_before_any_survey_is_made(check):
-    text = program("{from: 1, to: 1000}").replace("{en_US: {}}", markets(300))
+    text = make_program("{from: 1, to: 1000}", markets(300))
     started = time.monotonic()
     state, errors, _ = check(text)
     assert time.monotonic() - started < 5  # 300,000 surveys took 40 s and 1.2 GB
@@ -107,7 +89,7 @@ def test_markets_times_waves_over_the_bound_is_one_error_before_any_survey_is_ma
 
 
 def test_the_member_bound_is_for_all_programs_of_a_file_together(check):
-    one = program("{from: 1, to: 1000}").replace("{en_US: {}}", markets(6))
+    one = make_program("{from: 1, to: 1000}", markets(6))
     text = one + "---\n" + one.replace("name: tracker", "name: tracker-b")
     state, errors, _ = check(text)
     assert [e.summary.split(",")[0] for e in errors] == [
@@ -119,7 +101,7 @@ def test_the_member_bound_is_for_all_programs_of_a_file_together(check):
 def test_a_variable_repeated_in_a_title_is_refused_before_the_text_is_made(check):
     title = "{v}" * 100_000
     text = (
-        program("[w1]")
+        make_program("[w1]")
         .replace('survey_title: "Tracker {wave}"', f'survey_title: "{title}"')
         .replace("spec:\n", "spec:\n  variables: {v: " + "x" * 1_000_000 + "}\n", 1)
     )
@@ -137,7 +119,7 @@ def test_a_variable_repeated_in_a_title_is_refused_before_the_text_is_made(check
 
 def test_exclusion_groups_of_every_earlier_wave_count_toward_the_file_bound(check):
     text = (
-        program("{from: 1, to: 1000}").replace("{en_US: {}}", markets(10))
+        make_program("{from: 1, to: 1000}", markets(10))
         + "  exclusion: {waves: 1000, exclusion_period: 30}\n"
     )
     state, errors, _ = check(text)
@@ -181,7 +163,7 @@ def test_a_generator_in_a_program_counts_once_per_member(check):
     cells = "{" + ", ".join(f'c{i}: {{condition_codes: ["{i}"], share: 0.01}}' for i in range(100))
     cells += "}"
     generator = GENERATOR.replace("CELLS", cells).replace("-N", "")
-    text = program("{from: 1, to: 11}").replace(
+    text = make_program("{from: 1, to: 11}").replace(
         "  markets:",
         "    quotas:\n"
         + generator.replace("    -", "      -", 1).replace("\n        ", "\n          ")
@@ -206,9 +188,7 @@ def written_out(value: object) -> int:
 
 
 EXCLUDING = (
-    program("[w1, w2, w3]")
-    .replace("{en_US: {}}", "{en_US: {}, de_DE: {}}")
-    .replace(
+    make_program("[w1, w2, w3]", "{en_US: {}, de_DE: {}}").replace(
         "    field_time: 7\n",
         "    field_time: 7\n"
         '    qualifications: [{qualification_code: 211, condition_codes: ["111", "112"]}]\n',

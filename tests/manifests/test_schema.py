@@ -8,23 +8,7 @@ from jsonschema import Draft202012Validator
 
 from surveyctl.schemafiles import load_schema
 
-# A program of one market, for the checks of its `markets` keys.
-PROGRAM = """\
-kind: SurveyProgram
-name: tracker
-spec:
-  template:
-    survey_title: "Tracker {wave}"
-    survey_category_code: 231
-    completes_required: 100
-    expected_ir: 40
-    expected_loi: 12
-    field_time: 14
-    live_url: https://survey.example.com/s?tid=[%%transaction_id%%]
-  markets:
-    en_GB: {}
-  waves: [w1]
-"""
+from .conftest import make_program
 
 
 def test_the_schema_is_valid_json_schema_2020_12():
@@ -42,7 +26,7 @@ def test_unknown_field_is_an_error_with_a_suggestion(check, survey_yaml, line_of
 
 
 def test_a_market_field_written_beside_its_spec_is_told_to_go_under_it(check, line_of):
-    text = PROGRAM.replace("    en_GB: {}", "    en_GB:\n      offer_price: 3")
+    text = make_program(markets="\n    en_GB:\n      offer_price: 3")
     _, errors, _ = check(text)
     (error,) = errors
     assert error.summary == (
@@ -53,7 +37,7 @@ def test_a_market_field_written_beside_its_spec_is_told_to_go_under_it(check, li
 
 
 def test_a_survey_field_written_in_a_programs_spec_is_told_to_go_under_its_template(check):
-    text = PROGRAM.replace("  markets:", "  offer_price: 3\n  markets:")
+    text = make_program().replace("  markets:", "  offer_price: 3\n  markets:")
     _, errors, _ = check(text)
     (error,) = errors
     assert error.summary == (
@@ -374,7 +358,7 @@ def test_a_subscriber_email_the_api_refuses_is_said_in_words_at_its_line(
 
 
 def test_a_market_that_is_no_locale_is_named_as_a_key_at_its_own_line(check, line_of):
-    text = PROGRAM.replace("    en_GB: {}", "    en-GB: {}")
+    text = make_program(markets="\n    en-GB: {}")
     _, errors, _ = check(text)
     (error,) = errors
     assert error.summary == (

@@ -10,6 +10,8 @@ from collections.abc import Callable
 
 import pytest
 
+from ..strict_surveys import sandbox  # noqa: F401  (the fixture of this folder)
+
 LIVE = 22
 
 BASE_SURVEY = {
@@ -35,12 +37,6 @@ GENDER_QUOTAS = [
         "criteria": [{"qualification_code": 211, "condition_codes": ["112"]}],
     },
 ]
-
-
-@pytest.fixture
-def sandbox(strict_sandbox):
-    """The sandbox of these tests (and of `api` and `project`): the session's strict one."""
-    return strict_sandbox
 
 
 @pytest.fixture

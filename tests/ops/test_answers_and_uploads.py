@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +16,20 @@ from surveyctl.ops.adjust import (
     read_back,
 )
 from surveyctl.ops.textcheck import Answer, AnswersError, batches, load_answers
+
+
+def _answers_refusal(path: Path) -> str:
+    """What load_answers says when it refuses the file at `path`."""
+    with pytest.raises(AnswersError) as refused:
+        load_answers(path)
+    return str(refused.value)
+
+
+def _upload_refusal(path: Path) -> str:
+    """What load_upload says when it refuses the file at `path`."""
+    with pytest.raises(AdjustmentInputError) as refused:
+        load_upload(path)
+    return str(refused.value)
 
 
 def test_answers_are_read_from_a_json_list(tmp_path):
@@ -53,9 +68,7 @@ def test_a_json_answer_file_that_is_neither_a_list_nor_a_request_body_is_refused
 ):
     path = tmp_path / "a.json"
     path.write_text('{"answers": []}')
-    with pytest.raises(AnswersError) as raised:
-        load_answers(path)
-    assert str(raised.value) == (
+    assert _answers_refusal(path) == (
         f"{path}:1: the JSON must be a list (or an object with a 'questions' list)"
     )
 
@@ -64,9 +77,7 @@ def test_a_json_answer_file_that_is_neither_a_list_nor_a_request_body_is_refused
 def test_an_answer_file_without_answers_is_refused(tmp_path, name, text):
     path = tmp_path / name
     path.write_text(text)
-    with pytest.raises(AnswersError) as raised:
-        load_answers(path)
-    assert str(raised.value) == f"{path}: the file holds no answers"
+    assert _answers_refusal(path) == f"{path}: the file holds no answers"
 
 
 def test_a_json_answer_that_is_no_object_names_its_line(tmp_path):
@@ -79,18 +90,14 @@ def test_a_json_answer_that_is_no_object_names_its_line(tmp_path):
 def test_a_json_answer_without_text_names_file_and_line(tmp_path):
     path = tmp_path / "a.json"
     path.write_text('[\n  {"question_id": "q1", "text": "ok"},\n  {"question_id": "q2"}\n]')
-    with pytest.raises(AnswersError) as raised:
-        load_answers(path)
-    assert str(raised.value) == f"{path}:3: text of question 'q2' is missing or not a string"
+    assert _answers_refusal(path) == f"{path}:3: text of question 'q2' is missing or not a string"
 
 
 def test_an_answer_holding_half_of_a_character_is_refused_before_anything_is_sent(tmp_path):
     path = tmp_path / "a.json"
     path.write_text('[\n  {"question_id": "q1", "text": "ok \\ud83d\\ude00"},\n'
                     '  {"question_id": "q2", "text": "cut \\ud83d"}\n]')  # fmt: skip
-    with pytest.raises(AnswersError) as raised:
-        load_answers(path)
-    assert str(raised.value) == (
+    assert _answers_refusal(path) == (
         f"{path}:3: a string holds half of a character (a lone \\uD800-\\uDFFF escape): write "
         "the whole character or leave it out"
     )
@@ -113,34 +120,28 @@ def test_a_csv_without_the_text_column_is_refused_at_line_1(tmp_path):
 def test_answers_in_a_tab_separated_file_say_that_only_a_csv_name_is_read_as_csv(tmp_path):
     path = tmp_path / "answers.tsv"
     path.write_text("question_id\ttext\nq1\tfine\n", encoding="utf-8")
-    with pytest.raises(AnswersError) as raised:
-        load_answers(path)
-    assert str(raised.value).startswith(f"{path}:1: not valid JSON")
-    assert "only a name ending in .csv is read as CSV" in str(raised.value)
+    refusal = _answers_refusal(path)
+    assert refusal.startswith(f"{path}:1: not valid JSON")
+    assert "only a name ending in .csv is read as CSV" in refusal
 
 
 def test_a_json_file_that_is_not_json_is_not_told_about_csv(tmp_path):
     path = tmp_path / "answers.json"
     path.write_text("[{", encoding="utf-8")
-    with pytest.raises(AnswersError) as raised:
-        load_answers(path)
-    assert "not valid JSON" in str(raised.value) and "CSV" not in str(raised.value)
+    refusal = _answers_refusal(path)
+    assert "not valid JSON" in refusal and "CSV" not in refusal
 
 
 def test_an_answer_file_nested_too_deeply_is_refused_at_line_1(tmp_path):
     path = tmp_path / "a.json"
     path.write_text("[" * 100_000 + "]" * 100_000)
-    with pytest.raises(AnswersError) as raised:
-        load_answers(path)
-    assert str(raised.value) == f"{path}:1: the JSON is nested too deeply to read"
+    assert _answers_refusal(path) == f"{path}:1: the JSON is nested too deeply to read"
 
 
 def test_an_answer_file_with_a_number_of_more_than_4300_digits_is_refused_at_line_1(tmp_path):
     path = tmp_path / "a.json"
     path.write_text('[{"question_id": 1' + "0" * 5000 + ', "text": "x"}]')
-    with pytest.raises(AnswersError) as raised:
-        load_answers(path)
-    assert str(raised.value) == f"{path}:1: the JSON holds a number of more than 4,300 digits"
+    assert _answers_refusal(path) == f"{path}:1: the JSON holds a number of more than 4,300 digits"
 
 
 def test_a_question_id_given_twice_is_refused(tmp_path):
@@ -178,9 +179,7 @@ def test_upload_reads_one_id_per_line_without_header(tmp_path):
 def test_upload_of_json_in_a_file_not_named_json_is_refused_not_sent_as_an_id(tmp_path, text):
     path = tmp_path / "accepted.txt"
     path.write_text(text)
-    with pytest.raises(AdjustmentInputError) as raised:
-        load_upload(path)
-    assert str(raised.value) == (
+    assert _upload_refusal(path) == (
         f"{path}:1: the file holds JSON, and a name not ending in .json is read as CSV: name it "
         "accepted.json (nothing was submitted)"
     )
@@ -197,17 +196,13 @@ def test_upload_reads_the_api_shape_from_json(tmp_path):
 def test_upload_of_a_json_object_instead_of_a_list_is_refused_at_line_1(tmp_path):
     path = tmp_path / "ids.json"
     path.write_text('{"transaction_id": "t1"}')
-    with pytest.raises(AdjustmentInputError) as raised:
-        load_upload(path)
-    assert str(raised.value) == f"{path}:1: the JSON must be a list"
+    assert _upload_refusal(path) == f"{path}:1: the JSON must be a list"
 
 
 def test_upload_of_a_file_that_cannot_be_read_says_why(tmp_path):
     folder = tmp_path / "ids.csv"
     folder.mkdir()
-    with pytest.raises(AdjustmentInputError) as raised:
-        load_upload(folder)
-    assert str(raised.value) == f"{folder}: cannot read the file: Is a directory"
+    assert _upload_refusal(folder) == f"{folder}: cannot read the file: Is a directory"
 
 
 def test_upload_with_an_empty_id_names_the_line(tmp_path):
@@ -273,24 +268,16 @@ def test_upload_finds_the_id_and_survey_columns_however_their_headings_are_writt
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
 def test_an_endless_file_is_refused_after_a_bounded_read_not_read_until_memory_runs_out():
     # /dev/zero never ends: read whole, it took every byte of memory the system had.
-    from pathlib import Path
-
     with pytest.raises(AdjustmentInputError, match=r"/dev/zero: larger than 64 MiB"):
         load_upload(Path("/dev/zero"))
     with pytest.raises(AnswersError, match=r"/dev/zero: larger than 64 MiB"):
         load_answers(Path("/dev/zero"))
 
 
-def _refusal(path) -> str:
-    with pytest.raises(AdjustmentInputError) as refused:
-        load_upload(path)
-    return str(refused.value)
-
-
 def test_upload_of_several_columns_without_an_id_column_is_refused_at_the_header(tmp_path):
     path = tmp_path / "ids.csv"
     path.write_text("id_of_session,survey\nt1,4\n")
-    assert _refusal(path) == (
+    assert _upload_refusal(path) == (
         f"{path}:1: the CSV header needs a transaction_id (or 'Transaction ID') column"
     )
 
@@ -298,20 +285,20 @@ def test_upload_of_several_columns_without_an_id_column_is_refused_at_the_header
 def test_upload_with_two_survey_columns_is_refused_naming_the_csv_header(tmp_path):
     path = tmp_path / "ids.csv"
     path.write_text("transaction_id,survey_id,Survey ID\nt1,4,4\n")
-    assert _refusal(path).startswith(f"{path}:1: the CSV header has 2 survey_id columns")
+    assert _upload_refusal(path).startswith(f"{path}:1: the CSV header has 2 survey_id columns")
 
 
 @pytest.mark.parametrize("line", ["  ", "\t"], ids=["spaces", "tab"])
 def test_upload_of_an_id_of_blanks_is_refused_at_its_line(tmp_path, line):
     path = tmp_path / "ids.json"
     path.write_text(f'["t1",\n"{line}"]'.replace("\t", "\\t"))
-    assert _refusal(path) == f"{path}:2: transaction_id is missing or empty"
+    assert _upload_refusal(path) == f"{path}:2: transaction_id is missing or empty"
 
 
 def test_upload_of_a_json_item_that_is_no_id_nor_object_is_refused_at_its_line(tmp_path):
     path = tmp_path / "ids.json"
     path.write_text('["t1",\n["t2"]]')
-    assert _refusal(path) == (
+    assert _upload_refusal(path) == (
         f"{path}:2: the item is neither a transaction id nor a {{transaction_id}} object"
     )
 
@@ -319,13 +306,15 @@ def test_upload_of_a_json_item_that_is_no_id_nor_object_is_refused_at_its_line(t
 def test_upload_of_a_json_object_with_a_bad_survey_names_its_line(tmp_path):
     path = tmp_path / "ids.json"
     path.write_text('["t1",\n{"transaction_id": "t2", "survey_id": "x"}]')
-    assert _refusal(path) == f"{path}:2: survey_id 'x' is not a survey id (a positive integer)"
+    assert (
+        _upload_refusal(path) == f"{path}:2: survey_id 'x' is not a survey id (a positive integer)"
+    )
 
 
 def test_upload_of_a_json_object_with_two_survey_keys_names_its_line(tmp_path):
     path = tmp_path / "ids.json"
     path.write_text('["t1",\n{"transaction_id": "t2", "survey_id": 4, "surveyId": 4}]')
-    assert _refusal(path).startswith(f"{path}:2: the item has 2 survey_id keys")
+    assert _upload_refusal(path).startswith(f"{path}:2: the item has 2 survey_id keys")
 
 
 def test_a_repeated_id_keeps_every_id_after_it(tmp_path):

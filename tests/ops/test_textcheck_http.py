@@ -9,7 +9,7 @@ import requests
 
 from surveyctl.errors import ApiError
 
-from ..reconcile.conftest import point_project_at
+from ..reconcile.conftest import pointed_at
 from ..reconcile.proxies import Proxy
 
 CLEAN = "I really like the taste of this coffee and the price is fair for me."
@@ -220,12 +220,9 @@ def test_cli_shows_an_answer_the_service_left_out_as_check_failed_not_clean(
     answers = [{"question_id": q, "text": f"{CLEAN} ({q})"} for q in ("q1", "q2", "q3")]
     (project / "answers.json").write_text(json.dumps(answers))
     proxy = _ForgettingProxy(sandbox.url)
-    try:
-        point_project_at(project, proxy.url)
+    with pointed_at(project, proxy):
         result = run_cli("text-check", transaction_id, "--answers", "answers.json",
                          "--format", "json")  # fmt: skip
-    finally:
-        proxy.stop()
     assert result.exit_code == 0, result.output
     verdicts = {d["question_id"]: d["coretext_api_fail"] for d in json.loads(result.stdout)["data"]}
     assert verdicts == {"q1": 0, "q2": 1, "q3": 0}
@@ -251,11 +248,8 @@ def test_cli_reads_flags_written_as_text_zero_as_not_raised(
 ):
     (project / "answers.csv").write_text(f'question_id,text\nq1,"{CLEAN}"\nq2,asdf asdf asdf\n')
     proxy = _TextFlagsProxy(sandbox.url)
-    try:
-        point_project_at(project, proxy.url)
+    with pointed_at(project, proxy):
         result = run_cli("text-check", transaction_id, "--answers", "answers.csv")
-    finally:
-        proxy.stop()
     assert result.exit_code == 0, result.output
     q1 = next(line for line in result.stdout.splitlines() if line.startswith("q1"))
     assert "yes" not in q1

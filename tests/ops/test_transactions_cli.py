@@ -12,7 +12,7 @@ from rich.console import Console
 from surveyctl.cli.console import console
 from surveyctl.cli.transactions import TableWriter
 
-from ..reconcile.conftest import point_project_at
+from ..reconcile.conftest import pointed_at
 from ..reconcile.proxies import Proxy
 
 
@@ -345,12 +345,9 @@ class _ParentIdOnSomeRecords(Proxy):
 
 
 def _export_through(proxy, project, run_cli, survey_id) -> tuple[list[dict], str]:
-    try:
-        point_project_at(project, proxy.url)
+    with pointed_at(project, proxy):
         result = run_cli("transactions", "list", str(survey_id), "--format", "csv",
                          "--page-size", "10")  # fmt: skip
-    finally:
-        proxy.stop()
     assert result.exit_code == 0, result.output
     return list(csv.DictReader(io.StringIO(result.stdout))), result.stderr
 

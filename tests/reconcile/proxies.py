@@ -24,8 +24,9 @@ import threading
 import time
 
 import requests
-from werkzeug.serving import make_server
 from werkzeug.wrappers import Request, Response
+
+from ..loopback import LoopbackServer
 
 _SURVEY = re.compile(r"^/buyers/v2/surveys/\d+$")
 _PERFORMANCE = re.compile(r"^/buyers/v2/surveys/\d+/quotas/performance$")
@@ -61,17 +62,14 @@ def _text(number) -> str:
     return str(int(number)) if float(number).is_integer() else str(number)
 
 
-class Proxy:
+class Proxy(LoopbackServer):
     """Serves on 127.0.0.1 (`url`) until `stop()`, forwarding to `upstream`; `reshape` may
     change an answer."""
 
     def __init__(self, upstream: str):
         self.upstream = upstream.rstrip("/")
         self.session = requests.Session()
-        self.server = make_server("127.0.0.1", 0, self._app, threaded=True)
-        self.url = f"http://127.0.0.1:{self.server.server_port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        super().__init__(self._app)
 
     def _app(self, environ, start_response):
         request = Request(environ)
@@ -94,9 +92,7 @@ class Proxy:
         return answer.content
 
     def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=5)
+        super().stop()
         self.session.close()
 
 

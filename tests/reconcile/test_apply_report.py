@@ -8,43 +8,25 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
-
 from surveyctl.state import FileStateStore
 
-from .conftest import Manifests, group_manifest, point_project_at, survey_manifest, survey_title
-from .proxies import RefusingProxy
+from .conftest import (
+    Manifests,
+    group_manifest,
+    recorded_ids,
+    survey_manifest,
+    survey_title,
+    surveys_applied,
+    write_surveys,
+)
 
 NAMES = ("alpha", "bravo", "charlie")
-
-
-@pytest.fixture
-def manifests(project: Path) -> Manifests:
-    return Manifests(project)
-
-
-@pytest.fixture
-def proxy(sandbox, project):
-    running = RefusingProxy(sandbox.url)
-    point_project_at(project, running.url)
-    yield running
-    running.stop()
-
-
-def _ids(project: Path) -> dict[str, int]:
-    state = FileStateStore(project / ".surveyctl" / "state" / "local.json").load()
-    return {name: state.survey(name).ps_survey_id for name in NAMES}
-
-
-def _write(manifests: Manifests, title: str) -> None:
-    for name in NAMES:
-        manifests.write(survey_manifest(name, survey_title=f"{survey_title(name)} {title}"))
 
 
 def test_apply_json_reports_each_create_with_the_id_the_marketplace_gave(
     run_cli, manifests, project, api
 ):
-    _write(manifests, "v1")
+    write_surveys(manifests, NAMES, "v1")
     result = run_cli("apply", "manifests", "--auto-approve", "--format", "json")
     assert result.exit_code == 0, result.stderr
     report = json.loads(result.stdout)
@@ -68,13 +50,11 @@ def test_apply_json_reports_each_create_with_the_id_the_marketplace_gave(
 
 
 def test_apply_json_reports_what_failed_and_what_was_not_attempted(
-    run_cli, manifests, project, proxy
+    run_cli, manifests, project, refusing_proxy
 ):
-    _write(manifests, "v1")
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    ids = _ids(project)
-    proxy.unwritable, proxy.unreadable = {ids["alpha"]}, {ids["bravo"]}
-    _write(manifests, "v2")
+    ids = surveys_applied(run_cli, manifests, project, NAMES, "v1")
+    refusing_proxy.unwritable, refusing_proxy.unreadable = {ids["alpha"]}, {ids["bravo"]}
+    write_surveys(manifests, NAMES, "v2")
     result = run_cli("apply", "manifests", "--auto-approve", "--format", "json")
     assert result.exit_code == 1
     report = json.loads(result.stdout)
@@ -99,9 +79,9 @@ def test_apply_json_reports_what_failed_and_what_was_not_attempted(
 def test_apply_json_says_of_each_done_write_what_it_did_and_to_which_survey(
     run_cli, manifests, project
 ):
-    _write(manifests, "v1")
+    write_surveys(manifests, NAMES, "v1")
     created = run_cli("apply", "manifests", "--auto-approve", "--format", "json")
-    _write(manifests, "v2")
+    write_surveys(manifests, NAMES, "v2")
     updated = run_cli("apply", "manifests", "--auto-approve", "--format", "json")
     for result, verb in ((created, "created"), (updated, "updated")):
         assert result.exit_code == 0, result.stderr
@@ -113,14 +93,14 @@ def test_apply_json_says_of_each_done_write_what_it_did_and_to_which_survey(
 
 
 def test_apply_json_reports_a_group_not_attempted_when_a_survey_it_names_failed(
-    run_cli, manifests, project, proxy, api, unique
+    run_cli, manifests, project, refusing_proxy, api, unique
 ):
     ref = f"trackers-{unique}"
-    _write(manifests, "v1")
+    write_surveys(manifests, NAMES, "v1")
     manifests.write(group_manifest(ref, *NAMES))
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    proxy.unwritable = {_ids(project)["alpha"]}
-    _write(manifests, "v2")
+    refusing_proxy.unwritable = {recorded_ids(project, NAMES)["alpha"]}
+    write_surveys(manifests, NAMES, "v2")
     longer = group_manifest(ref, *NAMES)
     longer["spec"]["exclusion_period"] = 60
     manifests.write(longer)
@@ -139,7 +119,7 @@ def test_apply_json_reports_a_group_not_attempted_when_a_survey_it_names_failed(
 
 
 def test_apply_json_of_no_changes_is_a_complete_report_with_no_writes(run_cli, manifests, project):
-    _write(manifests, "v1")
+    write_surveys(manifests, NAMES, "v1")
     run_cli("apply", "manifests", "--auto-approve")
     result = run_cli("apply", "manifests", "--auto-approve", "--format", "json")
     assert result.exit_code == 0, result.stderr
@@ -169,10 +149,10 @@ def test_apply_json_of_a_destroy_reports_the_id_of_what_was_deleted(
 
 
 def test_apply_json_reports_a_create_held_back_by_an_unreadable_survey_list_once(
-    run_cli, manifests, project, proxy
+    run_cli, manifests, project, refusing_proxy
 ):
     # Whether the survey exists already cannot be checked, so it is not created: one row.
-    proxy.list_refused = True
+    refusing_proxy.list_refused = True
     manifests.write(survey_manifest("alpha"))
     result = run_cli("apply", "manifests", "--auto-approve", "--format", "json")
     assert result.exit_code == 1

@@ -111,7 +111,9 @@ def test_a_plan_never_has_more_reads_in_flight_than_its_parallelism(proxy, clien
     assert proxy.most_in_flight == 1
 
 
-def test_the_reads_a_failed_plan_had_not_sent_yet_are_never_sent(proxy, client):
+def _plan_failed_with_a_read_in_flight(proxy, client) -> None:
+    """Reads of five surveys started one at a time, and the plan failing while the first is
+    in flight."""
     with (
         pytest.raises(RuntimeError, match="the manifests do not load"),
         LiveReads(client, _state(surveys=5), parallelism=1) as reads,
@@ -119,15 +121,13 @@ def test_the_reads_a_failed_plan_had_not_sent_yet_are_never_sent(proxy, client):
         reads.start()
         assert proxy.first.wait(timeout=5)
         raise RuntimeError("the manifests do not load")
+
+
+def test_the_reads_a_failed_plan_had_not_sent_yet_are_never_sent(proxy, client):
+    _plan_failed_with_a_read_in_flight(proxy, client)
     assert len(proxy.received) == 1
 
 
 def test_a_failed_plan_returns_only_once_its_reads_in_flight_have_ended(proxy, client):
-    with (
-        pytest.raises(RuntimeError, match="the manifests do not load"),
-        LiveReads(client, _state(surveys=5), parallelism=1) as reads,
-    ):
-        reads.start()
-        assert proxy.first.wait(timeout=5)
-        raise RuntimeError("the manifests do not load")
+    _plan_failed_with_a_read_in_flight(proxy, client)
     assert proxy.in_flight == 0

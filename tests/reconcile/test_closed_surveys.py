@@ -14,7 +14,7 @@ from werkzeug.wrappers import Request
 
 from surveyctl.state import FileStateStore
 
-from .conftest import Manifests, point_project_at, survey_manifest, title_tag
+from .conftest import Manifests, pointed_at, survey_manifest, title_tag
 from .proxies import Proxy
 
 CLOSED_WAVE = "Survey/tracker[en_US,w1]"
@@ -37,9 +37,8 @@ class Recording(Proxy):
 @pytest.fixture
 def proxy(sandbox, project):
     running = Recording(sandbox.url)
-    point_project_at(project, running.url)
-    yield running
-    running.stop()
+    with pointed_at(project, running):
+        yield running
 
 
 def _quota(quota_id: str, count: int, code: str) -> dict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import group_manifest, point_project_at, survey_manifest
+from .conftest import group_manifest, pointed_at, survey_manifest
 from .proxies import Proxy
 
 
@@ -37,15 +37,12 @@ def test_a_group_update_answered_without_the_group_is_applied(
     assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
     proxy = GroupUpdateAnswer(sandbox.url)
     proxy.status, proxy.body = status, body
-    try:
-        point_project_at(project, proxy.url)
+    with pointed_at(project, proxy):
         renamed = group_manifest(ref, "tracker-a", "tracker-b")
         renamed["spec"]["name"] = "Renamed trackers"
         manifests.write(renamed)
         applied = run_cli("apply", "manifests", "--auto-approve")
         planned = run_cli("plan", "manifests")
-    finally:
-        proxy.stop()
     assert applied.exit_code == 0, applied.stdout + applied.stderr
     assert "1 changed" in applied.stdout
     assert "No changes." in planned.stdout, planned.stdout + planned.stderr

@@ -13,7 +13,7 @@ from surveyctl.reconcile.kinds.survey_listing import MIN_LISTED
 from surveyctl.reconcile.normalise import group_update_body
 from surveyctl.reconcile.reads import LiveReads
 from tests.overlapping import OverlappingReads
-from tests.reconcile.conftest import point_project_at, survey_manifest
+from tests.reconcile.conftest import point_project_at, pointed_at, survey_manifest
 from tests.reconcile.proxies import Proxy
 
 SURVEYS = 10
@@ -233,11 +233,8 @@ def test_a_survey_list_that_fails_falls_back_to_one_read_each_and_says_why_with_
     applied, project, run_cli
 ):
     proxy = ListRefused(applied.host)
-    try:
-        point_project_at(project, proxy.url)
+    with pointed_at(project, proxy):
         planned = run_cli("--debug", "plan", "manifests")
-    finally:
-        proxy.stop()
 
     assert len(survey_reads(planned)) == SURVEYS
     assert "No changes." in planned.stdout
@@ -427,11 +424,8 @@ def test_a_survey_changed_on_the_service_whose_update_was_refused_is_read_by_the
     changed = survey_id(run_cli, "s3")
     applied.update_survey(changed, {**applied.get_survey(changed), "offer_price": 3.0})
     proxy = UpdatesRefused(applied.host)
-    try:
-        point_project_at(project, proxy.url)
+    with pointed_at(project, proxy):
         refused = run_cli("apply", "manifests", "--auto-approve")
-    finally:
-        proxy.stop()
     assert refused.exit_code != 0
     point_project_at(project, applied.host)
 

@@ -19,7 +19,7 @@ from surveyctl.reconcile.apply import INTERRUPTED, apply_plan
 from surveyctl.reconcile.planner import PlanRequest, make_plan
 from surveyctl.state import FileStateStore
 
-from .conftest import group_manifest, point_project_at, survey_manifest, survey_title, title_tag
+from .conftest import group_manifest, pointed_at, survey_manifest, survey_title, title_tag
 from .proxies import Proxy, RefusingProxy
 
 
@@ -47,6 +47,49 @@ def _apply(project, client: ApiClient, destroy: bool = False):
 
 def _fresh_client(sandbox) -> ApiClient:
     return ApiClient(sandbox.url, "sandbox-buyer-1", retries=0)
+
+
+def _tracker_applied(project, manifests, sandbox) -> tuple[ApiClient, int]:
+    """Survey tracker written and applied: the client that applied it, and the survey's id."""
+    manifests.write(survey_manifest("tracker"))
+    client = _fresh_client(sandbox)
+    _apply(project, client)
+    return client, _store(project).load().survey("tracker").ps_survey_id
+
+
+def _changed_by_hand(client: ApiClient, survey_id: int, **fields) -> None:
+    """An update of the live survey outside surveyctl: its live body with `fields`."""
+    from surveyctl.reconcile.normalise import update_body
+
+    client.update_survey(survey_id, {**update_body(client.get_survey(survey_id)), **fields})
+
+
+def _group_applied(project, manifests, sandbox, unique) -> str:
+    """Survey tracker-a and group trackers of it, applied; the group's reference."""
+    manifests.write(survey_manifest("tracker-a"))
+    ref = f"trackers-{unique}"
+    manifests.write(group_manifest(ref, "tracker-a"))
+    _apply(project, _fresh_client(sandbox))
+    return ref
+
+
+def _group_changed_by_hand(client: ApiClient, ref: str, **fields) -> None:
+    """An update of the live group outside surveyctl: its live body with `fields`."""
+    from surveyctl.reconcile.normalise import group_update_body
+
+    client.update_group(ref, {**group_update_body(client.get_group(ref)), **fields})
+
+
+def _line_holding(output: str, words: str) -> str:
+    """The one line of `output` that holds `words`, stripped."""
+    (line,) = [row.strip() for row in output.splitlines() if words in row]
+    return line
+
+
+def _plan_through(project, proxy: Proxy, run_cli):
+    """`surveyctl plan` with the project pointed at `proxy`, which is stopped after."""
+    with pointed_at(project, proxy):
+        return run_cli("plan", "manifests")
 
 
 def test_apply_then_plan_shows_no_changes(run_cli, manifests):
@@ -92,8 +135,7 @@ def test_every_command_names_its_environment_on_stderr(run_cli, manifests):
 
 
 def test_editing_a_quota_count_sends_only_that_quota_put(project, manifests, sandbox):
-    manifests.write(survey_manifest("tracker"))
-    _apply(project, _fresh_client(sandbox))
+    _tracker_applied(project, manifests, sandbox)
     edited = survey_manifest("tracker")
     edited["spec"]["quotas"][0]["required_count"] = 80
     manifests.write(edited)
@@ -113,8 +155,7 @@ def test_editing_a_quota_count_sends_only_that_quota_put(project, manifests, san
 
 
 def test_a_quota_put_records_the_manifests_body_as_applied(project, manifests, sandbox):
-    manifests.write(survey_manifest("tracker"))
-    _apply(project, _fresh_client(sandbox))
+    _tracker_applied(project, manifests, sandbox)
     edited = survey_manifest("tracker")
     edited["spec"]["quotas"][0]["required_count"] = 80
     manifests.write(edited)
@@ -139,15 +180,9 @@ def test_an_apply_of_quota_puts_names_each_quota_it_updated(project, manifests, 
 def test_title_edit_is_one_full_put_that_keeps_outside_fields_and_resets_dropped_ones(
     project, manifests, sandbox
 ):
-    manifests.write(survey_manifest("tracker"))
-    client = _fresh_client(sandbox)
-    plan = _apply(project, client)
-    survey_id = plan.resources[0].remote_id or _store(project).load().survey("tracker").ps_survey_id
+    client, survey_id = _tracker_applied(project, manifests, sandbox)
     # Someone sets buyer_message by a direct API call, outside surveyctl.
-    live = client.get_survey(survey_id)
-    from surveyctl.reconcile.normalise import update_body
-
-    client.update_survey(survey_id, {**update_body(live), "buyer_message": "set by hand"})
+    _changed_by_hand(client, survey_id, buyer_message="set by hand")
     edited = survey_manifest("tracker", survey_title="Tracker, renamed")
     del edited["spec"]["test_url"]
     manifests.write(edited)
@@ -165,15 +200,8 @@ def test_title_edit_is_one_full_put_that_keeps_outside_fields_and_resets_dropped
 
 
 def test_plan_marks_drift_of_a_managed_field_changed_outside(project, manifests, sandbox, run_cli):
-    manifests.write(survey_manifest("tracker"))
-    client = _fresh_client(sandbox)
-    _apply(project, client)
-    survey_id = _store(project).load().survey("tracker").ps_survey_id
-    from surveyctl.reconcile.normalise import update_body
-
-    client.update_survey(
-        survey_id, {**update_body(client.get_survey(survey_id)), "offer_price": 4.0}
-    )
+    client, survey_id = _tracker_applied(project, manifests, sandbox)
+    _changed_by_hand(client, survey_id, offer_price=4.0)
     result = run_cli("plan", "manifests")
     assert "! drift: offer_price was 2.5 when last applied, is 4 live" in result.stdout
     assert "~ offer_price: 4 -> 2.5" in result.stdout
@@ -199,8 +227,7 @@ def test_markdown_plan_starts_with_a_summary_table(run_cli, manifests):
 
 
 def test_plan_shows_estimated_spend_before_and_after(project, manifests, sandbox, run_cli):
-    manifests.write(survey_manifest("tracker"))
-    _apply(project, _fresh_client(sandbox))
+    _tracker_applied(project, manifests, sandbox)
     manifests.write(survey_manifest("tracker", offer_price=3.0))
     result = run_cli("plan", "manifests")
     assert "spend: $500.00 -> $600.00" in result.stdout
@@ -208,9 +235,7 @@ def test_plan_shows_estimated_spend_before_and_after(project, manifests, sandbox
 
 
 def test_lowering_a_quota_to_its_completes_notes_that_it_closes(project, manifests, sandbox):
-    manifests.write(survey_manifest("tracker"))
-    _apply(project, _fresh_client(sandbox))
-    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    _, survey_id = _tracker_applied(project, manifests, sandbox)
     store = sandbox.store
     for _ in range(3):
         store.record_complete(survey_id, ["male"])
@@ -249,8 +274,7 @@ def test_prevent_destroy_blocks_a_destroy(project, manifests, sandbox, run_cli):
     guarded = survey_manifest("guarded")
     guarded["lifecycle"] = {"prevent_destroy": True}
     manifests.write(guarded)
-    manifests.write(survey_manifest("tracker"))
-    _apply(project, _fresh_client(sandbox))
+    _tracker_applied(project, manifests, sandbox)
     manifests.remove("guarded")
     manifests.write(survey_manifest("next"))  # the folder keeps a manifest
     manifests.remove("tracker")  # unprotected, and planned after `guarded`: still deleted
@@ -262,8 +286,7 @@ def test_prevent_destroy_blocks_a_destroy(project, manifests, sandbox, run_cli):
 
 def _applied_then_ignoring_a_new_price(project, manifests, sandbox) -> None:
     """Survey `tracker` applied at $2.50, then its manifest at $9 with offer_price ignored."""
-    manifests.write(survey_manifest("tracker"))
-    _apply(project, _fresh_client(sandbox))
+    _tracker_applied(project, manifests, sandbox)
     edited = survey_manifest("tracker", offer_price=9.0)
     edited["lifecycle"] = {"ignore_changes": ["offer_price"]}
     manifests.write(edited)
@@ -312,10 +335,7 @@ def test_a_field_no_longer_ignored_is_planned_from_its_live_value(
 def test_qlc_change_on_a_survey_that_has_been_live_is_an_error_before_any_write(
     project, manifests, sandbox, run_cli
 ):
-    manifests.write(survey_manifest("tracker"))
-    client = _fresh_client(sandbox)
-    _apply(project, client)
-    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    client, survey_id = _tracker_applied(project, manifests, sandbox)
     client.set_survey_status(survey_id, 22)
     path = manifests.write(
         survey_manifest("tracker", qlc={"enable": True, "multiple_quotas": {"enable": True}})
@@ -495,9 +515,7 @@ def test_an_imported_name_passes_validate(project, api, run_cli):
 
 
 def test_import_refuses_a_survey_already_managed(project, manifests, sandbox, run_cli):
-    manifests.write(survey_manifest("tracker"))
-    _apply(project, _fresh_client(sandbox))
-    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    _, survey_id = _tracker_applied(project, manifests, sandbox)
     result = run_cli("import", str(survey_id), "--name", "again")
     assert result.exit_code == 1
     assert "already managed as Survey/tracker" in result.stderr
@@ -705,9 +723,7 @@ def test_a_changed_group_reference_is_an_error_at_its_line_and_nothing_is_writte
 def test_make_plan_asked_not_to_refresh_reads_no_survey_of_its_own(project, manifests, sandbox):
     # Without the reads of a run (a caller of make_plan other than the CLI), the reads it
     # starts itself keep the request's refresh=False.
-    manifests.write(survey_manifest("tracker"))
-    client = _fresh_client(sandbox)
-    _apply(project, client)
+    client, _ = _tracker_applied(project, manifests, sandbox)
     desired = load_desired([project / "manifests"], Catalog(lambda: client, "local", None))
     client.request_counts.clear()
     plan = make_plan(client, PlanRequest(desired, _store(project).load(), "local", refresh=False))
@@ -719,8 +735,7 @@ def test_make_plan_asked_not_to_refresh_reads_no_survey_of_its_own(project, mani
 def test_a_plan_from_the_state_alone_says_first_that_no_survey_was_read(
     project, manifests, sandbox, run_cli
 ):
-    manifests.write(survey_manifest("tracker"))
-    _apply(project, _fresh_client(sandbox))
+    _tracker_applied(project, manifests, sandbox)
     result = run_cli("plan", "manifests", "--refresh=false")
     assert result.exit_code == 0, result.stdout + result.stderr
     assert result.stdout.startswith("! Planned against the state alone (--refresh=false)")
@@ -744,10 +759,7 @@ def test_a_plan_from_the_state_alone_shows_the_destroy_of_a_removed_survey(
 def test_a_survey_deleted_outside_surveyctl_is_planned_as_a_create_with_a_warning(
     project, manifests, sandbox, run_cli
 ):
-    manifests.write(survey_manifest("tracker"))
-    client = _fresh_client(sandbox)
-    _apply(project, client)
-    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    client, survey_id = _tracker_applied(project, manifests, sandbox)
     client.delete_survey(survey_id)
     result = run_cli("plan", "manifests")
     assert "+ Survey/tracker will be created" in result.stdout
@@ -759,11 +771,8 @@ def test_a_survey_deleted_outside_surveyctl_is_planned_as_a_create_with_a_warnin
 def test_a_group_deleted_outside_surveyctl_is_planned_as_a_create(
     project, manifests, sandbox, unique, run_cli
 ):
-    manifests.write(survey_manifest("tracker-a"))
-    ref = f"trackers-{unique}"
-    manifests.write(group_manifest(ref, "tracker-a"))
+    ref = _group_applied(project, manifests, sandbox, unique)
     client = _fresh_client(sandbox)
-    _apply(project, client)
     client.delete_group(ref)
     result = run_cli("plan", "manifests")
     assert "+ ExclusionGroup/trackers will be created" in result.stdout
@@ -773,19 +782,14 @@ def test_a_group_deleted_outside_surveyctl_is_planned_as_a_create(
 def test_a_saved_plan_of_a_group_changed_by_hand_since_is_refused_as_outdated(
     project, manifests, sandbox, unique, run_cli
 ):
-    from surveyctl.reconcile.normalise import group_update_body
-
-    manifests.write(survey_manifest("tracker-a"))
-    ref = f"trackers-{unique}"
-    manifests.write(group_manifest(ref, "tracker-a"))
+    ref = _group_applied(project, manifests, sandbox, unique)
     client = _fresh_client(sandbox)
-    _apply(project, client)
     renamed = group_manifest(ref, "tracker-a")
     renamed["spec"]["name"] = "Renamed"
     manifests.write(renamed)
     saved = run_cli("plan", "manifests", "--out", "change.plan")
     assert saved.exit_code == 0, saved.stdout + saved.stderr
-    client.update_group(ref, {**group_update_body(client.get_group(ref)), "exclusion_period": 60})
+    _group_changed_by_hand(client, ref, exclusion_period=60)
     result = run_cli("apply", "change.plan")
     assert result.exit_code == 1
     assert "changed outside this plan since it was made: ExclusionGroup/trackers" in result.stderr
@@ -810,18 +814,10 @@ class GroupReadsRefused(Proxy):
 def test_the_warning_of_a_group_that_cannot_be_read_names_its_manifest(
     project, manifests, sandbox, unique, run_cli
 ):
-    manifests.write(survey_manifest("tracker-a"))
-    ref = f"trackers-{unique}"
-    manifests.write(group_manifest(ref, "tracker-a"))
-    _apply(project, _fresh_client(sandbox))
+    ref = _group_applied(project, manifests, sandbox, unique)
     proxy = GroupReadsRefused(sandbox.url, ref)
-    try:
-        point_project_at(project, proxy.url)
-        result = run_cli("plan", "manifests")
-    finally:
-        proxy.stop()
-    shown = [row.strip() for row in result.stdout.splitlines()]
-    (line,) = [row for row in shown if "cannot read the live group" in row]
+    result = _plan_through(project, proxy, run_cli)
+    line = _line_holding(result.stdout, "cannot read the live group")
     assert line.startswith("warning: ExclusionGroup/trackers: cannot read the live group: GET")
     assert line.endswith(
         "1002): refused; it is left out of this plan and apply does not attempt it (run it "
@@ -862,8 +858,7 @@ def test_plan_of_a_new_survey_whose_quotas_sum_below_its_goal_notes_a_soft_launc
 
 
 def test_lowering_a_quota_below_the_goal_notes_a_soft_launch(project, manifests, sandbox, run_cli):
-    manifests.write(survey_manifest("tracker"))
-    _apply(project, _fresh_client(sandbox))
+    _tracker_applied(project, manifests, sandbox)
     edited = survey_manifest("tracker")
     edited["spec"]["quotas"][0]["required_count"] = 80
     manifests.write(edited)
@@ -878,45 +873,11 @@ def test_a_create_journaled_beside_a_groups_record_does_not_hold_the_group_back(
     project, manifests, sandbox, unique, run_cli
 ):
     # The state of a group deleted outside surveyctl whose create again lost its answer.
-    manifests.write(survey_manifest("tracker-a"))
-    ref = f"trackers-{unique}"
-    manifests.write(group_manifest(ref, "tracker-a"))
-    _apply(project, _fresh_client(sandbox))
+    ref = _group_applied(project, manifests, sandbox, unique)
     _store(project).journal_create("ExclusionGroup/trackers", group_manifest(ref)["spec"])
     result = run_cli("plan", "manifests", "--detailed-exitcode")
     assert result.exit_code == 0, result.stdout + result.stderr
     assert "No changes." in result.stdout
-
-
-def test_a_new_group_whose_name_holds_the_api_key_is_refused_at_its_manifest(
-    manifests, unique, run_cli
-):
-    from tests.conftest import BUYER_1_KEY
-
-    manifests.write(survey_manifest("tracker-a"))
-    group = group_manifest(f"trackers-{unique}", "tracker-a")
-    group["spec"]["name"] = f"Trackers {BUYER_1_KEY}"
-    manifests.write(group)
-    result = run_cli("plan", "manifests")
-    assert result.exit_code == 1
-    (line,) = [row.strip() for row in result.stdout.splitlines() if "holds the API key" in row]
-    assert line.startswith("error: ExclusionGroup/trackers: the body to send holds the API key")
-    assert line.endswith("(manifests/trackers.yaml:1:1)")
-
-
-def _group_applied(project, manifests, sandbox, unique) -> str:
-    """Survey tracker-a and group trackers of it, applied; the group's reference."""
-    manifests.write(survey_manifest("tracker-a"))
-    ref = f"trackers-{unique}"
-    manifests.write(group_manifest(ref, "tracker-a"))
-    _apply(project, _fresh_client(sandbox))
-    return ref
-
-
-def _renamed_by_hand(client: ApiClient, ref: str, name: str) -> None:
-    from surveyctl.reconcile.normalise import group_update_body
-
-    client.update_group(ref, {**group_update_body(client.get_group(ref)), "name": name})
 
 
 def test_prevent_destroy_added_to_an_unchanged_group_is_recorded_in_state(
@@ -932,7 +893,7 @@ def test_prevent_destroy_added_to_an_unchanged_group_is_recorded_in_state(
 
 def test_a_group_renamed_by_hand_is_shown_as_drift(project, manifests, sandbox, unique, run_cli):
     ref = _group_applied(project, manifests, sandbox, unique)
-    _renamed_by_hand(_fresh_client(sandbox), ref, "Set by hand")
+    _group_changed_by_hand(_fresh_client(sandbox), ref, name="Set by hand")
     result = run_cli("plan", "manifests")
     assert '! drift: name was "Trackers" when last applied, is "Set by hand" live' in result.stdout
 
@@ -941,7 +902,7 @@ def test_a_group_renamed_by_hand_as_its_manifest_now_says_is_settled_by_the_next
     project, manifests, sandbox, unique, run_cli
 ):
     ref = _group_applied(project, manifests, sandbox, unique)
-    _renamed_by_hand(_fresh_client(sandbox), ref, "Renamed")
+    _group_changed_by_hand(_fresh_client(sandbox), ref, name="Renamed")
     renamed = group_manifest(ref, "tracker-a")
     renamed["spec"]["name"] = "Renamed"
     manifests.write(renamed)
@@ -949,34 +910,48 @@ def test_a_group_renamed_by_hand_as_its_manifest_now_says_is_settled_by_the_next
     assert _store(project).load().group("trackers").last_applied["name"] == "Renamed"
 
 
-def test_a_group_update_whose_name_holds_the_api_key_is_refused_at_its_manifest(
-    project, manifests, sandbox, unique, run_cli
+@pytest.mark.parametrize("applied_first", [False, True], ids=["new group", "group update"])
+def test_a_group_whose_name_holds_the_api_key_is_refused_at_its_manifest(
+    project, manifests, sandbox, unique, run_cli, applied_first
 ):
     from tests.conftest import BUYER_1_KEY
 
-    ref = _group_applied(project, manifests, sandbox, unique)
-    renamed = group_manifest(ref, "tracker-a")
-    renamed["spec"]["name"] = f"Trackers {BUYER_1_KEY}"
-    manifests.write(renamed)
+    if applied_first:
+        ref = _group_applied(project, manifests, sandbox, unique)
+    else:
+        ref = f"trackers-{unique}"
+        manifests.write(survey_manifest("tracker-a"))
+    group = group_manifest(ref, "tracker-a")
+    group["spec"]["name"] = f"Trackers {BUYER_1_KEY}"
+    manifests.write(group)
     result = run_cli("plan", "manifests")
     assert result.exit_code == 1
-    (line,) = [row.strip() for row in result.stdout.splitlines() if "holds the API key" in row]
+    line = _line_holding(result.stdout, "holds the API key")
     assert line.startswith("error: ExclusionGroup/trackers: the body to send holds the API key")
     assert line.endswith("(manifests/trackers.yaml:1:1)")
+
+
+@pytest.mark.parametrize("applied_first", [False, True], ids=["new survey", "survey update"])
+def test_a_survey_whose_title_holds_the_api_key_is_refused_at_its_manifest(
+    project, manifests, sandbox, run_cli, applied_first
+):
+    from tests.conftest import BUYER_1_KEY
+
+    if applied_first:
+        _tracker_applied(project, manifests, sandbox)
+    manifests.write(survey_manifest("tracker", survey_title=f"Tracker {BUYER_1_KEY}"))
+    result = run_cli("plan", "manifests")
+    assert result.exit_code == 1
+    line = _line_holding(result.stdout, "holds the API key")
+    assert line.startswith("error: Survey/tracker: the body to send holds the API key")
+    assert line.endswith("(manifests/tracker.yaml:1:1)")
 
 
 def test_a_survey_changed_by_hand_as_its_manifest_now_says_is_noted_as_not_recorded(
     project, manifests, sandbox, run_cli
 ):
-    from surveyctl.reconcile.normalise import update_body
-
-    manifests.write(survey_manifest("tracker"))
-    client = _fresh_client(sandbox)
-    _apply(project, client)
-    survey_id = _store(project).load().survey("tracker").ps_survey_id
-    client.update_survey(
-        survey_id, {**update_body(client.get_survey(survey_id)), "offer_price": 4.0}
-    )
+    client, survey_id = _tracker_applied(project, manifests, sandbox)
+    _changed_by_hand(client, survey_id, offer_price=4.0)
     manifests.write(survey_manifest("tracker", offer_price=4.0))
     result = run_cli("plan", "manifests")
     assert (
@@ -989,51 +964,27 @@ def test_a_survey_changed_by_hand_as_its_manifest_now_says_is_noted_as_not_recor
 def test_the_error_of_a_qlc_change_on_a_survey_that_has_been_live_names_the_survey(
     project, manifests, sandbox, run_cli
 ):
-    manifests.write(survey_manifest("tracker"))
-    client = _fresh_client(sandbox)
-    _apply(project, client)
-    client.set_survey_status(_store(project).load().survey("tracker").ps_survey_id, 22)
+    client, survey_id = _tracker_applied(project, manifests, sandbox)
+    client.set_survey_status(survey_id, 22)
     manifests.write(
         survey_manifest("tracker", qlc={"enable": True, "multiple_quotas": {"enable": True}})
     )
     result = run_cli("plan", "manifests")
-    (line,) = [row.strip() for row in result.stdout.splitlines() if "QLC cannot change" in row]
+    line = _line_holding(result.stdout, "QLC cannot change")
     assert line.startswith(
         "error: Survey/tracker: QLC cannot change once a survey has been live; this survey is "
         "live (22)"
     )
 
 
-def test_a_survey_update_whose_title_holds_the_api_key_is_refused_at_its_manifest(
-    project, manifests, sandbox, run_cli
-):
-    from tests.conftest import BUYER_1_KEY
-
-    manifests.write(survey_manifest("tracker"))
-    _apply(project, _fresh_client(sandbox))
-    manifests.write(survey_manifest("tracker", survey_title=f"Tracker {BUYER_1_KEY}"))
-    result = run_cli("plan", "manifests")
-    assert result.exit_code == 1
-    (line,) = [row.strip() for row in result.stdout.splitlines() if "holds the API key" in row]
-    assert line.startswith("error: Survey/tracker: the body to send holds the API key")
-    assert line.endswith("(manifests/tracker.yaml:1:1)")
-
-
 def test_a_saved_plan_of_a_survey_changed_by_hand_since_is_refused_as_outdated(
     project, manifests, sandbox, run_cli
 ):
-    from surveyctl.reconcile.normalise import update_body
-
-    manifests.write(survey_manifest("tracker"))
-    client = _fresh_client(sandbox)
-    _apply(project, client)
-    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    client, survey_id = _tracker_applied(project, manifests, sandbox)
     manifests.write(survey_manifest("tracker", expected_loi=15))
     saved = run_cli("plan", "manifests", "--out", "change.plan")
     assert saved.exit_code == 0, saved.stdout + saved.stderr
-    client.update_survey(
-        survey_id, {**update_body(client.get_survey(survey_id)), "offer_price": 4.0}
-    )
+    _changed_by_hand(client, survey_id, offer_price=4.0)
     result = run_cli("apply", "change.plan")
     assert result.exit_code == 1
     assert "changed outside this plan since it was made: Survey/tracker" in result.stderr
@@ -1043,8 +994,7 @@ def test_a_saved_plan_of_a_survey_changed_by_hand_since_is_refused_as_outdated(
 def test_raising_the_goal_above_the_quotas_notes_a_soft_launch(
     project, manifests, sandbox, run_cli
 ):
-    manifests.write(survey_manifest("tracker"))
-    _apply(project, _fresh_client(sandbox))
+    _tracker_applied(project, manifests, sandbox)
     manifests.write(survey_manifest("tracker", completes_required=250))
     result = run_cli("plan", "manifests")
     assert (
@@ -1068,10 +1018,7 @@ def test_a_soft_launch_is_not_noted_again_by_an_update_that_leaves_the_quotas_an
 def test_the_warning_of_a_survey_deleted_outside_surveyctl_names_its_manifest(
     project, manifests, sandbox, run_cli
 ):
-    manifests.write(survey_manifest("tracker"))
-    client = _fresh_client(sandbox)
-    _apply(project, client)
-    survey_id = _store(project).load().survey("tracker").ps_survey_id
+    client, survey_id = _tracker_applied(project, manifests, sandbox)
     client.delete_survey(survey_id)
     result = run_cli("plan", "manifests")
     assert (
@@ -1080,32 +1027,15 @@ def test_the_warning_of_a_survey_deleted_outside_surveyctl_names_its_manifest(
     ) in result.stdout
 
 
-def test_a_new_survey_whose_title_holds_the_api_key_is_refused_at_its_manifest(manifests, run_cli):
-    from tests.conftest import BUYER_1_KEY
-
-    manifests.write(survey_manifest("tracker", survey_title=f"Tracker {BUYER_1_KEY}"))
-    result = run_cli("plan", "manifests")
-    assert result.exit_code == 1
-    (line,) = [row.strip() for row in result.stdout.splitlines() if "holds the API key" in row]
-    assert line.startswith("error: Survey/tracker: the body to send holds the API key")
-    assert line.endswith("(manifests/tracker.yaml:1:1)")
-
-
 def test_the_warning_of_a_survey_that_cannot_be_read_names_its_manifest(
     project, manifests, sandbox, run_cli
 ):
-    manifests.write(survey_manifest("tracker"))
-    _apply(project, _fresh_client(sandbox))
+    _, survey_id = _tracker_applied(project, manifests, sandbox)
     manifests.write(survey_manifest("tracker", expected_loi=15))
     proxy = RefusingProxy(sandbox.url)
-    proxy.unreadable.add(_store(project).load().survey("tracker").ps_survey_id)
-    try:
-        point_project_at(project, proxy.url)
-        result = run_cli("plan", "manifests")
-    finally:
-        proxy.stop()
-    shown = [row.strip() for row in result.stdout.splitlines()]
-    (line,) = [row for row in shown if "cannot read the live survey" in row]
+    proxy.unreadable.add(survey_id)
+    result = _plan_through(project, proxy, run_cli)
+    line = _line_holding(result.stdout, "cannot read the live survey")
     assert line.startswith("warning: Survey/tracker: cannot read the live survey: GET")
     assert line.endswith(
         "1002): refused (test); it is left out of this plan and apply does not attempt it (run "

@@ -12,35 +12,8 @@ import yaml
 
 from surveyctl.state import FileStateStore
 
-from .conftest import survey_manifest, title_tag
-
-
-def program(
-    name: str,
-    markets: list[str],
-    title: str = "Tracker {country} {wave}",
-    waves: tuple[str, ...] = ("w1", "w2"),
-) -> dict:
-    return {
-        "kind": "SurveyProgram",
-        "name": name,
-        "spec": {
-            "template": {
-                # The tag: tests share the sandbox account, and titles tell surveys apart.
-                "survey_title": f"{title} {title_tag()}",
-                "survey_category_code": 231,
-                "completes_required": 200,
-                "expected_ir": 50,
-                "expected_loi": 10,
-                "offer_price": 2.5,
-                "field_time": 10,
-                "live_url": "https://survey.example.com/s?w={wave}&tid=[%%transaction_id%%]",
-                "qualifications": [{"qualification_code": 211, "condition_codes": ["111"]}],
-            },
-            "markets": {market: None for market in markets},
-            "waves": list(waves),
-        },
-    }
+from .conftest import program_manifest as program
+from .conftest import survey_manifest
 
 
 def _write(project, file: str, document: dict) -> None:

@@ -40,6 +40,14 @@ def program(ref: str | None, waves: list[str], price: float = 2.5) -> dict:
     return {"kind": "SurveyProgram", "name": "tracker", "spec": spec}
 
 
+def loose_program(waves: list[str]) -> dict:
+    """`program(None, waves)` with lifecycle.prevent_destroy false: destroy may delete its
+    members."""
+    loose = program(None, waves)
+    loose["lifecycle"] = {"prevent_destroy": False}
+    return loose
+
+
 @pytest.fixture
 def write_program(project):
     def write(document: dict) -> None:
@@ -228,8 +236,7 @@ def test_a_retired_wave_keeps_its_spend_in_the_plan(run_cli, write_program):
 def test_a_program_without_prevent_destroy_lets_destroy_delete_a_removed_wave(
     run_cli, write_program
 ):
-    loose = program(None, ["w1", "w2"])
-    loose["lifecycle"] = {"prevent_destroy": False}
+    loose = loose_program(["w1", "w2"])
     write_program(loose)
     _apply(run_cli)
     loose["spec"]["waves"] = ["w2"]
@@ -243,9 +250,7 @@ def test_letting_a_program_destroy_in_the_edit_that_drops_a_wave_lets_destroy_de
 ):
     write_program(program(None, ["w1", "w2"]))  # applied keeping its retired members
     _apply(run_cli)
-    loose = program(None, ["w2"])
-    loose["lifecycle"] = {"prevent_destroy": False}
-    write_program(loose)
+    write_program(loose_program(["w2"]))
     result = run_cli("plan", "manifests", "--destroy")
     assert "Plan: 0 to add, 0 to change, 2 to destroy." in result.stdout
     assert "prevent_destroy forbids" not in result.stdout + result.stderr
@@ -257,9 +262,7 @@ def test_letting_a_program_destroy_in_the_edit_that_drops_a_wave_lets_apply_dele
 ):
     write_program(program(None, ["w1", "w2"]))  # applied keeping its retired members
     _apply(run_cli)
-    loose = program(None, ["w2"])
-    loose["lifecycle"] = {"prevent_destroy": False}
-    write_program(loose)
+    write_program(loose_program(["w2"]))
     if saved:
         assert run_cli("plan", "manifests", "--destroy", "--out", "p.plan").exit_code == 0
         result = run_cli("apply", "p.plan", "--destroy", "--auto-approve")
@@ -278,9 +281,7 @@ def test_a_removed_survey_recorded_protected_is_not_released_by_a_program(
     other["lifecycle"] = {"prevent_destroy": True}
     (project / "manifests" / "other.yaml").write_text(yaml.safe_dump(other))
     _apply(run_cli)
-    loose = program(None, ["w1"])
-    loose["lifecycle"] = {"prevent_destroy": False}
-    write_program(loose)
+    write_program(loose_program(["w1"]))
     (project / "manifests" / "other.yaml").unlink()
     result = run_cli("apply", "manifests", "--destroy", "--auto-approve")
     assert result.exit_code == 1
@@ -622,9 +623,7 @@ def test_a_changed_exclusion_ref_says_how_a_program_moves_its_groups_and_that_wa
 def test_a_saved_plan_edited_to_release_no_member_is_refused(run_cli, write_program, project):
     write_program(program(None, ["w1", "w2"]))
     _apply(run_cli)
-    loose = program(None, ["w2"])
-    loose["lifecycle"] = {"prevent_destroy": False}
-    write_program(loose)
+    write_program(loose_program(["w2"]))
     assert run_cli("plan", "manifests", "--destroy", "--out", "p.plan").exit_code == 0
     assert _emptied(project / "p.plan", "released") == 2
     applied = run_cli("apply", "p.plan", "--destroy", "--auto-approve")
@@ -766,15 +765,21 @@ def test_a_dropped_wave_unlike_the_new_one_is_not_taken_for_a_rename(run_cli, wr
     assert _RENAMED not in result.stdout
 
 
-def test_a_renamed_wave_that_destroy_would_delete_is_noted_too(run_cli, write_program):
-    loose = program(None, ["w1", "w2"])
-    loose["lifecycle"] = {"prevent_destroy": False}
+def _destroy_plan_of_w2_renamed_nov(run_cli, write_program):
+    """`plan --destroy` of a loose program of waves w1, w2 applied, then w2 renamed nov: it
+    plans 2 creates and 2 deletes."""
+    loose = loose_program(["w1", "w2"])
     write_program(loose)
     _apply(run_cli)
     loose["spec"]["waves"] = ["w1", "nov"]
     write_program(loose)
     result = run_cli("plan", "manifests", "--destroy")
     assert "Plan: 2 to add, 0 to change, 2 to destroy." in result.stdout
+    return result
+
+
+def test_a_renamed_wave_that_destroy_would_delete_is_noted_too(run_cli, write_program):
+    result = _destroy_plan_of_w2_renamed_nov(run_cli, write_program)
     assert result.stdout.count(_RENAMED) == 2
 
 
@@ -796,14 +801,7 @@ def test_a_new_wave_beside_a_wave_dropped_in_an_earlier_edit_is_not_said_to_end_
 def test_a_renamed_wave_deleted_by_destroy_is_one_group_beside_the_new_waves_creates(
     run_cli, write_program
 ):
-    loose = program(None, ["w1", "w2"])
-    loose["lifecycle"] = {"prevent_destroy": False}
-    write_program(loose)
-    _apply(run_cli)
-    loose["spec"]["waves"] = ["w1", "nov"]
-    write_program(loose)
-    result = run_cli("plan", "manifests", "--destroy")
-    assert "Plan: 2 to add, 0 to change, 2 to destroy." in result.stdout
+    result = _destroy_plan_of_w2_renamed_nov(run_cli, write_program)
     assert (
         "+ 2 surveys of program tracker will be created: wave nov in markets en_GB, en_US "
         "(+$1,250.00)\n"
@@ -818,9 +816,7 @@ def test_a_renamed_wave_deleted_by_destroy_is_one_group_beside_the_new_waves_cre
 def test_a_removed_programs_protected_member_is_refused_by_name_beside_the_others_group(
     run_cli, write_program, project
 ):
-    loose = program(None, ["w1", "w2"])
-    loose["lifecycle"] = {"prevent_destroy": False}
-    write_program(loose)
+    write_program(loose_program(["w1", "w2"]))
     _apply(run_cli)
     write_program(program(None, ["w1", "w2"]))  # protected again, applied to one member only
     protected = "tracker[en_GB,w1]"

@@ -59,49 +59,39 @@ def test_serve_on_an_ipv6_address_prints_roots_a_client_can_use(served):
     assert server.stop() == 0
 
 
-def test_an_empty_host_is_a_usage_error_not_a_traceback(tmp_path):
-    result = CliRunner().invoke(
-        cli, ["sandbox", "serve", "--db", str(tmp_path / "s.db"), "--host", ""]
-    )
+def _usage_error_of_serve(tmp_path, *options: str) -> str:
+    """What `sandbox serve OPTIONS` says when it refuses them as a usage error (exit 2)."""
+    result = CliRunner().invoke(cli, ["sandbox", "serve", "--db", str(tmp_path / "s.db"), *options])
     assert result.exit_code == 2
-    assert "Invalid value for '--host': an empty host: give an address, or 0.0.0.0" in (
-        result.stderr
-    )
+    return result.stderr
+
+
+def test_an_empty_host_is_a_usage_error_not_a_traceback(tmp_path):
+    refused = _usage_error_of_serve(tmp_path, "--host", "")
+    assert "Invalid value for '--host': an empty host: give an address, or 0.0.0.0" in refused
 
 
 def test_a_latency_beyond_a_day_is_a_usage_error_not_a_500_on_every_request(tmp_path):
-    result = CliRunner().invoke(
-        cli, ["sandbox", "serve", "--db", str(tmp_path / "s.db"), "--latency-ms", "86400001"]
-    )
-    assert result.exit_code == 2
-    assert "'--latency-ms': 86400001 is not in the range 0<=x<=86400000" in result.stderr
+    refused = _usage_error_of_serve(tmp_path, "--latency-ms", "86400001")
+    assert "'--latency-ms': 86400001 is not in the range 0<=x<=86400000" in refused
 
 
 def test_a_rate_limit_below_a_request_a_day_is_a_usage_error_not_a_huge_retry_after(tmp_path):
-    result = CliRunner().invoke(
-        cli, ["sandbox", "serve", "--db", str(tmp_path / "s.db"), "--rate-limit", "1e-300"]
-    )
-    assert result.exit_code == 2
-    assert "'--rate-limit': 1e-300 is below a request a day: give 0 for no limit" in (result.stderr)
+    refused = _usage_error_of_serve(tmp_path, "--rate-limit", "1e-300")
+    assert "'--rate-limit': 1e-300 is below a request a day: give 0 for no limit" in refused
 
 
 @pytest.mark.parametrize("value", ["inf", "Infinity", "1e999"])
 def test_an_infinite_rate_limit_is_a_usage_error_not_a_limit_that_limits_nothing(tmp_path, value):
-    result = CliRunner().invoke(
-        cli, ["sandbox", "serve", "--db", str(tmp_path / "s.db"), "--rate-limit", value]
-    )
-    assert result.exit_code == 2
+    refused = _usage_error_of_serve(tmp_path, "--rate-limit", value)
     assert "'--rate-limit': inf is not a rate: give requests per second (at least 0.0000116)" in (
-        result.stderr
+        refused
     )
 
 
 def test_a_rate_limit_of_nan_is_a_usage_error(tmp_path):
-    result = CliRunner().invoke(
-        cli, ["sandbox", "serve", "--db", str(tmp_path / "s.db"), "--rate-limit", "nan"]
-    )
-    assert result.exit_code == 2
-    assert "'--rate-limit': 'nan' is not a number" in result.stderr
+    refused = _usage_error_of_serve(tmp_path, "--rate-limit", "nan")
+    assert "'--rate-limit': 'nan' is not a number" in refused
 
 
 @pytest.mark.parametrize("rate", [math.inf, math.nan, 0.0])

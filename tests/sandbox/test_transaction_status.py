@@ -108,13 +108,19 @@ def test_a_quota_id_naming_no_quota_is_1005(raw, live_survey, held_sessions):
     assert _error(_set(raw, survey_id, transaction_id, "st=21&quota_id=male,nope")) == 1005
 
 
+def _fielded_after(raw, survey_id: int, transaction_id: str, query: str) -> dict[str, int]:
+    """The completes fielded per quota once the status of `transaction_id` is set by `query`."""
+    response = _set(raw, survey_id, transaction_id, query)
+    assert response.status_code == 200, response.text
+    fielded = raw.v2("GET", f"/surveys/{survey_id}/quotas/performance").json()
+    return {q["buyer_quota_id"]: q["completes_fielded"] for q in fielded}
+
+
 def test_a_qlc_complete_counts_in_the_named_quotas(raw, live_survey, held_sessions):
     survey_id = live_survey(qlc=QLC)
     transaction_id = held_sessions(survey_id, 3)[0]
-    response = _set(raw, survey_id, transaction_id, "st=21&quota_id=male,female")
-    assert response.status_code == 200, response.text
-    fielded = raw.v2("GET", f"/surveys/{survey_id}/quotas/performance").json()
-    assert {q["buyer_quota_id"]: q["completes_fielded"] for q in fielded} == {
+    fielded = _fielded_after(raw, survey_id, transaction_id, "st=21&quota_id=male,female")
+    assert fielded == {
         "male": 1,
         "female": 1,
     }
@@ -123,10 +129,8 @@ def test_a_qlc_complete_counts_in_the_named_quotas(raw, live_survey, held_sessio
 def test_a_quota_id_with_a_percent_encoded_comma_names_each_quota(raw, live_survey, held_sessions):
     survey_id = live_survey(qlc=QLC)
     transaction_id = held_sessions(survey_id, 3)[0]
-    response = _set(raw, survey_id, transaction_id, "st=21&quota_id=male%2Cfemale")
-    assert response.status_code == 200, response.text
-    fielded = raw.v2("GET", f"/surveys/{survey_id}/quotas/performance").json()
-    assert [q["completes_fielded"] for q in fielded] == [1, 1]
+    fielded = _fielded_after(raw, survey_id, transaction_id, "st=21&quota_id=male%2Cfemale")
+    assert list(fielded.values()) == [1, 1]
 
 
 def _supplier_quotas() -> list[dict]:
@@ -144,10 +148,8 @@ def test_a_supplier_level_complete_takes_either_id_of_the_quota(
     # the quota_id with sqlc=true carries "the buyer quota identifier": both are taken.
     survey_id = live_survey(qlc=QLC, quotas=_supplier_quotas())
     transaction_id = held_sessions(survey_id, 3)[0]
-    response = _set(raw, survey_id, transaction_id, f"st=21&quota_id={named}&sqlc=true")
-    assert response.status_code == 200, response.text
-    fielded = raw.v2("GET", f"/surveys/{survey_id}/quotas/performance").json()
-    assert {q["buyer_quota_id"]: q["completes_fielded"] for q in fielded} == {
+    fielded = _fielded_after(raw, survey_id, transaction_id, f"st=21&quota_id={named}&sqlc=true")
+    assert fielded == {
         "male": 1,
         "female": 0,
     }

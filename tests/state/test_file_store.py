@@ -27,6 +27,26 @@ def store(tmp_path) -> FileStateStore:
     return FileStateStore(state_file(tmp_path / ".surveyctl" / "state", "staging"))
 
 
+# The head of a valid state file, for the files that tests write by hand.
+HEAD = {"format_version": FORMAT_VERSION, "lineage": "x", "serial": 1}
+
+
+def write_file(store: FileStateStore, content: str | bytes) -> None:
+    """Writes `content` as the state file of `store`, as something other than surveyctl may."""
+    store.path.parent.mkdir(parents=True)
+    if isinstance(content, bytes):
+        store.path.write_bytes(content)
+    else:
+        store.path.write_text(content)
+
+
+def load_refusal(store: FileStateStore) -> str:
+    """What loading `store` says when it refuses its file."""
+    with pytest.raises(StateError) as raised:
+        store.load()
+    return str(raised.value)
+
+
 def survey(ps_survey_id: int = 101) -> SurveyRecord:
     return SurveyRecord(
         ps_survey_id=ps_survey_id,
@@ -69,13 +89,11 @@ def test_protected_records_stay_protected_across_a_reload(store):
 
 
 def test_records_written_without_their_optional_fields_read_as_unprotected(store):
-    store.path.parent.mkdir(parents=True)
     resources = {
         "Survey/a": {"ps_survey_id": 101},
         "ExclusionGroup/g": {"buyer_surveygroup_ref": "g"},
     }
-    head = {"format_version": FORMAT_VERSION, "lineage": "x", "serial": 1}
-    store.path.write_text(json.dumps({**head, "resources": resources}))
+    write_file(store, json.dumps({**HEAD, "resources": resources}))
     state = store.load()
     assert (state.survey("a"), state.group("g")) == (SurveyRecord(101), GroupRecord("g"))
     assert not state.survey("a").prevent_destroy and not state.group("g").prevent_destroy
@@ -104,116 +122,82 @@ def test_file_records_format_version_and_resources_by_address(store):
 
 
 def test_unknown_format_version_is_refused_naming_the_file(store):
-    store.path.parent.mkdir(parents=True)
-    store.path.write_text(json.dumps({"format_version": 99, "lineage": "x", "serial": 1}))
+    write_file(store, json.dumps({**HEAD, "format_version": 99}))
     with pytest.raises(StateError, match=r"staging\.json: the state is in format 99"):
         store.load()
 
 
 def test_corrupt_file_is_refused_with_its_name_and_line_and_the_way_out(store):
-    store.path.parent.mkdir(parents=True)
-    store.path.write_text('{\n  "format_version": 1,\n  "lineage": oops\n}')
+    write_file(store, '{\n  "format_version": 1,\n  "lineage": oops\n}')
     with pytest.raises(StateError, match=r"staging\.json:3: the state file is corrupt") as raised:
         store.load()
     assert "move it aside and run `surveyctl state rebuild`" in str(raised.value)
 
 
 def test_a_state_file_of_bytes_that_are_not_text_is_called_corrupt(store):
-    store.path.parent.mkdir(parents=True)
-    store.path.write_bytes(b"\xff\xfe{}")
+    write_file(store, b"\xff\xfe{}")
     with pytest.raises(StateError, match=r"staging\.json: the state file is corrupt \(not UTF-8"):
         store.load()
 
 
 def test_file_of_the_wrong_shape_is_refused_naming_the_field(store):
-    store.path.parent.mkdir(parents=True)
-    bad = {
-        "format_version": FORMAT_VERSION,
-        "lineage": "x",
-        "serial": 1,
-        "resources": {"Survey/a": {"ps_survey_id": "not a number"}},
-    }
-    store.path.write_text(json.dumps(bad))
+    resources = {"Survey/a": {"ps_survey_id": "not a number"}}
+    write_file(store, json.dumps({**HEAD, "resources": resources}))
     with pytest.raises(StateError, match=r"staging\.json: .*resources\.Survey/a\.ps_survey_id"):
         store.load()
 
 
 def test_a_state_file_that_is_not_an_object_is_refused_naming_the_file(store):
-    store.path.parent.mkdir(parents=True)
-    store.path.write_text("[]")
-    with pytest.raises(StateError) as raised:
-        store.load()
-    assert str(raised.value) == (
+    write_file(store, "[]")
+    assert load_refusal(store) == (
         f"{store.path}: not a surveyctl state file (expected a JSON object)"
     )
 
 
 def test_a_top_level_field_of_the_wrong_shape_is_refused_naming_the_file_and_field(store):
-    store.path.parent.mkdir(parents=True)
-    bad = {"format_version": FORMAT_VERSION, "lineage": "x", "serial": -1, "resources": {}}
-    store.path.write_text(json.dumps(bad))
-    with pytest.raises(StateError) as raised:
-        store.load()
-    assert str(raised.value) == (
+    write_file(store, json.dumps({**HEAD, "serial": -1, "resources": {}}))
+    assert load_refusal(store) == (
         f"{store.path}: not a valid surveyctl state file at serial: -1 is less than the "
         "minimum of 0"
     )
 
 
 def test_a_group_record_of_the_wrong_shape_is_refused_naming_the_file_and_field(store):
-    store.path.parent.mkdir(parents=True)
     group = {"buyer_surveygroup_ref": "g", "ps_survey_ids": "101"}
-    bad = {"format_version": FORMAT_VERSION, "lineage": "x", "serial": 1}
-    store.path.write_text(json.dumps({**bad, "resources": {"ExclusionGroup/g": group}}))
-    with pytest.raises(StateError) as raised:
-        store.load()
-    assert str(raised.value) == (
+    write_file(store, json.dumps({**HEAD, "resources": {"ExclusionGroup/g": group}}))
+    assert load_refusal(store) == (
         f"{store.path}: not a valid surveyctl state file at "
         "resources.ExclusionGroup/g.ps_survey_ids: '101' is not of type 'array'"
     )
 
 
 def test_a_state_file_missing_a_top_level_field_is_refused_at_its_top_level(store):
-    store.path.parent.mkdir(parents=True)
-    store.path.write_text(json.dumps({"format_version": FORMAT_VERSION, "serial": 1}))
-    with pytest.raises(StateError) as raised:
-        store.load()
-    assert str(raised.value) == (
+    write_file(store, json.dumps({"format_version": FORMAT_VERSION, "serial": 1}))
+    assert load_refusal(store) == (
         f"{store.path}: not a valid surveyctl state file at top level: 'lineage' is a "
         "required property"
     )
 
 
 def test_a_record_under_an_address_of_no_kind_is_refused_naming_the_kinds(store):
-    store.path.parent.mkdir(parents=True)
-    head = {"format_version": FORMAT_VERSION, "lineage": "x", "serial": 1}
-    store.path.write_text(json.dumps({**head, "resources": {"Widget/a": {}}}))
-    with pytest.raises(StateError) as raised:
-        store.load()
-    assert str(raised.value).startswith(
+    write_file(store, json.dumps({**HEAD, "resources": {"Widget/a": {}}}))
+    assert load_refusal(store).startswith(
         f"{store.path}: the state holds Widget/a, a resource of kind 'Widget', which this surveyctl"
     )
 
 
 @pytest.mark.parametrize("key", ["widget/a", "Survey/"])
 def test_a_record_under_a_key_that_is_no_address_is_refused_naming_the_kinds(store, key):
-    store.path.parent.mkdir(parents=True)
-    head = {"format_version": FORMAT_VERSION, "lineage": "x", "serial": 1}
-    store.path.write_text(json.dumps({**head, "resources": {key: {"ps_survey_id": 1}}}))
-    with pytest.raises(StateError) as raised:
-        store.load()
-    assert str(raised.value) == (
+    write_file(store, json.dumps({**HEAD, "resources": {key: {"ps_survey_id": 1}}}))
+    assert load_refusal(store) == (
         f"{store.path}: {key!r} is not a resource address; use Survey/<name> or "
         "ExclusionGroup/<name>"
     )
 
 
 def test_a_state_format_no_surveyctl_writes_is_refused_naming_it(store):
-    store.path.parent.mkdir(parents=True)
-    store.path.write_text(json.dumps({"format_version": 0, "lineage": "x", "serial": 1}))
-    with pytest.raises(StateError) as raised:
-        store.load()
-    assert str(raised.value) == (
+    write_file(store, json.dumps({**HEAD, "format_version": 0}))
+    assert load_refusal(store) == (
         f"{store.path}: state format_version 0 is not supported by this surveyctl (it reads "
         f"version {FORMAT_VERSION}); use the surveyctl that wrote it"
     )

@@ -52,6 +52,24 @@ def seed(store) -> None:
     store.flush()
 
 
+def file_seeded_for_postgres(project: Path, postgres) -> str:
+    """A seeded file state, with surveyctl.yaml now naming a fresh PostgreSQL schema for it:
+    the schema, still empty."""
+    schema = postgres.fresh_schema()
+    configure(project, "file", schema)
+    seed(file_store(project))
+    configure(project, "postgres", schema)
+    return schema
+
+
+def migrated_to_postgres(run_cli, project: Path, postgres) -> str:
+    """The file state of `file_seeded_for_postgres` copied into its schema: the schema."""
+    schema = file_seeded_for_postgres(project, postgres)
+    copied = run_cli("state", "migrate", "--from", "file")
+    assert copied.exit_code == 0, copied.stderr
+    return schema
+
+
 def test_a_file_state_moves_into_postgres_with_lineage_serial_and_history(
     run_cli, project, postgres
 ):
@@ -100,11 +118,7 @@ def test_a_postgres_state_moves_back_into_a_file(run_cli, project, postgres):
 
 
 def test_an_older_copy_of_the_same_lineage_is_brought_up_to_date(run_cli, project, postgres):
-    schema = postgres.fresh_schema()
-    configure(project, "file", schema)
-    seed(file_store(project))
-    configure(project, "postgres", schema)
-    run_cli("state", "migrate", "--from", "file")
+    schema = migrated_to_postgres(run_cli, project, postgres)
     pg_store(project, schema).forget("Survey/in-flight")  # the team goes on in PostgreSQL
     configure(project, "file", schema)
     result = run_cli("state", "migrate", "--from", "postgres", "--schema", schema)
@@ -114,11 +128,7 @@ def test_an_older_copy_of_the_same_lineage_is_brought_up_to_date(run_cli, projec
 
 
 def test_an_older_copy_in_postgres_is_brought_up_to_date_from_the_file(run_cli, project, postgres):
-    schema = postgres.fresh_schema()
-    configure(project, "file", schema)
-    seed(file_store(project))
-    configure(project, "postgres", schema)
-    run_cli("state", "migrate", "--from", "file")
+    schema = migrated_to_postgres(run_cli, project, postgres)
     configure(project, "file", schema)  # the team moves back to the file and goes on there
     assert run_cli("state", "migrate", "--from", "postgres", "--schema", schema).exit_code == 0
     file_store(project).forget("Survey/in-flight")
@@ -133,21 +143,14 @@ def test_an_older_copy_in_postgres_is_brought_up_to_date_from_the_file(run_cli, 
 
 
 def test_copying_onto_the_same_state_again_changes_nothing(run_cli, project, postgres):
-    schema = postgres.fresh_schema()
-    configure(project, "file", schema)
-    seed(file_store(project))
-    configure(project, "postgres", schema)
-    run_cli("state", "migrate", "--from", "file")
+    migrated_to_postgres(run_cli, project, postgres)
     again = run_cli("state", "migrate", "--from", "file")
     assert again.exit_code == 0 and "already holds this state" in again.stdout
 
 
 def test_a_target_of_another_lineage_is_refused(run_cli, project, postgres):
-    schema = postgres.fresh_schema()
-    configure(project, "file", schema)
-    seed(file_store(project))
+    schema = file_seeded_for_postgres(project, postgres)
     pg_store(project, schema).record("Survey/other", SurveyRecord(1))
-    configure(project, "postgres", schema)
     result = run_cli("state", "migrate", "--from", "file")
     assert result.exit_code == 1
     assert "already holds another state" in result.stderr and "Traceback" not in result.stderr
@@ -157,11 +160,8 @@ def test_a_target_of_another_lineage_is_refused(run_cli, project, postgres):
 def test_the_refusal_of_another_lineage_names_both_places_and_their_serials(
     run_cli, project, postgres
 ):
-    schema = postgres.fresh_schema()
-    configure(project, "file", schema)
-    seed(file_store(project))
+    schema = file_seeded_for_postgres(project, postgres)
     pg_store(project, schema).record("Survey/other", SurveyRecord(1))
-    configure(project, "postgres", schema)
     result = run_cli("state", "migrate", "--from", "file")
     assert result.exit_code == 1
     message = " ".join(result.stderr.split())
@@ -172,11 +172,7 @@ def test_the_refusal_of_another_lineage_names_both_places_and_their_serials(
 
 
 def test_a_target_that_is_ahead_is_refused(run_cli, project, postgres):
-    schema = postgres.fresh_schema()
-    configure(project, "file", schema)
-    seed(file_store(project))
-    configure(project, "postgres", schema)
-    run_cli("state", "migrate", "--from", "file")
+    schema = migrated_to_postgres(run_cli, project, postgres)
     pg_store(project, schema).forget("Survey/in-flight")
     result = run_cli("state", "migrate", "--from", "file")
     assert result.exit_code == 1 and "is ahead of" in result.stderr
@@ -186,11 +182,7 @@ def test_a_target_that_is_ahead_is_refused(run_cli, project, postgres):
 def test_a_target_ahead_that_went_on_separately_is_refused_as_diverged_not_as_ahead(
     run_cli, project, postgres
 ):
-    schema = postgres.fresh_schema()
-    configure(project, "file", schema)
-    seed(file_store(project))
-    configure(project, "postgres", schema)
-    run_cli("state", "migrate", "--from", "file")
+    schema = migrated_to_postgres(run_cli, project, postgres)
     file_store(project).record("Survey/file-only", SurveyRecord(5))  # the old file goes on...
     team = pg_store(project, schema)  # ...and so does PostgreSQL, one write further
     team.forget("Survey/in-flight")
@@ -208,10 +200,7 @@ def test_a_target_ahead_that_went_on_separately_is_refused_as_diverged_not_as_ah
 def test_who_migrated_is_named_on_one_line_in_the_refusal_of_the_old_file(
     run_cli, project, postgres, monkeypatch
 ):
-    schema = postgres.fresh_schema()
-    configure(project, "file", schema)
-    seed(file_store(project))
-    configure(project, "postgres", schema)
+    schema = file_seeded_for_postgres(project, postgres)
     # A mark written before such a name was refused ($SURVEYCTL_ACTOR).
     monkeypatch.setattr("surveyctl.config.actor_name", lambda: "ann\nError: forged line")
     assert run_cli("state", "migrate", "--from", "file").exit_code == 0
@@ -306,11 +295,7 @@ def test_an_empty_source_is_refused(run_cli, project, postgres):
 
 
 def test_a_target_at_the_same_serial_with_other_records_is_refused(run_cli, project, postgres):
-    schema = postgres.fresh_schema()
-    configure(project, "file", schema)
-    seed(file_store(project))
-    configure(project, "postgres", schema)
-    run_cli("state", "migrate", "--from", "file")
+    schema = migrated_to_postgres(run_cli, project, postgres)
     pg_store(project, schema).forget("Survey/in-flight")  # serial 4 in PostgreSQL...
     file_store(project).record("Survey/file-only", SurveyRecord(4712))  # ...and in the file
     result = run_cli("state", "migrate", "--from", "file")
@@ -345,10 +330,7 @@ def test_a_target_older_than_the_history_of_the_source_is_refused(run_cli, proje
 
 
 def test_a_file_copied_elsewhere_is_marked_as_moved(run_cli, project, postgres):
-    schema = postgres.fresh_schema()
-    configure(project, "file", schema)
-    seed(file_store(project))
-    configure(project, "postgres", schema)
+    schema = file_seeded_for_postgres(project, postgres)
     result = run_cli("state", "migrate", "--from", "file")
     assert result.exit_code == 0, result.stderr
     assert "is marked as moved: plan and apply refuse it from now on" in result.stdout
@@ -357,11 +339,7 @@ def test_a_file_copied_elsewhere_is_marked_as_moved(run_cli, project, postgres):
 
 
 def test_migrating_again_marks_a_file_left_unmarked(run_cli, project, postgres):
-    schema = postgres.fresh_schema()
-    configure(project, "file", schema)
-    seed(file_store(project))
-    configure(project, "postgres", schema)
-    run_cli("state", "migrate", "--from", "file")
+    migrated_to_postgres(run_cli, project, postgres)
     mark = project / ".surveyctl" / "state" / "staging.moved.json"
     mark.unlink()  # or copied by a surveyctl that left no mark
     again = run_cli("state", "migrate", "--from", "file")

@@ -15,7 +15,7 @@ import yaml
 
 from surveyctl.state import GroupRecord, SurveyRecord
 
-from ..reconcile.conftest import title_tag
+from ..reconcile.conftest import program_manifest, title_tag
 from .conftest import open_staging
 
 DE = "Survey/brand-tracker[de_DE,2026-09]"
@@ -170,33 +170,16 @@ def test_mv_program_whose_only_members_stay_writes_nothing(run_cli, store, proje
 
 
 def program(name: str, ref: str) -> dict:
-    return {
-        "kind": "SurveyProgram",
-        "name": name,
-        "spec": {
-            "template": {
-                "survey_title": "Tracker {country} {wave} " + title_tag(),
-                "survey_category_code": 231,
-                "completes_required": 200,
-                "expected_ir": 50,
-                "expected_loi": 10,
-                "offer_price": 2.5,
-                "field_time": 10,
-                "live_url": "https://survey.example.com/s?w={wave}&tid=[%%transaction_id%%]",
-                "qualifications": [{"qualification_code": 211, "condition_codes": ["111"]}],
-            },
-            "markets": {"en_US": None, "en_GB": None},
-            "waves": ["2026-09", "2026-10"],
-            # Reference and name without {program} (their defaults have it): the groups keep
-            # them through the rename, so nothing but the state changes.
-            "exclusion": {
-                "waves": 1,
-                "exclusion_period": 30,
-                "ref": ref + "-{locale}-{wave}",
-                "name": "Tracker {locale} {wave}",
-            },
-        },
+    document = program_manifest(name, ["en_US", "en_GB"], waves=("2026-09", "2026-10"))
+    # Reference and name without {program} (their defaults have it): the groups keep them
+    # through the rename, so nothing but the state changes.
+    document["spec"]["exclusion"] = {
+        "waves": 1,
+        "exclusion_period": 30,
+        "ref": ref + "-{locale}-{wave}",
+        "name": "Tracker {locale} {wave}",
     }
+    return document
 
 
 @pytest.fixture

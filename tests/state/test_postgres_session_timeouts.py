@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -121,6 +123,20 @@ def end_lock_session(postgres, schema: str) -> None:
             time.sleep(0.02)
 
 
+@contextmanager
+def lock_session_ended(postgres) -> Iterator[PostgresStateStore]:
+    """A store of a fresh schema inside its state lock, whose session the server has ended;
+    closed after."""
+    schema = postgres.fresh_schema()
+    store = PostgresStateStore(postgres.dsn(), "staging", schema)
+    try:
+        with store.locked("apply"):
+            end_lock_session(postgres, schema)
+            yield store
+    finally:
+        store.close()
+
+
 ENDED = (
     'the database server ended the session that held it ("terminating connection due to '
     'administrator command", as a `force-unlock`, a `pg_terminate_backend` or a server shutdown '
@@ -129,15 +145,9 @@ ENDED = (
 
 
 def test_a_write_after_the_server_ended_the_lock_session_says_the_server_ended_it(postgres):
-    schema = postgres.fresh_schema()
-    store = PostgresStateStore(postgres.dsn(), "staging", schema)
-    try:
-        with store.locked("apply"):
-            end_lock_session(postgres, schema)
-            with pytest.raises(LockLost) as lost:
-                store.record("Survey/a", SurveyRecord(1))
-    finally:
-        store.close()
+    with lock_session_ended(postgres) as store:
+        with pytest.raises(LockLost) as lost:
+            store.record("Survey/a", SurveyRecord(1))
     assert str(lost.value) == (
         f"this command lost the state lock of environment 'staging' in {store.location}: "
         f"{ENDED}, so its state write was refused and it starts no further change; run "
@@ -146,15 +156,9 @@ def test_a_write_after_the_server_ended_the_lock_session_says_the_server_ended_i
 
 
 def test_a_check_after_the_server_ended_the_lock_session_says_the_server_ended_it(postgres):
-    schema = postgres.fresh_schema()
-    store = PostgresStateStore(postgres.dsn(), "staging", schema)
-    try:
-        with store.locked("apply"):
-            end_lock_session(postgres, schema)
-            with pytest.raises(LockLost) as lost:
-                store.check_lock()
-    finally:
-        store.close()
+    with lock_session_ended(postgres) as store:
+        with pytest.raises(LockLost) as lost:
+            store.check_lock()
     assert str(lost.value) == (
         f"this command lost the state lock of environment 'staging' in {store.location}: "
         f"{ENDED}, so it starts no further change; run `surveyctl plan` to see what is left to do"
@@ -184,15 +188,9 @@ def test_a_state_session_the_server_ended_for_a_timeout_says_where_to_look(postg
 def test_a_check_after_a_refused_write_still_says_the_server_ended_the_lock_session(postgres):
     # An apply of several writes at once: one write is refused, and another's check before
     # its change comes after it, on a connection that can only say it is closed by then.
-    schema = postgres.fresh_schema()
-    store = PostgresStateStore(postgres.dsn(), "staging", schema)
-    try:
-        with store.locked("apply"):
-            end_lock_session(postgres, schema)
-            with pytest.raises(LockLost):
-                store.record("Survey/a", SurveyRecord(1))
-            with pytest.raises(LockLost) as lost:
-                store.check_lock()
-    finally:
-        store.close()
+    with lock_session_ended(postgres) as store:
+        with pytest.raises(LockLost):
+            store.record("Survey/a", SurveyRecord(1))
+        with pytest.raises(LockLost) as lost:
+            store.check_lock()
     assert f"{store.location}: {ENDED}, so it starts no further change" in str(lost.value)

@@ -11,6 +11,8 @@ import textwrap
 import threading
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import psycopg
 import pytest
@@ -695,9 +697,12 @@ def test_force_unlock_with_another_id_names_the_holder(postgres, store, schema):
         )
 
 
-def test_force_unlock_of_a_session_of_a_mightier_role_names_the_missing_right(
-    postgres, store, schema
-):
+@contextmanager
+def refused_force_unlock_of_a_superusers_session(
+    postgres, store, schema: str
+) -> Iterator[tuple[str, str]]:
+    """`force_unlock` of the lock a superuser's session holds, refused: the refusal and the
+    lock's ID, while that session is still open."""
     store.load()  # the tables
     admin = postgres.admin_dsn.replace("/postgres?", "/surveyctl?")
     session = session_holding(postgres, schema, dsn=admin)
@@ -705,14 +710,21 @@ def test_force_unlock_of_a_session_of_a_mightier_role_names_the_missing_right(
         [(backend,)] = session.execute("SELECT pg_backend_pid()").fetchall()
         with pytest.raises(DatabaseError) as refused:
             store.force_unlock(f"session-{backend}")
-        assert str(refused.value).startswith(
+        yield str(refused.value), f"session-{backend}"
+    finally:
+        session.close()
+
+
+def test_force_unlock_of_a_session_of_a_mightier_role_names_the_missing_right(
+    postgres, store, schema
+):
+    with refused_force_unlock_of_a_superusers_session(postgres, store, schema) as (refusal, held):
+        assert refusal.startswith(
             f"the database user surveyctl lacks the rights to end the session holding the lock "
             f"in schema {schema} on the state database of environment 'staging' at "
             f"surveyctl@{postgres.socket_dir}:{postgres.port}/surveyctl: "
         )
-        assert store.lock_holder().id == f"session-{backend}"
-    finally:
-        session.close()
+        assert store.lock_holder().id == held
 
 
 def test_force_unlock_refused_the_right_to_end_a_session_names_that_right_not_table_grants(
@@ -720,20 +732,12 @@ def test_force_unlock_refused_the_right_to_end_a_session_names_that_right_not_ta
 ):
     # Table grants, which the user has, do not let it end another role's session: the advice
     # must name what does.
-    store.load()
-    admin = postgres.admin_dsn.replace("/postgres?", "/surveyctl?")
-    session = session_holding(postgres, schema, dsn=admin)
-    try:
-        [(backend,)] = session.execute("SELECT pg_backend_pid()").fetchall()
-        with pytest.raises(DatabaseError) as refused:
-            store.force_unlock(f"session-{backend}")
-        assert str(refused.value).endswith(
+    with refused_force_unlock_of_a_superusers_session(postgres, store, schema) as (refusal, _):
+        assert refusal.endswith(
             "(it needs to be the database user that holds the lock or a member of its role, or "
             "a member of pg_signal_backend; only a superuser may end a superuser's session)"
         )
-        assert "SELECT, INSERT" not in str(refused.value)
-    finally:
-        session.close()
+        assert "SELECT, INSERT" not in refusal
 
 
 def test_force_unlock_of_a_session_that_does_not_end_says_so_after_10_seconds(

@@ -74,14 +74,20 @@ def state_folder(project: Path) -> Path:
     return project / ".surveyctl" / "state"
 
 
-@file_only
-def test_a_journal_entry_under_an_unknown_kind_is_one_sentence(run_cli, store, project):
+def state_list_with_journal_entry(run_cli, store, project: Path, key: str, address: str) -> str:
+    """What `state list` says of the file state once a create of `address` is journaled under
+    `key` by hand."""
     store.flush()
     path = state_folder(project) / "staging.json"
     data = json.loads(path.read_text())
-    data["journal"]["Widget/x"] = {"address": "Widget/x", "started_at": "t", "fingerprint": "f"}
+    data["journal"][key] = {"address": address, "started_at": "t", "fingerprint": "f"}
     path.write_text(json.dumps(data))
-    message = one_sentence(run_cli("state", "list"))
+    return one_sentence(run_cli("state", "list"))
+
+
+@file_only
+def test_a_journal_entry_under_an_unknown_kind_is_one_sentence(run_cli, store, project):
+    message = state_list_with_journal_entry(run_cli, store, project, "Widget/x", "Widget/x")
     assert "staging.json: the state holds a create in flight of Widget/x, a resource of kind " in (
         message
     )
@@ -92,12 +98,7 @@ def test_a_journal_entry_under_an_unknown_kind_is_one_sentence(run_cli, store, p
 def test_a_journal_entry_for_another_address_than_its_key_is_one_sentence_naming_both(
     run_cli, store, project
 ):
-    store.flush()
-    path = state_folder(project) / "staging.json"
-    data = json.loads(path.read_text())
-    data["journal"]["Survey/x"] = {"address": "Survey/y", "started_at": "t", "fingerprint": "f"}
-    path.write_text(json.dumps(data))
-    message = one_sentence(run_cli("state", "list"))
+    message = state_list_with_journal_entry(run_cli, store, project, "Survey/x", "Survey/y")
     assert message.endswith(
         "staging.json: the journal holds a create under 'Survey/x' for 'Survey/y', which is not "
         "a resource surveyctl manages (Survey/<name> or ExclusionGroup/<name>); it was not "
@@ -108,12 +109,7 @@ def test_a_journal_entry_for_another_address_than_its_key_is_one_sentence_naming
 @file_only
 def test_a_journal_entry_under_a_key_no_surveyctl_writes_is_one_sentence(run_cli, store, project):
     # `widget` is spelt as no resource kind is: a hand edit, not a later surveyctl's kind.
-    store.flush()
-    path = state_folder(project) / "staging.json"
-    data = json.loads(path.read_text())
-    data["journal"]["widget/x"] = {"address": "widget/x", "started_at": "t", "fingerprint": "f"}
-    path.write_text(json.dumps(data))
-    message = one_sentence(run_cli("state", "list"))
+    message = state_list_with_journal_entry(run_cli, store, project, "widget/x", "widget/x")
     assert message.endswith(
         "staging.json: the journal holds a create under 'widget/x', which is not a resource "
         "surveyctl manages (Survey/<name> or ExclusionGroup/<name>); it was not written by "

@@ -50,6 +50,15 @@ def write_surveys(project: Path, price: float) -> None:
         manifests.write(survey_manifest(f"lost-{number}", offer_price=price))
 
 
+def applied_then_repriced(run_cli, project: Path) -> list[int]:
+    """The surveys applied at 2.5, their manifests then priced 3.5 (an update of each, not yet
+    applied): their ids."""
+    write_surveys(project, 2.5)
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    write_surveys(project, 3.5)
+    return [record.ps_survey_id for record in open_local(project).load().resources.values()]
+
+
 def open_local(project: Path):
     config = load_config(project / "surveyctl.yaml")
     return open_state(config, config.environment("local"))
@@ -131,10 +140,7 @@ def ended_by(backend: str) -> list[str]:
 def test_an_apply_that_lost_its_lock_starts_no_further_write(
     run_cli, project, served, backend, how, request
 ):
-    write_surveys(project, 2.5)
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    ids = [record.ps_survey_id for record in open_local(project).load().resources.values()]
-    write_surveys(project, 3.5)
+    ids = applied_then_repriced(run_cli, project)
 
     apply = start_apply(project)
     seen = after_two_updates(apply)
@@ -167,10 +173,7 @@ def refuse_state_writes(postgres, schema: str) -> None:
 def test_an_apply_whose_state_writes_fail_starts_no_further_write(
     run_cli, project, served, postgres
 ):
-    write_surveys(project, 2.5)
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    ids = [record.ps_survey_id for record in open_local(project).load().resources.values()]
-    write_surveys(project, 3.5)
+    ids = applied_then_repriced(run_cli, project)
 
     apply = start_apply(project)
     seen = after_two_updates(apply)
@@ -190,29 +193,33 @@ def test_an_apply_whose_state_writes_fail_starts_no_further_write(
     assert "What was done is recorded in the state" not in shown, shown
 
 
+def apply_run_unlocked_once_shown(project: Path, request, **options):
+    """An apply of the manifests (RunOptions `options`) whose lock a teammate force-unlocks
+    once its plan is shown, before its first write."""
+    from surveyctl.cli.context import CliContext
+    from surveyctl.reconcile.apply_run import apply_run
+    from surveyctl.reconcile.run import ApplyHooks, RunOptions
+
+    run_options = RunOptions(targets=(Path("manifests"),), **options)
+    workspace = CliContext().workspace(run_options)
+
+    def shown_then_unlocked_by_a_teammate(plan) -> None:
+        lose_the_lock("force-unlock", project, request)
+
+    hooks = ApplyHooks(show=shown_then_unlocked_by_a_teammate, confirm=lambda name: True)
+    return apply_run(workspace, run_options, hooks)
+
+
 @pytest.mark.parametrize("backend", ["file", "postgres"])
 def test_a_lock_lost_before_the_first_write_lets_no_write_reach_the_marketplace(
     run_cli, project, served, backend, request
 ):
     # The applier asks the store before each write: a lock lost between the plan and the
     # first write (or between two writes) stops the apply before the service is touched.
-    from surveyctl.cli.context import CliContext
     from surveyctl.reconcile.apply import LOCK_LOST
-    from surveyctl.reconcile.apply_run import apply_run
-    from surveyctl.reconcile.run import ApplyHooks, RunOptions
 
-    write_surveys(project, 2.5)
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    ids = [record.ps_survey_id for record in open_local(project).load().resources.values()]
-    write_surveys(project, 3.5)
-    options = RunOptions(targets=(Path("manifests"),))
-    workspace = CliContext().workspace(options)
-
-    def shown_then_unlocked_by_a_teammate(plan) -> None:
-        lose_the_lock("force-unlock", project, request)
-
-    hooks = ApplyHooks(show=shown_then_unlocked_by_a_teammate, confirm=lambda name: True)
-    run = apply_run(workspace, options, hooks)
+    ids = applied_then_repriced(run_cli, project)
+    run = apply_run_unlocked_once_shown(project, request)
 
     assert live_prices(served, ids).count(3.5) == 0
     assert run.result is not None and run.result.halted == LOCK_LOST
@@ -224,22 +231,10 @@ def test_each_write_a_lost_lock_stopped_is_reported_by_name_and_action(
     run_cli, project, served, backend, request
 ):
     # Found by the first write (parallelism 1): that one skipped, the rest after it too.
-    from surveyctl.cli.context import CliContext
     from surveyctl.reconcile.apply import LOCK_LOST
-    from surveyctl.reconcile.apply_run import apply_run
-    from surveyctl.reconcile.run import ApplyHooks, RunOptions
 
-    write_surveys(project, 2.5)
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    write_surveys(project, 3.5)
-    options = RunOptions(targets=(Path("manifests"),), parallelism=1)
-    workspace = CliContext().workspace(options)
-
-    def shown_then_unlocked_by_a_teammate(plan) -> None:
-        lose_the_lock("force-unlock", project, request)
-
-    hooks = ApplyHooks(show=shown_then_unlocked_by_a_teammate, confirm=lambda name: True)
-    run = apply_run(workspace, options, hooks)
+    applied_then_repriced(run_cli, project)
+    run = apply_run_unlocked_once_shown(project, request, parallelism=1)
 
     assert run.result is not None
     rows = [(o.address, o.action, o.status, o.message) for o in run.result.outcomes]
@@ -294,9 +289,7 @@ def test_the_write_whose_record_a_lost_lock_refused_is_failed_and_the_rest_not_a
 ):
     from surveyctl.reconcile.apply import LOCK_LOST
 
-    write_surveys(project, 2.5)
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    write_surveys(project, 3.5)
+    applied_then_repriced(run_cli, project)
     proxy = AtTheFirstUpdate(served, lambda: lose_the_lock("force-unlock", project, request))
 
     report = apply_one_at_a_time_through(project, proxy, state_setting, monkeypatch, run_cli)
@@ -316,9 +309,7 @@ def test_the_write_whose_record_the_database_refused_is_failed_and_the_rest_not_
 ):
     from surveyctl.reconcile.apply import STATE_FAILED
 
-    write_surveys(project, 2.5)
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    write_surveys(project, 3.5)
+    applied_then_repriced(run_cli, project)
     schema = re.search(r"schema: (\w+)", (project / "surveyctl.yaml").read_text()).group(1)
     proxy = AtTheFirstUpdate(served, lambda: refuse_state_writes(postgres, schema))
 
@@ -359,9 +350,7 @@ def _apply_losing_the_lock_at_the_first_read(
 ):
     """An apply of changed surveys whose state lock goes (`how`) as its plan reads the first
     survey: before any write."""
-    write_surveys(project, 2.5)
-    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
-    write_surveys(project, 3.5)
+    applied_then_repriced(run_cli, project)
     proxy = AtTheFirstRead(served, lambda: lose_the_lock(how, project, request))
     local_project(project, proxy.url, state_setting, monkeypatch)
     try:
