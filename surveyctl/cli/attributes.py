@@ -16,7 +16,7 @@ from surveyctl.catalog import Attribute
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import format_option, int_list, raw_cells_option
+from surveyctl.cli.options import format_option, int_list
 from surveyctl.jsontext import dumps
 from surveyctl.ops.rows import make_writer
 
@@ -48,7 +48,14 @@ def _matches(attribute: Attribute, needle: str) -> bool:
 )
 @click.option("--search", help="Only attributes whose name, question or answers contain TEXT.")
 @format_option("table", "tsv", "json")
-@raw_cells_option
+@click.option(
+    "--raw-cells",
+    is_flag=True,
+    # Its own words, not the shared option's: this command writes tsv, never csv.
+    help="tsv: write names and questions exactly as the service gave them. By default a cell "
+    "starting with =, +, -, @, a tab or a carriage return gets a leading ' so that a "
+    "spreadsheet shows it instead of running it as a formula.",
+)
 @click.option(
     "--refresh-catalog",
     "--refresh",

@@ -281,11 +281,12 @@ def _adopt_all(
     action = f"adopt every unmanaged survey into the state of {ctx.environment().name!r}"
     if not confirm_write(ctx, action, approved=yes):
         raise SurveyctlError("nothing was imported")
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise SurveyctlError(f"{out_dir}: cannot create the folder: {exc.strerror}") from exc
-    if not os.access(out_dir, os.W_OK):
+    # The folder is made with the first manifest written (save_adoption): an import that
+    # adopts nothing leaves no empty folder behind. Where it would be made is checked now.
+    existing = out_dir
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir() or not os.access(existing, os.W_OK):
         raise SurveyctlError(f"{out_dir}: cannot write into this folder")
     project = _project_surveys(ctx)  # read before the lock, which it does not need
     store = ctx.state_store()

@@ -3,7 +3,8 @@
 Rows are written as each page arrives and the page is then dropped, so memory stays flat
 however many transactions a survey has. The writers (`surveyctl.ops.rows`) get `begin(columns)`
 once, with the keys of the first page's rows (or, when no page has a row, the fields of spec
-2.10), `rows(page)` for every page with rows, `end()` once.
+2.10), the ones a person reads first leading (`export_columns`); `rows(page)` for every page
+with rows; `end()` once.
 """
 
 from __future__ import annotations
@@ -14,6 +15,21 @@ from dataclasses import dataclass, field
 from surveyctl.api import ApiClient
 from surveyctl.fields import transaction_fields
 from surveyctl.ops.rows import RowWriter
+
+# The columns a person reads first, leading a csv or tsv export in this order when present: the
+# rest follow alphabetically, so `Transaction ID` is not the 85th column of a spreadsheet.
+LEADING_COLUMNS = (
+    "Transaction ID",
+    "Survey ID",
+    "Respondent Status Code",
+    "Respondent Status Description",
+    "Supplier ID",
+    "Supplier Name",
+    "PS Entry DateTime",
+    "PS Exit Datetime",
+    "Respondent LOI",
+    "Reconciliation Status",
+)
 
 DEFAULT_PAGE_SIZE = 500
 MAX_PAGE_SIZE = 1000  # the largest `limit` of the transactions list (docs/api-assumptions.md)
@@ -72,7 +88,7 @@ def export(
             # Every key of the first page, in the order met: a field only some records carry
             # (`Parent ID` "may appear", public facts) is a column, not lost with the first's.
             columns = dict.fromkeys(key for item in items for key in item)
-            writer.begin(list(columns))
+            writer.begin(export_columns(columns))
         elif items and columns is not None:
             known = columns.keys()
             for item in items:
@@ -88,6 +104,14 @@ def export(
     if columns is None:
         # No record to take the columns from: a csv of no rows still says which columns an
         # export has, so that a spreadsheet or a script reading it by name finds them.
-        writer.begin(list(transaction_fields()))
+        writer.begin(export_columns(transaction_fields()))
     writer.end()
     return state
+
+
+def export_columns(keys: Iterable[str]) -> list[str]:
+    """The columns of a csv or tsv export of records with `keys`: LEADING_COLUMNS that are
+    among them, then the others alphabetically, whatever order the service gives them in."""
+    present = set(keys)
+    leading = [name for name in LEADING_COLUMNS if name in present]
+    return leading + sorted(present.difference(leading))

@@ -183,8 +183,10 @@ def save_adoption(store: StateBackend, adoption: Adoption, path: Path) -> None:
     when the state was not written. The manifest comes first because a resource recorded
     without one is what `plan --destroy` deletes. The manifest is on disk (durable) before
     the state, itself durable, records the resource: after a power cut the state never
-    records a resource whose manifest came back empty or missing."""
+    records a resource whose manifest came back empty or missing. The manifest's folder is
+    made here, when missing: `import --all-unmanaged` that adopts nothing makes no folder."""
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(path, adoption.text, durable=True)
     except OSError as exc:  # a full disk, a folder made read-only since the check
         raise ImportRefused(

@@ -56,17 +56,23 @@ def check_destroy_scope(config: Config, targets: tuple[Path, ...], destroy: bool
     """--destroy deletes what the manifests no longer describe, so it reads all of them: with
     PATHS that are not the `manifests:` of surveyctl.yaml, it would delete what the others
     describe (and a saved plan made so, swapped for a reviewed one, would apply it)."""
-    if not destroy or not targets or not config.manifests:
-        return
-    given = {Path(os.path.abspath(path)) for path in targets}
-    configured = {Path(os.path.abspath(config.root / entry)) for entry in config.manifests}
-    if given != configured:
+    if destroy and reads_some_manifests(config, targets):
         listed = ", ".join(config.manifests)
         raise ConfigError(
             f"--destroy deletes what the manifests no longer describe, so it plans all of them: "
             f"give no PATHS (the manifests: of surveyctl.yaml, {listed}), or --target the "
             "resource to destroy"
         )
+
+
+def reads_some_manifests(config: Config, targets: tuple[Path, ...]) -> bool:
+    """Whether PATHS are some of the project's manifests rather than all of them: given, with
+    `manifests:` set in surveyctl.yaml, and not naming those entries."""
+    if not targets or not config.manifests:
+        return False  # without `manifests:`, the PATHS given are the whole project
+    given = {Path(os.path.abspath(path)) for path in targets}
+    configured = {Path(os.path.abspath(config.root / entry)) for entry in config.manifests}
+    return given != configured
 
 
 def desired_state(workspace: Workspace, options: RunOptions) -> DesiredState:
@@ -175,6 +181,11 @@ def plan_run(
             settle_seconds=create_settle_seconds(),
             refresh=options.refresh,
             rule=rule,
+            partial=(
+                tuple(plan_sources(workspace.config, options.targets))
+                if reads_some_manifests(workspace.config, options.targets)
+                else ()
+            ),
         )
         plan = make_plan(marketplace, request, reads)
     settle(plan, twins, rule, options.overrides)

@@ -44,6 +44,10 @@ class PlanRequest:
     # False: plan against the state alone (`plan --refresh=false`); see reads.py.
     refresh: bool = True
     rule: Rule | None = None  # the environment's identity rule (default: title and locale)
+    # The PATHS read when they are some of the project's manifests, not its `manifests:`: the
+    # resources of the others are then only unread, never removed (nor deleted, even with
+    # `destroy`, which plan_run refuses for such a plan anyway).
+    partial: tuple[str, ...] = ()
 
 
 def make_plan(client: Marketplace, request: PlanRequest, reads: LiveReads | None = None) -> Plan:
@@ -173,14 +177,41 @@ def _retired(
     )
 
 
+# A note on the resources a plan of some manifests did not read names this many of them.
+OUTSIDE_NAMES = 3
+
+
+def _outside_note(paths: tuple[str, ...], addresses: list[str]) -> Note:
+    """One note for every resource whose manifest a plan of some PATHS did not read: they were
+    not removed, and a warning each (26 of them for one folder of a project) said so falsely."""
+    count = len(addresses)
+    names = ", ".join(addresses[:OUTSIDE_NAMES])
+    if count > OUTSIDE_NAMES:
+        names += f" and {count - OUTSIDE_NAMES} more"
+    resources = "1 managed resource is" if count == 1 else f"{count} managed resources are"
+    return Note(
+        "note",
+        "",  # said of them all, by name in the message
+        f"{resources} not in the manifests read ({', '.join(paths)}): {names}; nothing is "
+        "planned for them. To plan some resources of the whole project, plan without PATHS "
+        "and with --target ADDRESS",
+    )
+
+
 def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan) -> None:
     """Resources in state but no longer in the manifests: deleted only with `destroy`, else
     kept (and counted in the spend, which is then the same with and without `destroy`).
+    A plan of some of the project's manifests (`request.partial`) keeps every resource of
+    the others, under one note, and never deletes one.
 
     Deletes run in reverse apply order, so a group is gone before the surveys it names."""
     desired = _desired_addresses(request)
     removed = [a for a in request.state.resources if a not in desired]
     removed.sort(key=lambda a: (-kinds.of_address(a).order, a))
+    partial = bool(request.partial)
+    destroy = request.destroy and not partial
+    absent = "not in the manifests read" if partial else "no longer in the manifests"
+    outside: list[str] = []
     for address in removed:
         record = request.state.resources[address]
         kind = kinds.of_address(address)
@@ -194,13 +225,13 @@ def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan)
             plan.resources.append(_kept(kind, name, record, body))
             continue
         if result is not None and result.gone:
-            forget = "apply --destroy forgets it" if request.destroy else "`surveyctl state rm` "
+            forget = "apply --destroy forgets it" if destroy else "`surveyctl state rm` "
             plan.notes.append(
                 Note(
-                    "note" if request.destroy else "warning",
+                    "note" if destroy else "warning",
                     address,
-                    "no longer in the manifests and already gone from the marketplace; "
-                    + (forget if request.destroy else forget + "forgets it"),
+                    f"{absent} and already gone from the marketplace; "
+                    + (forget if destroy else forget + "forgets it"),
                 )
             )
             plan.gone.append(address)
@@ -209,17 +240,21 @@ def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan)
             # A delete needs its read as much as an update: without it the plan cannot say
             # the survey is live or what spend leaves with it. Held back, it is reported as
             # unread (`unattempted`), so the run ends incomplete and is run again.
-            held = "; not deleted until it can be read: plan again" if request.destroy else ""
+            held = "; not deleted until it can be read: plan again" if destroy else ""
             plan.notes.append(
                 Note(
                     "warning",
                     address,
-                    f"no longer in the manifests; cannot read it: {result.error}{held}",
+                    f"{absent}; cannot read it: {result.error}{held}",
                 )
             )
-            if request.destroy:
+            if destroy:
                 continue
-        if not request.destroy:
+        if partial:
+            outside.append(address)
+            plan.resources.append(_kept(kind, name, record, body))
+            continue
+        if not destroy:
             plan.notes.append(
                 Note(
                     "warning",
@@ -255,3 +290,5 @@ def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan)
                 spend=kind.spend(body, None),
             )
         )
+    if outside:
+        plan.notes.append(_outside_note(request.partial, sorted(outside)))

@@ -137,6 +137,8 @@ def _bounded(items: list[str], noun: str, budget: int, where: str) -> list[str]:
 def _note(note, members: str | None = None) -> str:
     where = f" ({note.location})" if note.location else ""
     severity = "" if note.severity == "error" else f"{note.severity}: "
+    if not members and not note.address:  # said of many resources, named in the message
+        return f"- {severity}{_inline(note.message + where)}"
     who = _inline(members) if members else _code(note.address)
     return f"- {severity}{who}: {_inline(note.message + where)}"
 

@@ -49,8 +49,10 @@ def render(plan: Plan, color: bool = False) -> str:
         lines.append("Notes:")
         for note, members in shown_notes(plan):
             where = f" ({note.location})" if note.location else ""
+            # A note said of many resources names them in its message and has no address.
             who = members or note.address
-            lines.append(printable(f"  {note.severity}: {who}: {note.message}{where}"))
+            said = f"{who}: {note.message}" if who else note.message
+            lines.append(printable(f"  {note.severity}: {said}{where}"))
         lines.append("")
     lines.append(summary_line(plan))
     return "\n".join(lines) + "\n"

@@ -226,6 +226,10 @@ class HistoryEntry:
             return "added"
         if had and not has:
             return "removed"
+        if _only_mod_on(before, after):
+            # An apply that read a survey and found it as last applied records its mod_on so
+            # that later plans need not read it: "changed" read as a write that was not made.
+            return "mod_on recorded"
         return "changed"
 
     def to_json(self) -> dict:
@@ -255,6 +259,14 @@ class HistoryEntry:
 
 def _has_record(entry: dict) -> bool:
     return any(key != "unresolved_create" for key in entry)
+
+
+def _only_mod_on(before: dict, after: dict) -> bool:
+    """Whether the two entries differ in the survey's `mod_on` alone."""
+    rest = {key: value for key, value in before.items() if key != "mod_on"}
+    return before.get("mod_on") != after.get("mod_on") and rest == {
+        key: value for key, value in after.items() if key != "mod_on"
+    }
 
 
 def history_entries(change: Change) -> list[HistoryEntry]:

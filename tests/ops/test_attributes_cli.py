@@ -168,3 +168,11 @@ def test_a_tsv_question_a_spreadsheet_would_run_as_a_formula_is_written_inert(
 def test_a_tsv_question_is_written_as_the_service_gave_it_with_raw_cells(project, sandbox, run_cli):
     row = _tsv_of_a_formula_question(project, sandbox, run_cli, "--raw-cells")
     assert row["question"] == FORMULA_QUESTION
+
+
+def test_the_help_of_raw_cells_names_tsv_the_one_format_it_changes(run_cli):
+    result = run_cli("attributes", "--help")
+    assert result.exit_code == 0
+    raw_cells = " ".join(result.stdout.split("--raw-cells", 1)[1].split("--", 1)[0].split())
+    assert raw_cells.startswith("tsv: write names and questions exactly as the service")
+    assert "csv" not in raw_cells

@@ -109,8 +109,8 @@ def test_csv_export_of_nothing_is_the_header_of_the_documented_fields():
     out = io.StringIO()
     export(iter([([], 1)]), make_writer("csv", out))
     (header,) = csv.reader(io.StringIO(out.getvalue()))
-    assert header[:2] == ["Survey ID", "Supplier ID"]
-    assert "Transaction ID" in header and header[-1] == "Parent ID"
+    assert header[:2] == ["Transaction ID", "Survey ID"]
+    assert "Parent ID" in header and header[-1] == "ZipCode"
     assert len(header) == len(set(header)) == 89
 
 
@@ -118,7 +118,7 @@ def test_tsv_export_of_nothing_is_one_tab_separated_header_line():
     out = io.StringIO()
     export(iter([([], 1)]), make_writer("tsv", out))
     lines = out.getvalue().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Survey ID\tSupplier ID\t")
+    assert len(lines) == 1 and lines[0].startswith("Transaction ID\tSurvey ID\t")
 
 
 def _one_row_csv(row: dict, **options) -> dict:

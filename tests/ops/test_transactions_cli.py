@@ -249,8 +249,28 @@ def test_a_csv_export_without_transactions_has_the_columns_an_export_with_them_h
     empty = run_cli("transactions", "list", str(live_survey()), "--format", "csv")
     assert empty.exit_code == 0, empty.output
     (header,) = csv.reader(io.StringIO(empty.stdout))
-    assert sorted(header) == sorted(next(csv.reader(io.StringIO(full.stdout))))
+    assert header == next(csv.reader(io.StringIO(full.stdout)))
     assert "0 transaction(s) in 1 page(s)" in empty.stderr
+
+
+def test_a_tsv_export_leads_with_the_columns_a_person_reads_first(traffic, run_cli):
+    survey_id, _ = traffic
+    result = run_cli("transactions", "list", str(survey_id), "--format", "tsv")
+    assert result.exit_code == 0, result.output
+    header = result.stdout.splitlines()[0].split("\t")
+    assert header[:10] == [
+        "Transaction ID",
+        "Survey ID",
+        "Respondent Status Code",
+        "Respondent Status Description",
+        "Supplier ID",
+        "Supplier Name",
+        "PS Entry DateTime",
+        "PS Exit Datetime",
+        "Respondent LOI",
+        "Reconciliation Status",
+    ]
+    assert header[10:] == sorted(header[10:])
 
 
 def _exported_titles(api, live_survey, run_cli, *options: str) -> set[str]:

@@ -156,6 +156,17 @@ def test_adopting_all_is_refused_while_a_create_is_unresolved(project, own, run_
     assert list((project / "manifests" / "imported").glob("*.yaml")) == []
 
 
+def test_adopting_all_when_every_survey_is_managed_makes_no_out_dir(
+    project, own, manifests, run_cli
+):
+    manifests.write(survey_manifest("tracker"))
+    assert run_cli("apply", "manifests", "--auto-approve").exit_code == 0
+    result = _import_all(run_cli)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "Adopted 0 survey(s)" in result.stdout
+    assert not (project / "manifests" / "imported").exists()
+
+
 def test_all_unmanaged_needs_an_out_dir(own, run_cli):
     result = run_cli("import", "--all-unmanaged")
     assert result.exit_code != 0
