@@ -19,6 +19,7 @@ REDACTED = "[redacted]"
 _SECRETS: set[str] = set()
 _ESCAPED: dict[str, re.Pattern[str]] = {}
 _OPENINGS: dict[str, _Opening] = {}
+_SPELLED: dict[str, re.Pattern[str]] = {}
 
 
 def remember(api_key: str) -> None:
@@ -45,7 +46,9 @@ def redact(text: str) -> str:
         if len(text) < len(stripped):
             continue  # every spelling is at least as long (a piece written alone)
         for form in _opening(secret).spellings:
-            text = text.replace(form, REDACTED)
+            text = (
+                text.replace(form, REDACTED) if _whole(form) else _spelled(form).sub(REDACTED, text)
+            )
         if stripped:
             text = _escaped(stripped).sub(REDACTED, text)
     return text
@@ -205,6 +208,27 @@ def _spellings(secret: str) -> list[str]:
     return sorted((form for form in forms if form), key=len, reverse=True)
 
 
+def _whole(form: str) -> bool:
+    """Whether `form` found in a text is all of that spelling: no escape of its last character
+    begins with that character (as `%25` begins with `%`, `\\u005c` with `\\`)."""
+    return not _escape_rests(form[-1])
+
+
+def _escape_rests(char: str) -> list[str]:
+    return [form[1:] for form, _ in _forms(char) if form[0] == char and len(form) > 1]
+
+
+def _spelled(form: str) -> re.Pattern[str]:
+    """A pattern of `form` whose last character may go on into its escape: the key as is
+    found in `...%25` takes the `25` with it, which would else be left after "[redacted]"."""
+    pattern = _ESCAPED.get("\0" + form)
+    if pattern is None:
+        rests = "|".join(f"(?i:{re.escape(rest)})" for rest in _escape_rests(form[-1]))
+        pattern = re.compile(f"{re.escape(form)}(?:{rests})?")
+        _ESCAPED["\0" + form] = pattern
+    return pattern
+
+
 def _escaped(secret: str) -> re.Pattern[str]:
     """A pattern of `secret` with each character as written or escaped: a service that repeats
     the key in a JSON body may escape `/` as `\\/` (PHP) or `<`, `>`, `&` as `\\u003c` (Go), and
@@ -217,9 +241,10 @@ def _escaped(secret: str) -> re.Pattern[str]:
 
 
 def _character(char: str) -> str:
-    forms = (
-        f"(?i:{re.escape(form)})" if folded else re.escape(form) for form, folded in _forms(char)
-    )
+    # The longest form first: the regex takes the first alternative that lets the rest match,
+    # and for the last character nothing follows, so `%` before `%25` would leave `25` behind.
+    ordered = sorted(_forms(char), key=lambda form: len(form[0]), reverse=True)
+    forms = (f"(?i:{re.escape(form)})" if folded else re.escape(form) for form, folded in ordered)
     return f"(?:{'|'.join(forms)})"
 
 
