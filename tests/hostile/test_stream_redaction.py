@@ -123,3 +123,118 @@ def test_a_question_whose_end_could_begin_a_secret_is_shown_whole_before_the_ans
     assert shown_when_read == [
         "Apply these changes to environment 'local'? Only 'yes' will be accepted: "
     ]
+
+
+def _writer(monkeypatch, stream=None):
+    """A RedactingWriter over `stream` (a text buffer by default), SECRET the one secret."""
+    from surveyctl.redacting import RedactingWriter
+
+    _only_secret(monkeypatch, SECRET)
+    return RedactingWriter(io.StringIO() if stream is None else stream)
+
+
+def test_what_could_begin_the_key_is_written_when_the_writer_closes(monkeypatch):
+    writer = _writer(monkeypatch)
+    writer.write("Renaming Tracker to sk-")
+    assert writer.stream.getvalue() == "Renaming Tracker to "
+    writer.close()
+    assert writer.stream.getvalue() == "Renaming Tracker to sk-"
+
+
+def test_what_could_begin_the_key_is_written_before_a_question(monkeypatch):
+    from surveyctl.redacting import nothing_held
+
+    writer = _writer(monkeypatch)
+    writer.write("Renaming Tracker to sk-")
+    with nothing_held():
+        assert writer.stream.getvalue() == "Renaming Tracker to sk-"
+
+
+def test_the_key_written_while_a_question_waits_is_redacted(monkeypatch):
+    from surveyctl.redacting import nothing_held
+
+    writer = _writer(monkeypatch)
+    with nothing_held():
+        writer.write(f"Rename survey '{SECRET}'? ")
+    assert writer.stream.getvalue() == f"Rename survey '{REDACTED}'? "
+
+
+def test_text_passes_as_it_is_before_any_key_can_be_held(monkeypatch):
+    # `surveyctl --help` never loads surveyctl.api, where secrets are held.
+    writer = _writer(monkeypatch)
+    monkeypatch.delitem(sys.modules, "surveyctl.api.secrets")
+    writer.write("Usage: surveyctl [OPTIONS] sk-")
+    writer.close()
+    assert writer.stream.getvalue() == "Usage: surveyctl [OPTIONS] sk-"
+
+
+def test_lines_given_together_are_written_in_order_with_the_key_redacted(monkeypatch):
+    writer = _writer(monkeypatch)
+    writer.writelines(["Tracker ", SECRET[:5], SECRET[5:], " wave 2\n"])
+    writer.close()
+    assert writer.stream.getvalue() == f"Tracker {REDACTED} wave 2\n"
+
+
+def _bytes_written(monkeypatch, *pieces: bytes) -> bytes:
+    """What reaches a UTF-8 file when `pieces` are written to the streams' bytes side."""
+    raw = io.BytesIO()
+    writer = _writer(monkeypatch, io.TextIOWrapper(raw, encoding="utf-8"))
+    for piece in pieces:
+        writer.buffer.write(piece)
+    writer.close()
+    return raw.getvalue()
+
+
+def test_bytes_that_are_not_utf8_are_written_as_they_came(monkeypatch):
+    assert _bytes_written(monkeypatch, b"caf\xe9 au lait\n") == b"caf\xe9 au lait\n"
+
+
+def test_bytes_ending_inside_a_character_are_written_as_they_came_at_the_end(monkeypatch):
+    assert _bytes_written(monkeypatch, b"price \xe2\x82") == b"price \xe2\x82"
+
+
+def test_the_streams_answer_for_the_stream_they_wrap_what_they_do_not_change(monkeypatch, tmp_path):
+    with open(tmp_path / "out.txt", "w", encoding="utf-8") as file:
+        writer = _writer(monkeypatch, file)
+        assert (writer.name, writer.mode) == (file.name, "w")
+
+
+def test_the_streams_can_be_written_but_not_read_or_sought(monkeypatch):
+    writer = _writer(monkeypatch)
+    assert (writer.writable(), writer.readable(), writer.seekable()) == (True, False, False)
+
+
+def test_a_value_holding_the_key_deep_in_its_data_is_said_to_hold_it(monkeypatch):
+    from surveyctl.redacting import holds_secret
+
+    _only_secret(monkeypatch, SECRET)
+    assert holds_secret({"quotas": [{"quota_title": f"Tracker {SECRET}"}]})
+
+
+def test_a_text_holding_the_key_is_said_to_hold_it(monkeypatch):
+    from surveyctl.redacting import holds_secret
+
+    _only_secret(monkeypatch, SECRET)
+    assert holds_secret(f"Tracker {SECRET}")
+
+
+def test_a_value_without_the_key_is_not_said_to_hold_it(monkeypatch):
+    from surveyctl.redacting import holds_secret
+
+    _only_secret(monkeypatch, SECRET)
+    assert not holds_secret({"survey_title": "Tracker sk-live wave 2"})
+
+
+def test_no_value_holds_a_secret_while_none_is_remembered(monkeypatch):
+    from surveyctl.api import secrets
+    from surveyctl.redacting import holds_secret
+
+    monkeypatch.setattr(secrets, "_SECRETS", set())
+    assert not holds_secret({"survey_title": SECRET})
+
+
+def test_a_password_outside_the_basic_plane_is_found_in_data_as_json_writes_it(monkeypatch):
+    from surveyctl.redacting import holds_secret
+
+    _only_secret(monkeypatch, "pw-7f3c9a1e\U0001f511")
+    assert holds_secret({"dsn": "postgresql://app:pw-7f3c9a1e\U0001f511@db/state"})
