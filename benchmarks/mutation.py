@@ -958,6 +958,22 @@ _BYTE_ESCAPE_AT_256 = (
     "U+0100 also gets \\x100 and %100, which no encoder writes for it: more text redacted, "
     "never less, and only text that spells the key's other characters too"
 )
+_REDACTING = "surveyctl.redacting."
+_READ_FURTHER = (
+    "only how much of a long text is redacted before the cut: a window that grows faster, a "
+    "larger margin, or one more round where the window is exactly as long as the text or its "
+    "redaction exactly limit + margin, keeps the same first `limit` characters, and a text "
+    "with no key remembered is cut alike with a margin of 16 or 0"
+)
+_PREFIX_FIRST = (
+    "a character's forms in reverse order of their text rather than longest first: a form "
+    "that begins another sorts before it, so reversed it still comes after it, as the "
+    "pattern needs"
+)
+_TYPE_ERROR_TEXT = (
+    "the text of the TypeError for bytes: click, which writes b'' to ask whether a stream "
+    "takes bytes, catches it without reading it"
+)
 EQUIVALENT.update(
     {
         _SECRETS + "x__spellings__mutmut_12": "'UTF-8' is the codec 'utf-8'",
@@ -983,6 +999,22 @@ EQUIVALENT.update(
         _SECRETS + "x__cut_forms__mutmut_5": _WIDER_HEADS,
         _SECRETS + "x__cut_forms__mutmut_10": _WIDER_HEADS,
         _SECRETS + "x__opening__mutmut_50": _WIDER_HEADS,
+        **{_SECRETS + f"x_redact_clipped__mutmut_{n}": _READ_FURTHER for n in (4, 13, 19, 24, 29)},
+        _SECRETS + "x_redacting_handler__mutmut_4": "StreamHandler(None) writes to sys.stderr, "
+        "which its one caller (the root command's --debug) passes",
+        _REDACTING + "xǁRedactingWriterǁ__init____mutmut_4": "'' for None: the decoder is read "
+        "only behind `if self._decoder`, false for both, until `buffer` makes it",
+        _REDACTING + "xǁRedactingWriterǁrelease__mutmut_12": "hold=None for False: both are false",
+        _REDACTING + "xǁRedactingWriterǁ_pass_on__mutmut_8": "a writer left among those holding "
+        "text when it holds none: release_all then writes nothing of it (it only flushes the "
+        "stream, and passes over one that is closed)",
+        _REDACTING + "xǁRedactingWriterǁ__getattr____mutmut_6": "the AttributeError of a "
+        "writer being made or copied (no stream yet) is caught by whoever asked: copy's hasattr",
+        _REDACTING + "x_holds_secret__mutmut_11": "ensure_ascii=None for False: both are false",
+        _SECRETS + "x__character__mutmut_3": _PREFIX_FIRST,
+        _SECRETS + "x__character__mutmut_6": _PREFIX_FIRST,
+        _REDACTING + "xǁRedactingWriterǁwrite__mutmut_2": _TYPE_ERROR_TEXT,
+        _REDACTING + "xǁRedactingWriterǁwrite__mutmut_3": _TYPE_ERROR_TEXT,
         _SECRETS + "x__head__mutmut_7": _SAME_LENGTHS,
         _SECRETS + "x__head__mutmut_10": _SAME_LENGTHS,
         _SECRETS + "x__head__mutmut_11": _SAME_LENGTHS,

@@ -221,11 +221,11 @@ def _escape_rests(char: str) -> list[str]:
 def _spelled(form: str) -> re.Pattern[str]:
     """A pattern of `form` whose last character may go on into its escape: the key as is
     found in `...%25` takes the `25` with it, which would else be left after "[redacted]"."""
-    pattern = _ESCAPED.get("\0" + form)
+    pattern = _SPELLED.get(form)
     if pattern is None:
         rests = "|".join(f"(?i:{re.escape(rest)})" for rest in _escape_rests(form[-1]))
         pattern = re.compile(f"{re.escape(form)}(?:{rests})?")
-        _ESCAPED["\0" + form] = pattern
+        _SPELLED[form] = pattern
     return pattern
 
 

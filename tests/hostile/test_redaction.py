@@ -236,12 +236,18 @@ def test_a_text_ending_in_the_first_character_of_the_key_cut_in_its_percent_esca
 
 
 @pytest.mark.parametrize(
-    "shown",
-    ["sk-live-7f3c9a1e%25", "sk-live-7f3c9a1e\\u0025", "sk-live-7f3c9a1e\\x25"],
-    ids=["percent-encoded", "unicode escape", "byte escape"],
+    ("key", "shown"),
+    [
+        ("sk-live-7f3c9a1e%", "sk-live-7f3c9a1e%25"),
+        ("sk-live-7f3c9a1e%", "sk-live-7f3c9a1e\\u0025"),
+        ("sk-live-7f3c9a1e\\", "sk-live-7f3c9a1e\\u005c"),
+        ("sk-live-7f3c9a1e\\", "sk-live-7f3c9a1e\\x5c"),
+        ("sk-live-7f3c9a1u", "sk\\u002dlive\\u002d7f3c9a1\\u0075"),
+    ],
+    ids=["percent-encoded", "unicode escape", "backslash", "backslash as a byte", "every escape"],
 )
-def test_a_key_whose_last_character_is_escaped_is_redacted_with_all_of_its_escape(shown):
-    remember("sk-live-7f3c9a1e%")
+def test_a_key_whose_last_character_is_escaped_is_redacted_with_all_of_its_escape(key, shown):
+    remember(key)
     assert redact(f"token {shown} refused") == "token [redacted] refused"
 
 

@@ -238,3 +238,17 @@ def test_a_password_outside_the_basic_plane_is_found_in_data_as_json_writes_it(m
 
     _only_secret(monkeypatch, "pw-7f3c9a1e\U0001f511")
     assert holds_secret({"dsn": "postgresql://app:pw-7f3c9a1e\U0001f511@db/state"})
+
+
+def test_a_text_holding_a_password_with_a_line_break_and_a_quote_is_said_to_hold_it(monkeypatch):
+    from surveyctl.redacting import holds_secret
+
+    _only_secret(monkeypatch, 'pw-7f3c\n"9a1e')
+    assert holds_secret('password pw-7f3c\n"9a1e refused')
+
+
+def test_no_value_holds_a_secret_before_surveyctl_api_is_loaded(monkeypatch):
+    from surveyctl.redacting import holds_secret
+
+    monkeypatch.delitem(sys.modules, "surveyctl.api.secrets")
+    assert not holds_secret({"survey_title": SECRET})
