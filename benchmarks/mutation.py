@@ -700,6 +700,7 @@ EQUIVALENT.update(
     }
 )
 
+_IDENTITY = "surveyctl.reconcile.identity."
 _ACCOUNT = "surveyctl.api.account_surveys."
 _ADOPTION = "surveyctl.reconcile.adoption."
 _SURVEY_TWINS = "surveyctl.reconcile.kinds.survey_twins."
@@ -712,6 +713,12 @@ _FALSY = "targeting=None for False: both are false (`if not targeting`)"
 EQUIVALENT.update(
     {
         _ACCOUNT + "xǁListerǁlist_surveys__mutmut_1": "a Protocol's stub is never called",
+        _IDENTITY + "x__stamp_of_no_manifest__mutmut_2": "unreachable: an external_project_id "
+        "is a string or null (buyer-api.md; the service refuses a number with 1004), and null "
+        "never reaches the check",
+        _IDENTITY + "x__stamp_of_no_manifest__mutmut_9": "rpartition for partition: a stamp of "
+        "a survey address has one '/' after the environment's; with more, the name (partition) "
+        "or the kind (rpartition) holds a '/', and neither is valid",
         _ADOPTION + "x__twin_message__mutmut_8": "settle passes ambiguous=True for every "
         "address with several twins (Identity.ambiguous), so `len(twins) > 2 or ambiguous` "
         "is `ambiguous` as the original is",
