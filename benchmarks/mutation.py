@@ -1007,8 +1007,18 @@ EQUIVALENT.update(
         _SECRETS + "x__cut_forms__mutmut_10": _WIDER_HEADS,
         _SECRETS + "x__opening__mutmut_50": _WIDER_HEADS,
         **{_SECRETS + f"x_redact_clipped__mutmut_{n}": _READ_FURTHER for n in (4, 13, 19, 24, 29)},
-        _SECRETS + "x_redacting_handler__mutmut_4": "StreamHandler(None) writes to sys.stderr, "
-        "which its one caller (the root command's --debug) passes",
+        _SECRETS + "x_redact__mutmut_13": "only the fast path lost: a spelling whose last "
+        "character has no escape that begins with it is found by _spelled's pattern as by "
+        "str.replace (the pattern is the spelling itself)",
+        _REDACTING + "xǁRedactingWriterǁ_emit__mutmut_7": "getattr without its default: a stream "
+        "that refuses the text and has no buffer fails either way (AttributeError for "
+        "UnicodeEncodeError); the process's streams and the files surveyctl writes have one",
+        **{
+            _REDACTING + f"xǁRedactingWriterǁ_emit__mutmut_{n}": "the fallback for a stream "
+            "whose encoding is None ('XXutf-8XX', or 'UTF-8', the codec 'utf-8'): the process's "
+            "streams and the files surveyctl writes name theirs"
+            for n in (17, 18)
+        },
         _REDACTING + "xǁRedactingWriterǁ__init____mutmut_4": "'' for None: the decoder is read "
         "only behind `if self._decoder`, false for both, until `buffer` makes it",
         _REDACTING + "xǁRedactingWriterǁrelease__mutmut_12": "hold=None for False: both are false",

@@ -243,8 +243,16 @@ def test_a_text_ending_in_the_first_character_of_the_key_cut_in_its_percent_esca
         ("sk-live-7f3c9a1e\\", "sk-live-7f3c9a1e\\u005c"),
         ("sk-live-7f3c9a1e\\", "sk-live-7f3c9a1e\\x5c"),
         ("sk-live-7f3c9a1u", "sk\\u002dlive\\u002d7f3c9a1\\u0075"),
+        ("sk\\live-7f3c9a1e\\", "sk\\live-7f3c9a1e\\\\"),
     ],
-    ids=["percent-encoded", "unicode escape", "backslash", "backslash as a byte", "every escape"],
+    ids=[
+        "percent-encoded",
+        "unicode escape",
+        "backslash",
+        "backslash as a byte",
+        "every escape",
+        "backslash after a backslash",
+    ],
 )
 def test_a_key_whose_last_character_is_escaped_is_redacted_with_all_of_its_escape(key, shown):
     remember(key)

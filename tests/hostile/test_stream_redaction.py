@@ -189,6 +189,16 @@ def test_bytes_that_are_not_utf8_are_written_as_they_came(monkeypatch):
     assert _bytes_written(monkeypatch, b"caf\xe9 au lait\n") == b"caf\xe9 au lait\n"
 
 
+def test_bytes_that_are_not_utf8_keep_the_text_around_them_in_the_terminals_encoding(
+    monkeypatch,
+):
+    raw = io.BytesIO()
+    writer = _writer(monkeypatch, io.TextIOWrapper(raw, encoding="latin-1"))
+    writer.buffer.write("café ".encode() + b"\xff\n")
+    writer.close()
+    assert raw.getvalue() == b"caf\xe9 \xff\n"
+
+
 def test_bytes_ending_inside_a_character_are_written_as_they_came_at_the_end(monkeypatch):
     assert _bytes_written(monkeypatch, b"price \xe2\x82") == b"price \xe2\x82"
 
