@@ -19,7 +19,6 @@ def no_key_remembered(monkeypatch):
     monkeypatch.setattr(secrets, "_SECRETS", set())
     monkeypatch.setattr(secrets, "_ESCAPED", {})
     monkeypatch.setattr(secrets, "_OPENINGS", {})
-    monkeypatch.setattr(secrets, "_SPELLED", {})
 
 
 def test_a_key_of_the_shortest_accepted_length_is_redacted():
