@@ -1028,9 +1028,11 @@ EQUIVALENT.update(
         _REDACTING + "xǁRedactingWriterǁ__getattr____mutmut_6": "the AttributeError of a "
         "writer being made or copied (no stream yet) is caught by whoever asked: copy's hasattr",
         _REDACTING + "x_holds_secret__mutmut_11": "ensure_ascii=None for False: both are false",
-        **{_SECRETS + f"x__spelled__mutmut_{n}": _PATTERN_MEMO for n in (1, 2, 14)},
-        _SECRETS + "x__character__mutmut_3": _PREFIX_FIRST,
+        _SECRETS + "x__character__mutmut_1": "every character's longest form first, not only "
+        "the last one's: a match takes the same text (only the last character's order decides "
+        "which form it ends with), found slower",
         _SECRETS + "x__character__mutmut_6": _PREFIX_FIRST,
+        _SECRETS + "x__character__mutmut_9": _PREFIX_FIRST,
         _REDACTING + "xǁRedactingWriterǁwrite__mutmut_2": _TYPE_ERROR_TEXT,
         _REDACTING + "xǁRedactingWriterǁwrite__mutmut_3": _TYPE_ERROR_TEXT,
         _SECRETS + "x__head__mutmut_7": _SAME_LENGTHS,
