@@ -1007,9 +1007,6 @@ EQUIVALENT.update(
         _SECRETS + "x__cut_forms__mutmut_10": _WIDER_HEADS,
         _SECRETS + "x__opening__mutmut_50": _WIDER_HEADS,
         **{_SECRETS + f"x_redact_clipped__mutmut_{n}": _READ_FURTHER for n in (4, 13, 19, 24, 29)},
-        _SECRETS + "x_redact__mutmut_13": "only the fast path lost: a spelling whose last "
-        "character has no escape that begins with it is found by _spelled's pattern as by "
-        "str.replace (the pattern is the spelling itself)",
         _REDACTING + "xǁRedactingWriterǁ_emit__mutmut_7": "getattr without its default: a stream "
         "that refuses the text and has no buffer fails either way (AttributeError for "
         "UnicodeEncodeError); the process's streams and the files surveyctl writes have one",
