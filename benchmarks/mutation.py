@@ -986,12 +986,12 @@ EQUIVALENT.update(
         _SECRETS + "x__spellings__mutmut_12": "'UTF-8' is the codec 'utf-8'",
         _SECRETS + "x__escaped__mutmut_1": _PATTERN_MEMO,
         _SECRETS + "x__escaped__mutmut_2": _PATTERN_MEMO,
-        _SECRETS + "x__escaped__mutmut_9": _PATTERN_MEMO,
+        _SECRETS + "x__escaped__mutmut_20": _PATTERN_MEMO,
         _SECRETS + "x__forms__mutmut_9": _BYTE_ESCAPE_AT_256,
         _SECRETS + "x__forms__mutmut_10": _BYTE_ESCAPE_AT_256,
         _SECRETS + "x__opening__mutmut_1": _OPENING_MEMO,
         _SECRETS + "x__opening__mutmut_2": _OPENING_MEMO,
-        _SECRETS + "x__opening__mutmut_69": _OPENING_MEMO,
+        _SECRETS + "x__opening__mutmut_73": _OPENING_MEMO,
         _SECRETS + "x__begins_escaped__mutmut_15": (
             "the states tried are kept only so as not to try one twice: the answer is the same"
         ),
@@ -1025,6 +1025,7 @@ EQUIVALENT.update(
         _REDACTING + "xǁRedactingWriterǁ__getattr____mutmut_6": "the AttributeError of a "
         "writer being made or copied (no stream yet) is caught by whoever asked: copy's hasattr",
         _REDACTING + "x_holds_secret__mutmut_11": "ensure_ascii=None for False: both are false",
+        **{_SECRETS + f"x_redact__mutmut_{n}": _SAME_LENGTHS for n in (15, 18, 19)},
         _SECRETS + "x__character__mutmut_1": "every character's longest form first, not only "
         "the last one's: a match takes the same text (only the last character's order decides "
         "which form it ends with), found slower",
