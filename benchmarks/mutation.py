@@ -378,10 +378,19 @@ TARGETS = {
         ),
     ),
     # The API key out of every text a person sees: as is, stripped, escaped as Python and
-    # JSON encoders write it, percent-encoded; never ordinary words with it.
+    # JSON encoders write it, percent-encoded; never ordinary words with it. redacting.py is
+    # where the output streams, exports and answer files pass their text through it, a key
+    # written in pieces held until it shows whole.
     "secrets": Target(
-        "surveyctl/api/secrets.py",
-        ("tests/hostile/test_api_key.py", "tests/hostile/test_redaction.py"),
+        ("surveyctl/api/secrets.py", "surveyctl/redacting.py"),
+        (
+            "tests/hostile/test_api_key.py",
+            "tests/hostile/test_redaction.py",
+            # Not test_output_redaction.py: some of its commands run in processes of their
+            # own, which fail in the scratch copy; its tests of the streams in this process
+            # moved here.
+            "tests/hostile/test_stream_redaction.py",
+        ),
     ),
     # Money, the file side: which transaction ids an adjustment file names (CSV, JSON, an
     # export edited down), which survey each belongs to, and what is said of a lost answer.
@@ -691,6 +700,7 @@ EQUIVALENT.update(
     }
 )
 
+_IDENTITY = "surveyctl.reconcile.identity."
 _ACCOUNT = "surveyctl.api.account_surveys."
 _ADOPTION = "surveyctl.reconcile.adoption."
 _SURVEY_TWINS = "surveyctl.reconcile.kinds.survey_twins."
@@ -703,6 +713,12 @@ _FALSY = "targeting=None for False: both are false (`if not targeting`)"
 EQUIVALENT.update(
     {
         _ACCOUNT + "xǁListerǁlist_surveys__mutmut_1": "a Protocol's stub is never called",
+        _IDENTITY + "x__stamp_of_no_manifest__mutmut_2": "unreachable: an external_project_id "
+        "is a string or null (buyer-api.md; the service refuses a number with 1004), and null "
+        "never reaches the check",
+        _IDENTITY + "x__stamp_of_no_manifest__mutmut_9": "rpartition for partition: a stamp of "
+        "a survey address has one '/' after the environment's; with more, the name (partition) "
+        "or the kind (rpartition) holds a '/', and neither is valid",
         _ADOPTION + "x__twin_message__mutmut_8": "settle passes ambiguous=True for every "
         "address with several twins (Identity.ambiguous), so `len(twins) > 2 or ambiguous` "
         "is `ambiguous` as the original is",
@@ -949,17 +965,33 @@ _BYTE_ESCAPE_AT_256 = (
     "U+0100 also gets \\x100 and %100, which no encoder writes for it: more text redacted, "
     "never less, and only text that spells the key's other characters too"
 )
+_REDACTING = "surveyctl.redacting."
+_READ_FURTHER = (
+    "only how much of a long text is redacted before the cut: a window that grows faster, a "
+    "larger margin, or one more round where the window is exactly as long as the text or its "
+    "redaction exactly limit + margin, keeps the same first `limit` characters, and a text "
+    "with no key remembered is cut alike with a margin of 16 or 0"
+)
+_PREFIX_FIRST = (
+    "a character's forms in reverse order of their text rather than longest first: a form "
+    "that begins another sorts before it, so reversed it still comes after it, as the "
+    "pattern needs"
+)
+_TYPE_ERROR_TEXT = (
+    "the text of the TypeError for bytes: click, which writes b'' to ask whether a stream "
+    "takes bytes, catches it without reading it"
+)
 EQUIVALENT.update(
     {
         _SECRETS + "x__spellings__mutmut_12": "'UTF-8' is the codec 'utf-8'",
         _SECRETS + "x__escaped__mutmut_1": _PATTERN_MEMO,
         _SECRETS + "x__escaped__mutmut_2": _PATTERN_MEMO,
-        _SECRETS + "x__escaped__mutmut_9": _PATTERN_MEMO,
+        _SECRETS + "x__escaped__mutmut_20": _PATTERN_MEMO,
         _SECRETS + "x__forms__mutmut_9": _BYTE_ESCAPE_AT_256,
         _SECRETS + "x__forms__mutmut_10": _BYTE_ESCAPE_AT_256,
         _SECRETS + "x__opening__mutmut_1": _OPENING_MEMO,
         _SECRETS + "x__opening__mutmut_2": _OPENING_MEMO,
-        _SECRETS + "x__opening__mutmut_69": _OPENING_MEMO,
+        _SECRETS + "x__opening__mutmut_73": _OPENING_MEMO,
         _SECRETS + "x__begins_escaped__mutmut_15": (
             "the states tried are kept only so as not to try one twice: the answer is the same"
         ),
@@ -974,6 +1006,33 @@ EQUIVALENT.update(
         _SECRETS + "x__cut_forms__mutmut_5": _WIDER_HEADS,
         _SECRETS + "x__cut_forms__mutmut_10": _WIDER_HEADS,
         _SECRETS + "x__opening__mutmut_50": _WIDER_HEADS,
+        **{_SECRETS + f"x_redact_clipped__mutmut_{n}": _READ_FURTHER for n in (4, 13, 19, 24, 29)},
+        _REDACTING + "xǁRedactingWriterǁ_emit__mutmut_7": "getattr without its default: a stream "
+        "that refuses the text and has no buffer fails either way (AttributeError for "
+        "UnicodeEncodeError); the process's streams and the files surveyctl writes have one",
+        **{
+            _REDACTING + f"xǁRedactingWriterǁ_emit__mutmut_{n}": "the fallback for a stream "
+            "whose encoding is None ('XXutf-8XX', or 'UTF-8', the codec 'utf-8'): the process's "
+            "streams and the files surveyctl writes name theirs"
+            for n in (17, 18)
+        },
+        _REDACTING + "xǁRedactingWriterǁ__init____mutmut_4": "'' for None: the decoder is read "
+        "only behind `if self._decoder`, false for both, until `buffer` makes it",
+        _REDACTING + "xǁRedactingWriterǁrelease__mutmut_12": "hold=None for False: both are false",
+        _REDACTING + "xǁRedactingWriterǁ_pass_on__mutmut_8": "a writer left among those holding "
+        "text when it holds none: release_all then writes nothing of it (it only flushes the "
+        "stream, and passes over one that is closed)",
+        _REDACTING + "xǁRedactingWriterǁ__getattr____mutmut_6": "the AttributeError of a "
+        "writer being made or copied (no stream yet) is caught by whoever asked: copy's hasattr",
+        _REDACTING + "x_holds_secret__mutmut_11": "ensure_ascii=None for False: both are false",
+        **{_SECRETS + f"x_redact__mutmut_{n}": _SAME_LENGTHS for n in (15, 18, 19)},
+        _SECRETS + "x__character__mutmut_1": "every character's longest form first, not only "
+        "the last one's: a match takes the same text (only the last character's order decides "
+        "which form it ends with), found slower",
+        _SECRETS + "x__character__mutmut_6": _PREFIX_FIRST,
+        _SECRETS + "x__character__mutmut_9": _PREFIX_FIRST,
+        _REDACTING + "xǁRedactingWriterǁwrite__mutmut_2": _TYPE_ERROR_TEXT,
+        _REDACTING + "xǁRedactingWriterǁwrite__mutmut_3": _TYPE_ERROR_TEXT,
         _SECRETS + "x__head__mutmut_7": _SAME_LENGTHS,
         _SECRETS + "x__head__mutmut_10": _SAME_LENGTHS,
         _SECRETS + "x__head__mutmut_11": _SAME_LENGTHS,

@@ -44,8 +44,9 @@ def redact(text: str) -> str:
         stripped = secret.strip()
         if len(text) < len(stripped):
             continue  # every spelling is at least as long (a piece written alone)
-        for form in _opening(secret).spellings:
-            text = text.replace(form, REDACTED)
+        opening = _opening(secret)
+        for form, pattern in zip(opening.spellings, opening.spelled, strict=True):
+            text = text.replace(form, REDACTED) if pattern is None else pattern.sub(REDACTED, text)
         if stripped:
             text = _escaped(stripped).sub(REDACTED, text)
     return text
@@ -90,7 +91,7 @@ def open_end(text: str) -> int:
 
 
 def _open_end(secret: str, text: str) -> int:
-    reach, firsts, heads, spellings = _opening(secret)
+    reach, firsts, heads, spellings, _ = _opening(secret)
     position = max(0, len(text) - reach + 1)  # a whole spelling was redacted already
     while (found := firsts.search(text, position)) is not None:
         position = found.start()
@@ -116,6 +117,7 @@ class _Opening(NamedTuple):
     firsts: re.Pattern[str]  # the characters a spelling begins with
     heads: re.Pattern[str]  # where one may begin: its first `_HEAD` characters, or fewer
     spellings: list[str]  # its spellings written out, longest first (`_escaped`'s are not)
+    spelled: list[re.Pattern[str] | None]  # `_spelled` of each of them
 
 
 def _opening(secret: str) -> _Opening:
@@ -132,7 +134,8 @@ def _opening(secret: str) -> _Opening:
             firsts |= {form[0] for form, _ in _forms(stripped[0])}
             heads.append(_head(stripped, map(_character, stripped)))
         first = re.compile("[" + "".join(map(re.escape, sorted(firsts))) + "]")
-        opening = _Opening(reach, first, re.compile("|".join(heads)), spellings)
+        spelled = [_spelled(form) for form in spellings]
+        opening = _Opening(reach, first, re.compile("|".join(heads)), spellings, spelled)
         _OPENINGS[secret] = opening
     return opening
 
@@ -205,22 +208,41 @@ def _spellings(secret: str) -> list[str]:
     return sorted((form for form in forms if form), key=len, reverse=True)
 
 
+def _spelled(form: str) -> re.Pattern[str] | None:
+    """A pattern of `form` whose last character may go on into its escape, or None when no
+    escape of it begins with that character (`form` found is then all of that spelling): the
+    key as is found in `...%25` takes the `25` with it, which would else be left after
+    "[redacted]", and so does one ending in `\\` found in `...\\u005c`."""
+    last = form[-1]
+    rests = [escape[1:] for escape, _ in _forms(last) if escape[0] == last and len(escape) > 1]
+    pattern = None
+    if rests:
+        either = "|".join(f"(?i:{re.escape(rest)})" for rest in rests)
+        pattern = re.compile(f"{re.escape(form)}(?:{either})?")
+    return pattern
+
+
 def _escaped(secret: str) -> re.Pattern[str]:
     """A pattern of `secret` with each character as written or escaped: a service that repeats
     the key in a JSON body may escape `/` as `\\/` (PHP) or `<`, `>`, `&` as `\\u003c` (Go), and
     `--debug` shows bodies as they came."""
     pattern = _ESCAPED.get(secret)
     if pattern is None:
-        pattern = re.compile("".join(_character(char) for char in secret))
+        body = "".join(_character(char) for char in secret[:-1])
+        pattern = re.compile(body + _character(secret[-1], last=True))
         _ESCAPED[secret] = pattern
     return pattern
 
 
-def _character(char: str) -> str:
-    forms = (
-        f"(?i:{re.escape(form)})" if folded else re.escape(form) for form, folded in _forms(char)
-    )
-    return f"(?:{'|'.join(forms)})"
+def _character(char: str, last: bool = False) -> str:
+    forms = _forms(char)
+    if last:
+        # The longest form first: the regex takes the first alternative that lets the rest
+        # match, and nothing follows the last character, so `%` before `%25` would leave `25`
+        # behind. Elsewhere the order only decides how fast the text is searched.
+        forms = sorted(forms, key=lambda form: len(form[0]), reverse=True)
+    patterns = (f"(?i:{re.escape(form)})" if folded else re.escape(form) for form, folded in forms)
+    return f"(?:{'|'.join(patterns)})"
 
 
 def _forms(char: str) -> list[tuple[str, bool]]:

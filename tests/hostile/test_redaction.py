@@ -232,3 +232,66 @@ def test_a_text_ending_in_the_first_character_of_the_key_cut_in_its_percent_esca
     # The key's next character has no percent escape: only the first one tells this end.
     remember("s\u20ack-live-7f3c")
     assert open_end("token %7") == len("%7")
+
+
+@pytest.mark.parametrize(
+    ("key", "shown"),
+    [
+        ("sk-live-7f3c9a1e%", "sk-live-7f3c9a1e%25"),
+        ("sk-live-7f3c9a1e%", "sk-live-7f3c9a1e\\u0025"),
+        ("sk-live-7f3c9a1e\\", "sk-live-7f3c9a1e\\u005c"),
+        ("sk-live-7f3c9a1e\\", "sk-live-7f3c9a1e\\x5c"),
+        ("sk-live-7f3c9a1u", "sk\\u002dlive\\u002d7f3c9a1\\u0075"),
+        ("sk\\live-7f3c9a1e\\", "sk\\live-7f3c9a1e\\\\"),
+    ],
+    ids=[
+        "percent-encoded",
+        "unicode escape",
+        "backslash",
+        "backslash as a byte",
+        "every escape",
+        "backslash after a backslash",
+    ],
+)
+def test_a_key_whose_last_character_is_escaped_is_redacted_with_all_of_its_escape(key, shown):
+    remember(key)
+    assert redact(f"token {shown} refused") == "token [redacted] refused"
+
+
+def test_a_text_as_long_as_the_cut_is_not_marked_as_cut():
+    remember("sk-live-7f3c9a1e")
+    assert redact_clipped("x" * 300, 300) == "x" * 300
+
+
+def test_a_long_text_is_cut_while_no_key_is_remembered():
+    assert redact_clipped("x" * 400, 300) == "x" * 300 + "..."
+
+
+def test_a_key_beginning_with_two_backslashes_could_begin_where_its_escapes_part_two_ways():
+    # `\\` is the key's first two backslashes as themselves, or its first one escaped; only
+    # the first way goes on to the `0` escaped as `\u0030`.
+    remember("\\\\0\\k3y-7f3c9a1e")
+    assert open_end("token \\\\\\u0030") == len("\\\\\\u0030")
+
+
+def _debug_log(record_text: str) -> str:
+    """What the `--debug` log handler writes of one record of surveyctl.http."""
+    import io
+    import logging
+
+    stream = io.StringIO()
+    handler = secrets.redacting_handler(stream, "%(name)s %(message)s")
+    handler.handle(logging.makeLogRecord({"name": "surveyctl.http", "msg": record_text}))
+    return stream.getvalue()
+
+
+def test_the_debug_log_takes_the_key_out_of_each_record_itself():
+    # The log's own stream may not redact (a handler is given any stream).
+    remember("sk-live-7f3c9a1e")
+    assert _debug_log("> GET /surveys?token=sk-live-7f3c9a1e") == (
+        "surveyctl.http > GET /surveys?token=[redacted]\n"
+    )
+
+
+def test_the_debug_log_names_the_logger_of_each_record():
+    assert _debug_log("< 200 /surveys") == "surveyctl.http < 200 /surveys\n"

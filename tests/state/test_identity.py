@@ -946,7 +946,9 @@ def test_with_external_project_id_a_survey_made_before_the_opt_in_is_found_by_it
 
 
 @file_only
-@pytest.mark.parametrize("theirs", ["crm-{unique}", "local/ExclusionGroup/tracker"])
+@pytest.mark.parametrize(
+    "theirs", ["crm-{unique}", "local/ExclusionGroup/tracker", "local/Survey/Tracker_{unique}"]
+)
 def test_with_external_project_id_a_survey_another_tool_identified_is_not_the_manifests(
     run_cli, manifests, api, project, sandbox, unique, theirs
 ):
@@ -960,6 +962,23 @@ def test_with_external_project_id_a_survey_another_tool_identified_is_not_the_ma
     assert plan.exit_code == 0, plan.stdout + plan.stderr
     assert "+ Survey/tracker will be created" in plan.stdout
     assert "exists on the service" not in plan.stdout
+
+
+@file_only
+def test_with_external_project_id_a_survey_stamped_for_a_program_member_gone_is_a_twin(
+    run_cli, manifests, api, project, sandbox, unique
+):
+    # The stamp a renamed program's member leaves on the service: the survey is surveyctl's.
+    configure(project, sandbox.url, "", ", identity: external_project_id")
+    stamp = f"local/Survey/old-{unique}[en_US,w1]"
+    made = api.create_survey({**tracker(unique)["spec"], "external_project_id": stamp})
+    manifests.write(tracker(unique))
+    plan = run_cli("plan")
+    assert plan.exit_code == 1, plan.stdout
+    assert (
+        f"exists on the service as survey {made['ps_survey_id']} (same title and locale)"
+        in plan.stdout
+    )
 
 
 @pytest.fixture
