@@ -95,7 +95,8 @@ def migrate_command(
         origin.close()
     counts = (
         f"serial {done.state.serial}, {len(done.state.resources)} resource(s), "
-        f"{len(done.state.journal)} unresolved create(s), {done.history} change(s) of history"
+        f"{len(done.state.journal)} unresolved create(s), {done.history} change(s) of history, "
+        f"{done.status_changes} status change(s) added"
     )
     left = (
         f"The copy in {origin.location} is marked as moved: plan and apply refuse it from now on."

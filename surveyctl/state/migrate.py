@@ -35,6 +35,7 @@ class Migration:
     history: int  # changes carried along
     copied: bool  # False: the target held this very state already
     marked: bool = False  # the source now says it moved (plan and apply refuse it)
+    status_changes: int = 0  # status changes of `status` and `set-status` the target lacked
 
 
 def migrate(
@@ -64,7 +65,7 @@ def migrate(
             target.restore(state, changes)
         # Status changes are not the state's writes: those the target lacks are added, whether
         # or not the state was copied (one recorded here after a copy there and back).
-        target.add_status_changes(
+        added = target.add_status_changes(
             [s for s in source.status_changes() if s.lineage in ("", state.lineage)]
         )
         # Also when nothing was copied: the target is then the current copy all the same (a
@@ -72,7 +73,7 @@ def migrate(
         # earlier migrate left unmarked gets its mark.
         _call(target, "clear_moved")
         marked = bool(_call(source, "mark_moved", target.location, copy_back))
-        return Migration(state if copied else there, len(changes), copied, marked)
+        return Migration(state if copied else there, len(changes), copied, marked, added)
 
 
 def _check_descends(source: StateBackend, target: StateBackend, state: State, there: State) -> None:

@@ -350,6 +350,27 @@ def test_a_migration_carries_status_changes_each_way_once(tmp_path, monkeypatch,
     assert moves() == [4711, 4711]  # the one made in PostgreSQL added, the first kept once
 
 
+def test_a_migration_says_how_many_status_changes_it_added(tmp_path, monkeypatch, postgres):
+    monkeypatch.setenv(DSN_VARIABLE, postgres.dsn())
+    monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
+    monkeypatch.chdir(tmp_path)
+    schema = postgres.fresh_schema()
+    migrate_project(tmp_path, "file", schema)
+    config = load_config(tmp_path / "surveyctl.yaml")
+    store = open_state(config, config.environment("staging"))
+    store.record("Survey/tracker", SurveyRecord(4711))
+    store.record_status("status", StatusSet(4711, LIVE, MADE, from_status=DRAFT))
+    store.record_status("status", StatusSet(4711, PAUSED, MADE, from_status=LIVE))
+    store.close()
+    migrate_project(tmp_path, "postgres", schema)
+    moved = cli_runner("state", "migrate", "--from", "file")
+    assert moved.exit_code == 0, moved.stderr
+    assert "1 change(s) of history, 2 status change(s) added)" in moved.stdout
+    again = cli_runner("state", "migrate", "--from", "file")
+    assert again.exit_code == 0, again.stderr
+    assert "0 status change(s) added); nothing to copy" in again.stdout
+
+
 def test_a_status_change_line_is_refused_as_newer_by_a_reader_of_writes_alone():
     # A surveyctl from before status changes reads every history line as a write: it must
     # refuse this one (and say to upgrade), not show or copy it as a change of a record.
