@@ -168,6 +168,21 @@ def test_allow_duplicate_creates_exactly_one_more(run_cli, manifests, lost, api,
     assert len(ids_titled(api, f"Tracker {unique}")) == 2
 
 
+def test_allow_duplicate_of_a_survey_no_address_manages_warns_without_naming_an_address(
+    run_cli, manifests, lost, api, unique
+):
+    manifests.write(tracker(unique))
+    applied(run_cli)
+    (made,) = ids_titled(api, f"Tracker {unique}")
+    lost()
+    plan = run_cli("plan", "--allow-duplicate")
+    assert plan.exit_code == 0, plan.stdout + plan.stderr
+    assert (
+        f"  warning: Survey/tracker: exists on the service as {shown(api, made)} but is not in "
+        "state; created once more, as --allow-duplicate says"
+    ) in plan.stdout.splitlines()
+
+
 def test_state_rebuild_adopts_what_exists_and_the_next_plan_has_no_changes(
     run_cli, manifests, lost, api, project, unique
 ):
