@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import os
 import select
 import stat
@@ -27,18 +26,8 @@ from surveyctl.statuses import LIVE
 from ..conftest import BUYER_1_KEY
 from ..processes import environment, surveyctl
 from .conftest import survey_manifest, survey_title
+from .test_stream_redaction import SECRET, SPELLINGS
 
-# `/` and `"`: JSON writes the quote as `\"`, and a service may write the slash as `\/`.
-SECRET = 'sk-live/7f3c"9a1e5b2d4c6e'
-# The spellings of SECRET that redact takes out, as a text, a JSON document or a CSV cell may
-# carry it.
-SPELLINGS = (
-    SECRET,
-    json.dumps(SECRET)[1:-1],
-    SECRET.replace("/", "\\/"),
-    SECRET.replace('"', '""'),
-    "sk-live%2F7f3c",
-)
 PLAN = "change.plan"
 
 
