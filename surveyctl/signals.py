@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 
 # SIGHUP does not exist on Windows.
 STOP_SIGNALS: tuple[int, ...] = tuple(
@@ -60,6 +61,16 @@ def stop_like_ctrl_c() -> None:
     for number in STOP_SIGNALS:
         if number != signal.SIGINT and not ignored(number):
             signal.signal(number, _stop)
+
+
+def tell_from_handler(text: str) -> None:
+    """Writes `text` to stderr from inside a signal handler: straight to the file descriptor,
+    because a buffered write could re-enter one the main thread was in the middle of. Nothing
+    is written when stderr is not a file (a test runner's): the command's report says it all."""
+    try:
+        os.write(sys.stderr.fileno(), text.encode())
+    except (OSError, ValueError):  # io.UnsupportedOperation is both
+        pass
 
 
 def ignored(number: int) -> bool:

@@ -17,10 +17,7 @@ submission.
 
 from __future__ import annotations
 
-import io
 import json
-import os
-import sys
 from pathlib import Path
 
 import click
@@ -45,6 +42,7 @@ from surveyctl.ops.adjust import (
 from surveyctl.ops.adjust_journal import AdjustmentJournal, AdjustmentRecord
 from surveyctl.ops.answer_file import AnswerFile
 from surveyctl.safety import Interrupted, Interrupts
+from surveyctl.signals import tell_from_handler
 
 # Room reserved for the answer: its summary, and an entry per survey (about 600 bytes each).
 ANSWER_BYTES = 16 * 1024
@@ -292,18 +290,13 @@ def _carried(record: AdjustmentRecord) -> str:
 
 
 def _interrupted(signal_name: str, first: bool) -> None:
-    """Told from inside the signal handler: written straight to the file descriptor, because a
-    buffered write could re-enter one the main thread was in the middle of."""
-    text = (
+    """Told from inside the signal handler (`tell_from_handler`)."""
+    tell_from_handler(
         f"\n{signal_name} received: the adjustment in flight is answered and recorded before "
         "surveyctl stops.\n"
         if first
         else f"{signal_name} received again: still waiting for the adjustment's answer.\n"
     )
-    try:
-        os.write(sys.stderr.fileno(), text.encode())
-    except (OSError, ValueError, io.UnsupportedOperation):
-        pass  # stderr is not a file (a test runner); the report says it all
 
 
 # summary counters shown to people, in this order (spec 2.12 names).

@@ -6,9 +6,6 @@ shows the plan, asks on the terminal, reports in the chosen format and sets the 
 
 from __future__ import annotations
 
-import io
-import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,6 +31,7 @@ from surveyctl.cli.run_options import (
 from surveyctl.render import formats
 from surveyctl.render import text as render_text
 from surveyctl.render.report import ApplyReport
+from surveyctl.signals import tell_from_handler
 
 if TYPE_CHECKING:
     from surveyctl.reconcile.apply import Outcome
@@ -206,16 +204,10 @@ def _progress(steps: Steps, outcome: Outcome) -> None:
 
 
 def _interrupted(signal_name: str, first: bool) -> None:
-    """Told from inside the signal handler: written straight to the file descriptor, because a
-    buffered write could re-enter one the main thread was in the middle of."""
-    if first:
-        text = (
-            f"\n{signal_name} received: the writes in flight finish and are recorded; "
-            "nothing new is sent.\n"
-        )
-    else:
-        text = f"{signal_name} received again: still finishing the writes in flight.\n"
-    try:
-        os.write(sys.stderr.fileno(), text.encode())
-    except (OSError, ValueError, io.UnsupportedOperation):
-        pass  # stderr is not a file (a test runner); the report says it all
+    """Told from inside the signal handler (`tell_from_handler`)."""
+    tell_from_handler(
+        f"\n{signal_name} received: the writes in flight finish and are recorded; "
+        "nothing new is sent.\n"
+        if first
+        else f"{signal_name} received again: still finishing the writes in flight.\n"
+    )

@@ -14,13 +14,12 @@ awaited and the change recorded first (`in_flight`), as `adjust` does for an adj
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from surveyctl.errors import SurveyctlError
 from surveyctl.safety import Interrupted, Interrupts
+from surveyctl.signals import tell_from_handler
 from surveyctl.state.backend import StateBackend
 from surveyctl.state.notes import Note, note_to_stderr
 from surveyctl.state.status_changes import MAYBE_MADE, StatusSet
@@ -111,15 +110,9 @@ def in_flight(command: str) -> Iterator[None]:
 
 
 def _told(signal_name: str, first: bool) -> None:
-    # Inside the signal handler: straight to the descriptor, as a buffered write could
-    # re-enter one the main thread was in the middle of.
-    text = (
+    tell_from_handler(
         f"\n{signal_name} received: the status change in flight is answered and recorded "
         "before surveyctl stops.\n"
         if first
         else f"{signal_name} received again: still finishing the status change in flight.\n"
     )
-    try:
-        os.write(sys.stderr.fileno(), text.encode())
-    except (OSError, ValueError):
-        pass
