@@ -13,6 +13,10 @@ compares every managed resource's live body with its last-applied body, manifest
   `apply --refresh-only` checks once its question is answered (it records what it read then,
   and only when that is what it showed).
 
+A refresh cannot tell drift from the writes of an apply stopped before its state write (a
+plan does, by the manifests: `kinds.base.take_unrecorded`), so one that finds drift says so
+once, in a note naming the plan that does.
+
 The recorded body is the last-applied body with each drifted top-level field replaced by its
 live value (left out when the live value is unset). Fields that were not managed stay
 unmanaged: a refresh accepts what happened to the fields surveyctl owns, it does not adopt
@@ -31,6 +35,18 @@ from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.plan import Note, Plan, ResourceChange
 from surveyctl.resources import split_address
 from surveyctl.state import Record, State, StateBackend
+
+# Said once by a refresh that found drift. A plan tells an apply's unrecorded writes from drift
+# by the manifest's body (kinds.base.take_unrecorded: the live value is the one apply records);
+# the state keeps only the body last recorded, so a refresh, which reads no manifest, cannot.
+MAYBE_UNRECORDED = (
+    "a refresh reads no manifest, so it cannot tell a change made outside surveyctl from a "
+    "write of an apply stopped before its state write (killed, or its answer lost): if an "
+    "apply was stopped, some drift above may be its writes, already as the manifests ask. "
+    "`surveyctl plan` tells them apart (it names such writes in a note, not as drift), and "
+    "`surveyctl apply` records them without sending them again; `surveyctl apply "
+    "--refresh-only` records every live value above as last applied"
+)
 
 
 def live_requests(state: State):
@@ -64,6 +80,8 @@ def make_refresh(
         change = _refresh_one(address, record, live[address], refresh)
         if change is not None:
             plan.resources.append(change)
+    if refresh.records:
+        plan.notes.append(Note("note", "", MAYBE_UNRECORDED))
     return refresh
 
 

@@ -258,3 +258,26 @@ def test_a_field_the_manifest_dropped_and_a_killed_apply_reset_is_noted_not_drif
     plan = run_cli("plan", "manifests")
     assert _drift_lines(plan.stdout) == []
     assert "note: Survey/tracker: buyer_message is already as the manifest asks" in plan.stdout
+
+
+# What a refresh says once it finds drift: it reads no manifest, so it cannot tell a killed
+# apply's writes from drift, and names the plan that can.
+MAYBE_UNRECORDED = (
+    "  note: a refresh reads no manifest, so it cannot tell a change made outside surveyctl "
+    "from a write of an apply stopped before its state write (killed, or its answer lost): if "
+    "an apply was stopped, some drift above may be its writes, already as the manifests ask. "
+    "`surveyctl plan` tells them apart (it names such writes in a note, not as drift), and "
+    "`surveyctl apply` records them without sending them again; `surveyctl apply "
+    "--refresh-only` records every live value above as last applied"
+)
+
+
+def test_a_refresh_after_a_killed_quota_update_says_its_drift_may_be_that_apply_s_writes(
+    project, manifests, run_cli, monkeypatch, applied
+):
+    _killed_before_male(run_cli, monkeypatch)
+    refresh = run_cli("plan", "--refresh-only")
+    assert _drift_lines(refresh.stdout) == [
+        "! drift: quotas[female].required_count was 100 when last applied, is 90 live"
+    ]
+    assert MAYBE_UNRECORDED in refresh.stdout.splitlines()

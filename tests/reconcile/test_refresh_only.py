@@ -52,6 +52,15 @@ def test_plan_refresh_only_with_nothing_changed_says_no_drift(project, manifests
     assert "No drift. The live resources match what was last applied." in result.stdout
 
 
+def test_plan_refresh_only_with_nothing_changed_says_nothing_of_stopped_applies(
+    project, manifests, run_cli
+):
+    _applied(run_cli, manifests)
+    result = run_cli("plan", "--refresh-only")
+    assert "Notes:" not in result.stdout
+    assert "apply stopped before its state write" not in result.stdout
+
+
 def test_apply_refresh_only_records_the_live_value_so_the_drift_note_goes_away(
     project, manifests, api, run_cli
 ):
