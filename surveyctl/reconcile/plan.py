@@ -16,6 +16,14 @@ from surveyctl.resources import address
 
 FORMAT_VERSION = 1
 
+# The warning of each managed resource no manifest names, left alone (a plan without --destroy,
+# see `Plan.kept`). The text and markdown plans list it once for them all (render/notes.py),
+# so it is spelt once, here, for the planner that writes it and the renderers that find it.
+LEFT_ALONE = (
+    "no longer in the manifests; left alone (plan with --destroy to delete it, or "
+    "`surveyctl state rm` to stop managing it)"
+)
+
 Action = Literal["no-op", "create", "update", "quota-update", "delete"]
 Severity = Literal["error", "warning", "note"]
 

@@ -20,7 +20,7 @@ from surveyctl.reconcile.choices import DEFAULT_PARALLELISM
 from surveyctl.reconcile.identity import Rule
 from surveyctl.reconcile.live import LiveResult
 from surveyctl.reconcile.marketplace import Marketplace
-from surveyctl.reconcile.plan import Note, Plan, ResourceChange
+from surveyctl.reconcile.plan import LEFT_ALONE, Note, Plan, ResourceChange
 from surveyctl.reconcile.reads import LiveReads
 from surveyctl.reconcile.recovery import DEFAULT_SETTLE_SECONDS, recover_lost_creates
 from surveyctl.resources import address as address_of
@@ -255,14 +255,7 @@ def _plan_removed(request: PlanRequest, live: dict[str, LiveResult], plan: Plan)
             plan.resources.append(_kept(kind, name, record, body))
             continue
         if not destroy:
-            plan.notes.append(
-                Note(
-                    "warning",
-                    address,
-                    "no longer in the manifests; left alone (plan with --destroy "
-                    "to delete it, or `surveyctl state rm` to stop managing it)",
-                )
-            )
+            plan.notes.append(Note("warning", address, LEFT_ALONE))
             plan.kept.append(address)
             plan.resources.append(_kept(kind, name, record, body))
             continue

@@ -23,13 +23,13 @@ from surveyctl.reconcile.plan import Plan, ResourceChange
 from surveyctl.render import text
 from surveyctl.render.formats import Format, register
 from surveyctl.render.lines import resource_lines
+from surveyctl.render.notes import listed_notes
 from surveyctl.render.programs import (
     MemberGroup,
     group_lines,
     group_row,
     member_groups,
     member_list,
-    shown_notes,
 )
 from surveyctl.render.values import printable
 
@@ -41,6 +41,9 @@ COMMENT_LIMIT = 65_536
 _RESERVE = 1_000
 # Up to this many changed resources the details are open; more are collapsed.
 OPEN_DETAILS = 20
+# A comment's warning of the resources no manifest names names this many of them (the text
+# plan, in the job's log, names them all).
+NAMED_LEFT_ALONE = 20
 # A marker a CI job can find to update its comment instead of adding one per push.
 MARKER = "<!-- surveyctl-plan -->"
 
@@ -98,8 +101,11 @@ def _notes(plan: Plan) -> list[str]:
     budget = (COMMENT_LIMIT - _RESERVE) // 2
     errors = [(note, None) for note in plan.errors]
     listed = _note_list("**Errors (apply is blocked):**", errors, "error(s)", budget)
-    # Members' notes alike are one item, naming them (render/programs.py); errors never are.
-    others = [shown for shown in shown_notes(plan) if shown[0].severity != "error"]
+    # Notes alike are one item, naming them (render/notes.py), the first NAMED_LEFT_ALONE of
+    # the resources left alone; errors never are.
+    others = [
+        shown for shown in listed_notes(plan, NAMED_LEFT_ALONE) if shown[0].severity != "error"
+    ]
     budget -= _size(listed)
     return listed + _note_list("**Warnings and notes:**", others, "warning(s) and note(s)", budget)
 

@@ -8,7 +8,8 @@ from surveyctl.money import usd, usd_delta
 from surveyctl.reconcile.plan import Plan
 from surveyctl.render.formats import Format, register
 from surveyctl.render.lines import SYMBOLS, resource_lines
-from surveyctl.render.programs import group_lines, member_groups, shown_notes
+from surveyctl.render.notes import listed_notes
+from surveyctl.render.programs import group_lines, member_groups
 from surveyctl.render.report import ApplyReport
 from surveyctl.render.values import printable
 
@@ -47,7 +48,7 @@ def render(plan: Plan, color: bool = False) -> str:
         lines.append("")
     if plan.notes:
         lines.append("Notes:")
-        for note, members in shown_notes(plan):
+        for note, members in listed_notes(plan):
             where = f" ({note.location})" if note.location else ""
             # A note said of many resources names them in its message and has no address.
             who = members or note.address
