@@ -145,10 +145,12 @@ def plan_run(
     loaded = state
     environment = workspace.environment
     check_placement(workspace.config, environment, state)
-    # The reads the state calls for start while the manifests load (not for --target, which
-    # plans a part of the state, nor for the embedded sandbox, which a run with bad
-    # manifests should not start).
-    early = not options.target_addresses and not environment.embedded
+    # The reads the state calls for start while the manifests load (not for --target or
+    # PATHS that are some of the manifests, which plan a part of the state known only once
+    # they are loaded, nor for the embedded sandbox, which a run with bad manifests should
+    # not start).
+    partial = reads_some_manifests(workspace.config, options.targets)
+    early = not options.target_addresses and not partial and not environment.embedded
     marketplace = _early_marketplace(workspace, state) if early else None
     with LiveReads(marketplace, state, options.parallelism, options.refresh) as reads:
         if marketplace is not None:
@@ -181,11 +183,7 @@ def plan_run(
             settle_seconds=create_settle_seconds(),
             refresh=options.refresh,
             rule=rule,
-            partial=(
-                tuple(plan_sources(workspace.config, options.targets))
-                if reads_some_manifests(workspace.config, options.targets)
-                else ()
-            ),
+            partial=tuple(plan_sources(workspace.config, options.targets)) if partial else (),
         )
         plan = make_plan(marketplace, request, reads)
     settle(plan, twins, rule, options.overrides)

@@ -112,6 +112,12 @@ class Kind:
         (its one read of the plan). Asked once a plan, only when a listing would spare a read."""
         return set()
 
+    def read_beside(self, state: State, covered: set[str]) -> set[str]:
+        """Addresses of this kind's managed resources that a plan of some manifests (PATHS),
+        which reads only the resources `covered` by them, reads all the same: those a covered
+        resource's plan relies on the read of. None by default."""
+        return set()
+
     def state_body(self, record: Any) -> dict | None:
         """The body to plan against without reading (`plan --refresh=false`); None: the kind
         is read even then."""

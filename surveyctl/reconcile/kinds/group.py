@@ -123,6 +123,24 @@ class GroupKind(Kind):
         by_id = {record.ps_survey_id: a for a, record in surveys.items()}
         return {by_id[i] for i in moved if i in by_id}
 
+    def read_beside(self, state: State, covered: set[str]) -> set[str]:
+        """Each managed group that a covered survey is recorded in, or that its last-applied
+        body names: `stale_listings` reads them to tell whether the survey's listed `mod_on`
+        can be trusted, as a plan of the whole project does."""
+        ids: set[int] = set()
+        refs: set[str] = set()
+        for resource in covered:
+            record = state.resources.get(resource)
+            if isinstance(record, SurveyRecord):
+                ids.add(record.ps_survey_id)
+                refs |= group_refs(record.last_applied)
+        return {
+            resource
+            for resource, record in state.resources.items()
+            if isinstance(record, GroupRecord)
+            and (record.buyer_surveygroup_ref in refs or not ids.isdisjoint(record.ps_survey_ids))
+        }
+
     def plan(
         self,
         name: str,
