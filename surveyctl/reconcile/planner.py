@@ -82,7 +82,7 @@ def _make_plan(client: Marketplace, request: PlanRequest, reads: LiveReads) -> P
         from_state=not request.refresh,
     )
     # A plan of some manifests reads only what they cover: the others' resources are kept
-    # unread, and their reads were most of its requests (1 of 26 folders read 26 times over).
+    # unread, and their reads were most of its requests (a plan of one manifest of 26 read 26).
     covered = _covered(request, state) if request.partial else None
     reads.state = state if covered is None else _cut(state, covered)
     reads.start()

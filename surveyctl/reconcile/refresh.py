@@ -42,10 +42,10 @@ from surveyctl.state import Record, State, StateBackend
 MAYBE_UNRECORDED = (
     "a refresh reads no manifest, so it cannot tell a change made outside surveyctl from a "
     "write of an apply stopped before its state write (killed, or its answer lost): if an "
-    "apply was stopped, some drift above may be its writes, already as the manifests ask. "
-    "`surveyctl plan` tells them apart (it names such writes in a note, not as drift), and "
-    "`surveyctl apply` records them without sending them again; `surveyctl apply "
-    "--refresh-only` records every live value above as last applied"
+    "apply was stopped, some drift of this refresh may be its writes, already as the "
+    "manifests ask. `surveyctl plan` tells them apart (it names such writes in a note, not as "
+    "drift), and `surveyctl apply` records them without sending them again; `surveyctl apply "
+    "--refresh-only` records every live value it shows as last applied"
 )
 
 

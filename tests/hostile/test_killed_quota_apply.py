@@ -265,10 +265,10 @@ def test_a_field_the_manifest_dropped_and_a_killed_apply_reset_is_noted_not_drif
 MAYBE_UNRECORDED = (
     "  note: a refresh reads no manifest, so it cannot tell a change made outside surveyctl "
     "from a write of an apply stopped before its state write (killed, or its answer lost): if "
-    "an apply was stopped, some drift above may be its writes, already as the manifests ask. "
-    "`surveyctl plan` tells them apart (it names such writes in a note, not as drift), and "
-    "`surveyctl apply` records them without sending them again; `surveyctl apply "
-    "--refresh-only` records every live value above as last applied"
+    "an apply was stopped, some drift of this refresh may be its writes, already as the "
+    "manifests ask. `surveyctl plan` tells them apart (it names such writes in a note, not as "
+    "drift), and `surveyctl apply` records them without sending them again; `surveyctl apply "
+    "--refresh-only` records every live value it shows as last applied"
 )
 
 
