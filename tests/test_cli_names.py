@@ -1,5 +1,6 @@
 """One spelling works on every command: the output file option, the catalogue refresh, the
-names of `--format`; and a misspelt command or a Terraform-style `-out=x` gets "did you mean"."""
+names of `--format`; and a misspelt command, a Terraform-style `-out=x` or a `--json` gets
+"did you mean"."""
 
 from __future__ import annotations
 
@@ -104,6 +105,28 @@ def test_a_misspelling_gets_did_you_mean(args, hint, tmp_path, monkeypatch):
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 2
     assert result.stderr.splitlines()[-1] == f"Error: {hint}"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["plan", "--json"], ["plan", "-json"], ["status", "--json"], ["show", "x.plan", "-json"]],
+    ids=" ".join,
+)
+def test_a_json_flag_is_told_the_format_option_that_prints_json(args, tmp_path, monkeypatch):
+    # `terraform plan -json` and many CLIs' `--json`: surveyctl spells it `--format json`,
+    # which no "did you mean" would find from those words.
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: No such option {args[-1]!r}. Did you mean '--format json'?"
+    )
+
+
+def test_a_json_flag_on_a_command_without_json_output_is_offered_no_format():
+    result = CliRunner().invoke(cli, ["state", "list", "--json"])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == "Error: No such option '--json'."
 
 
 @pytest.mark.parametrize(

@@ -313,6 +313,7 @@ def _usage_error(ctx: click.Context, exc: click.UsageError) -> click.UsageError:
             exc.possibilities = None
     if isinstance(exc, click.NoSuchOption) and command is not None:
         _single_dash_hint(exc, command, ctx.meta.get(ARGUMENTS, []))
+        _json_hint(exc, command, ctx.meta.get(ARGUMENTS, []))
     if isinstance(exc, click.NoSuchOption) and _NEGATIVE_NUMBER.fullmatch(exc.option_name):
         # `surveyctl status -5`: read as an option (click names `-1` of `-12`), and "no such
         # option" alone leaves one wondering.
@@ -356,6 +357,21 @@ def _single_dash_hint(exc: click.NoSuchOption, command: click.Command, args: lis
                 exc.option_name = arg
                 exc.message = f"No such option {arg!r}."
                 exc.possibilities = [close[0] + arg[len(meant) - 1 :]]
+            return
+
+
+def _json_hint(exc: click.NoSuchOption, command: click.Command, args: list[str]) -> None:
+    """`--json` (or Terraform's `-json`, which click reads as `-j`) on a command that prints
+    JSON with `--format json`: name that option, which no spelling of --json is close to."""
+    formats = [p for p in command.params if "--format" in getattr(p, "opts", ())]
+    if not formats or "json" not in getattr(formats[0].type, "choices", ()):
+        return
+    for arg in args:
+        typed = arg.split("=", 1)[0]
+        if typed in ("--json", "-json") and typed.startswith(exc.option_name):
+            exc.option_name = arg
+            exc.message = f"No such option {arg!r}."
+            exc.possibilities = ["--format json"]
             return
 
 
