@@ -57,7 +57,8 @@ SUMMARIES: dict[str, str] = {
     "adjust": "Submit the transactions listed in FILE (CSV or JSON) for adjustment.",
     "adjustments": "List the adjustments submitted from this project and how each one ended.",
     "apply": "Apply the manifests (or a plan saved by `plan --out FILE`) to the environment.",
-    "attributes": "The qualifications a survey of LOCALE can target, with their answer codes.",
+    "attributes": "The qualifications a survey of a locale (--locale) can target, with their "
+    "answer codes.",
     "conformance": "Check surveyctl's assumptions about the API on the environment's account, "
     "with one draft survey that is never launched and is deleted at the end.",
     "fmt": "Rewrite manifests (files or folders) in the canonical layout, keeping comments.",
@@ -174,14 +175,9 @@ class LazyGroup(click.Group):
         return getattr(importlib.import_module(module_name), attribute)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """The commands and their one-line help, as click lists them, from SUMMARIES."""
-        names = self.list_commands(ctx)
-        # click's own width and shortening, applied to stand-ins carrying the summaries.
-        limit = formatter.width - 6 - max(len(name) for name in names)
-        rows = [
-            (name, click.Command(name, help=SUMMARIES[name]).get_short_help_str(limit))
-            for name in names
-        ]
+        """The commands and the first sentence of their help, from SUMMARIES, whole and
+        wrapped (as WholeSummaries lists a group's commands) rather than cut to one line."""
+        rows = [(name, SUMMARIES[name]) for name in self.list_commands(ctx)]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 

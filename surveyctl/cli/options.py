@@ -13,6 +13,26 @@ from click.core import ParameterSource
 NAME_AT_LEAST_ONE = "name at least one, or leave the option out"
 
 
+class WholeSummaries(click.Group):
+    """A group whose help lists each command with the whole first sentence of its help,
+    wrapped to the terminal: click cuts it to one line ("Submit the transactions listed in
+    FILE (CSV or JSON) for..."), which at 80 columns cut most of surveyctl's mid-phrase."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit=WHOLE)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+# A limit no first sentence reaches: click's short help is then that sentence, whole.
+WHOLE = 10_000
+
+
 def int_list(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, ...]:
     """A click callback reading `12,13` as (12, 13); empty when the option is not given, and
     refused when it is given empty."""
