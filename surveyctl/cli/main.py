@@ -212,7 +212,8 @@ class LazyGroup(click.Group):
         except SurveyctlError as exc:
             if isinstance(ctx.obj, CliContext) and ctx.obj.debug:
                 click.echo(_redacted(_traceback()), err=True, nl=False)
-            error = UserError(_shown(_redacted(str(exc))))
+            told = _key_variable_named(ctx.obj, exc) if isinstance(ctx.obj, CliContext) else exc
+            error = UserError(_shown(_redacted(str(told))))
             # The signal's code for a command stopped by one (surveyctl.safety.Interrupted: 130,
             # 143, 129), else 1.
             error.exit_code = getattr(exc, "exit_code", 1)
@@ -238,6 +239,28 @@ class LazyGroup(click.Group):
                     )
                 ) from None
             raise _bug() from exc
+
+
+def _key_variable_named(context: Any, exc: SurveyctlError) -> SurveyctlError:
+    """A refused key (401), said by any command, as one sentence naming the variable the
+    key came from: a read that stopped there (status, transactions, surveys list) said only
+    that the service answered 401, and plan and apply said "the environment's api_key_env"
+    without saying which variable that is."""
+    from surveyctl.errors import ApiError, KeyRefused
+
+    if isinstance(exc, KeyRefused):
+        refusal = exc.refusal
+    elif isinstance(exc, ApiError) and exc.status == 401:
+        refusal = exc
+    else:
+        return exc
+    try:
+        environment = context.environment()
+    except SurveyctlError:
+        return exc
+    if environment.embedded or not environment.api_key_env:
+        return exc
+    return KeyRefused(refusal, environment.name, environment.api_key_env)
 
 
 def _bug() -> UserError:
