@@ -331,7 +331,13 @@ def _not_a_survey(group: ExclusionGroup, name: str, state: DesiredState) -> str:
             f"holds surveys, so name the program's members it should hold, such as "
             f"{members[0]!r}"
         )
+    hint = suggest(name, state.surveys) or (
+        # `surveyctl validate surveys/coffee.yaml` of a group whose other survey is in
+        # another file: the survey exists, only not among the files this run was given.
+        "; when another file defines it, name that file too (without paths, the `manifests:` "
+        "of surveyctl.yaml are read)"
+    )
     return (
         f"Exclusion group {group.name!r} names survey {name!r}, which is neither a Survey "
-        f"manifest nor a program member{suggest(name, state.surveys)}"
+        f"manifest nor a program member in the files read{hint}"
     )

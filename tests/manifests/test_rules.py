@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from .conftest import make_survey
 from .test_programs import excluding
 
 GENDER = '[{qualification_code: 211, condition_codes: ["111"]}]'
@@ -251,13 +252,27 @@ def group(name: str, ref: str, *members: str) -> str:
     return GROUP.format(name=name, ref=ref, members="\n".join(f"    - {m}" for m in members))
 
 
+def test_a_group_naming_a_survey_of_a_file_not_read_says_to_name_that_file(run_cli, project):
+    # The user validates the file they changed; the group's other survey is in another file.
+    (project / "coffee.yaml").write_text(
+        make_survey(name="coffee") + group("g", "r", "coffee", "tea")
+    )
+    result = run_cli("validate", "--offline", "coffee.yaml")
+    assert result.exit_code == 1
+    assert (
+        "error: Exclusion group 'g' names survey 'tea', which is neither a Survey manifest nor a "
+        "program member in the files read; when another file defines it, name that file too "
+        "(without paths, the `manifests:` of surveyctl.yaml are read)."
+    ) in result.stdout
+
+
 def test_exclusion_group_must_name_survey_manifests(check, survey_yaml, line_of):
     text = survey_yaml(name="tracker-us") + group("g", "ref-1", "tracker-us", "tracker-uk")
     _, errors, _ = check(text)
     (error,) = errors
     assert (
         "Exclusion group 'g' names survey 'tracker-uk', which is neither a Survey manifest nor a "
-        "program member"
+        "program member in the files read"
     ) in error.summary
     assert "(did you mean 'tracker-us'?)" in error.summary
     assert error.location.line == line_of(text, "- tracker-uk")
