@@ -225,6 +225,16 @@ def _quota_sum(survey: Survey, diagnostics: Diagnostics) -> None:
         return
     total = sum(quota.required_count for quota in survey.quotas)
     goal = survey.settings["completes_required"]
+    for quota in survey.quotas:
+        if quota.required_count > goal:
+            # Flexibility lets the quotas sum above the goal, but the marketplace pauses the
+            # survey once its goal is reached (spec 1.5): one quota above it never fills.
+            diagnostics.warning(
+                f"Quota {quota.buyer_quota_id!r} of survey {survey.name!r} asks for "
+                f"{quota.required_count} completes, more than completes_required {goal}: the "
+                "marketplace pauses the survey at its goal, so the quota can never fill",
+                quota.location or survey.location_of("quotas"),
+            )
     where = survey.location_of("quotas")
     if total < goal:
         diagnostics.note(

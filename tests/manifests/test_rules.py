@@ -266,6 +266,25 @@ def test_a_group_naming_a_survey_of_a_file_not_read_says_to_name_that_file(run_c
     ) in result.stdout
 
 
+def test_a_quota_asking_more_than_the_survey_goal_is_a_warning_at_the_quota(
+    check, survey_yaml, line_of
+):
+    text = survey_yaml(
+        "quotas:\n"
+        "  - {buyer_quota_id: young, required_count: 150,"
+        " criteria: [{qualification_code: 211, condition_codes: ['111']}]}\n"
+    )
+    _, errors, diagnostics = check(text)
+    assert errors == []
+    (warning,) = [d for d in diagnostics.sorted() if d.severity == "warning"]
+    assert warning.summary == (
+        "Quota 'young' of survey 'test-survey' asks for 150 completes, more than "
+        "completes_required 100: the marketplace pauses the survey at its goal, so the quota "
+        "can never fill."
+    )
+    assert warning.location.line == line_of(text, "buyer_quota_id: young")
+
+
 def test_exclusion_group_must_name_survey_manifests(check, survey_yaml, line_of):
     text = survey_yaml(name="tracker-us") + group("g", "ref-1", "tracker-us", "tracker-uk")
     _, errors, _ = check(text)
