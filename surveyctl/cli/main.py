@@ -212,8 +212,10 @@ class LazyGroup(click.Group):
         except SurveyctlError as exc:
             if isinstance(ctx.obj, CliContext) and ctx.obj.debug:
                 click.echo(_redacted(_traceback()), err=True, nl=False)
-            told = _key_variable_named(ctx.obj, exc) if isinstance(ctx.obj, CliContext) else exc
-            error = UserError(_shown(_redacted(str(told))))
+            told = str(exc)
+            if isinstance(ctx.obj, CliContext):
+                told = str(_key_variable_named(ctx.obj, exc)) + _sandbox_hint(ctx.obj, exc)
+            error = UserError(_shown(_redacted(told)))
             # The signal's code for a command stopped by one (surveyctl.safety.Interrupted: 130,
             # 143, 129), else 1.
             error.exit_code = getattr(exc, "exit_code", 1)
@@ -261,6 +263,33 @@ def _key_variable_named(context: Any, exc: SurveyctlError) -> SurveyctlError:
     if environment.embedded or not environment.api_key_env:
         return exc
     return KeyRefused(refusal, environment.name, environment.api_key_env)
+
+
+def _sandbox_hint(context: Any, exc: SurveyctlError) -> str:
+    """What to start when a host on loopback refuses the connection: there, nothing listening
+    is most often a `surveyctl sandbox serve` not started (or stopped), which the retries'
+    "connection refused" alone does not say."""
+    from surveyctl.errors import ConnectionFailed
+
+    if not isinstance(exc, ConnectionFailed) or "connection refused" not in exc.message:
+        return ""
+    try:
+        environment = context.environment()
+    except SurveyctlError:
+        return ""
+    from surveyctl.safety import is_sandbox
+
+    if environment.embedded or not is_sandbox(environment):
+        return ""
+    from urllib.parse import urlsplit
+
+    url = urlsplit(environment.host or "")
+    port = url.port or (443 if url.scheme == "https" else 80)
+    return (
+        f"; nothing listens at {url.hostname}:{port}: start the sandbox there with "
+        f"`surveyctl sandbox serve --port {port}` (in another terminal), or correct the host "
+        f"of environment {environment.name!r}"
+    )
 
 
 def _bug() -> UserError:
