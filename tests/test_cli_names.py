@@ -4,6 +4,8 @@ names of `--format`; and a misspelt command, a Terraform-style `-out=x` or a `--
 
 from __future__ import annotations
 
+import json
+
 import click
 import pytest
 from click.testing import CliRunner
@@ -199,4 +201,32 @@ def test_a_name_where_a_survey_id_is_due_is_said_not_to_be_one(args, tmp_path, m
     assert result.stderr.splitlines()[-1].endswith(
         f"{args[-1]!r} is not a survey id: a ps_survey_id is a whole number, and "
         "`surveyctl state list` shows those of the surveys surveyctl manages"
+    )
+
+
+MANAGED = """\
+kind: Survey
+name: coffee-us
+spec:
+  survey_title: Coffee US (name where an id is due)
+  survey_category_code: 231
+  survey_localization: en_US
+  completes_required: 100
+  expected_ir: 50
+  expected_loi: 10
+  offer_price: 2.5
+  field_time: 10
+  live_url: https://survey.example.com/s?tid=[%%transaction_id%%]
+"""
+
+
+def test_the_name_of_a_managed_survey_where_its_id_is_due_is_told_its_id(run_cli, project):
+    (project / "coffee-us.yaml").write_text(MANAGED, encoding="utf-8")
+    assert run_cli("apply", "coffee-us.yaml", "--auto-approve").exit_code == 0
+    survey_id = json.loads(run_cli("state", "show", "coffee-us").stdout)["ps_survey_id"]
+    result = run_cli("status", "coffee-us", "paused")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1].endswith(
+        "'coffee-us' is not a survey id but a manifest's name: Survey/coffee-us is "
+        f"ps_survey_id {survey_id} in the state of environment 'local'; give {survey_id}"
     )
