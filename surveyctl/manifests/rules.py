@@ -344,8 +344,8 @@ def _not_a_survey(group: ExclusionGroup, name: str, state: DesiredState) -> str:
     hint = suggest(name, state.surveys) or (
         # `surveyctl validate surveys/coffee.yaml` of a group whose other survey is in
         # another file: the survey exists, only not among the files this run was given.
-        "; when another file defines it, name that file too (without paths, the `manifests:` "
-        "of surveyctl.yaml are read)"
+        ": remove it from the group if its manifest is gone, or name the file that defines it "
+        "too (without paths, the `manifests:` of surveyctl.yaml are read)"
     )
     return (
         f"Exclusion group {group.name!r} names survey {name!r}, which is neither a Survey "

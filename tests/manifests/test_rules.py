@@ -261,8 +261,9 @@ def test_a_group_naming_a_survey_of_a_file_not_read_says_to_name_that_file(run_c
     assert result.exit_code == 1
     assert (
         "error: Exclusion group 'g' names survey 'tea', which is neither a Survey manifest nor a "
-        "program member in the files read; when another file defines it, name that file too "
-        "(without paths, the `manifests:` of surveyctl.yaml are read)."
+        "program member in the files read: remove it from the group if its manifest is gone, or "
+        "name the file that defines it too (without paths, the `manifests:` of surveyctl.yaml "
+        "are read)."
     ) in result.stdout
 
 
