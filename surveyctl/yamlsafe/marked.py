@@ -338,9 +338,21 @@ def yaml_problem(exc: yaml.YAMLError, text: str | None = None) -> str:
         return "a quoted value starts here and its closing quote is missing"
     if text is not None and _character_at(text, getattr(exc, "problem_mark", None)) == "\t":
         return "a tab character: YAML indents with spaces only; replace the tab with spaces"
+    if problem == _KEY_IN_A_VALUE:
+        # PyYAML's words name no cause; these two are nearly always it.
+        return (
+            "a 'key: value' where only a value can be: this line is indented deeper than the "
+            "key above it (so YAML reads it as the rest of that key's value), or a value holds "
+            "': ' and needs quotes"
+        )
     if problem:
         return f"{problem} ({context})" if context else str(problem)
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+# PyYAML's problem for a `key:` met where it reads a plain value: `  a: 1` followed by
+# `   b: 2`, one space deeper, continues the value `1`.
+_KEY_IN_A_VALUE = "mapping values are not allowed in this context"
 
 
 def error_location(exc: yaml.YAMLError, filename: str) -> Location:

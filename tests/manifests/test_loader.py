@@ -141,6 +141,19 @@ def test_a_tab_in_the_indentation_is_called_a_tab(check):
     assert errors[0].location.line == 4
 
 
+def test_a_key_indented_deeper_than_the_one_above_is_said_in_words_at_its_line(check):
+    # PyYAML says "mapping values are not allowed in this context", naming no cause.
+    _, errors, _ = check("kind: Survey\nname: x\nspec:\n  field_time: 10\n   expected_ir: 40\n")
+    assert [(e.summary, e.location.line) for e in errors] == [
+        (
+            "Invalid YAML: a 'key: value' where only a value can be: this line is indented "
+            "deeper than the key above it (so YAML reads it as the rest of that key's value), "
+            "or a value holds ': ' and needs quotes.",
+            5,
+        )
+    ]
+
+
 def test_an_undefined_alias_is_named_with_its_field_and_line(check):
     text = "kind: Survey\nname: x\nspec:\n  survey_title: *typo\n"
     _, errors, _ = check(text)
