@@ -134,6 +134,20 @@ def test_an_unclosed_quote_is_reported_where_the_quote_opens(check):
     assert (errors[0].location.line, errors[0].location.column) == (4, 17)
 
 
+def test_a_quote_left_open_before_another_quote_is_named_with_the_line_it_opens(check):
+    # The value reads on to the next quote, lines below, where the parser stops.
+    text = (
+        'kind: Survey\nname: x\nspec:\n  survey_title: "Coffee habits\n  field_time: 10\n'
+        '  live_url: "https://survey.example.com/s"\n'
+    )
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary.endswith(
+        "; the quoted value opened on line 4 runs on to this line: close its quote on line 4."
+    )
+    assert error.location.line == 6
+
+
 def test_a_tab_in_the_indentation_is_called_a_tab(check):
     _, errors, _ = check("kind: Survey\nname: x\nspec:\n\tsurvey_title: x\n")
     assert len(errors) == 1
