@@ -255,8 +255,8 @@ def check_groups(
 ) -> None:
     """Exclusion groups name Survey manifests, no recontact survey, unique references.
 
-    `unbuilt` holds names of Survey manifests that exist but failed the schema: a group
-    naming one of them is not reported again.
+    `unbuilt` holds names of Survey manifests that exist but failed the schema, and of
+    documents whose kind was refused: a group naming one of them is not reported again.
     """
     refs: dict[str, ExclusionGroup] = {}
     told: set[str] = set()  # programs whose `exclusion.ref` was found to repeat a reference

@@ -286,6 +286,17 @@ def test_a_quota_asking_more_than_the_survey_goal_is_a_warning_at_the_quota(
     assert warning.location.line == line_of(text, "buyer_quota_id: young")
 
 
+def test_a_group_naming_a_document_of_a_misspelt_kind_adds_no_error_to_the_kinds(
+    check, survey_yaml
+):
+    text = survey_yaml(name="tracker-us").replace("kind: Survey", "kind: survey")
+    _, errors, _ = check(text + group("g", "ref-1", "tracker-us"))
+    assert [e.summary for e in errors] == [
+        "Unknown kind 'survey' (did you mean 'Survey'?); expected one of: Survey, "
+        "ExclusionGroup, SurveyProgram."
+    ]
+
+
 def test_exclusion_group_must_name_survey_manifests(check, survey_yaml, line_of):
     text = survey_yaml(name="tracker-us") + group("g", "ref-1", "tracker-us", "tracker-uk")
     _, errors, _ = check(text)
