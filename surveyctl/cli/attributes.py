@@ -73,7 +73,7 @@ def attributes(
     raw_cells: bool,
     refresh: bool,
 ) -> None:
-    """The qualifications a survey of a locale (--locale) can target, with their answer codes."""
+    """The qualifications a survey of LOCALE can target, with their answer codes."""
     catalog = ctx.catalog(refresh=refresh, classes=classes)
     found = sorted(catalog.locale(locale).by_code.values(), key=lambda a: a.qualification_code)
     if search:

@@ -57,8 +57,7 @@ SUMMARIES: dict[str, str] = {
     "adjust": "Submit the transactions listed in FILE (CSV or JSON) for adjustment.",
     "adjustments": "List the adjustments submitted from this project and how each one ended.",
     "apply": "Apply the manifests (or a plan saved by `plan --out FILE`) to the environment.",
-    "attributes": "The qualifications a survey of a locale (--locale) can target, with their "
-    "answer codes.",
+    "attributes": "The qualifications a survey of LOCALE can target, with their answer codes.",
     "conformance": "Check surveyctl's assumptions about the API on the environment's account, "
     "with one draft survey that is never launched and is deleted at the end.",
     "fmt": "Rewrite manifests (files or folders) in the canonical layout, keeping comments.",
