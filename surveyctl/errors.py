@@ -54,11 +54,16 @@ class KeyRefused(SurveyctlError):
     """The marketplace refused the API key (401): every request of the command would be, so
     the command ends here rather than note each resource it could not read."""
 
-    def __init__(self, refusal: ApiError):
-        super().__init__(
-            f"the marketplace refused the API key ({refusal}); check the key the environment's "
-            "api_key_env names"
+    def __init__(self, refusal: ApiError, environment: str = "", variable: str = ""):
+        self.refusal = refusal
+        # The variable is named where the command knows it (the CLI adds it), so that the
+        # sentence says which one to fix; a name, never its value.
+        check = (
+            f"check ${variable}, the api_key_env of environment {environment!r}"
+            if variable
+            else "check the key the environment's api_key_env names"
         )
+        super().__init__(f"the marketplace refused the API key ({refusal}); {check}")
 
 
 def key_refused(exc: Exception) -> KeyRefused | None:

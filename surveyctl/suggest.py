@@ -12,10 +12,16 @@ from collections.abc import Iterable, Sequence
 from surveyctl import __version__
 
 
+def closest(word: str, choices: Iterable[str]) -> str | None:
+    """The choice that "did you mean" would name for `word`, or None."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 def suggest(word: str, choices: Iterable[str]) -> str:
     """' (did you mean X?)' for the closest choice, or ''."""
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    close = closest(word, choices)
+    return f" (did you mean {close!r}?)" if close is not None else ""
 
 
 def setting_hint(key: str, known: Sequence[str]) -> str:

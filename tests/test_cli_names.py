@@ -1,7 +1,10 @@
 """One spelling works on every command: the output file option, the catalogue refresh, the
-names of `--format`; and a misspelt command or a Terraform-style `-out=x` gets "did you mean"."""
+names of `--format`; and a misspelt command, a Terraform-style `-out=x` or a `--json` gets
+"did you mean"."""
 
 from __future__ import annotations
+
+import json
 
 import click
 import pytest
@@ -107,6 +110,28 @@ def test_a_misspelling_gets_did_you_mean(args, hint, tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize(
+    "args",
+    [["plan", "--json"], ["plan", "-json"], ["status", "--json"], ["show", "x.plan", "-json"]],
+    ids=" ".join,
+)
+def test_a_json_flag_is_told_the_format_option_that_prints_json(args, tmp_path, monkeypatch):
+    # `terraform plan -json` and many CLIs' `--json`: surveyctl spells it `--format json`,
+    # which no "did you mean" would find from those words.
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: No such option {args[-1]!r}. Did you mean '--format json'?"
+    )
+
+
+def test_a_json_flag_on_a_command_without_json_output_is_offered_no_format():
+    result = CliRunner().invoke(cli, ["state", "list", "--json"])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == "Error: No such option '--json'."
+
+
+@pytest.mark.parametrize(
     ("word", "meant"),
     [
         ("simulate", "'sandbox simulate'"),
@@ -176,4 +201,32 @@ def test_a_name_where_a_survey_id_is_due_is_said_not_to_be_one(args, tmp_path, m
     assert result.stderr.splitlines()[-1].endswith(
         f"{args[-1]!r} is not a survey id: a ps_survey_id is a whole number, and "
         "`surveyctl state list` shows those of the surveys surveyctl manages"
+    )
+
+
+MANAGED = """\
+kind: Survey
+name: coffee-us
+spec:
+  survey_title: Coffee US (name where an id is due)
+  survey_category_code: 231
+  survey_localization: en_US
+  completes_required: 100
+  expected_ir: 50
+  expected_loi: 10
+  offer_price: 2.5
+  field_time: 10
+  live_url: https://survey.example.com/s?tid=[%%transaction_id%%]
+"""
+
+
+def test_the_name_of_a_managed_survey_where_its_id_is_due_is_told_its_id(run_cli, project):
+    (project / "coffee-us.yaml").write_text(MANAGED, encoding="utf-8")
+    assert run_cli("apply", "coffee-us.yaml", "--auto-approve").exit_code == 0
+    survey_id = json.loads(run_cli("state", "show", "coffee-us").stdout)["ps_survey_id"]
+    result = run_cli("status", "coffee-us", "paused")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1].endswith(
+        "'coffee-us' is not a survey id but a manifest's name: Survey/coffee-us is "
+        f"ps_survey_id {survey_id} in the state of environment 'local'; give {survey_id}"
     )

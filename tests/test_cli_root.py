@@ -40,6 +40,32 @@ def test_root_help_lists_each_command_with_the_first_line_of_its_own_help(name):
     assert f"  {name}  " in listed and SUMMARIES[name] in listed
 
 
+def _unwrapped(text: str) -> str:
+    # Without any blank: the help wraps lines, also after a hyphen (`--all-` `unmanaged`).
+    return "".join(text.split())
+
+
+def test_root_help_at_80_columns_shows_each_commands_summary_whole():
+    # click cuts a summary to one line ("Submit the transactions listed in FILE (CSV or
+    # JSON) for..."); wrapped, each reads to its end.
+    shown = CliRunner().invoke(cli, ["--help"], terminal_width=80).output
+    listed = _unwrapped(shown.split("Commands:", 1)[1])
+    assert "..." not in listed
+    for name, summary in SUMMARIES.items():
+        assert f"{name}{_unwrapped(summary)}" in listed, name
+
+
+@pytest.mark.parametrize("group", ["state", "transactions", "sandbox", "link", "surveys"])
+def test_a_groups_help_at_80_columns_shows_each_commands_first_sentence_whole(group):
+    command = cli.get_command(click.Context(cli), group)
+    shown = CliRunner().invoke(cli, [group, "--help"], terminal_width=80).output
+    listed = _unwrapped(shown.split("Commands:", 1)[1])
+    assert "..." not in listed
+    for name in command.list_commands(click.Context(command)):
+        first = command.get_command(click.Context(command), name).get_short_help_str(10_000)
+        assert f"{name}{_unwrapped(first)}" in listed, name
+
+
 def test_root_help_lists_exactly_the_commands_there_are():
     assert set(SUMMARIES) == set(COMMANDS)
 

@@ -10,7 +10,7 @@ import os
 
 import click
 
-from surveyctl.cli.options import quota_id_list, status_code
+from surveyctl.cli.options import WholeSummaries, quota_id_list, status_code
 from surveyctl.config_checks import absent, is_variable_name, may_show_variable
 from surveyctl.errors import ConfigError
 from surveyctl.ops.links import ReturnLink, build_return_link, verify_return_link
@@ -54,7 +54,7 @@ _secret_option = click.option(
 )
 
 
-@click.group(name="link")
+@click.group(name="link", cls=WholeSummaries)
 def link() -> None:
     """Build and verify the respondent return link (ps_hash)."""
 

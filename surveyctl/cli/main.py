@@ -174,14 +174,9 @@ class LazyGroup(click.Group):
         return getattr(importlib.import_module(module_name), attribute)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """The commands and their one-line help, as click lists them, from SUMMARIES."""
-        names = self.list_commands(ctx)
-        # click's own width and shortening, applied to stand-ins carrying the summaries.
-        limit = formatter.width - 6 - max(len(name) for name in names)
-        rows = [
-            (name, click.Command(name, help=SUMMARIES[name]).get_short_help_str(limit))
-            for name in names
-        ]
+        """The commands and the first sentence of their help, from SUMMARIES, whole and
+        wrapped (as WholeSummaries lists a group's commands) rather than cut to one line."""
+        rows = [(name, SUMMARIES[name]) for name in self.list_commands(ctx)]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
@@ -216,7 +211,10 @@ class LazyGroup(click.Group):
         except SurveyctlError as exc:
             if isinstance(ctx.obj, CliContext) and ctx.obj.debug:
                 click.echo(_redacted(_traceback()), err=True, nl=False)
-            error = UserError(_shown(_redacted(str(exc))))
+            told = str(exc)
+            if isinstance(ctx.obj, CliContext):
+                told = str(_key_variable_named(ctx.obj, exc)) + _sandbox_hint(ctx.obj, exc)
+            error = UserError(_shown(_redacted(told)))
             # The signal's code for a command stopped by one (surveyctl.safety.Interrupted: 130,
             # 143, 129), else 1.
             error.exit_code = getattr(exc, "exit_code", 1)
@@ -242,6 +240,55 @@ class LazyGroup(click.Group):
                     )
                 ) from None
             raise _bug() from exc
+
+
+def _key_variable_named(context: Any, exc: SurveyctlError) -> SurveyctlError:
+    """A refused key (401), said by any command, as one sentence naming the variable the
+    key came from: a read that stopped there (status, transactions, surveys list) said only
+    that the service answered 401, and plan and apply said "the environment's api_key_env"
+    without saying which variable that is."""
+    from surveyctl.errors import ApiError, KeyRefused
+
+    if isinstance(exc, KeyRefused):
+        refusal = exc.refusal
+    elif isinstance(exc, ApiError) and exc.status == 401:
+        refusal = exc
+    else:
+        return exc
+    try:
+        environment = context.environment()
+    except SurveyctlError:
+        return exc
+    if environment.embedded or not environment.api_key_env:
+        return exc
+    return KeyRefused(refusal, environment.name, environment.api_key_env)
+
+
+def _sandbox_hint(context: Any, exc: SurveyctlError) -> str:
+    """What to start when a host on loopback refuses the connection: there, nothing listening
+    is most often a `surveyctl sandbox serve` not started (or stopped), which the retries'
+    "connection refused" alone does not say."""
+    from surveyctl.errors import ConnectionFailed
+
+    if not isinstance(exc, ConnectionFailed) or "connection refused" not in exc.message:
+        return ""
+    try:
+        environment = context.environment()
+    except SurveyctlError:
+        return ""
+    from surveyctl.safety import is_sandbox
+
+    if environment.embedded or not is_sandbox(environment):
+        return ""
+    from urllib.parse import urlsplit
+
+    url = urlsplit(environment.host or "")
+    port = url.port or (443 if url.scheme == "https" else 80)
+    return (
+        f"; nothing listens at {url.hostname}:{port}: start the sandbox there with "
+        f"`surveyctl sandbox serve --port {port}` (in another terminal), or correct the host "
+        f"of environment {environment.name!r}"
+    )
 
 
 def _bug() -> UserError:
@@ -313,6 +360,7 @@ def _usage_error(ctx: click.Context, exc: click.UsageError) -> click.UsageError:
             exc.possibilities = None
     if isinstance(exc, click.NoSuchOption) and command is not None:
         _single_dash_hint(exc, command, ctx.meta.get(ARGUMENTS, []))
+        _json_hint(exc, command, ctx.meta.get(ARGUMENTS, []))
     if isinstance(exc, click.NoSuchOption) and _NEGATIVE_NUMBER.fullmatch(exc.option_name):
         # `surveyctl status -5`: read as an option (click names `-1` of `-12`), and "no such
         # option" alone leaves one wondering.
@@ -356,6 +404,21 @@ def _single_dash_hint(exc: click.NoSuchOption, command: click.Command, args: lis
                 exc.option_name = arg
                 exc.message = f"No such option {arg!r}."
                 exc.possibilities = [close[0] + arg[len(meant) - 1 :]]
+            return
+
+
+def _json_hint(exc: click.NoSuchOption, command: click.Command, args: list[str]) -> None:
+    """`--json` (or Terraform's `-json`, which click reads as `-j`) on a command that prints
+    JSON with `--format json`: name that option, which no spelling of --json is close to."""
+    formats = [p for p in command.params if "--format" in getattr(p, "opts", ())]
+    if not formats or "json" not in getattr(formats[0].type, "choices", ()):
+        return
+    for arg in args:
+        typed = arg.split("=", 1)[0]
+        if typed in ("--json", "-json") and typed.startswith(exc.option_name):
+            exc.option_name = arg
+            exc.message = f"No such option {arg!r}."
+            exc.possibilities = ["--format json"]
             return
 
 

@@ -13,6 +13,26 @@ from click.core import ParameterSource
 NAME_AT_LEAST_ONE = "name at least one, or leave the option out"
 
 
+class WholeSummaries(click.Group):
+    """A group whose help lists each command with the whole first sentence of its help,
+    wrapped to the terminal: click cuts it to one line ("Submit the transactions listed in
+    FILE (CSV or JSON) for..."), which at 80 columns cut most of surveyctl's mid-phrase."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit=WHOLE)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+# A limit no first sentence reaches: click's short help is then that sentence, whole.
+WHOLE = 10_000
+
+
 def int_list(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[int, ...]:
     """A click callback reading `12,13` as (12, 13); empty when the option is not given, and
     refused when it is given empty."""
@@ -189,6 +209,16 @@ class SurveyId(click.IntRange):
             try:
                 int(value)
             except ValueError:
+                managed = _managed_survey_id(ctx, value)
+                if managed is not None:
+                    address, survey_id, environment = managed
+                    self.fail(
+                        f"{value!r} is not a survey id but a manifest's name: {address} is "
+                        f"ps_survey_id {survey_id} in the state of environment "
+                        f"{environment!r}; give {survey_id}",
+                        param,
+                        ctx,
+                    )
                 self.fail(
                     f"{value!r} is not a survey id: a ps_survey_id is a whole number, and "
                     "`surveyctl state list` shows those of the surveys surveyctl manages",
@@ -196,6 +226,30 @@ class SurveyId(click.IntRange):
                     ctx,
                 )
         return super().convert(value, param, ctx)
+
+
+def _managed_survey_id(ctx: click.Context | None, name: str) -> tuple[str, int, str] | None:
+    """(address, ps_survey_id, environment) of the survey the state manages under `name` (a
+    manifest's name or address, where an id was due), or None. Only the state is read, never
+    the marketplace; a state that cannot be read leaves the usual message."""
+    from surveyctl.cli.context import CliContext
+    from surveyctl.errors import SurveyctlError
+
+    context = ctx.find_object(CliContext) if ctx is not None else None
+    if context is None:
+        return None
+    try:
+        environment = context.environment().name
+        state = context.state_store().load()
+    except (SurveyctlError, OSError):
+        return None
+    from surveyctl.state.records import SurveyRecord
+
+    for address in (name, f"Survey/{name}"):
+        record = state.resources.get(address)
+        if isinstance(record, SurveyRecord):
+            return address, record.ps_survey_id, environment
+    return None
 
 
 SURVEY_ID = SurveyId(1, MAX_ID)

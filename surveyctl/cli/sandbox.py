@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import FilePath, Number
+from surveyctl.cli.options import FilePath, Number, WholeSummaries
 from surveyctl.errors import SurveyctlError
 
 
@@ -24,7 +24,7 @@ def _parse_key(value: str) -> tuple[str, int]:
     return token, int(buyer)
 
 
-@click.group()
+@click.group(cls=WholeSummaries)
 def sandbox() -> None:
     """The local marketplace: the Buyer API served from a SQLite file."""
 

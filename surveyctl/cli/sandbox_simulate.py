@@ -16,7 +16,7 @@ from surveyctl.cli.options import SURVEY_ID, Number, format_option, int_list
 from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.jsontext import dumps
 from surveyctl.safety import require_sandbox
-from surveyctl.statuses import transaction_status_name
+from surveyctl.statuses import survey_status_name, transaction_status_name
 
 # The sandbox's code for traffic sent at a draft (sandbox/routes/traffic.py, which imports Flask:
 # not loaded by a command that only calls it over HTTP).
@@ -103,7 +103,10 @@ def simulate(
     for code, count in result["statuses"].items():
         table.add_row(code, transaction_status_name(code), str(count))
     make_console().print(table)
+    now = result["ps_survey_status"]
+    # By name: "now 33" did not say that the marketplace paused the survey (its goal or every
+    # quota reached, spec 1.5), which is why later respondents are turned away.
     click.echo(
         f"{result['respondents']} respondent(s), {result['completes']} complete(s); "
-        f"survey status now {result['ps_survey_status']}"
+        f"survey status now {survey_status_name(now)} ({now})"
     )

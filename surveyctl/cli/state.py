@@ -16,7 +16,7 @@ import click
 
 from surveyctl.cli.confirm import confirm_write
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import format_option, lock_timeout_option, yes_help
+from surveyctl.cli.options import WholeSummaries, format_option, lock_timeout_option, yes_help
 from surveyctl.jsontext import dumps
 from surveyctl.render.values import printable
 from surveyctl.resources import address, new_resource_name, split_address
@@ -60,7 +60,7 @@ def _target(old: str, new: str) -> str:
     return address(kind, new_resource_name(name))
 
 
-@click.group("state")
+@click.group("state", cls=WholeSummaries)
 def state() -> None:
     """Show and repair the state of the environment, in a file or PostgreSQL (only `rebuild`
     reads the marketplace)."""

@@ -16,7 +16,7 @@ from rich.console import Console
 from surveyctl.cli.console import console as make_console
 from surveyctl.cli.console import plain_table
 from surveyctl.cli.context import CliContext, pass_context
-from surveyctl.cli.options import format_option, raw_cells_option
+from surveyctl.cli.options import WholeSummaries, format_option, raw_cells_option
 from surveyctl.jsontext import dumps
 from surveyctl.ops.rows import make_writer
 from surveyctl.reconcile.discovery import ROW_FIELDS, ListedSurvey, list_surveys
@@ -63,7 +63,7 @@ def statuses_option(help: str = STATUS_HELP):
 status_option = statuses_option()
 
 
-@click.group(name="surveys")
+@click.group(name="surveys", cls=WholeSummaries)
 def surveys() -> None:
     """The account's surveys in the marketplace."""
 

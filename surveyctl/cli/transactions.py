@@ -31,6 +31,7 @@ from surveyctl.cli.options import (
     SURVEY_ID,
     FilePath,
     SpelledCommand,
+    WholeSummaries,
     format_option,
     int_list,
     quota_id_list,
@@ -121,7 +122,7 @@ def _status_list(ctx: click.Context, param: click.Parameter, value: str | None) 
     return tuple(dict.fromkeys(codes))
 
 
-@click.group(name="transactions")
+@click.group(name="transactions", cls=WholeSummaries)
 def transactions() -> None:
     """Read a survey's transactions (respondent sessions)."""
 

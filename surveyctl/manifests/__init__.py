@@ -32,7 +32,7 @@ from surveyctl.manifests.diagnostics import Diagnostic, Diagnostics, ManifestErr
 from surveyctl.manifests.load import Document, discover, load_file
 from surveyctl.memory import collector_paused
 from surveyctl.model import DesiredState
-from surveyctl.resources import PROGRAM
+from surveyctl.resources import MANIFEST_KINDS, PROGRAM
 
 if TYPE_CHECKING:
     from surveyctl.manifests.cache import ParsedCache
@@ -98,7 +98,9 @@ def _load_manifests(
                 continue
             defined[key] = document.data.where("name")
         if not valid:
-            if kind == "Survey" and isinstance(name, str):
+            # A Survey that failed the schema, or a document whose kind is misspelt (`kind:
+            # survey`): a group naming it is not told again that no survey has that name.
+            if (kind == "Survey" or kind not in MANIFEST_KINDS) and isinstance(name, str):
                 unbuilt.add(name)
             if kind == "Survey":
                 partial.append(document)

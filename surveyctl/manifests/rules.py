@@ -225,6 +225,16 @@ def _quota_sum(survey: Survey, diagnostics: Diagnostics) -> None:
         return
     total = sum(quota.required_count for quota in survey.quotas)
     goal = survey.settings["completes_required"]
+    for quota in survey.quotas:
+        if quota.required_count > goal:
+            # Flexibility lets the quotas sum above the goal, but the marketplace pauses the
+            # survey once its goal is reached (spec 1.5): one quota above it never fills.
+            diagnostics.warning(
+                f"Quota {quota.buyer_quota_id!r} of survey {survey.name!r} asks for "
+                f"{quota.required_count} completes, more than completes_required {goal}: the "
+                "marketplace pauses the survey at its goal, so the quota can never fill",
+                quota.location or survey.location_of("quotas"),
+            )
     where = survey.location_of("quotas")
     if total < goal:
         diagnostics.note(
@@ -245,8 +255,8 @@ def check_groups(
 ) -> None:
     """Exclusion groups name Survey manifests, no recontact survey, unique references.
 
-    `unbuilt` holds names of Survey manifests that exist but failed the schema: a group
-    naming one of them is not reported again.
+    `unbuilt` holds names of Survey manifests that exist but failed the schema, and of
+    documents whose kind was refused: a group naming one of them is not reported again.
     """
     refs: dict[str, ExclusionGroup] = {}
     told: set[str] = set()  # programs whose `exclusion.ref` was found to repeat a reference
@@ -331,7 +341,13 @@ def _not_a_survey(group: ExclusionGroup, name: str, state: DesiredState) -> str:
             f"holds surveys, so name the program's members it should hold, such as "
             f"{members[0]!r}"
         )
+    hint = suggest(name, state.surveys) or (
+        # `surveyctl validate surveys/coffee.yaml` of a group whose other survey is in
+        # another file: the survey exists, only not among the files this run was given.
+        ": remove it from the group if its manifest is gone, or name the file that defines it "
+        "too (without paths, the `manifests:` of surveyctl.yaml are read)"
+    )
     return (
         f"Exclusion group {group.name!r} names survey {name!r}, which is neither a Survey "
-        f"manifest nor a program member{suggest(name, state.surveys)}"
+        f"manifest nor a program member in the files read{hint}"
     )

@@ -23,7 +23,7 @@ from surveyctl.manifests.load import Document, MarkedDict, MarkedList
 from surveyctl.quickschema import plainly_valid
 from surveyctl.resources import MANIFEST_KINDS as KINDS
 from surveyctl.schemafiles import load_schema
-from surveyctl.suggest import suggest
+from surveyctl.suggest import closest, suggest
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -191,6 +191,7 @@ def check_document(document: Document, diagnostics: Diagnostics) -> bool:
         return False
     before = len(diagnostics)
     found = list(_errors(f"{kind}Manifest", data, [], document.finite is True))
+    misspelt = _misspelt_required(found)
     for prefix, error in sorted(found, key=lambda pe: [*map(str, pe[0]), *map(str, pe[1].path)]):
         path = [*prefix, *error.absolute_path]
         if error.validator == "anyOf" and all(e.validator == "required" for e in error.context):
@@ -200,6 +201,9 @@ def check_document(document: Document, diagnostics: Diagnostics) -> bool:
             )
             continue
         for leaf in _leaves(error):
+            where = (*prefix, *leaf.absolute_path)
+            if leaf.validator == "required" and (where, _missing_field(leaf)) in misspelt:
+                continue  # said once, as the unknown field that misspells it
             for summary, location in _described(leaf, data, prefix):
                 diagnostics.error(summary, location)
     if not (document.finite or _plainly_finite(data)):
@@ -208,6 +212,36 @@ def check_document(document: Document, diagnostics: Diagnostics) -> bool:
         refused = {item.location for item in diagnostics.items[before:]}
         _check_finite(data, "", data.location, diagnostics, refused)
     return len(diagnostics) == before
+
+
+def _misspelt_required(found: list[tuple[list, ValidationError]]) -> set[tuple[Any, ...]]:
+    """(path, field) of each required field that is missing because an unknown field beside it
+    misspells it (`survey_tittle` for `survey_title`): the unknown field's error names it
+    already, at the line to fix, so "missing required field" would be a second error for the
+    one slip."""
+    misspelt: set[tuple[Any, ...]] = set()
+    for prefix, error in found:
+        for leaf in _leaves(error):
+            value = leaf.instance
+            if leaf.validator != "additionalProperties" or not isinstance(value, dict):
+                continue
+            known = list(leaf.schema.get("properties", {}))
+            path = (*prefix, *leaf.absolute_path)
+            for field in value:
+                close = closest(str(field), known) if field not in known else None
+                if close is not None and close not in value:
+                    misspelt.add((path, close))
+    return misspelt
+
+
+def _missing_field(error: ValidationError) -> str:
+    """The field a `required` error says is missing."""
+    named = _REQUIRED.match(error.message)
+    if named:
+        return named.group(1)
+    value, missing = error.instance, error.validator_value
+    absent = [m for m in missing if isinstance(value, dict) and m not in value]
+    return absent[0] if absent else missing[0]
 
 
 def _leaves(error: ValidationError) -> list[ValidationError]:
@@ -288,10 +322,7 @@ def _describe(error: ValidationError, data: MarkedDict, prefix: list) -> tuple[s
     value, schema, kind = error.instance, error.schema, error.validator
     if kind == "required":
         # jsonschema reports each missing field as its own error, naming it in the message.
-        named = _REQUIRED.match(error.message)
-        missing = error.validator_value
-        absent = [m for m in missing if isinstance(value, dict) and m not in value]
-        field = named.group(1) if named else (absent[0] if absent else missing[0])
+        field = _missing_field(error)
         owner = name if path else "The manifest"
         # The catalogue does not publish the units of a range, so the codes are said here.
         units = field == "units" and "range_sets" in path

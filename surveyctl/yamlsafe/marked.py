@@ -338,9 +338,29 @@ def yaml_problem(exc: yaml.YAMLError, text: str | None = None) -> str:
         return "a quoted value starts here and its closing quote is missing"
     if text is not None and _character_at(text, getattr(exc, "problem_mark", None)) == "\t":
         return "a tab character: YAML indents with spaces only; replace the tab with spaces"
+    opened = _quote_run_to(text, getattr(exc, "problem_mark", None)) if text else None
+    if opened is not None and problem:
+        # `title: "Coffee` with its closing quote missing reads on to the next quote, lines
+        # below, where PyYAML then stops, naming neither the quote nor its line.
+        return (
+            f"{problem}; the quoted value opened on line {opened} runs on to this line: "
+            f"close its quote on line {opened}"
+        )
+    if problem == _KEY_IN_A_VALUE:
+        # PyYAML's words name no cause; these two are nearly always it.
+        return (
+            "a 'key: value' where only a value can be: this line is indented deeper than the "
+            "key above it (so YAML reads it as the rest of that key's value), or a value holds "
+            "': ' and needs quotes"
+        )
     if problem:
         return f"{problem} ({context})" if context else str(problem)
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+# PyYAML's problem for a `key:` met where it reads a plain value: `  a: 1` followed by
+# `   b: 2`, one space deeper, continues the value `1`.
+_KEY_IN_A_VALUE = "mapping values are not allowed in this context"
 
 
 def error_location(exc: yaml.YAMLError, filename: str) -> Location:
@@ -445,6 +465,26 @@ def _alias_text(text: str, mark: Any) -> str:
         return ""
     found = re.match(r"\*([^\s,\[\]{}]+)", lines[mark.line][mark.column :])
     return found.group(1) if found else ""
+
+
+def _quote_run_to(text: str, mark: Any) -> int | None:
+    """The 1-based line of a quoted value that opens on an earlier line and ends on the line
+    of `mark`, the last before it, or None. Only the text up to that line is scanned, once a
+    file has failed to parse."""
+    if mark is None:
+        return None
+    head = "".join(text.splitlines(keepends=True)[: mark.line + 1])
+    found = None
+    try:
+        for token in yaml.scan(head, Loader=yaml.SafeLoader):
+            if token.start_mark.line > mark.line:
+                break
+            quoted = isinstance(token, yaml.ScalarToken) and token.style in ('"', "'")
+            if quoted and token.start_mark.line < token.end_mark.line == mark.line:
+                found = token.start_mark.line + 1
+    except yaml.YAMLError:
+        pass  # the scan meets the same error: what it passed before that is what counts
+    return found
 
 
 def _unclosed_quote(exc: yaml.YAMLError) -> bool:

@@ -299,7 +299,7 @@ def test_schema_shares_and_answer_typos_are_all_reported_in_one_run(run_cli, pro
         "typos.yaml:12:3: error: spec: unknown field 'live_urll' (did you mean 'live_url'?)."
         in (lines)
     )
-    assert "typos.yaml:3:1: error: spec: missing required field 'live_url'." in lines
+    assert not any("missing required field" in line for line in lines)
     assert any("typos.yaml:14:7:" in line and "no answer 'Mal'" in line for line in lines)
     assert any("typos.yaml:14:7:" in line and "no answer 'Femal'" in line for line in lines)
     assert "typos.yaml:19:11: error: The shares of dimension 'gender' sum to 0.9, not 1." in lines

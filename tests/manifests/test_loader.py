@@ -134,11 +134,38 @@ def test_an_unclosed_quote_is_reported_where_the_quote_opens(check):
     assert (errors[0].location.line, errors[0].location.column) == (4, 17)
 
 
+def test_a_quote_left_open_before_another_quote_is_named_with_the_line_it_opens(check):
+    # The value reads on to the next quote, lines below, where the parser stops.
+    text = (
+        'kind: Survey\nname: x\nspec:\n  survey_title: "Coffee habits\n  field_time: 10\n'
+        '  live_url: "https://survey.example.com/s"\n'
+    )
+    _, errors, _ = check(text)
+    (error,) = errors
+    assert error.summary.endswith(
+        "; the quoted value opened on line 4 runs on to this line: close its quote on line 4."
+    )
+    assert error.location.line == 6
+
+
 def test_a_tab_in_the_indentation_is_called_a_tab(check):
     _, errors, _ = check("kind: Survey\nname: x\nspec:\n\tsurvey_title: x\n")
     assert len(errors) == 1
     assert "a tab character: YAML indents with spaces only" in errors[0].summary
     assert errors[0].location.line == 4
+
+
+def test_a_key_indented_deeper_than_the_one_above_is_said_in_words_at_its_line(check):
+    # PyYAML says "mapping values are not allowed in this context", naming no cause.
+    _, errors, _ = check("kind: Survey\nname: x\nspec:\n  field_time: 10\n   expected_ir: 40\n")
+    assert [(e.summary, e.location.line) for e in errors] == [
+        (
+            "Invalid YAML: a 'key: value' where only a value can be: this line is indented "
+            "deeper than the key above it (so YAML reads it as the rest of that key's value), "
+            "or a value holds ': ' and needs quotes.",
+            5,
+        )
+    ]
 
 
 def test_an_undefined_alias_is_named_with_its_field_and_line(check):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from .conftest import make_survey
 from .test_programs import excluding
 
 GENDER = '[{qualification_code: 211, condition_codes: ["111"]}]'
@@ -251,13 +252,58 @@ def group(name: str, ref: str, *members: str) -> str:
     return GROUP.format(name=name, ref=ref, members="\n".join(f"    - {m}" for m in members))
 
 
+def test_a_group_naming_a_survey_of_a_file_not_read_says_to_name_that_file(run_cli, project):
+    # The user validates the file they changed; the group's other survey is in another file.
+    (project / "coffee.yaml").write_text(
+        make_survey(name="coffee") + group("g", "r", "coffee", "tea")
+    )
+    result = run_cli("validate", "--offline", "coffee.yaml")
+    assert result.exit_code == 1
+    assert (
+        "error: Exclusion group 'g' names survey 'tea', which is neither a Survey manifest nor a "
+        "program member in the files read: remove it from the group if its manifest is gone, or "
+        "name the file that defines it too (without paths, the `manifests:` of surveyctl.yaml "
+        "are read)."
+    ) in result.stdout
+
+
+def test_a_quota_asking_more_than_the_survey_goal_is_a_warning_at_the_quota(
+    check, survey_yaml, line_of
+):
+    text = survey_yaml(
+        "quotas:\n"
+        "  - {buyer_quota_id: young, required_count: 150,"
+        " criteria: [{qualification_code: 211, condition_codes: ['111']}]}\n"
+    )
+    _, errors, diagnostics = check(text)
+    assert errors == []
+    (warning,) = [d for d in diagnostics.sorted() if d.severity == "warning"]
+    assert warning.summary == (
+        "Quota 'young' of survey 'test-survey' asks for 150 completes, more than "
+        "completes_required 100: the marketplace pauses the survey at its goal, so the quota "
+        "can never fill."
+    )
+    assert warning.location.line == line_of(text, "buyer_quota_id: young")
+
+
+def test_a_group_naming_a_document_of_a_misspelt_kind_adds_no_error_to_the_kinds(
+    check, survey_yaml
+):
+    text = survey_yaml(name="tracker-us").replace("kind: Survey", "kind: survey")
+    _, errors, _ = check(text + group("g", "ref-1", "tracker-us"))
+    assert [e.summary for e in errors] == [
+        "Unknown kind 'survey' (did you mean 'Survey'?); expected one of: Survey, "
+        "ExclusionGroup, SurveyProgram."
+    ]
+
+
 def test_exclusion_group_must_name_survey_manifests(check, survey_yaml, line_of):
     text = survey_yaml(name="tracker-us") + group("g", "ref-1", "tracker-us", "tracker-uk")
     _, errors, _ = check(text)
     (error,) = errors
     assert (
         "Exclusion group 'g' names survey 'tracker-uk', which is neither a Survey manifest nor a "
-        "program member"
+        "program member in the files read"
     ) in error.summary
     assert "(did you mean 'tracker-us'?)" in error.summary
     assert error.location.line == line_of(text, "- tracker-uk")

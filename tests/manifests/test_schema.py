@@ -25,6 +25,30 @@ def test_unknown_field_is_an_error_with_a_suggestion(check, survey_yaml, line_of
     assert error.location.line == line_of(text, "survey_tittle")
 
 
+def test_a_misspelt_required_field_is_one_error_at_the_misspelling(check, survey_yaml, line_of):
+    # The required field is missing only because it is misspelt: "missing required field"
+    # beside the "did you mean" would be a second error, at another line, for the one slip.
+    text = survey_yaml().replace("live_url:", "live_urll:")
+    _, errors, _ = check(text)
+    assert [(e.summary, e.location.line) for e in errors] == [
+        (
+            "spec: unknown field 'live_urll' (did you mean 'live_url'?).",
+            line_of(text, "live_urll"),
+        )
+    ]
+
+
+def test_a_required_field_missing_beside_an_unknown_field_unlike_it_is_still_named(
+    check, survey_yaml
+):
+    text = survey_yaml().replace("live_url:", "exit_link:")
+    _, errors, _ = check(text)
+    assert [e.summary for e in errors] == [
+        "spec: missing required field 'live_url'.",
+        "spec: unknown field 'exit_link'.",
+    ]
+
+
 def test_a_market_field_written_beside_its_spec_is_told_to_go_under_it(check, line_of):
     text = make_program(markets="\n    en_GB:\n      offer_price: 3")
     _, errors, _ = check(text)

@@ -39,6 +39,13 @@ def test_simulate_table_names_the_statuses(live_survey, run_cli):
     assert "10 respondent(s), 0 complete(s)" in result.stdout
 
 
+def test_simulate_names_the_status_the_survey_is_in_after_the_traffic(live_survey, run_cli):
+    survey_id = live_survey()
+    result = run_cli("sandbox", "simulate", str(survey_id), "--respondents", "3", "--hold")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1].endswith("; survey status now live (22)")
+
+
 @responses.activate
 def test_simulate_against_a_real_marketplace_says_it_is_sandbox_only(tmp_path, monkeypatch):
     (tmp_path / "surveyctl.yaml").write_text(

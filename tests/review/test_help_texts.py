@@ -67,8 +67,9 @@ def test_every_option_of_every_command_is_described_in_the_docs():
     assert missing == []
 
 
-# Options of other programs that the docs name: pytest's, for running the tests.
-OTHER_PROGRAMS_OPTIONS = {"--pdb"}
+# Options of other programs that the docs name: pytest's, for running the tests; the `--json`
+# of other command-line tools, which the README names as told to use `--format json`.
+OTHER_PROGRAMS_OPTIONS = {"--pdb", "--json"}
 
 
 def _benchmark_options() -> set[str]:
