@@ -1,5 +1,6 @@
 """Checks of what surveyctl assumes the service answers to reads: the catalogue, the survey
-list, one survey, quotas, status and performance (docs/api-assumptions.md)."""
+list, one survey, quotas, status and performance, the draft's transactions and a group that
+does not exist (docs/api-assumptions.md)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from surveyctl.conformance.probe import (
     read_numbers,
     same_reading,
 )
+from surveyctl.ops.fieldwork import COUNTED
+from surveyctl.ops.transactions import DEFAULT_PAGE_SIZE
 from surveyctl.reconcile.kinds.survey_listing import version
 
 # Fields a GET may carry that the create answer does not (documented GET bodies).
@@ -30,6 +33,8 @@ IDENTITY_FIELDS = (
 )
 IDENTITY_PROJECT = "surveyctl-conformance-identity"
 GENDER = 211  # answers 111 male, 112 female (public facts)
+# A group reference no account is expected to hold (404, not another buyer's 403).
+UNKNOWN_GROUP_REF = "surveyctl-conformance-no-such-group"
 
 
 def catalogue_pages(probe: Probe) -> Outcome:
@@ -211,3 +216,32 @@ def survey_performance(probe: Probe) -> Outcome:
     body = answer.body if isinstance(answer.body, dict) else {}
     shown = read_numbers(body.get("ps_survey_id"))
     return expect(answer.ok and shown == probe.draft_id, answer.describe())
+
+
+def transactions_page(probe: Probe) -> Outcome:
+    """The draft's transactions read as surveyctl reads them (`status`, `transactions export`):
+    the counted statuses as one comma list, pages of 500. Spec 8 shows neither the default nor
+    the maximum of `limit`; a service that refused 500 would fail every such read. The draft
+    has no respondents: the list is empty, and the read costs nothing."""
+    params = {
+        "status": ",".join(str(status) for status in COUNTED),
+        "page": 1,
+        "limit": DEFAULT_PAGE_SIZE,
+    }
+    answer = probe.call("GET", paths.transactions(probe.draft_id), params=params)
+    if not (answer.ok and isinstance(answer.body, list)):
+        return differs(answer.describe())
+    pages = answer.headers.get("total_pages")
+    return holds(
+        f"{answer.describe()} with limit={DEFAULT_PAGE_SIZE}: {len(answer.body)} "
+        f"transactions, total_pages {pages!r}"
+    )
+
+
+def unknown_group(probe: Probe) -> Outcome:
+    """A group reference no group has answers 404: before a group's create surveyctl reads its
+    reference (a twin made outside the state, or another buyer's: 403), and after a create
+    whose answer was lost it reads it again, taking a 404 for "the create made nothing"
+    (docs/api-assumptions.md). Spec 4.9 shows no status code of this call."""
+    answer = probe.call("GET", paths.survey_group(UNKNOWN_GROUP_REF))
+    return expect(answer.status == 404, answer.describe())
