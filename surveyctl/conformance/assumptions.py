@@ -39,6 +39,12 @@ BEFORE_DRAFT: tuple[Assumption, ...] = (
         "public facts",
         reads.catalogue_gender,
     ),
+    A(
+        "catalogue-every-class",
+        "the catalogue read without class holds the attributes of every class",
+        "public facts",
+        reads.catalogue_every_class,
+    ),
     A("catalogue-en_AU", "the catalogue serves en_AU", "public facts", reads.catalogue_en_au),
     A(
         "invalid-key-401",

@@ -11,6 +11,7 @@ from surveyctl.conformance.probe import (
     differs,
     expect,
     holds,
+    not_checked,
     read_numbers,
     same_reading,
 )
@@ -33,6 +34,7 @@ IDENTITY_FIELDS = (
 )
 IDENTITY_PROJECT = "surveyctl-conformance-identity"
 GENDER = 211  # answers 111 male, 112 female (public facts)
+ADVANCED_CLASSES = (2, 3)  # extended and custom attributes (public facts)
 # A group reference no account is expected to hold (404, not another buyer's 403).
 UNKNOWN_GROUP_REF = "surveyctl-conformance-no-such-group"
 
@@ -79,6 +81,32 @@ def _first_on_any_page(probe: Probe, code: int) -> tuple[dict | None, int]:
         if found is not None:
             return found, read
     return None, read
+
+
+def catalogue_every_class(probe: Probe) -> Outcome:
+    """The catalogue read without `class` holds the attributes of every class (public facts),
+    as surveyctl reads it (`catalog`: no class filter, so that advanced attributes resolve by
+    name too): the first attribute of page 1 of `class=2,3` is looked for on every page of the
+    catalogue read without `class`."""
+    params = {"localization": probe.locale, "class": ",".join(map(str, ADVANCED_CLASSES))}
+    answer = probe.call("GET", paths.attributes(), params=params)
+    if not (answer.ok and isinstance(answer.body, list)):
+        return differs(answer.describe())
+    advanced = next(
+        (a for a in answer.body if isinstance(a, dict) and "qualification_code" in a), None
+    )
+    if advanced is None:
+        return not_checked(
+            f"the {probe.locale} catalogue has no attribute of class 2 or 3 to look for"
+        )
+    code = read_numbers(advanced["qualification_code"])
+    found, pages = _first_on_any_page(probe, code)
+    if found is None:
+        return differs(
+            f"attribute {code} (class {advanced.get('class')!r}) is on no page of the "
+            f"{pages} read without class"
+        )
+    return holds(f"attribute {code} (class {found.get('class')!r}) on page {pages} without class")
 
 
 def catalogue_en_au(probe: Probe) -> Outcome:

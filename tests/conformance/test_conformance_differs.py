@@ -256,6 +256,32 @@ def test_a_catalogue_without_total_pages_differs_saying_what_page_1_held(run_thr
     assert _others(rows, "catalogue-pages") == _without(plain, "catalogue-pages")
 
 
+class CatalogueOfCoreOnlyWithoutClass(Contradicting):
+    """A catalogue that, asked without `class`, answers its core attributes (class 1) only:
+    those of page 1 (the sandbox lists core attributes first), on one page."""
+
+    reshapes_reads = True
+
+    def picks(self, request):
+        return request.path == _ATTRIBUTES and "class" not in request.args
+
+    def answer(self, request, body, headers):
+        headers["total_pages"] = "1"
+        return 200, [item for item in body if item["class"] == 1]
+
+
+def test_a_catalogue_without_class_holding_only_core_attributes_differs_naming_one_missing(
+    run_through, plain
+):
+    rows = run_through(CatalogueOfCoreOnlyWithoutClass)
+    assert rows["catalogue-every-class"]["verdict"] == "differs"
+    assert re.fullmatch(
+        r"attribute \d+ \(class [23]\) is on no page of the \d+ read without class",
+        rows["catalogue-every-class"]["seen"],
+    )
+    assert _others(rows, "catalogue-every-class") == _without(plain, "catalogue-every-class")
+
+
 # Error bodies.
 
 
