@@ -166,6 +166,9 @@ def describe(error: ValidationError) -> str:
         unknown = sorted(name for name in error.instance if name not in known)
         names = ", ".join(prefix + name for name in unknown)
         return f"unknown field{'s' if len(unknown) > 1 else ''} {names}"
+    if error.validator == "const":
+        wanted, sent = json.dumps(error.validator_value), json.dumps(error.instance)
+        return f"field {where or '(body)'}: must be {wanted}, not {sent}"
     return f"field {where or '(body)'}: {error.message}"
 
 

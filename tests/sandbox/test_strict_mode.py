@@ -327,3 +327,23 @@ def test_the_strict_description_takes_bodies_as_application_json_only(served):
     strict = requests.get(served("--strict").url + "/openapi.json", timeout=10).json()
     patch = strict["paths"]["/buyers/v2/surveys/{survey_id}"]["patch"]
     assert list(patch["requestBody"]["content"]) == ["application/json"]
+
+
+QLC_COUNTING_BY_QUOTA = {
+    "enable": True,
+    "multiple_quotas": {"enable": True, "count_by_quota": True},
+}
+
+
+def test_strict_mode_refuses_a_qlc_option_the_spec_says_to_omit_or_send_false(strict_raw):
+    """Spec 2.7: count_by_quota and compensate_by_quota, "omit or send false"."""
+    response = strict_raw.v2("POST", "/surveys", json=survey_body(qlc=QLC_COUNTING_BY_QUOTA))
+    assert response.status_code == 400
+    assert response.json()["ps_api_response_message"] == (
+        "invalid request body: field qlc.multiple_quotas.count_by_quota: must be false, not true"
+    )
+
+
+def test_the_default_mode_takes_a_qlc_option_sent_true_and_shows_it(raw):
+    created = raw.create(qlc=QLC_COUNTING_BY_QUOTA)
+    assert created["qlc"]["multiple_quotas"]["count_by_quota"] is True
