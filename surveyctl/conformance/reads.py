@@ -5,6 +5,7 @@ does not exist (docs/api-assumptions.md)."""
 from __future__ import annotations
 
 from surveyctl.api import paths
+from surveyctl.api.surveys import SURVEYS_PAGE_SIZE
 from surveyctl.conformance.probe import (
     Outcome,
     Probe,
@@ -218,7 +219,9 @@ def quota_performance(probe: Probe) -> Outcome:
 
 
 def quota_list(probe: Probe) -> Outcome:
-    answer = probe.call("GET", paths.quotas(probe.draft_id))
+    """The draft's quotas, asked for as `list_quotas` asks (`page` and `limit` 100)."""
+    params = {"page": 1, "limit": SURVEYS_PAGE_SIZE}
+    answer = probe.call("GET", paths.quotas(probe.draft_id), params=params)
     body = answer.body
     quotas = body.get("quotas") if isinstance(body, dict) else body
     ids = {q.get("buyer_quota_id") for q in quotas or [] if isinstance(q, dict)}
