@@ -95,8 +95,7 @@ def create_app(
             faults.maybe_refuse()
             if rate_limit is not None:
                 rate_limit.take(request.headers.get("access-token", ""))
-            rule = request.url_rule
-            accounts.authenticate(401 if rule is None else key_refusal(request.method, rule.rule))
+            accounts.authenticate(key_refusal(request.method, request.path))
             if strict and request.url_rule is not None:
                 strictness.refuse_sloppiness(request.method, request.url_rule.rule)
         elif request.path.startswith(SANDBOX_PREFIX):

@@ -402,16 +402,37 @@ def _error(code: int, schemas: tuple[str, ...] | None) -> dict[str, Any]:
     return answer
 
 
-_FLASK_PARAMETER = re.compile(r"<(?:\w+:)?(\w+)>")  # `<int:survey_id>` -> `{survey_id}`
+# Path parameters a Flask `path` converter reads: they may hold a slash.
+_SLASHED_PARAMETERS = frozenset({"transaction_id", "ref"})
 
 
 @cache
-def key_refusal(method: str, rule: str) -> int:
-    """The status a missing or unknown access-token gets on the operation that `method` and the
-    Flask `rule` serve (401 on a route the description leaves out)."""
-    path = _FLASK_PARAMETER.sub(r"{\1}", rule)
+def _key_refusals() -> tuple[tuple[str, re.Pattern[str], int], ...]:
+    """(method, path pattern, status) of each operation that refuses a bad key otherwise than
+    with 401. A pattern takes any segment where the description has a parameter, so a request
+    the routes do not match (`/surveys/-1/transactions`) is refused as its operation's is."""
+
+    def pattern(path: str) -> re.Pattern[str]:
+        parts = re.split(r"\{(\w+)\}", path)
+        return re.compile(
+            "".join(
+                (".+" if part in _SLASHED_PARAMETERS else "[^/]+") if odd else re.escape(part)
+                for odd, part in ((n % 2 == 1, part) for n, part in enumerate(parts))
+            )
+        )
+
+    return tuple(
+        (o.method, pattern(o.path), o.key_refusal) for o in OPERATIONS if o.key_refusal != 401
+    )
+
+
+def key_refusal(method: str, path: str) -> int:
+    """The status a missing or unknown access-token gets on a request of `method` to `path`:
+    that of the operation the path names (401 for every other)."""
     method = "get" if method.lower() == "head" else method.lower()  # HEAD is served as GET
-    return next((o.key_refusal for o in OPERATIONS if o.method == method and o.path == path), 401)
+    return next(
+        (status for m, p, status in _key_refusals() if m == method and p.fullmatch(path)), 401
+    )
 
 
 def _slug(path: str) -> str:

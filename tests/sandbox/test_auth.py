@@ -109,3 +109,11 @@ def test_a_transaction_read_with_an_unknown_access_token_is_refused_with_403(raw
     response = requests.get(url, headers={"access-token": "nope"}, timeout=10)
     assert response.status_code == 403
     assert "not valid" in response.json()["ps_api_response_message"]
+
+
+def test_a_transaction_read_of_an_id_no_survey_can_have_is_refused_with_403_without_a_key(
+    sandbox,
+):
+    """Its route matches no survey id, but the key is checked first, as the operation's."""
+    response = requests.get(sandbox.url + "/buyers/v3/surveys/-1/transactions", timeout=10)
+    assert response.status_code == 403
