@@ -10,7 +10,7 @@ from typing import Any
 
 from surveyctl.api import paths
 from surveyctl.api.reading import json_if_any
-from surveyctl.api.transport import Transport
+from surveyctl.api.transport import DELETED, Transport
 
 
 class GroupCalls(Transport):
@@ -31,4 +31,4 @@ class GroupCalls(Transport):
         return self._object("GET", paths.survey_group(ref))
 
     def delete_group(self, ref: str) -> None:
-        self.request("DELETE", paths.survey_group(ref), expected=(200, 204))
+        self.request("DELETE", paths.survey_group(ref), expected=DELETED)

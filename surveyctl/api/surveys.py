@@ -16,6 +16,7 @@ from typing import Any
 from surveyctl.api import paths
 from surveyctl.api.paging import Paging
 from surveyctl.api.reading import json_if_any, survey_codes, with_numbers
+from surveyctl.api.transport import DELETED
 
 # Survey status codes (public facts): the survey list answers one status per call.
 SURVEY_STATUSES = (11, 22, 33, 44)
@@ -97,7 +98,7 @@ class SurveyCalls(Paging):
         return [survey_codes(item) for item in items], pages
 
     def delete_survey(self, survey_id: int) -> None:
-        self.request("DELETE", paths.survey(survey_id), expected=(200, 204))
+        self.request("DELETE", paths.survey(survey_id), expected=DELETED)
 
     def get_survey_status(self, survey_id: int) -> dict:
         """The survey's status without its targeting (public facts name the call); the sandbox
@@ -131,7 +132,7 @@ class SurveyCalls(Paging):
         return self._object("PATCH", paths.quota(survey_id, buyer_quota_id), body=operations)
 
     def delete_quota(self, survey_id: int, buyer_quota_id: str) -> None:
-        self.request("DELETE", paths.quota(survey_id, buyer_quota_id), expected=(200, 204))
+        self.request("DELETE", paths.quota(survey_id, buyer_quota_id), expected=DELETED)
 
     def list_quotas(self, survey_id: int, limit: int = SURVEYS_PAGE_SIZE) -> list[dict]:
         """Every quota of the survey with its title and criteria, all pages read."""

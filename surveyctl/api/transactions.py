@@ -15,6 +15,30 @@ from surveyctl.api.paging import Paging, page_count
 from surveyctl.api.reading import json_any, single_record
 from surveyctl.errors import ApiError
 
+# The documented code of a survey of another buyer (public facts): a 403 that says so.
+ANOTHER_BUYERS_SURVEY = 1020
+
+
+class ReadForbidden(ApiError):
+    """A transaction read answered 403 without saying the survey is another buyer's: on these
+    two calls (spec 4.4, 4.5) the service refuses with 403 also an access-token it does not
+    accept (spec 5.2 and 7 list 403 and not 401 for them), so the sentence says both."""
+
+    def __init__(self, refusal: ApiError):
+        super().__init__(refusal.method, refusal.url, refusal.status, refusal.code, refusal.said)
+        self.message += (
+            "; the service answers 403 on this call for a survey of another buyer and for an "
+            "access-token it does not accept: check the survey id and the key the "
+            "environment's api_key_env names"
+        )
+
+
+def _forbidden_read(exc: ApiError) -> ApiError:
+    """`exc`, or ReadForbidden when it is such a 403."""
+    if exc.status == 403 and exc.code != ANOTHER_BUYERS_SURVEY:
+        return ReadForbidden(exc)
+    return exc
+
 
 class TransactionCalls(Paging):
     """The transaction, text check and adjustment calls of the client."""
@@ -57,7 +81,10 @@ class TransactionCalls(Paging):
         if supplier_ids:
             params["supplier_ids"] = ",".join(str(s) for s in supplier_ids)
         path = paths.transactions(survey_id)
-        response = self.request("GET", path, params=params)
+        try:
+            response = self.request("GET", path, params=params)
+        except ApiError as exc:
+            raise _forbidden_read(exc) from exc
         items = self._page_items("GET", path, response)
         return items, page_count(response, page, items, limit, f"GET {self.shown_url(path)}")
 
@@ -65,7 +92,10 @@ class TransactionCalls(Paging):
         """One transaction record (the service may answer an array of one: it is unwrapped).
         An array of none, or any other shape, is one sentence: a caller reads its fields."""
         path = paths.transaction(survey_id, transaction_id)
-        response = self.request("GET", path)
+        try:
+            response = self.request("GET", path)
+        except ApiError as exc:
+            raise _forbidden_read(exc) from exc
         record = single_record(json_any(response, "GET", self.shown_url(path)))
         if isinstance(record, dict):
             return record

@@ -50,6 +50,10 @@ log = logging.getLogger("surveyctl.http")
 RETRY_STATUSES = (429, 502, 503, 504)
 POST_RETRY_STATUSES = (429, 503)
 NOT_IDEMPOTENT = frozenset({"POST", "PATCH"})
+# The answers of a DELETE, whose status the spec does not show (4.9, 4.11): 200 with or
+# without a body, 202 (accepted, as the service answers an adjustment) and 204 all say that
+# the resource goes.
+DELETED = (200, 202, 204)
 
 
 class Transport:

@@ -39,6 +39,12 @@ BEFORE_DRAFT: tuple[Assumption, ...] = (
         "public facts",
         reads.catalogue_gender,
     ),
+    A(
+        "catalogue-every-class",
+        "the catalogue read without class holds the attributes of every class",
+        "public facts",
+        reads.catalogue_every_class,
+    ),
     A("catalogue-en_AU", "the catalogue serves en_AU", "public facts", reads.catalogue_en_au),
     A(
         "invalid-key-401",
@@ -52,6 +58,13 @@ BEFORE_DRAFT: tuple[Assumption, ...] = (
         "an unknown survey answers 404 with code 1006",
         "public facts",
         writes.unknown_survey,
+    ),
+    A(
+        "unknown-group-404",
+        "a group reference no group has answers 404 (how surveyctl knows a reference is free "
+        "before a create, and that a create whose answer was lost made nothing)",
+        "spec 4.9, our decision",
+        reads.unknown_group,
     ),
     A(
         "text-check-unknown",
@@ -209,6 +222,13 @@ ON_DRAFT: tuple[Assumption, ...] = (
         reads.one_quota,
     ),
     A(
+        "transactions-page",
+        "GET /surveys/{id}/transactions (v3) with status=17,18,19,21 and limit=500 answers a "
+        "list (surveyctl reads transactions in pages of 500)",
+        "spec 4.4, 8, our decision",
+        reads.transactions_page,
+    ),
+    A(
         "survey-status",
         "GET /surveys/{id}/status answers the status",
         "public facts",
@@ -257,9 +277,9 @@ NOT_CHECKED: tuple[tuple[str, str, str, str], ...] = (
     ),
     (
         "transactions",
-        "transactions paging, records and the status call",
+        "transaction records, paging past one page and the status call",
         "spec 4.4-4.5, public facts",
-        "needs respondents on a live survey",
+        "needs respondents on a live survey (the draft's empty list: `transactions-page`)",
     ),
     ("adjustments", "adjustments answer 202 with status 1 Pending", "public facts", "moves money"),
     (
@@ -298,6 +318,7 @@ NOT_CHECKED: tuple[tuple[str, str, str, str], ...] = (
         "groups",
         "exclusion group create, PUT, GET, DELETE",
         "spec 4.8-4.9, sandbox decision",
-        "a group reference is unique across the service; not made by this check",
+        "a group reference is unique across the service; not made by this check (the GET of "
+        "one that does not exist: `unknown-group-404`)",
     ),
 )

@@ -1,18 +1,23 @@
 """Checks of what surveyctl assumes the service answers to reads: the catalogue, the survey
-list, one survey, quotas, status and performance (docs/api-assumptions.md)."""
+list, one survey, quotas, status and performance, the draft's transactions and a group that
+does not exist (docs/api-assumptions.md)."""
 
 from __future__ import annotations
 
 from surveyctl.api import paths
+from surveyctl.api.surveys import SURVEYS_PAGE_SIZE
 from surveyctl.conformance.probe import (
     Outcome,
     Probe,
     differs,
     expect,
     holds,
+    not_checked,
     read_numbers,
     same_reading,
 )
+from surveyctl.ops.fieldwork import COUNTED
+from surveyctl.ops.transactions import DEFAULT_PAGE_SIZE
 from surveyctl.reconcile.kinds.survey_listing import version
 
 # Fields a GET may carry that the create answer does not (documented GET bodies).
@@ -30,6 +35,9 @@ IDENTITY_FIELDS = (
 )
 IDENTITY_PROJECT = "surveyctl-conformance-identity"
 GENDER = 211  # answers 111 male, 112 female (public facts)
+ADVANCED_CLASSES = (2, 3)  # extended and custom attributes (public facts)
+# A group reference no account is expected to hold (404, not another buyer's 403).
+UNKNOWN_GROUP_REF = "surveyctl-conformance-no-such-group"
 
 
 def catalogue_pages(probe: Probe) -> Outcome:
@@ -74,6 +82,32 @@ def _first_on_any_page(probe: Probe, code: int) -> tuple[dict | None, int]:
         if found is not None:
             return found, read
     return None, read
+
+
+def catalogue_every_class(probe: Probe) -> Outcome:
+    """The catalogue read without `class` holds the attributes of every class (public facts),
+    as surveyctl reads it (`catalog`: no class filter, so that advanced attributes resolve by
+    name too): the first attribute of page 1 of `class=2,3` is looked for on every page of the
+    catalogue read without `class`."""
+    params = {"localization": probe.locale, "class": ",".join(map(str, ADVANCED_CLASSES))}
+    answer = probe.call("GET", paths.attributes(), params=params)
+    if not (answer.ok and isinstance(answer.body, list)):
+        return differs(answer.describe())
+    advanced = next(
+        (a for a in answer.body if isinstance(a, dict) and "qualification_code" in a), None
+    )
+    if advanced is None:
+        return not_checked(
+            f"the {probe.locale} catalogue has no attribute of class 2 or 3 to look for"
+        )
+    code = read_numbers(advanced["qualification_code"])
+    found, pages = _first_on_any_page(probe, code)
+    if found is None:
+        return differs(
+            f"attribute {code} (class {advanced.get('class')!r}) is on no page of the "
+            f"{pages} read without class"
+        )
+    return holds(f"attribute {code} (class {found.get('class')!r}) on page {pages} without class")
 
 
 def catalogue_en_au(probe: Probe) -> Outcome:
@@ -185,7 +219,9 @@ def quota_performance(probe: Probe) -> Outcome:
 
 
 def quota_list(probe: Probe) -> Outcome:
-    answer = probe.call("GET", paths.quotas(probe.draft_id))
+    """The draft's quotas, asked for as `list_quotas` asks (`page` and `limit` 100)."""
+    params = {"page": 1, "limit": SURVEYS_PAGE_SIZE}
+    answer = probe.call("GET", paths.quotas(probe.draft_id), params=params)
     body = answer.body
     quotas = body.get("quotas") if isinstance(body, dict) else body
     ids = {q.get("buyer_quota_id") for q in quotas or [] if isinstance(q, dict)}
@@ -211,3 +247,32 @@ def survey_performance(probe: Probe) -> Outcome:
     body = answer.body if isinstance(answer.body, dict) else {}
     shown = read_numbers(body.get("ps_survey_id"))
     return expect(answer.ok and shown == probe.draft_id, answer.describe())
+
+
+def transactions_page(probe: Probe) -> Outcome:
+    """The draft's transactions read as surveyctl reads them (`status`, `transactions export`):
+    the counted statuses as one comma list, pages of 500. Spec 8 shows neither the default nor
+    the maximum of `limit`; a service that refused 500 would fail every such read. The draft
+    has no respondents: the list is empty, and the read costs nothing."""
+    params = {
+        "status": ",".join(str(status) for status in COUNTED),
+        "page": 1,
+        "limit": DEFAULT_PAGE_SIZE,
+    }
+    answer = probe.call("GET", paths.transactions(probe.draft_id), params=params)
+    if not (answer.ok and isinstance(answer.body, list)):
+        return differs(answer.describe())
+    pages = answer.headers.get("total_pages")
+    return holds(
+        f"{answer.describe()} with limit={DEFAULT_PAGE_SIZE}: {len(answer.body)} "
+        f"transactions, total_pages {pages!r}"
+    )
+
+
+def unknown_group(probe: Probe) -> Outcome:
+    """A group reference no group has answers 404: before a group's create surveyctl reads its
+    reference (a twin made outside the state, or another buyer's: 403), and after a create
+    whose answer was lost it reads it again, taking a 404 for "the create made nothing"
+    (docs/api-assumptions.md). Spec 4.9 shows no status code of this call."""
+    answer = probe.call("GET", paths.survey_group(UNKNOWN_GROUP_REF))
+    return expect(answer.status == 404, answer.describe())

@@ -24,14 +24,15 @@ class Accounts:
     def buyer_ids(self) -> set[int]:
         return set(self.keys.values())
 
-    def authenticate(self) -> int:
-        """The buyer of the request's access-token header; 401 when missing or unknown."""
+    def authenticate(self, refusal: int = 401) -> int:
+        """The buyer of the request's access-token header; `refusal` (401, or 403 on the calls
+        that list 403 and not 401, spec 5.2) when it is missing or unknown."""
         token = request.headers.get(TOKEN_HEADER)
         if not token:
-            raise ApiProblem(401, UNAUTHORIZED, "the access-token header is missing")
+            raise ApiProblem(refusal, UNAUTHORIZED, "the access-token header is missing")
         buyer_id = self.keys.get(token)
         if buyer_id is None:
-            raise ApiProblem(401, UNAUTHORIZED, "the access-token is not valid")
+            raise ApiProblem(refusal, UNAUTHORIZED, "the access-token is not valid")
         g.buyer_id = buyer_id
         return buyer_id
 

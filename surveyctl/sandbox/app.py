@@ -6,7 +6,9 @@ and the calling buyer through `accounts.current_buyer()`; it answers through
 `contract.reply(body, status, schema)` so that its responses are checked like the others.
 
 Order of work for a request under `/buyers`: latency, fault injection and the rate limit
-(before any data is touched), authentication, then the view. The sandbox-only routes under
+(before any data is touched), authentication (a missing or unknown key is a 401, or a 403 on
+the calls whose errors list 403 and not 401: the transaction reads, spec 5.2 and 7), then the
+view. The sandbox-only routes under
 `/sandbox` take the buyer's access-token too, so one buyer cannot drive another's traffic.
 
 No bad request is answered 500: bodies go through `bodies.read_json` (400, or 413 past the size
@@ -40,6 +42,7 @@ from surveyctl.sandbox.errors import (
     refused_by_the_disk,
 )
 from surveyctl.sandbox.faults import Faults
+from surveyctl.sandbox.openapi import key_refusal
 from surveyctl.sandbox.ratelimit import RateLimit
 from surveyctl.sandbox.routes import BLUEPRINTS
 from surveyctl.sandbox.store import Store
@@ -92,7 +95,7 @@ def create_app(
             faults.maybe_refuse()
             if rate_limit is not None:
                 rate_limit.take(request.headers.get("access-token", ""))
-            accounts.authenticate()
+            accounts.authenticate(key_refusal(request.method, request.path))
             if strict and request.url_rule is not None:
                 strictness.refuse_sloppiness(request.method, request.url_rule.rule)
         elif request.path.startswith(SANDBOX_PREFIX):

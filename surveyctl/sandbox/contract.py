@@ -45,6 +45,7 @@ from surveyctl.schemafiles import load_schema, schemas_dir
 API_FOLDER = "api"
 STRICT_KEY = "SURVEYCTL_SANDBOX_STRICT"  # app.config: refuse unknown request fields
 LENIENT = "x-lenient"  # a property the service takes that the strict mode refuses
+WRITTEN_AS = "x-written-as"  # what a pattern wants, in words, for the message of a refusal
 # The three ways of reading schemas: as written (responses), faithful and strict (requests).
 AS_WRITTEN, FAITHFUL, STRICT = "as-written", "faithful", "strict"
 
@@ -166,6 +167,17 @@ def describe(error: ValidationError) -> str:
         unknown = sorted(name for name in error.instance if name not in known)
         names = ", ".join(prefix + name for name in unknown)
         return f"unknown field{'s' if len(unknown) > 1 else ''} {names}"
+    # A schema that says in words what its pattern wants (the regular expression does not),
+    # itself or in a branch of its anyOf.
+    said = [error.schema] if error.validator == "pattern" else []
+    if error.validator == "anyOf":
+        said = [branch for branch in error.validator_value if isinstance(branch, dict)]
+    written_as = next((s[WRITTEN_AS] for s in said if WRITTEN_AS in s), None)
+    if written_as is not None:
+        return f"field {where}: {json.dumps(error.instance)} is not {written_as}"
+    if error.validator == "const":
+        wanted, sent = json.dumps(error.validator_value), json.dumps(error.instance)
+        return f"field {where or '(body)'}: must be {wanted}, not {sent}"
     return f"field {where or '(body)'}: {error.message}"
 
 

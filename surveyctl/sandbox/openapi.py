@@ -16,6 +16,7 @@ and headers), listed in OPERATIONS. A test checks that OPERATIONS and the app's 
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -106,6 +107,9 @@ class Operation:
     media_types: tuple[str, ...] = ("application/json",)
     # status -> the response schemas of that status where error.response is not the only one
     error_schemas: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    # The status of a missing or unknown access-token (spec 5.2: 401 on the calls whose errors
+    # list it; 403, "calls not permitted", on those that list 403 and not 401).
+    key_refusal: int = 401
 
 
 _SURVEY = (_SURVEY_ID,)
@@ -205,10 +209,11 @@ OPERATIONS: tuple[Operation, ...] = (
                   {"name": "status", "in": "query", "schema": _INT_LIST},
                   {"name": "supplier_ids", "in": "query", "schema": _INT_LIST},
                   _PAGE, _LIMIT),
-              headers=_TOTAL_PAGES),
+              errors=(400, 403, 404), headers=_TOTAL_PAGES, key_refusal=403),
     Operation("get", f"{V3}/surveys/{{survey_id}}/transactions/{{transaction_id}}",
               "One transaction (4.5)", (200, "transaction.response"),
-              parameters=(_SURVEY_ID, _TRANSACTION_ID)),
+              parameters=(_SURVEY_ID, _TRANSACTION_ID), errors=(400, 403, 404),
+              key_refusal=403),
     Operation("post", f"{V3}/transactions/ps_api_fail", "Open-ended answer check (4.7)",
               (200, "text-check.response"), "text-check.request", errors=(400, 401, 422)),
 )  # fmt: skip
@@ -226,6 +231,10 @@ _ERRORS = {
     429: "Too Many Requests (injected fault), with Retry-After",
     503: "Service Unavailable (injected fault)",
 }
+# The 403 of a call that refuses a missing or unknown access-token with it (spec 5.2).
+_KEY_FORBIDDEN = (
+    "Forbidden: the resource belongs to another buyer, or the access-token is missing or unknown"
+)
 
 
 @cache
@@ -349,11 +358,13 @@ def _operation(operation: Operation, strict: bool) -> dict[str, Any]:
     if operation.headers:
         success["headers"] = operation.headers
     responses = {str(status): success}
-    codes = {*operation.errors, 401, 429, 503}
+    codes = {*operation.errors, operation.key_refusal, 429, 503}
     if operation.body is not None:
         codes |= {400, 413}
     for code in sorted(codes):
         responses[str(code)] = _error(code, operation.error_schemas.get(code))
+    if operation.key_refusal != 401:
+        responses[str(operation.key_refusal)]["description"] = _KEY_FORBIDDEN
     entry: dict[str, Any] = {
         "operationId": f"{operation.method}_{_slug(operation.path)}",
         "summary": operation.summary,
@@ -389,6 +400,39 @@ def _error(code: int, schemas: tuple[str, ...] | None) -> dict[str, Any]:
             "Allow": {"description": "The methods the path takes.", "schema": {"type": "string"}}
         }
     return answer
+
+
+# Path parameters a Flask `path` converter reads: they may hold a slash.
+_SLASHED_PARAMETERS = frozenset({"transaction_id", "ref"})
+
+
+@cache
+def _key_refusals() -> tuple[tuple[str, re.Pattern[str], int], ...]:
+    """(method, path pattern, status) of each operation that refuses a bad key otherwise than
+    with 401. A pattern takes any segment where the description has a parameter, so a request
+    the routes do not match (`/surveys/-1/transactions`) is refused as its operation's is."""
+
+    def pattern(path: str) -> re.Pattern[str]:
+        parts = re.split(r"\{(\w+)\}", path)
+        return re.compile(
+            "".join(
+                (".+" if part in _SLASHED_PARAMETERS else "[^/]+") if odd else re.escape(part)
+                for odd, part in ((n % 2 == 1, part) for n, part in enumerate(parts))
+            )
+        )
+
+    return tuple(
+        (o.method, pattern(o.path), o.key_refusal) for o in OPERATIONS if o.key_refusal != 401
+    )
+
+
+def key_refusal(method: str, path: str) -> int:
+    """The status a missing or unknown access-token gets on a request of `method` to `path`:
+    that of the operation the path names (401 for every other)."""
+    method = "get" if method.lower() == "head" else method.lower()  # HEAD is served as GET
+    return next(
+        (status for m, p, status in _key_refusals() if m == method and p.fullmatch(path)), 401
+    )
 
 
 def _slug(path: str) -> str:

@@ -135,6 +135,12 @@ def test_a_row_names_its_source_and_what_was_seen(report):
     assert "404" in row["seen"] and "1006" in row["seen"]
 
 
+def test_the_drafts_transactions_are_read_in_pages_of_500_and_found_empty(report):
+    row = next(row for row in report["rows"] if row["id"] == "transactions-page")
+    assert row["verdict"] == "holds"
+    assert row["seen"].endswith("with limit=500: 0 transactions, total_pages '1'")
+
+
 def test_the_table_keeps_its_columns_in_line_on_every_row(run_folder):
     # A source longer than its column ("spec 1.5, 2.7, 3, sandbox decision") pushed the
     # result and what was seen of its row out of line with every other row.

@@ -15,6 +15,7 @@ from click.testing import CliRunner, Result
 from werkzeug.wrappers import Request
 
 from surveyctl.cli.main import cli
+from surveyctl.conformance.reads import UNKNOWN_GROUP_REF
 from surveyctl.conformance.writes import INVALID_KEY, UNKNOWN_SURVEY_ID
 
 from ..reconcile.proxies import Proxy
@@ -255,6 +256,32 @@ def test_a_catalogue_without_total_pages_differs_saying_what_page_1_held(run_thr
     assert _others(rows, "catalogue-pages") == _without(plain, "catalogue-pages")
 
 
+class CatalogueOfCoreOnlyWithoutClass(Contradicting):
+    """A catalogue that, asked without `class`, answers its core attributes (class 1) only:
+    those of page 1 (the sandbox lists core attributes first), on one page."""
+
+    reshapes_reads = True
+
+    def picks(self, request):
+        return request.path == _ATTRIBUTES and "class" not in request.args
+
+    def answer(self, request, body, headers):
+        headers["total_pages"] = "1"
+        return 200, [item for item in body if item["class"] == 1]
+
+
+def test_a_catalogue_without_class_holding_only_core_attributes_differs_naming_one_missing(
+    run_through, plain
+):
+    rows = run_through(CatalogueOfCoreOnlyWithoutClass)
+    assert rows["catalogue-every-class"]["verdict"] == "differs"
+    assert re.fullmatch(
+        r"attribute \d+ \(class [23]\) is on no page of the \d+ read without class",
+        rows["catalogue-every-class"]["seen"],
+    )
+    assert _others(rows, "catalogue-every-class") == _without(plain, "catalogue-every-class")
+
+
 # Error bodies.
 
 
@@ -277,6 +304,46 @@ def test_an_unknown_survey_answered_403_differs_with_the_status_code_and_message
         f"GET /surveys/{UNKNOWN_SURVEY_ID} answered 403 (code 1020): not yours"
     )
     assert _others(rows, "unknown-survey-404") == _without(plain, "unknown-survey-404")
+
+
+class UnknownGroupRefused(Contradicting):
+    """Answers the read of a group that does not exist 400, as a service whose GET refuses a
+    reference it does not know might."""
+
+    def picks(self, request):
+        return request.path == f"/buyers/v2/surveygroups/{UNKNOWN_GROUP_REF}"
+
+    def answer(self, request, body, headers):
+        return 400, {"ps_api_response_code": 1050, "ps_api_response_message": "bad reference"}
+
+
+def test_an_unknown_group_answered_400_differs_with_the_status_code_and_message(run_through, plain):
+    rows = run_through(UnknownGroupRefused)
+    assert rows["unknown-group-404"]["verdict"] == "differs"
+    assert rows["unknown-group-404"]["seen"] == (
+        f"GET /surveygroups/{UNKNOWN_GROUP_REF} answered 400 (code 1050): bad reference"
+    )
+    assert _others(rows, "unknown-group-404") == _without(plain, "unknown-group-404")
+
+
+class TransactionPagesOfAtMost100(Contradicting):
+    """A transactions list whose `limit` is at most 100: a larger one is refused."""
+
+    def picks(self, request):
+        return request.path.endswith("/transactions") and int(request.args["limit"]) > 100
+
+    def answer(self, request, body, headers):
+        return 400, {"ps_api_response_code": 1051, "ps_api_response_message": "limit above 100"}
+
+
+def test_a_transactions_list_refusing_pages_of_500_differs_naming_the_refusal(run_through, plain):
+    rows = run_through(TransactionPagesOfAtMost100)
+    assert rows["transactions-page"]["verdict"] == "differs"
+    assert re.fullmatch(
+        r"GET /surveys/\d+/transactions answered 400 \(code 1051\): limit above 100",
+        rows["transactions-page"]["seen"],
+    )
+    assert _others(rows, "transactions-page") == _without(plain, "transactions-page")
 
 
 class InvalidKeyWithoutMessage(Contradicting):

@@ -87,3 +87,33 @@ def test_a_key_added_for_a_buyer_acts_for_that_buyer(tmp_path, make_body):
         assert running.store.survey(survey_id).buyer_id == 7
     finally:
         running.stop()
+
+
+TRANSACTION_READS = ["/transactions", "/transactions/tx-anything"]
+
+
+@pytest.mark.parametrize("suffix", TRANSACTION_READS)
+def test_a_transaction_read_without_access_token_is_refused_with_403(raw, sandbox, suffix):
+    """Spec 5.2 and 7: the transaction reads list 403, not 401, for a call not permitted."""
+    survey_id = raw.create()["ps_survey_id"]
+    url = f"{sandbox.url}/buyers/v3/surveys/{survey_id}{suffix}"
+    response = requests.get(url, timeout=10)
+    assert response.status_code == 403
+    assert "missing" in response.json()["ps_api_response_message"]
+
+
+@pytest.mark.parametrize("suffix", TRANSACTION_READS)
+def test_a_transaction_read_with_an_unknown_access_token_is_refused_with_403(raw, sandbox, suffix):
+    survey_id = raw.create()["ps_survey_id"]
+    url = f"{sandbox.url}/buyers/v3/surveys/{survey_id}{suffix}"
+    response = requests.get(url, headers={"access-token": "nope"}, timeout=10)
+    assert response.status_code == 403
+    assert "not valid" in response.json()["ps_api_response_message"]
+
+
+def test_a_transaction_read_of_an_id_no_survey_can_have_is_refused_with_403_without_a_key(
+    sandbox,
+):
+    """Its route matches no survey id, but the key is checked first, as the operation's."""
+    response = requests.get(sandbox.url + "/buyers/v3/surveys/-1/transactions", timeout=10)
+    assert response.status_code == 403

@@ -92,3 +92,14 @@ def test_surveyctl_sandbox_openapi_prints_the_description():
     printed = json.loads(result.output)
     assert printed == openapi_document()
     validate(printed)
+
+
+def test_the_transaction_reads_are_described_refusing_a_bad_key_with_403_not_401():
+    paths = openapi_document()["paths"]
+    for path in (
+        "/buyers/v3/surveys/{survey_id}/transactions",
+        "/buyers/v3/surveys/{survey_id}/transactions/{transaction_id}",
+    ):
+        responses = paths[path]["get"]["responses"]
+        assert "401" not in responses
+        assert "access-token" in responses["403"]["description"]

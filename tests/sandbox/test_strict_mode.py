@@ -327,3 +327,42 @@ def test_the_strict_description_takes_bodies_as_application_json_only(served):
     strict = requests.get(served("--strict").url + "/openapi.json", timeout=10).json()
     patch = strict["paths"]["/buyers/v2/surveys/{survey_id}"]["patch"]
     assert list(patch["requestBody"]["content"]) == ["application/json"]
+
+
+QLC_COUNTING_BY_QUOTA = {
+    "enable": True,
+    "multiple_quotas": {"enable": True, "count_by_quota": True},
+}
+
+
+def test_strict_mode_refuses_a_qlc_option_the_spec_says_to_omit_or_send_false(strict_raw):
+    """Spec 2.7: count_by_quota and compensate_by_quota, "omit or send false"."""
+    response = strict_raw.v2("POST", "/surveys", json=survey_body(qlc=QLC_COUNTING_BY_QUOTA))
+    assert response.status_code == 400
+    assert response.json()["ps_api_response_message"] == (
+        "invalid request body: field qlc.multiple_quotas.count_by_quota: must be false, not true"
+    )
+
+
+def test_the_default_mode_takes_a_qlc_option_sent_true_and_shows_it(raw):
+    created = raw.create(qlc=QLC_COUNTING_BY_QUOTA)
+    assert created["qlc"]["multiple_quotas"]["count_by_quota"] is True
+
+
+def _paused_at(start_time: str) -> dict:
+    info = [{"timezone": "UTC", "days": [1], "start_time": start_time}]
+    return survey_body(schedule_pause={"enable": True, "info": info})
+
+
+def test_strict_mode_refuses_a_pause_start_time_not_written_as_the_spec_gives_it(strict_raw):
+    response = strict_raw.v2("POST", "/surveys", json=_paused_at("10:00"))
+    assert response.status_code == 400
+    assert response.json()["ps_api_response_message"] == (
+        'invalid request body: field schedule_pause.info[0].start_time: "10:00" is not a time '
+        "of day with fractional seconds and Z suffix (10:00:00.000Z), as spec 2.2 gives it"
+    )
+
+
+def test_strict_mode_takes_a_pause_start_time_as_the_spec_gives_it(strict_raw):
+    response = strict_raw.v2("POST", "/surveys", json=_paused_at("10:00:00.000Z"))
+    assert response.status_code == 201, response.text
