@@ -6,10 +6,11 @@ not reach it: the server outlives its starter. A starter that ends normally stop
 ended by SIGTERM or SIGKILL runs no cleanup at all, and its server would run for ever, holding
 its socket, its memory and its data folder. So the starter runs this watcher beside the
 server. The watcher's stdin is the read end of a pipe whose write end only the starter holds
-(it is not inherited by the starter's other children: Python makes pipes close on exec). The
-kernel closes that end when the starter ends, whatever ends it, and the watcher, reading the
-end of the pipe, stops the server. A starter that stops the server itself first writes one
-byte (`RELEASED`) before closing its end, and the watcher leaves.
+(the programs it runs do not inherit it: Python makes pipes close on exec; a child it forks
+without exec holds it until that child ends too). The kernel closes that end when the starter
+ends, whatever ends it, and the watcher, reading the end of the pipe, stops the server. A
+starter that stops the server itself first writes one byte (`RELEASED`) before closing its
+end, and the watcher leaves.
 
 The watcher runs in a session of its own too: a signal sent to the starter's process group (a
 Ctrl-C, `timeout`, a CI runner stopping a job) must not end it before it has done its work.
@@ -61,6 +62,8 @@ class Watcher:
         nothing should the starter end before it stops the server."""
         try:
             os.write(self.pipe, RELEASED)
+        except BrokenPipeError:
+            pass  # the watcher is gone already (ended by hand): there is no one to tell
         finally:
             os.close(self.pipe)
         self.process.wait(timeout=30)
@@ -105,6 +108,7 @@ def postmaster_pid(pgdata: Path) -> int | None:
     """The PID of the server running on `pgdata`, from the first line of its postmaster.pid;
     None when it has none, or when that PID now belongs to a process that is not this
     server (a file left by a server killed outright, its PID since reused)."""
+    pgdata = pgdata.resolve()  # as the server's command line names it
     try:
         pid = int((pgdata / "postmaster.pid").read_text(encoding="utf-8").split("\n", 1)[0])
     except (OSError, ValueError):
