@@ -60,9 +60,14 @@ HOLDING_TEST = textwrap.dedent(
 
 
 def _started_holder() -> tuple[subprocess.Popen, dict]:
-    """A process holding a cluster, once the cluster answers, and what it said of it."""
+    """A process holding a cluster, once the cluster answers, and what it said of it; the
+    leader of a process group of its own, as a test run under `timeout` is."""
     holder = subprocess.Popen(
-        [sys.executable, "-c", HOLDER], cwd=ROOT, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", HOLDER],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
     )
     ready, _, _ = select.select([holder.stdout], [], [], 120)
     line = holder.stdout.readline() if ready else ""
@@ -111,12 +116,20 @@ def holder():
         if process.poll() is None:
             process.kill()
             process.wait()
+        process.stdout.close()
 
 
 def test_the_cluster_stops_when_its_process_is_ended_by_sigterm(holder):
     process, cluster = holder()
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=10) == -signal.SIGTERM  # no Python cleanup ran
+    _wait_until_gone(cluster)
+
+
+def test_the_cluster_stops_when_its_whole_process_group_is_killed(holder):
+    process, cluster = holder()
+    os.killpg(process.pid, signal.SIGKILL)  # as `timeout -s KILL` does: the watcher too, were
+    assert process.wait(timeout=10) == -signal.SIGKILL  # it in the group
     _wait_until_gone(cluster)
 
 
