@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from surveyctl.errors import SurveyctlError
+from surveyctl.state.history_line import history_line, line_change
 from surveyctl.state.records import (
     JournalEntry,
     Record,
@@ -102,11 +103,11 @@ class Edit:
     after: Entry | None
 
     def to_json(self) -> dict:
-        return {
-            "address": self.address,
-            "before": None if self.before is None else self.before.to_json(),
-            "after": None if self.after is None else self.after.to_json(),
-        }
+        return line_change(
+            self.address,
+            None if self.before is None else self.before.to_json(),
+            None if self.after is None else self.after.to_json(),
+        )
 
 
 @dataclass(frozen=True)
@@ -121,14 +122,15 @@ class Change:
     edits: tuple[Edit, ...]
 
     def to_json(self) -> dict:
-        return {
-            "lineage": self.lineage,
-            "serial": self.serial,
-            "at": self.at,
-            "who": self.who,
-            "command": self.command,
-            "changes": [edit.to_json() for edit in self.edits],
-        }
+        """Its history line (and change-log line), in the shape a status change shares."""
+        return history_line(
+            self.lineage,
+            self.serial,
+            self.at,
+            self.who,
+            self.command,
+            [edit.to_json() for edit in self.edits],
+        )
 
     @classmethod
     def from_json(cls, data: Any, source: object) -> Change:

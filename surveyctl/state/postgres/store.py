@@ -248,21 +248,7 @@ class PostgresStateStore(StoreBase):
     def _add_history(self, connection: psycopg.Connection, changes: list[Change]) -> None:
         """Adds the history rows of `changes` in one batch (pipelined: a state of 5,000
         changes is not 5,000 round trips to a server that may be far away)."""
-        rows = [
-            (
-                self.environment,
-                change.lineage,
-                change.serial,
-                edit.address,
-                change.at or None,
-                change.who,
-                change.command,
-                None if edit.before is None else _json(edit.before.to_json()),
-                None if edit.after is None else _json(edit.after.to_json()),
-            )
-            for change in changes
-            for edit in change.edits
-        ]
+        rows = [row for change in changes for row in _history_rows(self.environment, change)]
         if rows:
             with connection.cursor() as cursor:
                 cursor.executemany(self._sql(_ADD_HISTORY), rows)
@@ -374,20 +360,7 @@ class PostgresStateStore(StoreBase):
     def _append_status(self, changes: list[StatusChange]) -> None:
         """Inserts the rows of status changes in one transaction of their own: no advisory
         lock (an apply holding it does not hold them up), no serial moved."""
-        rows = [
-            (
-                self.environment,
-                change.lineage,
-                change.serial,
-                change.row_address,
-                change.at or None,
-                change.who,
-                change.command,
-                None,
-                _json(change.after()),
-            )
-            for change in changes
-        ]
+        rows = [row for change in changes for row in _history_rows(self.environment, change)]
         with self._mutex:
             connection = self._connected()
             try:
@@ -453,6 +426,26 @@ class _LockGone(Exception):
 def _head(state: State) -> Change:
     """A change that only carries the lineage and serial of `state` (to create its row)."""
     return Change(state.lineage, state.serial, "", "", "", ())
+
+
+def _history_rows(environment: str, change: Change | StatusChange) -> list[tuple]:
+    """The `history` rows of a write or a status change: its history line (the one shape both
+    share, `surveyctl.state.history_line`), one row per address, in `_ADD_HISTORY`'s order."""
+    line = change.to_json()
+    return [
+        (
+            environment,
+            line["lineage"],
+            line["serial"],
+            item["address"],
+            line["at"] or None,  # a baseline's (no time) is NULL, read back as ""
+            line["who"],
+            line["command"],
+            None if item["before"] is None else _json(item["before"]),
+            None if item["after"] is None else _json(item["after"]),
+        )
+        for item in line["changes"]
+    ]
 
 
 def _json(value: object) -> str:
