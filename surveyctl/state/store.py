@@ -317,8 +317,9 @@ class StoreBase:
         the status changes of this lineage, or made before the state had one, each after the
         write it followed."""
         lineage = self.current().lineage
+        writes, statuses = self._history_records(resource_address)
         entries = []
-        for change in self.changes(resource_address):
+        for change in writes:
             if change.lineage != lineage or change.command == BASELINE_COMMAND:
                 continue
             entries.extend(
@@ -328,12 +329,19 @@ class StoreBase:
             )
         entries += [
             HistoryEntry.of_status(change)
-            for change in self.status_changes(resource_address)
+            for change in statuses
             if change.lineage in ("", lineage)
             and (resource_address is None or change.address == resource_address)
         ]
         # Stable: the writes of a serial in their order, then what followed it, as recorded.
         return sorted(entries, key=lambda entry: (entry.serial, entry.status is not None))
+
+    def _history_records(
+        self, address: str | None = None
+    ) -> tuple[list[Change], list[StatusChange]]:
+        """The writes (`changes`) and the status changes (`status_changes`) of the history, at
+        least those of `address`; a backend that keeps both in one place reads it once."""
+        return self.changes(address), self.status_changes(address)
 
     def state_at(self, serial: int) -> State:
         """The state as it was right after the write with `serial`."""

@@ -73,11 +73,6 @@ def read_changes(path: Path) -> tuple[list[Change], int]:
     return changes, end
 
 
-def read_history(path: Path) -> list[Change]:
-    """The changes of a history file, one per serial, oldest first (see the module's note)."""
-    return read_history_file(path)[0]
-
-
 def read_history_file(path: Path) -> tuple[list[Change], list[StatusChange]]:
     """The writes of a history file, one per serial, oldest first (see the module's note), and
     its status changes in the order they were appended (each is appended once, whole)."""

@@ -31,7 +31,6 @@ from surveyctl.state.file.changelog import (
     encode_status,
     history_file,
     read_changes,
-    read_history,
     read_history_file,
 )
 from surveyctl.state.file.lock import StateLock, force_unlock, history_guard, read_lock
@@ -352,11 +351,19 @@ class FileStateStore(StoreBase):
     def changes(self, address: str | None = None, upto: int | None = None) -> list[Change]:
         """The history file's changes and the log's, once each, in serial order (a baseline
         before the change of the same serial); the callers filter."""
+        return self._history_records()[0]
+
+    def _history_records(
+        self, address: str | None = None
+    ) -> tuple[list[Change], list[StatusChange]]:
+        """The writes (as `changes`) and the status changes of the history, from one read of
+        the history file, which holds both; the callers filter."""
         with self._mutex:
             logged, _ = read_changes(self._log.path)
-            history = read_history(self._history)
+            history, statuses = read_history_file(self._history)
         unique = {(c.lineage, c.serial, c.command): c for c in history + logged}
-        return sorted(unique.values(), key=lambda c: (c.serial, c.command != BASELINE_COMMAND))
+        writes = sorted(unique.values(), key=lambda c: (c.serial, c.command != BASELINE_COMMAND))
+        return writes, statuses
 
     def restore(self, state: State, changes: list[Change]) -> None:
         """Replaces the state by `state` and the history by `changes` (a migration); the

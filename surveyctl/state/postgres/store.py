@@ -13,7 +13,7 @@ The DSN is read from the variable the configuration names and is never part of a
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
@@ -337,6 +337,23 @@ class PostgresStateStore(StoreBase):
     # History.
 
     def changes(self, address: str | None = None, upto: int | None = None) -> list[Change]:
+        return _group(self._history_rows(address, upto), self.location)
+
+    def _history_records(
+        self, address: str | None = None
+    ) -> tuple[list[Change], list[StatusChange]]:
+        """The writes and the status changes of `history` (of `address`), from one query: both
+        are rows of that table. The status changes come in serial order, each serial's in the
+        order recorded, as `history` lists them."""
+        rows = self._history_rows(address)
+        return _group(rows, self.location), self._status_of(
+            (lineage, serial, at, who, command, after)
+            for lineage, serial, at, who, command, _, _, after in rows
+            if is_status_change(after)
+        )
+
+    def _history_rows(self, address: str | None = None, upto: int | None = None) -> list[tuple]:
+        """The rows of `history` (of `address`, up to serial `upto`) in serial order."""
         query = (
             "SELECT lineage, serial, at, who, command, address, before, after FROM {s}.history "
             "WHERE environment = %s"
@@ -352,10 +369,9 @@ class PostgresStateStore(StoreBase):
             connection = self._connected()
             try:
                 rows = connection.execute(self._sql(query + " ORDER BY serial, id"), params)
-                rows = rows.fetchall()
+                return rows.fetchall()
             except psycopg.Error as exc:
                 raise self.dsn.error(exc, "read the state history", self.schema) from None
-        return _group(rows, self.location)
 
     def _append_status(self, changes: list[StatusChange]) -> None:
         """Inserts the rows of status changes in one transaction of their own: no advisory
@@ -385,6 +401,10 @@ class PostgresStateStore(StoreBase):
                 rows = connection.execute(self._sql(query + " ORDER BY id"), params).fetchall()
             except psycopg.Error as exc:
                 raise self.dsn.error(exc, "read the state history", self.schema) from None
+        return self._status_of(rows)
+
+    def _status_of(self, rows: Iterable[tuple]) -> list[StatusChange]:
+        """The status changes of history rows (lineage, serial, at, who, command, after)."""
         found = (
             from_parts(lineage, serial, _at(at), who, command, after, self.location)
             for lineage, serial, at, who, command, after in rows
