@@ -12,6 +12,7 @@ import copy
 import threading
 from collections.abc import Callable
 
+from surveyctl.memory import collector_paused
 from surveyctl.resources import address, check_name, member_name, member_of, split_address
 from surveyctl.state.changes import (
     BASELINE_COMMAND,
@@ -33,6 +34,7 @@ from surveyctl.state.records import (
     Record,
     State,
     StateError,
+    SurveyPlace,
     SurveyRecord,
     fingerprint,
     utc_now,
@@ -270,19 +272,27 @@ class StoreBase:
         the state is at now and under the survey's address when the state manages it. It takes
         no lock and writes no state (see the module of StatusChange); StateError (or a
         backend's error) when it cannot be recorded."""
-        with self._mutex:
-            state = self._read()
+        with collector_paused():  # the parse of a state makes many objects and no cycle
+            place = self._survey_place(what.survey_id)
         change = StatusChange(
-            state.lineage if state.serial else "",  # no state yet: its lineage is not made
-            state.serial,
+            place.lineage if place.serial else "",  # no state yet: its lineage is not made
+            place.serial,
             utc_now(),
             self.actor,
             command,
-            _managed_address(state, what.survey_id),
+            place.address,
             what,
         )
         self._append_status([change])
         return change
+
+    def _survey_place(self, survey_id: int) -> SurveyPlace:
+        """Where the stored state stands now, and where it manages survey `survey_id`, read
+        afresh; a backend reads no more of the state than that takes (see `survey_place`).
+        This one reads the whole state."""
+        with self._mutex:
+            state = self._read()
+        return SurveyPlace(state.lineage, state.serial, _managed_address(state, survey_id))
 
     def _append_status(self, changes: list[StatusChange]) -> None:
         """Appends status changes to the history, without the state lock."""

@@ -27,7 +27,13 @@ from surveyctl.state.postgres import DEFAULT_SCHEMA
 from surveyctl.state.postgres.database import DatabaseError, Dsn
 from surveyctl.state.postgres.lock import AdvisoryLock
 from surveyctl.state.postgres.schema import SCHEMA_VERSION, SchemaTooNew, ensure_schema
-from surveyctl.state.records import FORMAT_VERSION, State, StateError
+from surveyctl.state.records import (
+    FORMAT_VERSION,
+    State,
+    StateError,
+    SurveyPlace,
+    survey_place,
+)
 from surveyctl.state.status_changes import MARK, StatusChange, from_parts, is_status_change
 from surveyctl.state.store import StoreBase
 
@@ -127,6 +133,21 @@ class PostgresStateStore(StoreBase):
     # Reading.
 
     def _read(self) -> State:
+        data = self._snapshot("SELECT address, record FROM {s}.resources WHERE environment = %s")
+        return State.empty() if data is None else State.from_json(data, self.location)
+
+    def _survey_place(self, survey_id: int) -> SurveyPlace:
+        """Reads of each record its field names alone, and in full only those that hold the
+        survey's id (see `survey_place`): the server picks them out, so a state of 1,000
+        surveys is not sent over the wire to record one status change."""
+        data = self._snapshot(_SURVEY_FIELDS, (survey_id,))
+        if data is None:
+            return SurveyPlace("", 0, None)
+        return survey_place(data, survey_id, self.location)
+
+    def _snapshot(self, resources_sql: str, params: tuple = ()) -> dict | None:
+        """The stored state as `State.from_json` takes it, its records as `resources_sql`
+        (with `params`, then the environment) reads them; None when there is none yet."""
         connection = self._connected()
         try:
             with connection.transaction():
@@ -140,10 +161,9 @@ class PostgresStateStore(StoreBase):
                     (self.environment,),
                 ).fetchone()
                 if head is None:
-                    return State.empty()
+                    return None
                 resources = connection.execute(
-                    self._sql("SELECT address, record FROM {s}.resources WHERE environment = %s"),
-                    (self.environment,),
+                    self._sql(resources_sql), (*params, self.environment)
                 ).fetchall()
                 journal = connection.execute(
                     self._sql(
@@ -154,7 +174,7 @@ class PostgresStateStore(StoreBase):
                 ).fetchall()
         except psycopg.Error as exc:
             raise self.dsn.error(exc, "read the state", self.schema) from None
-        data = {
+        return {
             "format_version": head[2],
             "lineage": head[0],
             "serial": head[1],
@@ -164,7 +184,6 @@ class PostgresStateStore(StoreBase):
                 for address, started, digest in journal
             },
         }
-        return State.from_json(data, self.location)
 
     # Writing.
 
@@ -418,6 +437,18 @@ class PostgresStateStore(StoreBase):
                 self._connection = None
 
 
+# Each record as `survey_place` needs it: in full when it holds the survey's id (or is no JSON
+# object, which `survey_place` refuses as a full read does), else its field names alone, as an
+# object whose values are null (never the id). `record` is json, not jsonb: its text is kept as
+# written, so the id is compared as jsonb (10001 and 10001.0 alike, as Python compares them).
+_SURVEY_FIELDS = (
+    "SELECT address, CASE WHEN json_typeof(record) <> 'object' "
+    "OR (starts_with(address, 'Survey/') "
+    "AND (record -> 'ps_survey_id')::jsonb = to_jsonb(%s::bigint)) THEN record "
+    "ELSE (SELECT coalesce(json_object_agg(key, NULL), '{{}}') "
+    "FROM json_object_keys(record) AS key) END "
+    "FROM {s}.resources WHERE environment = %s"
+)
 _PUT_RESOURCE = (
     "INSERT INTO {s}.resources (environment, address, record, serial) "
     "VALUES (%s, %s, %s, %s) ON CONFLICT (environment, address) "
