@@ -162,19 +162,16 @@ def _history_of(
     history knows, else (NAME all digits) the survey with that id."""
     recorded = {e.address for e in entries if e.address is not None}
     known = sorted(set(current.addresses()) | recorded)
-    try:
-        resource_address = _resolve_among(known, name, where)
-    except StateError:
-        if not name.isdigit():
-            raise
+    if name.isascii() and name.isdigit() and name not in {a.split("/", 1)[1] for a in known}:
         survey_id = int(name)
         about = [e for e in entries if e.concerns_survey(survey_id)]
         if not about:
             raise StateError(
                 f"no resource named {name!r} in the state {where}, and no survey {survey_id} "
                 "in its history"
-            ) from None
+            )
         return about, f"survey {survey_id}"
+    resource_address = _resolve_among(known, name, where)
     return [e for e in entries if e.address == resource_address], resource_address
 
 

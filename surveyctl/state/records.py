@@ -360,7 +360,7 @@ def survey_place(data: Any, survey_id: int, source: object) -> SurveyPlace:
     holding = [
         key
         for key, value in data["resources"].items()
-        if _record_type(key, value, source) is SurveyRecord
+        if issubclass(_record_type(key, value, source), SurveyRecord)
         and value.get(SurveyRecord.id_name) == survey_id
     ]
     for key in sorted(holding):

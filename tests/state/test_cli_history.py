@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from surveyctl.state import StateBackend, SurveyRecord
+from surveyctl.state import GroupRecord, StateBackend, SurveyRecord
 from surveyctl.state.status_changes import MADE, StatusSet
 
 from .conftest import open_staging
@@ -199,6 +199,15 @@ def test_a_resource_whose_name_is_all_digits_is_found_by_its_name_before_a_surve
     result = run_cli("state", "history", "2026")
     assert result.exit_code == 0, result.stderr
     assert [(row[4], row[5]) for row in history_rows(result.stdout)] == [("Survey/2026", "added")]
+
+
+def test_a_name_of_digits_that_two_kinds_have_is_ambiguous_not_a_survey_id(run_cli, store):
+    store.record("Survey/2026", SurveyRecord(5555))
+    store.record("ExclusionGroup/2026", GroupRecord("ref-2026", [], {}))
+    store.record_status("status", StatusSet(2026, LIVE, MADE, from_status=DRAFT))
+    result = run_cli("state", "history", "2026")
+    assert result.exit_code == 1
+    assert "'2026' is ambiguous" in result.stderr
 
 
 def test_history_of_an_id_the_history_does_not_hold_is_one_clear_error(run_cli, store):
