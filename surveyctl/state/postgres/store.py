@@ -267,7 +267,7 @@ class PostgresStateStore(StoreBase):
     def _add_history(self, connection: psycopg.Connection, changes: list[Change]) -> None:
         """Adds the history rows of `changes` in one batch (pipelined: a state of 5,000
         changes is not 5,000 round trips to a server that may be far away)."""
-        rows = [row for change in changes for row in _history_rows(self.environment, change)]
+        rows = [row for change in changes for row in _rows_of(self.environment, change)]
         if rows:
             with connection.cursor() as cursor:
                 cursor.executemany(self._sql(_ADD_HISTORY), rows)
@@ -395,7 +395,7 @@ class PostgresStateStore(StoreBase):
     def _append_status(self, changes: list[StatusChange]) -> None:
         """Inserts the rows of status changes in one transaction of their own: no advisory
         lock (an apply holding it does not hold them up), no serial moved."""
-        rows = [row for change in changes for row in _history_rows(self.environment, change)]
+        rows = [row for change in changes for row in _rows_of(self.environment, change)]
         with self._mutex:
             connection = self._connected()
             try:
@@ -479,7 +479,7 @@ def _head(state: State) -> Change:
     return Change(state.lineage, state.serial, "", "", "", ())
 
 
-def _history_rows(environment: str, change: Change | StatusChange) -> list[tuple]:
+def _rows_of(environment: str, change: Change | StatusChange) -> list[tuple]:
     """The `history` rows of a write or a status change: its history line (the one shape both
     share, `surveyctl.state.history_line`), one row per address, in `_ADD_HISTORY`'s order."""
     line = change.to_json()
