@@ -128,28 +128,51 @@ def history_command(
 ) -> None:
     """List the changes of the state, or of one resource: serial, time, who, command, what.
 
-    NAME may be a resource that is no longer in the state (to see who removed it). The surveys
-    moved by `status` and the final statuses set by `transactions set-status` are listed too.
+    NAME may be a resource that is no longer in the state (to see who removed it), or the id of
+    a survey, also one the state does not manage: its status changes, and the writes of the
+    address that recorded it. The surveys moved by `status` and the final statuses set by
+    `transactions set-status` are listed too.
     """
     store, _ = _store(ctx)
     current = store.load(verify=False)
-    resource_address = None
-    if name is not None:
-        recorded = {e.address for e in store.history() if e.address is not None}
-        known = sorted(set(current.addresses()) | recorded)
-        resource_address = _resolve_among(known, name, store.location)
-    entries = store.history(resource_address)
+    what = "the state"
+    if name is None:
+        entries = store.history()
+    elif "/" in name and name in current.addresses():
+        what = name  # a resource the state manages: its own history is all that is read
+        entries = store.history(name)
+    else:
+        entries, what = _history_of(store.history(), current, name, store.location)
     if limit is not None:
         entries = entries[-limit:]
     if output_format == "json":
         click.echo(dumps([e.to_json() for e in entries]))
         return
     if not entries:
-        what = resource_address or "the state"
         click.echo(f"No changes of {what} recorded in {store.location}.", err=True)
         return
     for line in _history_table(entries):
         click.echo(line)
+
+
+def _history_of(
+    entries: list[HistoryEntry], current: State, name: str, where: str
+) -> tuple[list[HistoryEntry], str]:
+    """The entries of the history about NAME, and what NAME names: an address the state or its
+    history knows, else (NAME all digits) the survey with that id."""
+    recorded = {e.address for e in entries if e.address is not None}
+    known = sorted(set(current.addresses()) | recorded)
+    if name.isascii() and name.isdigit() and name not in {a.split("/", 1)[1] for a in known}:
+        survey_id = int(name)
+        about = [e for e in entries if e.concerns_survey(survey_id)]
+        if not about:
+            raise StateError(
+                f"no resource named {name!r} in the state {where}, and no survey {survey_id} "
+                "in its history"
+            )
+        return about, f"survey {survey_id}"
+    resource_address = _resolve_among(known, name, where)
+    return [e for e in entries if e.address == resource_address], resource_address
 
 
 def _history_table(entries: list[HistoryEntry]) -> list[str]:

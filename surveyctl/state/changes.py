@@ -18,11 +18,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from surveyctl.errors import SurveyctlError
+from surveyctl.resources import SURVEY
+from surveyctl.state.history_line import history_line, line_change
 from surveyctl.state.records import (
     JournalEntry,
     Record,
     State,
     StateError,
+    SurveyRecord,
     journal_from_json,
     record_from_json,
 )
@@ -102,11 +105,11 @@ class Edit:
     after: Entry | None
 
     def to_json(self) -> dict:
-        return {
-            "address": self.address,
-            "before": None if self.before is None else self.before.to_json(),
-            "after": None if self.after is None else self.after.to_json(),
-        }
+        return line_change(
+            self.address,
+            None if self.before is None else self.before.to_json(),
+            None if self.after is None else self.after.to_json(),
+        )
 
 
 @dataclass(frozen=True)
@@ -121,14 +124,15 @@ class Change:
     edits: tuple[Edit, ...]
 
     def to_json(self) -> dict:
-        return {
-            "lineage": self.lineage,
-            "serial": self.serial,
-            "at": self.at,
-            "who": self.who,
-            "command": self.command,
-            "changes": [edit.to_json() for edit in self.edits],
-        }
+        """Its history line (and change-log line), in the shape a status change shares."""
+        return history_line(
+            self.lineage,
+            self.serial,
+            self.at,
+            self.who,
+            self.command,
+            [edit.to_json() for edit in self.edits],
+        )
 
     @classmethod
     def from_json(cls, data: Any, source: object) -> Change:
@@ -208,6 +212,20 @@ class HistoryEntry:
     def of_status(cls, change: StatusChange) -> HistoryEntry:
         return cls(
             change.serial, change.at, change.who, change.command, change.address, None, None, change
+        )
+
+    def concerns_survey(self, survey_id: int) -> bool:
+        """Whether this entry is about survey `survey_id`: a status set on it or on one of its
+        transactions, or a write of a survey's address whose record holds that id before or
+        after (recorded, changed, removed), whatever the address and whether the state still
+        manages it."""
+        if self.status is not None:
+            return self.status.what.survey_id == survey_id
+        if self.address is None or self.address.partition("/")[0] != SURVEY:
+            return False
+        return any(
+            entry is not None and entry.get(SurveyRecord.id_name) == survey_id
+            for entry in (self.before, self.after)
         )
 
     @property

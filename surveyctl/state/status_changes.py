@@ -11,9 +11,10 @@ valid), needs no state lock (a pause is never held up behind an apply), and chan
 (`state show --serial` and `state migrate` rebuild the state without it). It carries the serial
 the state was at when it was recorded, so `state history` lists it after that write.
 
-It is stored in the same history as the writes, in the same shape: a line of the file backend's
-`<environment>.history.jsonl` or a row of PostgreSQL's `history` table, with one address whose
-entry `after` is `{"status_change": {...}}`. A surveyctl from before status changes were kept
+It is stored in the same history as the writes, in the same shape (both are made by
+`surveyctl.state.history_line`): a line of the file backend's `<environment>.history.jsonl` or a
+row of PostgreSQL's `history` table, with one address whose entry `after` is
+`{"status_change": {...}}`. A surveyctl from before status changes were kept
 reads that as a field of a record it does not know, and so refuses the history (as a newer
 state) instead of showing it wrongly or dropping it in a `state migrate`; the state itself, and
 with it plan and apply, is untouched.
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from surveyctl.resources import SURVEY, address
+from surveyctl.state.history_line import history_line, line_change
 from surveyctl.statuses import survey_status_name, transaction_status_name
 
 # The key of an entry's `after` that marks a history line or row as a status change.
@@ -93,14 +95,14 @@ class StatusChange:
 
     def to_json(self) -> dict:
         """Its history line: a write's shape, one address whose `after` is the mark."""
-        return {
-            "lineage": self.lineage,
-            "serial": self.serial,
-            "at": self.at,
-            "who": self.who,
-            "command": self.command,
-            "changes": [{"address": self.row_address, "before": None, "after": self.after()}],
-        }
+        return history_line(
+            self.lineage,
+            self.serial,
+            self.at,
+            self.who,
+            self.command,
+            [line_change(self.row_address, None, self.after())],
+        )
 
     def after(self) -> dict:
         """The `after` of its history line or row."""

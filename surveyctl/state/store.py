@@ -12,6 +12,7 @@ import copy
 import threading
 from collections.abc import Callable
 
+from surveyctl.memory import collector_paused
 from surveyctl.resources import address, check_name, member_name, member_of, split_address
 from surveyctl.state.changes import (
     BASELINE_COMMAND,
@@ -33,6 +34,7 @@ from surveyctl.state.records import (
     Record,
     State,
     StateError,
+    SurveyPlace,
     SurveyRecord,
     fingerprint,
     utc_now,
@@ -270,19 +272,27 @@ class StoreBase:
         the state is at now and under the survey's address when the state manages it. It takes
         no lock and writes no state (see the module of StatusChange); StateError (or a
         backend's error) when it cannot be recorded."""
-        with self._mutex:
-            state = self._read()
+        with collector_paused():  # the parse of a state makes many objects and no cycle
+            place = self._survey_place(what.survey_id)
         change = StatusChange(
-            state.lineage if state.serial else "",  # no state yet: its lineage is not made
-            state.serial,
+            place.lineage if place.serial else "",  # no state yet: its lineage is not made
+            place.serial,
             utc_now(),
             self.actor,
             command,
-            _managed_address(state, what.survey_id),
+            place.address,
             what,
         )
         self._append_status([change])
         return change
+
+    def _survey_place(self, survey_id: int) -> SurveyPlace:
+        """Where the stored state stands now, and where it manages survey `survey_id`, read
+        afresh; a backend reads no more of the state than that takes (see `survey_place`).
+        This one reads the whole state."""
+        with self._mutex:
+            state = self._read()
+        return SurveyPlace(state.lineage, state.serial, _managed_address(state, survey_id))
 
     def _append_status(self, changes: list[StatusChange]) -> None:
         """Appends status changes to the history, without the state lock."""
@@ -317,8 +327,9 @@ class StoreBase:
         the status changes of this lineage, or made before the state had one, each after the
         write it followed."""
         lineage = self.current().lineage
+        writes, statuses = self._history_records(resource_address)
         entries = []
-        for change in self.changes(resource_address):
+        for change in writes:
             if change.lineage != lineage or change.command == BASELINE_COMMAND:
                 continue
             entries.extend(
@@ -328,12 +339,19 @@ class StoreBase:
             )
         entries += [
             HistoryEntry.of_status(change)
-            for change in self.status_changes(resource_address)
+            for change in statuses
             if change.lineage in ("", lineage)
             and (resource_address is None or change.address == resource_address)
         ]
         # Stable: the writes of a serial in their order, then what followed it, as recorded.
         return sorted(entries, key=lambda entry: (entry.serial, entry.status is not None))
+
+    def _history_records(
+        self, address: str | None = None
+    ) -> tuple[list[Change], list[StatusChange]]:
+        """The writes (`changes`) and the status changes (`status_changes`) of the history, at
+        least those of `address`; a backend that keeps both in one place reads it once."""
+        return self.changes(address), self.status_changes(address)
 
     def state_at(self, serial: int) -> State:
         """The state as it was right after the write with `serial`."""

@@ -8,9 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from surveyctl.state import StateBackend, SurveyRecord
+from surveyctl.state import GroupRecord, StateBackend, SurveyRecord
+from surveyctl.state.status_changes import MADE, StatusSet
 
 from .conftest import open_staging
+
+DRAFT, LIVE, PAUSED = 11, 22, 33
 
 
 @pytest.fixture
@@ -134,3 +137,83 @@ def test_an_actor_name_with_a_line_break_is_refused_before_any_change(run_cli, s
         "plain name, such as the CI job's or the person's"
     )
     assert "Survey/shared" in store.load().resources
+
+
+def test_history_lists_writes_and_status_changes_in_the_order_they_came(run_cli, store):
+    store.record_status("status", StatusSet(9001, LIVE, MADE, from_status=DRAFT))  # after 4
+    store.forget("Survey/shared")  # serial 5
+    store.record_status("status", StatusSet(4711, PAUSED, MADE, from_status=LIVE))
+    table = run_cli("state", "history")
+    listed = run_cli("state", "history", "--format", "json")
+    assert table.exit_code == 0 and listed.exit_code == 0, table.stderr + listed.stderr
+    assert [(row[0], row[4]) for row in history_rows(table.stdout)] == [
+        ("1", "Survey/brand-tracker-us"),
+        ("2", "ExclusionGroup/brand-trackers"),
+        ("3", "ExclusionGroup/shared"),
+        ("4", "Survey/shared"),
+        ("-", "-"),
+        ("5", "Survey/shared"),
+        ("-", "Survey/brand-tracker-us"),
+    ]
+    assert [(e["serial"], e.get("after_serial"), e.get("survey_id"))
+            for e in json.loads(listed.stdout)] == [
+        (1, None, None), (2, None, None), (3, None, None), (4, None, None),
+        (None, 4, 9001), (5, None, None), (None, 5, 4711),
+    ]  # fmt: skip
+
+
+def test_history_of_the_id_of_a_survey_the_state_does_not_manage_lists_its_status_changes(
+    run_cli, store
+):
+    store.record_status("status", StatusSet(9001, LIVE, MADE, from_status=DRAFT))
+    store.record_status("status", StatusSet(9002, LIVE, MADE, from_status=DRAFT))
+    store.record_status("status", StatusSet(9001, PAUSED, MADE, from_status=LIVE))
+    result = run_cli("state", "history", "9001", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert [(e["survey_id"], e["from"], e["to"], e["address"])
+            for e in json.loads(result.stdout)] == [
+        (9001, DRAFT, LIVE, None), (9001, LIVE, PAUSED, None),
+    ]  # fmt: skip
+
+
+def test_history_of_the_id_of_a_survey_removed_from_the_state_lists_its_writes_and_moves(
+    run_cli, store
+):
+    store.record_status("status", StatusSet(4711, LIVE, MADE, from_status=DRAFT))
+    assert run_cli("state", "rm", "Survey/brand-tracker-us").exit_code == 0
+    result = run_cli("state", "history", "4711", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert [(e["serial"], e["command"], e["address"], e["change"].split(":")[0])
+            for e in json.loads(result.stdout)] == [
+        (1, "-", "Survey/brand-tracker-us", "added"),
+        (None, "status", "Survey/brand-tracker-us", "survey 4711"),
+        (5, "state rm", "Survey/brand-tracker-us", "removed"),
+    ]  # fmt: skip
+
+
+def test_a_resource_whose_name_is_all_digits_is_found_by_its_name_before_a_survey_id(
+    run_cli, store
+):
+    store.record("Survey/2026", SurveyRecord(5555))
+    store.record_status("status", StatusSet(2026, LIVE, MADE, from_status=DRAFT))
+    result = run_cli("state", "history", "2026")
+    assert result.exit_code == 0, result.stderr
+    assert [(row[4], row[5]) for row in history_rows(result.stdout)] == [("Survey/2026", "added")]
+
+
+def test_a_name_of_digits_that_two_kinds_have_is_ambiguous_not_a_survey_id(run_cli, store):
+    store.record("Survey/2026", SurveyRecord(5555))
+    store.record("ExclusionGroup/2026", GroupRecord("ref-2026", [], {}))
+    store.record_status("status", StatusSet(2026, LIVE, MADE, from_status=DRAFT))
+    result = run_cli("state", "history", "2026")
+    assert result.exit_code == 1
+    assert "'2026' is ambiguous" in result.stderr
+
+
+def test_history_of_an_id_the_history_does_not_hold_is_one_clear_error(run_cli, store):
+    result = run_cli("state", "history", "9001")
+    assert result.exit_code == 1
+    (error,) = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    assert error.startswith("Error: no resource named '9001' in the state ")
+    assert error.endswith(", and no survey 9001 in its history")
+    assert "Traceback" not in result.stderr

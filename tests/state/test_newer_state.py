@@ -234,7 +234,8 @@ def test_history_written_by_a_newer_surveyctl_is_refused_not_left_out(
 
 # State files as earlier surveyctls wrote them (an apply of three resources, then a create
 # journalled and never answered), by the commit that wrote them: before prevent_destroy was
-# kept, with it, with the change history, and with each survey's mod_on.
+# kept, with it, with the change history, with each survey's mod_on, and with status changes
+# in the history (of a managed survey, of one the state does not manage, of a transaction).
 EARLIER = Path(__file__).parent / "data" / "earlier"
 
 

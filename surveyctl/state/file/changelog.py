@@ -44,7 +44,13 @@ def history_file(state_path: Path) -> Path:
 
 def encode(change: Change) -> bytes:
     """One line of a change log or history file."""
-    text = json.dumps(change.to_json(), ensure_ascii=False, separators=(",", ":"))
+    return encode_line(change.to_json())
+
+
+def encode_line(line: dict) -> bytes:
+    """A history line (`surveyctl.state.history_line`) as the files hold it: compact JSON,
+    UTF-8 as it is (not escaped), ended by a newline; a write's and a status change's alike."""
+    text = json.dumps(line, ensure_ascii=False, separators=(",", ":"))
     return (text + "\n").encode("utf-8")
 
 
@@ -65,11 +71,6 @@ def read_changes(path: Path) -> tuple[list[Change], int]:
                 "not yet in the state file, so restore it from a backup rather than delete it"
             ) from exc
     return changes, end
-
-
-def read_history(path: Path) -> list[Change]:
-    """The changes of a history file, one per serial, oldest first (see the module's note)."""
-    return read_history_file(path)[0]
 
 
 def read_history_file(path: Path) -> tuple[list[Change], list[StatusChange]]:
@@ -98,10 +99,7 @@ def read_history_file(path: Path) -> tuple[list[Change], list[StatusChange]]:
 
 def encode_status(changes: list[StatusChange]) -> bytes:
     """The history lines of status changes."""
-    return b"".join(
-        (json.dumps(c.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n").encode()
-        for c in changes
-    )
+    return b"".join(encode_line(change.to_json()) for change in changes)
 
 
 def append_to_history(path: Path, lines: bytes) -> None:

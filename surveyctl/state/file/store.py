@@ -31,14 +31,20 @@ from surveyctl.state.file.changelog import (
     encode_status,
     history_file,
     read_changes,
-    read_history,
     read_history_file,
 )
 from surveyctl.state.file.lock import StateLock, force_unlock, history_guard, read_lock
 from surveyctl.state.file.moved import Moved, remove_moved, write_moved
 from surveyctl.state.lock import LockError, LockInfo, LockLost, lock_lost
 from surveyctl.state.notes import Note
-from surveyctl.state.records import Record, State, StateError, utc_now
+from surveyctl.state.records import (
+    Record,
+    State,
+    StateError,
+    SurveyPlace,
+    survey_place,
+    utc_now,
+)
 from surveyctl.state.status_changes import StatusChange
 from surveyctl.state.store import StoreBase
 
@@ -170,12 +176,39 @@ class FileStateStore(StoreBase):
             apply_change(state, change)
         return state
 
+    def _survey_place(self, survey_id: int) -> SurveyPlace:
+        """Parses the JSON file without checking each record (see `survey_place`); while the
+        change log holds writes not folded into it yet (a command writing now), it reads the
+        whole state, as every reader does, to replay them."""
+        with self._mutex:
+            for _ in range(10):  # as `_read`: a compaction in between is read again
+                seen = _file_id(self.path)
+                parsed = self._parsed_snapshot()
+                logged = _holds_a_line(self._log.path)
+                if _file_id(self.path) == seen:
+                    break
+            else:
+                raise StateError(f"{self.path}: the state file keeps changing while it is read")
+        if logged:
+            return super()._survey_place(survey_id)
+        if parsed is None:
+            return SurveyPlace("", 0, None)
+        return survey_place(parsed[0], survey_id, self.path)
+
     def _read_snapshot(self) -> State:
+        parsed = self._parsed_snapshot()
+        if parsed is None:
+            self._snapshot_bytes = 0
+            return State.empty()
+        data, self._snapshot_bytes = parsed
+        return State.from_json(data, self.path)
+
+    def _parsed_snapshot(self) -> tuple[Any, int] | None:
+        """The JSON file parsed, and its length in characters; None when there is none."""
         try:
             text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            self._snapshot_bytes = 0
-            return State.empty()
+            return None
         except OSError as exc:
             raise StateError(os_error_message(exc, self.path, "read the state file")) from exc
         except UnicodeDecodeError as exc:
@@ -183,7 +216,6 @@ class FileStateStore(StoreBase):
                 f"{self.path}: the state file is corrupt (not UTF-8 text: byte {exc.start}); "
                 f"{_CORRUPT_WAY_OUT}"
             ) from exc
-        self._snapshot_bytes = len(text)
         try:
             # orjson: the state of a thousand surveys (3.4 MB) parses about twice as fast, and
             # a plan reads it before its first request.
@@ -193,7 +225,7 @@ class FileStateStore(StoreBase):
                 f"{self.path}:{exc.lineno}: the state file is corrupt (not valid JSON: {exc.msg}); "
                 f"{_CORRUPT_WAY_OUT}"
             ) from exc
-        return State.from_json(data, self.path)
+        return data, len(text)
 
     # Writing.
 
@@ -352,11 +384,19 @@ class FileStateStore(StoreBase):
     def changes(self, address: str | None = None, upto: int | None = None) -> list[Change]:
         """The history file's changes and the log's, once each, in serial order (a baseline
         before the change of the same serial); the callers filter."""
+        return self._history_records()[0]
+
+    def _history_records(
+        self, address: str | None = None
+    ) -> tuple[list[Change], list[StatusChange]]:
+        """The writes (as `changes`) and the status changes of the history, from one read of
+        the history file, which holds both; the callers filter."""
         with self._mutex:
             logged, _ = read_changes(self._log.path)
-            history = read_history(self._history)
+            history, statuses = read_history_file(self._history)
         unique = {(c.lineage, c.serial, c.command): c for c in history + logged}
-        return sorted(unique.values(), key=lambda c: (c.serial, c.command != BASELINE_COMMAND))
+        writes = sorted(unique.values(), key=lambda c: (c.serial, c.command != BASELINE_COMMAND))
+        return writes, statuses
 
     def restore(self, state: State, changes: list[Change]) -> None:
         """Replaces the state by `state` and the history by `changes` (a migration); the
@@ -394,6 +434,17 @@ class FileStateStore(StoreBase):
     def close(self) -> None:
         with self._mutex:
             self._log.close()
+
+
+def _holds_a_line(path: Path) -> bool:
+    """Whether the change log at `path` holds a whole line (a torn one is no write)."""
+    try:
+        with open(path, "rb") as handle:
+            return b"\n" in handle.read()
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise StateError(os_error_message(exc, path, "read the state")) from exc
 
 
 def _file_id(path: Path) -> tuple[int, int, int] | None:

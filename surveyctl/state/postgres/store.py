@@ -13,7 +13,7 @@ The DSN is read from the variable the configuration names and is never part of a
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
@@ -27,7 +27,13 @@ from surveyctl.state.postgres import DEFAULT_SCHEMA
 from surveyctl.state.postgres.database import DatabaseError, Dsn
 from surveyctl.state.postgres.lock import AdvisoryLock
 from surveyctl.state.postgres.schema import SCHEMA_VERSION, SchemaTooNew, ensure_schema
-from surveyctl.state.records import FORMAT_VERSION, State, StateError
+from surveyctl.state.records import (
+    FORMAT_VERSION,
+    State,
+    StateError,
+    SurveyPlace,
+    survey_place,
+)
 from surveyctl.state.status_changes import MARK, StatusChange, from_parts, is_status_change
 from surveyctl.state.store import StoreBase
 
@@ -127,6 +133,21 @@ class PostgresStateStore(StoreBase):
     # Reading.
 
     def _read(self) -> State:
+        data = self._snapshot("SELECT address, record FROM {s}.resources WHERE environment = %s")
+        return State.empty() if data is None else State.from_json(data, self.location)
+
+    def _survey_place(self, survey_id: int) -> SurveyPlace:
+        """Reads of each record its field names alone, and in full only those that hold the
+        survey's id (see `survey_place`): the server picks them out, so a state of 1,000
+        surveys is not sent over the wire to record one status change."""
+        data = self._snapshot(_SURVEY_FIELDS, (survey_id,))
+        if data is None:
+            return SurveyPlace("", 0, None)
+        return survey_place(data, survey_id, self.location)
+
+    def _snapshot(self, resources_sql: str, params: tuple = ()) -> dict | None:
+        """The stored state as `State.from_json` takes it, its records as `resources_sql`
+        (with `params`, then the environment) reads them; None when there is none yet."""
         connection = self._connected()
         try:
             with connection.transaction():
@@ -140,10 +161,9 @@ class PostgresStateStore(StoreBase):
                     (self.environment,),
                 ).fetchone()
                 if head is None:
-                    return State.empty()
+                    return None
                 resources = connection.execute(
-                    self._sql("SELECT address, record FROM {s}.resources WHERE environment = %s"),
-                    (self.environment,),
+                    self._sql(resources_sql), (*params, self.environment)
                 ).fetchall()
                 journal = connection.execute(
                     self._sql(
@@ -154,7 +174,7 @@ class PostgresStateStore(StoreBase):
                 ).fetchall()
         except psycopg.Error as exc:
             raise self.dsn.error(exc, "read the state", self.schema) from None
-        data = {
+        return {
             "format_version": head[2],
             "lineage": head[0],
             "serial": head[1],
@@ -164,7 +184,6 @@ class PostgresStateStore(StoreBase):
                 for address, started, digest in journal
             },
         }
-        return State.from_json(data, self.location)
 
     # Writing.
 
@@ -248,21 +267,7 @@ class PostgresStateStore(StoreBase):
     def _add_history(self, connection: psycopg.Connection, changes: list[Change]) -> None:
         """Adds the history rows of `changes` in one batch (pipelined: a state of 5,000
         changes is not 5,000 round trips to a server that may be far away)."""
-        rows = [
-            (
-                self.environment,
-                change.lineage,
-                change.serial,
-                edit.address,
-                change.at or None,
-                change.who,
-                change.command,
-                None if edit.before is None else _json(edit.before.to_json()),
-                None if edit.after is None else _json(edit.after.to_json()),
-            )
-            for change in changes
-            for edit in change.edits
-        ]
+        rows = [row for change in changes for row in _rows_of(self.environment, change)]
         if rows:
             with connection.cursor() as cursor:
                 cursor.executemany(self._sql(_ADD_HISTORY), rows)
@@ -351,6 +356,23 @@ class PostgresStateStore(StoreBase):
     # History.
 
     def changes(self, address: str | None = None, upto: int | None = None) -> list[Change]:
+        return _group(self._history_rows(address, upto), self.location)
+
+    def _history_records(
+        self, address: str | None = None
+    ) -> tuple[list[Change], list[StatusChange]]:
+        """The writes and the status changes of `history` (of `address`), from one query: both
+        are rows of that table. The status changes come in serial order, each serial's in the
+        order recorded, as `history` lists them."""
+        rows = self._history_rows(address)
+        return _group(rows, self.location), self._status_of(
+            (lineage, serial, at, who, command, after)
+            for lineage, serial, at, who, command, _, _, after in rows
+            if is_status_change(after)
+        )
+
+    def _history_rows(self, address: str | None = None, upto: int | None = None) -> list[tuple]:
+        """The rows of `history` (of `address`, up to serial `upto`) in serial order."""
         query = (
             "SELECT lineage, serial, at, who, command, address, before, after FROM {s}.history "
             "WHERE environment = %s"
@@ -366,28 +388,14 @@ class PostgresStateStore(StoreBase):
             connection = self._connected()
             try:
                 rows = connection.execute(self._sql(query + " ORDER BY serial, id"), params)
-                rows = rows.fetchall()
+                return rows.fetchall()
             except psycopg.Error as exc:
                 raise self.dsn.error(exc, "read the state history", self.schema) from None
-        return _group(rows, self.location)
 
     def _append_status(self, changes: list[StatusChange]) -> None:
         """Inserts the rows of status changes in one transaction of their own: no advisory
         lock (an apply holding it does not hold them up), no serial moved."""
-        rows = [
-            (
-                self.environment,
-                change.lineage,
-                change.serial,
-                change.row_address,
-                change.at or None,
-                change.who,
-                change.command,
-                None,
-                _json(change.after()),
-            )
-            for change in changes
-        ]
+        rows = [row for change in changes for row in _rows_of(self.environment, change)]
         with self._mutex:
             connection = self._connected()
             try:
@@ -412,6 +420,10 @@ class PostgresStateStore(StoreBase):
                 rows = connection.execute(self._sql(query + " ORDER BY id"), params).fetchall()
             except psycopg.Error as exc:
                 raise self.dsn.error(exc, "read the state history", self.schema) from None
+        return self._status_of(rows)
+
+    def _status_of(self, rows: Iterable[tuple]) -> list[StatusChange]:
+        """The status changes of history rows (lineage, serial, at, who, command, after)."""
         found = (
             from_parts(lineage, serial, _at(at), who, command, after, self.location)
             for lineage, serial, at, who, command, after in rows
@@ -425,6 +437,18 @@ class PostgresStateStore(StoreBase):
                 self._connection = None
 
 
+# Each record as `survey_place` needs it: in full when it holds the survey's id (or is no JSON
+# object, which `survey_place` refuses as a full read does), else its field names alone, as an
+# object whose values are null (never the id). `record` is json, not jsonb: its text is kept as
+# written, so the id is compared as jsonb (10001 and 10001.0 alike, as Python compares them).
+_SURVEY_FIELDS = (
+    "SELECT address, CASE WHEN json_typeof(record) <> 'object' "
+    "OR (starts_with(address, 'Survey/') "
+    "AND (record -> 'ps_survey_id')::jsonb = to_jsonb(%s::bigint)) THEN record "
+    "ELSE (SELECT coalesce(json_object_agg(key, NULL), '{{}}') "
+    "FROM json_object_keys(record) AS key) END "
+    "FROM {s}.resources WHERE environment = %s"
+)
 _PUT_RESOURCE = (
     "INSERT INTO {s}.resources (environment, address, record, serial) "
     "VALUES (%s, %s, %s, %s) ON CONFLICT (environment, address) "
@@ -453,6 +477,26 @@ class _LockGone(Exception):
 def _head(state: State) -> Change:
     """A change that only carries the lineage and serial of `state` (to create its row)."""
     return Change(state.lineage, state.serial, "", "", "", ())
+
+
+def _rows_of(environment: str, change: Change | StatusChange) -> list[tuple]:
+    """The `history` rows of a write or a status change: its history line (the one shape both
+    share, `surveyctl.state.history_line`), one row per address, in `_ADD_HISTORY`'s order."""
+    line = change.to_json()
+    return [
+        (
+            environment,
+            line["lineage"],
+            line["serial"],
+            item["address"],
+            line["at"] or None,  # a baseline's (no time) is NULL, read back as ""
+            line["who"],
+            line["command"],
+            None if item["before"] is None else _json(item["before"]),
+            None if item["after"] is None else _json(item["after"]),
+        )
+        for item in line["changes"]
+    ]
 
 
 def _json(value: object) -> str:
