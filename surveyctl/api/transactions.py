@@ -24,12 +24,19 @@ class ReadForbidden(ApiError):
     two calls (spec 4.4, 4.5) the service refuses with 403 also an access-token it does not
     accept (spec 5.2 and 7 list 403 and not 401 for them), so the sentence says both."""
 
-    def __init__(self, refusal: ApiError):
+    def __init__(self, refusal: ApiError, key: str = "the key the environment's api_key_env names"):
         super().__init__(refusal.method, refusal.url, refusal.status, refusal.code, refusal.said)
+        self.refusal = refusal
         self.message += (
             "; the service answers 403 on this call for a survey of another buyer and for an "
-            "access-token it does not accept: check the survey id and the key the "
-            "environment's api_key_env names"
+            f"access-token it does not accept: check the survey id and {key}"
+        )
+
+    def naming(self, environment: str, variable: str) -> ReadForbidden:
+        """The same refusal, naming the variable the key came from (a name, never its value),
+        where the command knows it."""
+        return ReadForbidden(
+            self.refusal, f"${variable}, the api_key_env of environment {environment!r}"
         )
 
 

@@ -246,12 +246,14 @@ def _key_variable_named(context: Any, exc: SurveyctlError) -> SurveyctlError:
     """A refused key (401), said by any command, as one sentence naming the variable the
     key came from: a read that stopped there (status, transactions, surveys list) said only
     that the service answered 401, and plan and apply said "the environment's api_key_env"
-    without saying which variable that is."""
+    without saying which variable that is. A transaction read's 403, which may be the key or
+    another buyer's survey, names the variable the same way."""
+    from surveyctl.api.transactions import ReadForbidden
     from surveyctl.errors import ApiError, KeyRefused
 
     if isinstance(exc, KeyRefused):
         refusal = exc.refusal
-    elif isinstance(exc, ApiError) and exc.status == 401:
+    elif isinstance(exc, ApiError) and exc.status == 401 or isinstance(exc, ReadForbidden):
         refusal = exc
     else:
         return exc
@@ -261,6 +263,8 @@ def _key_variable_named(context: Any, exc: SurveyctlError) -> SurveyctlError:
         return exc
     if environment.embedded or not environment.api_key_env:
         return exc
+    if isinstance(exc, ReadForbidden):  # a 403 that may be the key or the survey: both said
+        return exc.naming(environment.name, environment.api_key_env)
     return KeyRefused(refusal, environment.name, environment.api_key_env)
 
 

@@ -14,7 +14,6 @@ NAMED = "check $SURVEYCTL_LOCAL_KEY, the api_key_env of environment 'local'"
     "args",
     [
         ["status", "10001"],
-        ["transactions", "list", "10001"],
         ["surveys", "list"],
         ["attributes"],
     ],
@@ -28,6 +27,20 @@ def test_a_refused_key_is_said_naming_its_variable(args, run_cli, monkeypatch):
     assert last.startswith("Error: the marketplace refused the API key (")
     assert "answered 401" in last
     assert last.endswith(NAMED)
+
+
+def test_a_transaction_read_refusing_the_key_with_403_names_its_variable(run_cli, monkeypatch):
+    # The transaction reads list 403, not 401 (spec 4.4, 5.2): the sentence says the key or
+    # the survey, and names the variable the key came from.
+    monkeypatch.setenv("SURVEYCTL_LOCAL_KEY", WRONG_KEY)
+    result = run_cli("transactions", "list", "10001")
+    assert result.exit_code == 1
+    last = result.stderr.splitlines()[-1]
+    assert "answered 403" in last
+    assert last.endswith(
+        "check the survey id and $SURVEYCTL_LOCAL_KEY, the api_key_env of environment 'local'"
+    )
+    assert WRONG_KEY not in result.stdout + result.stderr
 
 
 def test_a_refused_key_is_never_shown_in_the_sentence_that_names_its_variable(run_cli, monkeypatch):
