@@ -89,7 +89,9 @@ def _identity_options(command):
 
 def warn(message: str) -> None:
     """What a run says before its plan (an empty state), on stderr."""
-    click.echo(f"surveyctl: warning: {message}", err=True)
+    from surveyctl.cli.context import suggesting
+
+    click.echo(suggesting(f"surveyctl: warning: {message}"), err=True)
 
 
 @dataclass(frozen=True)
@@ -162,9 +164,11 @@ def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def render_plan(plan: Plan, output_format: str) -> str:
     """The plan in `output_format` (text is coloured only where `use_color` says)."""
+    from surveyctl.cli.context import suggesting
     from surveyctl.render import formats  # the renderers load when a plan is shown
 
-    return formats.get(output_format).plan(plan, use_color())
+    shown = formats.get(output_format).plan(plan, use_color())
+    return suggesting(shown, json_string=output_format == "json")
 
 
 def show_plan(plan: Plan, output_format: str) -> None:
