@@ -104,7 +104,8 @@ class SurveyKind(Kind):
                         where,
                     )
                 )
-            plan.notes.extend(checks.survey_notes(resource, desired, where))
+            # At the quotas' line, which these notes are about, as `validate` points there.
+            plan.notes.extend(checks.survey_notes(resource, desired, manifest.where("quotas")))
             return ResourceChange(
                 SURVEY,
                 name,
@@ -292,9 +293,9 @@ def _update(
             change.quota_updates = quota_update_bodies(merged, changes)
         touched = {c.field for c in changes}
         if touched & {"quotas", "completes_required"}:
-            notes.extend(checks.quota_balance(resource, merged, where))
+            notes.extend(checks.quota_balance(resource, merged, survey.where("quotas")))
         if touched & {"quotas", "completes_required", "offer_price", "qbp"}:
-            notes.extend(checks.priced_apart(resource, merged, where))
+            notes.extend(checks.priced_apart(resource, merged, survey.where("quotas")))
     return change
 
 
