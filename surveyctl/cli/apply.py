@@ -23,8 +23,8 @@ from surveyctl.cli.options import (
 from surveyctl.cli.progress import Steps, settle_spared_reads
 from surveyctl.cli.run_options import (
     RunChoices,
+    apply_run_options,
     reporting_manifest_errors,
-    run_options,
     show_plan,
     warn,
 )
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     help="text: the plan, then what was done. json: the plan as text on stderr, then one "
     "JSON report on stdout (what was done, failed or not attempted, with ids).",
 )
-@run_options
+@apply_run_options
 @click.option(
     "--allow-local-state",
     "local_state",  # not allow_...: run_options takes those as guard overrides
