@@ -104,8 +104,7 @@ class SurveyKind(Kind):
                         where,
                     )
                 )
-            # At the quotas' line, which these notes are about, as `validate` points there.
-            plan.notes.extend(checks.survey_notes(resource, desired, manifest.where("quotas")))
+            plan.notes.extend(checks.survey_notes(resource, desired, manifest.where))
             return ResourceChange(
                 SURVEY,
                 name,
@@ -295,7 +294,7 @@ def _update(
         if touched & {"quotas", "completes_required"}:
             notes.extend(checks.quota_balance(resource, merged, survey.where("quotas")))
         if touched & {"quotas", "completes_required", "offer_price", "qbp"}:
-            notes.extend(checks.priced_apart(resource, merged, survey.where("quotas")))
+            notes.extend(checks.priced_apart(resource, merged, survey.where("qbp")))
     return change
 
 
