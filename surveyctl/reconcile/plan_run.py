@@ -218,7 +218,12 @@ def plan_run(
         )
         plan = make_plan(marketplace, request, reads)
     # First, as `validate` lists them: they are about the manifests, not about a change.
-    plan.notes[:0] = manifest_warnings(whole_desired, warnings)
+    said = manifest_warnings(whole_desired, warnings)
+    if options.target_addresses:  # of the resources planned, and of no one resource
+        cut = {f"{SURVEY}/{name}" for name in desired.surveys}
+        cut |= {f"{EXCLUSION_GROUP}/{name}" for name in desired.groups}
+        said = [note for note in said if not note.address or note.address in cut]
+    plan.notes[:0] = said
     settle(plan, twins, rule, options.overrides)
     # After settle: a create it withheld (a renamed wave whose title has no `{wave}` is a
     # twin) has its own note naming the `state mv` already.

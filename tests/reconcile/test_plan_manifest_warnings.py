@@ -59,3 +59,13 @@ def test_an_apply_shows_the_manifests_warning_once(project, manifests, run_cli):
     applied = run_cli("apply", "manifests", "--auto-approve")
     assert applied.exit_code == 0, applied.stdout + applied.stderr
     assert len(_tid_warnings(applied.stdout + applied.stderr)) == 1
+
+
+def test_a_targeted_plan_leaves_out_the_warnings_of_resources_outside_it(
+    project, manifests, run_cli
+):
+    _without_transaction_id(manifests)
+    manifests.write(survey_manifest("bravo"))
+    plan = run_cli("plan", "manifests", "--target", "Survey/bravo")
+    assert plan.exit_code == 0, plan.stdout + plan.stderr
+    assert _tid_warnings(plan.stdout) == []
