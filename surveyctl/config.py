@@ -188,7 +188,8 @@ class Config:
         where = f" in {_shown(self.path)}" if self.path else ""
         if not name and os.environ.get(ENV_VARIABLE):  # else the user looks for it in vain
             where = f" (from ${ENV_VARIABLE}){where}"
-        hint = suggest(chosen, known)
+        # `prod` for `production`: environments are often called by a short name.
+        hint = suggest(chosen, known, abbreviated=True)
         nothing = (
             ""
             if self.path

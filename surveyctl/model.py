@@ -41,6 +41,9 @@ class Qualification:
     location: Location | None = None
     attribute: str | None = None  # the name written in the manifest, if any
     answers: list[str] | None = None
+    # Where each of `answers` is written, so that an unknown answer is pointed at itself
+    # (None when the answers carry no places: not read from a file).
+    answer_locations: list[Location] | None = field(default=None, compare=False, repr=False)
 
     @property
     def resolved(self) -> bool:

@@ -12,15 +12,32 @@ from collections.abc import Iterable, Sequence
 from surveyctl import __version__
 
 
-def closest(word: str, choices: Iterable[str]) -> str | None:
-    """The choice that "did you mean" would name for `word`, or None."""
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return close[0] if close else None
+def closest(word: str, choices: Iterable[str], abbreviated: bool = False) -> str | None:
+    """The choice that "did you mean" would name for `word`, or None. With `abbreviated`, a
+    word too short to be close to any choice (`prod`, `prd`) names the one choice it shortens:
+    the only one that starts with its first letter and holds its letters in order."""
+    choices = list(choices)
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    if close:
+        return close[0]
+    if abbreviated and word:
+        shortened = [choice for choice in choices if _shortens(word, choice)]
+        if len(shortened) == 1:
+            return shortened[0]
+    return None
 
 
-def suggest(word: str, choices: Iterable[str]) -> str:
-    """' (did you mean X?)' for the closest choice, or ''."""
-    close = closest(word, choices)
+def _shortens(word: str, choice: str) -> bool:
+    """Whether `word` is `choice` with letters left out, its first letter kept."""
+    if len(word) >= len(choice) or word[0] != choice[0]:
+        return False
+    letters = iter(choice)
+    return all(letter in letters for letter in word)
+
+
+def suggest(word: str, choices: Iterable[str], abbreviated: bool = False) -> str:
+    """' (did you mean X?)' for the closest choice (see `closest`), or ''."""
+    close = closest(word, choices, abbreviated)
     return f" (did you mean {close!r}?)" if close is not None else ""
 
 

@@ -13,7 +13,7 @@ import click
 
 from surveyctl.cli import confirm
 from surveyctl.cli.console import use_color
-from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.cli.context import CliContext, pass_context, suggesting
 from surveyctl.cli.options import (
     FilePath,
     lock_timeout_option,
@@ -23,8 +23,8 @@ from surveyctl.cli.options import (
 from surveyctl.cli.progress import Steps, settle_spared_reads
 from surveyctl.cli.run_options import (
     RunChoices,
+    apply_run_options,
     reporting_manifest_errors,
-    run_options,
     show_plan,
     warn,
 )
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     help="text: the plan, then what was done. json: the plan as text on stderr, then one "
     "JSON report on stdout (what was done, failed or not attempted, with ids).",
 )
-@run_options
+@apply_run_options
 @click.option(
     "--allow-local-state",
     "local_state",  # not allow_...: run_options takes those as guard overrides
@@ -106,7 +106,7 @@ def apply_command(
         reading.close()  # the bar of the reads goes before the plan is shown
         writing.total = sum(1 for resource in plan.resources if resource.is_change)
         if output.report_holds_plan:  # stdout holds the report alone
-            click.echo(render_text.render(plan, color=use_color()), nl=False, err=True)
+            click.echo(suggesting(render_text.render(plan, color=use_color())), nl=False, err=True)
         else:
             show_plan(plan, output_format)
 
@@ -135,7 +135,8 @@ def apply_command(
         refreshed=applied.refreshed or None,
     )
     assert output.apply is not None  # the option offers only formats with a report
-    click.echo(output.apply(report, use_color()), nl=False)
+    shown = output.apply(report, use_color())
+    click.echo(suggesting(shown, json_string=output.name == "json"), nl=False)
     if report.verdict in ("incomplete", "interrupted"):
         result = report.result
         click.get_current_context().exit(result.exit_code if result.interrupted else 1)

@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # imported when used, so that `--help` and `--version` stay l
     from surveyctl.manifests.cache import ParsedCache
     from surveyctl.reconcile.run import RunOptions, Workspace
     from surveyctl.state import State, StateBackend
+    from surveyctl.suggested import CommandPrefix
 
 
 @dataclass
@@ -59,6 +60,19 @@ class CliContext:
 
         folder = cache_folder()
         return None if folder is None else ParsedCache.at(folder / "manifests")
+
+    def command_prefix(self) -> CommandPrefix:
+        """The global options a command suggested to the user repeats: the environment when it
+        was chosen with --env or $SURVEYCTL_ENV (which may not be set where the line is
+        pasted), the configuration when it was given with --config."""
+        import os
+
+        from surveyctl.config import ENV_VARIABLE
+        from surveyctl.suggested import CommandPrefix
+
+        env = self.env_name or os.environ.get(ENV_VARIABLE) or None
+        config = None if self.config_path is None else str(self.config_path)
+        return CommandPrefix(env=env, config=config)
 
     @property
     def env_named(self) -> bool:
@@ -183,3 +197,13 @@ def _say_retry(notice: object) -> None:
 
 
 pass_context = click.make_pass_decorator(CliContext, ensure=True)
+
+
+def suggesting(text: str, json_string: bool = False) -> str:
+    """`text` with the commands it suggests carrying the global options of the command running
+    (surveyctl.suggested); as it is outside a command."""
+    ctx = click.get_current_context(silent=True)
+    obj = None if ctx is None else ctx.find_object(CliContext)
+    if obj is None:
+        return text
+    return obj.command_prefix().carry(text, json_string=json_string)

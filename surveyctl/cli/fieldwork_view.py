@@ -15,7 +15,7 @@ import click
 
 from surveyctl import signals
 from surveyctl.cli.console import console, plain_table, redraws
-from surveyctl.cli.context import CliContext
+from surveyctl.cli.context import CliContext, suggesting
 from surveyctl.errors import SurveyctlError
 from surveyctl.jsontext import dumps
 from surveyctl.money import usd
@@ -44,9 +44,11 @@ def show_fieldwork(
         if output_format == "json":
             click.echo(dumps([], compact=watch is not None))
         click.echo(
-            f"No managed surveys in the state of environment {ctx.environment().name!r} yet: "
-            "`surveyctl apply` creates them, and `surveyctl status SURVEY_ID` shows any "
-            "survey by its id.",
+            suggesting(
+                f"No managed surveys in the state of environment {ctx.environment().name!r} "
+                "yet: `surveyctl apply` creates them, and `surveyctl status SURVEY_ID` shows "
+                "any survey by its id."
+            ),
             err=True,
         )
         return

@@ -12,7 +12,7 @@ import click
 from surveyctl.api import ApiClient
 from surveyctl.cli import confirm
 from surveyctl.cli.confirm import confirm_write
-from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.cli.context import CliContext, pass_context, suggesting
 from surveyctl.cli.import_forms import check_form, one_manifest_source
 from surveyctl.cli.manifest_options import environment_catalog, project_desired
 from surveyctl.cli.options import SURVEY_ID, FilePath, lock_timeout_option, yes_help
@@ -154,10 +154,12 @@ def _adopt(
             )
             return
     click.echo(
-        f"Nothing was recorded in the state: without --out there is no manifest for "
-        f"{adoption.address}, and `plan --destroy` would delete a resource it does not "
-        f"describe. To adopt it, run `surveyctl {command} --out FILE`, or name the "
-        "manifests that hold its manifest with --manifests PATH.",
+        suggesting(
+            f"Nothing was recorded in the state: without --out there is no manifest for "
+            f"{adoption.address}, and `plan --destroy` would delete a resource it does not "
+            f"describe. To adopt it, run `surveyctl {command} --out FILE`, or name the "
+            "manifests that hold its manifest with --manifests PATH."
+        ),
         err=True,
     )
 
@@ -268,8 +270,10 @@ def _record_described(
             click.echo(f"surveyctl: warning: {mismatch} (--force given).", err=True)
     record_adoption(store, as_described(adoption, manifest.lifecycle.prevent_destroy))
     click.echo(
-        f"Recorded {adoption.address} as {adoption.source}, which its manifest "
-        f"({manifest.location}) describes; `surveyctl plan` shows what differs as updates.",
+        suggesting(
+            f"Recorded {adoption.address} as {adoption.source}, which its manifest "
+            f"({manifest.location}) describes; `surveyctl plan` shows what differs as updates."
+        ),
         err=True,
     )
 

@@ -214,6 +214,8 @@ class LazyGroup(click.Group):
             told = str(exc)
             if isinstance(ctx.obj, CliContext):
                 told = str(_key_variable_named(ctx.obj, exc)) + _sandbox_hint(ctx.obj, exc)
+                # A command the message suggests runs where this one ran, once pasted.
+                told = ctx.obj.command_prefix().carry(told)
             error = UserError(_shown(_redacted(told)))
             # The signal's code for a command stopped by one (surveyctl.safety.Interrupted: 130,
             # 143, 129), else 1.

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.cli.context import CliContext, pass_context, suggesting
 from surveyctl.cli.options import PLAN_FORMATS, FilePath, output_format_option
 from surveyctl.cli.progress import Steps, settle_spared_reads
 from surveyctl.cli.run_options import (
@@ -58,7 +58,8 @@ def _failure_shown(ctx: CliContext, output_format: str):
         failure = formats.get(output_format).failure
         if failure is not None:
             findings = exc.diagnostics if isinstance(exc, ManifestErrors) else []
-            click.echo(failure(_environment_name(ctx), str(exc), findings), nl=False)
+            shown = failure(_environment_name(ctx), str(exc), findings)
+            click.echo(suggesting(shown, json_string=output_format == "json"), nl=False)
         raise
 
 
@@ -148,7 +149,8 @@ def plan_command(
     if out is not None:
         key = plan_signing_key()
         save_plan(plan, out, key)
-        click.echo(f"Saved the plan to {out}; {_how_to_apply(plan, out, key)}.", err=True)
+        saved = f"Saved the plan to {out}; {_how_to_apply(plan, out, key)}."
+        click.echo(suggesting(saved), err=True)
     if plan.errors or unattempted(plan):  # an error, or a resource it could not plan
         click.get_current_context().exit(1)
     pending = plan.has_changes or plan.refreshed or plan.recovered or plan.unrecorded

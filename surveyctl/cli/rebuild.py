@@ -12,7 +12,7 @@ import click
 
 from surveyctl.cli import confirm
 from surveyctl.cli.confirm import confirm_write
-from surveyctl.cli.context import CliContext, pass_context
+from surveyctl.cli.context import CliContext, pass_context, suggesting
 from surveyctl.cli.options import FilePath, format_option, lock_timeout_option, yes_help
 from surveyctl.errors import SurveyctlError
 from surveyctl.jsontext import dumps
@@ -105,7 +105,7 @@ def rebuild_command(
             if output_format == "json"
             else render(found, environment.name, store.location)
         )
-        click.echo(shown, nl=False)
+        click.echo(suggesting(shown, json_string=output_format == "json"), nl=False)
         if found.adopt:
             action = (
                 f"record {len(found.adopt)} adopted resource(s) in the state of environment "
@@ -115,8 +115,10 @@ def rebuild_command(
                 raise SurveyctlError("nothing was recorded")
             count = rebuilding.record(store, found)
             click.echo(
-                f"Recorded {count} resource(s) in {store.location}; run `surveyctl plan` to "
-                "see how they compare with the manifests.",
+                suggesting(
+                    f"Recorded {count} resource(s) in {store.location}; run `surveyctl plan` "
+                    "to see how they compare with the manifests."
+                ),
                 err=True,
             )
     if not found.settled:

@@ -33,14 +33,20 @@ _refresh_only = click.option(
     "plan shows what changed outside surveyctl, apply records those live values as last "
     "applied.",
 )
-_target = click.option(
-    "--target",
-    "target_addresses",
-    multiple=True,
-    metavar="ADDRESS",
-    help="Plan only this resource (Survey/NAME, ExclusionGroup/NAME or NAME; repeatable) and "
-    "what it depends on (a group's surveys).",
-)
+
+
+def _target(verb: str):
+    """--target, whose help says what the command does to the resource: plan or apply it."""
+    return click.option(
+        "--target",
+        "target_addresses",
+        multiple=True,
+        metavar="ADDRESS",
+        help=f"{verb} only this resource (Survey/NAME, ExclusionGroup/NAME or NAME; "
+        "repeatable) and what it depends on (a group's surveys).",
+    )
+
+
 _parallelism = click.option(
     "--parallelism",
     default=DEFAULT_PARALLELISM,
@@ -89,7 +95,9 @@ def _identity_options(command):
 
 def warn(message: str) -> None:
     """What a run says before its plan (an empty state), on stderr."""
-    click.echo(f"surveyctl: warning: {message}", err=True)
+    from surveyctl.cli.context import suggesting
+
+    click.echo(suggesting(f"surveyctl: warning: {message}"), err=True)
 
 
 @dataclass(frozen=True)
@@ -119,9 +127,15 @@ class RunChoices:
         )
 
 
-def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
+def apply_run_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """`run_options` of apply, whose --target applies rather than plans."""
+    return run_options(command, verb="Apply")
+
+
+def run_options(command: Callable[..., Any], verb: str = "Plan") -> Callable[..., Any]:
     """The options plan and apply both take, in the order their help lists them; the command
-    receives them as one `run: RunChoices`."""
+    receives them as one `run: RunChoices`. `verb` is what the command does to a resource
+    (Plan, Apply), as --target's help says it."""
 
     @functools.wraps(command)
     def collected(*args: Any, **kwargs: Any) -> Any:
@@ -148,7 +162,7 @@ def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
     bundle = (
         _destroy,
         _refresh_only,
-        _target,
+        _target(verb),
         _parallelism,
         _override_options,
         _identity_options,
@@ -162,9 +176,11 @@ def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def render_plan(plan: Plan, output_format: str) -> str:
     """The plan in `output_format` (text is coloured only where `use_color` says)."""
+    from surveyctl.cli.context import suggesting
     from surveyctl.render import formats  # the renderers load when a plan is shown
 
-    return formats.get(output_format).plan(plan, use_color())
+    shown = formats.get(output_format).plan(plan, use_color())
+    return suggesting(shown, json_string=output_format == "json")
 
 
 def show_plan(plan: Plan, output_format: str) -> None:

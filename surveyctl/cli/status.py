@@ -12,6 +12,8 @@ quota's fill (see cli/fieldwork_view.py); without SURVEY_ID, of every managed su
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
 
 import click
@@ -20,7 +22,7 @@ from surveyctl.cli import confirm
 from surveyctl.cli.console import note_quoting_the_service
 from surveyctl.cli.context import CliContext, pass_context
 from surveyctl.cli.options import SURVEY_ID, Number, format_option, yes_help
-from surveyctl.errors import SurveyctlError
+from surveyctl.errors import ApiError, SurveyctlError
 from surveyctl.ops import status_history
 from surveyctl.ops.survey_moves import what_it_was_said_to_cost, what_the_move_does
 from surveyctl.render.values import printable
@@ -76,7 +78,8 @@ def status_command(
     if new_status is None:
         from surveyctl.cli.fieldwork_view import show_fieldwork
 
-        show_fieldwork(ctx, survey_id, output_format, watch, times)
+        with _named_when_missing(ctx, survey_id):
+            show_fieldwork(ctx, survey_id, output_format, watch, times)
         return
     if watch is not None:
         raise click.UsageError("--watch shows fieldwork; it cannot be combined with NEW_STATUS")
@@ -102,7 +105,8 @@ def _move(ctx: CliContext, survey_id: int, new_status: str, yes: bool) -> None:
     if not confirm.terminal():  # refuses here, or lets the move through without a question
         confirm.confirm_write(ctx, action, approved=yes, always_asks=True)
     client = ctx.client()
-    survey = client.get_survey(survey_id)
+    with _named_when_missing(ctx, survey_id):
+        survey = client.get_survey(survey_id)
     current = survey.get("ps_survey_status")
     wanted = SURVEY_STATUSES[new_status]
     path = survey_move_path(current, wanted) if isinstance(current, int) else [wanted]
@@ -153,6 +157,24 @@ def _move(ctx: CliContext, survey_id: int, new_status: str, yes: bool) -> None:
                 f"survey {survey_id} did not stay {new_status}: {_why_not(got)}"
             )
         _record(ctx, moved(outcome), failing=stayed)
+
+
+@contextmanager
+def _named_when_missing(ctx: CliContext, survey_id: int | None) -> Iterator[None]:
+    """A survey the marketplace does not have (404) said as one sentence naming the id and the
+    environment, rather than the request and the service's words (kept for --debug): a
+    mistyped id, or one of another environment, is the usual cause."""
+    try:
+        yield
+    except ApiError as exc:
+        if survey_id is None or exc.status != 404:
+            raise
+        if ctx.debug:
+            click.echo(f"surveyctl: the marketplace answered: {exc}", err=True)
+        environment = ctx.environment().name
+        raise SurveyctlError(
+            f"no survey {survey_id} in the marketplace of environment {environment!r}"
+        ) from None
 
 
 def _record(ctx: CliContext, what: StatusSet, failing: SurveyctlError | None) -> None:

@@ -139,7 +139,8 @@ def _resolve_answers(
             item.location,
         )
         return
-    for text in item.answers or []:
+    places = item.answer_locations or []
+    for index, text in enumerate(item.answers or []):
         answer = attribute.answer(text)
         if answer is None:
             texts = attribute.answer_texts()
@@ -152,7 +153,7 @@ def _resolve_answers(
             )
             diagnostics.error(
                 f"Attribute {attribute.desc!r} has no answer {text!r} in {where}{hint}",
-                item.location,
+                places[index] if index < len(places) else item.location,
             )
             unknown = True  # the other answers are still checked: every typo in one run
             continue

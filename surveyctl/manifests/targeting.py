@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 from surveyctl.errors import Location
 from surveyctl.manifests.load import whole
 from surveyctl.model import Qualification, RangeSet
+from surveyctl.yamlsafe.marked import MarkedList
 
 T = TypeVar("T", bound=Qualification)
 
@@ -25,6 +26,9 @@ def targeting(
     codes = choice.get("condition_codes")
     ranges = choice.get("range_sets")
     extra = {"child_age_unit": choice["child_age_unit"]} if "child_age_unit" in choice else {}
+    answers = choice.get("answers")
+    if isinstance(answers, MarkedList):
+        extra["answer_locations"] = [answers.where(index) for index in range(len(answers))]
     return cls(
         qualification_code=whole(attribute.get("qualification_code")),
         attribute=attribute.get("attribute"),

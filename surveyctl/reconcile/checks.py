@@ -45,10 +45,13 @@ def quota_balance(address: str, body: dict, location: str | None) -> list[Note]:
     return [Note("note", address, text, location)]
 
 
-def survey_notes(address: str, body: dict, location: str | None) -> list[Note]:
-    """What a new or changed survey's quotas say of its goal (`quota_balance`) and of its
-    estimated spend (`priced_apart`)."""
-    return quota_balance(address, body, location) + priced_apart(address, body, location)
+def survey_notes(address: str, body: dict, location_of: Callable[[str], str | None]) -> list[Note]:
+    """What a new or changed survey's quotas say of its goal (`quota_balance`, at the line of
+    `quotas`) and of its estimated spend (`priced_apart`, at the line of `qbp`), each at the
+    line of its field as `validate` points there (`location_of`)."""
+    return quota_balance(address, body, location_of("quotas")) + priced_apart(
+        address, body, location_of("qbp")
+    )
 
 
 def priced_apart(address: str, body: dict, location: str | None) -> list[Note]:

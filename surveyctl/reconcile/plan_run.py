@@ -17,7 +17,7 @@ from pathlib import Path
 from surveyctl.config import Config
 from surveyctl.errors import ConfigError, SurveyctlError
 from surveyctl.manifests import Diagnostic, load_manifests
-from surveyctl.manifests.diagnostics import ERROR
+from surveyctl.manifests.diagnostics import ERROR, WARNING
 from surveyctl.memory import collector_paused
 from surveyctl.model import DesiredState
 from surveyctl.reconcile import identity, targets
@@ -35,6 +35,7 @@ from surveyctl.reconcile.run import RunOptions, Workspace
 from surveyctl.reconcile.twins import creates_due, find_twins
 from surveyctl.reconcile.wave_renames import note_wave_renames
 from surveyctl.redacting import holds_secret
+from surveyctl.resources import EXCLUSION_GROUP, SURVEY
 from surveyctl.state import State
 from surveyctl.state.placement import check_placement, state_warnings
 from surveyctl.variables import create_settle_seconds
@@ -78,6 +79,14 @@ def reads_some_manifests(config: Config, targets: tuple[Path, ...]) -> bool:
 def desired_state(workspace: Workspace, options: RunOptions) -> DesiredState:
     """The manifests of `options.targets`, expanded and checked; ManifestErrors when they
     have errors."""
+    return checked_manifests(workspace, options)[0]
+
+
+def checked_manifests(
+    workspace: Workspace, options: RunOptions
+) -> tuple[DesiredState, list[Diagnostic]]:
+    """The manifests of `options.targets`, expanded and checked, with the warnings `validate`
+    would show of them; ManifestErrors when they have errors."""
     desired, diagnostics = load_manifests(
         workspace.config.manifest_paths(options.targets),
         workspace.catalog,
@@ -102,7 +111,27 @@ def desired_state(workspace: Workspace, options: RunOptions) -> DesiredState:
             f"{len(unresolved)} survey(s) name attributes, which --offline leaves unresolved; "
             "nothing was planned: plan without --offline",
         )
-    return desired
+    return desired, [d for d in diagnostics.sorted() if d.severity == WARNING]
+
+
+def manifest_warnings(desired: DesiredState, warnings: list[Diagnostic]) -> list[Note]:
+    """The manifests' warnings as a plan's notes, each once, at its file:line: CI runs `plan`,
+    not `validate`, and a live_url without the transaction id is worth seeing before the
+    apply. A warning is said of the resource its file describes when the file describes one."""
+    described: dict[str, list[str]] = {}
+    for kind, resources in ((SURVEY, desired.surveys), (EXCLUSION_GROUP, desired.groups)):
+        for name, resource in resources.items():
+            if resource.location is not None:
+                described.setdefault(resource.location.file, []).append(f"{kind}/{name}")
+    notes: list[Note] = []
+    for warning in warnings:
+        where = warning.location
+        named = described.get(where.file, []) if where is not None else []
+        address = named[0] if len(set(named)) == 1 else ""
+        note = Note("warning", address, warning.summary, str(where) if where else None)
+        if note not in notes:
+            notes.append(note)
+    return notes
 
 
 def _refuse_secrets(plan: Plan) -> None:
@@ -155,7 +184,9 @@ def plan_run(
     with LiveReads(marketplace, state, options.parallelism, options.refresh) as reads:
         if marketplace is not None:
             reads.start()
-        desired = desired_state(workspace, options) if desired is None else desired
+        warnings: list[Diagnostic] = []
+        if desired is None:
+            desired, warnings = checked_manifests(workspace, options)
         # Creates are looked for among everything the manifests and the state hold, a
         # --target plan's too: a renamed program's old members are outside its cut.
         whole_desired, whole_state = desired, state
@@ -186,6 +217,13 @@ def plan_run(
             partial=tuple(plan_sources(workspace.config, options.targets)) if partial else (),
         )
         plan = make_plan(marketplace, request, reads)
+    # First, as `validate` lists them: they are about the manifests, not about a change.
+    said = manifest_warnings(whole_desired, warnings)
+    if options.target_addresses:  # of the resources planned, and of no one resource
+        cut = {f"{SURVEY}/{name}" for name in desired.surveys}
+        cut |= {f"{EXCLUSION_GROUP}/{name}" for name in desired.groups}
+        said = [note for note in said if not note.address or note.address in cut]
+    plan.notes[:0] = said
     settle(plan, twins, rule, options.overrides)
     # After settle: a create it withheld (a renamed wave whose title has no `{wave}` is a
     # twin) has its own note naming the `state mv` already.

@@ -276,7 +276,7 @@ def test_a_second_run_while_one_is_running_is_refused_and_leaves_the_first_runs_
             COMMAND, cwd=tmp_path, env=environ, capture_output=True, text=True, timeout=120
         )
         assert second.returncode == 1
-        assert "another `surveyctl conformance` of environment 'local' is running" in (
+        assert "another `surveyctl --env local conformance` of environment 'local' is running" in (
             second.stderr
         )
         assert "left on the account" not in second.stderr

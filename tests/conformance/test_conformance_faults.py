@@ -160,7 +160,7 @@ def test_a_draft_the_run_cannot_remove_fails_the_run_naming_it_and_its_record(in
     assert message.startswith("Error: the run's draft could not be removed (DELETE ")
     assert f"the draft {_journalled_draft()} is left on the account" in message
     assert str(JOURNAL) in message
-    assert "the next `surveyctl conformance` removes it" in message
+    assert "the next `surveyctl --env local conformance` removes it" in message
     assert "The draft" not in result.stdout  # no "was DELETE ... answered 502" line
 
 
@@ -177,7 +177,7 @@ def test_a_service_lost_mid_run_says_what_stopped_it_and_which_draft_is_left(inv
         assert message.startswith("Error: cannot reach environment 'local'")
         assert "(PUT /surveys/" in message  # what stopped it, not the cleanup
         assert f"the draft {_journalled_draft()} is left on the account" in message
-        assert "the next `surveyctl conformance` removes it" in message
+        assert "the next `surveyctl --env local conformance` removes it" in message
 
 
 def test_the_next_run_removes_the_draft_a_lost_service_left(invoke, tmp_path):
@@ -227,7 +227,7 @@ def test_a_refused_delete_fails_the_run_naming_the_draft_its_cost_and_how_to_rem
     assert "it was never launched, so it draws no traffic and costs nothing" in message
     assert f"Delete survey {left} where the account's surveys are managed, then delete" in message
     assert str(JOURNAL) in message
-    assert "the next `surveyctl conformance` removes it" not in message
+    assert "conformance` removes it" not in message
 
 
 def test_a_refused_delete_is_the_delete_rows_difference(refused):

@@ -300,10 +300,11 @@ def test_schema_shares_and_answer_typos_are_all_reported_in_one_run(run_cli, pro
         in (lines)
     )
     assert not any("missing required field" in line for line in lines)
-    assert any("typos.yaml:14:7:" in line and "no answer 'Mal'" in line for line in lines)
-    assert any("typos.yaml:14:7:" in line and "no answer 'Femal'" in line for line in lines)
+    # Each answer at its own place in the list, not at the start of the qualification.
+    assert any("typos.yaml:14:37:" in line and "no answer 'Mal'" in line for line in lines)
+    assert any("typos.yaml:14:42:" in line and "no answer 'Femal'" in line for line in lines)
     assert "typos.yaml:19:11: error: The shares of dimension 'gender' sum to 0.9, not 1." in lines
-    assert any("typos.yaml:23:15:" in line and "no answer 'Femle'" in line for line in lines)
+    assert any("typos.yaml:23:34:" in line and "no answer 'Femle'" in line for line in lines)
 
 
 def test_a_schema_error_does_not_hide_a_rule_error_in_the_same_file(run_cli, project, line_of):

@@ -21,7 +21,10 @@ def _configured(project: Path) -> None:
 
 def _applied(run_cli, manifests, *names: str) -> None:
     for name in names:
-        manifests.write(survey_manifest(name, offer_price=1.0, completes_required=10))
+        manifest = survey_manifest(name, offer_price=1.0, completes_required=10)
+        for quota in manifest["spec"]["quotas"]:  # within the goal: no manifest warning
+            quota["required_count"] = 5
+        manifests.write(manifest)
     result = run_cli("apply", "--auto-approve")
     assert result.exit_code == 0, result.stdout + result.stderr
 

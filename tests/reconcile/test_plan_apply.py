@@ -845,6 +845,12 @@ def test_plan_of_a_new_survey_shows_its_spend(run_cli, manifests):
     assert "Estimated spend: $0.00 -> $500.00 (+$500.00)." in result.stdout
 
 
+def _quotas_line(manifests) -> int:
+    """The line of the tracker manifest's `quotas:`, where a note about its quotas points."""
+    text = (manifests.folder / "tracker.yaml").read_text(encoding="utf-8")
+    return next(i for i, row in enumerate(text.splitlines(), 1) if row.strip() == "quotas:")
+
+
 def test_plan_of_a_new_survey_whose_quotas_sum_below_its_goal_notes_a_soft_launch(
     run_cli, manifests
 ):
@@ -853,7 +859,7 @@ def test_plan_of_a_new_survey_whose_quotas_sum_below_its_goal_notes_a_soft_launc
     result = run_cli("plan", "manifests")
     assert (
         "note: Survey/tracker: soft launch: the quotas sum to 100, below completes_required 200 "
-        "(manifests/tracker.yaml:1:1)"
+        f"(manifests/tracker.yaml:{_quotas_line(manifests)}:3)"
     ) in result.stdout
 
 
@@ -865,7 +871,7 @@ def test_lowering_a_quota_below_the_goal_notes_a_soft_launch(project, manifests,
     result = run_cli("plan", "manifests")
     assert (
         "note: Survey/tracker: soft launch: the quotas sum to 180, below completes_required 200 "
-        "(manifests/tracker.yaml:1:1)"
+        f"(manifests/tracker.yaml:{_quotas_line(manifests)}:3)"
     ) in result.stdout
 
 
@@ -999,7 +1005,7 @@ def test_raising_the_goal_above_the_quotas_notes_a_soft_launch(
     result = run_cli("plan", "manifests")
     assert (
         "note: Survey/tracker: soft launch: the quotas sum to 200, below completes_required 250 "
-        "(manifests/tracker.yaml:1:1)"
+        f"(manifests/tracker.yaml:{_quotas_line(manifests)}:3)"
     ) in result.stdout
 
 

@@ -9,8 +9,15 @@ QBP_MALE = {"enable": True, "quota_ids": ["male"]}
 SAID = (
     "note: Survey/tracker: quota male is priced individually (qbp); the API does not show its "
     "price, so its completes are counted at offer_price in the estimated spend and in "
-    "max_spend_increase (manifests/tracker.yaml:1:1)"
+    "max_spend_increase (manifests/tracker.yaml:{line}:3)"
 )
+
+
+def _said(manifests) -> str:
+    """SAID at the line of the manifest's `qbp:`, the field the note is about."""
+    text = (manifests.folder / "tracker.yaml").read_text(encoding="utf-8")
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if row.strip() == "qbp:")
+    return SAID.format(line=line)
 
 
 def test_a_new_survey_with_a_quota_priced_individually_says_the_estimate_counts_it_at_offer_price(
@@ -18,7 +25,7 @@ def test_a_new_survey_with_a_quota_priced_individually_says_the_estimate_counts_
 ):
     manifests.write(survey_manifest("tracker", qbp=QBP_MALE))
     result = run_cli("plan", "manifests")
-    assert SAID in result.stdout
+    assert _said(manifests) in result.stdout
 
 
 def test_a_note_of_quotas_priced_individually_names_each_of_them(run_cli, manifests):
@@ -66,7 +73,7 @@ def test_the_note_of_an_update_names_the_manifest_of_the_survey(run_cli, manifes
     _applied_with_qbp(run_cli, manifests)
     manifests.write(survey_manifest("tracker", qbp=QBP_MALE, offer_price=3.0))
     result = run_cli("plan", "manifests")
-    assert SAID in result.stdout
+    assert _said(manifests) in result.stdout
 
 
 def test_raising_the_completes_required_of_a_survey_with_a_quota_priced_individually_says_so(
@@ -76,7 +83,7 @@ def test_raising_the_completes_required_of_a_survey_with_a_quota_priced_individu
     manifests.write(survey_manifest("tracker", qbp=QBP_MALE, completes_required=300))
     result = run_cli("plan", "manifests")
     assert "1 to change" in result.stdout
-    assert SAID in result.stdout
+    assert _said(manifests) in result.stdout
 
 
 def test_changing_the_quotas_of_a_survey_with_a_quota_priced_individually_says_so(
@@ -88,7 +95,7 @@ def test_changing_the_quotas_of_a_survey_with_a_quota_priced_individually_says_s
     manifests.write(survey_manifest("tracker", qbp=QBP_MALE, quotas=quotas))
     result = run_cli("plan", "manifests")
     assert "1 to change" in result.stdout
-    assert SAID in result.stdout
+    assert _said(manifests) in result.stdout
 
 
 def test_pricing_a_quota_individually_in_an_update_says_so(run_cli, manifests):
@@ -97,4 +104,4 @@ def test_pricing_a_quota_individually_in_an_update_says_so(run_cli, manifests):
     manifests.write(survey_manifest("tracker", qbp=QBP_MALE))
     result = run_cli("plan", "manifests")
     assert "1 to change" in result.stdout
-    assert SAID in result.stdout
+    assert _said(manifests) in result.stdout

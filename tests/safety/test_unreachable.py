@@ -173,7 +173,7 @@ def test_the_embedded_sandbox_port_never_shows_in_an_error(tmp_path, monkeypatch
     monkeypatch.delenv("SURVEYCTL_ENV", raising=False)
     result = CliRunner().invoke(cli, ["status", "99999999"])
     assert result.exit_code == 1
-    assert "GET /buyers/v2/surveys/99999999/status answered 404" in result.stderr
+    assert "no survey 99999999 in the marketplace of environment 'sandbox'" in result.stderr
     assert "127.0.0.1" not in result.output + result.stderr
     assert not re.search(r":\d{4,5}\b", result.stderr)
 

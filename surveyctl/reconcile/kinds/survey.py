@@ -104,7 +104,7 @@ class SurveyKind(Kind):
                         where,
                     )
                 )
-            plan.notes.extend(checks.survey_notes(resource, desired, where))
+            plan.notes.extend(checks.survey_notes(resource, desired, manifest.where))
             return ResourceChange(
                 SURVEY,
                 name,
@@ -292,9 +292,9 @@ def _update(
             change.quota_updates = quota_update_bodies(merged, changes)
         touched = {c.field for c in changes}
         if touched & {"quotas", "completes_required"}:
-            notes.extend(checks.quota_balance(resource, merged, where))
+            notes.extend(checks.quota_balance(resource, merged, survey.where("quotas")))
         if touched & {"quotas", "completes_required", "offer_price", "qbp"}:
-            notes.extend(checks.priced_apart(resource, merged, where))
+            notes.extend(checks.priced_apart(resource, merged, survey.where("qbp")))
     return change
 
 
