@@ -117,8 +117,11 @@ def test_an_error_body_naming_its_message_otherwise_still_shows_it(spelling, run
     spelling.error_key = key
     result = run_cli("status", "99999")
     assert result.exit_code == 1
-    assert "answered 404: Survey not found" in result.stderr
     assert "Traceback" not in result.stderr
+    # `status` of a missing survey says so in its own words; --debug shows the service's.
+    debugged = run_cli("--debug", "status", "99999")
+    assert "the marketplace answered: GET " in debugged.stderr
+    assert "answered 404: Survey not found" in debugged.stderr
 
 
 def _error_of_a_missing_survey(sandbox, error_body: dict) -> str:
