@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import os
 import re
 import shutil
 import signal
@@ -44,7 +45,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parents[1]
-SCRATCH = Path("/tmp/surveyctl-mutation")
+# SURVEYCTL_MUTATION_SCRATCH: a scratch folder of its own for a run beside another checkout's.
+SCRATCH = Path(os.environ.get("SURVEYCTL_MUTATION_SCRATCH", "/tmp/surveyctl-mutation"))
 # What the tests read beside the package (schemas, the CI examples, the docs they check).
 COPIED = ("surveyctl", "tests", "schemas", "examples", "docs", "README.md", "surveyctl.yaml")
 
