@@ -379,3 +379,41 @@ def test_no_value_holds_a_secret_before_surveyctl_api_is_loaded(monkeypatch):
 
     monkeypatch.delitem(sys.modules, "surveyctl.api.secrets")
     assert not holds_secret({"survey_title": SECRET})
+
+
+def _written_to_one_terminal(monkeypatch, write) -> str:
+    """What one terminal shows when `write(stdout, stderr)` writes through the streams every
+    command gets, stdout and stderr both going to it (`2>&1`)."""
+    from surveyctl.cli.streams import redacting
+
+    _only_secret(monkeypatch, SECRET)
+    terminal = io.StringIO()
+    monkeypatch.setattr("sys.stdout", terminal)
+    monkeypatch.setattr("sys.stderr", terminal)
+    with redacting():
+        write(sys.stdout, sys.stderr)
+    return terminal.getvalue()
+
+
+def test_a_key_begun_on_stdout_and_ended_on_stderr_never_shows_joined_on_one_terminal(
+    monkeypatch,
+):
+    # What could begin the key waits on stdout, so stderr's line goes out before it: each
+    # half shows, never the two side by side.
+    def halves(stdout, stderr):
+        stdout.write(f"Tracker {SECRET[:9]}")
+        stderr.write(f"{SECRET[9:]} wave 2\n")
+
+    shown = _written_to_one_terminal(monkeypatch, halves)
+    assert shown == f"Tracker {SECRET[9:]} wave 2\n{SECRET[:9]}"
+
+
+def test_a_key_begun_on_stderr_and_ended_on_stdout_never_shows_joined_on_one_terminal(
+    monkeypatch,
+):
+    def halves(stdout, stderr):
+        stderr.write(f"Reading {SECRET[:9]}")
+        stdout.write(f"{SECRET[9:]},en_US\n")
+
+    shown = _written_to_one_terminal(monkeypatch, halves)
+    assert shown == f"Reading {SECRET[9:]},en_US\n{SECRET[:9]}"
