@@ -343,3 +343,20 @@ def test_a_csv_cell_with_the_key_quoted_in_it_is_held_from_its_doubled_quote():
     # begins one character before it and is not whole yet.
     remember('"sk-live-7f3c9a1e"')
     assert redact_open('1,"Tracker ""sk-live-7f3c9a1e"') == ('1,"Tracker ', '""sk-live-7f3c9a1e"')
+
+
+def test_a_csv_cell_with_the_key_and_all_of_its_last_escape_holds_nothing_back():
+    remember('sk"live-7f3c9a1e%')
+    assert redact_open('token sk""live-7f3c9a1e%25') == ("token [redacted]", "")
+
+
+def test_a_csv_cell_with_the_key_then_what_goes_on_no_escape_of_its_end_is_redacted_at_once():
+    # `u0` begins `\u0025`, an escape of `%`, but not one that begins with `%`.
+    remember('sk"live-7f3c9a1e%')
+    assert redact_open('token sk""live-7f3c9a1e%u0') == ("token [redacted]u0", "")
+
+
+def test_a_secret_of_spaces_alone_could_begin_where_its_spaces_begin():
+    # Stripped, nothing is left to escape: only the secret as it is is looked for.
+    remember(" " * MIN_KEY_LENGTH)
+    assert open_end("token   ") == 3

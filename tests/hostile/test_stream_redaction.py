@@ -417,3 +417,15 @@ def test_a_key_begun_on_stderr_and_ended_on_stdout_never_shows_joined_on_one_ter
 
     shown = _written_to_one_terminal(monkeypatch, halves)
     assert shown == f"Reading {SECRET[9:]},en_US\n{SECRET[:9]}"
+
+
+@pytest.mark.parametrize("last", ["\\", "%"], ids=["backslash", "percent"])
+def test_a_key_with_a_quote_in_a_csv_cell_ending_in_an_escape_split_anywhere_never_shows(last):
+    # The cell's `""` is no escape of `"`: only the CSV spelling itself, then the rest of its
+    # last character's escape, tells where the key ends.
+    key = 'sk"live-7f3c9a1e' + last
+    for end in (end for end in ENDS[last] if end.startswith(last)):
+        line = f'1,"Tracker sk""live-7f3c9a1e{end}",en_US\n'
+        for cut in range(len(line) + 1):
+            shown = _written_in_pieces(key, [line[:cut], line[cut:]])
+            assert shown == f'1,"Tracker {REDACTED}",en_US\n', (end, cut)
