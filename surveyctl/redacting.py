@@ -47,10 +47,13 @@ class RedactingWriter:
     parts, `print(a, b)`, rich's segments, a page of an export), so a piece is passed on
     redacted together with what came before it, except for its last characters when they could
     be the beginning of a secret (a key starting `sk-`, a piece ending `... sk-`): those wait
-    for the next piece, which shows whether the rest of the secret follows. Text that could
-    begin no secret, which is nearly all, goes out at once. `flush` keeps them waiting too (click
-    and rich flush after every call); they go out, redacted, on `close`, when the process ends
-    (`atexit`), and while a question waits for its answer (`nothing_held`).
+    for the next piece, which shows whether the rest of the secret follows. So does a secret
+    whole at the very end that the next piece may spell longer (a key ending in `%`, and the
+    next piece beginning `25`): redacted at once, it would leave that `25` after
+    "[redacted]". Text that could begin no secret, which is nearly all, goes out at once.
+    `flush` keeps them waiting too (click and rich flush after every call); they go out,
+    redacted, on `close`, when the process ends (`atexit`), and while a question waits for its
+    answer (`nothing_held`).
 
     Its `buffer`, where click writes bytes (the shell completion's script), takes bytes into
     the same text: a character split between two writes of bytes is decoded whole.
@@ -58,7 +61,9 @@ class RedactingWriter:
 
     def __init__(self, stream: IO[str]):
         self.stream = stream
-        self._held = ""  # redacted already: what may begin a secret
+        # What may begin a secret, redacted already but for a secret whole at its end that
+        # the next piece may lengthen (`redact_open`): every way out redacts it again.
+        self._held = ""
         self._decoder: codecs.IncrementalDecoder | None = None  # made by `buffer`
         self._bytes: _RedactingBuffer | None = None
         self._lock = threading.Lock()  # progress lines come from apply's worker threads

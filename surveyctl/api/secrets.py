@@ -71,12 +71,26 @@ def redact_clipped(text: str, limit: int, more: str = "...") -> str:
 
 def redact_open(text: str) -> tuple[str, str]:
     """`text` redacted, in two parts: what can be passed on, and its last characters that
-    could begin a secret (`open_end`), to be held until the next piece of text."""
+    could begin a secret (`open_end`), to be held until the next piece of text.
+
+    When a secret was taken out, what could begin a spelling is looked for in the text as it
+    came: redacting may have cut it. A key ending in `%` whole at the end may go on as
+    `%25` in the next piece, a key `"sk-x"` at the end of `""sk-x"` as the CSV cell's
+    `""sk-x""`; redacted now, the rest would show after "[redacted]", where the whole text
+    redacted at once shows none of it. Such a tail is held as it came, from the start of the
+    spelling that took part of it, and passes `redact` with the next piece, or alone at the
+    end: what goes on is always the start of the text given, redacted as a whole."""
     if not any(_opening(secret).firsts.search(text) for secret in _SECRETS):
         return text, ""  # no character a spelling begins with: nothing to take out or hold
     shown = redact(text)
-    cut = len(shown) - open_end(shown)
-    return shown[:cut], shown[cut:]
+    cut = len(text) - open_end(text)
+    if cut == len(text):
+        return shown, ""
+    if shown == text:
+        return text[:cut], text[cut:]  # nothing taken out: what is held is as it came
+    while redact(text[:cut]) + redact(text[cut:]) != shown:
+        cut -= 1  # inside a spelling redact takes out whole: held from where that begins
+    return redact(text[:cut]), text[cut:]
 
 
 def open_end(text: str) -> int:
@@ -91,18 +105,41 @@ def open_end(text: str) -> int:
 
 
 def _open_end(secret: str, text: str) -> int:
-    reach, firsts, heads, spellings, _ = _opening(secret)
-    position = max(0, len(text) - reach + 1)  # a whole spelling was redacted already
+    reach, firsts, heads, *_ = _opening(secret)
+    # A spelling begun earlier is longer than every spelling: no text that follows ends it.
+    position = max(0, len(text) - reach + 1)
     while (found := firsts.search(text, position)) is not None:
         position = found.start()
         if heads.match(text, position):
             tail = text[position:]  # the first that may begin a spelling is the longest
-            if any(len(tail) < len(form) and form.startswith(tail) for form in spellings):
-                return len(tail)
-            if _begins_escaped(secret.strip(), tail):
+            if _begins(secret, tail):
                 return len(tail)
         position += 1
     return 0
+
+
+def _begins(secret: str, tail: str) -> bool:
+    """Whether `tail` is the start of a spelling of `secret`, cut before its end."""
+    opening = _opening(secret)
+    for form, pattern in zip(opening.spellings, opening.spelled, strict=True):
+        if len(tail) < len(form) and form.startswith(tail):
+            return True
+        if pattern is not None and tail.startswith(form) and _cut_rest(form[-1], tail[len(form) :]):
+            return True  # `_spelled`'s: the form whole, and its last character's escape cut
+    if opening.foreign.search(tail):
+        return False
+    return _begins_escaped(secret.strip(), tail)
+
+
+def _cut_rest(last: str, rest: str) -> bool:
+    """Whether `rest` (perhaps empty) is the rest of an escape of `last` that begins with
+    `last` itself, cut before its end: `2` of `%25`, `u00` of `\\u005c`."""
+    for escape, folded in _forms(last):
+        after = escape[1:]
+        if escape[0] == last and len(rest) < len(after):
+            if (rest.lower() if folded else rest) == after[: len(rest)]:
+                return True
+    return False
 
 
 # How many characters of a secret a pattern of `_opening` looks at: text that begins none of
@@ -118,6 +155,9 @@ class _Opening(NamedTuple):
     heads: re.Pattern[str]  # where one may begin: its first `_HEAD` characters, or fewer
     spellings: list[str]  # its spellings written out, longest first (`_escaped`'s are not)
     spelled: list[re.Pattern[str] | None]  # `_spelled` of each of them
+    # A character that no text `_escaped` matches holds: a tail with one begins no escaped
+    # spelling, which `_begins_escaped` would take the length of the key to find.
+    foreign: re.Pattern[str]
 
 
 def _opening(secret: str) -> _Opening:
@@ -135,7 +175,15 @@ def _opening(secret: str) -> _Opening:
             heads.append(_head(stripped, map(_character, stripped)))
         first = re.compile("[" + "".join(map(re.escape, sorted(firsts))) + "]")
         spelled = [_spelled(form) for form in spellings]
-        opening = _Opening(reach, first, re.compile("|".join(heads)), spellings, spelled)
+        known = {
+            letter
+            for char in stripped
+            for form, folded in _forms(char)
+            for letter in (form.lower() + form.upper() if folded else form)
+        }
+        foreign = re.compile("[^" + "".join(map(re.escape, sorted(known))) + "]" if known else ".")
+        heads_pattern = re.compile("|".join(heads))
+        opening = _Opening(reach, first, heads_pattern, spellings, spelled, foreign)
         _OPENINGS[secret] = opening
     return opening
 

@@ -295,3 +295,68 @@ def test_the_debug_log_takes_the_key_out_of_each_record_itself():
 
 def test_the_debug_log_names_the_logger_of_each_record():
     assert _debug_log("< 200 /surveys") == "surveyctl.http < 200 /surveys\n"
+
+
+def test_a_key_whole_at_the_end_that_its_last_escape_may_go_on_from_is_held_as_it_came():
+    # `%` may be the first character of `%25`: redacted now, `25` would follow "[redacted]".
+    remember("sk-live-7f3c9a1e%")
+    assert redact_open("token sk-live-7f3c9a1e%") == ("token ", "sk-live-7f3c9a1e%")
+
+
+def test_a_key_whole_at_the_end_with_its_last_escape_cut_is_held_as_it_came():
+    remember("sk-live-7f3c9a1e\\")
+    assert redact_open("token sk-live-7f3c9a1e\\u00") == ("token ", "sk-live-7f3c9a1e\\u00")
+
+
+def test_a_key_whole_at_the_end_that_no_spelling_goes_on_from_is_redacted_at_once():
+    remember("sk-live-7f3c9a1e")
+    assert redact_open("token sk-live-7f3c9a1e") == ("token [redacted]", "")
+
+
+def test_a_key_held_as_it_came_is_redacted_with_the_rest_of_its_escape():
+    remember("sk-live-7f3c9a1e%")
+    shown, held = redact_open("token sk-live-7f3c9a1e%")
+    assert (shown, redact_open(held + "25 refused")) == ("token ", ("[redacted] refused", ""))
+
+
+def test_a_key_whose_repr_ends_in_a_backslash_is_held_with_its_escape_cut():
+    # repr doubles the key's last backslash; `_spelled` lets that one go on as `\u005c` too.
+    remember("sk-live-7f3c9a1e\\")
+    assert redact_open("token 'sk-live-7f3c9a1e\\\\u0") == ("token '", "sk-live-7f3c9a1e\\\\u0")
+
+
+def test_what_could_begin_the_key_after_a_key_that_took_its_first_character_is_held_from_that_key():
+    # The key as it is takes `\` as the rest of its last character's escape (`\\`), and that
+    # `\` begins `\xc3`, the key's bytes repr: held from where the first key begins.
+    key = "\u00e9k-live-7f3c9a1e\\"
+    remember(key)
+    assert redact_open(f"token {key}\\xc3") == ("token ", f"{key}\\xc3")
+
+
+def test_a_text_with_the_key_whose_end_could_begin_it_holds_that_end_alone():
+    remember("sk-live-7f3c9a1e")
+    assert redact_open("sk-live-7f3c9a1e, sk-li") == ("[redacted], ", "sk-li")
+
+
+def test_a_csv_cell_with_the_key_quoted_in_it_is_held_from_its_doubled_quote():
+    # `"sk-live-7f3c9a1e"` is whole after the cell's first `""`; its CSV spelling `""...""`
+    # begins one character before it and is not whole yet.
+    remember('"sk-live-7f3c9a1e"')
+    assert redact_open('1,"Tracker ""sk-live-7f3c9a1e"') == ('1,"Tracker ', '""sk-live-7f3c9a1e"')
+
+
+def test_a_csv_cell_with_the_key_and_all_of_its_last_escape_holds_nothing_back():
+    remember('sk"live-7f3c9a1e%')
+    assert redact_open('token sk""live-7f3c9a1e%25') == ("token [redacted]", "")
+
+
+def test_a_csv_cell_with_the_key_then_what_goes_on_no_escape_of_its_end_is_redacted_at_once():
+    # `u0` begins `\u0025`, an escape of `%`, but not one that begins with `%`.
+    remember('sk"live-7f3c9a1e%')
+    assert redact_open('token sk""live-7f3c9a1e%u0') == ("token [redacted]u0", "")
+
+
+def test_a_secret_of_spaces_alone_could_begin_where_its_spaces_begin():
+    # Stripped, nothing is left to escape: only the secret as it is is looked for.
+    remember(" " * MIN_KEY_LENGTH)
+    assert open_end("token   ") == 3

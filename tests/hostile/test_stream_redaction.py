@@ -12,6 +12,10 @@ import io
 import json
 import sys
 
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
 from surveyctl.api.secrets import REDACTED
 
 # `/` and `"`: JSON writes the quote as `\"`, and a service may write the slash as `\/`.
@@ -73,6 +77,119 @@ def test_the_key_split_at_any_point_over_two_writes_never_shows(monkeypatch):
 
             shown = _written_through_the_streams(monkeypatch, in_two)
             assert shown == f"Tracker {REDACTED} wave 2\n", (spelling, cut)
+
+
+def _written_in_pieces(key: str, pieces: list[str]) -> str:
+    """What a writer passes on of `pieces`, each written and flushed in turn and the writer
+    then closed, with `key` the one secret held."""
+    from surveyctl.redacting import RedactingWriter
+
+    with pytest.MonkeyPatch.context() as patch:
+        _only_secret(patch, key)
+        writer = RedactingWriter(io.StringIO())
+        for piece in pieces:
+            writer.write(piece)
+            writer.flush()
+        writer.close()
+    return writer.stream.getvalue()
+
+
+# The characters that an escape of them begins with, or that a spelling doubles, each with
+# the ways its encoders write it: a key ending in one, cut right after it, has the rest of
+# that spelling in the next piece (`25` of `%25`, `u005c` of `\u005c`).
+ENDS = {
+    "\\": ("\\", "\\\\", "\\u005c", "\\U005C", "\\x5c", "\\X5C", "%5c", "%5C"),
+    "%": ("%", "\\%", "%25", "\\u0025", "\\U0025", "\\x25", "\\X25"),
+    "u": ("u", "\\u", "\\u0075", "\\x75", "%75"),
+    "x": ("x", "\\x", "\\x78", "\\u0078", "%78"),
+    "U": ("U", "\\U", "\\U0055", "\\u0055", "\\X55"),
+    "X": ("X", "\\X", "\\X58", "\\u0058", "%58"),
+    '"': ('"', '""', '\\"', "\\u0022", "%22"),
+}
+
+
+@pytest.mark.parametrize(
+    "last", ENDS, ids=["backslash", "percent", "u", "x", "capital U", "capital X", "quote"]
+)
+def test_a_key_ending_in_a_character_its_spellings_go_on_from_split_anywhere_never_shows(last):
+    for end in ENDS[last]:
+        line = f"Tracker sk-live-7f3c9a1e{end} wave 2\n"
+        for cut in range(len(line) + 1):
+            shown = _written_in_pieces("sk-live-7f3c9a1e" + last, [line[:cut], line[cut:]])
+            assert shown == f"Tracker {REDACTED} wave 2\n", (end, cut)
+
+
+def _spelled(key: str, forms: list[int]) -> str:
+    """`key` with its character i written in its way `forms[i]` (of as is, after a
+    backslash, `\\uXXXX`, `\\UXXXX`, `\\xXX`, `%XX`)."""
+    ways = []
+    for char, form in zip(key, forms, strict=True):
+        code = ord(char)
+        ways.append(
+            (
+                char,
+                "\\" + char,
+                f"\\u{code:04x}",
+                f"\\U{code:04X}",
+                f"\\x{code:02x}",
+                f"%{code:02X}",
+            )[form]
+        )
+    return "".join(ways)
+
+
+@st.composite
+def _pieces_of_a_key(draw) -> tuple[str, list[str]]:
+    """A key of letters, digits, `-` and `_` ending in a character of ENDS, and a line that
+    shows it in one of its spellings, cut in up to five places."""
+    body = draw(st.text("abcdefXYZ0123456789-_", min_size=8, max_size=24))
+    key = body + draw(st.sampled_from(sorted(ENDS)))
+    forms = draw(st.lists(st.integers(0, 5), min_size=len(key), max_size=len(key)))
+    spelling = draw(
+        st.sampled_from(
+            [
+                key,
+                _spelled(key, forms),
+                repr(key)[1:-1],
+                repr(key.encode())[2:-1],
+                key.replace('"', '""'),
+            ]
+        )
+    )
+    line = f"Tracker {spelling} wave 2\n"
+    cuts = sorted(draw(st.lists(st.integers(0, len(line)), max_size=5)))
+    return key, [line[start:end] for start, end in zip([0, *cuts], [*cuts, len(line)], strict=True)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(case=_pieces_of_a_key())
+@example(case=("sk-live-7f3c9a1e%", ["Tracker sk-live-7f3c9a1e%", "25 wave 2\n"]))
+@example(case=("sk-live-7f3c9a1e\\", ["Tracker sk-live-7f3c9a1e\\", "u005c wave 2\n"]))
+@example(case=("sk-live-7f3c9a1e\\", ["Tracker sk-live-7f3c9a1e\\", "\\", " wave 2\n"]))
+@example(case=("sk-live-7f3c9a1e%", ["Tracker sk-live-7f3c9a1e%2", "5", " wave 2\n"]))
+def test_a_key_written_in_any_pieces_in_any_spelling_shows_only_redacted(case):
+    key, pieces = case
+    assert _written_in_pieces(key, pieces) == f"Tracker {REDACTED} wave 2\n"
+
+
+def test_a_key_written_whole_then_the_start_of_its_bytes_repr_split_anywhere_never_shows():
+    # The key as it is takes the backslash that begins `\\xc3` as the rest of its last
+    # character's escape: what follows it is held from where the key begins.
+    key = "\u00e9k-live-7f3c9a1e\\"
+    line = f"token {key}{repr(key.encode())[2:-1]} refused\n"
+    for cut in range(len(line) + 1):
+        shown = _written_in_pieces(key, [line[:cut], line[cut:]])
+        assert shown == f"token {REDACTED}{REDACTED} refused\n", cut
+
+
+def test_a_key_ending_in_a_quote_in_a_csv_cell_split_anywhere_never_shows():
+    # Cut after the key's first quote of the cell's `""`, the key as it is is whole before
+    # the cut, and the CSV spelling, which begins before it, not yet.
+    key = '"sk-live-7f3c9a1e"'
+    line = '1,"Tracker ""sk-live-7f3c9a1e""",en_US\n'  # the cell's quotes doubled
+    for cut in range(len(line) + 1):
+        shown = _written_in_pieces(key, [line[:cut], line[cut:]])
+        assert shown == f'1,"Tracker {REDACTED}",en_US\n', cut
 
 
 def test_the_key_split_over_two_writes_of_bytes_never_shows(monkeypatch):
@@ -262,3 +379,53 @@ def test_no_value_holds_a_secret_before_surveyctl_api_is_loaded(monkeypatch):
 
     monkeypatch.delitem(sys.modules, "surveyctl.api.secrets")
     assert not holds_secret({"survey_title": SECRET})
+
+
+def _written_to_one_terminal(monkeypatch, write) -> str:
+    """What one terminal shows when `write(stdout, stderr)` writes through the streams every
+    command gets, stdout and stderr both going to it (`2>&1`)."""
+    from surveyctl.cli.streams import redacting
+
+    _only_secret(monkeypatch, SECRET)
+    terminal = io.StringIO()
+    monkeypatch.setattr("sys.stdout", terminal)
+    monkeypatch.setattr("sys.stderr", terminal)
+    with redacting():
+        write(sys.stdout, sys.stderr)
+    return terminal.getvalue()
+
+
+def test_a_key_begun_on_stdout_and_ended_on_stderr_never_shows_joined_on_one_terminal(
+    monkeypatch,
+):
+    # What could begin the key waits on stdout, so stderr's line goes out before it: each
+    # half shows, never the two side by side.
+    def halves(stdout, stderr):
+        stdout.write(f"Tracker {SECRET[:9]}")
+        stderr.write(f"{SECRET[9:]} wave 2\n")
+
+    shown = _written_to_one_terminal(monkeypatch, halves)
+    assert shown == f"Tracker {SECRET[9:]} wave 2\n{SECRET[:9]}"
+
+
+def test_a_key_begun_on_stderr_and_ended_on_stdout_never_shows_joined_on_one_terminal(
+    monkeypatch,
+):
+    def halves(stdout, stderr):
+        stderr.write(f"Reading {SECRET[:9]}")
+        stdout.write(f"{SECRET[9:]},en_US\n")
+
+    shown = _written_to_one_terminal(monkeypatch, halves)
+    assert shown == f"Reading {SECRET[9:]},en_US\n{SECRET[:9]}"
+
+
+@pytest.mark.parametrize("last", ["\\", "%"], ids=["backslash", "percent"])
+def test_a_key_with_a_quote_in_a_csv_cell_ending_in_an_escape_split_anywhere_never_shows(last):
+    # The cell's `""` is no escape of `"`: only the CSV spelling itself, then the rest of its
+    # last character's escape, tells where the key ends.
+    key = 'sk"live-7f3c9a1e' + last
+    for end in (end for end in ENDS[last] if end.startswith(last)):
+        line = f'1,"Tracker sk""live-7f3c9a1e{end}",en_US\n'
+        for cut in range(len(line) + 1):
+            shown = _written_in_pieces(key, [line[:cut], line[cut:]])
+            assert shown == f'1,"Tracker {REDACTED}",en_US\n', (end, cut)
