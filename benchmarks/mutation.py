@@ -17,6 +17,9 @@ does not run this. Usage:
     python benchmarks/mutation.py applier --resume      # only what a stopped run did not try
     python benchmarks/mutation.py applier --only 'surveyctl.reconcile.apply.x__run_one__*'
 
+The scratch copies are made under /tmp/surveyctl-mutation, or under the folder named by the
+environment variable SURVEYCTL_MUTATION_SCRATCH (one per working tree, when several run).
+
 `--again` is for the tests written for the survivors: it copies the tests as they are now into
 the scratch copy and runs only the mutants that survived the last run of the module (a killed
 mutant stays killed when tests are added), so the new score takes minutes, not the whole run.
@@ -33,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import os
 import re
 import shutil
 import signal
@@ -44,7 +48,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parents[1]
-SCRATCH = Path("/tmp/surveyctl-mutation")
+# Where the scratch copies are made; SURVEYCTL_MUTATION_SCRATCH names another folder, so that
+# runs of the same target from two working trees do not overwrite each other's mutants.
+SCRATCH = Path(os.environ.get("SURVEYCTL_MUTATION_SCRATCH") or "/tmp/surveyctl-mutation")
 # What the tests read beside the package (schemas, the CI examples, the docs they check).
 COPIED = ("surveyctl", "tests", "schemas", "examples", "docs", "README.md", "surveyctl.yaml")
 
