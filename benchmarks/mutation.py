@@ -134,6 +134,10 @@ TARGETS = {
             "tests/hostile/test_recovery.py",
             "tests/reconcile/test_programs.py",
             "tests/reconcile/test_program_renames.py",
+            # The survey list's pages as a service may answer them: a page repeating the one
+            # before, a billion pages announced, full pages without end (offline, seconds).
+            "tests/hostile/test_service_pages.py",
+            "tests/hostile/test_hostile_pages.py",
         ),
     ),
     # How a plan finds the twins of its creates, kind by kind, and adopts one (--adopt).
@@ -741,13 +745,13 @@ EQUIVALENT.update(
         _ACCOUNT + "x_account_surveys__mutmut_26": _ONE_PER_ITEM,
         _ACCOUNT + "x_account_surveys__mutmut_29": _ONE_PER_ITEM,
         _ACCOUNT + "x_account_surveys__mutmut_34": _ONE_PER_ITEM,
-        _ACCOUNT + "x_account_surveys__mutmut_53": _ONE_PER_ITEM,
-        _ACCOUNT + "x_account_surveys__mutmut_56": _ONE_PER_ITEM,
-        _ACCOUNT + "x_account_surveys__mutmut_61": _ONE_PER_ITEM,
+        _ACCOUNT + "x_account_surveys__mutmut_57": _ONE_PER_ITEM,
+        _ACCOUNT + "x_account_surveys__mutmut_60": _ONE_PER_ITEM,
+        _ACCOUNT + "x_account_surveys__mutmut_65": _ONE_PER_ITEM,
         _SURVEY_TWINS + "x_survey_twins__mutmut_1": "its default is never used: its one caller, "
         "the survey kind's find_twins, passes the plan's parallelism",
-        _SURVEY_TWINS + "x_survey_twins__mutmut_8": "`=` for `+=`: find_twins asks the survey kind "
-        "first (surveys before groups, adoption after), while requests is still 0",
+        _SURVEY_TWINS + "x_survey_twins__mutmut_10": "`=` for `+=`: find_twins asks the survey "
+        "kind first (surveys before groups, adoption after), while requests is still 0",
     }
 )
 
