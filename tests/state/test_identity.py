@@ -925,6 +925,19 @@ def test_a_plan_names_each_of_ten_twins(run_cli, manifests, api, unique):
 
 
 @file_only
+def test_twins_of_several_statuses_are_named_oldest_first(run_cli, manifests, api, unique):
+    first, second = _made_by_hand(api, unique, 2)
+    api.set_survey_status(first, 22)  # live: the list, read a status at a time, shows it last
+    manifests.write(tracker(unique))
+    plan = run_cli("plan")
+    assert plan.exit_code == 1
+    assert (
+        f"more than once: {shown(api, first)}, {shown(api, second)}, but is not in state"
+        in plan.stdout
+    )
+
+
+@file_only
 def test_a_plan_names_ten_twins_and_counts_the_others(run_cli, manifests, api, unique):
     made = _made_by_hand(api, unique, 12)
     manifests.write(tracker(unique))
