@@ -750,6 +750,12 @@ EQUIVALENT.update(
         _ACCOUNT + "x_account_surveys__mutmut_65": _ONE_PER_ITEM,
         _SURVEY_TWINS + "x_survey_twins__mutmut_1": "its default is never used: its one caller, "
         "the survey kind's find_twins, passes the plan's parallelism",
+        **{
+            _SURVEY_TWINS + f"x__renamed_programs__mutmut_{n}": "`was` is never None there: an "
+            "address is in `former` only when member_of found it a program's member, so the "
+            "reason always names its program, and the text for no program is never shown"
+            for n in (69, 70)
+        },
         _SURVEY_TWINS + "x_survey_twins__mutmut_10": "`=` for `+=`: find_twins asks the survey "
         "kind first (surveys before groups, adoption after), while requests is still 0",
     }
