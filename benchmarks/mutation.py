@@ -17,6 +17,9 @@ does not run this. Usage:
     python benchmarks/mutation.py applier --resume      # only what a stopped run did not try
     python benchmarks/mutation.py applier --only 'surveyctl.reconcile.apply.x__run_one__*'
 
+The scratch copies are made under /tmp/surveyctl-mutation, or under the folder named by the
+environment variable SURVEYCTL_MUTATION_SCRATCH (one per working tree, when several run).
+
 `--again` is for the tests written for the survivors: it copies the tests as they are now into
 the scratch copy and runs only the mutants that survived the last run of the module (a killed
 mutant stays killed when tests are added), so the new score takes minutes, not the whole run.
@@ -45,8 +48,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parents[1]
-# SURVEYCTL_MUTATION_SCRATCH: a scratch folder of its own for a run beside another checkout's.
-SCRATCH = Path(os.environ.get("SURVEYCTL_MUTATION_SCRATCH", "/tmp/surveyctl-mutation"))
+# Where the scratch copies are made; SURVEYCTL_MUTATION_SCRATCH names another folder, so that
+# runs of the same target from two working trees do not overwrite each other's mutants.
+SCRATCH = Path(os.environ.get("SURVEYCTL_MUTATION_SCRATCH") or "/tmp/surveyctl-mutation")
 # What the tests read beside the package (schemas, the CI examples, the docs they check).
 COPIED = ("surveyctl", "tests", "schemas", "examples", "docs", "README.md", "surveyctl.yaml")
 
@@ -130,6 +134,10 @@ TARGETS = {
             "tests/hostile/test_recovery.py",
             "tests/reconcile/test_programs.py",
             "tests/reconcile/test_program_renames.py",
+            # The survey list's pages as a service may answer them: a page repeating the one
+            # before, a billion pages announced, full pages without end (offline, seconds).
+            "tests/hostile/test_service_pages.py",
+            "tests/hostile/test_hostile_pages.py",
         ),
     ),
     # How a plan finds the twins of its creates, kind by kind, and adopts one (--adopt).
@@ -737,13 +745,19 @@ EQUIVALENT.update(
         _ACCOUNT + "x_account_surveys__mutmut_26": _ONE_PER_ITEM,
         _ACCOUNT + "x_account_surveys__mutmut_29": _ONE_PER_ITEM,
         _ACCOUNT + "x_account_surveys__mutmut_34": _ONE_PER_ITEM,
-        _ACCOUNT + "x_account_surveys__mutmut_53": _ONE_PER_ITEM,
-        _ACCOUNT + "x_account_surveys__mutmut_56": _ONE_PER_ITEM,
-        _ACCOUNT + "x_account_surveys__mutmut_61": _ONE_PER_ITEM,
+        _ACCOUNT + "x_account_surveys__mutmut_57": _ONE_PER_ITEM,
+        _ACCOUNT + "x_account_surveys__mutmut_60": _ONE_PER_ITEM,
+        _ACCOUNT + "x_account_surveys__mutmut_65": _ONE_PER_ITEM,
         _SURVEY_TWINS + "x_survey_twins__mutmut_1": "its default is never used: its one caller, "
         "the survey kind's find_twins, passes the plan's parallelism",
-        _SURVEY_TWINS + "x_survey_twins__mutmut_8": "`=` for `+=`: find_twins asks the survey kind "
-        "first (surveys before groups, adoption after), while requests is still 0",
+        **{
+            _SURVEY_TWINS + f"x__renamed_programs__mutmut_{n}": "`was` is never None there: an "
+            "address is in `former` only when member_of found it a program's member, so the "
+            "reason always names its program, and the text for no program is never shown"
+            for n in (69, 70)
+        },
+        _SURVEY_TWINS + "x_survey_twins__mutmut_10": "`=` for `+=`: find_twins asks the survey "
+        "kind first (surveys before groups, adoption after), while requests is still 0",
     }
 )
 

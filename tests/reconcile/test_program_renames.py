@@ -152,3 +152,39 @@ def test_a_target_plan_of_a_renamed_programs_member_creates_no_survey_again(proj
     plan = json.loads(result.stdout)
     assert _creates(plan) == []
     assert _moves(plan) == {"surveyctl state mv --program tracker acme"}
+
+
+def test_allow_duplicate_beside_a_renamed_programs_member_names_its_survey_as_listed(
+    project, run_cli, api
+):
+    one_wave = {"title": "{program} {country} {wave}", "waves": ("w1",)}
+    _write(project, "tracker.yaml", program("tracker", ["en_US"], **one_wave))
+    _apply(run_cli)
+    made = _survey_id(project, "Survey/tracker[en_US,w1]")
+    created = api.get_survey(made)["project_creation_date"]
+    _write(project, "tracker.yaml", program("acme", ["en_US"], **one_wave))
+    plan = run_cli("plan", "manifests", "--allow-duplicate")
+    assert (
+        f"  warning: Survey/acme[en_US,w1]: exists on the service as survey {made} (draft, "
+        f"created {created}, managed as Survey/tracker[en_US,w1]) but is not in state under this "
+        "address; created once more, as --allow-duplicate says"
+    ) in plan.stdout.splitlines(), plan.stdout
+
+
+def test_a_renamed_programs_member_is_withheld_naming_the_program_it_was_a_member_of(
+    project, run_cli
+):
+    one_wave = {"title": "{program} {country} {wave}", "waves": ("w1",)}
+    _write(project, "tracker.yaml", program("tracker", ["en_US"], **one_wave))
+    _apply(run_cli)
+    made = _survey_id(project, "Survey/tracker[en_US,w1]")
+    _write(project, "tracker.yaml", program("acme", ["en_US"], **one_wave))
+    plan = run_cli("plan", "manifests")
+    assert plan.exit_code == 1
+    assert (
+        f"  error: Survey/acme[en_US,w1]: exists on the service as survey {made} (the same market "
+        "and wave of program tracker, which no manifest names any more), which the state manages "
+        "as Survey/tracker[en_US,w1], no longer in the manifests; if the manifest was renamed, run "
+        "`surveyctl state mv --program tracker acme` and plan again (it keeps its id and its "
+        "fieldwork); --allow-duplicate creates another one beside it"
+    ) in plan.stdout.splitlines(), plan.stdout

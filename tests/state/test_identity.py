@@ -756,6 +756,33 @@ def test_a_create_is_held_back_while_the_survey_list_cannot_be_read(
     assert ids_titled(api, f"Tracker {unique}") == []
 
 
+class KeyRefusingList(Proxy):
+    """Answers the survey list 401, as a service that no longer takes the key; the rest passes."""
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if request.method == "GET" and request.path == "/buyers/v2/surveys":
+            headers["Content-Type"] = "application/json"
+            answer.status_code = 401
+            return json.dumps({"msg": "invalid access token"}).encode()
+        return answer.content
+
+
+def test_a_survey_list_that_refuses_the_key_ends_the_plan_in_one_sentence(
+    run_cli, manifests, project, sandbox, unique
+):
+    manifests.write(tracker(unique))
+    manifests.write(tracker(unique, "other", survey_title=f"Other {unique}"))
+    proxy = KeyRefusingList(sandbox.url)
+    try:
+        configure(project, proxy.url, "")
+        plan = run_cli("plan")
+    finally:
+        proxy.stop()
+    assert plan.exit_code == 1
+    assert plan.stderr.count("the marketplace refused the API key") == 1, plan.stderr
+    assert "cannot check" not in plan.stdout
+
+
 @file_only
 def test_a_saved_plan_made_with_adopt_records_the_survey_when_applied(
     run_cli, manifests, lost, api, project, unique
@@ -922,6 +949,19 @@ def test_a_plan_names_each_of_ten_twins(run_cli, manifests, api, unique):
         "in state; adopt the right one with `surveyctl import ID --name tracker` for the one it "
         "is, or create one more with --allow-duplicate"
     ) in plan.stdout.splitlines()
+
+
+@file_only
+def test_twins_of_several_statuses_are_named_oldest_first(run_cli, manifests, api, unique):
+    first, second = _made_by_hand(api, unique, 2)
+    api.set_survey_status(first, 22)  # live: the list, read a status at a time, shows it last
+    manifests.write(tracker(unique))
+    plan = run_cli("plan")
+    assert plan.exit_code == 1
+    assert (
+        f"more than once: {shown(api, first)}, {shown(api, second)}, but is not in state"
+        in plan.stdout
+    )
 
 
 @file_only

@@ -115,13 +115,21 @@ def test_the_identity_check_counts_each_page_of_the_list_it_reads(crowded):
 
 class SlowPages(HoldingProxy):
     """Holds every read of a page of the survey list after the first 0.2 s, and keeps how many
-    of those were in flight at once."""
+    of those were in flight at once; sends `announced` as the list's `total_pages` when set."""
 
     held_s = 0.2
+    announced: str | None = None
 
     def holds(self, environ) -> bool:
         query = environ.get("QUERY_STRING", "")
         return environ.get("PATH_INFO") == "/buyers/v2/surveys" and "page=1&" not in f"{query}&"
+
+    def reshape(self, request, answer, headers) -> bytes:
+        if self.announced is not None and request.path == "/buyers/v2/surveys":
+            for name in [n for n in headers if n.lower() == "total_pages"]:
+                del headers[name]
+            headers["total_pages"] = self.announced
+        return answer.content
 
 
 @pytest.fixture(scope="module")
@@ -170,3 +178,18 @@ def test_the_pages_after_the_first_are_read_no_more_than_the_parallelism_at_once
     listed, _pages = account_surveys(client, parallelism=1)
     assert len(listed) == 2 * PAGE + PAGE // 2
     assert proxy.most_in_flight == 1
+
+
+def test_the_list_is_read_no_more_than_ten_pages_at_once_when_no_parallelism_is_given(long_list):
+    # List-mode reads and the fieldwork view read the list so; the client here would send twenty.
+    proxy, _ = long_list
+    proxy.most_in_flight = 0
+    proxy.announced = "30"  # the drafts' pages 4 to 30 are empty
+    client = ApiClient(proxy.url, BUYER_1_KEY, retries=0, pool_size=20)
+    try:
+        listed, pages = account_surveys(client)
+    finally:
+        proxy.announced = None
+        client.close()
+    assert (len(listed), pages) == (2 * PAGE + PAGE // 2, 33)
+    assert proxy.most_in_flight == 10
