@@ -135,6 +135,15 @@ def _qlc(survey: Survey, spec: MarkedDict, diagnostics: Diagnostics) -> None:
                 "qlc.multiple_quotas.enable must be true when qlc.enable is true",
                 multiple.where("enable") if "enable" in multiple else qlc.where("enable"),
             )
+        for option in _QLC_OPTIONS[1:]:
+            if multiple.get(option) is True:
+                # A warning, not an error: the service's answer to true is not shown, and the
+                # default sandbox takes it as real buyers send it; a strict one refuses it.
+                diagnostics.warning(
+                    f"qlc.multiple_quotas.{option} is true; the API says to omit it or send "
+                    "false (spec 2.7), and `surveyctl sandbox serve --strict` refuses it",
+                    multiple.where(option),
+                )
         return
     for option in _QLC_OPTIONS:
         if multiple.get(option) is True:

@@ -74,6 +74,34 @@ def test_qlc_multiple_quotas_disabled_is_an_error_at_its_own_enable(check, surve
     assert error.location.line == line_of(text, "enable: false")
 
 
+@pytest.mark.parametrize("option", ["count_by_quota", "compensate_by_quota"])
+def test_a_qlc_option_the_api_says_to_omit_sent_true_is_a_warning_at_it(
+    option, check, survey_yaml, line_of
+):
+    text = survey_yaml(
+        f"qlc:\n  enable: true\n  multiple_quotas:\n    enable: true\n    {option}: true\n"
+        + quotas("a")
+    )
+    _, errors, diagnostics = check(text)
+    assert errors == []
+    (warning,) = [d for d in diagnostics.sorted() if d.severity == "warning"]
+    assert warning.summary == (
+        f"qlc.multiple_quotas.{option} is true; the API says to omit it or send false "
+        "(spec 2.7), and `surveyctl sandbox serve --strict` refuses it."
+    )
+    assert warning.location.line == line_of(text, f"{option}: true")
+
+
+def test_qlc_options_sent_false_give_no_warning(check, survey_yaml):
+    text = survey_yaml(
+        "qlc:\n  enable: true\n  multiple_quotas:\n    enable: true\n"
+        "    count_by_quota: false\n    compensate_by_quota: false\n" + quotas("a")
+    )
+    _, errors, diagnostics = check(text)
+    assert errors == []
+    assert [d for d in diagnostics.sorted() if d.severity == "warning"] == []
+
+
 def test_no_qlc_option_may_be_true_with_qlc_off(check, survey_yaml, line_of):
     text = survey_yaml(
         "qlc:\n  enable: false\n  multiple_quotas:\n    enable: false\n"
