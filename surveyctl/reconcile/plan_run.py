@@ -20,7 +20,7 @@ from surveyctl.manifests import Diagnostic, load_manifests
 from surveyctl.manifests.diagnostics import ERROR, WARNING
 from surveyctl.memory import collector_paused
 from surveyctl.model import DesiredState
-from surveyctl.reconcile import identity, targets
+from surveyctl.reconcile import identity, kinds, targets
 from surveyctl.reconcile.adoption import adopted_state, settle
 from surveyctl.reconcile.guards import add_guard_notes
 from surveyctl.reconcile.labels import plan_labels, survey_names
@@ -35,7 +35,6 @@ from surveyctl.reconcile.run import RunOptions, Workspace
 from surveyctl.reconcile.twins import creates_due, find_twins
 from surveyctl.reconcile.wave_renames import note_wave_renames
 from surveyctl.redacting import holds_secret
-from surveyctl.resources import EXCLUSION_GROUP, SURVEY
 from surveyctl.state import State
 from surveyctl.state.placement import check_placement, state_warnings
 from surveyctl.variables import create_settle_seconds
@@ -119,10 +118,10 @@ def manifest_warnings(desired: DesiredState, warnings: list[Diagnostic]) -> list
     not `validate`, and a live_url without the transaction id is worth seeing before the
     apply. A warning is said of the resource its file describes when the file describes one."""
     described: dict[str, list[str]] = {}
-    for kind, resources in ((SURVEY, desired.surveys), (EXCLUSION_GROUP, desired.groups)):
-        for name, resource in resources.items():
-            if resource.location is not None:
-                described.setdefault(resource.location.file, []).append(f"{kind}/{name}")
+    for address, resource in kinds.described(desired).items():
+        location = getattr(resource, "location", None)
+        if location is not None:
+            described.setdefault(location.file, []).append(address)
     notes: list[Note] = []
     for warning in warnings:
         where = warning.location
@@ -220,8 +219,7 @@ def plan_run(
     # First, as `validate` lists them: they are about the manifests, not about a change.
     said = manifest_warnings(whole_desired, warnings)
     if options.target_addresses:  # of the resources planned, and of no one resource
-        cut = {f"{SURVEY}/{name}" for name in desired.surveys}
-        cut |= {f"{EXCLUSION_GROUP}/{name}" for name in desired.groups}
+        cut = kinds.described(desired)
         said = [note for note in said if not note.address or note.address in cut]
     plan.notes[:0] = said
     settle(plan, twins, rule, options.overrides)

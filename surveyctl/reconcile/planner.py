@@ -121,11 +121,7 @@ def _make_plan(client: Marketplace, request: PlanRequest, reads: LiveReads) -> P
 
 
 def _desired_addresses(request: PlanRequest) -> set[str]:
-    return {
-        address_of(kind.name, name)
-        for kind in kinds.in_order()
-        for name in kind.manifests(request.desired)
-    }
+    return set(kinds.described(request.desired))
 
 
 def _covered(request: PlanRequest, state: State) -> set[str]:

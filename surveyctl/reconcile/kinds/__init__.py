@@ -9,6 +9,7 @@ from surveyctl.reconcile.kinds import group, survey  # noqa: F401,E402 (they reg
 from surveyctl.reconcile.kinds.base import (
     Kind,
     Skipped,
+    described,
     get,
     in_order,
     of_address,
@@ -16,4 +17,13 @@ from surveyctl.reconcile.kinds.base import (
     unregister,
 )
 
-__all__ = ["Kind", "Skipped", "get", "in_order", "of_address", "register", "unregister"]
+__all__ = [
+    "Kind",
+    "Skipped",
+    "described",
+    "get",
+    "in_order",
+    "of_address",
+    "register",
+    "unregister",
+]

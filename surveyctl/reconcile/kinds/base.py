@@ -20,6 +20,7 @@ from surveyctl.reconcile.live import LiveResult
 from surveyctl.reconcile.marketplace import Marketplace
 from surveyctl.reconcile.normalise import is_empty
 from surveyctl.reconcile.plan import Note, Plan, ResourceChange, Spend
+from surveyctl.resources import address as address_of
 from surveyctl.resources import split_address
 from surveyctl.state import (
     JournalEntry,
@@ -221,6 +222,15 @@ def of_address(address: str) -> Kind:
 def in_order() -> list[Kind]:
     """Every registered kind in apply order (creates and updates)."""
     return sorted(_REGISTRY.values(), key=lambda kind: kind.order)
+
+
+def described(desired: DesiredState) -> dict[str, Any]:
+    """address -> manifest of every resource `desired` describes, kind by kind in apply order."""
+    return {
+        address_of(kind.name, name): manifest
+        for kind in in_order()
+        for name, manifest in kind.manifests(desired).items()
+    }
 
 
 def unregister(name: str) -> None:
