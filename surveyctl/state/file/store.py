@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
@@ -59,6 +59,9 @@ _CORRUPT_WAY_OUT = (
     "restore it from a backup, or move it aside and run `surveyctl state rebuild`, which "
     "records again what exists on the service for the manifests"
 )
+
+
+_T = TypeVar("_T")
 
 
 class FileStateStore(StoreBase):
@@ -146,17 +149,21 @@ class FileStateStore(StoreBase):
 
     # Reading.
 
-    def _read(self) -> State:
-        # A compaction by another process between reading the JSON file and the log would
-        # make the pair disagree; the JSON file's identity tells, and the read is repeated.
+    def _stable(self, read: Callable[[], _T]) -> tuple[_T, tuple[int, int, int] | None]:
+        """`read()` of the JSON file and the log, with the JSON file's identity it was made
+        under. A compaction by another process between reading the JSON file and the log would
+        make the pair disagree; the JSON file's identity tells, and the read is repeated."""
         for _ in range(10):
             seen = _file_id(self.path)
-            state = self._read_snapshot()
-            changes, size = read_changes(self._log.path)
+            result = read()
             if _file_id(self.path) == seen:
-                break
-        else:
-            raise StateError(f"{self.path}: the state file keeps changing while it is read")
+                return result, seen
+        raise StateError(f"{self.path}: the state file keeps changing while it is read")
+
+    def _read(self) -> State:
+        (state, (changes, size)), seen = self._stable(
+            lambda: (self._read_snapshot(), read_changes(self._log.path))
+        )
         self._snapshot_id = seen
         self._snapshot_serial = state.serial
         self._log.reset(size)
@@ -181,14 +188,9 @@ class FileStateStore(StoreBase):
         change log holds writes not folded into it yet (a command writing now), it reads the
         whole state, as every reader does, to replay them."""
         with self._mutex:
-            for _ in range(10):  # as `_read`: a compaction in between is read again
-                seen = _file_id(self.path)
-                parsed = self._parsed_snapshot()
-                logged = _holds_a_line(self._log.path)
-                if _file_id(self.path) == seen:
-                    break
-            else:
-                raise StateError(f"{self.path}: the state file keeps changing while it is read")
+            (parsed, logged), _ = self._stable(
+                lambda: (self._parsed_snapshot(), _holds_a_line(self._log.path))
+            )
         if logged:
             return super()._survey_place(survey_id)
         if parsed is None:
